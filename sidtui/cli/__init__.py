@@ -1,0 +1,103 @@
+"""The `sidtui` command line: one subcommand module per verb, all driving sidtui.core.
+
+Each module in :data:`SUBCOMMANDS` exposes ``register(subparsers, parents)`` which adds its
+parser and sets ``func`` to a ``run(args) -> int`` callable. Modules import the core lazily
+inside ``run`` so ``sidtui ls`` never pays for Textual. With no subcommand the app opens.
+
+Errors: every :class:`~sidtui.core.errors.SidtuiError` becomes a one-line message on stderr
+and its exit code (2 bad arguments / unknown session, 1 unreadable input); anything else is
+reported as an internal error without a traceback unless ``SIDTUI_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from sidtui import __version__
+
+# Order is the order in `sidtui --help`.
+SUBCOMMANDS: list[str] = [
+    "ls",
+    "show",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits with 2 on bad arguments already; keep its message one line."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the full parser (every subcommand registered)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--home",
+        default=argparse.SUPPRESS,
+        help="sid-code home to read (default: $SID_CONFIG_DIR, else ~/.sid-code)",
+    )
+    parser = _Parser(
+        prog="sidtui",
+        description="Look inside sid-code's saved sessions and undo what the agent did.",
+    )
+    parser.add_argument("--version", action="version", version=f"sidtui {__version__}")
+    parser.add_argument(
+        "--home",
+        default=None,
+        help="sid-code home to read (default: $SID_CONFIG_DIR, else ~/.sid-code)",
+    )
+    parser.add_argument(
+        "--theme", choices=["dark", "light"], default=None, help="app theme (no subcommand)"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"sidtui.cli.{name}")
+        module.register(subparsers, [common])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the process exit code (never raises on user errors)."""
+    from sidtui.core.errors import SidtuiError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or bad arguments (2)
+        return int(exc.code or 0)
+    try:
+        if args.command is None:
+            from sidtui.cli.app import run_app
+
+            return run_app(args)
+        return int(args.func(args) or 0)
+    except SidtuiError as exc:
+        print(f"sidtui: error: {exc}", file=sys.stderr)
+        candidates = getattr(exc, "candidates", None)
+        if candidates:
+            print("candidates:", file=sys.stderr)
+            for c in candidates[:20]:
+                print(f"  {c}", file=sys.stderr)
+            if len(candidates) > 20:
+                print(f"  … and {len(candidates) - 20} more", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # stdout closed early (e.g. `| head`): not an error for a CLI.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the final flush
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # last resort: a message, never a traceback
+        if os.environ.get("SIDTUI_DEBUG"):
+            raise
+        print(
+            f"sidtui: internal error: {type(exc).__name__}: {exc} "
+            "(set SIDTUI_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
+        return 1

@@ -1,0 +1,38 @@
+"""Helpers shared by the subcommands: the home root, JSON output, Rich consoles."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from sidtui.core.home import Home
+
+
+def home_from_args(args: argparse.Namespace) -> Home:
+    """The home root: ``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code`` (DESIGN §2)."""
+    return Home.resolve(getattr(args, "home", None), os.environ)
+
+
+def print_json(obj: Any) -> None:
+    """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent)."""
+    import orjson
+
+    data = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str)
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.flush()
+
+
+def stdout_console():
+    """A Rich console on stdout (data)."""
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def stderr_console():
+    """A Rich console on stderr (diagnostics, progress)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)

@@ -1,0 +1,343 @@
+"""The sid-code home and its layout (DESIGN §2, seed §4.1–4.2).
+
+``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
+core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session files:
+
+* ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
+* sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
+  **first record** (``sidechain_start``), never by name: ids contain dashes;
+* ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
+* ``summaries/<id>.json`` beside them.
+
+The project key is never recomputed to find files (it is lossy); folders are scanned.
+``continue``-style lookup (:func:`latest_in_project`) looks only at the current
+project's folder, as the agent's ``-c`` does (seed §4.2); lookups by id scan all folders.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from sidtui.core.errors import AmbiguousSession, SessionNotFound, UsageError
+
+SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
+_SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
+FIRST_LINE_CAP = 1 << 20  # a first record larger than 1 MiB is not a sidechain header
+
+
+def safe_id(session_id: str) -> str:
+    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (DESIGN §2)."""
+    return _SAFE_ID_RE.sub("_", session_id)
+
+
+@dataclass(frozen=True)
+class Home:
+    """A sid-code home root. All paths derive from here (injected, never global)."""
+
+    root: Path
+
+    @classmethod
+    def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Home:
+        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``."""
+        if home:
+            return cls(Path(home).expanduser())
+        configured = env.get("SID_CONFIG_DIR")
+        if configured:
+            return cls(Path(configured).expanduser())
+        return cls(Path(env.get("HOME") or Path.home()) / ".sid-code")
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def checkpoints_dir(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def active_sessions_dir(self) -> Path:
+        return self.root / "active-sessions"
+
+    @property
+    def file_intents_dir(self) -> Path:
+        return self.root / "file-intents"
+
+    @property
+    def history_path(self) -> Path:
+        return self.root / "history.jsonl"
+
+    def checkpoint_index(self, session_id: str) -> Path:
+        """``checkpoints/<sessionId>/index.json``."""
+        return self.checkpoints_dir / session_id / "index.json"
+
+    def require(self) -> Home:
+        """Raise :class:`UsageError` (exit 2) when the root is not a readable directory."""
+        if not self.root.exists():
+            raise UsageError(
+                f"no sid-code home at {self.root} (pass --home DIR or set SID_CONFIG_DIR; "
+                "`sidtui demo` builds one to explore)"
+            )
+        if not self.root.is_dir():
+            raise UsageError(f"sid-code home {self.root} is not a directory")
+        return self
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    """One transcript file found under ``sessions/``.
+
+    Attributes:
+        path: the file.
+        session_id: for a main file its stem; for a sidechain ``<parentId>-<agentId>``.
+        project: the folder name under ``sessions/`` (``_legacy``, or ``""`` for a flat file).
+        kind: ``"main"`` or ``"sidechain"``.
+        container: ``"jsonl"`` or ``"json"`` (v1 whole-file JSON).
+        parent_session_id: for a sidechain, the parent's id (from its first record).
+        agent_id: for a sidechain, the agent id (from its first record).
+    """
+
+    path: Path
+    session_id: str
+    project: str
+    kind: str = "main"
+    container: str = "jsonl"
+    parent_session_id: str | None = None
+    agent_id: str | None = None
+
+    @property
+    def summary_path(self) -> Path:
+        """``summaries/<sessionId>.json`` beside the file (may not exist)."""
+        return self.path.parent / "summaries" / f"{self.session_id}.json"
+
+
+def read_first_line(path: Path, cap: int = FIRST_LINE_CAP) -> bytes:
+    """The file's first line (without ``\\n``), at most ``cap`` bytes; b"" on I/O errors."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.readline(cap).rstrip(b"\r\n")
+    except OSError:
+        return b""
+
+
+def _sidechain_header(path: Path) -> dict | None:
+    first = read_first_line(path)
+    if b"sidechain_start" not in first:
+        return None
+    try:
+        rec = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(rec, dict) and rec.get("type") == "sidechain_start":
+        return rec
+    return None
+
+
+def classify_file(path: Path, project: str) -> SessionFile | None:
+    """A :class:`SessionFile` for ``path``, or None when it is not a transcript."""
+    name = path.name
+    if name.endswith(".jsonl"):
+        stem = name[: -len(".jsonl")]
+        header = _sidechain_header(path)
+        if header is not None:
+            parent = header.get("sessionId")
+            agent = header.get("agentId")
+            return SessionFile(
+                path,
+                stem,
+                project,
+                kind="sidechain",
+                parent_session_id=parent if isinstance(parent, str) else None,
+                agent_id=agent if isinstance(agent, str) else None,
+            )
+        return SessionFile(path, stem, project)
+    if name.endswith(".json"):
+        return SessionFile(path, name[: -len(".json")], project, container="json")
+    return None
+
+
+def _iter_dir(folder: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            yield from sorted(it, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+
+
+def project_folders(home: Home) -> list[str]:
+    """Project folder names under ``sessions/`` (``_legacy`` included), sorted."""
+    return [
+        e.name
+        for e in _iter_dir(home.sessions_dir)
+        if e.is_dir(follow_symlinks=False) and e.name != "summaries"
+    ]
+
+
+def discover(home: Home, project: str | None = None) -> list[SessionFile]:
+    """Every transcript under ``sessions/``, main files and sidechains.
+
+    Args:
+        home: the home.
+        project: only this project folder (its name under ``sessions/``; ``""`` for the
+            flat files of the old layout).
+
+    Returns:
+        SessionFiles sorted by project then file name. Unreadable folders are skipped.
+    """
+    found: list[SessionFile] = []
+    if project is None or project == "":
+        for e in _iter_dir(home.sessions_dir):
+            if e.is_file():
+                sf = classify_file(Path(e.path), "")
+                if sf is not None:
+                    found.append(sf)
+    folders = project_folders(home) if project is None else ([project] if project else [])
+    for name in folders:
+        for e in _iter_dir(home.sessions_dir / name):
+            if e.is_file():
+                sf = classify_file(Path(e.path), name)
+                if sf is not None:
+                    found.append(sf)
+    return found
+
+
+def resolve_session(home: Home, arg: str, files: list[SessionFile] | None = None) -> SessionFile:
+    """Resolve a session argument: a path, a full id, or a unique id prefix.
+
+    Main sessions win over sidechains: ``20261130-052917-0c88f996`` names the main file
+    even though its sidechains share the prefix.
+
+    Raises:
+        SessionNotFound: nothing matches (``candidates`` lists near ids).
+        AmbiguousSession: a prefix matches several sessions (``candidates`` lists them).
+    """
+    p = Path(arg).expanduser()
+    if ("/" in arg or arg.endswith((".jsonl", ".json"))) and p.exists():
+        if not p.is_file():
+            raise UsageError(f"{arg} is not a file")
+        parent = p.resolve().parent
+        project = "" if parent == home.sessions_dir.resolve() else parent.name
+        sf = classify_file(p, project)
+        if sf is None:
+            raise UsageError(f"{arg} is not a session file (.jsonl or .json)")
+        return sf
+    if files is None:
+        files = discover(home)
+    key = arg.removesuffix(".jsonl").removesuffix(".json")
+    exact = [f for f in files if f.session_id == key]
+    for kind in ("main", "sidechain"):
+        hits = [f for f in exact if f.kind == kind]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise AmbiguousSession(
+                f"session id {key!r} exists in several places", [_describe(f) for f in hits]
+            )
+    for kind in ("main", "sidechain"):
+        hits = [f for f in files if f.kind == kind and f.session_id.startswith(key)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise AmbiguousSession(
+                f"{key!r} matches {len(hits)} sessions; give more of the id",
+                [_describe(f) for f in hits],
+            )
+    near = _near(key, files)
+    raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}", near)
+
+
+def _describe(f: SessionFile) -> str:
+    where = f.project or "(flat)"
+    return f"{f.session_id}  [{f.kind}, {where}]  {f.path}"
+
+
+def _near(key: str, files: list[SessionFile]) -> list[str]:
+    import difflib
+
+    ids = [f.session_id for f in files if f.kind == "main"]
+    return difflib.get_close_matches(key, ids, n=5, cutoff=0.5)
+
+
+def git_toplevel(cwd: Path) -> Path:
+    """The git top level containing ``cwd`` (walking up for ``.git``), else ``cwd``."""
+    cur = cwd.resolve()
+    for d in (cur, *cur.parents):
+        if (d / ".git").exists():
+            return d
+    return cur
+
+
+def fnv1a_32(data: bytes) -> int:
+    """32-bit FNV-1a hash (used by the agent's project key for non-ASCII paths)."""
+    h = 0x811C9DC5
+    for b in data:
+        h ^= b
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def session_cwd(sf: SessionFile) -> str | None:
+    """The ``cwd`` of a session's first record (``session_start``), or None."""
+    first = read_first_line(sf.path)
+    try:
+        rec = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(rec, dict):
+        cwd = rec.get("cwd")
+        return cwd if isinstance(cwd, str) else None
+    return None
+
+
+def project_folder_for(home: Home, cwd: Path) -> str | None:
+    """The ``sessions/`` folder of the project containing ``cwd``, or None.
+
+    Matched by each folder's sessions' ``session_start.cwd`` lying inside the project's
+    git top level (the key itself is lossy and never recomputed). Folders are tried
+    cheapest first: the one named like the sanitised path, then the rest.
+    """
+    root = git_toplevel(cwd)
+    guess = re.sub(r"[^A-Za-z0-9]+", "-", str(root)).strip("-")
+    folders = project_folders(home)
+    ordered = sorted(folders, key=lambda n: (not n.startswith(guess), n))
+    for name in ordered:
+        if name == "_legacy":
+            continue
+        for sf in discover(home, name):
+            if sf.kind != "main":
+                continue
+            c = session_cwd(sf)
+            if c is None:
+                continue
+            try:
+                Path(c).resolve().relative_to(root)
+            except ValueError:
+                break  # this folder belongs to another project
+            return name
+    return None
+
+
+def latest_in_project(home: Home, cwd: Path) -> SessionFile | None:
+    """The most recently written main session of ``cwd``'s project (the agent's ``-c``).
+
+    Only that project's folder is considered, never another project's.
+    """
+    folder = project_folder_for(home, cwd)
+    if folder is None:
+        return None
+    mains = [f for f in discover(home, folder) if f.kind == "main"]
+    if not mains:
+        return None
+
+    def mtime(f: SessionFile) -> float:
+        try:
+            return f.path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    return max(mains, key=lambda f: (mtime(f), f.session_id))

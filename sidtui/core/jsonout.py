@@ -1,0 +1,164 @@
+"""Bytes exactly as JavaScript's ``JSON.stringify`` writes them (seed §6, DESIGN §5–§6).
+
+sid-code appends ``JSON.stringify(record) + "\\n"`` and writes checkpoint indexes with
+``JSON.stringify(index, null, 2)``. For the agent to read our records and indexes as its own,
+we must produce the same bytes: compact separators, non-ASCII kept as is, control characters
+escaped as ``\\uXXXX`` (lowercase hex) except the short forms, lone surrogates escaped
+(well-formed stringify, ES2019), numbers as ``Number.prototype.toString`` prints them
+(``5`` not ``5.0``, ``1e+21``, ``1e-7``, ``0.00001``), ``NaN``/``Infinity`` as ``null``.
+
+orjson is the fast path; its output is used only when it cannot differ from JS (no float
+that JS prints differently). Otherwise the exact encoder below runs. Known, documented
+difference: JS orders integer-like object keys ("0", "42") first; we keep insertion order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import orjson
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
+# Tokens orjson may print differently from JS: integral floats ("5.0") and exponents.
+_RISKY_FLOAT = re.compile(rb"\d\.0(?:[,}\]]|$)|\d[eE][-+]?\d")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = m.group(0)
+    short = _ESCAPES.get(c)
+    if short is not None:
+        return short
+    return f"\\u{ord(c):04x}"
+
+
+def js_string(s: str) -> str:
+    """``JSON.stringify(s)`` for one string (quotes included)."""
+    if _NEEDS_ESCAPE.search(s) is None:
+        return f'"{s}"'
+    # Paired surrogates only exist in Python strs built with surrogatepass; JS would
+    # print a valid pair raw. Re-pair them first so only lone halves are escaped.
+    if any("\ud800" <= ch <= "\udfff" for ch in s):
+        s = s.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
+
+
+def js_number(x: float | int) -> str:
+    """``Number.prototype.toString()`` for a finite number; ``null`` for NaN/±Infinity."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        return str(x)
+    if not math.isfinite(x):
+        return "null"
+    if x == 0:
+        return "0"
+    r = repr(x)  # shortest round-trip digits, same digits JS picks
+    mantissa, _, exp = r.partition("e")
+    sign = ""
+    if mantissa.startswith("-"):
+        sign, mantissa = "-", mantissa[1:]
+    int_part, _, frac = mantissa.partition(".")
+    digits = (int_part + frac).lstrip("0")
+    # decimal exponent n such that value = 0.d1d2... × 10^n
+    point = len(int_part) + (int(exp) if exp else 0)
+    if int_part == "0":
+        stripped = frac.lstrip("0")
+        point = -(len(frac) - len(stripped)) + (int(exp) if exp else 0)
+        digits = stripped
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    n = point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    es = f"+{e}" if e >= 0 else str(e)
+    if k == 1:
+        return f"{sign}{digits}e{es}"
+    return f"{sign}{digits[0]}.{digits[1:]}e{es}"
+
+
+def _encode(obj: Any, indent: str | None, level: int, out: list[str]) -> None:
+    if obj is None:
+        out.append("null")
+    elif obj is True:
+        out.append("true")
+    elif obj is False:
+        out.append("false")
+    elif isinstance(obj, str):
+        out.append(js_string(obj))
+    elif isinstance(obj, (int, float)):
+        out.append(js_number(obj))
+    elif isinstance(obj, dict):
+        if not obj:
+            out.append("{}")
+            return
+        out.append("{")
+        first = True
+        for k, v in obj.items():
+            if not first:
+                out.append(",")
+            first = False
+            if indent is not None:
+                out.append("\n" + indent * (level + 1))
+            out.append(js_string(str(k)))
+            out.append(": " if indent is not None else ":")
+            _encode(v, indent, level + 1, out)
+        if indent is not None:
+            out.append("\n" + indent * level)
+        out.append("}")
+    elif isinstance(obj, (list, tuple)):
+        if not obj:
+            out.append("[]")
+            return
+        out.append("[")
+        for i, v in enumerate(obj):
+            if i:
+                out.append(",")
+            if indent is not None:
+                out.append("\n" + indent * (level + 1))
+            _encode(v, indent, level + 1, out)
+        if indent is not None:
+            out.append("\n" + indent * level)
+        out.append("]")
+    else:
+        raise TypeError(f"cannot stringify {type(obj).__name__}")
+
+
+def stringify(obj: Any) -> bytes:
+    """Compact ``JSON.stringify(obj)`` as UTF-8 bytes (no trailing newline).
+
+    Raises:
+        TypeError: for values JSON cannot hold (sets, bytes, objects).
+    """
+    try:
+        out = orjson.dumps(obj)
+    except TypeError:
+        pass  # lone surrogates, ints beyond 64 bits, ...: the exact path decides
+    else:
+        if _RISKY_FLOAT.search(out) is None:
+            return out
+    parts: list[str] = []
+    _encode(obj, None, 0, parts)
+    return "".join(parts).encode("utf-8", "surrogatepass")
+
+
+def stringify_pretty(obj: Any, indent: int = 2) -> str:
+    """``JSON.stringify(obj, null, indent)`` as a str (no trailing newline)."""
+    parts: list[str] = []
+    _encode(obj, " " * indent, 0, parts)
+    return "".join(parts)
