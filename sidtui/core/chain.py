@@ -1,0 +1,302 @@
+"""Chain rebuild exactly as sid-code's loader does it, plus the whole record tree.
+
+Loader-exact rebuild (seed §5.4, §7.5; DESIGN §4.2): the *tail* is the physical last line
+JSON.parse accepts. If the tail has no string ``uuid`` the file is parsed linearly (legacy
+v2, seed §7.5 "旧格式兜底"). Otherwise walk backwards from the line before the tail, taking
+only the line whose ``uuid`` equals the expected parent (foreign branches of concurrent
+writers are skipped, seed §5.3), until the expected parent is null (a head), the file start
+is reached (a lost parent), or a uuid repeats (a cycle: stop and warn, seed §5.5①).
+
+**[sidtui]** :func:`build_tree` keeps what the loader silently drops: every head (null
+parent), the forked head (parent = source session id), tips, branch points, which tip is
+live, and per skipped branch how many records it holds (seed §5.6: a resume that restarted
+the chain with a null parent leaves a second head whose history the loader cannot reach).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sidtui.core.records import RecordFile, RecordRef
+
+
+@dataclass
+class ChainResult:
+    """The loader's accepted chain.
+
+    Attributes:
+        chain: indexes into ``RecordFile.records``, oldest first.
+        tail: index of the tail record (physical last good line), None for an empty file.
+        linear: True when the tail has no string uuid (legacy linear parse: every record).
+        cycle: True when the walk stopped on a repeated uuid.
+        cycle_uuid: that uuid.
+        lost_parent: the expected parent uuid that never appeared before the file start
+            (the chain is cut there), else None.
+        reached_head: True when the walk ended at a record with a null parent.
+        fork_source: when the chain starts at a ``session_start`` whose parent is not in
+            the file, that parent (the source session id of a fork, DESIGN §3 ⚠); this
+            is how forks look, not a lost parent.
+    """
+
+    chain: list[int] = field(default_factory=list)
+    tail: int | None = None
+    linear: bool = False
+    cycle: bool = False
+    cycle_uuid: str | None = None
+    lost_parent: str | None = None
+    reached_head: bool = False
+    fork_source: str | None = None
+
+    def warnings(self, rf: RecordFile) -> list[str]:
+        """Human-readable warnings about this chain."""
+        out: list[str] = []
+        if self.cycle:
+            out.append(
+                f"cycle in the parent chain at uuid {self.cycle_uuid}: the chain was "
+                "truncated there (the agent does the same)"
+            )
+        if self.lost_parent is not None:
+            first = rf.records[self.chain[0]] if self.chain else None
+            where = f" (needed by line {first.line})" if first else ""
+            out.append(
+                f"parent {self.lost_parent} never appears in the file{where}: the chain "
+                "stops there and everything before it is unreachable to the agent"
+            )
+        return out
+
+
+def rebuild_chain(rf: RecordFile) -> ChainResult:
+    """Rebuild the chain the agent's loader accepts (seed §5.4).
+
+    Args:
+        rf: the scanned file.
+
+    Returns:
+        A :class:`ChainResult`. Never raises; always terminates (the walk only moves
+        backwards through the file).
+    """
+    records = rf.records
+    res = ChainResult()
+    if not records:
+        return res
+    tail_idx = len(records) - 1
+    tail = records[tail_idx]
+    res.tail = tail_idx
+    if tail.uuid is None:
+        res.linear = True
+        res.chain = [r.index for r in records if r.is_object]
+        return res
+    chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(records, tail_idx)
+    res.cycle = res.cycle_uuid is not None
+    res.chain = chain
+    if res.lost_parent is not None and records[chain[0]].type == "session_start":
+        res.fork_source, res.lost_parent = res.lost_parent, None
+    return res
+
+
+def _walk(
+    records: list[RecordRef], start: int
+) -> tuple[list[int], str | None, str | None, bool]:
+    """The agent's backward parent walk from ``start``.
+
+    Returns:
+        (chain oldest first, cycle uuid or None, lost parent uuid or None, reached a head).
+    """
+    rec = records[start]
+    chain = [start]
+    if rec.uuid is None:
+        return chain, None, None, False
+    seen = {rec.uuid}
+    expected = rec.parent
+    i = start - 1
+    cycle = None
+    while i >= 0 and expected is not None:
+        r = records[i]
+        i -= 1
+        if r.uuid != expected:
+            continue
+        if r.uuid in seen:
+            cycle = r.uuid
+            break
+        seen.add(r.uuid)
+        chain.append(r.index)
+        expected = r.parent
+    chain.reverse()
+    lost = expected if (cycle is None and expected is not None) else None
+    return chain, cycle, lost, cycle is None and expected is None
+
+
+@dataclass
+class Branch:
+    """A tip and the records only it reaches (not on the live chain).
+
+    Attributes:
+        tip: index of the tip record.
+        records: indexes of the records on this branch that are not on the live chain,
+            oldest first.
+        joins_at: index of the live-chain record this branch hangs off, or None when the
+            branch reaches a head without meeting the live chain (a separate history, e.g. a
+            resume that restarted the chain, or a lost parent).
+        head: index of the head record this branch ends at when ``joins_at`` is None.
+    """
+
+    tip: int
+    records: list[int]
+    joins_at: int | None
+    head: int | None = None
+
+    @property
+    def skipped(self) -> int:
+        """Number of records on this branch the loader skips."""
+        return len(self.records)
+
+
+@dataclass
+class RecordTree:
+    """The whole uuid/parentUuid tree of a file ([sidtui], DESIGN §4).
+
+    Attributes:
+        heads: indexes of records whose parent is null/absent.
+        forked_heads: heads whose parent is a string that is no uuid in the file and that
+            are ``session_start`` records (a fork: parent = source session id).
+        lost_parents: records (not forked heads) whose parent uuid never appears in the file.
+        tips: indexes of records no other record names as parent.
+        branch_points: indexes of records with two or more children.
+        live_tip: the tail the loader starts from (None for linear/empty files).
+        branches: the non-live tips with their skipped records.
+        skipped_records: uuid-carrying records not on the live chain.
+        no_uuid_records: object records without a string uuid in a chained file.
+        duplicate_uuids: uuids that appear on more than one line.
+    """
+
+    heads: list[int] = field(default_factory=list)
+    forked_heads: list[int] = field(default_factory=list)
+    lost_parents: list[int] = field(default_factory=list)
+    tips: list[int] = field(default_factory=list)
+    branch_points: list[int] = field(default_factory=list)
+    live_tip: int | None = None
+    branches: list[Branch] = field(default_factory=list)
+    skipped_records: int = 0
+    no_uuid_records: int = 0
+    duplicate_uuids: list[str] = field(default_factory=list)
+
+    def warnings(self, rf: RecordFile) -> list[str]:
+        """Human-readable warnings about the tree (several heads, skipped branches...)."""
+        recs = rf.records
+        out: list[str] = []
+        real_heads = [h for h in self.heads]
+        if len(real_heads) + len(self.forked_heads) > 1:
+            lines = ", ".join(str(recs[h].line) for h in real_heads + self.forked_heads)
+            out.append(
+                f"the file has {len(real_heads) + len(self.forked_heads)} heads (lines "
+                f"{lines}): a resume or a reused session id restarted the chain; the agent "
+                "sees only the history reachable from the last line"
+            )
+        for b in self.branches:
+            where = (
+                f"hangs off line {recs[b.joins_at].line}"
+                if b.joins_at is not None
+                else "never meets the live chain"
+            )
+            out.append(
+                f"branch ending at line {recs[b.tip].line} ({b.skipped} records) {where}; "
+                "the agent skips it"
+            )
+        if self.duplicate_uuids:
+            out.append(
+                f"{len(self.duplicate_uuids)} uuid(s) appear on more than one line "
+                f"(first: {self.duplicate_uuids[0]})"
+            )
+        return out
+
+
+def build_tree(rf: RecordFile, chain: ChainResult) -> RecordTree:
+    """Build the record tree and attribute every skipped record to a branch.
+
+    Args:
+        rf: the scanned file.
+        chain: the loader's chain for the same file.
+
+    Returns:
+        A :class:`RecordTree`. Linear files get an empty tree (no uuids to link).
+        O(records); never raises.
+    """
+    recs = rf.records
+    tree = RecordTree()
+    if chain.linear or not recs:
+        tree.no_uuid_records = sum(1 for r in recs if r.is_object and r.uuid is None)
+        return tree
+    tree.live_tip = chain.tail
+    # The agent's walk links a child to the closest *preceding* line with the parent uuid;
+    # for the tree we use the same rule so branches agree with what the loader would do.
+    last_seen: dict[str, int] = {}
+    first_count: dict[str, int] = defaultdict(int)
+    parent_of: dict[int, int | None] = {}
+    children: dict[int, int] = defaultdict(int)
+    for r in recs:
+        if r.uuid is None:
+            if r.is_object:
+                tree.no_uuid_records += 1
+            continue
+        first_count[r.uuid] += 1
+        p = r.parent
+        if p is None:
+            tree.heads.append(r.index)
+            parent_of[r.index] = None
+        elif p in last_seen:
+            pi = last_seen[p]
+            parent_of[r.index] = pi
+            children[pi] += 1
+        else:
+            parent_of[r.index] = None
+            if r.type == "session_start":
+                tree.forked_heads.append(r.index)
+            else:
+                tree.lost_parents.append(r.index)
+        last_seen[r.uuid] = r.index
+    tree.duplicate_uuids = [u for u, c in first_count.items() if c > 1]
+    tree.branch_points = sorted(i for i, c in children.items() if c >= 2)
+    tree.tips = [i for i in parent_of if children.get(i, 0) == 0]
+    on_chain = set(chain.chain)
+    assigned: set[int] = set(on_chain)
+    for tip in reversed(tree.tips):
+        if tip == chain.tail or tip in on_chain:
+            continue
+        branch_recs: list[int] = []
+        cur: int | None = tip
+        joins_at = None
+        head = None
+        guard = len(recs) + 1
+        while cur is not None and guard > 0:
+            guard -= 1
+            if cur in on_chain:
+                joins_at = cur
+                break
+            if cur in assigned:
+                break  # shares records with a branch already counted
+            assigned.add(cur)
+            branch_recs.append(cur)
+            nxt = parent_of.get(cur)
+            if nxt is None:
+                head = cur
+            cur = nxt
+        branch_recs.reverse()
+        tree.branches.append(Branch(tip, branch_recs, joins_at, head))
+    tree.branches.sort(key=lambda b: b.tip)
+    tree.skipped_records = sum(1 for r in recs if r.uuid is not None and r.index not in on_chain)
+    return tree
+
+
+def ancestors(rf: RecordFile, index: int) -> list[int]:
+    """The agent-style parent walk from any record (oldest first).
+
+    The same rules as :func:`rebuild_chain` but starting at ``index``: the conversation a
+    non-live tip would give (branch switch, salvage). Cycle-safe, always terminates.
+    """
+    return _walk(rf.records, index)[0]
+
+
+def record_label(rec: RecordRef) -> str:
+    """Short label for a record: ``line N type``."""
+    return f"line {rec.line} {rec.type or '(no type)'}"

@@ -1,0 +1,491 @@
+"""What sid-code's loader returns for a transcript (seed §4, §5.4, §7.5, §13.7; DESIGN §4.3).
+
+From the accepted chain (:mod:`sidtui.core.chain`): ``user_message``, ``assistant_message``
+and ``tool_result`` records become messages in chain order; ``metadata`` is last-wins per
+key (first-write key order kept); ``session_start`` gives id, model, provider, cwd and
+version (no ``version`` ⇒ "2.0", seed §13.7). The loader moves per-record context into
+``message._meta``: ``usage``/``model``/``stopReason``/``msgId`` for assistant records and
+``cwd``/``gitBranch``/``permissionMode`` for user records. A chain without a
+``session_start`` loads as nothing (the agent's ``load()`` returns null). v1 files are one
+whole JSON object (``version`` missing ⇒ "0.0", as the agent reports it).
+
+Messages are decoded partially (role, block types, ids, names, text) with msgspec; tool
+inputs and tool-result bodies are skipped until the UI asks for them
+(:meth:`sidtui.core.records.RecordFile.decode`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import orjson
+
+from sidtui.core.chain import ChainResult
+from sidtui.core.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.records import RecordFile, RecordRef
+
+MESSAGE_RECORD_TYPES = frozenset({"user_message", "assistant_message", "tool_result"})
+ASSISTANT_META_KEYS = ("usage", "model", "stopReason", "msgId")
+USER_META_KEYS = ("cwd", "gitBranch", "permissionMode")
+KNOWN_RECORD_TYPES = frozenset(
+    {
+        "session_start",
+        "user_message",
+        "assistant_message",
+        "tool_result",
+        "context_compact",
+        "metadata",
+        "session_end",
+    }
+)
+
+
+class _BlockS(msgspec.Struct):
+    type: Any = None
+    id: Any = None
+    name: Any = None
+    tool_use_id: Any = None
+    text: Any = None
+    thinking: Any = None
+    is_error: Any = None
+
+
+class _MsgS(msgspec.Struct):
+    role: Any = None
+    content: list[_BlockS] | str | None = None
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+class _MsgRecS(msgspec.Struct):
+    type: Any = None
+    message: _MsgS | None = None
+    timestamp: Any = None
+    usage: Any = None
+    model: Any = None
+    stopReason: Any = None
+    msgId: Any = None
+    cwd: Any = None
+    gitBranch: Any = None
+    permissionMode: Any = None
+
+
+_MSG_DECODER = msgspec.json.Decoder(_MsgRecS)
+
+
+@dataclass(slots=True)
+class Block:
+    """One content block, with only what cleaning and listing need.
+
+    Attributes:
+        type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
+            (None when missing or not a string).
+        id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``
+            (each None unless a non-empty string).
+        text: ``text.text`` or ``thinking.thinking`` (None otherwise).
+        is_error: ``tool_result.is_error``.
+    """
+
+    type: str | None
+    id: str | None = None
+    name: str | None = None
+    tool_use_id: str | None = None
+    text: str | None = None
+    is_error: bool = False
+
+
+@dataclass
+class Message:
+    """A message as the agent's loader returns it.
+
+    Attributes:
+        index: position in the loader's message list (0-based).
+        record: index into ``RecordFile.records`` (None for v1 whole-file JSON).
+        uuid: the record's uuid (None for legacy records).
+        line: 1-based physical line (None for v1).
+        record_type: the record's ``type`` (None for v1).
+        role: ``user`` / ``assistant`` (as written).
+        blocks: the content blocks (a string content becomes one text block and
+            ``string_content`` is True).
+        meta: ``message._meta`` merged with the per-record keys the loader moves there.
+        timestamp: the record's ISO timestamp, if any.
+        raw: for v1 messages, the message object itself (jsonl messages decode lazily).
+    """
+
+    index: int
+    record: int | None
+    uuid: str | None
+    line: int | None
+    record_type: str | None
+    role: str | None
+    blocks: list[Block]
+    meta: dict[str, Any] = field(default_factory=dict)
+    timestamp: str | None = None
+    string_content: bool = False
+    raw: dict | None = None
+
+    @property
+    def block_types(self) -> list[str | None]:
+        return [b.type for b in self.blocks]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [b.name or "" for b in self.blocks if b.type == "tool_use"]
+
+    @property
+    def is_human_prompt(self) -> bool:
+        """A real human prompt: a user message with no tool_result block (seed §4.5)."""
+        return self.role == "user" and not any(b.type == "tool_result" for b in self.blocks)
+
+    def preview(self, width: int = 60) -> str:
+        """First ``width`` characters of the first text-like block."""
+        for b in self.blocks:
+            if b.text:
+                return b.text[:width]
+        return ""
+
+
+@dataclass
+class MetadataEntry:
+    """One metadata record on the chain: ``(record index, line, key)``."""
+
+    record: int | None
+    line: int | None
+    key: str
+
+
+@dataclass
+class LoadedSession:
+    """What the agent's ``load()`` returns, plus where each part came from.
+
+    Attributes:
+        loadable: False when the agent loads nothing (no ``session_start`` on the chain,
+            or a v1 file JSON.parse rejects).
+        load_failure: why, naming the line/uuid; None when loadable.
+        version: "3.0", "2.0", v1's own value or "0.0".
+        session_id, model, provider, cwd, created_at, updated_at, schema_compat, kind,
+        summary, directories: the loader's session fields.
+        messages: the loader's messages, in order.
+        metadata: last-wins map; metadata_keys: first-write order; metadata_entries: every
+            metadata record on the chain, in order.
+        session_start: index of the (first) session_start record on the chain.
+        session_starts: all session_start record indexes on the chain.
+        session_ends: session_end record indexes on the chain.
+        compacts: context_compact record indexes on the chain (markers only).
+        opaque: chain records of a type the loader does not know (kept, shown, counted).
+        warnings: loader-level warnings (malformed messages...).
+    """
+
+    loadable: bool = False
+    load_failure: str | None = None
+    version: str | None = None
+    session_id: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    cwd: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    schema_compat: str | None = None
+    kind: str | None = None
+    summary: str | None = None
+    directories: list | None = None
+    messages: list[Message] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata_keys: list[str] = field(default_factory=list)
+    metadata_entries: list[MetadataEntry] = field(default_factory=list)
+    session_start: int | None = None
+    session_starts: list[int] = field(default_factory=list)
+    session_ends: list[int] = field(default_factory=list)
+    compacts: list[int] = field(default_factory=list)
+    opaque: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _block_from_struct(b: _BlockS) -> Block:
+    t = b.type if isinstance(b.type, str) else None
+    text = b.text if t == "text" else b.thinking if t == "thinking" else None
+    return Block(
+        t,
+        _str(b.id),
+        _str(b.name),
+        _str(b.tool_use_id),
+        text if isinstance(text, str) else None,
+        b.is_error is True,
+    )
+
+
+def block_from_dict(b: Any) -> Block:
+    """A :class:`Block` from a decoded block (anything that is not an object → type None)."""
+    if not isinstance(b, dict):
+        return Block(None)
+    t = b.get("type") if isinstance(b.get("type"), str) else None
+    text = b.get("text") if t == "text" else b.get("thinking") if t == "thinking" else None
+    return Block(
+        t,
+        _str(b.get("id")),
+        _str(b.get("name")),
+        _str(b.get("tool_use_id")),
+        text if isinstance(text, str) else None,
+        b.get("is_error") is True,
+    )
+
+
+def _blocks_from_content(content: Any) -> tuple[list[Block], bool]:
+    if isinstance(content, str):
+        return [Block("text", text=content)], True
+    if isinstance(content, list):
+        return [block_from_dict(b) for b in content], False
+    return [], False
+
+
+def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
+    raw = memoryview(rf.data)[rec.offset : rec.end]
+    try:
+        s = _MSG_DECODER.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _message_from_dict(rf.decode(rec), rec, index)
+    m = s.message
+    if m is None:
+        return None
+    if isinstance(m.content, str):
+        blocks, is_str = [Block("text", text=m.content)], True
+    elif m.content is None:
+        blocks, is_str = [], False
+    else:
+        blocks, is_str = [_block_from_struct(b) for b in m.content], False
+    meta = dict(m.meta) if isinstance(m.meta, dict) else {}
+    keys = ASSISTANT_META_KEYS if rec.type == "assistant_message" else USER_META_KEYS
+    if rec.type == "assistant_message":
+        vals = (s.usage, s.model, s.stopReason, s.msgId)
+    elif rec.type == "user_message":
+        vals = (s.cwd, s.gitBranch, s.permissionMode)
+    else:
+        vals = ()
+    for k, v in zip(keys, vals, strict=False):
+        if v is not None:
+            meta[k] = v
+    return Message(
+        index,
+        rec.index,
+        rec.uuid,
+        rec.line,
+        rec.type,
+        m.role if isinstance(m.role, str) else None,
+        blocks,
+        meta,
+        s.timestamp if isinstance(s.timestamp, str) else None,
+        is_str,
+    )
+
+
+def _message_from_dict(d: Any, rec: RecordRef, index: int) -> Message | None:
+    if not isinstance(d, dict):
+        return None
+    m = d.get("message")
+    if not isinstance(m, dict):
+        return None
+    blocks, is_str = _blocks_from_content(m.get("content"))
+    meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
+    keys = (
+        ASSISTANT_META_KEYS
+        if rec.type == "assistant_message"
+        else USER_META_KEYS
+        if rec.type == "user_message"
+        else ()
+    )
+    for k in keys:
+        if d.get(k) is not None:
+            meta[k] = d[k]
+    ts = d.get("timestamp")
+    role = m.get("role")
+    return Message(
+        index,
+        rec.index,
+        rec.uuid,
+        rec.line,
+        rec.type,
+        role if isinstance(role, str) else None,
+        blocks,
+        meta,
+        ts if isinstance(ts, str) else None,
+        is_str,
+    )
+
+
+def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None) -> LoadedSession:
+    """Load a v2/v3 transcript from its accepted chain, as the agent does.
+
+    Args:
+        rf: the scanned file.
+        chain: :func:`sidtui.core.chain.rebuild_chain` of the same file.
+        file_stem: the file name's id, used only in messages.
+
+    Returns:
+        A :class:`LoadedSession`; ``loadable`` is False when no ``session_start`` is on
+        the chain (the messages are still filled in so the UI can show what is there).
+    """
+    ls = LoadedSession()
+    recs = rf.records
+    last_ts: str | None = None
+    for ci in chain.chain:
+        rec = recs[ci]
+        t = rec.type
+        if t in MESSAGE_RECORD_TYPES:
+            msg = _message_from_record(rf, rec, len(ls.messages))
+            if msg is None:
+                ls.warnings.append(
+                    f"line {rec.line}: {t} without a message object (not loaded)"
+                )
+                continue
+            ls.messages.append(msg)
+            if msg.timestamp:
+                last_ts = msg.timestamp
+            continue
+        if not rec.is_object:
+            continue
+        d = rf.decode(rec)
+        ts = d.get("timestamp")
+        if isinstance(ts, str):
+            last_ts = ts
+        if t == "metadata":
+            key = d.get("key")
+            if isinstance(key, str):
+                if key not in ls.metadata:
+                    ls.metadata_keys.append(key)
+                ls.metadata[key] = d.get("value")
+                ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
+        elif t == "session_start":
+            ls.session_starts.append(rec.index)
+            if ls.session_start is None:
+                ls.session_start = rec.index
+                v = d.get("version")
+                ls.version = v if isinstance(v, str) else "2.0"
+                ls.session_id = _str(d.get("sessionId"))
+                ls.model = _str(d.get("model"))
+                ls.provider = _str(d.get("provider"))
+                ls.cwd = _str(d.get("cwd"))
+                ls.created_at = _str(d.get("timestamp"))
+                ls.schema_compat = _str(d.get("schemaCompat"))
+                ls.kind = _str(d.get("kind"))
+        elif t == "session_end":
+            ls.session_ends.append(rec.index)
+        elif t == "context_compact":
+            ls.compacts.append(rec.index)
+        else:
+            ls.opaque.append(rec.index)
+    ls.updated_at = last_ts
+    if isinstance(ls.metadata.get("summary"), str):
+        ls.summary = ls.metadata["summary"]
+    if ls.kind is None and isinstance(ls.metadata.get("kind"), str):
+        ls.kind = ls.metadata["kind"]
+    if len(ls.session_starts) > 1:
+        ls.warnings.append(
+            f"{len(ls.session_starts)} session_start records on the chain; the first is used"
+        )
+    if ls.session_start is None:
+        ls.loadable = False
+        ls.load_failure = _failure_reason(rf, chain)
+    else:
+        ls.loadable = True
+    return ls
+
+
+def _failure_reason(rf: RecordFile, chain: ChainResult) -> str:
+    recs = rf.records
+    if not recs:
+        if rf.bad_lines:
+            return f"no line of the file is valid JSON ({len(rf.bad_lines)} bad lines)"
+        return "the file is empty"
+    if chain.linear:
+        return "no session_start record in the file (linear legacy parse)"
+    first = recs[chain.chain[0]]
+    if chain.cycle:
+        return (
+            f"the parent chain from line {recs[chain.tail].line} runs into a cycle at uuid "
+            f"{chain.cycle_uuid} before reaching session_start"
+        )
+    if chain.lost_parent is not None:
+        bad = ""
+        prior_bad = [b for b in rf.bad_lines if b.line < first.line]
+        if prior_bad:
+            bad = f"; line {prior_bad[-1].line} is unparseable and probably held it"
+        return (
+            f"the chain from the last line (line {recs[chain.tail].line}) reaches line "
+            f"{first.line}, whose parent {chain.lost_parent} is not in the file{bad}: "
+            "session_start is never reached"
+        )
+    return (
+        f"the chain from the last line (line {recs[chain.tail].line}) ends at line "
+        f"{first.line} ({first.type}) without a session_start"
+    )
+
+
+def load_v1_json(data: bytes) -> LoadedSession:
+    """Load a v1 whole-file JSON session (``SessionData``), as the agent does.
+
+    Returns:
+        A :class:`LoadedSession` with ``record``/``uuid``/``line`` None on every message.
+        A file JSON.parse rejects, or one that is not an object with a ``messages`` list,
+        is not loadable (``load_failure`` says why).
+    """
+    ls = LoadedSession()
+    try:
+        try:
+            d = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            d = parse_line_slow(data)
+    except JSONParseError as exc:
+        ls.load_failure = f"the v1 JSON file is not valid JSON: {exc.reason}"
+        return ls
+    if not isinstance(d, dict):
+        ls.load_failure = "the v1 JSON file is not an object"
+        return ls
+    msgs = d.get("messages")
+    if not isinstance(msgs, list):
+        ls.load_failure = "the v1 JSON file has no messages list"
+        return ls
+    v = d.get("version")
+    ls.version = v if isinstance(v, str) else "0.0"
+    ls.session_id = _str(d.get("id"))
+    ls.model = _str(d.get("model"))
+    ls.provider = _str(d.get("provider"))
+    ls.cwd = _str(d.get("cwd"))
+    ls.created_at = _str(d.get("createdAt"))
+    ls.updated_at = _str(d.get("updatedAt"))
+    ls.summary = _str(d.get("summary"))
+    ls.kind = _str(d.get("kind"))
+    dirs = d.get("directories")
+    ls.directories = dirs if isinstance(dirs, list) else None
+    md = d.get("metadata")
+    if isinstance(md, dict):
+        ls.metadata = dict(md)
+        ls.metadata_keys = list(md)
+    for m in msgs:
+        if not isinstance(m, dict):
+            ls.warnings.append(f"message {len(ls.messages)} is not an object (skipped)")
+            continue
+        blocks, is_str = _blocks_from_content(m.get("content"))
+        meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
+        role = m.get("role")
+        ls.messages.append(
+            Message(
+                len(ls.messages),
+                None,
+                None,
+                None,
+                None,
+                role if isinstance(role, str) else None,
+                blocks,
+                meta,
+                None,
+                is_str,
+                raw=m,
+            )
+        )
+    ls.loadable = True
+    return ls
