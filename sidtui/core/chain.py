@@ -300,3 +300,25 @@ def ancestors(rf: RecordFile, index: int) -> list[int]:
 def record_label(rec: RecordRef) -> str:
     """Short label for a record: ``line N type``."""
     return f"line {rec.line} {rec.type or '(no type)'}"
+
+
+def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
+    """The longest parent chain in the file, preferring chains that hold a session_start.
+
+    For a file the agent cannot load (a torn line glued to the next record, a lost
+    parent, a cycle) this is what can still be saved (seed §5.5③: a bad line only cuts
+    the chain). Returns record indexes oldest first; the live chain for linear files.
+    """
+    recs = rf.records
+    if not recs:
+        return []
+    if tree.live_tip is None:
+        return [r.index for r in recs if r.is_object]
+    best: list[int] = []
+    best_key = (False, 0)
+    for tip in tree.tips:
+        chain = ancestors(rf, tip)
+        key = (any(recs[i].type == "session_start" for i in chain), len(chain))
+        if key > best_key:
+            best, best_key = chain, key
+    return best

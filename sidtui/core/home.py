@@ -42,6 +42,9 @@ class Home:
 
     root: Path
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))
+
     @classmethod
     def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Home:
         """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``."""

@@ -235,7 +235,7 @@ def block_from_dict(b: Any) -> Block:
     )
 
 
-def _blocks_from_content(content: Any) -> tuple[list[Block], bool]:
+def blocks_from_content(content: Any) -> tuple[list[Block], bool]:
     if isinstance(content, str):
         return [Block("text", text=content)], True
     if isinstance(content, list):
@@ -289,7 +289,7 @@ def _message_from_dict(d: Any, rec: RecordRef, index: int) -> Message | None:
     m = d.get("message")
     if not isinstance(m, dict):
         return None
-    blocks, is_str = _blocks_from_content(m.get("content"))
+    blocks, is_str = blocks_from_content(m.get("content"))
     meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
     keys = (
         ASSISTANT_META_KEYS
@@ -469,7 +469,7 @@ def load_v1_json(data: bytes) -> LoadedSession:
         if not isinstance(m, dict):
             ls.warnings.append(f"message {len(ls.messages)} is not an object (skipped)")
             continue
-        blocks, is_str = _blocks_from_content(m.get("content"))
+        blocks, is_str = blocks_from_content(m.get("content"))
         meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
         role = m.get("role")
         ls.messages.append(

@@ -1,0 +1,428 @@
+"""One session as the agent will see it on resume — the view ``show`` and the app share.
+
+:func:`open_session` scans the file once (:mod:`records`), rebuilds the loader's chain and
+the whole record tree (:mod:`chain`), loads messages and metadata (:mod:`loader`), runs
+the recovery pipeline (:mod:`recovery`), restores the ten state items (:mod:`state`) and
+checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the machine-readable
+contract of ``sidtui show --json`` (keys kept stable; more may be added).
+
+For a file the agent cannot load, everything that is there is still shown (the record tree,
+the longest readable chain) and ``loadable`` says plainly that the agent will see nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sidtui.core.chain import (
+    ChainResult,
+    RecordTree,
+    build_tree,
+    longest_readable_chain,
+    rebuild_chain,
+)
+from sidtui.core.errors import UnreadableInput
+from sidtui.core.home import Home, SessionFile
+from sidtui.core.loader import LoadedSession, load_jsonl, load_v1_json
+from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids
+from sidtui.core.records import RecordFile, scan_records
+from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
+from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
+from sidtui.core.state import RestoredState, restore_state
+
+
+@dataclass
+class SessionView:
+    """Everything known about one session file.
+
+    Attributes:
+        home: the home it was read from.
+        file: the session file.
+        rf: the scanned transcript (None for v1 whole-file JSON).
+        chain: the loader's chain.
+        tree: the whole record tree.
+        loaded: the loader's output.
+        recovery: the recovery pipeline's output (None when not loadable).
+        state: the restored items.
+        liveness: registration matches.
+        trace_ids: every ``trace_session_id`` recorded in the file.
+        sidechains: for a main session, its sub-agent transcripts.
+        sidechain: for a sidechain file, its parsed content.
+        format_version: "3.0", "2.0", a v1 file's own version, None for sidechains.
+        warnings: every warning, worded for users.
+    """
+
+    home: Home
+    file: SessionFile
+    rf: RecordFile | None
+    chain: ChainResult
+    tree: RecordTree
+    loaded: LoadedSession
+    recovery: RecoveryResult | None
+    state: RestoredState
+    liveness: Liveness
+    trace_ids: list[str] = field(default_factory=list)
+    sidechains: list[Sidechain] = field(default_factory=list)
+    sidechain: Sidechain | None = None
+    format_version: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        return self.loaded.session_id or self.file.session_id
+
+    def longest_chain(self) -> list[int]:
+        """Record indexes of the longest readable chain (for salvage and display)."""
+        if self.rf is None:
+            return []
+        return longest_readable_chain(self.rf, self.tree)
+
+    def full_record(self, record_index: int) -> Any:
+        """The full decoded record (for raw-JSON views); None for v1 files."""
+        if self.rf is None:
+            return None
+        return self.rf.decode(self.rf.records[record_index])
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``sidtui show --json`` object (see the issue's machine-readable contract)."""
+        return session_to_json(self)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise UnreadableInput(f"{path} is a directory, not a session file") from None
+    except PermissionError:
+        raise UnreadableInput(f"permission denied reading {path}") from None
+    except FileNotFoundError:
+        raise UnreadableInput(f"{path} does not exist (deleted while reading?)") from None
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _format_version(rf: RecordFile, loaded: LoadedSession, chain: ChainResult) -> str:
+    if loaded.version:
+        return loaded.version
+    for rec in rf.records:
+        if rec.type == "session_start":
+            v = rf.decode(rec).get("version")
+            return v if isinstance(v, str) else "2.0"
+    return "2.0" if chain.linear else "3.0"
+
+
+def open_session(
+    home: Home,
+    sf: SessionFile,
+    *,
+    data: bytes | None = None,
+    current_cwd: Path | None = None,
+    terminal_tool_names=TERMINAL_TOOL_NAMES,
+    registrations=None,
+    with_sidechains: bool = True,
+) -> SessionView:
+    """Read one session file completely.
+
+    Args:
+        home: the home.
+        sf: the file (from :func:`sidtui.core.home.resolve_session` or ``discover``).
+        data: the file's bytes if already read (else read here).
+        current_cwd: the directory a resume would run in (cross-project warning).
+        terminal_tool_names: see :data:`sidtui.core.recovery.TERMINAL_TOOL_NAMES`.
+        registrations: pre-read registrations (else read from the home).
+        with_sidechains: parse the session's sidechains (item 9 and the Sidechains tab).
+
+    Returns:
+        A :class:`SessionView`. Never raises on file *content*.
+
+    Raises:
+        UnreadableInput: the file cannot be read at all.
+    """
+    if data is None:
+        data = _read_bytes(sf.path)
+    warnings: list[str] = []
+    if sf.container == "json":
+        rf = None
+        chain, tree = ChainResult(linear=True), RecordTree()
+        loaded = load_v1_json(data)
+        trace_ids: list[str] = []
+        fmt = loaded.version
+    else:
+        rf = scan_records(data)
+        chain = rebuild_chain(rf)
+        tree = build_tree(rf, chain)
+        loaded = load_jsonl(rf, chain)
+        trace_ids = trace_session_ids(data)
+        fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
+        for b in rf.bad_lines:
+            tail_note = "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
+            warnings.append(f"line {b.line} (byte {b.offset}) is not valid JSON: {b.reason}{tail_note}")
+        warnings.extend(chain.warnings(rf))
+        if not chain.linear:
+            warnings.extend(tree.warnings(rf))
+        if not rf.records and not rf.bad_lines:
+            warnings.append("the file holds no records (empty or only blank lines)")
+        nonobj = sum(1 for r in rf.records if not r.is_object)
+        if nonobj:
+            warnings.append(f"{nonobj} line(s) are valid JSON but not records (not objects)")
+        if chain.linear and any(r.uuid for r in rf.records) and sf.kind == "main":
+            warnings.append(
+                "the last good line has no uuid, so the agent parses the whole file linearly"
+            )
+    warnings.extend(loaded.warnings)
+    recovery = (
+        recover(loaded.messages, terminal_tool_names=terminal_tool_names)
+        if loaded.loadable
+        else None
+    )
+    if sf.kind == "main" and not loaded.loadable:
+        warnings.insert(0, f"the agent will see nothing in this file: {loaded.load_failure}")
+    sidechain = None
+    sidechains: list[Sidechain] = []
+    if sf.kind == "sidechain" and rf is not None:
+        sidechain = parse_sidechain(sf.path, rf)
+    elif with_sidechains:
+        for scf in sidechains_of(home, sf):
+            try:
+                sidechains.append(parse_sidechain(scf.path))
+            except OSError as exc:
+                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+    unfinished = [
+        {
+            "agentId": s.agent_id,
+            "agentType": s.agent_type,
+            "description": s.description,
+            "messages": len(s.messages),
+            "path": str(s.path),
+        }
+        for s in sidechains
+        if s.unfinished
+    ]
+    state = restore_state(
+        home,
+        sf,
+        loaded,
+        message_count=len(recovery.messages) if recovery else None,
+        unfinished_sidechains=unfinished,
+        current_cwd=current_cwd,
+    )
+    if sf.kind == "sidechain":
+        if sidechain is not None and sidechain.unfinished:
+            warnings.append("no sidechain_end: the sub-agent was killed or timed out (unfinished)")
+    else:
+        for w in state.warnings:
+            if w not in warnings:
+                warnings.append(w)
+    if registrations is None:
+        registrations = read_registrations(home)
+    liveness = liveness_for(loaded.session_id or sf.session_id, trace_ids, registrations)
+    if liveness.live:
+        warnings.append(
+            "a running agent process is writing this session now: what it holds in memory "
+            "may differ from the file"
+        )
+    return SessionView(
+        home=home,
+        file=sf,
+        rf=rf,
+        chain=chain,
+        tree=tree,
+        loaded=loaded,
+        recovery=recovery,
+        state=state,
+        liveness=liveness,
+        trace_ids=trace_ids,
+        sidechains=sidechains,
+        sidechain=sidechain,
+        format_version=fmt,
+        warnings=warnings,
+    )
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, Path):
+        return str(v)
+    return v
+
+
+def session_to_json(v: SessionView) -> dict[str, Any]:
+    """Build the ``show --json`` object for a view (stable keys; see the core issue)."""
+    loadable = v.loaded.loadable and v.file.kind == "main"
+    recs = v.rf.records if v.rf else []
+    on_chain = set(v.chain.chain)
+    messages = (
+        [
+            {"uuid": m.uuid, "line": m.line, "role": m.role, "blocks": m.block_types}
+            for m in v.loaded.messages
+        ]
+        if loadable
+        else []
+    )
+    resumed = []
+    dropped = []
+    interruption: dict[str, Any] = {"kind": None, "tool_names": []}
+    integrity: dict[str, Any] = {"orphans": [], "dangling": []}
+    if loadable and v.recovery is not None:
+        r = v.recovery
+        resumed = [
+            {
+                "uuid": c.message.uuid,
+                "line": c.message.line,
+                "role": c.message.role,
+                "blocks": c.message.block_types,
+                "changed": c.changed,
+                "src_index": c.src_index,
+            }
+            for c in r.messages
+        ]
+        dropped = [
+            {"layer": d.layer, "index": d.index, "uuid": d.uuid, "reason": d.reason, "block": d.block}
+            for d in r.dropped
+        ]
+        interruption = {
+            "kind": r.interruption.kind,
+            "tool_names": r.interruption.tool_names
+            if r.interruption.kind == "interrupted_turn"
+            else [],
+        }
+        if r.interruption.message is not None:
+            m = r.interruption.message
+            interruption["message"] = {
+                "src_index": m.src_index,
+                "uuid": m.message.uuid,
+                "line": m.message.line,
+                "text": m.message.preview(200),
+            }
+        integrity = {
+            "orphans": [o[0] for o in r.integrity_before.orphans],
+            "dangling": [d[0] for d in r.integrity_before.dangling],
+            "after_recovery": {
+                "orphans": [o[0] for o in r.integrity_after.orphans],
+                "dangling": [d[0] for d in r.integrity_after.dangling],
+            },
+        }
+    tree = v.tree
+    tips = []
+    for t in tree.tips:
+        br = next((b for b in tree.branches if b.tip == t), None)
+        tips.append(
+            {
+                "line": recs[t].line,
+                "uuid": recs[t].uuid,
+                "live": t == tree.live_tip,
+                "skipped": br.skipped if br else 0,
+                "joins_at_line": recs[br.joins_at].line if br and br.joins_at is not None else None,
+            }
+        )
+    state_items = [
+        {
+            "number": it.number,
+            "name": it.name,
+            "value": it.value,
+            "source": it.source,
+            "restored": it.restored,
+            "note": it.note,
+            "warning": it.warning,
+        }
+        for it in v.state.items
+    ]
+    out: dict[str, Any] = {
+        "session_id": v.session_id,
+        "path": str(v.file.path),
+        "project": v.file.project,
+        "format_version": v.format_version,
+        "kind": v.file.kind,
+        "loadable": loadable,
+        "load_failure": None
+        if loadable
+        else (
+            "a sidechain file: the agent's session loader returns nothing for it (sub-agent "
+            "transcripts are read by the sidechain scan)"
+            if v.file.kind == "sidechain"
+            else v.loaded.load_failure
+        ),
+        "model": v.loaded.model,
+        "provider": v.loaded.provider,
+        "cwd": v.loaded.cwd,
+        "created_at": v.loaded.created_at,
+        "updated_at": v.loaded.updated_at,
+        "messages": messages,
+        "resumed": resumed,
+        "dropped": dropped,
+        "interruption": interruption,
+        "resume_note": v.recovery.resume_note if (loadable and v.recovery) else None,
+        "integrity": integrity,
+        "bad_lines": [
+            {"line": b.line, "offset": b.offset, "reason": b.reason, "terminated": b.terminated}
+            for b in (v.rf.bad_lines if v.rf else [])
+        ],
+        "branches": {
+            "heads": [{"line": recs[h].line, "uuid": recs[h].uuid} for h in tree.heads],
+            "forked_heads": [
+                {"line": recs[h].line, "uuid": recs[h].uuid, "source": recs[h].parent}
+                for h in tree.forked_heads
+            ],
+            "tips": tips,
+            "branch_points": [recs[b].line for b in tree.branch_points],
+            "skipped_records": tree.skipped_records,
+        },
+        "chain": {
+            "lines": [recs[i].line for i in v.chain.chain] if v.rf else [],
+            "linear": v.chain.linear,
+            "lost_parent": v.chain.lost_parent,
+            "fork_source": v.chain.fork_source,
+            "longest_readable_lines": [recs[i].line for i in v.longest_chain()] if v.rf else [],
+        },
+        "cycle": v.chain.cycle,
+        "metadata": v.loaded.metadata,
+        "state": state_items,
+        "live": v.liveness.live,
+        "stale": v.liveness.stale,
+        "registrations": [
+            {"session_id": r.session_id, "pid": r.pid, "live": r.live, "reason": r.reason, "path": str(r.path)}
+            for r in v.liveness.registrations
+        ],
+        "trace_session_ids": v.trace_ids,
+        "warnings": v.warnings,
+        "records": [
+            {
+                "line": r.line,
+                "offset": r.offset,
+                "uuid": r.uuid,
+                "parent": r.parent,
+                "type": r.type,
+                "on_chain": r.index in on_chain,
+            }
+            for r in recs
+        ],
+    }
+    if v.sidechain is not None:
+        s = v.sidechain
+        out["sidechain"] = {
+            "parent_session_id": s.parent_session_id,
+            "agent_id": s.agent_id,
+            "agent_type": s.agent_type,
+            "description": s.description,
+            "ended": s.ended,
+            "status": s.status,
+            "unfinished": s.unfinished,
+            "messages": [
+                {"index": m.index, "role": m.role, "blocks": [b.type for b in m.blocks], "turn": m.turn, "line": m.line}
+                for m in s.messages
+            ],
+        }
+    if v.sidechains:
+        out["sidechains"] = [
+            {
+                "agent_id": s.agent_id,
+                "agent_type": s.agent_type,
+                "path": str(s.path),
+                "ended": s.ended,
+                "status": s.status,
+                "messages": len(s.messages),
+            }
+            for s in v.sidechains
+        ]
+    return out
