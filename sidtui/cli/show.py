@@ -1,0 +1,167 @@
+"""`sidtui show SESSION`: one session exactly as the agent will resume it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sidtui.cli.common import home_from_args, print_json, stdout_console
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "show",
+        parents=parents,
+        help="one session as the agent will see it on resume",
+        description="Show one session as the agent will resume it: the chain and skipped "
+        "branches, what recovery cleaning drops and why, the interruption state and the "
+        "restored state. SESSION is a full id, a unique id prefix, or a path.",
+    )
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("--json", action="store_true", help="print the machine-readable object")
+    p.add_argument(
+        "--terminal-tools",
+        metavar="NAMES",
+        default=None,
+        help="comma-separated TERMINAL_TOOL_NAMES (default: none, as in sid-code)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.core.home import resolve_session
+    from sidtui.core.recovery import TERMINAL_TOOL_NAMES
+    from sidtui.core.session import open_session
+
+    home = home_from_args(args)
+    if not Path(args.session).expanduser().exists():
+        home.require()
+    sf = resolve_session(home, args.session)
+    terminal = (
+        frozenset(t.strip() for t in args.terminal_tools.split(",") if t.strip())
+        if args.terminal_tools is not None
+        else TERMINAL_TOOL_NAMES
+    )
+    view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
+    if args.json:
+        print_json(view.to_json())
+        return 0
+    render(view)
+    return 0
+
+
+def render(view) -> None:
+    """Human output of a session view (Rich)."""
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    c = stdout_console()
+    j = view.to_json()
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("session", j["session_id"])
+    head.add_row("path", j["path"])
+    head.add_row("format", f"{j['format_version']}  ({j['kind']})")
+    head.add_row("model", f"{j['model'] or '—'}  {j['provider'] or ''}")
+    head.add_row("cwd", j["cwd"] or "—")
+    if j["loadable"]:
+        kind = j["interruption"]["kind"]
+        tools = j["interruption"]["tool_names"]
+        colour = {"none": "green", "interrupted_prompt": "yellow"}.get(kind, "red")
+        head.add_row("on resume", Text(f"{kind}{' ' + ', '.join(tools) if tools else ''}", style=colour))
+    else:
+        head.add_row("on resume", Text(f"the agent sees NOTHING: {j['load_failure']}", style="bold red"))
+    live = "live (a running process writes it)" if j["live"] else "stale registration" if j["stale"] else "not running"
+    head.add_row("process", live)
+    c.print(Panel(head, title="sidtui show", title_align="left"))
+
+    recs = j["records"]
+    br = j["branches"]
+    chain_t = Table.grid(padding=(0, 2))
+    chain_t.add_column(style="bold")
+    chain_t.add_column()
+    chain_t.add_row("records", f"{len(recs)} good lines, {len(j['bad_lines'])} bad, chain {len(j['chain']['lines'])}" + (" (linear legacy parse)" if j["chain"]["linear"] else ""))
+    if not j["chain"]["linear"]:
+        chain_t.add_row("heads", ", ".join(f"line {h['line']}" for h in br["heads"]) or "—")
+        if br["forked_heads"]:
+            chain_t.add_row("forked from", ", ".join(h["source"] for h in br["forked_heads"]))
+        tips = [
+            f"line {t['line']} (live)" if t["live"] else f"line {t['line']} ({t['skipped']} skipped)"
+            for t in br["tips"]
+        ]
+        chain_t.add_row("tips", ", ".join(tips))
+        chain_t.add_row("skipped", str(br["skipped_records"]))
+        if j["cycle"]:
+            chain_t.add_row("cycle", Text("yes: the chain was truncated", style="red"))
+    for b in j["bad_lines"]:
+        chain_t.add_row(f"bad line {b['line']}", f"byte {b['offset']}: {b['reason']}")
+    c.print(Panel(chain_t, title="chain", title_align="left"))
+
+    if j["loadable"]:
+        t = Table(title="what the agent sends on resume", title_justify="left")
+        for col in ("#", "line", "role", "blocks", "preview"):
+            t.add_column(col, overflow="ellipsis", no_wrap=col != "preview")
+        msgs = {m.index: m for m in view.loaded.messages}
+        for r in j["resumed"]:
+            m = msgs[r["src_index"]]
+            blocks = ", ".join(_compress(r["blocks"]))
+            t.add_row(
+                str(r["src_index"]),
+                str(r["line"] or ""),
+                r["role"] or "",
+                blocks + (" [yellow](changed)[/]" if r["changed"] else ""),
+                m.preview(70).replace("\n", " "),
+            )
+        c.print(t)
+        if j["dropped"]:
+            d = Table(title="dropped by recovery cleaning", title_justify="left")
+            for col in ("layer", "message", "line", "reason"):
+                d.add_column(col)
+            for x in j["dropped"]:
+                line = msgs[x["index"]].line
+                where = f"{x['index']}" + (f" block {x['block']}" if x["block"] is not None else "")
+                d.add_row(x["layer"], where, str(line or ""), x["reason"])
+            c.print(d)
+        im = j["interruption"].get("message")
+        if im:
+            c.print(f"[yellow]re-queued prompt[/] (line {im['line']}): {im['text'][:100]}")
+        if j["resume_note"]:
+            c.print(Panel(j["resume_note"], title="resume note the agent injects", title_align="left"))
+
+    s = Table(title="restored state", title_justify="left")
+    for col in ("#", "item", "value", "source"):
+        s.add_column(col, overflow="fold")
+    for it in j["state"]:
+        val = _short(it["value"]) if it["restored"] else f"[dim]{it['note'] or 'not restored'}[/]"
+        if it["warning"]:
+            val += f"\n[red]{it['warning']}[/]"
+        s.add_row(str(it["number"] or "—"), it["name"], val, it["source"])
+    c.print(s)
+    for w in j["warnings"]:
+        c.print(f"[yellow]warning:[/] {w}")
+
+
+def _compress(types: list) -> list[str]:
+    out: list[str] = []
+    for t in types:
+        t = t or "?"
+        if out and out[-1].split(" ×")[0] == t:
+            base, _, n = out[-1].partition(" ×")
+            out[-1] = f"{base} ×{int(n or 1) + 1}"
+        else:
+            out.append(t)
+    return out
+
+
+def _short(v, width: int = 90) -> str:
+    import orjson
+
+    if v is None:
+        return "—"
+    if isinstance(v, str):
+        s = v
+    else:
+        s = orjson.dumps(v).decode()
+    return s if len(s) <= width else s[: width - 1] + "…"

@@ -1,0 +1,416 @@
+"""Per-session summaries for ``ls``, the catalog and the browser (seed §4.9–4.10, §13.5).
+
+:func:`summarize` answers "how did this session end, can the agent load it, is it running"
+without decoding whole files:
+
+* the **head line** gives the start record (id, model, cwd, version, start time);
+* the **walk from the tail** along parent links finds each parent by searching the bytes
+  backwards for ``"uuid":"<parent>"`` and validating only that line (msgspec, three
+  fields), so records of skipped branches are never decoded; it gives ``loadable`` (the
+  walk reaches ``session_start``) and the chain's message records, of which only the last
+  few are decoded to run the recovery pipeline's interruption detection;
+* a byte count of newlines gives ``records`` (non-blank lines).
+
+Files the fast path does not cover (v1 JSON, linear legacy files, sidechains) or where it
+meets anything unusual fall back to the full :func:`sidtui.core.session.open_session`. The
+result is the same either way (a test checks both paths agree on every fixture).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import orjson
+
+from sidtui.core.home import Home, SessionFile, discover
+from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
+from sidtui.core.loader import MESSAGE_RECORD_TYPES, Message, _message_from_record
+from sidtui.core.process import Registration, liveness_for, read_registrations, trace_session_ids
+from sidtui.core.records import _HEAD, RecordFile, RecordRef
+from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
+
+#: How many trailing chain messages are decoded to decide the interruption state.
+TAIL_MESSAGES = 24
+
+
+@dataclass
+class SessionSummary:
+    """One row of ``ls`` / the browser.
+
+    Attributes:
+        session_id, project, path, kind ("main"/"sidechain"), container ("jsonl"/"json").
+        format_version: "3.0", "2.0", a v1 file's own version (None for sidechains).
+        started: the start record's ISO timestamp; last_activity: the tail's timestamp
+            (else the file's mtime, ISO).
+        model, provider, cwd: from the start record.
+        records: non-blank lines; bytes: file size; mtime_ns, inode: for cache keys.
+        interruption: none / interrupted_prompt / interrupted_turn (None when not loadable).
+        tool_names: for interrupted_turn.
+        loadable / load_failure: whether the agent's loader returns anything, and why not.
+        ended: the last record is ``session_end`` (the last process exited cleanly).
+        live / stale: a running process writes it now / a dead one left a registration.
+        cost_usd: from the last ``session_end`` or ``usage_stats`` on the chain.
+        first_prompt: the first human prompt (preview); title: ``session_name`` or the
+            summary file's ``summary``.
+        parent_session_id: for sidechains.
+    """
+
+    session_id: str
+    project: str
+    path: str
+    kind: str = "main"
+    container: str = "jsonl"
+    format_version: str | None = None
+    started: str | None = None
+    last_activity: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    cwd: str | None = None
+    records: int = 0
+    bytes: int = 0
+    mtime_ns: int = 0
+    inode: int = 0
+    interruption: str | None = None
+    tool_names: list[str] | None = None
+    loadable: bool = False
+    load_failure: str | None = None
+    ended: bool = False
+    live: bool = False
+    stale: bool = False
+    cost_usd: float | None = None
+    first_prompt: str | None = None
+    title: str | None = None
+    parent_session_id: str | None = None
+    trace_ids: list[str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _FallBack(Exception):
+    """The fast path met something it does not handle; use the full reader."""
+
+
+def _iso_from_ns(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"
+    )
+
+
+def count_records(data: bytes) -> int:
+    """Non-blank lines: newlines counted in C, empty lines subtracted."""
+    if not data:
+        return 0
+    n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    n -= data.count(b"\n\n") + (1 if data.startswith(b"\n") else 0)
+    return max(n, 0)
+
+
+def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    return start, (len(data) if end < 0 else end)
+
+
+def _head_at(mv: memoryview, start: int, end: int):
+    try:
+        return _HEAD.decode(mv[start:end])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
+    end = len(data)
+    if data.endswith(b"\n"):
+        end -= 1
+    while end >= 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        raw = data[start:end]
+        if not is_blank(raw):
+            h = _head_at(mv, start, end)
+            if h is not None:
+                return start, end, h
+            try:
+                parse_line_slow(raw)
+            except JSONParseError:
+                pass
+            else:
+                raise _FallBack  # valid JSON the fast decoder refused: let the full path decide
+        if start == 0:
+            return None
+        end = start - 1
+    return None
+
+
+def _walk_tail(data: bytes) -> tuple[list[tuple[int, int, str | None, str | None]], bool, str]:
+    """Walk from the tail: [(start, end, type, uuid)] oldest first, loadable, failure."""
+    mv = memoryview(data)
+    found = _last_good_line(data, mv)
+    if found is None:
+        return [], False, "the file holds no valid record"
+    start, end, h = found
+    if not isinstance(h.uuid, str):
+        raise _FallBack  # linear legacy parse
+    chain = [(start, end, h.type if isinstance(h.type, str) else None, h.uuid)]
+    seen = {h.uuid}
+    expected = h.parentUuid if isinstance(h.parentUuid, str) else None
+    pos = start
+    while expected is not None:
+        needle = b'"uuid":"' + expected.encode() + b'"'
+        j = data.rfind(needle, 0, pos)
+        hit = None
+        while j >= 0:
+            ls, le = _line_bounds(data, j)
+            cand = _head_at(mv, ls, le)
+            if cand is not None and cand.uuid == expected:
+                hit = (ls, le, cand)
+                break
+            if cand is None and not is_blank(data[ls:le]):
+                try:
+                    parse_line_slow(data[ls:le])
+                except JSONParseError:
+                    pass
+                else:
+                    raise _FallBack
+            j = data.rfind(needle, 0, ls)
+        if hit is None:
+            break  # lost parent: the walk stops (fork heads end here too)
+        ls, le, cand = hit
+        if cand.uuid in seen:
+            break  # cycle
+        seen.add(cand.uuid)
+        chain.append((ls, le, cand.type if isinstance(cand.type, str) else None, cand.uuid))
+        expected = cand.parentUuid if isinstance(cand.parentUuid, str) else None
+        pos = ls
+    chain.reverse()
+    loadable = any(t == "session_start" for _, _, t, _ in chain)
+    return chain, loadable, "" if loadable else "session_start is not on the chain"
+
+
+def _decode_line(data: bytes, start: int, end: int) -> Any:
+    raw = data[start:end]
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            return parse_line_slow(raw)
+        except JSONParseError:
+            return None
+
+
+def _summary_file_title(sf: SessionFile) -> str | None:
+    try:
+        d = orjson.loads(sf.summary_path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    s = d.get("summary") if isinstance(d, dict) else None
+    return s if isinstance(s, str) else None
+
+
+def _fast_summary(sf: SessionFile, data: bytes, st: os.stat_result) -> SessionSummary:
+    chain, loadable, failure = _walk_tail(data)
+    s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
+    first_end = data.find(b"\n")
+    head = _decode_line(data, 0, len(data) if first_end < 0 else first_end)
+    if isinstance(head, dict) and head.get("type") == "session_start":
+        v = head.get("version")
+        s.format_version = v if isinstance(v, str) else "2.0"
+        s.started = head.get("timestamp")
+        s.model, s.provider, s.cwd = head.get("model"), head.get("provider"), head.get("cwd")
+        if isinstance(head.get("sessionId"), str):
+            s.session_id = head["sessionId"] if sf.kind == "main" else sf.session_id
+    else:
+        s.format_version = "3.0"
+    s.loadable = loadable
+    if not loadable:
+        raise _FallBack  # let the full reader explain why, with lines and uuids
+    # the start record actually on the chain wins (a reused id restarts the chain)
+    for ls, le, t, _ in chain:
+        if t == "session_start":
+            start_rec = _decode_line(data, ls, le)
+            if isinstance(start_rec, dict):
+                v = start_rec.get("version")
+                s.format_version = v if isinstance(v, str) else "2.0"
+                s.started = start_rec.get("timestamp")
+                s.model, s.provider = start_rec.get("model"), start_rec.get("provider")
+                s.cwd = start_rec.get("cwd")
+            break
+    tail = _decode_line(data, chain[-1][0], chain[-1][1]) or {}
+    s.ended = chain[-1][2] == "session_end"
+    s.last_activity = tail.get("timestamp") if isinstance(tail, dict) else None
+    if s.ended and isinstance(tail.get("totalCostUSD"), (int, float)):
+        s.cost_usd = float(tail["totalCostUSD"])
+    # decode only the last messages on the chain, plus the latest cost/title metadata
+    rf = RecordFile(data=data)
+    msg_pos = [(ls, le, t, u) for ls, le, t, u in chain if t in MESSAGE_RECORD_TYPES]
+    tail_msgs: list[Message] = []
+    for ls, le, t, u in msg_pos[-TAIL_MESSAGES:]:
+        rec = RecordRef(0, 0, ls, le, t, u, None)
+        m = _message_from_record(rf, rec, len(tail_msgs))
+        if m is not None:
+            tail_msgs.append(m)
+    r = recover(tail_msgs, terminal_tool_names=TERMINAL_TOOL_NAMES)
+    if not r.messages and len(msg_pos) > TAIL_MESSAGES:
+        raise _FallBack
+    s.interruption = r.interruption.kind
+    s.tool_names = r.interruption.tool_names if r.interruption.kind == "interrupted_turn" else []
+    for ls, le, t, _ in msg_pos:
+        if t != "user_message":
+            continue
+        m = _message_from_record(rf, RecordRef(0, 0, ls, le, t, None, None), 0)
+        if m is not None and m.is_human_prompt and m.preview():
+            s.first_prompt = m.preview(120)
+            break
+    meta_pos = [(ls, le) for ls, le, t, _ in chain if t == "metadata"]
+    for ls, le in reversed(meta_pos):
+        if s.cost_usd is not None and s.title is not None:
+            break
+        seg = data[ls:le]
+        if s.cost_usd is None and b'"key":"usage_stats"' in seg:
+            d = _decode_line(data, ls, le)
+            v = d.get("value") if isinstance(d, dict) else None
+            if isinstance(v, dict) and isinstance(v.get("totalCostUSD"), (int, float)):
+                s.cost_usd = float(v["totalCostUSD"])
+        elif s.title is None and b'"key":"session_name"' in seg:
+            d = _decode_line(data, ls, le)
+            v = d.get("value") if isinstance(d, dict) else None
+            if isinstance(v, str):
+                s.title = v
+    return s
+
+
+def _full_summary(home: Home, sf: SessionFile, data: bytes, registrations) -> SessionSummary:
+    from sidtui.core.session import open_session
+
+    v = open_session(home, sf, data=data, registrations=registrations, with_sidechains=False)
+    j = v.to_json()
+    s = SessionSummary(v.session_id if sf.kind == "main" else sf.session_id, sf.project,
+                       str(sf.path), sf.kind, sf.container)
+    s.format_version = v.format_version
+    s.started = v.loaded.created_at
+    s.last_activity = v.loaded.updated_at
+    s.model, s.provider, s.cwd = v.loaded.model, v.loaded.provider, v.loaded.cwd
+    s.loadable = j["loadable"]
+    s.load_failure = j["load_failure"]
+    s.interruption = j["interruption"]["kind"]
+    s.tool_names = j["interruption"]["tool_names"]
+    if v.rf is not None and v.chain.chain:
+        s.ended = v.rf.records[v.chain.chain[-1]].type == "session_end" and not v.chain.linear
+        if v.chain.linear and v.rf.records:
+            s.ended = v.rf.records[-1].type == "session_end"
+    usage = v.loaded.metadata.get("usage_stats")
+    if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
+        s.cost_usd = float(usage["totalCostUSD"])
+    title = v.loaded.metadata.get("session_name")
+    s.title = title if isinstance(title, str) else None
+    for m in v.loaded.messages:
+        if m.is_human_prompt and m.preview():
+            s.first_prompt = m.preview(120)
+            break
+    if v.sidechain is not None:
+        s.parent_session_id = v.sidechain.parent_session_id
+        s.started = v.sidechain.started_at
+        s.last_activity = v.sidechain.ended_at or s.last_activity
+        s.model = v.sidechain.model
+        s.ended = v.sidechain.ended
+        if v.sidechain.messages:
+            s.first_prompt = v.sidechain.messages[0].preview(120)
+        s.title = v.sidechain.description
+    return s
+
+
+def summarize(
+    home: Home,
+    sf: SessionFile,
+    *,
+    registrations: list[Registration] | None = None,
+    data: bytes | None = None,
+) -> SessionSummary:
+    """Summarize one session file (fast path when possible, see module docstring).
+
+    Args:
+        home: the home.
+        sf: the file.
+        registrations: pre-read registrations (read once per listing, not per file).
+        data: the file's bytes if already read.
+
+    Returns:
+        A :class:`SessionSummary`.
+
+    Raises:
+        UnreadableInput: the file cannot be read.
+    """
+    from sidtui.core.session import _read_bytes
+
+    try:
+        st = sf.path.stat()
+    except OSError:
+        st = None
+    if data is None:
+        data = _read_bytes(sf.path)
+    if registrations is None:
+        registrations = read_registrations(home)
+    s: SessionSummary
+    if sf.container == "jsonl" and sf.kind == "main":
+        try:
+            s = _fast_summary(sf, data, st)
+        except _FallBack:
+            s = _full_summary(home, sf, data, registrations)
+    else:
+        s = _full_summary(home, sf, data, registrations)
+    s.records = count_records(data) if sf.container == "jsonl" else len(data.splitlines())
+    s.bytes = len(data)
+    if st is not None:
+        s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
+        if s.last_activity is None:
+            s.last_activity = _iso_from_ns(st.st_mtime_ns)
+    if s.title is None and sf.kind == "main":
+        s.title = _summary_file_title(sf)
+    if sf.kind == "main":
+        tids = trace_session_ids(data) if sf.container == "jsonl" else []
+        s.trace_ids = tids
+        lv = liveness_for(s.session_id, tids, registrations)
+        s.live, s.stale = lv.live, lv.stale
+    else:
+        s.parent_session_id = s.parent_session_id or sf.parent_session_id
+    return s
+
+
+def list_sessions(
+    home: Home,
+    project: str | None = None,
+    *,
+    include_sidechains: bool = False,
+    progress=None,
+) -> tuple[list[SessionSummary], list[str]]:
+    """Summaries of every session under the home, newest activity first.
+
+    Args:
+        home: the home.
+        project: only this project folder.
+        include_sidechains: also list sidechain files.
+        progress: optional ``callable(done, total)`` called after each file.
+
+    Returns:
+        (summaries, errors) — a file that cannot be read becomes one error line, never an
+        exception.
+    """
+    from sidtui.core.errors import SidtuiError
+
+    files = [f for f in discover(home, project) if include_sidechains or f.kind == "main"]
+    regs = read_registrations(home)
+    out: list[SessionSummary] = []
+    errors: list[str] = []
+    for i, f in enumerate(files):
+        try:
+            out.append(summarize(home, f, registrations=regs))
+        except SidtuiError as exc:
+            errors.append(str(exc))
+        if progress is not None:
+            progress(i + 1, len(files))
+    out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
+    return out, errors
