@@ -104,7 +104,9 @@ def decode_entry(entry: dict[str, Any]) -> str | bytes:
         raw = base64.b64decode(content)
         data = zlib.decompress(raw, 47) if entry.get("compressed") else raw
     except (binascii.Error, ValueError, zlib.error) as exc:
-        raise CorruptEntry(f"stored content of {entry.get('filePath')!r} is corrupt: {exc}") from None
+        raise CorruptEntry(
+            f"stored content of {entry.get('filePath')!r} is corrupt: {exc}"
+        ) from None
     if entry.get("binary"):
         return data
     # Bun's Buffer.toString("utf-8") replaces bad bytes; so do we.
