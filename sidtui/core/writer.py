@@ -244,6 +244,9 @@ class SessionStore:
         on_error: called with each :class:`WriteFailure` (from the caller's thread or the
             flush timer's); exceptions it raises are logged and ignored.
         flush_interval: seconds a queued record waits at most (default 0.1, seed §6.1).
+        clock: ``() -> ISO timestamp`` for records (default: now; the demo injects a fixed
+            fake clock so a seeded home is byte-for-byte reproducible).
+        uuid_factory: ``() -> uuid string`` (default: random v4; same reason).
 
     Attributes:
         path: the current session file (None before ``start_session``/``resume``).
@@ -259,6 +262,8 @@ class SessionStore:
         *,
         on_error: Callable[[WriteFailure], Any] | None = None,
         flush_interval: float = FLUSH_INTERVAL_S,
+        clock: Callable[[], str] | None = None,
+        uuid_factory: Callable[[], str] | None = None,
     ) -> None:
         self.session_dir = Path(session_dir)
         self.on_error = on_error
@@ -270,7 +275,8 @@ class SessionStore:
         self.errors: list[WriteFailure] = []
         self._pending_start: dict[str, Any] | None = None
         self._key: str | None = None
-        self._clock = _Clock()
+        self._clock: Callable[[], str] = clock or _Clock()
+        self._new_uuid: Callable[[], str] = uuid_factory or new_uuid
         # Per-message context is written only when it changed (DESIGN §3).
         self._context: dict[str, Any] = {}
 
@@ -297,7 +303,7 @@ class SessionStore:
         self._bind(self.session_dir / f"{session_id}.jsonl")
         self.session_id = session_id
         self.materialized = False
-        rec_uuid = new_uuid()
+        rec_uuid = self._new_uuid()
         self._pending_start = {
             "type": "session_start",
             "version": SESSION_VERSION,
@@ -400,7 +406,7 @@ class SessionStore:
             rec["timestamp"] = self._clock()
         rec.pop("uuid", None)
         rec.pop("parentUuid", None)
-        rec_uuid = new_uuid()
+        rec_uuid = self._new_uuid()
         rec["uuid"] = rec_uuid
         rec["parentUuid"] = self.last_uuid
         chunk = stringify(rec) + b"\n"  # encode before materializing: bad input writes nothing
@@ -532,7 +538,8 @@ class SidechainWriter:
     File: ``<session_dir>/<parentSessionId>-<agentId>.jsonl``. Records:
     ``sidechain_start {sessionId, agentId, agentType, description, model, timestamp}``,
     ``message {role, content, turn, timestamp}``, ``sidechain_end {status, timestamp}``.
-    Write failures are logged and kept in :attr:`errors`, never raised.
+    Write failures are logged and kept in :attr:`errors`, never raised. ``clock`` (``() ->
+    ISO timestamp``) defaults to now.
     """
 
     def __init__(
@@ -540,13 +547,15 @@ class SidechainWriter:
         session_dir: str | os.PathLike[str],
         parent_session_id: str,
         agent_id: str,
+        *,
+        clock: Callable[[], str] | None = None,
     ) -> None:
         self.session_dir = Path(session_dir)
         self.parent_session_id = parent_session_id
         self.agent_id = agent_id
         self.path = self.session_dir / f"{parent_session_id}-{agent_id}.jsonl"
         self.errors: list[WriteFailure] = []
-        self._clock = _Clock()
+        self._clock: Callable[[], str] = clock or _Clock()
 
     def _write(self, rec: dict[str, Any]) -> None:
         key = os.fspath(self.path)
