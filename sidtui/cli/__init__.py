@@ -23,6 +23,10 @@ from sidtui import __version__
 SUBCOMMANDS: list[str] = [
     "ls",
     "show",
+    "rewind",
+    "branch",
+    "fork",
+    "salvage",
 ]
 
 

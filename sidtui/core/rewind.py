@@ -133,9 +133,12 @@ class RewindResult:
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     dry_run: bool = False
+    session_id: str | None = None
+    abandoned_tip: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "session_id": self.session_id,
             "point": self.point.to_json(),
             "mode": self.mode,
             "messages_dropped": self.messages_dropped,
@@ -149,6 +152,7 @@ class RewindResult:
             "diffs": self.diffs,
             "warnings": self.warnings,
             "dry_run": self.dry_run,
+            "abandoned_tip": self.abandoned_tip,
         }
 
 
@@ -413,9 +417,22 @@ def unified_diff(f, context: int = 3) -> str:
 # --------------------------------------------------------------------------- rewind
 
 
+def message_preview(m) -> str:
+    """A message's first 60 text characters, else its tool calls/results in brackets."""
+    text = m.preview(PREVIEW_CHARS)
+    if text:
+        return text
+    if m.tool_names:
+        return f"[{', '.join(m.tool_names)}]"
+    results = sum(1 for b in m.blocks if b.type == "tool_result")
+    if results:
+        return f"[{results} tool result{'s' if results > 1 else ''}]"
+    return "[" + ", ".join(str(t) for t in m.block_types) + "]"
+
+
 def _dropped(view, point: RewindPoint) -> list[dict[str, Any]]:
     return [
-        {"index": m.index, "uuid": m.uuid, "role": m.role, "preview": m.preview(PREVIEW_CHARS)}
+        {"index": m.index, "uuid": m.uuid, "role": m.role, "preview": message_preview(m)}
         for m in view.loaded.messages[point.message_index :]
     ]
 
@@ -470,7 +487,7 @@ def rewind(
     pt = get_point(view, point)
     convo = mode != "code"
     code = mode != "conversation"
-    result = RewindResult(point=pt, mode=mode, dry_run=dry_run)
+    result = RewindResult(point=pt, mode=mode, dry_run=dry_run, session_id=view.session_id)
     if convo:
         result.dropped = _dropped(view, pt)
         result.messages_dropped = len(result.dropped)
@@ -503,11 +520,12 @@ def rewind(
         step = _files_step(view, view.session_id, pt, dry_run=False, force=force)
         _apply_step(result, step)
     if convo:
+        result.abandoned_tip = view.rf.records[view.chain.tail].uuid
         value: dict[str, Any] = {
             "toPoint": pt.id,
             "mode": mode,
             "promptUuid": pt.uuid,
-            "abandonedTip": view.rf.records[view.chain.tail].uuid,
+            "abandonedTip": result.abandoned_tip,
             "messagesDropped": result.messages_dropped,
         }
         if result.safety_snapshot:
@@ -601,7 +619,7 @@ def _message_summaries(view, indexes: list[int]) -> list[dict[str, Any]]:
     ls = load_jsonl(
         view.rf, ChainResult(chain=indexes, tail=indexes[-1] if indexes else None)
     )
-    return [{"uuid": m.uuid, "role": m.role, "preview": m.preview(PREVIEW_CHARS)} for m in ls.messages]
+    return [{"uuid": m.uuid, "role": m.role, "preview": message_preview(m)} for m in ls.messages]
 
 
 def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False) -> BranchSwitch:

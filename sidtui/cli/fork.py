@@ -1,0 +1,54 @@
+"""`sidtui fork SESSION [--at N]`: a new session with the history up to prompt N."""
+
+from __future__ import annotations
+
+import argparse
+
+from sidtui.cli.common import print_json, stdout_console
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "fork",
+        parents=parents,
+        help="copy a session (up to a prompt) into a new session; the source is untouched",
+        description="Write a new session in the same project folder holding SESSION's "
+        "history (up to just before prompt N with --at), in the agent's own fork shape. "
+        "Checkpoints are inherited. The source file and its checkpoints are unchanged.",
+    )
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("--at", type=int, metavar="N", help="end just before rewind point N")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.rewind import open_view
+    from sidtui.core.fork import fork
+    from sidtui.core.rewind import get_point
+
+    view = open_view(args)
+    point = get_point(view, args.at) if args.at is not None else None
+    res = fork(view, point, dry_run=args.dry_run)
+    if args.json:
+        print_json(res.to_json())
+        return 0
+    render(res, "fork")
+    return 0
+
+
+def render(res, verb: str) -> None:
+    from rich.text import Text
+
+    c = stdout_console()
+    if res.dry_run:
+        c.print(f"would write {res.message_count} messages ({res.records_copied} records) "
+                f"from {res.source_session_id} into a new session (dry run: nothing written)")
+    else:
+        c.print(Text(f"{verb}: {res.session_id}", style="bold"))
+        c.print(f"  {res.path}")
+        c.print(f"  {res.message_count} messages, {res.records_copied} records copied from "
+                f"{res.source_session_id}; {res.checkpoints_inherited} checkpoint snapshots inherited")
+    for w in res.warnings:
+        c.print(Text(f"warning: {w}", style="yellow"))

@@ -1,0 +1,47 @@
+"""`sidtui salvage SESSION`: a loadable copy of a session the agent cannot load."""
+
+from __future__ import annotations
+
+import argparse
+
+from sidtui.cli.common import print_json, stdout_console
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "salvage",
+        parents=parents,
+        help="rescue a session the agent cannot load into a new, resumable session",
+        description="For a file whose chain never reaches session_start (a torn line glued "
+        "to the next record, a lost parent, a cycle), write a new session from the longest "
+        "readable history, with fresh uuids and a forked_from record naming what was left "
+        "out. The source stays untouched.",
+    )
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from sidtui.cli.fork import render
+    from sidtui.cli.rewind import open_view
+    from sidtui.core.fork import salvage
+
+    view = open_view(args)
+    res = salvage(view, dry_run=args.dry_run)
+    if args.json:
+        print_json(res.to_json())
+        return 0
+    render(res, "salvaged")
+    c = stdout_console()
+    lo = res.left_out
+    for b in lo.get("badLines", []):
+        c.print(Text(f"  left out: line {b['line']} ({b['reason']})"))
+    if lo.get("recordsNotCopied"):
+        c.print(f"  left out: {lo['recordsNotCopied']} records off the salvaged chain")
+    for j in lo.get("joins", []):
+        c.print(f"  joined line {j['line']} after line {j['after_line']}: {j['reason']}")
+    return 0
