@@ -25,10 +25,11 @@ def print_json(obj: Any) -> None:
 
 
 def stdout_console():
-    """A Rich console on stdout (data)."""
+    """A Rich console on stdout (data); wide when piped so tables stay readable."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
+    return Console(highlight=False, soft_wrap=False, width=width)
 
 
 def stderr_console():

@@ -1,0 +1,116 @@
+"""CLI contract for `ls` and `show`: exit codes, JSON keys, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sidtui.cli import main
+from tests.conftest import REAL_HOME
+
+SHOW_KEYS = {"session_id", "path", "format_version", "kind", "loadable", "load_failure",
+             "messages", "resumed", "dropped", "interruption", "integrity", "bad_lines",
+             "branches", "cycle", "state", "warnings", "records"}
+LS_KEYS = {"session_id", "project", "path", "format_version", "started", "model", "records",
+           "bytes", "interruption", "loadable", "ended", "live"}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_show_json_contract(capsys):
+    code, out, err = run(capsys, "--home", str(REAL_HOME), "show", "20261130-052907-79e5", "--json")
+    assert code == 0, err
+    j = json.loads(out)
+    assert SHOW_KEYS <= j.keys()
+    assert j["interruption"] == {"kind": "interrupted_turn", "tool_names": ["bash", "bash"]}
+    assert {"line", "offset", "uuid", "parent", "type", "on_chain"} <= j["records"][0].keys()
+    assert {"heads", "tips", "skipped_records"} <= j["branches"].keys()
+    assert len([i for i in j["state"] if 1 <= i["number"] <= 10]) == 10
+
+
+def test_show_unloadable_says_so(capsys):
+    code, out, _ = run(capsys, "show", "20261130-052921-ad7240fb", "--home", str(REAL_HOME), "--json")
+    assert code == 0
+    j = json.loads(out)
+    assert j["loadable"] is False and "line 12" in j["load_failure"]
+    assert j["messages"] == [] and j["chain"]["longest_readable_lines"][:2] == [1, 2]
+    code, out, _ = run(capsys, "--home", str(REAL_HOME), "show", "20261130-052921-ad7240fb")
+    assert "sees NOTHING" in out
+
+
+def test_ls_json_contract(capsys):
+    code, out, err = run(capsys, "--home", str(REAL_HOME), "ls", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert rows and all(LS_KEYS <= r.keys() for r in rows)
+    by_id = {r["session_id"]: r for r in rows}
+    assert by_id["20261130-052907-87d4ce35"]["interruption"] == "interrupted_prompt"
+    assert by_id["20261130-052921-ad7240fb"]["loadable"] is False
+    assert all(r["kind"] == "main" for r in rows)
+
+
+def test_ls_human_and_project_filter(capsys):
+    code, out, _ = run(capsys, "--home", str(REAL_HOME), "ls", "--project", "tmp-sidtui-fixture-projects-cli-tool")
+    assert code == 0 and "interrupted turn" in out and "webapp" not in out
+    code, _, err = run(capsys, "--home", str(REAL_HOME), "ls", "--project", "nope")
+    assert code == 2 and "no project folder" in err
+
+
+@pytest.mark.parametrize(
+    "argv, code, needle",
+    [
+        (["show", "zzzz"], 2, "no session matches"),
+        (["show", "2026113"], 2, "matches"),
+        (["show"], 2, ""),
+        (["frobnicate"], 2, ""),
+    ],
+)
+def test_bad_arguments_exit_2(capsys, argv, code, needle):
+    c, out, err = run(capsys, "--home", str(REAL_HOME), *argv)
+    assert c == code
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_missing_home_is_clear(capsys, tmp_path):
+    c, _, err = run(capsys, "--home", str(tmp_path / "nothing"), "ls")
+    assert c == 2 and "no sid-code home" in err
+
+
+def test_unreadable_file_exit_1(capsys, tmp_path):
+    p = tmp_path / "sessions" / "p" / "x.jsonl"
+    p.parent.mkdir(parents=True)
+    p.write_text("{}\n")
+    p.chmod(0)
+    if os.geteuid() == 0:  # root reads anything: simulate with a directory instead
+        p.chmod(0o644)
+        p.unlink()
+        p.mkdir()
+    c, _, err = run(capsys, "--home", str(tmp_path), "show", str(p))
+    assert c in (1, 2) and err.startswith("sidtui: error:")
+
+
+def test_env_home_and_python_m(tmp_path):
+    env = {**os.environ, "SID_CONFIG_DIR": str(REAL_HOME)}
+    r = subprocess.run([sys.executable, "-m", "sidtui", "ls", "--json"], capture_output=True, env=env)
+    assert r.returncode == 0 and json.loads(r.stdout)
+
+
+def test_core_never_imports_textual():
+    code = (
+        "import sys, sidtui.core.session, sidtui.core.listing, sidtui.core.process, "
+        "sidtui.core.state, sidtui.cli.ls, sidtui.cli.show\n"
+        "import pkgutil, importlib, sidtui.core as c\n"
+        "[importlib.import_module('sidtui.core.' + m.name) for m in pkgutil.iter_modules(c.__path__)]\n"
+        "assert 'textual' not in sys.modules, 'core imported textual'"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
