@@ -9,7 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.jsonout import js_number, stringify, stringify_pretty
-from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow, would_strict_parser_reject
+from sidtui.core.jsonparse import (
+    JSONParseError,
+    is_blank,
+    parse_line_slow,
+    would_strict_parser_reject,
+)
 from sidtui.core.records import scan_records
 
 ACCEPTED = [
