@@ -206,10 +206,10 @@ def write_copy(
     start = _session_start_fields(rf, indexes, view.file.session_id)
     copy_idx = _copyable(rf, indexes)
     # The loader over exactly these records gives each message's ``_meta`` as the agent's.
-    sub_loaded = load_jsonl(
-        rf,
-        ChainResult(chain=list(copy_idx), tail=copy_idx[-1] if copy_idx else None,
-                    reached_head=True),
+    sub_loaded = (
+        load_jsonl(rf, ChainResult(chain=list(copy_idx), tail=copy_idx[-1], reached_head=True))
+        if copy_idx
+        else LoadedSession()
     )
     tail_uuid = next((rf.records[i].uuid for i in reversed(indexes) if rf.records[i].uuid), None)
     message_count = len(sub_loaded.messages)

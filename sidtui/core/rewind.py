@@ -616,6 +616,8 @@ def _message_summaries(view, indexes: list[int]) -> list[dict[str, Any]]:
     from sidtui.core.chain import ChainResult
     from sidtui.core.loader import load_jsonl
 
+    if not indexes:
+        return []
     ls = load_jsonl(
         view.rf, ChainResult(chain=indexes, tail=indexes[-1] if indexes else None)
     )

@@ -1,0 +1,352 @@
+"""Rewind points, three-mode rewind, branch switch, fork and salvage (issue 4)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from sidtui.core.checkpoint import CheckpointManager
+from sidtui.core.errors import UsageError
+from sidtui.core.fork import fork, salvage
+from sidtui.core.home import Home, resolve_session
+from sidtui.core.rewind import (
+    SessionIsLive,
+    UnknownPoint,
+    get_point,
+    rewind,
+    rewind_points,
+    switch_branch,
+)
+from sidtui.core.session import open_session
+from tests.conftest import FIXTURE_PREFIX, REAL_ORACLE
+
+S01 = "20261130-052907-9ff3799b"
+S16 = "20261130-052921-ad7240fb"
+
+
+def view_of(home: Path, sid: str):
+    h = Home(home)
+    return open_session(h, resolve_session(h, sid), with_sidechains=False)
+
+
+def uuids(view) -> list[str | None]:
+    return [m.uuid for m in view.loaded.messages]
+
+
+def truth_at(snapshot_id: str, session: str, projects: Path) -> dict[str, bytes | None]:
+    """The oracle's truthAtSnapshotTime for every file of one snapshot (remapped paths)."""
+    data = json.loads(
+        (REAL_ORACLE / "checkpoints" / session / "index.json.oracle.json").read_text()
+    )
+    snap = next(s for s in data["snapshots"] if s["id"] == snapshot_id)
+    out: dict[str, bytes | None] = {}
+    for path, f in snap["files"].items():
+        t = f["truthAtSnapshotTime"]
+        if not isinstance(t, dict):
+            continue  # "unknown": the harness had not tracked the file yet
+        real = path.replace(FIXTURE_PREFIX, str(projects))
+        out[real] = None if t.get("absent") else t["sha256"]
+    return out
+
+
+def disk_state(paths) -> dict[str, str | None]:
+    out = {}
+    for p in paths:
+        try:
+            out[p] = hashlib.sha256(Path(p).read_bytes()).hexdigest()
+        except FileNotFoundError:
+            out[p] = None
+    return out
+
+
+def all_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# --------------------------------------------------------------------------- points
+
+
+def test_rewind_points_of_s01(real_home_with_projects):
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    pts = rewind_points(v)
+    assert [p.id for p in pts] == [1, 2, 3]
+    assert [p.message_index for p in pts] == [0, 10, 16]
+    assert [p.snapshot_id for p in pts] == ["", "s1", "s2"]
+    assert [p.restore_from for p in pts] == ["s1", "s2", "s3"]
+    assert pts[0].preview.startswith("The login form accepts empty passwords")
+    assert len(pts[0].preview) == 60
+    assert all(v.loaded.messages[p.message_index].is_human_prompt for p in pts)
+
+
+def test_unknown_point_and_mode(real_home_with_projects):
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    with pytest.raises(UnknownPoint) as exc:
+        rewind(v, 4, "conversation")
+    assert exc.value.exit_code == 2
+    with pytest.raises(UsageError):
+        rewind(v, 1, "everything")
+
+
+# --------------------------------------------------------------------------- rewind on the fixture
+
+
+def test_rewind_both_on_fixture_matches_oracle_truth(real_home_with_projects):
+    home, projects = real_home_with_projects
+    v = view_of(home, S01)
+    src = v.file.path
+    before_bytes = src.read_bytes()
+    before_uuids = uuids(v)
+    truth = truth_at("s2", S01, projects)
+    pre_rewind = disk_state(truth)
+
+    r = rewind(v, 2, "both")
+    assert r.mode == "conversation-and-code"
+    assert r.messages_dropped == 10 and r.files_restored >= 2
+    assert not r.file_restore_skipped and r.safety_snapshot and r.marker_uuid
+    assert disk_state(truth) == truth  # files as they were when prompt 2 was submitted
+    after = src.read_bytes()
+    assert after.startswith(before_bytes)  # append-only: every original line unchanged
+    v2 = view_of(home, S01)
+    assert uuids(v2) == before_uuids[:10]
+    assert [p.id for p in rewind_points(v2)] == [1]  # points at/after the target are gone
+    last = json.loads(after.splitlines()[-1])
+    assert last["type"] == "metadata" and last["key"] == "rewind"
+    assert last["parentUuid"] == rewind_points(v)[1].parent_uuid
+
+    # the safety snapshot takes the file step back
+    mgr = CheckpointManager.for_session(Home(home), S01, project_root=projects / "webapp")
+    mgr.redo()
+    assert disk_state(truth) == pre_rewind
+
+    # switch back to the old tip: the conversation is the one before the rewind
+    res = switch_branch(v2, r.abandoned_tip[:10])
+    assert res.messages_after == 20
+    assert uuids(view_of(home, S01)) == before_uuids
+
+
+def test_rewind_conversation_only_leaves_files(real_home_with_projects):
+    home, projects = real_home_with_projects
+    before = all_bytes(projects)
+    r = rewind(view_of(home, S01), 3, "conversation")
+    assert r.files_restored == 0 and r.safety_snapshot is None
+    assert all_bytes(projects) == before
+    assert len(view_of(home, S01).loaded.messages) == 16
+
+
+def test_rewind_code_only_keeps_conversation(real_home_with_projects):
+    home, projects = real_home_with_projects
+    v = view_of(home, S01)
+    before = src_bytes = v.file.path.read_bytes()
+    r = rewind(v, 1, "code")
+    assert r.marker_uuid is None and r.messages_dropped == 0
+    assert r.files_restored >= 2
+    assert v.file.path.read_bytes() == src_bytes == before
+    assert disk_state(truth_at("s1", S01, projects)) == truth_at("s1", S01, projects)
+
+
+def test_dry_run_writes_nothing(real_home_with_projects):
+    home, projects = real_home_with_projects
+    before_home, before_proj = all_bytes(home), all_bytes(projects)
+    r = rewind(view_of(home, S01), 2, "both", dry_run=True)
+    assert r.dry_run and r.messages_dropped == 10 and len(r.dropped) == 10
+    assert r.diffs and all(d.startswith("--- ") for d in r.diffs)
+    assert any("+++ /dev/null" in d for d in r.diffs)  # validate.test.ts would be deleted
+    assert all_bytes(home) == before_home and all_bytes(projects) == before_proj
+
+
+def test_no_checkpoints_files_skipped_conversation_rewound(real_home_with_projects):
+    home, _ = real_home_with_projects
+    sid = "20261130-052907-87d4ce35"  # S02 has no checkpoint index
+    v = view_of(home, sid)
+    r = rewind(v, 2, "both")
+    assert r.file_restore_skipped and r.files_restored == 0
+    assert r.marker_uuid is not None
+    assert len(view_of(home, sid).loaded.messages) == rewind_points(v)[1].message_index
+
+
+def _register_live(home: Path, session_id: str, key: str | None = None) -> None:
+    reg = home / "active-sessions"
+    reg.mkdir(exist_ok=True)
+    (reg / f"{key or session_id}.json").write_text(
+        json.dumps(
+            {
+                "sessionId": session_id,
+                "pid": os.getpid(),
+                "kind": "interactive",
+                "cwd": "/",
+                "startedAt": int(time.time() * 1000),
+            }
+        )
+    )
+
+
+def test_live_session_refused_unless_forced(real_home_with_projects):
+    home, _ = real_home_with_projects
+    _register_live(home, S01)
+    v = view_of(home, S01)
+    before = v.file.path.read_bytes()
+    with pytest.raises(SessionIsLive):
+        rewind(v, 2, "conversation")
+    with pytest.raises(SessionIsLive):
+        switch_branch(v, v.loaded.messages[3].uuid)
+    assert v.file.path.read_bytes() == before
+    # a fork of the conversation does not touch the live session: allowed
+    r = rewind(v, 2, "conversation", as_fork=True)
+    assert r.fork is not None and v.file.path.read_bytes() == before
+    r = rewind(v, 2, "conversation", force=True)
+    assert r.marker_uuid
+
+
+def test_live_via_trace_session_id(real_home_with_projects):
+    home, _ = real_home_with_projects
+    sid = "20261130-052907-f197a796"  # S04, resumed by …052910-3f250dcf
+    _register_live(home, "20261130-052910-3f250dcf")
+    with pytest.raises(SessionIsLive):
+        rewind(view_of(home, sid), 1, "conversation")
+
+
+def test_rewind_as_fork_leaves_source_untouched(real_home_with_projects):
+    home, projects = real_home_with_projects
+    v = view_of(home, S01)
+    src, idx = v.file.path, Home(home).checkpoint_index(S01)
+    src_bytes, idx_bytes = src.read_bytes(), idx.read_bytes()
+    r = rewind(v, 2, "both", as_fork=True)
+    assert src.read_bytes() == src_bytes and idx.read_bytes() == idx_bytes
+    child = view_of(home, r.fork.session_id)
+    assert child.loaded.loadable
+    assert [m.preview() for m in child.loaded.messages] == [
+        m.preview() for m in v.loaded.messages[:10]
+    ]
+    truth = truth_at("s2", S01, projects)
+    assert disk_state(truth) == truth
+    assert r.safety_snapshot  # recorded in the child's own index
+    assert Home(home).checkpoint_index(r.fork.session_id).exists()
+
+
+# --------------------------------------------------------------------------- fork
+
+
+def test_fork_copies_history_and_leaves_parent_untouched(real_home_with_projects):
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    src, idx = v.file.path, Home(home).checkpoint_index(S01)
+    src_bytes, idx_bytes = src.read_bytes(), idx.read_bytes()
+    res = fork(v)
+    assert src.read_bytes() == src_bytes and idx.read_bytes() == idx_bytes
+    assert res.path.parent == src.parent and res.message_count == 20
+    assert res.checkpoints_inherited == 3
+    child = view_of(home, res.session_id)
+    assert child.loaded.loadable and child.chain.fork_source == S01
+    lines = [json.loads(x) for x in res.path.read_bytes().splitlines()]
+    assert lines[0]["type"] == "session_start" and lines[0]["parentUuid"] == S01
+    assert lines[1]["key"] == "forked_from"
+    assert lines[1]["value"] == {
+        "sessionId": S01,
+        "uuid": v.rf.records[v.chain.tail].uuid,
+        "messageCount": 20,
+    }
+    assert [(m.role, m.block_types, m.preview()) for m in child.loaded.messages] == [
+        (m.role, m.block_types, m.preview()) for m in v.loaded.messages
+    ]
+    assert not set(uuids(child)) & set(uuids(v))  # fresh uuids
+    # the agent's fork shape: message._meta carries what the loader moved there
+    assert child.loaded.messages[1].meta == v.loaded.messages[1].meta
+
+
+def test_fork_at_point(real_home_with_projects):
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    res = fork(v, get_point(v, 3))
+    child = view_of(home, res.session_id)
+    assert len(child.loaded.messages) == 16
+    assert child.loaded.metadata["forked_from"]["toPoint"] == 3
+    # at the first prompt: an empty conversation, still a loadable session
+    res = fork(v, get_point(v, 1))
+    child = view_of(home, res.session_id)
+    assert child.loaded.loadable and child.loaded.messages == []
+
+
+def test_fork_of_unloadable_session_points_to_salvage(real_home_with_projects):
+    home, _ = real_home_with_projects
+    with pytest.raises(UsageError, match="salvage"):
+        fork(view_of(home, S16))
+
+
+# --------------------------------------------------------------------------- salvage
+
+
+def test_salvage_fixture_the_agent_cannot_load(real_home_with_projects):
+    home, _ = real_home_with_projects
+    v = view_of(home, S16)
+    assert not v.loaded.loadable
+    src_bytes = v.file.path.read_bytes()
+    res = salvage(v)
+    assert v.file.path.read_bytes() == src_bytes
+    child = view_of(home, res.session_id)
+    assert child.loaded.loadable
+    assert [m.preview() for m in child.loaded.messages] == [
+        "Explain main.go.",
+        "It declares package main with an empty main function.",
+        "Could it print hello?",
+        'Yes: import fmt and call fmt.Println("hello").',
+        "Continue after the crash.",
+        "Continuing.",
+    ]
+    ff = child.loaded.metadata["forked_from"]
+    assert ff["sessionId"] == S16
+    assert ff["salvage"]["badLines"][0]["line"] == 12
+    assert ff["salvage"]["joins"][0] == {
+        "line": 13,
+        "after_line": 11,
+        "reason": "parent 66b6c955-807e-40c1-ba80-5ae921f06835 is not in the file",
+    }
+    assert child.recovery is not None
+
+
+def test_salvage_refuses_a_loadable_session(real_home_with_projects):
+    home, _ = real_home_with_projects
+    with pytest.raises(UsageError, match="nothing to salvage"):
+        salvage(view_of(home, S01))
+
+
+def test_salvage_dry_run_writes_nothing(real_home_with_projects):
+    home, _ = real_home_with_projects
+    before = all_bytes(home)
+    res = salvage(view_of(home, S16), dry_run=True)
+    assert res.message_count == 6 and all_bytes(home) == before
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_rewind_fork_branch_salvage(real_home_with_projects, capsys):
+    from sidtui.cli import main
+
+    home, _ = real_home_with_projects
+    h = ["--home", str(home)]
+    assert main(["rewind", S01, *h, "--json"]) == 0
+    pts = json.loads(capsys.readouterr().out)["points"]
+    assert len(pts) == 3
+    assert main(["rewind", S01, *h, "--to", "9"]) == 2
+    assert "no rewind point 9" in capsys.readouterr().err
+    assert main(["rewind", S01, *h, "--to", "2", "--mode", "both", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "messages to drop: 10" in out and "+++ /dev/null" in out
+    assert main(["rewind", S01, *h, "--to", "3", "--mode", "conversation", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["messages_dropped"] == 4 and res["marker_uuid"]
+    assert main(["branch", S01, *h, "--tip", res["abandoned_tip"][:8], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["messages_after"] == 20
+    assert main(["fork", S01, *h, "--at", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["message_count"] == 10
+    assert main(["salvage", S16, *h, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["message_count"] == 6
+    assert main(["salvage", S01, *h]) == 2
+    assert main(["branch", S01, *h, "--tip", "zzzz"]) == 2
