@@ -322,3 +322,49 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
         if key > best_key:
             best, best_key = chain, key
     return best
+
+
+def extend_chain(rf: RecordFile, res: ChainResult, first_new: int, known_uuids: set[str]) -> bool:
+    """Extend ``res`` in place with records appended at ``rf.records[first_new:]``.
+
+    For incremental tails (issue 6): when the appended records continue the live tip one by
+    one (each one's parent is the previous record's uuid, the first one's parent is the old
+    tail's uuid, no uuid seen before), the loader's walk from the new tail is the old chain
+    plus these records, so no walk is needed. Linear (uuid-less) files stay linear while
+    the new records carry no uuid.
+
+    Args:
+        rf: the scanned file, already holding the appended records.
+        res: the chain of ``rf.records[:first_new]`` (as :func:`rebuild_chain` returned it).
+        first_new: index of the first appended record.
+        known_uuids: every uuid in ``rf.records[:first_new]`` (any branch); a repeated uuid
+            could make the walk stop on a cycle, so it forces a full rebuild.
+
+    Returns:
+        True when ``res`` now equals ``rebuild_chain(rf)``; False when the caller must
+        rebuild in full (``res`` is then left unchanged).
+    """
+    records = rf.records
+    new = records[first_new:]
+    if not new:
+        return True
+    if res.tail is None or first_new == 0:
+        return False
+    if res.linear:
+        if any(r.uuid is not None for r in new):
+            return False
+        res.chain.extend(r.index for r in new if r.is_object)
+        res.tail = new[-1].index
+        return True
+    prev = records[res.tail].uuid
+    if prev is None or res.cycle:
+        return False
+    seen: set[str] = set()
+    for r in new:
+        if r.uuid is None or r.parent != prev or r.uuid in known_uuids or r.uuid in seen:
+            return False
+        seen.add(r.uuid)
+        prev = r.uuid
+    res.chain.extend(r.index for r in new)
+    res.tail = new[-1].index
+    return True
