@@ -241,7 +241,12 @@ def _fast_summary(sf: SessionFile, data: bytes, st: os.stat_result) -> SessionSu
             break
     tail = _decode_line(data, chain[-1][0], chain[-1][1]) or {}
     s.ended = chain[-1][2] == "session_end"
-    s.last_activity = tail.get("timestamp") if isinstance(tail, dict) else None
+    for ls, le, _, _ in reversed(chain):  # the loader's updatedAt: last timestamp on the chain
+        d = tail if le == chain[-1][1] else _decode_line(data, ls, le)
+        ts = d.get("timestamp") if isinstance(d, dict) else None
+        if isinstance(ts, str):
+            s.last_activity = ts
+            break
     if s.ended and isinstance(tail.get("totalCostUSD"), (int, float)):
         s.cost_usd = float(tail["totalCostUSD"])
     # decode only the last messages on the chain, plus the latest cost/title metadata
@@ -305,6 +310,10 @@ def _full_summary(home: Home, sf: SessionFile, data: bytes, registrations) -> Se
     usage = v.loaded.metadata.get("usage_stats")
     if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
         s.cost_usd = float(usage["totalCostUSD"])
+    if s.ended and v.rf is not None and s.loadable:  # same rule as the fast path
+        end = v.rf.decode(v.rf.records[v.chain.chain[-1]])
+        if isinstance(end, dict) and isinstance(end.get("totalCostUSD"), (int, float)):
+            s.cost_usd = float(end["totalCostUSD"])
     title = v.loaded.metadata.get("session_name")
     s.title = title if isinstance(title, str) else None
     for m in v.loaded.messages:
