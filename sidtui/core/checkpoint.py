@@ -216,31 +216,44 @@ def state_at(index: CheckpointIndex, file_path: str, position: int) -> Rebuilt |
     """``file_path`` as it was when snapshot ``position`` was taken.
 
     Returns:
-        The rebuild of its first entry at or after ``position``; None when it has none
+        The rebuild of its first entry at or after ``position`` (see
+        :func:`rollback_target` for the one exception); None when it has no such entry
         (then its state then is its state now, on disk).
     """
-    for i, _ in index.entries_for(file_path):
-        if i >= position:
-            return rebuild(index, file_path, i)
-    return None
+    return rollback_target(index, file_path, position)[0]
+
+
+def named_in_batch(snapshot: dict[str, Any], path: str) -> bool:
+    """Whether ``toolSummary`` (``"[$ cmd → ]a, b"``, the batch's affected files) names ``path``."""
+    summary = snapshot.get("toolSummary")
+    if not isinstance(summary, str) or path not in summary:
+        return False
+    if summary.startswith("$ ") and " → " in summary:
+        summary = summary.split(" → ", 1)[1]
+    return path in (part.strip() for part in summary.split(", "))
 
 
 def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str | None:
-    """Why ``path``'s state when ``snapshots[k]`` was taken cannot be proven, else None.
+    """Why ``path``'s pre-image at its first entry ``j`` ≥ ``k`` is not its state at ``k``.
 
-    ``j`` is the position of its first entry at or after ``k``. The state is unproven when
-    that entry is the file's oldest remaining one, a full of an existing file (a
-    re-anchored base looks like that), and either snapshot ids between ``k`` and ``j`` are
-    gone or a batch in between names the file without an entry: its history there was
-    evicted (seed §9.6, §13.10 — report, never guess).
+    The state is unproven when that entry is the file's oldest remaining one, a full of an
+    existing file (a re-anchored base looks like that), and either snapshot ids between
+    ``k`` and ``j`` are gone or a batch in between names the file without an entry: its
+    history there was evicted (seed §9.6, §13.10 — report, never guess).
     """
     if j == k:
         return None
     entries = index.entries_for(path)
     first_pos, first = entries[0]
+    snaps = index.snapshots
+    for i in range(k, j):
+        if named_in_batch(snaps[i], path) and first_pos > i:
+            return (
+                f"it was part of batch {snaps[i].get('id')} but has no entry there "
+                "(evicted); its state then is unknown"
+            )
     if first_pos != j or first.get("type") != "full" or first.get("existedBefore") is False:
         return None  # an intact chain reaches back before k, or a recorded creation
-    snaps = index.snapshots
     lo, hi = snapshot_number(snaps[k].get("id")), snapshot_number(snaps[j].get("id"))
     if lo is not None and hi is not None:
         present = {snapshot_number(s.get("id")) for s in snaps}
@@ -250,13 +263,32 @@ def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str |
                 f"its history before {snaps[j].get('id')} may have been evicted "
                 f"(s{missing[0]} is gone); its state at {snaps[k].get('id')} is unknown"
             )
-    for i in range(k, j):
-        if path in str(snaps[i].get("toolSummary") or ""):
-            return (
-                f"it was part of batch {snaps[i].get('id')} but has no entry there "
-                "(evicted); its state then is unknown"
-            )
     return None
+
+
+def rollback_target(index: CheckpointIndex, path: str, k: int) -> tuple[Rebuilt | None, str | None]:
+    """What ``rollback_from(k)`` restores ``path`` to: ``(rebuilt, uncertain reason)``.
+
+    Normally the pre-image of its earliest entry at or after ``k``. When a batch in
+    between names the file but stored no entry (the agent skips files whose content equals
+    their latest entry's), the file was then exactly that latest entry's pre-image, so
+    that is the target (the plain first-entry rule would miss that batch's change).
+
+    Returns:
+        ``(None, None)`` when the file has no entry at or after ``k``.
+    """
+    entries = index.entries_for(path)
+    j = next((i for i, _ in entries if i >= k), None)
+    if j is None:
+        return None, None
+    snaps = index.snapshots
+    for i in range(k, j):
+        if named_in_batch(snaps[i], path):
+            before = [p for p, _ in entries if p < i]
+            if before:
+                return rebuild(index, path, before[-1]), None
+            break
+    return rebuild(index, path, j), uncertain_reason(index, path, k, j)
 
 
 # --- chain health ------------------------------------------------------------------------
@@ -813,8 +845,8 @@ class CheckpointManager:
             order = [p for p in order if p in wanted]
         plan: list[FileRestore] = []
         for p in order:
-            j = next(i for i, _ in index.entries_for(p) if i >= k)
-            target = rebuild(index, p, j)
+            target, why = rollback_target(index, p, k)
+            assert target is not None  # p has an entry in snapshots[k:]
             fr = FileRestore(p, "skipped", source_snapshot=target.snapshot_id)
             reason, real = confine(p, self.project_root, self.allow_outside_root)
             fr.real_path = real
@@ -832,7 +864,6 @@ class CheckpointManager:
                 fr.reason = f"unrecoverable: {target.reason}"
                 plan.append(fr)
                 continue
-            why = uncertain_reason(index, p, k, j)
             if why is not None:
                 fr.uncertain = True
                 if not force:
@@ -1020,5 +1051,7 @@ __all__ = [
     "rebuild",
     "rebuild_all",
     "state_at",
+    "named_in_batch",
+    "rollback_target",
     "uncertain_reason",
 ]
