@@ -23,6 +23,7 @@ from sidtui import __version__
 SUBCOMMANDS: list[str] = [
     "ls",
     "show",
+    "check",
     "rewind",
     "branch",
     "fork",

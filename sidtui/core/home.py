@@ -128,8 +128,9 @@ def read_first_line(path: Path, cap: int = FIRST_LINE_CAP) -> bytes:
         return b""
 
 
-def _sidechain_header(path: Path) -> dict | None:
-    first = read_first_line(path)
+def _sidechain_header(path: Path, first: bytes | None = None) -> dict | None:
+    if first is None:
+        first = read_first_line(path)
     if b"sidechain_start" not in first:
         return None
     try:
@@ -141,12 +142,27 @@ def _sidechain_header(path: Path) -> dict | None:
     return None
 
 
-def classify_file(path: Path, project: str) -> SessionFile | None:
-    """A :class:`SessionFile` for ``path``, or None when it is not a transcript."""
+def first_line_of(data: bytes, cap: int = FIRST_LINE_CAP) -> bytes:
+    """What :func:`read_first_line` returns for a file whose bytes are ``data``."""
+    nl = data.find(b"\n", 0, cap)
+    return (data[:cap] if nl < 0 else data[: nl + 1]).rstrip(b"\r\n")
+
+
+def classify_file(
+    path: Path, project: str, first_line: bytes | None = None
+) -> SessionFile | None:
+    """A :class:`SessionFile` for ``path``, or None when it is not a transcript.
+
+    Args:
+        path: the file.
+        project: its folder name under ``sessions/``.
+        first_line: the file's first line when the caller already read the bytes
+            (:func:`first_line_of`), so the file is not opened twice.
+    """
     name = path.name
     if name.endswith(".jsonl"):
         stem = name[: -len(".jsonl")]
-        header = _sidechain_header(path)
+        header = _sidechain_header(path, first_line)
         if header is not None:
             parent = header.get("sessionId")
             agent = header.get("agentId")
