@@ -1,0 +1,451 @@
+"""Watch a sid-code home as agents write it (issue 6; DESIGN §2, §8; seed §6, §11.6, §12.3–12.4).
+
+A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
+backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps
+a batch at 250 ms). Where notify cannot see changes (network filesystems: NFS, SMB/CIFS,
+sshfs, 9p, …, detected from the mount table) or when asked (``force_polling=True``) it
+polls instead. Every changed path is mapped to events:
+
+* ``sessions/**.jsonl`` → a :class:`~sidtui.core.live.tail.FileTail` per file, created
+  lazily: a file that existed when the watcher started is tailed from its size then
+  (earlier records only build the chain), a new one from byte 0 (``SessionCreated`` /
+  ``SidechainStarted`` once its first line is complete). Updates become
+  ``RecordsAppended``, ``BadLineFound``, ``ChainBranched``, ``FileReset``,
+  ``SidechainEnded``;
+* ``checkpoints/<sid>/index.json`` → ``CheckpointIndexChanged``;
+* ``active-sessions/*`` → a registration poll now; registrations are also polled about once
+  a second (psutil) so a crashed process turns stale without any file changing;
+* ``file-intents/*`` → ``FileIntentConflictAppeared`` for conflicts not seen before.
+
+Held partial lines are re-polled on every tick so they are decided after the settle period
+or as soon as their writer is known dead. Events go to ``on_batch`` callbacks (called from
+the watcher thread) or to :meth:`Watcher.batches`, an async iterator. :meth:`process_paths`
+and :meth:`poll_liveness` are public so tests and benchmarks drive the watcher without the
+thread or any timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+
+from sidtui.core.home import Home, SessionFile, classify_file
+from sidtui.core.live import events as ev
+from sidtui.core.live.tail import SETTLE_S, FileTail
+from sidtui.core.process import (
+    find_conflicts,
+    read_file_intents,
+    read_json_tolerant,
+    read_registrations,
+)
+
+Batch = list[ev.Event]
+
+#: Filesystems where inotify/FSEvents do not see other machines' writes.
+NETWORK_FS = frozenset(
+    {
+        "nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "sshfs", "fuse.sshfs", "9p",
+        "afs", "ceph", "fuse.ceph", "glusterfs", "fuse.glusterfs", "lustre", "gpfs",
+        "fuse.rclone", "davfs", "fuse.davfs", "fuse.gcsfuse", "fuse.s3fs", "virtiofs",
+        "vboxsf", "prl_fs", "fuse.vmhgfs-fuse", "afpfs", "webdav", "drvfs",
+    }
+)
+
+
+def needs_polling(path: str | os.PathLike[str]) -> tuple[bool, str]:
+    """Whether notify cannot watch ``path`` (it lives on a network/virtual filesystem).
+
+    Returns:
+        (poll, filesystem type or "unknown"). Never raises.
+    """
+    try:
+        import psutil
+
+        target = os.path.realpath(path)
+        best, fstype = "", "unknown"
+        for part in psutil.disk_partitions(all=True):
+            mp = part.mountpoint
+            if (target == mp or target.startswith(mp.rstrip(os.sep) + os.sep)) and len(mp) > len(
+                best
+            ):
+                best, fstype = mp, part.fstype
+        return fstype.lower() in NETWORK_FS, fstype
+    except Exception:  # pragma: no cover - exotic platforms: let notify try
+        return False, "unknown"
+
+
+class Watcher:
+    """Follow a home (or one session) and deliver event batches.
+
+    Args:
+        home: the home to watch (must exist).
+        on_batch: callback ``(batch: list[Event]) -> None`` called from the watcher thread;
+            more can be added with :meth:`subscribe`.
+        session: follow only this session file (plus its sidechains, its checkpoint
+            index, registrations and intents).
+        force_polling: True to poll, False to use notify, None to decide from the
+            filesystem (:func:`needs_polling`).
+        poll_interval: seconds between registration/PID polls (and ticks).
+        settle_s: seconds before an unchanged partial final line is decided.
+        step_ms / debounce_ms / poll_delay_ms: passed to :func:`watchfiles.watch`.
+
+    Attributes:
+        tails: path → :class:`FileTail` of every transcript touched since start.
+        polling: whether the thread polls instead of using notify.
+    """
+
+    def __init__(
+        self,
+        home: Home,
+        on_batch: Callable[[Batch], None] | None = None,
+        *,
+        session: SessionFile | None = None,
+        force_polling: bool | None = None,
+        poll_interval: float = 1.0,
+        settle_s: float = SETTLE_S,
+        step_ms: int = 10,
+        debounce_ms: int = 250,
+        poll_delay_ms: int = 250,
+    ) -> None:
+        self.home = home
+        self.session = session
+        self.poll_interval = poll_interval
+        self.settle_s = settle_s
+        self.step_ms, self.debounce_ms, self.poll_delay_ms = step_ms, debounce_ms, poll_delay_ms
+        if force_polling is None:
+            force_polling, self.fstype = needs_polling(home.root)
+        self.polling = bool(force_polling)
+        self.tails: dict[str, FileTail] = {}
+        self._files: dict[str, SessionFile | None] = {}
+        self._start_sizes: dict[str, int] = {}
+        self._regs: dict[str, tuple[str | None, int | None, bool, str | None]] = {}
+        self._conflicts: set[tuple] = set()
+        self._subscribers: list[Callable[[Batch], None]] = [on_batch] if on_batch else []
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._primed = False
+        self._last_tick = 0.0
+        self._intents_dirty = False
+        self._polled = False
+        #: set once the watch is registered and writes made before it were caught up
+        self.ready = threading.Event()
+        self.errors: list[str] = []
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def subscribe(self, fn: Callable[[Batch], None]) -> Callable[[], None]:
+        """Add a batch callback; returns a function that removes it."""
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    def prime(self) -> None:
+        """Record the starting state (file sizes, registrations, conflicts) without events.
+
+        Called by :meth:`start`; tests call it to drive the watcher by hand.
+        """
+        with self._lock:
+            if self._primed:
+                return
+            self._primed = True
+            for path in self._initial_files():
+                try:
+                    self._start_sizes[path] = os.stat(path).st_size
+                except OSError:
+                    continue
+            self.poll_liveness()
+            self._conflicts = self._conflict_keys()
+
+    def start(self) -> None:
+        """Prime and start the watcher thread (idempotent)."""
+        self.home.require()
+        self.prime()
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self.ready.clear()
+        self._thread = threading.Thread(target=self._run, name="sidtui-watcher", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the thread, close every tail and end :meth:`batches` iterators."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        with self._lock:
+            for t in self.tails.values():
+                t.close()
+        self._deliver(None)
+
+    def __enter__(self) -> Watcher:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def batches(self) -> AsyncIterator[Batch]:
+        """Event batches as an async iterator (ends when the watcher stops).
+
+        Must be iterated inside a running event loop; batches are handed over with
+        ``loop.call_soon_threadsafe``.
+        """
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Batch | None] = asyncio.Queue()
+
+        def put(batch: Batch | None) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, batch)
+
+        unsubscribe = self.subscribe(put)  # type: ignore[arg-type]
+        try:
+            while True:
+                batch = await queue.get()
+                if batch is None:
+                    return
+                yield batch
+        finally:
+            unsubscribe()
+
+    # --- the thread -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        import watchfiles
+
+        try:
+            for changes in watchfiles.watch(
+                self.home.root,
+                watch_filter=None,
+                debounce=self.debounce_ms,
+                step=self.step_ms,
+                stop_event=self._stop,
+                rust_timeout=max(int(self.poll_interval * 1000), 50),
+                yield_on_timeout=True,
+                raise_interrupt=False,
+                force_polling=self.polling,
+                poll_delay_ms=self.poll_delay_ms,
+            ):
+                paths = [p for _, p in changes]
+                if not self.ready.is_set():
+                    # writes between prime() and the watch being registered were not seen
+                    paths += self._changed_since_prime()
+                    self.ready.set()
+                batch = self.process_paths(paths)
+                now = time.monotonic()
+                if now - self._last_tick >= self.poll_interval * 0.9:
+                    self._last_tick = now
+                    batch += self.tick()
+                if batch:
+                    self._deliver(batch)
+                if self._stop.is_set():
+                    break
+        except Exception as exc:  # the home vanished, inotify limits...: report, stop
+            self.errors.append(f"watcher stopped: {type(exc).__name__}: {exc}")
+
+    def _deliver(self, batch: Batch | None) -> None:
+        for fn in list(self._subscribers):
+            try:
+                fn(batch)  # type: ignore[arg-type]
+            except Exception as exc:  # a subscriber's bug must not kill the watcher
+                if batch is not None:
+                    self.errors.append(f"subscriber failed: {type(exc).__name__}: {exc}")
+
+    def _changed_since_prime(self) -> list[str]:
+        out = []
+        for path in self._initial_files():
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                size = -1
+            if size != self._start_sizes.get(path, -2):
+                out.append(path)
+        for path in self._start_sizes:
+            if not os.path.exists(path):
+                out.append(path)
+        out.append(str(self.home.active_sessions_dir / "_"))
+        out.append(str(self.home.file_intents_dir / "_"))
+        return out
+
+    # --- mapping paths to events ------------------------------------------------------------
+
+    def _initial_files(self) -> list[str]:
+        if self.session is not None:
+            return [str(self.session.path)]
+        out = []
+        for dirpath, _dirs, files in os.walk(self.home.sessions_dir):
+            out.extend(os.path.join(dirpath, f) for f in files if f.endswith(".jsonl"))
+        return out
+
+    def _wanted_session_path(self, p: str) -> bool:
+        if self.session is None:
+            return True
+        own = str(self.session.path)
+        if p == own:
+            return True
+        prefix = own[: -len(".jsonl")] + "-"
+        return p.startswith(prefix)  # its sidechains
+
+    def process_paths(self, paths: Iterable[str]) -> Batch:
+        """Turn changed paths into events (called by the thread; public for tests).
+
+        Args:
+            paths: absolute paths that changed (duplicates and unrelated paths are fine).
+
+        Returns:
+            The events, in path order (sorted, so a session's records precede its
+            sidechain's).
+        """
+        with self._lock:
+            self.prime()
+            out: Batch = []
+            sessions = str(self.home.sessions_dir) + os.sep
+            checkpoints = str(self.home.checkpoints_dir) + os.sep
+            regs_changed = False
+            for p in sorted(set(paths)):
+                if p.startswith(sessions) and p.endswith(".jsonl"):
+                    if self._wanted_session_path(p):
+                        out += self._tail_events(p)
+                elif p.startswith(checkpoints) and p.endswith(os.sep + "index.json"):
+                    out += self._checkpoint_event(p)
+                elif p.startswith(str(self.home.active_sessions_dir) + os.sep):
+                    regs_changed = True
+                elif p.startswith(str(self.home.file_intents_dir) + os.sep):
+                    self._intents_dirty = True
+            if regs_changed:
+                out += self.poll_liveness()
+            if self._intents_dirty:
+                self._intents_dirty = False
+                out += self._conflict_events()
+            return out
+
+    def tick(self) -> Batch:
+        """Periodic work: the registration poll, then held partial lines re-polled."""
+        with self._lock:
+            out = self.poll_liveness()
+            for p, t in list(self.tails.items()):
+                if t.pending:
+                    out += self._tail_events(p)
+            return out
+
+    def _writer_alive(self, session_id: str | None) -> bool | None:
+        if session_id is None:
+            return None
+        matched = [r for r in self._regs.values() if session_id in (r[0], r[3])]
+        if not matched:
+            return None
+        return any(r[2] for r in matched)
+
+    def _project_of(self, p: str) -> str:
+        parent = Path(p).parent
+        return "" if parent == self.home.sessions_dir else parent.name
+
+    def _tail_events(self, p: str) -> Batch:
+        out: Batch = []
+        tail = self.tails.get(p)
+        if tail is None:
+            existed = p in self._start_sizes
+            tail = FileTail(p, start_at=self._start_sizes.get(p, 0), settle_s=self.settle_s)
+            self.tails[p] = tail
+            self._files[p] = classify_file(Path(p), self._project_of(p)) if existed else None
+        sf = self._files.get(p)
+        sid = sf.session_id if sf else Path(p).stem
+        upd = tail.poll(writer_alive=self._writer_alive(sid))
+        if upd.reset == "removed":
+            self.tails.pop(p).close()
+            self._files.pop(p, None)
+            self._start_sizes.pop(p, None)
+            return [ev.FileReset(sid, p, "removed")]
+        if sf is None and tail.rf.records:
+            sf = classify_file(Path(p), self._project_of(p))
+            self._files[p] = sf
+            if sf is not None:
+                sid = sf.session_id
+                if sf.kind == "sidechain":
+                    out.append(ev.SidechainStarted(sid, p, sf.parent_session_id, sf.agent_id))
+                else:
+                    out.append(ev.SessionCreated(sid, p, sf.project, sf.kind))
+        kind = sf.kind if sf else "main"
+        if upd.reset and upd.reset != "removed":
+            out.append(ev.FileReset(sid, p, upd.reset))
+        if upd.records:
+            out.append(ev.RecordsAppended(sid, p, tuple(upd.records), kind))
+        for bad in upd.bad_lines:
+            out.append(ev.BadLineFound(sid, p, bad))
+        if upd.branched:
+            out.append(ev.ChainBranched(sid, p, upd.branched[0], upd.branched[1], upd.rewind))
+        if kind == "sidechain":
+            for r in upd.records:
+                if r.ref.type == "sidechain_end":
+                    status = r.record.get("status") if isinstance(r.record, dict) else None
+                    out.append(ev.SidechainEnded(sid, p, sf.parent_session_id if sf else None,
+                                                 status if isinstance(status, str) else None))
+        return out
+
+    def _checkpoint_event(self, p: str) -> Batch:
+        sid = Path(p).parent.name
+        if self.session is not None and sid != self.session.session_id:
+            return []
+        if not os.path.exists(p):
+            return []
+        d = read_json_tolerant(Path(p))
+        snaps = d.get("snapshots") if isinstance(d, dict) else None
+        if snaps is None and isinstance(d, dict) and isinstance(d.get("files"), dict):
+            snaps = [e for f in d["files"].values() if isinstance(f, dict)
+                     for e in f.get("entries") or []]
+        n = len(snaps) if isinstance(snaps, list) else -1
+        return [ev.CheckpointIndexChanged(sid, p, n)]
+
+    # --- the process layer ------------------------------------------------------------------
+
+    def poll_liveness(self) -> Batch:
+        """One registration poll: read ``active-sessions``, probe every PID (psutil).
+
+        Returns:
+            ``SessionBecameLive`` / ``SessionBecameStale`` / ``SessionUnregistered`` for
+            every registration whose state changed since the previous poll (none on the
+            first poll, which records the starting state).
+        """
+        with self._lock:
+            regs = read_registrations(self.home)
+            now = {
+                str(r.path): (r.session_id, r.pid, r.live, r.logical_session_id, r.reason)
+                for r in regs
+            }
+            out: Batch = []
+            first, self._polled = not self._polled, True
+            if not first:
+                for path, (sid, pid, live, logical, reason) in now.items():
+                    before = self._regs.get(path)
+                    if before is not None and before[2] == live and before[1] == pid:
+                        continue
+                    if live:
+                        out.append(ev.SessionBecameLive(sid or "", pid, logical))
+                    else:
+                        out.append(ev.SessionBecameStale(sid or "", pid, reason, logical))
+                for path, before in self._regs.items():
+                    if path not in now:
+                        out.append(ev.SessionUnregistered(before[0] or "", before[1]))
+            self._regs = {k: v[:4] for k, v in now.items()}
+            return out
+
+    def _conflict_keys(self) -> set[tuple]:
+        return {
+            (c.path, c.session_id, c.other_session_id, c.severity)
+            for c in find_conflicts(read_file_intents(self.home))
+        }
+
+    def _conflict_events(self) -> Batch:
+        conflicts = find_conflicts(read_file_intents(self.home))
+        out: Batch = []
+        keys = set()
+        for c in conflicts:
+            k = (c.path, c.session_id, c.other_session_id, c.severity)
+            keys.add(k)
+            if k not in self._conflicts:
+                out.append(ev.FileIntentConflictAppeared(c))
+        self._conflicts = keys
+        return out
