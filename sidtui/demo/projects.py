@@ -1,0 +1,146 @@
+"""Scratch projects the simulated agent works in, and the agent's project key.
+
+Each demo project is a real folder under ``<demo dir>/projects/``; when ``git`` is on PATH it
+is a real repository (one initial commit on ``main``) so user records carry ``gitBranch`` as
+the agent's do. Git runs with a fixed author, fixed dates and no user/system config
+(``GIT_CONFIG_GLOBAL=/dev/null``), so it works on a fresh machine with no ``git config`` and
+a commit-signing setup cannot break it. Without git the folder stays a plain folder and the
+records have no ``gitBranch`` (as the agent writes them outside a repo).
+
+:func:`project_key` is the agent's ``sanitizeProjectKey`` (checked against the fixtures):
+every run of characters outside ``[A-Za-z0-9]`` becomes ``-``, leading/trailing ``-`` are
+dropped, and a path with non-ASCII characters gets ``-`` + the first 6 hex digits of the
+32-bit FNV-1a hash of its UTF-16 code units (``/tmp/sidtui-fixture-projects/工作 notes`` →
+``tmp-sidtui-fixture-projects-notes-1c8af1``). sidtui itself never recomputes keys to find
+sessions (DESIGN §2); only writers need one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from sidtui.demo.clock import iso_ms
+
+
+def _fnv1a_utf16(text: str) -> int:
+    h = 0x811C9DC5
+    data = text.encode("utf-16-le", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h ^= data[i] | (data[i + 1] << 8)
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def project_key(root: str | os.PathLike[str]) -> str:
+    """The ``sessions/`` folder name the agent uses for a project root."""
+    text = os.fspath(root)
+    key = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "root"
+    if not text.isascii():
+        key += "-" + f"{_fnv1a_utf16(text):08x}"[:6]
+    return key
+
+
+@dataclass
+class Project:
+    """A scratch project.
+
+    Attributes:
+        name: folder name under ``projects/`` (may be non-ASCII with spaces).
+        root: absolute path.
+        key: the agent's project key (its ``sessions/`` folder).
+        git: whether it is a git repository.
+        branch: the current branch (None without git).
+    """
+
+    name: str
+    root: Path
+    key: str
+    git: bool
+    branch: str | None
+
+    def path(self, rel: str) -> str:
+        """Absolute path (str, as the agent writes ``file_path``) of ``rel``."""
+        return str(self.root / rel)
+
+
+def git_available() -> bool:
+    """Whether a ``git`` executable is on PATH."""
+    return shutil.which("git") is not None
+
+
+def _git_env(when_ms: int) -> dict[str, str]:
+    env = dict(os.environ)
+    stamp = iso_ms(when_ms).replace(".000Z", "Z")
+    env.update(
+        {
+            "GIT_AUTHOR_NAME": "sidtui demo",
+            "GIT_AUTHOR_EMAIL": "demo@sidtui.invalid",
+            "GIT_COMMITTER_NAME": "sidtui demo",
+            "GIT_COMMITTER_EMAIL": "demo@sidtui.invalid",
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_DATE": stamp,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+        }
+    )
+    return env
+
+
+def _git(root: Path, args: list[str], when_ms: int) -> bool:
+    try:
+        subprocess.run(
+            ["git", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", *args],
+            cwd=root,
+            env=_git_env(when_ms),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+def create_project(
+    projects_dir: Path,
+    name: str,
+    files: Mapping[str, str | bytes],
+    *,
+    when_ms: int,
+    use_git: bool = True,
+) -> Project:
+    """Create ``projects_dir/name`` with ``files`` (relative path → text or bytes).
+
+    Text is written as given (``\\r\\n`` kept, no newline added). With ``use_git`` and git
+    on PATH the folder becomes a repository with one commit on ``main``; if any git step
+    fails the folder is left as a plain folder.
+
+    Raises:
+        OSError: the folder or a file cannot be written.
+    """
+    root = (projects_dir / name).absolute()
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
+        p.write_bytes(data)
+    is_git = False
+    if use_git and git_available():
+        is_git = (
+            _git(root, ["init", "-q"], when_ms)
+            and _git(root, ["symbolic-ref", "HEAD", "refs/heads/main"], when_ms)
+            and _git(root, ["add", "-A"], when_ms)
+            and _git(root, ["commit", "-q", "-m", "Initial commit"], when_ms)
+        )
+        if not is_git:
+            shutil.rmtree(root / ".git", ignore_errors=True)
+    return Project(name, root, project_key(root), is_git, "main" if is_git else None)
