@@ -28,6 +28,10 @@ SUBCOMMANDS: list[str] = [
     "branch",
     "fork",
     "salvage",
+    "checkpoints",
+    "undo",
+    "restore",
+    "redo",
 ]
 
 

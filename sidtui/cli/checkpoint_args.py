@@ -1,0 +1,168 @@
+"""Shared by `checkpoints`, `undo`, `restore`, `redo`: session → checkpoint manager.
+
+Not a subcommand module (it is not in ``SUBCOMMANDS``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+
+def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
+    """SESSION plus, for verbs that write files, the confinement and force flags."""
+    p.add_argument(
+        "session",
+        metavar="SESSION",
+        help="session id, unique id prefix, transcript path, or an id with only a "
+        "checkpoints/<id>/ folder",
+    )
+    p.add_argument("--json", action="store_true", help="print the machine-readable object")
+    if writes:
+        p.add_argument("--dry-run", action="store_true", help="show unified diffs; write nothing")
+        p.add_argument(
+            "--force", action="store_true", help="also restore files whose pre-image is uncertain"
+        )
+        p.add_argument(
+            "--root",
+            metavar="DIR",
+            default=None,
+            help="project root to confine writes to (default: git top level of the "
+            "session's session_start.cwd)",
+        )
+        p.add_argument(
+            "--allow-outside-root",
+            action="store_true",
+            help="allow writing files outside the project root",
+        )
+
+
+def resolve(args: argparse.Namespace):
+    """``(home, session_id, project_root | None)`` for ``args.session``.
+
+    Raises:
+        SessionNotFound / AmbiguousSession: nothing (or several) match, neither as a
+        transcript nor as a checkpoint folder.
+    """
+    from sidtui.cli.common import home_from_args
+    from sidtui.core.errors import AmbiguousSession, SessionNotFound
+    from sidtui.core.home import git_toplevel, resolve_session, session_cwd
+
+    home = home_from_args(args)
+    arg = args.session
+    if not Path(arg).expanduser().exists():
+        home.require()
+    try:
+        sf = resolve_session(home, arg)
+    except SessionNotFound:
+        ids = _checkpoint_ids(home)
+        if arg in ids:
+            return home, arg, None
+        hits = [i for i in ids if i.startswith(arg)]
+        if len(hits) == 1:
+            return home, hits[0], None
+        if len(hits) > 1:
+            raise AmbiguousSession(
+                f"{arg!r} matches {len(hits)} checkpoint folders", hits
+            ) from None
+        raise
+    sid = sf.parent_session_id if sf.kind == "sidechain" and sf.parent_session_id else sf.session_id
+    cwd = session_cwd(sf)
+    root = None
+    if cwd:
+        p = Path(cwd)
+        root = git_toplevel(p) if p.exists() else p
+    return home, sid, root
+
+
+def _checkpoint_ids(home) -> list[str]:
+    try:
+        return sorted(
+            e.name
+            for e in os.scandir(home.checkpoints_dir)
+            if e.is_dir() and os.path.exists(os.path.join(e.path, "index.json"))
+        )
+    except OSError:
+        return []
+
+
+def manager(args: argparse.Namespace, writes: bool = False):
+    """The session's :class:`~sidtui.core.checkpoint.CheckpointManager`.
+
+    Raises:
+        SidtuiError: no checkpoint index for the session.
+    """
+    from sidtui.core.checkpoint import CheckpointManager
+    from sidtui.core.errors import SidtuiError
+
+    home, sid, root = resolve(args)
+    if writes and getattr(args, "root", None):
+        root = Path(args.root).expanduser()
+    mgr = CheckpointManager.for_session(
+        home,
+        sid,
+        project_root=root,
+        allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
+    )
+    if not mgr.exists:
+        raise SidtuiError(
+            f"session {sid} has no file checkpoints ({mgr.index_path} does not exist)"
+        )
+    mgr.index  # noqa: B018 - load now so a corrupt index is reported before anything else
+    return mgr
+
+
+def fmt_time(ms: int) -> str:
+    """Local time of a ms timestamp, ``YYYY-MM-DD HH:MM:SS``."""
+    try:
+        return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+
+
+def report(args: argparse.Namespace, res, verb: str) -> int:
+    """Print a :class:`~sidtui.core.checkpoint.RestoreResult`; exit 1 when files were skipped."""
+    from sidtui.cli.common import print_json, stdout_console
+    from sidtui.core.rewind import unified_diff
+
+    if args.json:
+        doc = res.to_json()
+        if res.dry_run:
+            doc["diffs"] = {f.path: unified_diff(f) for f in res.changed}
+        print_json(doc)
+        return 1 if res.skipped else 0
+    c = stdout_console()
+    err = sys.stderr
+    if res.note and not res.files:
+        print(res.note, file=err)
+        return 0
+    if res.dry_run:
+        for f in res.changed:
+            sys.stdout.write(unified_diff(f) or f"(delete {f.path})\n")
+        sys.stdout.flush()
+        n = len(res.changed)
+        print(
+            f"dry run: {verb} would change {n} file{'s' * (n != 1)} "
+            f"(back to before {res.target_snapshot_id}); nothing written",
+            file=err,
+        )
+    else:
+        for f in res.files:
+            if f.action in ("restored", "deleted"):
+                c.print(f"{f.action:9} {f.path}  [dim](from {f.source_snapshot})[/dim]")
+        if res.safety_snapshot_id:
+            c.print(
+                f"saved the previous contents as {res.safety_snapshot_id}; take this back with "
+                f"[bold]sidtui redo {args.session}[/bold]"
+            )
+        elif res.note:
+            print(res.note, file=err)
+    for f in res.files:
+        if f.action == "unchanged" and not res.dry_run:
+            continue
+        if f.action == "skipped":
+            print(f"skipped   {f.path}: {f.reason}", file=err)
+    return 1 if res.skipped else 0

@@ -1,0 +1,173 @@
+"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (issue 3, seed §9)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from sidtui.cli.checkpoint_args import add_session_args, fmt_time, manager
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "checkpoints",
+        parents=parents,
+        help="a session's file checkpoints and the health of each file's chain",
+        description="List a session's file checkpoints (snapshots taken before each tool "
+        "batch): id, time, tools, summary, files with type/compression/size, and each "
+        "file's chain (full·gz → diff → diff) with whether every entry rebuilds. "
+        "--show PATH@SNAPSHOT prints that file's stored pre-image, raw.",
+    )
+    add_session_args(p, writes=False)
+    p.add_argument(
+        "--show",
+        metavar="PATH@SNAPSHOT",
+        default=None,
+        help="print the content PATH had before batch SNAPSHOT (exit 1 when unrecoverable)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    mgr = manager(args)
+    if args.show:
+        return _show(mgr, args.show)
+    if args.json:
+        from sidtui.cli.common import print_json
+
+        print_json(to_json(mgr))
+        return 0
+    render(mgr)
+    return 0
+
+
+def _match_path(mgr, given: str) -> str:
+    from sidtui.core.errors import UsageError
+
+    tracked = mgr.index.tracked_files()
+    if given in tracked:
+        return given
+    if mgr.project_root is not None:
+        cand = os.path.join(str(mgr.project_root), given)
+        if cand in tracked:
+            return cand
+    absolute = os.path.abspath(given)
+    if absolute in tracked:
+        return absolute
+    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
+    raise UsageError(f"{given!r} is not tracked in {mgr.index_path}")
+
+
+def _show(mgr, spec: str) -> int:
+    from sidtui.core.errors import UsageError
+
+    path, sep, sid = spec.rpartition("@")
+    if not sep or not path or not sid:
+        raise UsageError("--show takes PATH@SNAPSHOT, e.g. src/login.ts@s3")
+    r = mgr.rebuild_at(_match_path(mgr, path), sid)
+    if not r.recoverable:
+        print(
+            f"sidtui: unrecoverable: {r.file_path} at {r.snapshot_id}: {r.reason}", file=sys.stderr
+        )
+        return 1
+    if not r.exists:
+        print(f"sidtui: {r.file_path} did not exist before {r.snapshot_id}", file=sys.stderr)
+        return 1
+    data = r.data() or b""
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+    return 0
+
+
+def to_json(mgr) -> dict:
+    """The machine-readable listing (snapshots + chain health)."""
+    health = {c.file_path: c for c in mgr.chain_health()}
+    rebuilds = {(link.snapshot_id, c.file_path): link for c in health.values() for link in c.links}
+    snaps = []
+    for s in mgr.list_snapshots():
+        files = []
+        for e in s.files:
+            link = rebuilds.get((s.id, e.get("filePath")))
+            files.append(
+                {
+                    "filePath": e.get("filePath"),
+                    "type": e.get("type"),
+                    "existedBefore": e.get("existedBefore") is not False,
+                    "compressed": bool(e.get("compressed")),
+                    "binary": bool(e.get("binary")),
+                    "storedChars": link.stored_chars if link else None,
+                    "rebuilds": link.rebuilds if link else None,
+                    "reason": link.reason if link else None,
+                }
+            )
+        snaps.append(
+            {
+                "id": s.id,
+                "timestamp": s.timestamp,
+                "toolName": s.tool_name,
+                "toolSummary": s.tool_summary,
+                "reverts": list(s.reverts),
+                "reverted": s.reverted,
+                "files": files,
+            }
+        )
+    idx = mgr.index
+    return {
+        "sessionId": idx.session_id,
+        "index": str(mgr.index_path),
+        "legacyMigrated": idx.migrated,
+        "nextId": idx.data.get("nextId"),
+        "projectRoot": str(mgr.project_root) if mgr.project_root else None,
+        "snapshots": snaps,
+        "files": [c.to_json() for c in health.values()],
+    }
+
+
+def render(mgr) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from sidtui.cli.common import stdout_console
+
+    c = stdout_console()
+    doc = to_json(mgr)
+    root = doc["projectRoot"]
+
+    def short(p: str) -> str:
+        if root and p.startswith(root.rstrip("/") + "/"):
+            return p[len(root.rstrip("/")) + 1 :]
+        return p
+
+    t = Table(title=f"checkpoints of {doc['sessionId']}", title_justify="left", show_lines=False)
+    t.add_column("id", style="bold")
+    t.add_column("time")
+    t.add_column("tools")
+    t.add_column("files")
+    for s in doc["snapshots"]:
+        parts = []
+        for f in s["files"]:
+            kind = f["type"] if f["existedBefore"] else "absent"
+            if f["compressed"]:
+                kind += "·gz"
+            bad = "" if f["rebuilds"] in (True, None) else " ✗"
+            parts.append(f"{short(f['filePath'])} ({kind}, {f['storedChars']}){bad}")
+        tools = s["toolName"]
+        if s["reverts"]:
+            tools += f" ↶ {', '.join(s['reverts'][:4])}"
+        sid = Text(s["id"], style="dim strike" if s["reverted"] else "bold")
+        t.add_row(sid, fmt_time(s["timestamp"]), tools, "\n".join(parts))
+    c.print(t)
+    c.print(Text("chains", style="bold"))
+    for f in doc["files"]:
+        style = "green" if f["healthy"] else "red"
+        c.print(Text(f"  {short(f['filePath'])}: ", style="bold"), Text(f["drawing"], style=style))
+        for e in f["entries"]:
+            if not e["rebuilds"]:
+                c.print(Text(f"      {e['snapshotId']}: {e['reason']}", style="red"))
+    if doc["legacyMigrated"]:
+        c.print(Text("(legacy index format, read through the migration)", style="dim"))
