@@ -45,3 +45,24 @@ def make_home(root: Path, sessions: dict[str, bytes], project: str = "proj") -> 
     for sub in ("active-sessions", "file-intents", "checkpoints"):
         (root / sub).mkdir(exist_ok=True)
     return root
+
+
+def dead_pid() -> int:
+    """A PID that is certainly not running now (a child we started and reaped)."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def neutralize_fixture_pids(home: Path) -> None:
+    """Never trust fixture PIDs: point every registration/intent at a reaped child."""
+    pid = dead_pid()
+    for sub in ("active-sessions", "file-intents"):
+        for p in (home / sub).glob("*.json"):
+            d = orjson.loads(p.read_bytes())
+            if isinstance(d, dict) and "pid" in d:
+                d["pid"] = pid
+                p.write_bytes(orjson.dumps(d))

@@ -6,6 +6,19 @@ See docs/ARCHITECTURE.md "Live API". Nothing here imports Textual.
 from __future__ import annotations
 
 from sidtui.core.live import events
+from sidtui.core.live.catalog import Catalog, RefreshProgress, RefreshResult
+from sidtui.core.live.search import SearchHit, SearchIndex
 from sidtui.core.live.tail import FileTail, TailUpdate
+from sidtui.core.live.watcher import Watcher
 
-__all__ = ["events", "FileTail", "TailUpdate"]
+__all__ = [
+    "events",
+    "Catalog",
+    "RefreshProgress",
+    "RefreshResult",
+    "SearchHit",
+    "SearchIndex",
+    "FileTail",
+    "TailUpdate",
+    "Watcher",
+]

@@ -1,0 +1,505 @@
+"""The session catalog: every session's summary, cached in SQLite (issue 6; seed §4.10, §13.5).
+
+The browser lists from here. Rows are :class:`~sidtui.core.listing.SessionSummary` objects
+built by :func:`sidtui.core.listing.summarize` (the tail-walk fast path; no whole-file
+parse where the tail decides) and stored in one SQLite database per home in the user's
+cache directory (``platformdirs.user_cache_dir("sidtui")/catalog/<hash of the root>.sqlite3``,
+WAL mode, so the app reads while a worker refreshes).
+
+* A row is keyed by **path + inode + size + mtime_ns**: a warm :meth:`Catalog.refresh`
+  only ``stat``\\ s files and re-summarizes those whose key changed; rows of vanished files
+  are deleted.
+* ``live``/``stale`` are never trusted from the cache: :meth:`Catalog.rows` recomputes them
+  from the registrations on every call (a process may have died since).
+* A corrupt database, or one written by another format version or for another home, is
+  deleted and rebuilt, never trusted (``Catalog.rebuilt`` says why).
+* Writes happen in batched transactions from whichever thread calls :meth:`refresh` or
+  :meth:`apply`; readers on other threads get their own connection. Nothing blocks the
+  caller beyond the call itself: progress goes to a callback or the
+  :meth:`refresh_async` async iterator.
+
+The full-text index (:mod:`sidtui.core.live.search`) lives in the same database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sidtui.core.errors import SidtuiError
+from sidtui.core.home import Home, SessionFile, classify_file
+from sidtui.core.listing import SessionSummary, summarize
+from sidtui.core.process import liveness_for, read_registrations
+
+#: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
+FORMAT = "sidtui-catalog/1"
+#: Files summarized per transaction (and per progress report).
+BATCH = 200
+#: A big file is re-summarized from watcher events at most this often (seconds).
+MIN_RESUMMARIZE_S = 2.0
+BIG_FILE = 8 << 20
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(
+    path TEXT PRIMARY KEY,
+    inode INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    project TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    last_activity TEXT,
+    summary BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_project ON sessions(project);
+CREATE TABLE IF NOT EXISTS docs(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    uuid TEXT,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id');
+CREATE TABLE IF NOT EXISTS indexed(
+    path TEXT PRIMARY KEY,
+    inode INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    line INTEGER NOT NULL
+);
+"""
+
+
+@dataclass
+class RefreshProgress:
+    """Progress of a refresh: ``done`` of ``total`` files looked at, ``changed``
+    re-summarized, ``removed`` rows dropped so far."""
+
+    done: int
+    total: int
+    changed: int = 0
+    removed: int = 0
+
+
+@dataclass
+class RefreshResult:
+    """Outcome of :meth:`Catalog.refresh` (``seconds``: wall time; ``errors``: one line per
+    unreadable file; ``cancelled``: stopped early, what was done is kept)."""
+
+    total: int = 0
+    changed: int = 0
+    removed: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+_SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
+
+
+def summary_from_blob(blob: bytes) -> SessionSummary:
+    d = orjson.loads(blob)
+    return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
+
+
+def default_db_path(home: Home) -> Path:
+    """Where the catalog of ``home`` lives (one database per home root)."""
+    import platformdirs
+
+    root = str(Path(home.root).expanduser().resolve())
+    digest = hashlib.sha256(root.encode()).hexdigest()[:16]
+    return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
+
+
+def scan_session_files(home: Home) -> list[tuple[str, str, os.stat_result]]:
+    """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/`` — stat only,
+    no file is opened (the warm path)."""
+    out: list[tuple[str, str, os.stat_result]] = []
+    base = home.sessions_dir
+
+    def files_in(folder: Path, project: str) -> None:
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    if e.name.endswith((".jsonl", ".json")):
+                        try:
+                            if e.is_file():
+                                out.append((e.path, project, e.stat()))
+                        except OSError:
+                            continue
+                    elif folder == base and e.name != "summaries":
+                        try:
+                            if e.is_dir(follow_symlinks=False):
+                                files_in(Path(e.path), e.name)
+                        except OSError:
+                            continue
+        except OSError:
+            return
+
+    files_in(base, "")
+    out.sort(key=lambda t: t[0])
+    return out
+
+
+class CacheUnusable(SidtuiError):
+    """The cache directory cannot be written (the catalog then runs in memory)."""
+
+
+class Catalog:
+    """Every session's summary, cached on disk (see module docstring).
+
+    Args:
+        home: the home.
+        db_path: the database file (default: :func:`default_db_path`); ``":memory:"``
+            keeps it in memory (single connection).
+
+    Attributes:
+        db_path: the database in use.
+        rebuilt: why the cache was thrown away at open (None when it was reused or new).
+    """
+
+    def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
+        self.home = home
+        self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
+        if db_path is None:
+            self.db_path = default_db_path(home)
+        self._memory = db_path == ":memory:"
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._generation = 0
+        self._shared: sqlite3.Connection | None = None
+        self._last_summarized: dict[str, float] = {}
+        self._dirty: set[str] = set()
+        self.rebuilt: str | None = None
+        self._open_checked()
+
+    # --- connections --------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._memory:
+            if self._shared is None:
+                self._shared = sqlite3.connect(":memory:", check_same_thread=False)
+                self._shared.executescript(SCHEMA)
+            return self._shared
+        assert self.db_path is not None
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.db_path, timeout=30, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        loc = self._local
+        if getattr(loc, "gen", None) != self._generation or getattr(loc, "conn", None) is None:
+            old = getattr(loc, "conn", None)
+            if old is not None and not self._memory:
+                try:
+                    old.close()
+                except sqlite3.Error:  # pragma: no cover
+                    pass
+            loc.conn, loc.gen = self._connect(), self._generation
+        return loc.conn
+
+    def _open_checked(self) -> None:
+        try:
+            self._check(self.conn)
+        except sqlite3.DatabaseError as exc:
+            self._rebuild(f"unreadable cache ({exc})")
+
+    def _check(self, conn: sqlite3.Connection) -> None:
+        have = dict(conn.execute(
+            "SELECT name, type FROM sqlite_master WHERE name IN ('meta','sessions')"
+        ).fetchall())
+        if not have:
+            with self._write_lock, conn:
+                conn.executescript(SCHEMA)
+                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 [("format", FORMAT), ("home", str(self.home.root))])
+            return
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if "meta" in have else {}
+        if meta.get("format") != FORMAT:
+            self._rebuild(f"cache format {meta.get('format')!r} is not {FORMAT!r}")
+        elif meta.get("home") != str(self.home.root):
+            self._rebuild(f"cache belongs to another home ({meta.get('home')!r})")
+        else:
+            conn.execute("SELECT count(*) FROM sessions").fetchone()
+
+    def _rebuild(self, why: str) -> None:
+        """Throw the cache away and start an empty one (never trust a bad cache)."""
+        self.rebuilt = why
+        with self._write_lock:
+            if self._memory:
+                self._shared = None
+            else:
+                loc = self._local
+                if getattr(loc, "conn", None) is not None:
+                    try:
+                        loc.conn.close()
+                    except sqlite3.Error:  # pragma: no cover
+                        pass
+                    loc.conn = None
+                assert self.db_path is not None
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.remove(str(self.db_path) + suffix)
+                    except FileNotFoundError:
+                        pass
+            self._generation += 1
+            conn = self.conn
+            with conn:
+                conn.executescript(SCHEMA)
+                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 [("format", FORMAT), ("home", str(self.home.root))])
+
+    def _guarded(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn``; a corrupt database found on the way is rebuilt and ``fn`` retried."""
+        try:
+            return fn()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self._rebuild(f"cache corrupt ({exc})")
+            return fn()
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        loc = self._local
+        if getattr(loc, "conn", None) is not None and not self._memory:
+            loc.conn.close()
+            loc.conn = None
+
+    # --- reading ------------------------------------------------------------------------
+
+    def rows(self, project: str | None = None, *, include_sidechains: bool = False
+             ) -> list[SessionSummary]:
+        """Cached summaries, newest activity first; ``live``/``stale`` recomputed now.
+
+        Args:
+            project: only this project folder.
+            include_sidechains: also sidechain rows.
+
+        Returns:
+            The rows as of the last refresh/apply (empty before the first refresh).
+        """
+        def q() -> list[bytes]:
+            sql = "SELECT summary FROM sessions"
+            cond, args = [], []
+            if project is not None:
+                cond.append("project = ?")
+                args.append(project)
+            if not include_sidechains:
+                cond.append("kind = 'main'")
+            if cond:
+                sql += " WHERE " + " AND ".join(cond)
+            return [b for (b,) in self.conn.execute(sql, args)]
+
+        out = [summary_from_blob(b) for b in self._guarded(q)]
+        regs = read_registrations(self.home)
+        for s in out:
+            if s.kind == "main":
+                lv = liveness_for(s.session_id, s.trace_ids or [], regs)
+                s.live, s.stale = lv.live, lv.stale
+        out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
+        return out
+
+    def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
+        """The cached row of one file (liveness as cached), or None."""
+        row = self._guarded(lambda: self.conn.execute(
+            "SELECT summary FROM sessions WHERE path = ?", (str(path),)).fetchone())
+        return summary_from_blob(row[0]) if row else None
+
+    def paths(self) -> list[str]:
+        """Every cached file path (main and sidechain)."""
+        return [p for (p,) in self._guarded(lambda: self.conn.execute(
+            "SELECT path FROM sessions ORDER BY path").fetchall())]
+
+    # --- writing ------------------------------------------------------------------------
+
+    def refresh(
+        self,
+        progress: Callable[[RefreshProgress], None] | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> RefreshResult:
+        """Bring the cache up to date with the files (blocking: run it in a worker).
+
+        Args:
+            progress: called every :data:`BATCH` files and at the end.
+            cancel: polled between files; True stops early (work done so far is kept).
+
+        Returns:
+            A :class:`RefreshResult`. Unreadable files become ``errors`` lines.
+        """
+        try:
+            return self._refresh(progress, cancel)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self._rebuild(f"cache corrupt ({exc})")
+            return self._refresh(progress, cancel)
+
+    def _refresh(self, progress, cancel) -> RefreshResult:
+        t0 = time.perf_counter()
+        res = RefreshResult()
+        files = scan_session_files(self.home)
+        res.total = len(files)
+        conn = self.conn
+        cached = {
+            p: (i, s, m)
+            for p, i, s, m in conn.execute("SELECT path, inode, size, mtime_ns FROM sessions")
+        }
+        regs = None
+        pending: list[tuple] = []
+        seen: set[str] = set()
+        for n, (path, project, st) in enumerate(files, 1):
+            seen.add(path)
+            if cached.get(path) != (st.st_ino, st.st_size, st.st_mtime_ns):
+                if regs is None:
+                    regs = read_registrations(self.home)
+                row = self._summarize_row(path, project, regs, res.errors)
+                if row is not None:
+                    pending.append(row)
+                    res.changed += 1
+            if cancel is not None and cancel():
+                res.cancelled = True
+                break
+            if len(pending) >= BATCH or (progress is not None and n % BATCH == 0):
+                self._write_rows(pending)
+                pending = []
+                if progress is not None:
+                    progress(RefreshProgress(n, res.total, res.changed, 0))
+        self._write_rows(pending)
+        if not res.cancelled:
+            gone = [p for p in cached if p not in seen]
+            self._delete_rows(gone)
+            res.removed = len(gone)
+        if progress is not None:
+            progress(RefreshProgress(res.total if not res.cancelled else len(seen), res.total,
+                                     res.changed, res.removed))
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    def _summarize_row(self, path: str, project: str, regs, errors: list[str]) -> tuple | None:
+        sf = classify_file(Path(path), project)
+        if sf is None:
+            return None
+        try:
+            st = os.stat(path)
+            s = summarize(self.home, sf, registrations=regs)
+        except SidtuiError as exc:
+            errors.append(str(exc))
+            return None
+        except OSError as exc:
+            errors.append(f"cannot read {path}: {exc.strerror or exc}")
+            return None
+        # key on the stat taken *before* reading: a write during the read only makes the
+        # row look stale next time, never fresh
+        return (path, st.st_ino, st.st_size, st.st_mtime_ns, project, s.session_id, s.kind,
+                s.last_activity, orjson.dumps(s.to_json()), sf)
+
+    def _write_rows(self, rows: list[tuple]) -> None:
+        if not rows:
+            return
+        with self._write_lock, self.conn as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO sessions(path, inode, size, mtime_ns, project, "
+                "session_id, kind, last_activity, summary) VALUES (?,?,?,?,?,?,?,?,?)",
+                [r[:9] for r in rows],
+            )
+
+    def _delete_rows(self, paths: list[str]) -> None:
+        if not paths:
+            return
+        from sidtui.core.live.search import delete_docs
+
+        with self._write_lock, self.conn as conn:
+            conn.executemany("DELETE FROM sessions WHERE path = ?", [(p,) for p in paths])
+            for p in paths:
+                delete_docs(conn, p)
+
+    async def refresh_async(self) -> AsyncIterator[RefreshProgress]:
+        """:meth:`refresh` in a thread, yielding its progress (for an async worker)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[RefreshProgress | None] = asyncio.Queue()
+
+        def cb(p: RefreshProgress) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, p)
+
+        def work() -> RefreshResult:
+            try:
+                return self.refresh(progress=cb)
+            finally:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        task = loop.run_in_executor(None, work)
+        while True:
+            p = await queue.get()
+            if p is None:
+                break
+            yield p
+        await task
+
+    def apply(self, batch: Iterable[Any]) -> list[str]:
+        """Update rows from a watcher batch (an empty batch flushes deferred files).
+
+        Files touched by the batch are re-summarized; a file above 8 MB at most every
+        :data:`MIN_RESUMMARIZE_S` seconds (the rest stays deferred until a later call).
+        Liveness events need nothing: :meth:`rows` recomputes liveness.
+
+        Returns:
+            The paths whose rows were rewritten.
+        """
+        from sidtui.core.live import events as ev
+
+        for e in batch:
+            if isinstance(e, (ev.SessionCreated, ev.RecordsAppended, ev.FileReset,
+                              ev.SidechainStarted, ev.SidechainEnded, ev.ChainBranched,
+                              ev.BadLineFound)):
+                self._dirty.add(e.path)
+        if not self._dirty:
+            return []
+        now = time.monotonic()
+        due: list[str] = []
+        for p in sorted(self._dirty):
+            try:
+                size = os.stat(p).st_size
+            except OSError:
+                size = 0
+            if size > BIG_FILE and now - self._last_summarized.get(p, -1e9) < MIN_RESUMMARIZE_S:
+                continue
+            due.append(p)
+        rows, gone, errors = [], [], []
+        regs = read_registrations(self.home) if due else None
+        for p in due:
+            self._dirty.discard(p)
+            self._last_summarized[p] = now
+            if not os.path.exists(p):
+                gone.append(p)
+                continue
+            parent = Path(p).parent
+            project = "" if parent == self.home.sessions_dir else parent.name
+            row = self._summarize_row(p, project, regs, errors)
+            if row is not None:
+                rows.append(row)
+        self._guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
+        return [r[0] for r in rows] + gone
+
+    def session_files(self, include_sidechains: bool = True) -> list[SessionFile]:
+        """The cached files as :class:`SessionFile` objects (for search filling)."""
+        out = []
+        for s in self.rows(include_sidechains=include_sidechains):
+            out.append(SessionFile(Path(s.path), s.session_id, s.project, s.kind))
+        return out

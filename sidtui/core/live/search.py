@@ -1,0 +1,302 @@
+"""Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
+
+What is indexed, one document per record and kind (seed §3 record shapes):
+
+* ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
+  not indexed: they are bulky command output) and ``user`` messages of sidechains;
+* ``assistant`` — text blocks of ``assistant_message`` records and sidechain replies;
+* ``tool`` — each ``tool_use`` block as ``name`` + its compact JSON input (file paths,
+  commands, patterns);
+* ``file`` — the paths of ``file_changes`` metadata.
+
+Every document keeps the file path, the record's ``uuid`` (None in sidechains) and its
+1-based line. Documents are capped at :data:`MAX_DOC_CHARS`. Records of skipped branches
+are indexed too (search finds what the loader drops; the hit's uuid tells which record).
+
+Indexing is incremental per file: ``indexed(path, inode, offset, line)`` remembers how far
+a file was read; appended bytes are indexed from there (work proportional to the new
+bytes); a new inode or a file shorter than the offset drops the file's documents and
+starts over. :meth:`SearchIndex.fill` does every cached session (in the background, with
+progress and cancel); :meth:`SearchIndex.apply` follows watcher batches.
+
+Queries: whitespace-separated words, all required (each quoted, so FTS5 syntax characters
+are literal); a trailing ``*`` makes a word a prefix. Ranking is FTS5's bm25.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from sidtui.core.errors import UsageError
+from sidtui.core.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.live.catalog import Catalog, RefreshProgress
+from sidtui.core.records import scan_records
+
+MAX_DOC_CHARS = 4000
+MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"  # « » around matched words in snippets
+
+
+@dataclass
+class SearchHit:
+    """One match.
+
+    Attributes:
+        session_id, project, path: the session file.
+        uuid: the record's uuid (None for uuid-less records).
+        line: the record's 1-based line in the file.
+        kind: prompt / assistant / tool / file.
+        snippet: matched words between « and », ~12 words of context.
+        score: bm25 rank (lower is better).
+    """
+
+    session_id: str
+    project: str
+    path: str
+    uuid: str | None
+    line: int
+    kind: str
+    snippet: str
+    score: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class FillResult:
+    """Outcome of :meth:`SearchIndex.fill`."""
+
+    files: int = 0
+    indexed_files: int = 0
+    documents: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    errors: list[str] = field(default_factory=list)
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_DOC_CHARS else text[:MAX_DOC_CHARS]
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    out = []
+    if isinstance(content, list):
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                out.append(b["text"])
+    return out
+
+
+def documents_of(rec: Any) -> list[tuple[str, str]]:
+    """(kind, text) documents of one decoded record (see module docstring)."""
+    if not isinstance(rec, dict):
+        return []
+    t = rec.get("type")
+    out: list[tuple[str, str]] = []
+    if t in ("user_message", "assistant_message", "tool_result", "message"):
+        msg = rec.get("message") if t != "message" else rec  # sidechains: role/content inline
+        if not isinstance(msg, dict):
+            return out
+        role, content = msg.get("role"), msg.get("content")
+        if role in ("user", "assistant"):
+            text = "\n".join(x for x in _texts(content) if x.strip())
+            if text:
+                out.append(("assistant" if role == "assistant" else "prompt", _cap(text)))
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    name = b.get("name") if isinstance(b.get("name"), str) else ""
+                    inp = orjson.dumps(b.get("input"), default=str).decode()
+                    out.append(("tool", _cap(f"{name} {inp}")))
+    elif t == "metadata" and rec.get("key") == "file_changes":
+        v = rec.get("value")
+        files = v.get("files") if isinstance(v, dict) else None
+        if isinstance(files, list):
+            paths = [f for f in files if isinstance(f, str)]
+            if paths:
+                out.append(("file", _cap("\n".join(paths))))
+    return out
+
+
+def delete_docs(conn: sqlite3.Connection, path: str) -> None:
+    """Drop every document of ``path`` (caller holds a transaction)."""
+    conn.execute(
+        "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, text FROM docs WHERE path = ?",
+        (path,),
+    )
+    conn.execute("DELETE FROM docs WHERE path = ?", (path,))
+    conn.execute("DELETE FROM indexed WHERE path = ?", (path,))
+
+
+def fts_query(query: str) -> str:
+    """Turn user words into an FTS5 query: every word required, quoted, ``word*`` = prefix.
+
+    Raises:
+        UsageError: the query has no words.
+    """
+    parts = []
+    for w in query.split():
+        prefix = w.endswith("*")
+        w = w.rstrip("*")
+        if not w:
+            continue
+        parts.append('"' + w.replace('"', '""') + '"' + ("*" if prefix else ""))
+    if not parts:
+        raise UsageError("empty search query")
+    return " ".join(parts)
+
+
+class SearchIndex:
+    """FTS5 search over a :class:`Catalog`'s sessions (same database)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def index_file(self, path: str) -> tuple[int, int]:
+        """Index what is new in ``path`` since the last call (see module docstring).
+
+        Returns:
+            (documents added, bytes of complete lines consumed). Never raises on content;
+            a vanished file drops its documents. v1 whole-file ``.json`` sessions are not
+            indexed.
+        """
+        if not path.endswith(".jsonl"):
+            return 0, 0
+        cat = self.catalog
+        conn = cat.conn
+        row = conn.execute("SELECT inode, offset, line FROM indexed WHERE path = ?",
+                           (path,)).fetchone()
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            if row is not None:
+                with cat._write_lock, conn:
+                    delete_docs(conn, path)
+            return 0, 0
+        try:
+            st = os.fstat(fd)
+            start, line = 0, 0
+            restart = False
+            if row is not None:
+                inode, off, ln = row
+                if inode == st.st_ino and st.st_size >= off:
+                    start, line = off, ln
+                else:
+                    restart = True
+            if row is not None and not restart and st.st_size == start:
+                return 0, 0
+            data = os.pread(fd, st.st_size - start, start) if st.st_size > start else b""
+        finally:
+            os.close(fd)
+        end = data.rfind(b"\n") + 1
+        chunk = data[:end]
+        rf = scan_records(chunk, start_line=line, base_offset=start)
+        docs: list[tuple[str, str | None, int, str, str]] = []
+        for rec in rf.records:
+            raw = chunk[rec.offset - start : rec.end - start]
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                try:
+                    value = parse_line_slow(raw)
+                except JSONParseError:  # pragma: no cover - scan_records accepted it
+                    value = None
+            for kind, text in documents_of(value):
+                docs.append((path, rec.uuid, rec.line, kind, text))
+        with cat._write_lock, conn:
+            if restart:
+                delete_docs(conn, path)
+            for d in docs:
+                cur = conn.execute(
+                    "INSERT INTO docs(path, uuid, line, kind, text) VALUES (?,?,?,?,?)", d)
+                conn.execute("INSERT INTO fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, d[4]))
+            conn.execute(
+                "INSERT OR REPLACE INTO indexed(path, inode, offset, line) VALUES (?,?,?,?)",
+                (path, st.st_ino, start + end, line + rf.line_count),
+            )
+        return len(docs), end
+
+    def fill(
+        self,
+        progress: Callable[[RefreshProgress], None] | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> FillResult:
+        """Index every cached session file (incrementally; run it in a worker).
+
+        Call :meth:`Catalog.refresh` first: the catalog's rows say which files exist.
+        Documents of files no longer in the catalog are dropped.
+        """
+        t0 = time.perf_counter()
+        res = FillResult()
+        cat = self.catalog
+        paths = cat.paths()
+        res.files = len(paths)
+        for i, p in enumerate(paths, 1):
+            if cancel is not None and cancel():
+                res.cancelled = True
+                break
+            try:
+                n, b = cat._guarded(lambda p=p: self.index_file(p))
+            except sqlite3.OperationalError as exc:
+                res.errors.append(f"{p}: {exc}")
+                continue
+            if b:
+                res.indexed_files += 1
+            res.documents += n
+            res.bytes += b
+            if progress is not None and (i % 200 == 0 or i == len(paths)):
+                progress(RefreshProgress(i, len(paths), res.indexed_files))
+        if not res.cancelled:
+            known = set(paths)
+            stale = [p for (p,) in cat.conn.execute("SELECT path FROM indexed")
+                     if p not in known]
+            with cat._write_lock, cat.conn as conn:
+                for p in stale:
+                    delete_docs(conn, p)
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    def apply(self, batch: Iterable[Any]) -> int:
+        """Index the files a watcher batch touched (only their new bytes).
+
+        Returns:
+            Documents added.
+        """
+        from sidtui.core.live import events as ev
+
+        paths = sorted({e.path for e in batch if isinstance(
+            e, (ev.RecordsAppended, ev.FileReset, ev.SessionCreated, ev.SidechainStarted))})
+        return sum(self.catalog._guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+
+    def search(self, query: str, *, project: str | None = None, limit: int = 50
+               ) -> list[SearchHit]:
+        """The best ``limit`` matches of ``query`` (see module docstring).
+
+        Raises:
+            UsageError: an empty query.
+        """
+        q = fts_query(query)
+        sql = (
+            "SELECT s.session_id, s.project, d.path, d.uuid, d.line, d.kind, "
+            f"snippet(fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 12), bm25(fts) "
+            "FROM fts JOIN docs d ON d.id = fts.rowid JOIN sessions s ON s.path = d.path "
+            "WHERE fts MATCH ?"
+        )
+        args: list[Any] = [q]
+        if project is not None:
+            sql += " AND s.project = ?"
+            args.append(project)
+        sql += " ORDER BY bm25(fts) LIMIT ?"
+        args.append(limit)
+        rows = self.catalog._guarded(lambda: self.catalog.conn.execute(sql, args).fetchall())
+        return [SearchHit(*r) for r in rows]

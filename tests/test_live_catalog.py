@@ -1,0 +1,171 @@
+"""Catalog (issue 6): same rows as list_sessions, cache keys, corrupt/foreign cache rebuilt."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+
+import orjson
+import pytest
+from conftest import REAL_HOME
+from live_util import SID, assistant, line, make_home, neutralize_fixture_pids, start, user
+
+from sidtui.core.home import Home
+from sidtui.core.listing import list_sessions
+from sidtui.core.live import events as ev
+from sidtui.core.live.catalog import FORMAT, Catalog, default_db_path
+from sidtui.core.live.watcher import Watcher
+
+
+def _cmp(rows):
+    return [(s.path, s.session_id, s.interruption, s.loadable, s.records, s.ended, s.live,
+             s.stale, s.first_prompt) for s in rows]
+
+
+def test_rows_equal_list_sessions_on_fixture_home(real_home_copy):
+    neutralize_fixture_pids(real_home_copy)
+    home = Home(real_home_copy)
+    cat = Catalog(home)
+    assert str(default_db_path(home)).startswith(os.environ["XDG_CACHE_HOME"])
+    progress = []
+    res = cat.refresh(progress=progress.append)
+    assert res.errors == [] or all(isinstance(e, str) for e in res.errors)
+    assert progress and progress[-1].done == progress[-1].total == res.total
+    want, _ = list_sessions(home)
+    assert _cmp(cat.rows()) == _cmp(want)
+    for proj in {s.project for s in want}:
+        assert _cmp(cat.rows(proj)) == _cmp(list_sessions(home, proj)[0])
+    assert any(s.kind == "sidechain" for s in cat.rows(include_sidechains=True))
+    # warm: nothing changed, nothing re-summarized; a second Catalog reuses the file
+    again = Catalog(home)
+    assert again.rebuilt is None
+    res2 = again.refresh()
+    assert res2.changed == 0 and res2.removed == 0
+    assert _cmp(again.rows()) == _cmp(want)
+
+
+def test_cache_key_invalidation(tmp_path):
+    root = make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0", "first"))})
+    home = Home(root)
+    cat = Catalog(home)
+    assert cat.refresh().changed == 1
+    p = home.sessions_dir / "proj" / f"{SID}.jsonl"
+    assert cat.rows()[0].interruption == "interrupted_prompt"
+    with open(p, "ab") as fh:  # size changes
+        fh.write(line(assistant("u2", "u1")))
+    res = cat.refresh()
+    assert res.changed == 1 and cat.rows()[0].interruption == "none"
+    assert cat.rows()[0].records == 3
+    st = p.stat()  # same size, new mtime: re-summarized
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
+    assert cat.refresh().changed == 1
+    data = p.read_bytes()  # replaced by a same-size file (new inode, same mtime)
+    tmp = p.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    os.utime(tmp, ns=(st.st_atime_ns, p.stat().st_mtime_ns))
+    os.replace(tmp, p)
+    assert cat.refresh().changed == 1
+    assert cat.refresh().changed == 0
+    p.unlink()
+    res = cat.refresh()
+    assert res.removed == 1 and cat.rows() == []
+
+
+def test_liveness_never_trusted_from_cache(tmp_path):
+    import subprocess
+    import sys
+
+    root = make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0"))})
+    home = Home(root)
+    cat = Catalog(home)
+    cat.refresh()
+    assert not cat.rows()[0].live
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)
+    try:
+        (home.active_sessions_dir / f"{SID}.json").write_bytes(orjson.dumps(
+            {"sessionId": SID, "pid": child.pid, "startedAt": int(time.time() * 1000)}))
+        assert cat.rows()[0].live  # no refresh needed
+    finally:
+        child.kill()
+        child.wait()
+    row = cat.rows()[0]
+    assert not row.live and row.stale
+
+
+@pytest.mark.parametrize("damage", ["garbage", "foreign", "other-home", "truncated-page"])
+def test_corrupt_or_foreign_cache_is_rebuilt(tmp_path, damage):
+    root = make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0"))})
+    home = Home(root)
+    cat = Catalog(home)
+    cat.refresh()
+    cat.close()
+    db = default_db_path(home)
+    if damage == "garbage":
+        db.write_bytes(b"this is not a database" * 100)
+        for s in ("-wal", "-shm"):
+            if os.path.exists(str(db) + s):
+                os.remove(str(db) + s)
+    elif damage in ("foreign", "other-home"):
+        con = sqlite3.connect(db)
+        key, val = ("format", "sidtui-catalog/0") if damage == "foreign" else ("home", "/elsewhere")
+        con.execute("UPDATE meta SET value = ? WHERE key = ?", (val, key))
+        # a poisoned row that must not be served
+        con.execute("UPDATE sessions SET summary = ?", (orjson.dumps({"session_id": "POISON",
+                    "project": "x", "path": "/nope"}),))
+        con.commit()
+        con.close()
+    else:
+        con = sqlite3.connect(db)
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.close()
+        data = bytearray(db.read_bytes())
+        for i in range(4096, len(data)):  # wreck every page after the first
+            data[i] = 0xA5
+        db.write_bytes(bytes(data))
+    again = Catalog(home)
+    rows = again.rows()
+    if again.rebuilt is not None:
+        assert rows == []
+    assert all(r.session_id != "POISON" for r in rows)
+    again.refresh()
+    assert again.rebuilt is not None
+    assert [r.session_id for r in again.rows()] == [SID]
+    meta = dict(again.conn.execute("SELECT key, value FROM meta").fetchall())
+    assert meta["format"] == FORMAT
+
+
+def test_apply_watcher_batches(tmp_path):
+    root = make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0"))})
+    home = Home(root)
+    cat = Catalog(home)
+    cat.refresh()
+    w = Watcher(home, force_polling=True)
+    w.prime()
+    p = str(home.sessions_dir / "proj" / f"{SID}.jsonl")
+    with open(p, "ab") as fh:
+        fh.write(line(assistant("u2", "u1")))
+    sid2 = "20260101-000002-cccccccc"
+    p2 = str(home.sessions_dir / "proj" / f"{sid2}.jsonl")
+    with open(p2, "wb") as fh:
+        fh.write(line(start(sid=sid2)) + line(user("x1", "u0", "new one")))
+    batch = w.process_paths([p, p2])
+    assert any(isinstance(e, ev.SessionCreated) for e in batch)
+    changed = cat.apply(batch)
+    assert sorted(changed) == sorted([p, p2])
+    rows = {r.session_id: r for r in cat.rows()}
+    assert rows[SID].interruption == "none" and rows[sid2].first_prompt == "new one"
+    assert cat.refresh().changed == 0  # apply wrote exactly what refresh would
+
+
+async def test_refresh_async_yields_progress(real_home_copy):
+    neutralize_fixture_pids(real_home_copy)
+    cat = Catalog(Home(real_home_copy))
+    seen = [p async for p in cat.refresh_async()]
+    assert seen and seen[-1].done == seen[-1].total
+    assert cat.rows()
+
+
+def test_fixture_home_untouched():
+    assert (REAL_HOME / "sessions").is_dir()

@@ -1,0 +1,106 @@
+"""Full-text search (issue 6): what is indexed, incremental updates, results."""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+import pytest
+from live_util import SID, assistant, line, make_home, neutralize_fixture_pids, start, user
+
+from sidtui.core.errors import UsageError
+from sidtui.core.home import Home
+from sidtui.core.live.catalog import Catalog
+from sidtui.core.live.search import SearchIndex, documents_of, fts_query
+from sidtui.core.live.watcher import Watcher
+
+SID2 = "20260101-000009-dddddddd"
+
+
+@pytest.fixture
+def idx(tmp_path):
+    a = (line(start()) + line(user("u1", "u0", "please refactor the frobnicator module"))
+         + line(assistant("u2", "u1", "I will edit it", tool="Edit", path="/src/frob_nicator.py"))
+         + line({"type": "metadata", "key": "file_changes", "uuid": "u3", "parentUuid": "u2",
+                 "value": {"files": ["/src/widgets/zebra.py"], "count": 1}})
+         + line(user("x1", "u0", "abandoned branch mentions quokka")))
+    b = line(start(sid=SID2)) + line(user("v1", "u0", "unrelated frobnicator question"))
+    root = make_home(tmp_path / "h", {SID: a})
+    make_home(root, {SID2: b}, project="other")
+    cat = Catalog(Home(root))
+    cat.refresh()
+    si = SearchIndex(cat)
+    res = si.fill()
+    assert res.indexed_files == 2 and res.documents >= 6
+    return si
+
+
+def test_search_prompts_assistant_tools_files_and_branches(idx):
+    hits = idx.search("frobnicator")
+    assert {(h.session_id, h.uuid, h.kind) for h in hits} == {
+        (SID, "u1", "prompt"), (SID2, "v1", "prompt")}
+    h = next(h for h in hits if h.session_id == SID)
+    assert h.line == 2 and "«frobnicator»" in h.snippet and h.project == "proj"
+    assert [(h.uuid, h.kind) for h in idx.search("frob_nicator")] == [("u2", "tool")]
+    assert sorted((h.uuid, h.kind) for h in idx.search("edit")) == [
+        ("u2", "assistant"), ("u2", "tool")]  # "I will edit it" and the Edit tool
+    assert [(h.uuid, h.kind) for h in idx.search("zebra")] == [("u3", "file")]
+    assert [h.uuid for h in idx.search("quokka")] == ["x1"]  # skipped branches are searchable
+    assert [h.session_id for h in idx.search("frobnicator", project="other")] == [SID2]
+    assert [h.uuid for h in idx.search("frobni*")] != []
+    assert idx.search('frobnicator" OR "x') == []  # FTS syntax is literal, never an error
+    with pytest.raises(UsageError):
+        idx.search("   ")
+
+
+def test_incremental_append_reset_and_removal(idx):
+    cat = idx.catalog
+    p = str(cat.home.sessions_dir / "proj" / f"{SID}.jsonl")
+    w = Watcher(cat.home, force_polling=True)
+    w.prime()
+    before = cat.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    with open(p, "ab") as fh:
+        fh.write(line(user("u4", "u3", "now about the walrus")) + b'{"type":"user_message"')
+    batch = w.process_paths([p])
+    assert idx.apply(batch) == 1
+    assert cat.conn.execute("SELECT count(*) FROM docs").fetchone()[0] == before + 1
+    assert [(h.uuid, h.line) for h in idx.search("walrus")] == [("u4", 6)]
+    with open(p, "ab") as fh:  # the partial line completes: indexed once, at its line
+        fh.write(b',"uuid":"u5","parentUuid":"u4","message":{"role":"user","content":"'
+                 b'pangolin"}}\n')
+    idx.apply(w.process_paths([p]))
+    assert [(h.uuid, h.line) for h in idx.search("pangolin")] == [("u5", 7)]
+    assert len(idx.search("walrus")) == 1
+    tmp = p + ".tmp"  # replaced: old documents dropped
+    with open(tmp, "wb") as fh:
+        fh.write(line(start()) + line(user("n1", "u0", "fresh capybara")))
+    os.replace(tmp, p)
+    idx.apply(w.process_paths([p]))
+    assert idx.search("walrus") == [] and [h.uuid for h in idx.search("capybara")] == ["n1"]
+    os.remove(p)
+    cat.refresh()
+    assert idx.search("capybara") == []
+    assert cat.conn.execute("SELECT count(*) FROM docs WHERE path = ?", (p,)).fetchone()[0] == 0
+
+
+def test_documents_of_shapes():
+    side = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": "t"},
+            {"type": "tool_use", "id": "1", "name": "Bash", "input": {"command": "ls"}}]}
+    assert documents_of(side) == [("assistant", "t"), ("tool", 'Bash {"command":"ls"}')]
+    tr = user("a", None)
+    tr["message"]["content"] = [{"type": "tool_result", "tool_use_id": "1", "content": "x"}]
+    assert documents_of(tr) == []
+    assert documents_of([1]) == [] and documents_of({"type": "session_end"}) == []
+    assert fts_query('a "b" c*') == '"a" """b""" "c"*'
+
+
+def test_fixture_home_search(real_home_copy):
+    neutralize_fixture_pids(real_home_copy)
+    cat = Catalog(Home(real_home_copy))
+    cat.refresh()
+    si = SearchIndex(cat)
+    si.fill()
+    assert si.fill().indexed_files == 0  # second fill: nothing new
+    d = orjson.loads(next((real_home_copy / "history.jsonl").open("rb")))
+    word = max(d["display"].split(), key=len).strip(".,:;!?\"'()")
+    assert si.search(word), word
