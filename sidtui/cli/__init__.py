@@ -32,6 +32,8 @@ SUBCOMMANDS: list[str] = [
     "undo",
     "restore",
     "redo",
+    "search",
+    "watch",
 ]
 
 

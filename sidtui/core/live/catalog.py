@@ -183,7 +183,18 @@ class Catalog:
         self._last_summarized: dict[str, float] = {}
         self._dirty: set[str] = set()
         self.rebuilt: str | None = None
-        self._open_checked()
+        #: set when the cache directory cannot be used and the catalog runs in memory
+        self.warning: str | None = None
+        try:
+            self._open_checked()
+        except (OSError, sqlite3.OperationalError) as exc:
+            if self._memory:
+                raise
+            self.warning = (f"cannot use the cache at {self.db_path} ({exc}); "
+                            "the catalog is kept in memory for this run")
+            self._memory, self.db_path = True, None
+            self._generation += 1
+            self._open_checked()
 
     # --- connections --------------------------------------------------------------------
 

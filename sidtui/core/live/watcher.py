@@ -182,6 +182,11 @@ class Watcher:
                 t.close()
         self._deliver(None)
 
+    @property
+    def alive(self) -> bool:
+        """The watcher thread is running."""
+        return self._thread is not None and self._thread.is_alive()
+
     def __enter__(self) -> Watcher:
         self.start()
         return self

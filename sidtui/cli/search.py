@@ -1,0 +1,80 @@
+"""`sidtui search QUERY`: full-text search over every session (FTS5 index in the catalog)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "search",
+        parents=parents,
+        help="full-text search over prompts, replies, tool calls and file paths",
+        description="Search every session: prompts, assistant text, tool names and inputs, "
+        "file paths. All words must match; end a word with * for a prefix. The index lives "
+        "in the catalog cache and is brought up to date first (only new bytes are read).",
+    )
+    p.add_argument("query", nargs="+", help="words to find")
+    p.add_argument("--project", metavar="KEY", help="only this project folder under sessions/")
+    p.add_argument("--limit", type=int, default=50, metavar="N", help="at most N hits (50)")
+    p.add_argument("--json", action="store_true", help="print a JSON list of hits")
+    p.set_defaults(func=run)
+
+
+def _progress(label: str):
+    if not sys.stderr.isatty():
+        return None
+
+    def cb(p) -> None:
+        end = "\n" if p.done >= p.total else ""
+        print(f"\r{label} {p.done}/{p.total}", end=end, file=sys.stderr, flush=True)
+
+    return cb
+
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.common import home_from_args, print_json, stdout_console
+    from sidtui.core.errors import UsageError
+    from sidtui.core.live.catalog import Catalog
+    from sidtui.core.live.search import MARK_CLOSE, MARK_OPEN, SearchIndex
+
+    home = home_from_args(args).require()
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    if args.project is not None and not (home.sessions_dir / args.project).is_dir():
+        raise UsageError(f"no project folder {args.project!r} under {home.sessions_dir}")
+    query = " ".join(args.query)
+    cat = Catalog(home)
+    for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
+        if note:
+            print(f"sidtui: warning: {note}", file=sys.stderr)
+    res = cat.refresh(progress=_progress("catalog"))
+    for e in res.errors:
+        print(f"sidtui: warning: {e}", file=sys.stderr)
+    idx = SearchIndex(cat)
+    idx.fill(progress=_progress("index"))
+    hits = idx.search(query, project=args.project, limit=args.limit)
+    if args.json:
+        print_json([h.to_json() for h in hits])
+        return 0
+    from rich.text import Text
+
+    console = stdout_console()
+    if not hits:
+        console.print(f"no matches for {query!r}")
+        return 0
+    for h in hits:
+        t = Text()
+        t.append(h.session_id, style="cyan")
+        t.append(f"  {h.project or '(flat)'}  line {h.line}  ", style="dim")
+        t.append(f"{h.kind:<9} ", style="magenta")
+        snippet = " ".join(h.snippet.split())
+        parts = snippet.split(MARK_OPEN)
+        t.append(parts[0])
+        for part in parts[1:]:
+            hit, _, rest = part.partition(MARK_CLOSE)
+            t.append(hit, style="bold yellow")
+            t.append(rest)
+        console.print(t, overflow="ellipsis", no_wrap=True)
+    return 0

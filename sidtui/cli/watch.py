@@ -1,0 +1,157 @@
+"""`sidtui watch [SESSION]`: a plain streaming view of what agents write, for terminals/scripts.
+
+One line per new record or event; ``--json`` prints JSON lines (records as
+``{"event": "RecordAppended", session_id, path, line, uuid, type, record}``, other events as
+:func:`sidtui.core.live.events.event_to_json`). Ctrl-C stops cleanly (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import Any
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "watch",
+        parents=parents,
+        help="stream new records and events (new sessions, branches, live/stale, conflicts)",
+        description="Follow the home (or one SESSION) as agents write: one line per new "
+        "record or event. A half-written line is held until it completes.",
+    )
+    p.add_argument("session", nargs="?", help="session id, id prefix or path (default: all)")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+    p.add_argument("--polling", action="store_true",
+                   help="poll instead of filesystem notifications (auto on network filesystems)")
+    p.set_defaults(func=run)
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    out = []
+    if isinstance(content, list):
+        for b in content:
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "text" and isinstance(b.get("text"), str):
+                out.append(b["text"])
+            elif b.get("type") == "tool_use":
+                out.append(f"[{b.get('name')}]")
+            elif b.get("type") == "tool_result":
+                out.append("[result]")
+            elif b.get("type") == "thinking":
+                out.append("[thinking]")
+    return " ".join(out)
+
+
+def record_preview(rec: Any, width: int = 100) -> str:
+    """One-line description of a record for the plain view."""
+    if not isinstance(rec, dict):
+        return repr(rec)[:width]
+    t = rec.get("type")
+    if t in ("user_message", "assistant_message", "tool_result"):
+        msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+        text = _texts(msg.get("content"))
+    elif t == "message":
+        text = f"{rec.get('role')}: {_texts(rec.get('content'))}"
+    elif t == "metadata":
+        text = f"{rec.get('key')}"
+    elif t == "session_start":
+        text = f"{rec.get('model')} in {rec.get('cwd')}"
+    elif t == "session_end":
+        text = f"cost ${rec.get('totalCostUSD')}  messages {rec.get('totalMessages')}"
+    elif t == "sidechain_start":
+        text = f"{rec.get('agentType')}: {rec.get('description')}"
+    elif t == "sidechain_end":
+        text = f"{rec.get('status')}"
+    else:
+        text = ""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def event_lines(batch, as_json: bool) -> list[str]:
+    """The output lines of one watcher batch."""
+    import orjson
+
+    from sidtui.core.live import events as ev
+
+    out: list[str] = []
+    for e in batch:
+        if isinstance(e, ev.RecordsAppended):
+            for r in e.records:
+                if as_json:
+                    out.append(orjson.dumps({
+                        "event": "RecordAppended", "session_id": e.session_id, "path": e.path,
+                        "line": r.ref.line, "uuid": r.ref.uuid, "type": r.ref.type,
+                        "record": r.record}, default=str).decode())
+                else:
+                    out.append(f"{e.session_id}  line {r.ref.line:<5} {r.ref.type or '?':<18} "
+                               f"{record_preview(r.record)}")
+            continue
+        if as_json:
+            out.append(orjson.dumps(e.to_json(), default=str).decode())
+            continue
+        d = e.to_json()
+        name = d.pop("event")
+        if isinstance(e, ev.BadLineFound):
+            detail = f"line {e.line.line}: {e.line.reason}"
+        elif isinstance(e, ev.FileIntentConflictAppeared):
+            c = e.conflict
+            detail = (f"{c.severity}: {c.session_id} and {c.other_session_id} "
+                      f"({c.other_operation}) on {c.path}")
+        else:
+            d.pop("path", None)
+            sid = d.pop("session_id", "")
+            detail = f"{sid}  " + "  ".join(f"{k}={v}" for k, v in d.items() if v is not None)
+        out.append(f"-- {name}: {detail}")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.common import home_from_args
+    from sidtui.core.home import resolve_session
+    from sidtui.core.live.watcher import Watcher
+
+    home = home_from_args(args).require()
+    sf = resolve_session(home, args.session) if args.session else None
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def on_batch(batch) -> None:
+        lines = event_lines(batch, args.json)
+        if not lines:
+            return
+        with lock:
+            try:
+                sys.stdout.write("\n".join(lines) + "\n")
+                sys.stdout.flush()
+            except (BrokenPipeError, ValueError):
+                done.set()  # the reader went away (`| head`): stop quietly
+
+    w = Watcher(home, on_batch, session=sf, force_polling=True if args.polling else None)
+    what = str(sf.path) if sf else str(home.root)
+    try:
+        w.start()
+        while not w.ready.wait(0.2):
+            if not w.alive:
+                for e in w.errors:
+                    print(f"sidtui: error: {e}", file=sys.stderr)
+                return 1
+        print(f"watching {what} ({'polling' if w.polling else 'notify'}); Ctrl-C to stop",
+              file=sys.stderr, flush=True)
+        while not done.wait(0.5):
+            if w.errors:
+                for e in w.errors:
+                    print(f"sidtui: warning: {e}", file=sys.stderr)
+                w.errors.clear()
+                if not w.alive:
+                    return 1
+    except KeyboardInterrupt:
+        pass
+    finally:
+        w.stop()
+    return 0

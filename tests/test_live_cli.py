@@ -1,0 +1,73 @@
+"""`sidtui search` and `sidtui watch` (issue 6)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from live_util import SID, assistant, line, make_home, start, user
+
+from sidtui.cli import main
+
+
+def _home(tmp_path):
+    return make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0", "tune the ocelot"))
+                                      + line(assistant("u2", "u1", "done", tool="Bash"))})
+
+
+def test_search_json_and_text(tmp_path, capsys):
+    root = _home(tmp_path)
+    assert main(["search", "ocelot", "--home", str(root), "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert [(h["session_id"], h["uuid"], h["line"], h["kind"]) for h in hits] == [
+        (SID, "u1", 2, "prompt")]
+    assert main(["search", "ocelot", "--home", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert SID in out and "ocelot" in out
+    assert main(["search", "nothing-like-this", "--home", str(root)]) == 0
+    assert "no matches" in capsys.readouterr().out
+    assert main(["search", "ocelot", "--home", str(root), "--project", "nope"]) == 2
+    assert main(["search", "ocelot", "--home", str(tmp_path / "missing")]) == 2
+
+
+def test_watch_streams_json_lines_and_stops_on_ctrl_c(tmp_path):
+    root = _home(tmp_path)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidtui", "watch", SID, "--json", "--home", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        assert proc.stderr.readline().startswith("watching ")  # ready: the watch is registered
+        p = root / "sessions" / "proj" / f"{SID}.jsonl"
+        with open(p, "ab") as fh:
+            whole = line(user("u3", "u2", "half and half"))
+            fh.write(whole[:20])
+            fh.flush()
+            fh.write(whole[20:])
+        got = json.loads(proc.stdout.readline())
+        assert got["event"] == "RecordAppended" and got["uuid"] == "u3" and got["line"] == 4
+        assert got["record"]["message"]["content"][0]["text"] == "half and half"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=30)
+    assert rc == 0
+    assert "Traceback" not in proc.stderr.read()
+
+
+def test_watch_text_lines(tmp_path):
+    from sidtui.cli.watch import event_lines
+    from sidtui.core.live import events as ev
+    from sidtui.core.live.tail import FileTail
+
+    root = _home(tmp_path)
+    t = FileTail(root / "sessions" / "proj" / f"{SID}.jsonl")
+    upd = t.poll()
+    lines = event_lines([ev.RecordsAppended(SID, "p", tuple(upd.records)),
+                         ev.SessionBecameStale(SID, 123, "pid 123 is not running")], False)
+    assert lines[1].startswith(f"{SID}  line 2") and "tune the ocelot" in lines[1]
+    assert "[Bash]" in lines[2]
+    assert lines[-1].startswith("-- SessionBecameStale:") and "pid=123" in lines[-1]
