@@ -225,15 +225,84 @@ def _runs_to_ops(runs: list[tuple[str, int]], a: list[str], b: list[str]) -> lis
     return ops
 
 
+def _common_prefix_str(a: str, b: str) -> int:
+    """Number of equal leading characters (galloping slice compares: C speed)."""
+    limit = min(len(a), len(b))
+    if not limit or a[0] != b[0]:
+        return 0
+    lo, step = 1, 1
+    while lo + step <= limit and a[lo : lo + step] == b[lo : lo + step]:
+        lo += step
+        step *= 2
+    while step > 1:
+        step //= 2
+        if lo + step <= limit and a[lo : lo + step] == b[lo : lo + step]:
+            lo += step
+    return lo
+
+
+def _common_suffix_str(a: str, b: str, limit: int) -> int:
+    """Number of equal trailing characters, at most ``limit``."""
+    na, nb = len(a), len(b)
+    if limit <= 0 or a[na - 1] != b[nb - 1]:
+        return 0
+    lo, step = 1, 1
+    while lo + step <= limit and a[na - lo - step : na - lo] == b[nb - lo - step : nb - lo]:
+        lo += step
+        step *= 2
+    while step > 1:
+        step //= 2
+        if lo + step <= limit and a[na - lo - step : na - lo] == b[nb - lo - step : nb - lo]:
+            lo += step
+    return lo
+
+
 def compute_diff(old: str, new: str) -> dict[str, Any]:
     """The agent's diff object ``{"ops": [...]}`` from ``old`` to ``new``.
 
     Unlike the agent (which gives up at 10,000 lines and stores ``{"ops": []}``), this
     always produces a real script; ``ops`` is empty only when ``old == new``.
+
+    The common head and tail are found on the text itself and cut back to line
+    boundaries, so only ``old`` is split whole and ``new`` only in its changed middle.
     """
     if old == new:
         return {"ops": []}
-    return {"ops": compute_ops(split_lines(old), split_lines(new))}
+    # old = P + Mo [+ "\n" + S],  new = P + Mn [+ "\n" + S]; P ends at a line start.
+    pe = old.rfind("\n", 0, _common_prefix_str(old, new)) + 1
+    tail = _common_suffix_str(old, new, min(len(old), len(new)) - pe)
+    nl = old.find("\n", len(old) - tail) if tail else -1
+    a = split_lines(old)
+    head = old.count("\n", 0, pe)  # lines in P
+    if nl >= 0:
+        s_len = len(old) - nl - 1
+        rest = old.count("\n", nl + 1) + 1  # lines in S
+        b_mid = split_lines(new[pe : len(new) - s_len - 1])
+    else:
+        rest = 0
+        b_mid = split_lines(new[pe:])
+    a_mid = a[head : len(a) - rest]
+    runs: list[tuple[str, int]] = []
+    if head:
+        runs.append(("k", head))
+    runs.extend(_middle_runs_stripped(a_mid, b_mid))
+    if rest:
+        runs.append(("k", rest))
+    b = a[:head] + b_mid + a[len(a) - rest :] if rest else a[:head] + b_mid
+    return {"ops": _runs_to_ops(runs, a, b)}
+
+
+def _middle_runs_stripped(a: list[str], b: list[str]) -> list[tuple[str, int]]:
+    na, nb = len(a), len(b)
+    pre = _common_prefix(a, 0, b, 0, min(na, nb)) if na and nb else 0
+    suf = _common_suffix(a, b, min(na, nb) - pre) if na and nb else 0
+    runs: list[tuple[str, int]] = []
+    if pre:
+        runs.append(("k", pre))
+    runs.extend(_middle_runs(a[pre : na - suf], b[pre : nb - suf]))
+    if suf:
+        runs.append(("k", suf))
+    return runs
 
 
 def apply_ops(base: list[str], ops: Sequence[dict[str, Any]]) -> list[str]:
