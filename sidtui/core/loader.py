@@ -24,7 +24,7 @@ import orjson
 
 from sidtui.core.chain import ChainResult
 from sidtui.core.jsonparse import JSONParseError, parse_line_slow
-from sidtui.core.records import RecordFile, RecordRef
+from sidtui.core.records import Block, RecordFile, RecordRef, RecordS
 
 MESSAGE_RECORD_TYPES = frozenset({"user_message", "assistant_message", "tool_result"})
 ASSISTANT_META_KEYS = ("usage", "model", "stopReason", "msgId")
@@ -42,61 +42,11 @@ KNOWN_RECORD_TYPES = frozenset(
 )
 
 
-class _BlockS(msgspec.Struct):
-    type: Any = None
-    id: Any = None
-    name: Any = None
-    tool_use_id: Any = None
-    text: Any = None
-    thinking: Any = None
-    is_error: Any = None
+__all__ = ["Block", "LoadedSession", "Message", "load_jsonl", "load_v1_json"]
+_MSG_DECODER = msgspec.json.Decoder(RecordS)
 
 
-class _MsgS(msgspec.Struct):
-    role: Any = None
-    content: list[_BlockS] | str | None = None
-    meta: Any = msgspec.field(default=None, name="_meta")
-
-
-class _MsgRecS(msgspec.Struct):
-    type: Any = None
-    message: _MsgS | None = None
-    timestamp: Any = None
-    usage: Any = None
-    model: Any = None
-    stopReason: Any = None
-    msgId: Any = None
-    cwd: Any = None
-    gitBranch: Any = None
-    permissionMode: Any = None
-
-
-_MSG_DECODER = msgspec.json.Decoder(_MsgRecS)
-
-
-@dataclass(slots=True)
-class Block:
-    """One content block, with only what cleaning and listing need.
-
-    Attributes:
-        type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
-            (None when missing or not a string).
-        id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``
-            (each None unless a non-empty string).
-        text: ``text.text`` or ``thinking.thinking`` (None otherwise).
-        is_error: ``tool_result.is_error``.
-    """
-
-    type: str | None
-    id: str | None = None
-    name: str | None = None
-    tool_use_id: str | None = None
-    text: str | None = None
-    is_error: bool = False
-
-
-@dataclass
-class Message:
+class Message(msgspec.Struct, gc=False):
     """A message as the agent's loader returns it.
 
     Attributes:
@@ -120,7 +70,7 @@ class Message:
     record_type: str | None
     role: str | None
     blocks: list[Block]
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
     timestamp: str | None = None
     string_content: bool = False
     raw: dict | None = None
@@ -139,10 +89,11 @@ class Message:
         return self.role == "user" and not any(b.type == "tool_result" for b in self.blocks)
 
     def preview(self, width: int = 60) -> str:
-        """First ``width`` characters of the first text-like block."""
+        """First ``width`` characters of the first text-like block (text or thinking)."""
         for b in self.blocks:
-            if b.text:
-                return b.text[:width]
+            t = b.text_like
+            if t:
+                return t[:width]
         return ""
 
 
@@ -206,33 +157,14 @@ def _str(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
-def _block_from_struct(b: _BlockS) -> Block:
-    t = b.type if isinstance(b.type, str) else None
-    text = b.text if t == "text" else b.thinking if t == "thinking" else None
-    return Block(
-        t,
-        _str(b.id),
-        _str(b.name),
-        _str(b.tool_use_id),
-        text if isinstance(text, str) else None,
-        b.is_error is True,
-    )
+_BLOCK_FIELDS = ("type", "id", "name", "tool_use_id", "text", "is_error", "thinking")
 
 
 def block_from_dict(b: Any) -> Block:
     """A :class:`Block` from a decoded block (anything that is not an object → type None)."""
     if not isinstance(b, dict):
         return Block(None)
-    t = b.get("type") if isinstance(b.get("type"), str) else None
-    text = b.get("text") if t == "text" else b.get("thinking") if t == "thinking" else None
-    return Block(
-        t,
-        _str(b.get("id")),
-        _str(b.get("name")),
-        _str(b.get("tool_use_id")),
-        text if isinstance(text, str) else None,
-        b.get("is_error") is True,
-    )
+    return Block(*(b.get(k) for k in _BLOCK_FIELDS))
 
 
 def blocks_from_content(content: Any) -> tuple[list[Block], bool]:
@@ -244,11 +176,13 @@ def blocks_from_content(content: Any) -> tuple[list[Block], bool]:
 
 
 def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
-    raw = memoryview(rf.data)[rec.offset : rec.end]
-    try:
-        s = _MSG_DECODER.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return _message_from_dict(rf.decode(rec), rec, index)
+    s = rec.obj
+    if s is None:
+        raw = memoryview(rf.data)[rec.offset : rec.end]
+        try:
+            s = _MSG_DECODER.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return _message_from_dict(rf.decode(rec), rec, index)
     m = s.message
     if m is None:
         return None
@@ -257,7 +191,7 @@ def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message 
     elif m.content is None:
         blocks, is_str = [], False
     else:
-        blocks, is_str = [_block_from_struct(b) for b in m.content], False
+        blocks, is_str = m.content, False
     meta = dict(m.meta) if isinstance(m.meta, dict) else {}
     keys = ASSISTANT_META_KEYS if rec.type == "assistant_message" else USER_META_KEYS
     if rec.type == "assistant_message":
@@ -332,21 +266,34 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
     ls = LoadedSession()
     recs = rf.records
     last_ts: str | None = None
+    winners: dict[str, RecordRef] = {}  # metadata key -> its last record (decoded at the end)
+    messages = ls.messages
     for ci in chain.chain:
         rec = recs[ci]
         t = rec.type
         if t in MESSAGE_RECORD_TYPES:
-            msg = _message_from_record(rf, rec, len(ls.messages))
+            msg = _message_from_record(rf, rec, len(messages))
             if msg is None:
                 ls.warnings.append(
                     f"line {rec.line}: {t} without a message object (not loaded)"
                 )
                 continue
-            ls.messages.append(msg)
+            messages.append(msg)
             if msg.timestamp:
                 last_ts = msg.timestamp
             continue
         if not rec.is_object:
+            continue
+        o = rec.obj
+        if t == "metadata" and o is not None:
+            if isinstance(o.timestamp, str):
+                last_ts = o.timestamp
+            key = o.key
+            if isinstance(key, str):
+                if key not in winners:
+                    ls.metadata_keys.append(key)
+                winners[key] = rec
+                ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
             continue
         d = rf.decode(rec)
         ts = d.get("timestamp")
@@ -355,9 +302,9 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
         if t == "metadata":
             key = d.get("key")
             if isinstance(key, str):
-                if key not in ls.metadata:
+                if key not in winners:
                     ls.metadata_keys.append(key)
-                ls.metadata[key] = d.get("value")
+                winners[key] = rec
                 ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
         elif t == "session_start":
             ls.session_starts.append(rec.index)
@@ -378,6 +325,12 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
             ls.compacts.append(rec.index)
         else:
             ls.opaque.append(rec.index)
+    for key in ls.metadata_keys:  # last-wins: only the winning values are decoded
+        rec = winners[key]
+        if rec.obj is not None:
+            ls.metadata[key] = _decode_raw(rf, rec)
+        else:
+            ls.metadata[key] = rf.decode(rec).get("value")
     ls.updated_at = last_ts
     if isinstance(ls.metadata.get("summary"), str):
         ls.summary = ls.metadata["summary"]
@@ -489,3 +442,12 @@ def load_v1_json(data: bytes) -> LoadedSession:
         )
     ls.loadable = True
     return ls
+
+
+def _decode_raw(rf: RecordFile, rec: RecordRef) -> Any:
+    """A metadata value kept raw by the scan, decoded with JSON.parse's rules."""
+    raw = bytes(rec.obj.value)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return rf.decode(rec).get("value")

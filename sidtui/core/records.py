@@ -12,7 +12,9 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -32,8 +34,72 @@ class _Head(msgspec.Struct):
 _HEAD = msgspec.json.Decoder(_Head)
 
 
-@dataclass(slots=True)
-class RecordRef:
+class Block(msgspec.Struct, gc=False):
+    """One content block, with only what cleaning and listing need (msgspec-decoded).
+
+    Fields hold the JSON values as written (normally strings; anything else is kept, never
+    a decode failure). Tool inputs and tool-result bodies are not decoded here.
+
+    Attributes:
+        type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
+        id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
+        text: ``text.text``; thinking: ``thinking.thinking``.
+        is_error: ``tool_result.is_error``.
+    """
+
+    type: Any = None
+    id: Any = None
+    name: Any = None
+    tool_use_id: Any = None
+    text: Any = None
+    is_error: Any = None
+    thinking: Any = None
+
+    @property
+    def text_like(self) -> str | None:
+        """The block's readable text: ``text`` or ``thinking`` (None otherwise)."""
+        t = self.text if self.text is not None else self.thinking
+        return t if isinstance(t, str) else None
+
+
+class MessageS(msgspec.Struct, gc=False):
+    """``record.message``: role, blocks (partially decoded), ``_meta``."""
+
+    role: Any = None
+    content: list[Block] | str | None = None
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+class RecordS(msgspec.Struct, gc=False):
+    """Every field of a transcript record that reading needs, decoded in one C pass.
+
+    Tool inputs, tool-result bodies and every unknown key are skipped; metadata values are
+    kept raw (:class:`msgspec.Raw`) and decoded only for the keys that win. Decoding is
+    typed: a record whose fields have unexpected JSON types fails here and is decided by
+    the tolerant path instead.
+    """
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    message: MessageS | None = None
+    timestamp: Any = None
+    usage: Any = None
+    model: Any = None
+    stopReason: Any = None
+    msgId: Any = None
+    cwd: Any = None
+    gitBranch: Any = None
+    permissionMode: Any = None
+    key: Any = None
+    value: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b"null"))
+
+
+_RECORD = msgspec.json.Decoder(RecordS)
+_NL = re.compile(rb"\n")
+
+
+class RecordRef(msgspec.Struct, gc=False):
     """One JSON.parse-valid line of a transcript.
 
     Attributes:
@@ -46,6 +112,8 @@ class RecordRef:
         parent: the record's ``parentUuid`` if it is a string, else None (null, absent
             or another JSON type all end a parent walk, as in the agent).
         is_object: False for valid JSON that is not an object (``5``, ``[]``, ``null``).
+        obj: the record decoded into :class:`RecordS` (None when the typed decode
+            refused it; :meth:`RecordFile.decode` still works).
     """
 
     index: int
@@ -56,6 +124,7 @@ class RecordRef:
     uuid: str | None
     parent: str | None
     is_object: bool = True
+    obj: RecordS | None = None
 
 
 @dataclass(slots=True)
@@ -131,6 +200,11 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
 def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> RecordFile:
     """Index every line of ``data``: records, bad lines and blank lines.
 
+    The fast path decodes the whole buffer in one msgspec ``decode_lines`` call (C speed,
+    skipping tool bodies) and then only walks newline offsets in Python; any line it
+    refuses sends the file through the per-line tolerant path, which decides each line
+    with JSON.parse's rules.
+
     Args:
         data: the file's bytes (the whole file, or a chunk that starts on a line boundary).
         start_line: number of physical lines before ``data`` (for incremental tails).
@@ -140,12 +214,52 @@ def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> R
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
         treated exactly like the agent treats it: parsed if it is valid JSON, else bad.
     """
+    try:
+        objs = _RECORD.decode_lines(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _scan_tolerant(data, start_line, base_offset)
+    n = len(data)
+    starts = [0]
+    starts += [m.end() for m in _NL.finditer(data)]
+    ends_nl = n == 0 or data[-1:] == b"\n"
+    if ends_nl:
+        starts.pop()  # no line after the final newline
+    if len(starts) != len(objs):
+        return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
+    rf = RecordFile(data=data)
+    k = len(objs)
+    ends = [x - 1 for x in starts[1:]]
+    ends.append(n - 1 if ends_nl else n)
+    if base_offset:
+        starts = [x + base_offset for x in starts]
+        ends = [x + base_offset for x in ends]
+    rf.records = list(
+        map(
+            RecordRef,
+            range(k),
+            range(start_line + 1, start_line + k + 1),
+            starts,
+            ends,
+            [o.type for o in objs],
+            [o.uuid for o in objs],
+            [o.parentUuid for o in objs],
+            repeat(True, k),
+            objs,
+        )
+    )
+    rf.line_count = k
+    rf.ends_with_newline = ends_nl
+    return rf
+
+
+def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile:
+    """Per-line scan: the typed decoder first, JSON.parse's rules for what it refuses."""
     rf = RecordFile(data=data)
     records = rf.records
     mv = memoryview(data)
     n = len(data)
     find = data.find
-    decode_head = _HEAD.decode
+    decode = _RECORD.decode
     pos = 0
     line_no = start_line
     while pos < n:
@@ -153,18 +267,10 @@ def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> R
         end = n if nl < 0 else nl
         line_no += 1
         try:
-            head = decode_head(mv[pos:end])
-            t, u, p = head.type, head.uuid, head.parentUuid
+            o = decode(mv[pos:end])
             records.append(
-                RecordRef(
-                    len(records),
-                    line_no,
-                    base_offset + pos,
-                    base_offset + end,
-                    t if isinstance(t, str) else None,
-                    u if isinstance(u, str) else None,
-                    p if isinstance(p, str) else None,
-                )
+                RecordRef(len(records), line_no, base_offset + pos, base_offset + end,
+                          o.type, o.uuid, o.parentUuid, True, o)
             )
         except (msgspec.DecodeError, msgspec.ValidationError):
             raw = data[pos:end]

@@ -21,9 +21,11 @@ tool_results ⇒ ``interrupted_turn`` with the tool names, unless every tool is 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+import msgspec
+from msgspec.structs import replace
 
 from sidtui.core.loader import Block, Message
 
@@ -69,21 +71,27 @@ class Drop:
     block: int | None = None
 
 
-@dataclass
-class CleanMessage:
+class CleanMessage(msgspec.Struct, gc=False):
     """A message after cleaning.
 
     Attributes:
-        message: a copy of the loader's message (blocks possibly reduced).
+        message: the loader's message, or a modified copy when a layer rewrote it
+            (copy-on-write: unchanged messages are shared, never copied).
         src_index: its index in the loader's list.
         changed: True when a layer rewrote it (a block stripped, a meta key removed).
-        kept_blocks: positions (in the original message) of the blocks still present.
+        kept: positions (in the original message) of the blocks still present, or None
+            when all are.
     """
 
     message: Message
     src_index: int
     changed: bool = False
-    kept_blocks: list[int] = field(default_factory=list)
+    kept: list[int] | None = None
+
+    @property
+    def kept_blocks(self) -> list[int]:
+        """Positions (in the original message) of the blocks still present."""
+        return list(range(len(self.message.blocks))) if self.kept is None else self.kept
 
 
 @dataclass
@@ -144,11 +152,8 @@ class RecoveryResult:
 Log = Callable[[Drop], None]
 
 
-def _clone(m: Message) -> CleanMessage:
-    c = copy.copy(m)
-    c.blocks = list(m.blocks)
-    c.meta = dict(m.meta)
-    return CleanMessage(c, m.index, False, list(range(len(m.blocks))))
+def _wrap(m: Message) -> CleanMessage:
+    return CleanMessage(m, m.index)
 
 
 def migrate_legacy_formats(msgs: list[CleanMessage], log: Log) -> list[CleanMessage]:
@@ -168,7 +173,9 @@ def strip_invalid_permission_modes(
     for cm in msgs:
         mode = cm.message.meta.get("permissionMode")
         if mode is not None and mode not in valid:
-            del cm.message.meta["permissionMode"]
+            meta = dict(cm.message.meta)
+            del meta["permissionMode"]
+            cm.message = replace(cm.message, meta=meta)
             cm.changed = True
             log(
                 Drop(
@@ -182,8 +189,10 @@ def strip_invalid_permission_modes(
 
 
 def _remove_blocks(cm: CleanMessage, keep: list[bool]) -> None:
-    cm.message.blocks = [b for b, k in zip(cm.message.blocks, keep, strict=True) if k]
-    cm.kept_blocks = [p for p, k in zip(cm.kept_blocks, keep, strict=True) if k]
+    positions = cm.kept_blocks
+    blocks = [b for b, k in zip(cm.message.blocks, keep, strict=True) if k]
+    cm.kept = [p for p, k in zip(positions, keep, strict=True) if k]
+    cm.message = replace(cm.message, blocks=blocks)
     cm.changed = True
 
 
@@ -317,25 +326,23 @@ def check_integrity(messages: Iterable[Message]) -> Integrity:
 
     Returns:
         An :class:`Integrity`. A tool_result pairs with a tool_use that appears earlier;
-        a tool_use pairs with a tool_result that appears later.
+        a tool_use pairs with a tool_result that appears later. One pass over the blocks.
     """
-    msgs = list(messages)
     integ = Integrity()
-    seen_uses: set[str] = set()
+    uses: dict[str, tuple] = {}  # id -> (name, pos, uuid), in order of appearance
     answered: set[str] = set()
-    for pos, m in enumerate(msgs):
+    for pos, m in enumerate(messages):
         for b in m.blocks:
-            if b.type == "tool_use" and b.id:
-                seen_uses.add(b.id)
-            elif b.type == "tool_result" and b.tool_use_id:
-                if b.tool_use_id in seen_uses:
+            t = b.type
+            if t == "tool_use":
+                if b.id:
+                    uses.setdefault(b.id, (b.name, pos, m.uuid))
+            elif t == "tool_result" and b.tool_use_id:
+                if b.tool_use_id in uses:
                     answered.add(b.tool_use_id)
                 else:
                     integ.dangling.append((b.tool_use_id, pos, m.uuid))
-    for pos, m in enumerate(msgs):
-        for b in m.blocks:
-            if b.type == "tool_use" and b.id and b.id not in answered:
-                integ.orphans.append((b.id, b.name, pos, m.uuid))
+    integ.orphans = [(i, *v) for i, v in uses.items() if i not in answered]
     return integ
 
 
@@ -447,7 +454,7 @@ def recover(
     """
     dropped: list[Drop] = []
     log = dropped.append
-    msgs = [_clone(m) for m in messages]
+    msgs = [_wrap(m) for m in messages]
     msgs = migrate_legacy_formats(msgs, log)
     msgs = strip_invalid_permission_modes(msgs, log, valid_permission_modes)
     msgs = filter_unresolved_tool_uses(msgs, log)

@@ -12,6 +12,7 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,20 @@ def open_session(
     """
     if data is None:
         data = _read_bytes(sf.path)
+    # Millions of small objects: the cyclic GC would rescan them over and over while
+    # loading (none of them form cycles), so it is paused for the duration.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _open_session(home, sf, data, current_cwd, terminal_tool_names, registrations,
+                             with_sidechains)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _open_session(home, sf, data, current_cwd, terminal_tool_names, registrations,
+                  with_sidechains) -> SessionView:
     warnings: list[str] = []
     if sf.container == "json":
         rf = None
