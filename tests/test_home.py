@@ -61,6 +61,9 @@ def test_latest_in_project_scans_only_that_project(real_home_with_projects):
     again = latest_in_project(home, projects / "webapp")
     assert again.project == "tmp-sidtui-fixture-projects-webapp"
     assert latest_in_project(home, home_dir) is None
+    assert resolve_session(home, "latest", cwd=projects / "webapp").project.endswith("webapp")
+    with pytest.raises(SessionNotFound):
+        resolve_session(home, "latest", cwd=home_dir)
 
 
 def test_safe_id():

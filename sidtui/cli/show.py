@@ -15,7 +15,7 @@ def register(subparsers, parents) -> None:
         help="one session as the agent will see it on resume",
         description="Show one session as the agent will resume it: the chain and skipped "
         "branches, what recovery cleaning drops and why, the interruption state and the "
-        "restored state. SESSION is a full id, a unique id prefix, or a path.",
+        "restored state. SESSION is a full id, a unique id prefix, a path, or `latest` (the latest session of the current project).",
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("--json", action="store_true", help="print the machine-readable object")

@@ -225,16 +225,30 @@ def discover(home: Home, project: str | None = None) -> list[SessionFile]:
     return found
 
 
-def resolve_session(home: Home, arg: str, files: list[SessionFile] | None = None) -> SessionFile:
-    """Resolve a session argument: a path, a full id, or a unique id prefix.
+def resolve_session(
+    home: Home,
+    arg: str,
+    files: list[SessionFile] | None = None,
+    cwd: Path | None = None,
+) -> SessionFile:
+    """Resolve a session argument: a path, a full id, a unique id prefix, or ``latest``.
 
     Main sessions win over sidechains: ``20261130-052917-0c88f996`` names the main file
-    even though its sidechains share the prefix.
+    even though its sidechains share the prefix. ``latest`` is the agent's ``-c``: the most
+    recent session of the project containing ``cwd`` (default: the process's cwd), looked
+    up only in that project's folder.
 
     Raises:
         SessionNotFound: nothing matches (``candidates`` lists near ids).
         AmbiguousSession: a prefix matches several sessions (``candidates`` lists them).
     """
+    if arg == "latest":
+        found = latest_in_project(home, cwd or Path.cwd())
+        if found is None:
+            raise SessionNotFound(
+                f"no session of the project containing {cwd or Path.cwd()} under {home.sessions_dir}"
+            )
+        return found
     p = Path(arg).expanduser()
     if ("/" in arg or arg.endswith((".jsonl", ".json"))) and p.exists():
         if not p.is_file():
