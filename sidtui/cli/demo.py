@@ -1,0 +1,128 @@
+"""`sidtui demo`: build a realistic agent home (and optionally a live agent), then open it.
+
+Without ``--dir`` the demo goes to a fresh folder under the user's cache directory
+(platformdirs) and says where. ``--no-open`` only builds and prints the home path on stdout.
+``--live`` also starts the simulated agent in the background (its PID and how to stop it
+are printed). ``--scale N`` / ``--huge`` write benchmark-sized homes instead of the case
+catalogue. When stdout is not a terminal the app cannot run full screen, so the listing is
+printed instead (docs/DECISIONS.md, issue 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        parents=parents,
+        help="build a demo home with every case sidtui shows, then open the app",
+        description="Build a realistic agent home (several projects; clean, interrupted, "
+        "killed, resumed, forked, concurrent, rewound, corrupt and legacy sessions; "
+        "sidechains; checkpoints) with a simulated agent, then open the app on it.",
+    )
+    p.add_argument("--dir", metavar="DIR", help="where to build (default: a new folder in the user cache dir)")
+    p.add_argument("--seed", type=int, default=0, help="same seed, same bytes (default 0)")
+    p.add_argument("--no-open", action="store_true", help="build and print the home path only")
+    p.add_argument("--live", action="store_true", help="also run a simulated agent in the background until stopped")
+    p.add_argument("--scale", type=int, metavar="N", help="write N sessions with the real size distribution instead")
+    p.add_argument("--huge", action="store_true", help="write one ~100 MB session (~142k records)")
+    p.add_argument("--rate", type=float, default=3.0, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def _fresh_dir() -> Path:
+    import tempfile
+
+    import platformdirs
+
+    base = Path(platformdirs.user_cache_dir("sidtui")) / "demos"
+    base.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="demo-", dir=base))
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def start_live(root: Path, home: Path, seed: int, rate: float = 3.0) -> int:
+    """Create ``projects/live-app`` (if missing) and start the live agent; return its PID."""
+    import os
+    import subprocess
+
+    from sidtui.demo.clock import DEMO_EPOCH_MS
+    from sidtui.demo.live import LIVE_FILES
+    from sidtui.demo.projects import create_project
+
+    proj = root / "projects" / "live-app"
+    if not proj.exists():
+        create_project(root / "projects", "live-app", LIVE_FILES, when_ms=DEMO_EPOCH_MS)
+    log = open(root / "live-agent.log", "ab")  # noqa: SIM115 - handed to the child
+    kwargs: dict = {}
+    if os.name == "posix":
+        kwargs["start_new_session"] = True  # survives the terminal closing the app
+    else:  # pragma: no cover - Windows
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidtui.demo.live", "--home", str(home), "--project", str(proj),
+         "--seed", str(seed), "--rate", str(rate)],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=log, **kwargs,
+    )
+    log.close()
+    (root / "live-agent.pid").write_text(f"{proc.pid}\n")
+    return proc.pid
+
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.core.errors import UsageError
+    from sidtui.core.home import Home
+
+    if args.scale is not None and args.scale < 0:
+        raise UsageError("--scale needs a number of sessions ≥ 0")
+    root = Path(args.dir).expanduser().absolute() if args.dir else _fresh_dir()
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"--dir {root} exists and is not a folder")
+    if root.exists() and any(root.iterdir()):
+        raise UsageError(f"--dir {root} is not empty: give a new or empty folder")
+    home = root / "home"
+    if args.scale is not None or args.huge:
+        from sidtui.demo.scale import huge_session_path, write_huge_session, write_scale_home
+
+        if args.scale:
+            s = write_scale_home(home, args.scale, args.seed)
+            _err(f"wrote {s.sessions} sessions, {s.records} records, {s.bytes / 1e6:.1f} MB")
+        if args.huge:
+            s = write_huge_session(huge_session_path(home, args.seed), seed=args.seed)
+            _err(f"wrote 1 session of {s.records} records, {s.bytes / 1e6:.1f} MB")
+    else:
+        from sidtui.demo.scenarios import build_demo_home
+
+        demo = build_demo_home(root, args.seed)
+        _err(f"demo home with {len(set(demo.cases.values()))} planned sessions in {root}")
+        _err(f"  agent home:  {demo.home}")
+        _err(f"  projects:    {root / 'projects'}")
+    if args.live:
+        pid = start_live(root, home, args.seed, args.rate)
+        _err(f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})")
+    _err(f"open it any time with: sidtui --home {home}")
+    if args.no_open:
+        print(home)
+        return 0
+    h = Home(home)
+    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+        return _listing(h)
+    try:
+        from sidtui.tui.app import run as run_tui
+    except ImportError:
+        return _listing(h)
+    return run_tui(h, theme=getattr(args, "theme", None))
+
+
+def _listing(home) -> int:
+    from sidtui.cli import ls
+
+    print(home.root)
+    return ls.run(argparse.Namespace(home=str(home.root), project=None, json=False, sidechains=False))
