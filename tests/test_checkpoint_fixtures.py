@@ -175,3 +175,43 @@ def test_uncertain_flags_every_wrong_state(session):
                 continue
             if not _truth_matches(truth, r.content, r.exists):
                 assert uncertain_reason(index, path, pos, r.position), (snap["id"], path)
+
+
+@pytest.mark.parametrize("session", [s for s in INDEXES if s != "20260301-101010-1111aaaa"])
+def test_rollback_from_every_k_restores_truth_where_the_agent_does_not(
+    session, real_home_with_projects
+):
+    """rollback_from(k) targets the truth at snapshot k for every file it does not skip.
+
+    The agent's undo restores rebuild(S-1) (UNDO_RESTORES_PREVIOUS_SNAPSHOT), does nothing
+    at the first snapshot (UNDO_NOOP_ON_FIRST_SNAPSHOT) and its restore skips files first
+    seen after the target (NO_BASE_FILE_FIRST_SEEN_LATER); we do none of these.
+    """
+    from conftest import FIXTURE_PREFIX
+
+    from sidtui.core.checkpoint import CheckpointManager
+    from sidtui.core.home import Home
+
+    home, projects = real_home_with_projects
+    mgr = CheckpointManager.for_session(Home(home), session, project_root=projects)
+    oracle = _oracle(session)
+    agent_wrong = 0
+    for k, snap in enumerate(oracle["snapshots"]):
+        res = mgr.rollback_from(k, dry_run=True)
+        for f in res.files:
+            fixture_path = f.path.replace(str(projects), FIXTURE_PREFIX)
+            o = snap["files"][fixture_path]
+            truth = o.get("truthAtSnapshotTime")
+            if f.action == "skipped":
+                assert "EMPTY_OPS_DIFF_AT" in f.reason or f.uncertain, f.reason
+                continue
+            if not isinstance(truth, dict):
+                continue
+            if truth.get("absent"):
+                assert f.new is None and f.action in ("deleted", "unchanged")
+            else:
+                assert _truth_matches(truth, f.new, True), (snap["id"], fixture_path)
+            undo = o.get("undoWouldRestore")
+            if undo is not None and o.get("undoMatchesTruth") is False:
+                agent_wrong += 1
+    assert agent_wrong or len(oracle["snapshots"]) == 1 or session.endswith("7c46f0c3")
