@@ -426,8 +426,11 @@ def test_evicting_oldest_full_reanchors_and_keeps_every_point(tmp_path):
         r = rebuild(index, str(f), pos)
         assert (r.snapshot_id, r.content) == (sid, want)
     assert index.data["latestFullMap"] == {str(f): "s2"}
-    mgr.undo()
+    f.write_text(versions[4])
+    mgr.undo()  # s4's pre-image after evicting s1 and re-anchoring s2
     assert f.read_text() == versions[3]
+    mgr.restore_before("s2")
+    assert f.read_text() == versions[1]
 
 
 def test_reanchor_failure_stops_eviction_over_quota_but_intact(tmp_path):
@@ -459,3 +462,16 @@ def test_size_eviction_keeps_min_keep_and_reanchors(tmp_path):
     for p in index.tracked_files():
         assert chain_health(index, p).healthy
         assert index.entries_for(p)[0][1]["type"] == "full"
+
+
+def test_undo_passes_over_a_batch_already_undone_by_hand(tmp_path):
+    mgr, root = make_manager(tmp_path)
+    a = root / "a.txt"
+    a.write_text("v0")
+    mgr.create_snapshot([str(a)], ["edit"], str(a))
+    a.write_text("v1")
+    mgr.create_snapshot([str(a)], ["edit"], str(a))
+    a.write_text("v2")
+    a.write_text("v1")  # the user reverted the last batch by hand
+    res = mgr.undo()
+    assert res.target_snapshot_id == "s1" and a.read_text() == "v0"

@@ -952,14 +952,23 @@ class CheckpointManager:
         return result
 
     def undo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
-        """Roll back the latest agent batch not yet rolled back (again: one further back)."""
+        """Roll back the latest agent batch not yet rolled back (again: one further back).
+
+        Batches whose files are all already as they were before them are passed over.
+        """
         self.reload()
         reverted = self.reverted_ids()
         snaps = self.index.snapshots
         for k in range(len(snaps) - 1, -1, -1):
             s = snaps[k]
-            if s.get("toolName") != RESTORE_TOOL and str(s.get("id")) not in reverted:
-                return self.rollback_from(k, dry_run=dry_run, force=force, op="undo")
+            if s.get("toolName") == RESTORE_TOOL or str(s.get("id")) in reverted:
+                continue
+            # A batch whose files are all already back as they were (undone by hand) is
+            # passed over, or undo would stop there for ever.
+            plan = self._plan(k, None, force)
+            if plan and all(f.action == "unchanged" for f in plan):
+                continue
+            return self.rollback_from(k, dry_run=dry_run, force=force, op="undo")
         return RestoreResult("undo", dry_run, note="nothing to undo: no agent snapshot left")
 
     def redo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
