@@ -463,7 +463,8 @@ def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
 @pytest.mark.parametrize("line", [
     b'{"a":"\\ud800"}', b'{"a":"\\uDFFF x"}', b'{"a":-1.5E+999}', b'[1e400]', b"1e400",
     b'{"a":"\\\\ud83d"}', b'{"a":"\xe9"}', b'{"n":' + b"9" * 400 + b"}", b'{"a":"ok"}',
-    b'{"id":"9e345-1e400x"}',
+    b'{"id":"9e345-1e400x"}', b'{"n":' + b"9" * 300 + b'e10}', b'{"n":' + b"1" * 120 + b'e-10}',
+    b'{"n":12E+308}', b'{"n":1e-999}',
 ])
 def test_strict_prefilter_never_misses(tmp_path, line):
     """Only candidate lines are re-parsed strictly; the candidates must cover every line a

@@ -112,14 +112,15 @@ SEED_NOTES = {
     "lastSnapshotId — broken wiring",
 }
 
-#: Lines that could make a strict parser (orjson/jq) refuse what JSON.parse accepts: a
-#: surrogate escape, a number with an exponent of 3+ digits, a 309+ digit number. Only
-#: these candidates are re-parsed strictly (a prefilter; the parser decides).
-_STRICT_CANDIDATE = re.compile(
-    rb"\\u[dD][89a-fA-F]"
-    rb"|(?<![\w.])-?\d+(?:\.\d+)?[eE][+-]?\d{3,}(?![\w.])"
-    rb"|\d{309,}"
-)
+#: A strict parser (orjson/jq) refuses three things JSON.parse accepts: a lone surrogate
+#: escape, invalid UTF-8 (read as U+FFFD) and a number beyond double range (JSON.parse gives
+#: Infinity). Overflow needs a 3-digit exponent or a 100+ digit run (a shorter mantissa needs
+#: an exponent ≥ 209). Candidates are found with byte searches (digits folded to "0" first)
+#: and the strict parser decides.
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+_FOLD = bytes.maketrans(b"123456789E", b"000000000e")
+_BIG_EXPONENT = re.compile(rb"0e\+?000+(?:[,\]}\s]|\Z)")
+_LONG_DIGITS = b"0" * 100
 
 STRUCTURAL_FAULTS = frozenset(
     {
@@ -490,21 +491,7 @@ class _Scan:
         r.files.append(fc)
 
     def _strict(self, path: str, rf: RecordFile) -> None:
-        data = rf.data
-        if data.isascii():
-            starts = [m.end() - 1 for m in _STRICT_CANDIDATE.finditer(data)]
-            if not starts:
-                return
-            recs = _records_at(rf, starts)
-        else:
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                recs = rf.records  # invalid UTF-8 somewhere: every line is a candidate
-            else:
-                starts = [m.end() - 1 for m in _STRICT_CANDIDATE.finditer(data)]
-                recs = _records_at(rf, starts) if starts else []
-        for rec in recs:
+        for rec in _strict_candidates(rf):
             raw = rf.raw(rec)
             if _strict_rejects(raw):
                 self.r.strict_only.append(
@@ -690,6 +677,27 @@ def _type_key(rec: RecordRef) -> str:
     if not rec.is_object:
         return "(not an object)"
     return rec.type if rec.type is not None else "(no type)"
+
+
+def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
+    """Good lines a strict parser might refuse (a superset; the parser decides)."""
+    data = rf.data
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return rf.records  # invalid UTF-8 somewhere: every line is a candidate
+    offsets = [m.end() - 1 for m in _SURROGATE.finditer(data)]
+    folded = data.translate(_FOLD)
+    offsets += [m.start() for m in _BIG_EXPONENT.finditer(folded)]
+    i = folded.find(_LONG_DIGITS)
+    while i >= 0:
+        offsets.append(i)
+        i = folded.find(_LONG_DIGITS, i + len(_LONG_DIGITS))
+    if not offsets:
+        return []
+    offsets.sort()
+    return _records_at(rf, offsets)
 
 
 def _records_at(rf: RecordFile, offsets: list[int]) -> list[RecordRef]:
