@@ -169,15 +169,15 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 def test_same_seed_same_bytes(tmp_path):
     root = tmp_path / "d"
-    build_demo_home(root, seed=7)
+    a = build_demo_home(root, seed=7, use_git=False)
     first = _snapshot(root)
     shutil.rmtree(root)
-    build_demo_home(root, seed=7)
+    build_demo_home(root, seed=7, use_git=False)
     assert _snapshot(root) == first
     shutil.rmtree(root)
-    other = build_demo_home(root, seed=8)
+    other = build_demo_home(root, seed=8, use_git=False)
     assert _snapshot(root) != first
-    assert other.cases["clean"] != build_demo_home(tmp_path / "e", seed=7).cases["clean"]
+    assert other.cases["clean"] != a.cases["clean"]
 
 
 def test_without_git(tmp_path):
@@ -195,6 +195,7 @@ def test_demo_is_core_level():
 
 
 def test_cli_demo(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))  # a machine without git
     target = tmp_path / "x"
     assert main(["demo", "--dir", str(target), "--no-open"]) == 0
     assert capsys.readouterr().out.strip() == str(target / "home")

@@ -48,8 +48,12 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
-def start_live(root: Path, home: Path, seed: int, rate: float = 3.0) -> int:
-    """Create ``projects/live-app`` (if missing) and start the live agent; return its PID."""
+def start_live(root: Path, home: Path, seed: int, rate: float = 3.0):
+    """Create ``projects/live-app`` (if missing) and start the live agent.
+
+    Returns:
+        The ``subprocess.Popen`` of the background agent (it runs until SIGTERM/SIGINT).
+    """
     import os
     import subprocess
 
@@ -73,7 +77,7 @@ def start_live(root: Path, home: Path, seed: int, rate: float = 3.0) -> int:
     )
     log.close()
     (root / "live-agent.pid").write_text(f"{proc.pid}\n")
-    return proc.pid
+    return proc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         _err(f"  agent home:  {demo.home}")
         _err(f"  projects:    {root / 'projects'}")
     if args.live:
-        pid = start_live(root, home, args.seed, args.rate)
+        pid = start_live(root, home, args.seed, args.rate).pid
         _err(f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})")
     _err(f"open it any time with: sidtui --home {home}")
     if args.no_open:

@@ -30,10 +30,22 @@ from sidtui.core.home import Home, safe_id
 from sidtui.core.jsonout import stringify, stringify_pretty
 
 
-def write_pretty(path: Path, obj: Any) -> None:
-    """``JSON.stringify(obj, null, 2)`` to ``path`` atomically (no final newline)."""
+def write_pretty(path: Path, obj: Any, *, durable: bool = False) -> None:
+    """``JSON.stringify(obj, null, 2)`` to ``path`` atomically (no final newline).
+
+    Temp file + ``os.replace`` always (readers never see a torn file); ``durable`` adds the
+    fsyncs. The registry and intent files are rewritten on every declaration and are
+    worthless after a power loss (their PIDs are gone), so they skip the fsync.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, stringify_pretty(obj, 2).encode("utf-8", "surrogatepass"))
+    data = stringify_pretty(obj, 2).encode("utf-8", "surrogatepass")
+    if durable:
+        atomic_write_bytes(path, data)
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
 
 
 def register(
