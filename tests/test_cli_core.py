@@ -57,7 +57,8 @@ def test_ls_json_contract(capsys):
     assert all(r["kind"] == "main" for r in rows)
 
 
-def test_ls_human_and_project_filter(capsys):
+def test_ls_human_and_project_filter(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
     code, out, _ = run(capsys, "--home", str(REAL_HOME), "ls", "--project", "tmp-sidtui-fixture-projects-cli-tool")
     assert code == 0 and "interrupted turn" in out and "webapp" not in out
     code, _, err = run(capsys, "--home", str(REAL_HOME), "ls", "--project", "nope")
