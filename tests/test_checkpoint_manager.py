@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.checkpoint import (
@@ -475,3 +475,46 @@ def test_undo_passes_over_a_batch_already_undone_by_hand(tmp_path):
     a.write_text("v1")  # the user reverted the last batch by hand
     res = mgr.undo()
     assert res.target_snapshot_id == "s1" and a.read_text() == "v0"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    steps=st.lists(batch, min_size=1, max_size=16),
+    cap=st.integers(1, 4),
+    quota=st.sampled_from([300, 1_000, 10**9]),
+)
+def test_property_eviction_during_writes_never_cuts_or_lies(tmp_path_factory, steps, cap, quota):
+    """Evicting while snapshots are written: every remaining entry still rebuilds to its
+    truth, and rollback_from(k) either restores the truth at k or says the file is uncertain."""
+    tmp = tmp_path_factory.mktemp("evict")
+    mgr, root = make_manager(tmp, max_per_file=cap, max_total_bytes=quota)
+    (root / "sub").mkdir()
+    paths = [root / n for n in NAMES]
+    truth: dict[str, dict[str, bytes | None]] = {}
+    for b in steps:
+        before = disk(paths)
+        changes = {n: d for n, d in dict(b).items() if before[str(root / n)] != d}
+        if not changes:
+            continue
+        files = [str(root / n) for n in changes]
+        sid = mgr.create_snapshot(files, ["edit"] * len(files), ", ".join(files))
+        if sid is not None:
+            truth[sid] = before
+        for n, data in changes.items():
+            put(root / n, data)
+    index = mgr.reload()
+    if mgr.last_eviction is not None and mgr.last_eviction.removed_snapshots:
+        event("evicted whole snapshots")
+    for p in index.tracked_files():
+        assert len(index.entries_for(p)) <= cap
+        for r in rebuild_all(index, p):
+            assert r.recoverable, r.reason
+            assert (r.data() if r.exists else None) == truth[r.snapshot_id][p]
+    for k, s in enumerate(index.snapshots):
+        for f in mgr.rollback_from(k, dry_run=True).files:
+            if f.action == "skipped":
+                assert f.uncertain, f.reason
+            else:
+                assert f.new == truth[s["id"]][f.path], (s["id"], f.path)
