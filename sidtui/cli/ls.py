@@ -25,6 +25,11 @@ def register(subparsers, parents) -> None:
     p.add_argument("--project", metavar="KEY", help="only this project folder under sessions/")
     p.add_argument("--sidechains", action="store_true", help="also list sub-agent transcripts")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every file now instead of answering from the catalog cache",
+    )
     p.set_defaults(func=run)
 
 
@@ -49,8 +54,6 @@ def human_size(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.listing import list_sessions
-
     home = home_from_args(args).require()
     if args.project is not None and not (home.sessions_dir / args.project).is_dir():
         from sidtui.core.errors import UsageError
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             f"no project folder {args.project!r} under {home.sessions_dir} "
             f"(projects: {', '.join(project_folders(home)) or 'none'})"
         )
-    summaries, errors = list_sessions(home, args.project, include_sidechains=args.sidechains)
+    summaries, errors = _summaries(home, args)
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)
     if args.json:
@@ -96,3 +99,22 @@ def run(args: argparse.Namespace) -> int:
             )
         console.print(t)
     return 0
+
+
+def _summaries(home, args):
+    """Rows from the catalog (warm: only changed files are re-read), else a direct scan."""
+    from sidtui.core.listing import list_sessions
+
+    if not args.no_cache:
+        try:
+            from sidtui.core.live.catalog import Catalog
+
+            cat = Catalog(home)
+            try:
+                res = cat.refresh()
+                return cat.rows(args.project, include_sidechains=args.sidechains), res.errors
+            finally:
+                cat.close()
+        except Exception as exc:  # an unusable cache never blocks a listing
+            print(f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr)
+    return list_sessions(home, args.project, include_sidechains=args.sidechains)
