@@ -78,10 +78,42 @@ export interface Payment {
   expiry: string;
 }
 
+export interface Receipt {
+  orderId: string;
+  totalCents: number;
+  placedAt: string;
+}
+
+let nextOrder = 1000;
+
+function newOrderId(): string {
+  nextOrder += 1;
+  return `ord_${nextOrder}`;
+}
+
 export function checkout(cart: Cart, payment: Payment): { ok: boolean; error?: string } {
   // TODO: validate payment
   if (cart.totalCents() === 0) return { ok: false, error: "empty cart" };
   return { ok: true };
+}
+
+export function receipt(cart: Cart, now: Date = new Date()): Receipt {
+  return {
+    orderId: newOrderId(),
+    totalCents: cart.totalCents(),
+    placedAt: now.toISOString(),
+  };
+}
+
+export function describe(r: Receipt): string {
+  // Shown on the confirmation page and in the e-mail.
+  return `Order ${r.orderId}: ${(r.totalCents / 100).toFixed(2)} placed ${r.placedAt}`;
+}
+
+export function refundable(r: Receipt, now: Date = new Date()): boolean {
+  // Refunds are allowed for 30 days after the order was placed.
+  const days = (now.getTime() - Date.parse(r.placedAt)) / 86_400_000;
+  return days <= 30;
 }
 """
 
@@ -107,6 +139,71 @@ STYLES_CSS = """body {
 .button {
   background: #0a66c2;
   color: white;
+}
+
+.button:hover {
+  background: #084e96;
+}
+
+.header {
+  display: flex;
+  justify-content: space-between;
+  align-items: center;
+  padding: 0.75rem 1rem;
+  border-bottom: 1px solid #eee;
+}
+
+.product-grid {
+  display: grid;
+  grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr));
+  gap: 1rem;
+  padding: 1rem;
+}
+
+.product-card {
+  border: 1px solid #eee;
+  border-radius: 0.5rem;
+  padding: 0.75rem;
+}
+
+.product-card img {
+  width: 100%;
+  aspect-ratio: 4 / 3;
+  object-fit: cover;
+}
+
+.price {
+  font-weight: 600;
+}
+
+.footer {
+  color: #666;
+  font-size: 0.875rem;
+  padding: 2rem 1rem;
+}
+
+.badge {
+  display: inline-block;
+  padding: 0.125rem 0.5rem;
+  border-radius: 999px;
+  background: #fde68a;
+  font-size: 0.75rem;
+}
+
+.checkout-form label {
+  display: block;
+  margin-top: 0.75rem;
+  font-weight: 500;
+}
+
+.checkout-form input {
+  width: 100%;
+  padding: 0.5rem;
+  border: 1px solid #ccc;
+}
+
+.error {
+  color: #b91c1c;
 }
 """
 
@@ -161,9 +258,31 @@ NOTES_WEEKLY = """# 周报（第 47 周）
 - 数据迁移脚本已跑通测试环境
 - 下周计划：灰度发布 10%
 
+## 项目 C
+- 完成了搜索接口的分页改造，旧接口保留兼容期两周
+- 与产品确认了筛选条件的交互稿，下周开始开发
+- 排查了移动端图片加载慢的问题：缩略图没有走 CDN，已修复
+
+## 项目 D
+- 监控告警规则梳理完毕，删除了 12 条长期误报的规则
+- 新增了数据库慢查询的日报，发送到团队群
+- 计划：把日志采集从自建方案迁移到托管服务，预计需要三周
+
 ## 杂项
 - 整理了团队的代码评审清单
 - 参加了两次面试
+- 分享了一次关于会话持久化与断点恢复的内部技术讲座
+- 更新了新人入职文档中的开发环境搭建步骤
+
+## 风险
+- 项目 B 的灰度依赖运维窗口，如果下周窗口取消需要顺延
+- 项目 D 的迁移需要安全团队评审，排期尚未确定
+
+## 下周重点
+- 项目 A 设计评审通过后立即开发，目标周五提测
+- 项目 B 灰度 10% 并观察一周核心指标
+- 项目 C 筛选功能开发启动
+- 完成季度 OKR 自评初稿
 """
 
 NOTES_MEETINGS = """# 会议记录

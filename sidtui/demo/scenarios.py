@@ -707,6 +707,12 @@ class _Builder:
             elif isinstance(work, str) and work.startswith("edit:"):
                 steps = [(None, [edit(p, work[5:], "  color: white;\n", "  color: white;\n  padding: 0.25rem 0.5rem;\n")])]
             a.turn(ask, steps, answer)
+            if isinstance(work, str) and work.startswith("edit:"):
+                a.turn("And round the card corners.", [(None, [edit(p, "src/styles.css", "  border-radius: 0.5rem;\n", "  border-radius: 0.75rem;\n")])], "Corners are rounder now.")
+                a.turn("Make the footer text a little lighter.", [(None, [edit(p, "src/styles.css", "  color: #666;\n", "  color: #888;\n")])], "Footer text is now #888.")
+            if isinstance(work, str) and work.startswith("write:"):
+                a.turn("Also note the marker in the todo file.", [(None, [edit(p, "notes/todo.md", "- [ ] release 0.2", "- [ ] release 0.2\n- [x] ship py.typed")])], "Noted.")
+                a.turn("And tick the release item.", [(None, [edit(p, "notes/todo.md", "- [ ] release 0.2", "- [x] release 0.2")])], "Ticked.")
             if n % 3 == 0:
                 a.end()
             else:
