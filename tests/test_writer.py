@@ -445,3 +445,13 @@ def test_crash_safety_sigkill_50_times(tmp_path):
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
+
+
+def test_new_uuid_is_v4_and_unique():
+    import uuid
+
+    seen = {w.new_uuid() for _ in range(20_000)}
+    assert len(seen) == 20_000
+    for u in list(seen)[:500]:
+        parsed = uuid.UUID(u)
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122 and str(parsed) == u

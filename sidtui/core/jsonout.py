@@ -30,8 +30,13 @@ _ESCAPES = {
     "\t": "\\t",
 }
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
-# Tokens orjson may print differently from JS: integral floats ("5.0") and exponents.
-_RISKY_FLOAT = re.compile(rb"\d\.0(?:[,}\]]|$)|\d[eE][-+]?\d")
+# Number tokens orjson may print differently from JS: integral floats ("5.0") and
+# exponents ("1e16"). Only tokens that start a value (after ``:``, ``,``, ``[`` or at the
+# start) are checked, so uuids and hashes inside strings ("…4e5…") do not send a record
+# down the slow exact path; a string that happens to contain ":1e5" only costs speed.
+# (A top-level number has no such prefix: ``stringify`` checks it on its own.)
+_RISKY_FLOAT = re.compile(rb"[:,\[]-?\d+(?:\.0[,}\]]|(?:\.\d+)?[eE])")
+_RISKY_TOP_NUMBER = re.compile(rb"\.0$|[eE]")
 
 
 def _escape_char(m: re.Match[str]) -> str:
@@ -150,7 +155,10 @@ def stringify(obj: Any) -> bytes:
     except TypeError:
         pass  # lone surrogates, ints beyond 64 bits, ...: the exact path decides
     else:
-        if _RISKY_FLOAT.search(out) is None:
+        if out[:1] in b"-0123456789":  # a top-level number
+            if _RISKY_TOP_NUMBER.search(out) is None:
+                return out
+        elif _RISKY_FLOAT.search(out) is None:
             return out
     parts: list[str] = []
     _encode(obj, None, 0, parts)

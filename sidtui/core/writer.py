@@ -45,7 +45,6 @@ import logging
 import os
 import threading
 import time
-import uuid as _uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,9 +93,38 @@ class _Clock:
         return self._text
 
 
+_UUID_BLOCK = 4096  # uuids per os.urandom call
+_uuid_lock = threading.Lock()
+_uuid_hex = ""
+_uuid_pos = 0
+_VARIANT = "89ab89ab89ab89ab"  # RFC 4122 variant nibble for each random nibble value
+
+
 def new_uuid() -> str:
-    """A random RFC 4122 v4 uuid string (``crypto.randomUUID()``)."""
-    return str(_uuid.uuid4())
+    """A random RFC 4122 v4 uuid string (``crypto.randomUUID()``).
+
+    Same randomness as :func:`uuid.uuid4` (``os.urandom``: 122 random bits), several times
+    faster: random bytes are fetched 4096 uuids at a time and sliced as hex (the writer
+    stamps one uuid per record).
+    """
+    global _uuid_hex, _uuid_pos
+    with _uuid_lock:
+        if _uuid_pos >= len(_uuid_hex):
+            _uuid_hex, _uuid_pos = os.urandom(16 * _UUID_BLOCK).hex(), 0
+        h = _uuid_hex[_uuid_pos : _uuid_pos + 32]
+        _uuid_pos += 32
+    return (
+        f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16)]}{h[17:20]}-{h[20:]}"
+    )
+
+
+def _reset_uuid_buffer() -> None:
+    global _uuid_hex, _uuid_pos
+    _uuid_hex, _uuid_pos = "", 0
+
+
+# A forked child must not hand out the parent's unused random bytes again.
+os.register_at_fork(after_in_child=_reset_uuid_buffer)
 
 
 # --------------------------------------------------------------------------- module-level queues
@@ -396,21 +424,26 @@ class SessionStore:
             sidtui.core.errors.UsageError: no session started or resumed.
             TypeError: ``record`` holds values JSON cannot represent.
         """
-        key = self._key
-        if key is None:
-            from sidtui.core.errors import UsageError
-
-            raise UsageError("no session: call start_session() or resume() first")
         rec = dict(record)
         if "timestamp" not in rec:
             rec["timestamp"] = self._clock()
         rec.pop("uuid", None)
         rec.pop("parentUuid", None)
+        return self._stamp_and_write(rec)
+
+    def _stamp_and_write(self, rec: dict[str, Any]) -> str:
+        """Add uuid/parentUuid to ``rec`` (owned: no uuid keys yet) and write or queue it."""
+        key = self._key
+        if key is None:
+            from sidtui.core.errors import UsageError
+
+            raise UsageError("no session: call start_session() or resume() first")
         rec_uuid = self._new_uuid()
         rec["uuid"] = rec_uuid
         rec["parentUuid"] = self.last_uuid
         chunk = stringify(rec) + b"\n"  # encode before materializing: bad input writes nothing
-        self._ensure_materialized()
+        if not self.materialized:
+            self._ensure_materialized()
         self.last_uuid = rec_uuid
         if rec.get("type") in CRITICAL_RECORD_TYPES:
             _write_critical(key, chunk)
@@ -465,11 +498,11 @@ class SessionStore:
                 if value is not None and self._context.get(field_name) != value:
                     rec[field_name] = value
                     self._context[field_name] = value
-        return self.append_record(rec)
+        return self._stamp_and_write(rec)
 
     def append_metadata(self, key: str, value: Any) -> str:
         """Append ``{type: "metadata", key, value}`` (last record per key wins on load)."""
-        return self.append_record(
+        return self._stamp_and_write(
             {"type": "metadata", "key": key, "value": value, "timestamp": self._clock()}
         )
 
@@ -486,7 +519,7 @@ class SessionStore:
         }
         if source is not None:
             rec["source"] = source
-        return self.append_record(rec)
+        return self._stamp_and_write(rec)
 
     # -- internals -----------------------------------------------------------------------
 
