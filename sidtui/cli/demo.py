@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _listing(home) -> int:
-    from sidtui.cli import ls
+    from sidtui.cli import main as cli_main
 
     print(home.root)
-    return ls.run(argparse.Namespace(home=str(home.root), project=None, json=False, sidechains=False))
+    sys.stdout.flush()
+    return cli_main(["--home", str(home.root), "ls"])
