@@ -1,0 +1,178 @@
+"""The sidtui app: a session browser and rewind manager over one sid-code home.
+
+:func:`make_app` is the factory (tests and the screenshot script call it on fixture and
+demo homes); :func:`run` is what ``sidtui`` with no subcommand calls. The app holds only
+the injected :class:`~sidtui.core.home.Home` and display options; every screen drives the
+same core functions as the CLI (``summarize``, ``open_session``, ``rewind``, ``fork``,
+``salvage``, ``CheckpointManager``) from thread workers.
+
+Themes: ``dark`` (``textual-dark``) and ``light`` (``textual-light``); ``ctrl+t`` flips.
+Every action is in the command palette (``ctrl+p``): app-wide entries plus the current
+screen's ``command_entries()``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from sidtui.core.home import Home
+
+THEMES = {"dark": "textual-dark", "light": "textual-light"}
+
+
+class SidtuiApp(App):
+    """Browse sessions, read one as the agent will resume it, rewind, fork, undo."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "sidtui"
+    BINDINGS = [
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "search", "Search"),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        home: Home,
+        *,
+        theme: str | None = None,
+        home_label: str | None = None,
+        poll_interval: float = 2.0,
+        catalog_path: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.home = home
+        self.catalog_path = catalog_path
+        self._catalog = None
+        self._search = None
+        self._search_filled = False
+        self._lock = threading.Lock()
+        self.home_label = home_label if home_label is not None else str(home.root)
+        self.poll_interval = poll_interval
+        self.theme = THEMES.get(theme or "dark", theme or "textual-dark")
+
+    def on_mount(self) -> None:
+        # A mode (not get_default_screen) so the browser's own .tcss is loaded.
+        from sidtui.tui.screens.browser import BrowserScreen
+
+        self.add_mode("browser", BrowserScreen)
+        self.switch_mode("browser")
+
+    # ------------------------------------------------------------------ navigation
+
+    def open_session(self, sf, *, then: str | None = None, scroll_to_line: int | None = None) -> None:
+        """Push a Session screen for ``sf`` (a ``SessionFile``)."""
+        from sidtui.tui.screens.session import SessionScreen
+
+        self.push_screen(SessionScreen(sf, then=then, scroll_to_line=scroll_to_line))
+
+    # ------------------------------------------------------------------ shared core objects
+
+    def catalog(self):
+        """The home's :class:`~sidtui.core.live.Catalog` (opened on first use, any thread)."""
+        with self._lock:
+            if self._catalog is None:
+                from sidtui.core.live import Catalog
+
+                self._catalog = Catalog(self.home, self.catalog_path)
+            return self._catalog
+
+    def search_index(self, progress=None):
+        """The FTS index, filled (incrementally) before first use. Blocking: call in a worker."""
+        from sidtui.core.live import SearchIndex
+
+        cat = self.catalog()
+        with self._lock:
+            if self._search is None:
+                self._search = SearchIndex(cat)
+            idx = self._search
+        if not self._search_filled:
+            cat.refresh()
+            idx.fill(progress=progress)
+            self._search_filled = True
+        return idx
+
+    def started_by_path(self) -> dict[str, str | None]:
+        """Start time of every session the browser knows, by path."""
+        b = self.browser()
+        if b is None:
+            return {}
+        return {k: s.started for k, s in b.summaries.items()}
+
+    def on_unmount(self) -> None:
+        if self._catalog is not None:
+            try:
+                self._catalog.close()
+            except Exception:  # noqa: BLE001 - closing a cache must not fail the exit
+                pass
+
+    def browser(self):
+        from sidtui.tui.screens.browser import BrowserScreen
+
+        for s in self.screen_stack:
+            if isinstance(s, BrowserScreen):
+                return s
+        return None
+
+    def refresh_browser(self) -> None:
+        """Ask the browser to pick up new or changed sessions now (after a write)."""
+        b = self.browser()
+        if b is not None:
+            b.poll()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_help(self) -> None:
+        from sidtui.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_search(self) -> None:
+        from sidtui.tui.screens.search import SearchScreen
+
+        if not isinstance(self.screen, SearchScreen):
+            self.push_screen(SearchScreen())
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Every key binding of this screen (?)", self.action_help)
+        yield SystemCommand("Search sessions", "Full-text search across every session (/)", self.action_search)
+        yield SystemCommand("Dark theme", "Switch to the dark theme", lambda: setattr(self, "theme", "textual-dark"))
+        yield SystemCommand("Light theme", "Switch to the light theme", lambda: setattr(self, "theme", "textual-light"))
+        entries = getattr(screen, "command_entries", None)
+        if entries is not None:
+            for title, help_text, callback in entries():
+                yield SystemCommand(title, help_text, callback)
+
+
+def make_app(home: Home | str, **opts) -> SidtuiApp:
+    """Build the app on ``home`` (a :class:`Home` or a path).
+
+    Args:
+        home: the sid-code home.
+        **opts: ``theme`` ("dark"/"light"), ``home_label`` (what the header shows instead
+            of the path: snapshot tests pass a fixed one), ``poll_interval`` (seconds
+            between live checks; 0 turns polling off), ``catalog_path`` (the catalog
+            database; default: the user's cache directory).
+    """
+    if not isinstance(home, Home):
+        home = Home(home)
+    return SidtuiApp(home, **opts)
+
+
+def run(home: Home, theme: str | None = None) -> int:
+    """Run the app full screen; return the exit code."""
+    home.require()
+    app = make_app(home, theme=theme)
+    app.run()
+    return app.return_code or 0

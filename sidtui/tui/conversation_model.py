@@ -1,0 +1,313 @@
+"""The Conversation tab's rows: a session view laid out as collapsible entries (no Textual).
+
+One :class:`Entry` per message header and per content block, in the loader's order, so the
+view shows every message the loader returns; recovery's verdicts are attached, never
+recomputed: a message or block that cleaning drops is marked with its layer and reason
+(shown dimmed), the prompt an ``interrupted_prompt`` re-queues is marked, and a final
+banner carries the interruption state and the resume note (all from
+:class:`sidtui.core.recovery.RecoveryResult`).
+
+Bodies are produced lazily: tool inputs and tool-result contents are decoded from the
+record only when an entry is drawn (:meth:`ConversationModel.body`), so opening a 100 MB
+session costs one pass over the loader's messages, not a decode of every record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from sidtui.tui.fmt import clock_time, one_line, pretty_json
+
+#: Lines of a text block shown before "… N more lines".
+TEXT_PREVIEW_LINES = 12
+COLLAPSED_KINDS = frozenset({"thinking", "redacted_thinking", "tool_use", "tool_result"})
+
+
+@dataclass(slots=True)
+class Entry:
+    """One row group of the Conversation tab.
+
+    Attributes:
+        kind: ``header`` (a message), ``text``, ``thinking``, ``redacted_thinking``,
+            ``tool_use``, ``tool_result``, ``other`` (unknown block), ``banner``.
+        msg: index of the message in the model's message list.
+        block: block position in the original message (None for headers/banners).
+        role: the message's role.
+        dropped: ``"layer: reason"`` when recovery cleaning removes it.
+        collapsed: whether only the summary line is shown.
+        note: extra words for the header (re-queued prompt, changed by cleaning...).
+    """
+
+    kind: str
+    msg: int | None
+    block: int | None = None
+    role: str | None = None
+    dropped: str | None = None
+    collapsed: bool = False
+    note: str | None = None
+
+    @property
+    def collapsible(self) -> bool:
+        return self.kind in COLLAPSED_KINDS or self.kind == "text"
+
+
+@dataclass
+class ConversationModel:
+    """Entries plus lazy access to the blocks behind them.
+
+    Attributes:
+        entries: rows in display order.
+        messages: the loader's messages (``sidtui.core.loader.Message``) or a sidechain's.
+        view: the :class:`sidtui.core.session.SessionView`.
+        message_entry: for each message index, the index of its header entry.
+    """
+
+    entries: list[Entry] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)
+    view: Any = None
+    message_entry: dict[int, int] = field(default_factory=dict)
+    banner: list[str] = field(default_factory=list)
+    banner_kind: str = "none"
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def from_view(cls, view) -> ConversationModel:
+        """Lay out ``view`` (a SessionView). O(messages + blocks), no record decoding."""
+        model = cls(view=view)
+        if view.sidechain is not None:
+            model.messages = list(view.sidechain.messages)
+            for i, m in enumerate(model.messages):
+                model._add_message(i, m, None, {}, None)
+            status = view.sidechain.status or ("unfinished" if view.sidechain.unfinished else "")
+            model.banner = [f"Sub-agent {view.sidechain.agent_type or ''}: {status or 'no end record'}"]
+            model.banner_kind = "none" if view.sidechain.ended else "interrupted_turn"
+            model.entries.append(Entry("banner", None))
+            return model
+        model.messages = list(view.loaded.messages)
+        rec = view.recovery
+        whole: dict[int, str] = {}
+        blocks: dict[tuple[int, int], str] = {}
+        changed: set[int] = set()
+        requeued = None
+        if rec is not None:
+            for d in rec.dropped:
+                text = f"{d.layer}: {d.reason}"
+                if d.block is None:
+                    whole.setdefault(d.index, text)
+                else:
+                    blocks.setdefault((d.index, d.block), text)
+            changed = {c.src_index for c in rec.messages if c.changed}
+            if rec.interruption.message is not None:
+                requeued = rec.interruption.message.src_index
+        for i, m in enumerate(model.messages):
+            note = None
+            if i == requeued:
+                note = "re-queued as the next prompt on resume (interrupted prompt)"
+            elif i in changed:
+                note = "changed by cleaning"
+            model._add_message(i, m, whole.get(i), blocks, note)
+        model.banner, model.banner_kind = _banner(view)
+        model.entries.append(Entry("banner", None))
+        return model
+
+    def _add_message(self, i: int, m, dropped: str | None, blocks, note) -> None:
+        self.message_entry[i] = len(self.entries)
+        self.entries.append(Entry("header", i, role=m.role, dropped=dropped, note=note))
+        results = sum(1 for b in m.blocks if b.type == "tool_result")
+        if results > 1:
+            self.entries[-1].note = ((note + "; ") if note else "") + f"{results} parallel results"
+        for bi, b in enumerate(m.blocks):
+            kind = b.type if b.type in COLLAPSED_KINDS or b.type == "text" else "other"
+            self.entries.append(
+                Entry(
+                    kind,
+                    i,
+                    bi,
+                    role=m.role,
+                    dropped=dropped or blocks.get((i, bi)),
+                    collapsed=kind in COLLAPSED_KINDS or kind == "text",
+                )
+            )
+
+    # ------------------------------------------------------------------ lazy content
+
+    def raw_block(self, msg: int, block: int) -> dict[str, Any] | None:
+        """The block's full JSON object, decoded from its record on demand."""
+        return _raw_block(self, msg, block)
+
+    def tool_name_for(self, tool_use_id: str | None) -> str | None:
+        """The tool name of the ``tool_use`` a result answers (searched backwards)."""
+        if not tool_use_id:
+            return None
+        names = self._tool_names()
+        return names.get(tool_use_id)
+
+    def _tool_names(self) -> dict[str, str]:
+        cache = getattr(self, "_names_cache", None)
+        if cache is None:
+            cache = {}
+            for m in self.messages:
+                for b in m.blocks:
+                    if b.type == "tool_use" and b.id:
+                        cache[b.id] = b.name or "?"
+            self._names_cache = cache
+        return cache
+
+    def header_text(self, e: Entry) -> str:
+        """The one-line summary of an entry (without fold markers or styles)."""
+        if e.kind == "banner":
+            return self.banner[0] if self.banner else ""
+        m = self.messages[e.msg]
+        if e.kind == "header":
+            role = m.role or "?"
+            where = f"line {m.line}" if getattr(m, "line", None) else ""
+            ts = clock_time(getattr(m, "timestamp", None))
+            parts = [role, where, ts]
+            if getattr(m, "turn", None) is not None:
+                parts.append(f"turn {m.turn}")
+            text = "  ".join(p for p in parts if p)
+            if e.note:
+                text += f"  · {e.note}"
+            if e.dropped:
+                text += f"  · dropped by {e.dropped}"
+            return text
+        b = m.blocks[e.block]
+        if e.kind == "text":
+            return one_line(b.text, 200)
+        if e.kind == "thinking":
+            n = len(b.text or "")
+            return f"thinking ({n} chars)  {one_line(b.text, 100)}"
+        if e.kind == "redacted_thinking":
+            return "redacted thinking"
+        if e.kind == "tool_use":
+            raw = self.raw_block(e.msg, e.block) or {}
+            return f"⚙ {b.name or '?'}  {tool_input_summary(raw.get('input'))}"
+        if e.kind == "tool_result":
+            raw = self.raw_block(e.msg, e.block) or {}
+            name = self.tool_name_for(b.tool_use_id) or "tool"
+            status = "error" if (b.is_error or raw.get("is_error")) else "ok"
+            return f"⮑ {name} {status}  {one_line(result_text(raw.get('content')), 120)}"
+        return f"{b.type or '(no type)'} block"
+
+    def body(self, e: Entry) -> str:
+        """The full text an expanded entry shows."""
+        if e.kind == "banner":
+            return "\n".join(self.banner[1:])
+        if e.kind == "header":
+            return ""
+        m = self.messages[e.msg]
+        b = m.blocks[e.block]
+        if e.kind in ("text", "thinking"):
+            return b.text or ""
+        raw = self.raw_block(e.msg, e.block) or {}
+        if e.kind == "tool_use":
+            return pretty_json(raw.get("input"))
+        if e.kind == "tool_result":
+            return result_text(raw.get("content"))
+        return pretty_json(raw)
+
+
+def _banner(view) -> tuple[list[str], str]:
+    if view.file.kind == "main" and not view.loaded.loadable:
+        return (
+            [
+                "On resume: the agent sees NOTHING",
+                view.loaded.load_failure or "the chain never reaches session_start",
+                "Press f to salvage a loadable copy (the file itself is never changed).",
+            ],
+            "unloadable",
+        )
+    rec = view.recovery
+    if rec is None:
+        return (["On resume: —"], "none")
+    kind = rec.interruption.kind
+    tools = ", ".join(rec.interruption.tool_names)
+    head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")
+    lines = [head, f"{len(rec.messages)} messages are sent; {len(rec.dropped)} removals by cleaning"]
+    if rec.interruption.message is not None:
+        lines.append("Re-queued prompt: " + one_line(rec.interruption.message.message.preview(200), 200))
+    if rec.resume_note:
+        lines.append("Resume note the agent injects:")
+        lines.append(rec.resume_note)
+    return lines, kind
+
+
+def tool_input_summary(inp: Any, width: int = 100) -> str:
+    """One line for a tool input: the path, command or pattern it acts on."""
+    if not isinstance(inp, dict):
+        return one_line(str(inp) if inp is not None else "", width)
+    for key in ("file_path", "path", "command", "pattern", "url", "query", "description", "prompt"):
+        v = inp.get(key)
+        if isinstance(v, str) and v:
+            return one_line(v, width)
+    for v in inp.values():
+        if isinstance(v, str) and v:
+            return one_line(v, width)
+    return one_line(pretty_json(inp).replace("\n", " "), width)
+
+
+def result_text(content: Any) -> str:
+    """A tool result's content as text (string, or the text of its blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for c in content:
+            if isinstance(c, dict):
+                if isinstance(c.get("text"), str):
+                    parts.append(c["text"])
+                else:
+                    parts.append(f"[{c.get('type', 'block')}]")
+            else:
+                parts.append(str(c))
+        return "\n".join(parts)
+    if content is None:
+        return ""
+    return pretty_json(content)
+
+
+def _raw_block(model: ConversationModel, msg: int, block: int) -> dict[str, Any] | None:
+    cache = getattr(model, "_raw_cache", None)
+    if cache is None:
+        cache = model._raw_cache = _make_cache(model)
+    content = cache(msg)
+    if isinstance(content, list) and 0 <= block < len(content):
+        b = content[block]
+        return b if isinstance(b, dict) else None
+    return None
+
+
+def _make_cache(model: ConversationModel):
+    view = model.view
+    rf = view.rf
+    by_line: dict[int, Any] = {}
+    if rf is not None and view.sidechain is not None:
+        by_line = {r.line: r for r in rf.records}
+
+    @lru_cache(maxsize=512)
+    def content_of(msg: int) -> Any:
+        m = model.messages[msg]
+        raw = getattr(m, "raw", None)
+        if raw is not None:
+            return raw.get("content")
+        if rf is None:
+            return None
+        rec_index = getattr(m, "record", None)
+        if rec_index is not None:
+            rec = rf.decode(rf.records[rec_index])
+        else:
+            ref = by_line.get(getattr(m, "line", -1))
+            if ref is None:
+                return None
+            rec = rf.decode(ref)
+        if not isinstance(rec, dict):
+            return None
+        message = rec.get("message")
+        if isinstance(message, dict):
+            return message.get("content")
+        return rec.get("content")
+
+    return content_of

@@ -1,0 +1,398 @@
+"""Browser (start screen): projects on the left, their sessions on the right.
+
+The scan runs in a thread worker (:meth:`BrowserScreen.scan`) that posts
+:class:`~sidtui.tui.messages.SessionsScanned` batches (every ~250 ms or 200 files), so
+first rows appear while a large home is still being read and input never waits. A poll
+worker re-summarizes only files whose size or mtime changed (and sessions with a
+registration, whose liveness may change without a write), so live rows update in place
+and new sessions appear without a refresh key. Rows come from
+:func:`sidtui.core.listing.summarize`, the function ``sidtui ls`` uses.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rapidfuzz import fuzz
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from sidtui.tui.fmt import one_line, short_time, state_badge
+from sidtui.tui.messages import SessionsScanned
+from sidtui.tui.widgets.session_table import COLUMNS, SessionTable, row_cells
+
+ALL = "__all__"
+BATCH_SECONDS = 0.25
+BATCH_FILES = 200
+
+
+def matches(query: str, s) -> bool:
+    """Fuzzy match of ``query`` on a summary's id, project, title and first prompt."""
+    q = query.lower().strip()
+    if not q:
+        return True
+    hay = " ".join(x for x in (s.session_id, s.project, s.title or "", s.first_prompt or "") if x).lower()
+    if q in hay:
+        return True
+    return fuzz.partial_ratio(q, hay) >= 85
+
+
+class BrowserScreen(Screen):
+    """Every session of the home, per project, newest activity first."""
+
+    CSS_PATH = "browser.tcss"
+    BINDINGS = [
+        Binding("enter", "open_session", "Open", show=True),
+        Binding("ctrl+f", "focus_filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("ctrl+r", "rescan", "Rescan", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summaries: dict[str, object] = {}
+        self.project: str = ALL
+        self.scanning = False
+        self.errors: list[str] = []
+        self._projects_shown: list[tuple[str, int]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="browser-body"):
+            yield OptionList(id="projects")
+            with Vertical(id="browser-right"):
+                yield Input(placeholder="type to filter: id, project, first prompt", id="filter", select_on_focus=False)
+                yield SessionTable(id="sessions")
+                yield Static("", id="preview")
+        yield Static("", id="scan-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.app.home_label
+        self.query_one("#projects", OptionList).border_title = "Projects"
+        self.query_one("#sessions", SessionTable).focus()
+        self.scan()
+        interval = getattr(self.app, "poll_interval", 0)
+        if interval:
+            self.set_interval(interval, self.poll)
+
+    # ------------------------------------------------------------------ workers
+
+    @work(thread=True, exclusive=True, group="scan")
+    def scan(self) -> None:
+        """Fill the table: the catalog's cached rows at once (warm start), then refresh it.
+
+        Without a usable catalog every file is summarized here, in batches.
+        """
+        worker = self._current_worker()
+        self.scanning = True
+        try:
+            cat = self.app.catalog()
+        except Exception as exc:  # noqa: BLE001 - an unusable cache must not stop the browser
+            self.app.call_from_thread(self.notify, f"catalog unusable, reading files directly: {exc}",
+                                      severity="warning")
+            cat = None
+        if cat is None:
+            self._scan_direct(worker)
+            return
+        rows = cat.rows()
+        if rows:
+            self.post_message(SessionsScanned(rows, [], len(rows), len(rows), replace=True))
+        cold = not rows
+        last = [time.monotonic()]
+
+        def progress(p) -> None:
+            now = time.monotonic()
+            if now - last[0] < BATCH_SECONDS and p.done < p.total:
+                return
+            last[0] = now
+            batch = cat.rows() if cold else []
+            self.post_message(SessionsScanned(batch, [], p.done, p.total, replace=cold))
+
+        try:
+            res = cat.refresh(progress=progress, cancel=lambda: bool(worker and worker.is_cancelled))
+        except Exception as exc:  # noqa: BLE001
+            self.app.call_from_thread(self.notify, f"catalog refresh failed: {exc}", severity="error")
+            self._scan_direct(worker)
+            return
+        rows = cat.rows()
+        self.post_message(SessionsScanned(rows, [], len(rows), len(rows), final=True, replace=True,
+                                          errors=res.errors))
+
+    def _scan_direct(self, worker) -> None:
+        from sidtui.core.errors import SidtuiError
+        from sidtui.core.home import discover
+        from sidtui.core.listing import summarize
+        from sidtui.core.process import read_registrations
+
+        home = self.app.home
+        try:
+            files = [f for f in discover(home) if f.kind == "main"]
+            regs = read_registrations(home)
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, f"cannot read {home.root}: {exc}", severity="error")
+            files, regs = [], []
+        rows, errors = [], []
+        last = time.monotonic()
+        for i, sf in enumerate(files):
+            if worker is not None and worker.is_cancelled:
+                return
+            try:
+                rows.append(summarize(home, sf, registrations=regs))
+            except (SidtuiError, OSError) as exc:
+                errors.append(str(exc))
+            now = time.monotonic()
+            if len(rows) >= BATCH_FILES or (rows and now - last >= BATCH_SECONDS):
+                self.post_message(SessionsScanned(rows, [], i + 1, len(files), errors=errors))
+                rows, errors, last = [], [], now
+        self.post_message(SessionsScanned(rows, [], len(files), len(files), final=True, errors=errors))
+
+    @work(thread=True, exclusive=True, group="poll")
+    def poll(self) -> None:
+        """Bring the catalog up to date (only changed files are re-read) and post changes."""
+        if self.scanning:
+            return
+        try:
+            cat = self.app.catalog()
+            res = cat.refresh()
+            rows = cat.rows()
+        except Exception:  # noqa: BLE001 - the next poll tries again
+            return
+        known = dict(self.summaries)
+        changed = [r for r in rows if (old := known.get(str(r.path))) is None or old.to_json() != r.to_json()]
+        present = {str(r.path) for r in rows}
+        removed = [k for k in known if k not in present]
+        if changed or removed or res.errors:
+            self.post_message(SessionsScanned(changed, [], len(rows), len(rows), final=True,
+                                              removed=removed, errors=res.errors, incremental=True))
+
+    def _current_worker(self):
+        from textual.worker import get_current_worker
+
+        try:
+            return get_current_worker()
+        except RuntimeError:
+            return None
+
+    # ------------------------------------------------------------------ handlers
+
+    def on_sessions_scanned(self, msg: SessionsScanned) -> None:
+        table = self.query_one("#sessions", SessionTable)
+        new_keys = []
+        if msg.replace:
+            present = {str(s.path) for s in msg.rows}
+            for key in [k for k in self.summaries if k not in present]:
+                self.summaries.pop(key, None)
+            table.clear()
+        for s in msg.rows:
+            key = str(s.path)
+            if key not in self.summaries:
+                new_keys.append(key)
+            self.summaries[key] = s
+        for key in msg.removed:
+            self.summaries.pop(key, None)
+        for e in msg.errors:
+            self.errors.append(e)
+            self.notify(e, title="unreadable session", severity="warning")
+        status = self.query_one("#scan-status", Static)
+        if msg.incremental:
+            if new_keys or msg.removed:
+                self.refresh_table()
+            else:
+                for s in msg.rows:
+                    self._update_row(table, s)
+                self._update_preview()
+            self.refresh_projects()
+            return
+        if msg.final:
+            self.scanning = False
+            status.update(f" {len(self.summaries)} sessions · {len(self._project_counts()) } projects"
+                          + (f" · {len(self.errors)} unreadable" if self.errors else ""))
+            self.refresh_table()
+            self.refresh_projects()
+        else:
+            status.update(f" scanning {msg.done}/{msg.total} …")
+            if msg.replace:
+                self.refresh_table()
+                self.refresh_projects()
+                return
+            # First batches: append as they come (sorted once at the end).
+            q = self.query_one("#filter", Input).value
+            for key in new_keys:
+                s = self.summaries[key]
+                if self._visible(s, q):
+                    table.add_row(*row_cells(s), key=key)
+            if table.row_count and table.cursor_row == 0:
+                self._update_preview()
+
+    def _update_row(self, table: SessionTable, s) -> None:
+        key = str(s.path)
+        if key not in table.rows:
+            return
+        for (col, _), value in zip(COLUMNS, row_cells(s), strict=True):
+            table.update_cell(key, col, value)
+
+    def _project_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for s in self.summaries.values():
+            counts[s.project or "(flat)"] = counts.get(s.project or "(flat)", 0) + 1
+        return counts
+
+    def refresh_projects(self) -> None:
+        counts = sorted(self._project_counts().items())
+        if counts == self._projects_shown:
+            return
+        self._projects_shown = counts
+        ol = self.query_one("#projects", OptionList)
+        highlighted = self.project
+        ol.clear_options()
+        ol.add_option(Option(f"All sessions ({len(self.summaries)})", id=ALL))
+        for name, n in counts:
+            label = name if len(name) <= 20 else "…" + name[-19:]
+            ol.add_option(Option(f"{label} ({n})", id=name))
+        ids = [ALL] + [n for n, _ in counts]
+        ol.highlighted = ids.index(highlighted) if highlighted in ids else 0
+
+    def _visible(self, s, query: str) -> bool:
+        if self.project != ALL and (s.project or "(flat)") != self.project:
+            return False
+        return matches(query, s)
+
+    def visible_rows(self) -> list:
+        q = self.query_one("#filter", Input).value
+        rows = [s for s in self.summaries.values() if self._visible(s, q)]
+        rows.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
+        return rows
+
+    def refresh_table(self) -> None:
+        """Rebuild the table from the summaries (filter, project, sort), keeping the cursor."""
+        table = self.query_one("#sessions", SessionTable)
+        current = self.current_key()
+        table.clear()
+        rows = self.visible_rows()
+        for s in rows:
+            table.add_row(*row_cells(s), key=str(s.path))
+        if current is not None and current in table.rows:
+            table.move_cursor(row=table.get_row_index(current), animate=False)
+        self._update_preview()
+
+    def current_key(self) -> str | None:
+        table = self.query_one("#sessions", SessionTable)
+        if not table.row_count:
+            return None
+        try:
+            return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:
+            return None
+
+    def current_summary(self):
+        key = self.current_key()
+        return self.summaries.get(key) if key else None
+
+    def _update_preview(self) -> None:
+        s = self.current_summary()
+        preview = self.query_one("#preview", Static)
+        if s is None:
+            preview.update("no sessions" if not self.scanning else "")
+            return
+        label, colour = state_badge(s)
+        text = s.title or s.first_prompt or "(no prompt)"
+        where = s.project or "(flat)"
+        extra = "" if s.loadable else "  ·  the agent cannot load it: press f to salvage a copy"
+        preview.update(
+            f"[b]{one_line(text, 200)}[/b]\n[dim]{where} · started {short_time(s.started)} · "
+            f"[{colour}]{label}[/]{extra}[/]"
+        )
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._update_preview()
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.open_key(event.row_key.value)
+
+    @on(OptionList.OptionHighlighted, "#projects")
+    def _project_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        pid = event.option.id or ALL
+        if pid != self.project:
+            self.project = pid
+            self.refresh_table()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.refresh_table()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#sessions", SessionTable).focus()
+
+    def on_key(self, event) -> None:
+        # Type-to-filter: a printable key in the table goes to the filter box.
+        table = self.query_one("#sessions", SessionTable)
+        if self.focused is table and event.is_printable and event.character and event.character not in "/? ":
+            inp = self.query_one("#filter", Input)
+            inp.focus()
+            inp.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        inp = self.query_one("#filter", Input)
+        if inp.value:
+            inp.value = ""
+        self.query_one("#sessions", SessionTable).focus()
+
+    def action_rescan(self) -> None:
+        self.summaries.clear()
+        self.query_one("#sessions", SessionTable).clear()
+        self.scan()
+
+    def action_open_session(self) -> None:
+        key = self.current_key()
+        if key:
+            self.open_key(key)
+
+    def session_file(self, key: str):
+        """The ``SessionFile`` of a row (built from its summary)."""
+        from pathlib import Path
+
+        from sidtui.core.home import SessionFile
+
+        s = self.summaries.get(key)
+        if s is None:
+            return None
+        return SessionFile(Path(s.path), s.session_id, s.project, kind=s.kind, container=s.container,
+                           parent_session_id=s.parent_session_id)
+
+    def open_key(self, key: str) -> None:
+        sf = self.session_file(key)
+        if sf is not None:
+            self.app.open_session(sf)
+
+    def action_fork(self) -> None:
+        """Fork (or salvage) the highlighted session: open it, then ask."""
+        key = self.current_key()
+        sf = self.session_file(key) if key else None
+        if sf is not None:
+            self.app.open_session(sf, then="fork")
+
+    def command_entries(self):
+        """(title, help, callback) for the command palette on this screen."""
+        return [
+            ("Open session", "Open the highlighted session", self.action_open_session),
+            ("Fork / salvage session", "Fork the highlighted session (salvage if unloadable)", self.action_fork),
+            ("Filter sessions", "Type to filter by id, project or first prompt", self.action_focus_filter),
+            ("Rescan home", "Read every session again", self.action_rescan),
+        ]

@@ -1,0 +1,41 @@
+"""A yes/no question as a modal: nothing is written without one of these."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask ``question``; dismiss with True (``y``/Yes) or False (``n``/Esc/No)."""
+
+    CSS_PATH = "modal.tcss"
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str, *, yes: str = "Yes", danger: bool = False) -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+        self.danger = danger
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="modal-box"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(classes="modal-buttons"):
+                yield Button(self.yes, id="yes", variant="error" if self.danger else "primary")
+                yield Button("No", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)

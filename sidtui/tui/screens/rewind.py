@@ -1,0 +1,255 @@
+"""Rewind modal (``Esc Esc`` or ``r``): pick a point and a mode, see what changes, confirm.
+
+Points are :func:`sidtui.core.rewind.rewind_points` (the last 30 shown, as the agent's
+picker); the live preview is :func:`sidtui.core.rewind.rewind` with ``dry_run=True`` in a
+worker, re-run whenever the point or the mode changes; confirming runs the same call for
+real (files first, then the append-only conversation marker). A live session is refused
+with the reason; the user may then confirm a forced rewind.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
+
+from sidtui.tui.fmt import one_line, short_time
+
+MODE_LABELS = (("conversation", "Conversation"), ("code", "Code"), ("conversation-and-code", "Both"))
+
+
+class RewindScreen(ModalScreen[bool]):
+    """Rewind conversation, code or both to just before a prompt."""
+
+    CSS_PATH = "modal.tcss"
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("m", "cycle_mode", "Mode"),
+        Binding("y", "apply", "Rewind"),
+    ]
+
+    class Previewed(Message):
+        def __init__(self, result, error: str | None = None, applied: bool = False,
+                     live: bool = False) -> None:
+            super().__init__()
+            self.result = result
+            self.error = error
+            self.applied = applied
+            self.live = live
+
+    def __init__(self, view) -> None:
+        super().__init__()
+        self.view = view
+        self.points = []
+        self.mode = "conversation"
+        self.applied = False
+        self.last_result = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(f"Rewind {self.view.session_id}", classes="modal-title")
+            with Horizontal():
+                yield DataTable(id="rewind-points", cursor_type="row")
+                with Vertical(id="rewind-right"):
+                    with RadioSet(id="rewind-mode"):
+                        for i, (key, label) in enumerate(MODE_LABELS):
+                            yield RadioButton(label, value=i == 0, id=f"mode-{key}")
+                    with VerticalScroll(classes="modal-scroll"):
+                        yield Static("", id="rewind-preview")
+            with Horizontal(classes="modal-buttons"):
+                yield Button("Rewind (y)", id="apply", variant="error", disabled=True)
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        from sidtui.core.rewind import MAX_PICKER_POINTS, rewind_points
+
+        t = self.query_one("#rewind-points", DataTable)
+        for c in ("#", "time", "prompt", "files"):
+            t.add_column(c, key=c)
+        self.points = rewind_points(self.view)[-MAX_PICKER_POINTS:]
+        if not self.points:
+            why = (
+                self.view.loaded.load_failure
+                if not self.view.loaded.loadable
+                else "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
+            )
+            self.query_one("#rewind-preview", Static).update(Text(f"Nothing to rewind: {why}", style="yellow"))
+            return
+        for p in self.points:
+            files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
+            t.add_row(str(p.id), short_time(p.timestamp)[11:], one_line(p.preview, 34), files, key=str(p.id))
+        t.move_cursor(row=len(self.points) - 1, animate=False)
+        t.focus()
+        self.refresh_preview()
+
+    def selected_point(self):
+        t = self.query_one("#rewind-points", DataTable)
+        if not self.points:
+            return None
+        return self.points[min(t.cursor_row, len(self.points) - 1)]
+
+    # ------------------------------------------------------------------ preview
+
+    def refresh_preview(self) -> None:
+        p = self.selected_point()
+        if p is None or self.applied:
+            return
+        self.query_one("#apply", Button).disabled = True
+        self.query_one("#rewind-preview", Static).update(Text("computing preview…", style="dim"))
+        self.run_rewind(p.id, self.mode, dry_run=True, force=False)
+
+    @work(thread=True, exclusive=True, group="rewind")
+    def run_rewind(self, point: int, mode: str, *, dry_run: bool, force: bool) -> None:
+        from sidtui.core.errors import SidtuiError
+        from sidtui.core.rewind import SessionIsLive, rewind
+
+        try:
+            res = rewind(self.view, point, mode, dry_run=dry_run, force=force)
+        except SessionIsLive as exc:
+            self.post_message(self.Previewed(None, str(exc), live=True))
+            return
+        except (SidtuiError, OSError, ValueError) as exc:
+            self.post_message(self.Previewed(None, str(exc)))
+            return
+        self.post_message(self.Previewed(res, applied=not dry_run))
+
+    def on_rewind_screen_previewed(self, msg: Previewed) -> None:
+        out = self.query_one("#rewind-preview", Static)
+        if msg.live:
+            self._ask_force(msg.error)
+            return
+        if msg.error:
+            out.update(Text(msg.error, style="bold red"))
+            self.notify(msg.error, title="rewind", severity="error")
+            return
+        res = msg.result
+        self.last_result = res
+        if msg.applied:
+            self.applied = True
+            self.query_one("#apply", Button).disabled = True
+            self.query_one("#cancel", Button).label = "Close (Esc)"
+            out.update(self._result_renderable(res))
+            self.notify(f"rewound to point {res.point.id}: {res.messages_dropped} messages dropped, "
+                        f"{res.files_restored} files restored", title="rewind")
+            return
+        out.update(self._preview_renderable(res))
+        self.query_one("#apply", Button).disabled = False
+
+    def _preview_renderable(self, res):
+        parts = []
+        head = Text.assemble(
+            ("Preview ", "bold"),
+            f"point {res.point.id} ({short_time(res.point.timestamp)}), mode {res.mode}\n",
+        )
+        if res.mode != "code":
+            head.append(f"{res.messages_dropped} message(s) leave the conversation", style="yellow")
+            head.append(" (append-only: a rewind marker; the old branch stays in the file)\n", style="dim")
+        if res.mode != "conversation":
+            changing = [f for f in res.files if f.get("action") in ("restored", "deleted")]
+            skipped = [f for f in res.files if f.get("action") == "skipped"]
+            head.append(f"{len(changing)} file(s) change, {len(skipped)} skipped\n",
+                        style="yellow" if changing else "dim")
+            if res.file_restore_skipped and not res.files:
+                head.append("files are not restored for this point\n", style="dim")
+        for w in res.warnings:
+            head.append(f"⚠ {w}\n", style="yellow")
+        parts.append(head)
+        if res.dropped:
+            t = Table(title="Messages that drop", title_justify="left", show_edge=False, expand=True)
+            t.add_column("#", width=5)
+            t.add_column("role", width=10)
+            t.add_column("preview")
+            for d in res.dropped[:60]:
+                t.add_row(str(d.get("index", "")), str(d.get("role") or ""), one_line(d.get("preview") or "", 80))
+            if len(res.dropped) > 60:
+                t.add_row("…", "", f"and {len(res.dropped) - 60} more")
+            parts.append(t)
+        if res.files:
+            t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
+            t.add_column("action", width=10)
+            t.add_column("path")
+            t.add_column("why", style="dim")
+            for f in res.files:
+                t.add_row(str(f.get("action")), str(f.get("path")), str(f.get("reason") or ""))
+            parts.append(t)
+        for d in res.diffs:
+            parts.append(Syntax(d, "diff", theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+                                word_wrap=True))
+        return Group(*parts)
+
+    def _result_renderable(self, res):
+        t = Text()
+        t.append("Rewound.\n", style="bold green")
+        t.append(f"point {res.point.id}, mode {res.mode}\n")
+        t.append(f"messages dropped: {res.messages_dropped}\n")
+        t.append(f"files restored: {res.files_restored}\n")
+        skipped = [f for f in res.files if f.get("action") == "skipped"]
+        t.append(f"files skipped: {len(skipped)}\n")
+        for f in skipped:
+            t.append(f"  {f.get('path')}: {f.get('reason')}\n", style="dim")
+        if res.safety_snapshot:
+            t.append(f"safety snapshot: {res.safety_snapshot} (restore it to undo the file step)\n")
+        if res.marker_uuid:
+            t.append(f"rewind marker: {res.marker_uuid} (switch back to the old branch from the Chain tab)\n",
+                     style="dim")
+        for w in res.warnings:
+            t.append(f"⚠ {w}\n", style="yellow")
+        return t
+
+    def _ask_force(self, reason: str | None) -> None:
+        from sidtui.tui.screens.confirm import ConfirmScreen
+
+        p = self.selected_point()
+
+        def answered(yes: bool | None) -> None:
+            if yes and p is not None:
+                self.run_rewind(p.id, self.mode, dry_run=False, force=True)
+            else:
+                self.query_one("#rewind-preview", Static).update(Text(f"Refused: {reason}", style="bold red"))
+
+        self.app.push_screen(
+            ConfirmScreen(f"{reason}\n\nRewind anyway (force)? The running agent may overwrite it.",
+                          yes="Force rewind", danger=True),
+            answered,
+        )
+
+    # ------------------------------------------------------------------ events
+
+    @on(DataTable.RowHighlighted, "#rewind-points")
+    def _point_highlighted(self, event) -> None:
+        self.refresh_preview()
+
+    @on(RadioSet.Changed, "#rewind-mode")
+    def _mode_changed(self, event: RadioSet.Changed) -> None:
+        self.mode = MODE_LABELS[event.index][0]
+        self.refresh_preview()
+
+    def action_cycle_mode(self) -> None:
+        keys = [k for k, _ in MODE_LABELS]
+        nxt = keys[(keys.index(self.mode) + 1) % len(keys)]
+        self.query_one(f"#mode-{nxt}", RadioButton).value = True
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "apply":
+            self.action_apply()
+        else:
+            self.action_cancel()
+
+    def action_apply(self) -> None:
+        """The Rewind button (or ``y``) after the preview is the confirmation."""
+        p = self.selected_point()
+        if p is None or self.applied or self.query_one("#apply", Button).disabled:
+            return
+        self.query_one("#apply", Button).disabled = True
+        self.run_rewind(p.id, self.mode, dry_run=False, force=False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(self.applied)
