@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from sidtui.core.jsonout import stringify
@@ -51,32 +50,18 @@ def _messages(n: int) -> list[dict]:
     return out
 
 
-def _best_interleaved(fns, repeat: int) -> list[float]:
-    """Best time of each function, runs interleaved so machine noise hits all alike."""
-    import gc
-
-    best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            gc.collect()
-            best[i] = min(best[i], fn())
-    return best
-
-
-def _buffered(msgs: list[dict], folder: Path) -> float:
+def _buffered(msgs: list[dict], folder: Path) -> None:
     path = folder / f"{SID}.jsonl"
     if path.exists():
         path.unlink()
     store = SessionStore(folder)
     store.start_session(SID, "m", "anthropic", "/w")
-    t0 = time.perf_counter()
     for m in msgs:
         store.append_message(m)
     store.flush()
-    return time.perf_counter() - t0
 
 
-def _synchronous(msgs: list[dict], folder: Path) -> float:
+def _synchronous(msgs: list[dict], folder: Path) -> None:
     """The critical-record path for every record: stamp, encode, one O_APPEND write each."""
     from sidtui.core import writer as w
 
@@ -84,18 +69,16 @@ def _synchronous(msgs: list[dict], folder: Path) -> float:
     if os.path.exists(path):
         os.unlink(path)
     parent = new_uuid()
-    t0 = time.perf_counter()
     for m in msgs:
         u = new_uuid()
         t = "assistant_message" if m["role"] == "assistant" else "user_message"
         rec = {"type": t, "message": m, "timestamp": iso_now(), "uuid": u, "parentUuid": parent}
         w._write_critical(path, stringify(rec) + b"\n")
         parent = u
-    return time.perf_counter() - t0
 
 
-def _floor(msgs: list[dict], folder: Path) -> float:
-    # The same records as the store writes them, with uuid/parent/timestamp in place.
+def _records(msgs: list[dict]) -> list[dict]:
+    """The same records as the store writes them, uuid/parent/timestamp in place."""
     ts = iso_now()
     recs = []
     parent = new_uuid()
@@ -104,53 +87,64 @@ def _floor(msgs: list[dict], folder: Path) -> float:
         t = "assistant_message" if m["role"] == "assistant" else "user_message"
         recs.append({"type": t, "message": m, "timestamp": ts, "uuid": u, "parentUuid": parent})
         parent = u
+    return recs
+
+
+def _floor(recs: list[dict], folder: Path) -> None:
     path = folder / "floor.jsonl"
     if path.exists():
         path.unlink()
-    t0 = time.perf_counter()
     data = b"".join([stringify(r) + b"\n" for r in recs])
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
     finally:
         os.close(fd)
-    return time.perf_counter() - t0
 
 
 def run(quick: bool = False) -> list[dict]:
+    from bench.harness import row, side_by_side
+
     n = 20_000 if quick else 100_000
     repeat = 3 if quick else 5
     msgs = _messages(n)
+    recs = _records(msgs)
+    tenth = msgs[: n // 10]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        floor, buffered = _best_interleaved(
-            [lambda: _floor(msgs, folder), lambda: _buffered(msgs, folder)], repeat
+        runs = side_by_side(
+            {
+                "floor": lambda: _floor(recs, folder),
+                "buffered": lambda: _buffered(msgs, folder),
+                "sync": lambda: _synchronous(tenth, folder),
+            },
+            repeat,
         )
-        (sync,) = _best_interleaved([lambda: _synchronous(msgs[: n // 10], folder)], 2)
-        sync *= 10
         flush_pending_writes()
-    ratio = buffered / floor
+    sync_runs = [t * 10 for t in runs["sync"]]
     return [
-        {
-            "name": f"writer: {n:,} records, buffered path vs encode + one write",
-            "value_s": round(buffered, 4),
-            "baseline_s": round(floor, 4),
-            "ratio": round(ratio, 2),
-            "target": "≤ 2×",
-            "passed": ratio <= 2.0,
-        },
-        {
-            "name": f"writer: {n:,} records, synchronous path (one write per record; "
-            "extrapolated from a tenth)",
-            "value_s": round(sync, 4),
-            "baseline_s": round(floor, 4),
-            "ratio": round(sync / floor, 2),
-            "target": "reported only",
-            "passed": True,
-        },
+        row(
+            f"writer: {n:,} records, buffered path vs encode + one write",
+            runs["buffered"],
+            runs["floor"],
+            2.0,
+            extra="SessionStore.append_message per record, 100 ms flushes, final flush",
+        ),
+        row(
+            f"writer: {n:,} records, synchronous path (one write per record)",
+            sync_runs,
+            runs["floor"],
+            None,
+            extra="critical-record path for every record; measured on a tenth, ×10",
+        ),
     ]
 
 
 if __name__ == "__main__":
-    for row in run("--quick" in sys.argv):
-        print(row)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    for r in run("--quick" in sys.argv):
+        print(
+            f"{r['name']}: {r['value_s']:.3f} s vs {r['baseline_s']:.3f} s "
+            f"= {r['ratio']:.2f}× (target {r['target']}: "
+            f"{'ok' if r['passed'] else 'FAIL' if r['passed'] is False else 'info'})"
+        )
