@@ -30,7 +30,7 @@ from sidtui.core.home import Home, SessionFile, discover
 from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
 from sidtui.core.loader import MESSAGE_RECORD_TYPES, Message, _message_from_record
 from sidtui.core.process import Registration, liveness_for, read_registrations, trace_session_ids
-from sidtui.core.records import _HEAD, RecordFile, RecordRef
+from sidtui.core.records import _HEAD, _NL, RecordFile, RecordRef
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
 
 #: How many trailing chain messages are decoded to decide the interruption state.
@@ -147,7 +147,52 @@ def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
 
 
 def _walk_tail(data: bytes) -> tuple[list[tuple[int, int, str | None, str | None]], bool, str]:
-    """Walk from the tail: [(start, end, type, uuid)] oldest first, loadable, failure."""
+    """Walk from the tail: [(start, end, type, uuid)] oldest first, loadable, failure.
+
+    When every line is valid (the common case) one C call decodes the three chain fields
+    of every line and the walk runs over that list; otherwise each parent is found by
+    searching the bytes backwards for its uuid and only that line is validated.
+    """
+    try:
+        heads = _HEAD.decode_lines(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _walk_tail_search(data)
+    if len(heads) != count_records(data) or not heads:
+        return _walk_tail_search(data)  # blank/odd lines: the exact per-line path
+    starts = [0]
+    starts += [m.end() for m in _NL.finditer(data)]
+    tail = heads[-1]
+    if not isinstance(tail.uuid, str):
+        raise _FallBack  # linear legacy parse
+    n = len(data)
+
+    def bounds(i: int) -> tuple[int, int]:
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else n
+        return starts[i], end
+
+    i = len(heads) - 1
+    chain = [(*bounds(i), tail.type if isinstance(tail.type, str) else None, tail.uuid)]
+    seen = {tail.uuid}
+    expected = tail.parentUuid if isinstance(tail.parentUuid, str) else None
+    i -= 1
+    while i >= 0 and expected is not None:
+        h = heads[i]
+        if h.uuid == expected:
+            if expected in seen:
+                break  # cycle
+            seen.add(expected)
+            chain.append((*bounds(i), h.type if isinstance(h.type, str) else None, h.uuid))
+            expected = h.parentUuid if isinstance(h.parentUuid, str) else None
+        i -= 1
+    chain.reverse()
+    loadable = any(t == "session_start" for _, _, t, _ in chain)
+    return chain, loadable, "" if loadable else "session_start is not on the chain"
+
+
+def _walk_tail_search(
+    data: bytes,
+) -> tuple[list[tuple[int, int, str | None, str | None]], bool, str]:
+    """The per-line walk: find each parent by a backward byte search for its uuid."""
     mv = memoryview(data)
     found = _last_good_line(data, mv)
     if found is None:

@@ -21,7 +21,6 @@ torn read is retried once and then treated as missing (with a warning).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -233,9 +232,6 @@ def liveness_for(
     return Liveness(live=live, stale=bool(matched) and not live, registrations=matched)
 
 
-_TRACE_RE = re.compile(rb'"trace_session_id"')
-
-
 def trace_session_ids(data: bytes) -> list[str]:
     """Every ``trace_session_id`` metadata value in a transcript's bytes (any branch).
 
@@ -243,10 +239,13 @@ def trace_session_ids(data: bytes) -> list[str]:
     over the bytes (used by ``ls`` without decoding whole files).
     """
     out: list[str] = []
-    for m in _TRACE_RE.finditer(data):
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        end = data.find(b"\n", m.end())
+    needle = b'"trace_session_id"'
+    j = data.find(needle)
+    while j >= 0:
+        start = data.rfind(b"\n", 0, j) + 1
+        end = data.find(b"\n", j)
         end = len(data) if end < 0 else end
+        j = data.find(needle, end)
         try:
             rec = orjson.loads(data[start:end])
         except orjson.JSONDecodeError:
