@@ -155,25 +155,33 @@ def test_file_intent_conflict_appeared(home):
 @pytest.mark.parametrize("polling", [False, True])
 def test_thread_delivers_appends(home, polling):
     got: queue.Queue = queue.Queue()
-    w = Watcher(home, got.put, force_polling=polling, poll_interval=0.2, poll_delay_ms=50)
+    w = Watcher(home, got.put, force_polling=polling, poll_interval=0.2, poll_delay_ms=20)
     w.start()
-    try:
-        p = _path(home)
-        want = [f"n{i}" for i in range(5)]
-        parent = "u1"
-        for u in want:
+    p = _path(home)
+    parent = "u1"
+    seen: list[str] = []
+
+    def write_and_follow(uuids: list[str]) -> None:
+        nonlocal parent
+        for u in uuids:  # several appends within one second (same whole-second mtime)
             _append(p, line(user(u, parent)))
             parent = u
-        seen: list[str] = []
+        want = seen + uuids
         while seen != want:
             batch = got.get(timeout=20)  # synchronisation, not timing
             for e in batch:
                 if isinstance(e, ev.RecordsAppended):
-                    seen += [r.ref.uuid for r in e.records]
+                    seen.extend(r.ref.uuid for r in e.records)
             assert len(seen) <= len(want)
+
+    try:
+        write_and_follow([f"n{i}" for i in range(5)])  # possibly before the watch is ready
+        assert w.ready.wait(20)
+        for k in range(3):
+            write_and_follow([f"m{k}-{i}" for i in range(3)])  # after it is
     finally:
         w.stop()
-    assert w.errors == []
+    assert w.errors == [] and w.warnings == []
 
 
 async def test_async_batches_iterator(home):

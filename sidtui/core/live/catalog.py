@@ -333,10 +333,11 @@ class Catalog:
             "SELECT summary FROM sessions WHERE path = ?", (str(path),)).fetchone())
         return summary_from_blob(row[0]) if row else None
 
-    def paths(self) -> list[str]:
-        """Every cached file path (main and sidechain)."""
+    def paths(self, oldest_first: bool = False) -> list[str]:
+        """Every cached file path (main and sidechain), by path or oldest activity first."""
+        order = "last_activity, path" if oldest_first else "path"
         return [p for (p,) in self._guarded(lambda: self.conn.execute(
-            "SELECT path FROM sessions ORDER BY path").fetchall())]
+            f"SELECT path FROM sessions ORDER BY {order}").fetchall())]
 
     # --- writing ------------------------------------------------------------------------
 

@@ -3,8 +3,10 @@
 A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
 backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps
 a batch at 250 ms). Where notify cannot see changes (network filesystems: NFS, SMB/CIFS,
-sshfs, 9p, …, detected from the mount table) or when asked (``force_polling=True``) it
-polls instead. Every changed path is mapped to events:
+sshfs, 9p, …, detected from the mount table), when notify fails (inotify limits) or when
+asked (``force_polling=True``) it polls instead, with its own ``stat`` scan of the watched
+files every ``poll_delay_ms`` (notify's poller compares whole-second mtimes and misses
+appends made within one second). Every changed path is mapped to events:
 
 * ``sessions/**.jsonl`` → a :class:`~sidtui.core.live.tail.FileTail` per file, created
   lazily: a file that existed when the watcher started is tailed from its size then
@@ -91,7 +93,8 @@ class Watcher:
             filesystem (:func:`needs_polling`).
         poll_interval: seconds between registration/PID polls (and ticks).
         settle_s: seconds before an unchanged partial final line is decided.
-        step_ms / debounce_ms / poll_delay_ms: passed to :func:`watchfiles.watch`.
+        step_ms / debounce_ms: passed to :func:`watchfiles.watch` (notify mode).
+        poll_delay_ms: milliseconds between stat scans in polling mode.
 
     Attributes:
         tails: path → :class:`FileTail` of every transcript touched since start.
@@ -135,6 +138,8 @@ class Watcher:
         #: set once the watch is registered and writes made before it were caught up
         self.ready = threading.Event()
         self.errors: list[str] = []
+        #: non-fatal problems (e.g. notify failed and the watcher fell back to polling)
+        self.warnings: list[str] = []
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -219,37 +224,100 @@ class Watcher:
     # --- the thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
+        if not self.polling:
+            try:
+                self._run_notify()
+                return
+            except Exception as exc:  # inotify limits, unsupported fs...: poll instead
+                if self._stop.is_set():
+                    return
+                self.warnings.append(
+                    f"filesystem notifications failed ({type(exc).__name__}: {exc}); polling"
+                )
+                self.polling = True
+        try:
+            self._run_polling()
+        except Exception as exc:  # the home vanished...: report, stop
+            self.errors.append(f"watcher stopped: {type(exc).__name__}: {exc}")
+
+    def _after_changes(self, paths: list[str]) -> None:
+        batch = self.process_paths(paths)
+        now = time.monotonic()
+        if now - self._last_tick >= self.poll_interval * 0.9:
+            self._last_tick = now
+            batch += self.tick()
+        if batch:
+            self._deliver(batch)
+
+    def _run_notify(self) -> None:
         import watchfiles
 
-        try:
-            for changes in watchfiles.watch(
-                self.home.root,
-                watch_filter=None,
-                debounce=self.debounce_ms,
-                step=self.step_ms,
-                stop_event=self._stop,
-                rust_timeout=max(int(self.poll_interval * 1000), 50),
-                yield_on_timeout=True,
-                raise_interrupt=False,
-                force_polling=self.polling,
-                poll_delay_ms=self.poll_delay_ms,
-            ):
-                paths = [p for _, p in changes]
-                if not self.ready.is_set():
-                    # writes between prime() and the watch being registered were not seen
-                    paths += self._changed_since_prime()
-                    self.ready.set()
-                batch = self.process_paths(paths)
-                now = time.monotonic()
-                if now - self._last_tick >= self.poll_interval * 0.9:
-                    self._last_tick = now
-                    batch += self.tick()
-                if batch:
-                    self._deliver(batch)
-                if self._stop.is_set():
-                    break
-        except Exception as exc:  # the home vanished, inotify limits...: report, stop
-            self.errors.append(f"watcher stopped: {type(exc).__name__}: {exc}")
+        for changes in watchfiles.watch(
+            self.home.root,
+            watch_filter=None,
+            debounce=self.debounce_ms,
+            step=self.step_ms,
+            stop_event=self._stop,
+            rust_timeout=max(int(self.poll_interval * 1000), 50),
+            yield_on_timeout=True,
+            raise_interrupt=False,
+            force_polling=False,
+        ):
+            paths = [p for _, p in changes]
+            if not self.ready.is_set():
+                # writes between prime() and the watch being registered were not seen
+                paths += self._changed_since_prime()
+                self.ready.set()
+            self._after_changes(paths)
+            if self._stop.is_set():
+                break
+
+    def _run_polling(self) -> None:
+        # Our own stat poller: notify's PollWatcher compares mtimes in whole seconds and
+        # misses appends made within the same second.
+        sigs = self._signatures()
+        if not self.ready.is_set():
+            self._after_changes(self._changed_since_prime())
+            self.ready.set()
+        delay = self.poll_delay_ms / 1000
+        while not self._stop.wait(delay):
+            new = self._signatures()
+            changed = [p for p in new.keys() | sigs.keys() if new.get(p) != sigs.get(p)]
+            sigs = new
+            self._after_changes(changed)
+
+    def _signatures(self) -> dict[str, tuple[int, int, int]]:
+        """(inode, size, mtime_ns) of every watched file (polling mode)."""
+        out: dict[str, tuple[int, int, int]] = {}
+
+        def add(folder: Path, want: Callable[[str], bool], depth: int) -> None:
+            try:
+                with os.scandir(folder) as it:
+                    for e in it:
+                        try:
+                            if e.is_dir(follow_symlinks=False):
+                                if depth > 0:
+                                    add(Path(e.path), want, depth - 1)
+                            elif want(e.name):
+                                st = e.stat()
+                                out[e.path] = (st.st_ino, st.st_size, st.st_mtime_ns)
+                        except OSError:
+                            continue
+            except OSError:
+                return
+
+        if self.session is not None:
+            own = self.session.path
+            add(own.parent, lambda n: n.endswith(".jsonl") and self._wanted_session_path(
+                str(own.parent / n)), 0)
+            add(self.home.checkpoints_dir / self.session.session_id,
+                lambda n: n == "index.json", 0)
+        else:
+            add(self.home.sessions_dir, lambda n: n.endswith(".jsonl"), 2)
+            add(self.home.checkpoints_dir, lambda n: n == "index.json", 1)
+        add(self.home.active_sessions_dir, lambda n: True, 0)
+        add(self.home.file_intents_dir, lambda n: True, 0)
+        return out
 
     def _deliver(self, batch: Batch | None) -> None:
         for fn in list(self._subscribers):
