@@ -350,3 +350,19 @@ def test_cli_rewind_fork_branch_salvage(real_home_with_projects, capsys):
     assert json.loads(capsys.readouterr().out)["message_count"] == 6
     assert main(["salvage", S01, *h]) == 2
     assert main(["branch", S01, *h, "--tip", "zzzz"]) == 2
+
+
+def test_agent_fork_points_map_to_inherited_checkpoints(real_home_with_projects):
+    """S05 (the agent's fork of S01) re-stamped the copied prompts; the inherited
+    snapshots kept S01's times. Points use the source prompt times, so a code rewind of
+    the fork to its first prompt rolls back S01's changes too."""
+    home, projects = real_home_with_projects
+    s05 = "20261130-052911-4ee72b6a"
+    v = view_of(home, s05)
+    pts = rewind_points(v)
+    assert [p.restore_from for p in pts] == ["s1", "s2", "s3", "s4"]
+    assert pts[0].timestamp == "2026-11-29T21:29:07.204Z"  # the source prompt's time
+    r = rewind(v, 1, "code")
+    truth = truth_at("s1", s05, projects)
+    assert truth and disk_state(truth) == truth
+    assert r.files_restored >= 2

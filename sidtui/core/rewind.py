@@ -188,6 +188,53 @@ def _snapshot_times(view) -> list[tuple[str, int]]:
     return out
 
 
+def _inherited_times(view) -> dict[int, str]:
+    """For a fork: message index → the source message's timestamp, for copied messages.
+
+    The agent re-stamps the messages it copies into a fork (S05), while the checkpoints it
+    inherits keep their times; a copied prompt is matched to the source's prompt at the
+    same position (same role and text) on the source chain ending at ``forked_from.uuid``,
+    and its time is used for the checkpoint mapping. {} when not a fork or no source.
+    """
+    from sidtui.core.chain import ChainResult, ancestors, rebuild_chain
+    from sidtui.core.home import resolve_session
+    from sidtui.core.loader import load_jsonl
+    from sidtui.core.records import scan_records
+
+    ff = view.loaded.metadata.get("forked_from")
+    if not isinstance(ff, dict):
+        return {}
+    src_id, count = ff.get("sessionId"), ff.get("messageCount")
+    if not isinstance(src_id, str) or not isinstance(count, int) or count <= 0:
+        return {}
+    path = view.file.path.parent / f"{src_id}.jsonl"
+    try:
+        if not path.exists():
+            sf = resolve_session(view.home, src_id)
+            if sf.kind != "main" or sf.container != "jsonl" or sf.session_id != src_id:
+                return {}
+            path = sf.path
+        flush_pending_writes(path)
+        rf = scan_records(path.read_bytes())
+    except (SidtuiError, OSError):
+        return {}
+    tail_uuid = ff.get("uuid")
+    at = [r.index for r in rf.records if isinstance(tail_uuid, str) and r.uuid == tail_uuid]
+    chain = ancestors(rf, at[-1]) if at else rebuild_chain(rf).chain
+    if not chain:
+        return {}
+    src = load_jsonl(rf, ChainResult(chain=chain, tail=chain[-1], reached_head=True)).messages
+    out: dict[int, str] = {}
+    mine = view.loaded.messages
+    for i in range(min(count, len(mine), len(src))):
+        a, b = mine[i], src[i]
+        if a.role != b.role or a.preview() != b.preview():
+            break  # not the copy we expected: keep the fork's own times from here
+        if b.timestamp:
+            out[i] = b.timestamp
+    return out
+
+
 def rewind_points(view) -> list[RewindPoint]:
     """Every human prompt on the live chain, numbered from 1 (seed §10.2, DESIGN §7).
 
@@ -204,17 +251,19 @@ def rewind_points(view) -> list[RewindPoint]:
     chain = view.chain.chain
     pos_of = {ri: p for p, ri in enumerate(chain)}
     snaps = _snapshot_times(view)
+    inherited = _inherited_times(view)
     points: list[RewindPoint] = []
     for m in view.loaded.messages:
         if not m.is_human_prompt or m.record is None:
             continue
         pos = pos_of.get(m.record)
         parent = recs[chain[pos - 1]].uuid if pos else None
-        ms = iso_to_ms(m.timestamp)
+        prompt_ts = inherited.get(m.index, m.timestamp)
+        ms = iso_to_ms(prompt_ts)
         before, after = "", None
         if ms is not None:
-            for sid, ts in snaps:
-                if ts < ms:
+            for sid, snap_ms in snaps:
+                if snap_ms < ms:
                     before = sid
                 elif after is None:
                     after = sid
@@ -227,7 +276,7 @@ def rewind_points(view) -> list[RewindPoint]:
                 parent_uuid=parent,
                 line=m.line,
                 preview=m.preview(PREVIEW_CHARS),
-                timestamp=m.timestamp,
+                timestamp=prompt_ts,
                 timestamp_ms=ms,
                 snapshot_id=before,
                 restore_from=after,
