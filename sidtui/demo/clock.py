@@ -94,7 +94,7 @@ class SeededIds:
         return str(_uuid.UUID(int=self.rng.getrandbits(128), version=4))
 
     def _chars(self, alphabet: str, n: int) -> str:
-        return "".join(self.rng.choice(alphabet) for _ in range(n))
+        return "".join(self.rng.choices(alphabet, k=n))
 
     def tool_use_id(self) -> str:
         """``toolu_01`` + 22 base62 chars (the Anthropic shape)."""

@@ -43,6 +43,11 @@ _WORDS = (
 _TOOLS = ["read", "read", "read", "grep", "glob", "edit", "edit", "bash", "write"]
 
 
+def word_pool(rng: random.Random, words: int = 4000) -> str:
+    """Filler text the records slice their contents from."""
+    return " ".join(rng.choices(_WORDS, k=words))
+
+
 def session_size(rng: random.Random) -> int:
     """One session's target size in bytes (log-normal, clamped)."""
     return int(min(MAX_BYTES, max(MIN_BYTES, rng.lognormvariate(math.log(P50_BYTES), _SIGMA))))
@@ -60,7 +65,7 @@ class ScaleStats:
 class _Writer:
     """Streams one session's records (the store's shapes, a valid chain)."""
 
-    def __init__(self, fh, rng: random.Random, ids: SeededIds, t_ms: int) -> None:
+    def __init__(self, fh, rng: random.Random, ids: SeededIds, t_ms: int, pool: str) -> None:
         self.fh = fh
         self.rng = rng
         self.ids = ids
@@ -70,7 +75,7 @@ class _Writer:
         self.bytes = 0
         self.messages = 0
         self.cost = 0.0
-        self.pool = " ".join(rng.choice(_WORDS) for _ in range(4000))
+        self.pool = pool
         self.files: list[str] = []
 
     def put(self, rec: dict) -> None:
@@ -104,8 +109,9 @@ class _Writer:
 def _write_session(
     fh, rng: random.Random, ids: SeededIds, *, session_id: str, cwd: str, t_ms: int,
     target: int, end: bool, model: str = "claude-sonnet-4-6", history: list | None = None,
+    pool: str | None = None,
 ) -> _Writer:
-    w = _Writer(fh, rng, ids, t_ms)
+    w = _Writer(fh, rng, ids, t_ms, pool or word_pool(rng))
     start = {"type": "session_start", "version": "3.0", "schemaCompat": "claude-code-like/v3",
              "sessionId": session_id, "model": model, "provider": "anthropic", "cwd": cwd}
     w.put(start)
@@ -149,7 +155,7 @@ def _write_session(
                     w.put({"type": "metadata", "key": "file_changes", "value": {"files": list(w.files[-40:]), "lastTool": ", ".join(n for _, n, _ in calls), "count": len(w.files)}})
             results = []
             for i, _n, _ in calls:
-                size = int(min(20000, rng.lognormvariate(math.log(215), 1.1)))
+                size = int(min(20000, rng.lognormvariate(math.log(150), 1.1)))
                 block = {"type": "tool_result", "tool_use_id": i, "content": w.text(size // 2, size)}
                 if rng.random() < 0.03:
                     block["is_error"] = True
@@ -183,6 +189,7 @@ def write_scale_home(root: str | os.PathLike[str], n: int, seed: int = 0) -> Sca
     stats = ScaleStats()
     t = DEMO_EPOCH_MS - n * 600_000
     history: list[tuple[str, int, str, str]] = []
+    pool = word_pool(rng)
     for _i in range(n):
         project = f"/tmp/sidtui-scale/project-{rng.randrange(n_projects):04d}"
         folder = home / "sessions" / project_key(project)
@@ -193,7 +200,7 @@ def write_scale_home(root: str | os.PathLike[str], n: int, seed: int = 0) -> Sca
         prompts: list = []
         with open(path, "wb", buffering=1 << 20) as fh:
             w = _write_session(fh, rng, ids, session_id=sid, cwd=project, t_ms=t,
-                               target=session_size(rng), end=rng.random() < 0.33, history=prompts)
+                               target=session_size(rng), end=rng.random() < 0.33, history=prompts, pool=pool)
         os.utime(path, (w.t / 1000, w.t / 1000))
         history.extend((p, ts, project, sid) for p, ts in prompts)
         stats.sessions += 1
