@@ -534,3 +534,56 @@ def test_ten_thousand_sessions_with_progress_on_a_tty(tmp_path):
     assert report["prompts"]["human"] == 10_000
     assert b"10000/10000 files" in err
     shutil.rmtree(home)
+
+
+# --- property: the strict-parser candidates never miss a line -------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
+_num = st.one_of(
+    st.integers(-(10**30), 10**30).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.builds(lambda m, e: f"{m}e{e}", st.integers(-99, 99), st.integers(-500, 500)),
+    st.builds(lambda m, e: f"{m}E+{e}", st.integers(1, 9), st.integers(0, 999)),
+    st.integers(1, 400).map(lambda n: "7" * n),
+)
+
+
+def _json_text(v) -> str:
+    return json.dumps(v, ensure_ascii=True)
+
+
+@st.composite
+def _line(draw) -> bytes:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["str", "num", "id"]))
+        if kind == "num":
+            parts.append(draw(_num))
+        elif kind == "id":
+            parts.append('"' + draw(st.from_regex(r"[0-9a-fE-]{4,20}", fullmatch=True)) + '"')
+        else:
+            s = draw(_text)
+            if draw(st.booleans()):
+                parts.append(_json_text(s))  # lone surrogates as \\udXXX escapes
+            else:  # raw bytes, lone surrogates as invalid UTF-8
+                parts.append(json.dumps(s, ensure_ascii=False))
+    body = "[" + ",".join(parts) + "]"
+    return body.encode("utf-8", "surrogatepass").replace(b"\n", b"")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_line(), min_size=1, max_size=4))
+def test_strict_candidates_cover_every_strict_only_line(lines):
+    from sidtui.core.check import _strict_candidates
+    from sidtui.core.records import scan_records
+
+    rf = scan_records(b"\n".join(lines) + b"\n")
+    found = {r.line for r in _strict_candidates(rf)}
+    for rec in rf.records:
+        try:
+            orjson.loads(rf.raw(rec))
+        except orjson.JSONDecodeError:
+            assert rec.line in found, rf.raw(rec)
