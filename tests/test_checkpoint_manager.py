@@ -130,7 +130,7 @@ line = st.text(alphabet=st.sampled_from(["a", "b", "\r", "é", "中", " ", "😀
 version = st.one_of(
     st.none(),  # deleted / does not exist
     st.lists(line, max_size=8).map(lambda ls: "\n".join(ls).encode()),
-    st.binary(max_size=12).filter(lambda b: b.startswith(b"\xff")),  # not UTF-8
+    st.binary(max_size=11).map(lambda b: b"\xff" + b),  # not UTF-8
 )
 NAMES = ["a.txt", "b.md", "sub/c.py"]
 batch = st.lists(st.tuples(st.sampled_from(NAMES), version), min_size=1, max_size=3)
