@@ -34,8 +34,16 @@ def _messages(n: int) -> list[dict]:
                     "role": "assistant",
                     "content": [
                         {"type": "text", "text": f"Step {i}: editing the login form — 工作 ok."},
-                        {"type": "tool_use", "id": f"toolu_{i:08d}", "name": "edit",
-                         "input": {"file_path": "/w/src/login.ts", "old_string": "a", "new_string": "b"}},
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{i:08d}",
+                            "name": "edit",
+                            "input": {
+                                "file_path": "/w/src/login.ts",
+                                "old_string": "a",
+                                "new_string": "b",
+                            },
+                        },
                     ],
                 }
             )
@@ -43,8 +51,13 @@ def _messages(n: int) -> list[dict]:
             out.append(
                 {
                     "role": "user",
-                    "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i:08d}",
-                                 "content": "文件已编辑: /w/src/login.ts（替换了 1 处）"}],
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": f"toolu_{i:08d}",
+                            "content": "文件已编辑: /w/src/login.ts（替换了 1 处）",
+                        }
+                    ],
                 }
             )
     return out

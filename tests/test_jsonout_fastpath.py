@@ -19,11 +19,13 @@ scalars = (
     | st.integers(-(2**53), 2**53)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.sampled_from([5.0, -0.0, 1e21, 1e16, 1e-7, 123.0, 1.05, 0.1, 2.5e-5])
-    | st.text(alphabet="0123456789eE.:,[]-+ab\"\\é工", max_size=12)
+    | st.text(alphabet='0123456789eE.:,[]-+ab"\\é工', max_size=12)
 )
 values = st.recursive(
     scalars,
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4),
+    lambda kids: (
+        st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4)
+    ),
     max_leaves=12,
 )
 

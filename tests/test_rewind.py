@@ -366,3 +366,19 @@ def test_agent_fork_points_map_to_inherited_checkpoints(real_home_with_projects)
     truth = truth_at("s1", s05, projects)
     assert truth and disk_state(truth) == truth
     assert r.files_restored >= 2
+
+
+def test_out_of_root_file_is_skipped_and_reported(real_home_with_projects, tmp_path):
+    home, projects = real_home_with_projects
+    idx = Home(home).checkpoint_index(S01)
+    inside = str(projects / "webapp" / "README.md")
+    outside = tmp_path / "elsewhere" / "README.md"
+    outside.parent.mkdir()
+    outside.write_text("changed later\n")
+    idx.write_bytes(idx.read_bytes().replace(inside.encode(), str(outside).encode()))
+    r = rewind(view_of(home, S01), 1, "code")
+    assert r.file_restore_skipped
+    assert any(str(outside) in w for w in r.warnings)
+    assert outside.read_text() == "changed later\n"  # nothing written outside the root
+    r = rewind(view_of(home, S01), 1, "code", allow_outside_root=True)
+    assert outside.read_text() != "changed later\n"

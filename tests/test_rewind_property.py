@@ -113,9 +113,14 @@ def simulate(root: Path, shape) -> tuple[Path, Path, list[dict[str, bytes | None
             for k, text in ops:
                 put(proj, FILES[k], text)
             store.append_message(
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": "ok"}]}
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": tid, "content": "ok"}],
+                }
             )
-        store.append_message({"role": "assistant", "content": [{"type": "text", "text": f"done {i}"}]})
+        store.append_message(
+            {"role": "assistant", "content": [{"type": "text", "text": f"done {i}"}]}
+        )
     store.end_session(0, n)
     return home, proj, states
 

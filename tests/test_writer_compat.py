@@ -47,7 +47,10 @@ def replay(src: list[dict], folder: Path) -> Path:
         if t == "session_start":
             parent = rec.get("parentUuid")
             store.start_session(
-                rec["sessionId"], rec["model"], rec["provider"], rec["cwd"],
+                rec["sessionId"],
+                rec["model"],
+                rec["provider"],
+                rec["cwd"],
                 forked_from_session_id=parent,
             )
         elif t == "user_message":
@@ -55,13 +58,18 @@ def replay(src: list[dict], folder: Path) -> Path:
                 if k in rec:
                     ctx[k] = rec[k]
             store.append_message(
-                rec["message"], cwd=ctx["cwd"], git_branch=ctx["gitBranch"],
+                rec["message"],
+                cwd=ctx["cwd"],
+                git_branch=ctx["gitBranch"],
                 permission_mode=ctx["permissionMode"],
             )
         elif t == "assistant_message":
             store.append_message(
-                rec["message"], usage=rec.get("usage"), model=rec.get("model"),
-                stop_reason=rec.get("stopReason"), msg_id=rec.get("msgId"),
+                rec["message"],
+                usage=rec.get("usage"),
+                model=rec.get("model"),
+                stop_reason=rec.get("stopReason"),
+                msg_id=rec.get("msgId"),
             )
         elif t == "metadata":
             store.append_metadata(rec["key"], rec["value"])

@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
             c = stdout_console()
             for t in tips:
                 live = "  (live)" if t["live"] else ""
-                c.print(f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{live}")
+                c.print(
+                    f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{live}"
+                )
         return 0
     res = switch_branch(view, args.tip, force=args.force, dry_run=args.dry_run)
     if args.json:
@@ -48,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
 
     c = stdout_console()
     verb = "would switch" if res.dry_run else "switched"
-    c.print(Text(f"{verb} to {res.tip_uuid}: {res.messages_before} → {res.messages_after} messages", style="bold"))
+    c.print(
+        Text(
+            f"{verb} to {res.tip_uuid}: {res.messages_before} → {res.messages_after} messages",
+            style="bold",
+        )
+    )
     for m in res.leaving:
         c.print(Text(f"  - {m['role']}: {m['preview']}", style="red"))
     for m in res.joining:
@@ -79,7 +86,8 @@ def list_tips(view) -> list[dict]:
                 "type": rec.type,
                 "live": tip == view.chain.tail,
                 "messages": sum(
-                    1 for i in chain
+                    1
+                    for i in chain
                     if rf.records[i].type in ("user_message", "assistant_message", "tool_result")
                 ),
             }

@@ -32,7 +32,14 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument("--fork", action="store_true", help="write the result as a new session")
     p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
-    p.add_argument("--force", action="store_true", help="rewind a live session; restore uncertain files")
+    p.add_argument(
+        "--force", action="store_true", help="rewind a live session; restore uncertain files"
+    )
+    p.add_argument(
+        "--allow-outside-root",
+        action="store_true",
+        help="let the file step write outside the session's project root",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -63,7 +70,13 @@ def run(args: argparse.Namespace) -> int:
         render_points(view, points)
         return 0
     result = rewind(
-        view, args.to, args.mode, as_fork=args.fork, force=args.force, dry_run=args.dry_run
+        view,
+        args.to,
+        args.mode,
+        as_fork=args.fork,
+        force=args.force,
+        dry_run=args.dry_run,
+        allow_outside_root=args.allow_outside_root,
     )
     if args.json:
         print_json(result.to_json())
@@ -93,10 +106,14 @@ def print_diff(c, diff: str) -> None:
 
     for line in diff.splitlines():
         style = (
-            "bold" if line.startswith(("---", "+++"))
-            else "cyan" if line.startswith("@@")
-            else "green" if line.startswith("+")
-            else "red" if line.startswith("-")
+            "bold"
+            if line.startswith(("---", "+++"))
+            else "cyan"
+            if line.startswith("@@")
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
             else ""
         )
         c.print(Text(line, style=style))
@@ -136,5 +153,7 @@ def render_result(r) -> None:
                 "live again)"
             )
         if r.safety_snapshot:
-            c.print(f"safety snapshot {r.safety_snapshot} holds the files as they were "
-                    "(`sidtui restore`/redo takes the file step back)")
+            c.print(
+                f"safety snapshot {r.safety_snapshot} holds the files as they were "
+                "(`sidtui restore`/redo takes the file step back)"
+            )

@@ -111,7 +111,9 @@ def _session_start_fields(rf: RecordFile, indexes: list[int], fallback_id: str) 
         d = rf.decode(rf.records[i])
         if isinstance(d, dict):
             return {
-                "sessionId": d.get("sessionId") if isinstance(d.get("sessionId"), str) else fallback_id,
+                "sessionId": d.get("sessionId")
+                if isinstance(d.get("sessionId"), str)
+                else fallback_id,
                 "model": d.get("model") if isinstance(d.get("model"), str) else "unknown",
                 "provider": d.get("provider") if isinstance(d.get("provider"), str) else "unknown",
                 "cwd": d.get("cwd") if isinstance(d.get("cwd"), str) else "",
@@ -229,7 +231,10 @@ def write_copy(
     errors: list[str] = []
     store = SessionStore(folder, on_error=lambda f: errors.append(f.error))
     store.start_session(
-        new_id, start["model"], start["provider"], start["cwd"],
+        new_id,
+        start["model"],
+        start["provider"],
+        start["cwd"],
         forked_from_session_id=source_id,
     )
     value: dict[str, Any] = {"sessionId": source_id}

@@ -331,8 +331,7 @@ def _require_rewindable(view) -> None:
         )
     if view.chain.linear:
         raise UsageError(
-            f"{view.file.path.name} has no uuid chain (a v2 file): a conversation rewind "
-            "needs one"
+            f"{view.file.path.name} has no uuid chain (a v2 file): a conversation rewind needs one"
         )
 
 
@@ -369,7 +368,15 @@ class _FileStep:
     warnings: list[str] = field(default_factory=list)
 
 
-def _files_step(view, session_id: str, point: RewindPoint, *, dry_run: bool, force: bool) -> _FileStep:
+def _files_step(
+    view,
+    session_id: str,
+    point: RewindPoint,
+    *,
+    dry_run: bool,
+    force: bool,
+    allow_outside_root: bool = False,
+) -> _FileStep:
     """Roll files back to what they were when ``point``'s prompt was submitted.
 
     Through :meth:`sidtui.core.checkpoint.CheckpointManager.rollback_to_time` (first
@@ -382,7 +389,12 @@ def _files_step(view, session_id: str, point: RewindPoint, *, dry_run: bool, for
         step.skipped = True
         step.warnings.append("the prompt has no timestamp: files cannot be matched to it")
         return step
-    mgr = CheckpointManager.for_session(view.home, session_id, project_root=_project_root(view))
+    mgr = CheckpointManager.for_session(
+        view.home,
+        session_id,
+        project_root=_project_root(view),
+        allow_outside_root=allow_outside_root,
+    )
     if not mgr.exists:
         step.skipped = True
         step.warnings.append("the session has no checkpoints: files not restored")
@@ -459,7 +471,11 @@ def unified_diff(f, context: int = 3) -> str:
         n0 = part[0][2] + (1 if n_new else 0)
         out.append(f"@@ -{o0},{n_old} +{n0},{n_new} @@\n")
         for tag, _, _, line in part:
-            out.append(tag + line if line.endswith("\n") else f"{tag}{line}\n\\ No newline at end of file\n")
+            out.append(
+                tag + line
+                if line.endswith("\n")
+                else f"{tag}{line}\n\\ No newline at end of file\n"
+            )
     return "".join(out)
 
 
@@ -508,6 +524,7 @@ def rewind(
     as_fork: bool = False,
     force: bool = False,
     dry_run: bool = False,
+    allow_outside_root: bool = False,
 ) -> RewindResult:
     """Rewind a session to just before a prompt (seed §10.3–10.4, DESIGN §7).
 
@@ -519,6 +536,9 @@ def rewind(
             checkpoint index stay untouched (files are restored through the fork's index).
         force: rewind a live session anyway; restore files the index cannot prove.
         dry_run: report what would change (messages, unified diffs); write nothing.
+        allow_outside_root: let the file step write outside the session's project root
+            (the git top level of its cwd, else the cwd); refused files are otherwise
+            reported as skipped.
 
     Returns:
         A :class:`RewindResult`.
@@ -548,7 +568,14 @@ def rewind(
 
     if dry_run:
         if code:
-            step = _files_step(view, view.session_id, pt, dry_run=True, force=force)
+            step = _files_step(
+                view,
+                view.session_id,
+                pt,
+                dry_run=True,
+                force=force,
+                allow_outside_root=allow_outside_root,
+            )
             _apply_step(result, step)
         return result
 
@@ -558,7 +585,14 @@ def rewind(
         result.warnings.extend(child.warnings)
         if code:
             try:
-                step = _files_step(view, child.session_id, pt, dry_run=False, force=force)
+                step = _files_step(
+                    view,
+                    child.session_id,
+                    pt,
+                    dry_run=False,
+                    force=force,
+                    allow_outside_root=allow_outside_root,
+                )
             except Exception:
                 _remove_fork(view, child)
                 raise
@@ -566,7 +600,14 @@ def rewind(
         return result
 
     if code:
-        step = _files_step(view, view.session_id, pt, dry_run=False, force=force)
+        step = _files_step(
+            view,
+            view.session_id,
+            pt,
+            dry_run=False,
+            force=force,
+            allow_outside_root=allow_outside_root,
+        )
         _apply_step(result, step)
     if convo:
         result.abandoned_tip = view.rf.records[view.chain.tail].uuid
@@ -652,7 +693,9 @@ def find_record(view, uuid_prefix: str) -> int:
     hits = [r.index for r in view.rf.records if r.uuid and r.uuid.startswith(uuid_prefix)]
     uniq = {view.rf.records[i].uuid for i in hits}
     if not hits:
-        raise UnknownPoint(f"no record in {view.file.path.name} has a uuid starting {uuid_prefix!r}")
+        raise UnknownPoint(
+            f"no record in {view.file.path.name} has a uuid starting {uuid_prefix!r}"
+        )
     if len(uniq) > 1:
         raise UnknownPoint(
             f"{uuid_prefix!r} matches {len(uniq)} records; give more of the uuid "
@@ -667,9 +710,7 @@ def _message_summaries(view, indexes: list[int]) -> list[dict[str, Any]]:
 
     if not indexes:
         return []
-    ls = load_jsonl(
-        view.rf, ChainResult(chain=indexes, tail=indexes[-1] if indexes else None)
-    )
+    ls = load_jsonl(view.rf, ChainResult(chain=indexes, tail=indexes[-1] if indexes else None))
     return [{"uuid": m.uuid, "role": m.role, "preview": message_preview(m)} for m in ls.messages]
 
 
@@ -719,6 +760,9 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     _refuse_live(view, force, "branch switch")
     flush_pending_writes(view.file.path)
     result.marker_uuid = _append_marker(
-        view, target.uuid, "branch_switch", {"tip": target.uuid, "previousTip": prev_tip, "by": "sidtui"}
+        view,
+        target.uuid,
+        "branch_switch",
+        {"tip": target.uuid, "previousTip": prev_tip, "by": "sidtui"},
     )
     return result
