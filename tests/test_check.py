@@ -170,7 +170,7 @@ def _tkey(v) -> str:
 
 def _recount_checkpoints(home: Path) -> dict:
     tot = {"indexes": 0, "snapshots": 0, "full": 0, "compressed": 0, "diff": 0, "bytes": 0,
-           "largest": 0, "empty_ops": 0}
+           "largest": 0, "unrecoverable": 0}
     root = home / "checkpoints"
     if not root.is_dir():
         return tot
@@ -187,14 +187,25 @@ def _recount_checkpoints(home: Path) -> dict:
             snaps = [[e] for f in idx["files"].values() for e in f["entries"]]
         tot["snapshots"] += len(snaps)
         tot["largest"] = max(tot["largest"], len(snaps))
+        base: dict[str, bool] = {}  # file → its content so far can be rebuilt
         for files in snaps:
             for e in files:
+                path = e["filePath"]
                 if e["type"] == "full":
                     tot["full"] += 1
                     tot["compressed"] += bool(e.get("compressed"))
+                    base[path] = True
+                    continue
+                tot["diff"] += 1
+                ops = e["diff"]["ops"]
+                if not ops:  # the ≥ 10,000-line bug: nothing was stored
+                    ok = False
+                elif not any(o["type"] == "keep" for o in ops):
+                    ok = True  # does not read its base
                 else:
-                    tot["diff"] += 1
-                    tot["empty_ops"] += not e["diff"]["ops"]
+                    ok = base.get(path, False)  # needs a base (evicted ⇒ history cut)
+                tot["unrecoverable"] += not ok
+                base[path] = ok
     return tot
 
 
@@ -257,7 +268,7 @@ def assert_matches(report: dict, rc: dict) -> None:
     for k in ("indexes", "snapshots", "full", "compressed", "diff", "bytes"):
         assert ck[k] == rck[k], k
     assert ck["largest"]["snapshots"] == rck["largest"]
-    assert ck["unrecoverable"] == rck["empty_ops"]
+    assert ck["unrecoverable"] == rck["unrecoverable"]
     faults = {(f["kind"], f["file"]) for f in report["faults"] if not f["kind"].startswith("checkpoint")}
     assert faults == rc["faults"]
 
@@ -280,6 +291,19 @@ def test_counts_equal_recount_on_real_home(real_home_copy, capsys):
     assert report["coverage"]["indexes"]["without_session"] == 0
     assert report["coverage"]["sessions"]["count"] == 21
     assert code == 1
+
+
+def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
+    """The issue's wording: on the demo home (lone surrogate, half line, torn/glued line,
+    reused id, fork, legacy files, checkpoints) every count equals the recount."""
+    from sidtui.demo.scenarios import build_demo_home
+
+    demo = build_demo_home(tmp_path / "demo", 0, use_git=False)
+    code, report = run_json(capsys, "--home", str(demo.home), "check", "--json")
+    rc = recount(demo.home)
+    assert_matches(report, rc)
+    assert report["strict_parser_only"], "the demo's lone-surrogate line is not bad, only strict-rejected"
+    assert code == (1 if report["faults"] else 0)
 
 
 def test_real_home_is_read_only(capsys):
