@@ -74,7 +74,7 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     path = huge_home(root, n_records)
     gen_s = time.perf_counter() - t0
     home = Home(root)
-    sf = classify_file(path, "bench-huge")
+    sf = classify_file(path, path.parent.name)
     size = path.stat().st_size
     n_lines = path.read_bytes().count(b"\n")
 

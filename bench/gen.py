@@ -5,9 +5,11 @@ Records follow the shapes sid-code writes (DESIGN §3, fixtures/real-home): a
 → ``file_changes`` metadata → one merged ``user_message`` of ``tool_result`` blocks → …
 → final assistant text → ``usage_stats`` / ``todo_state`` / ``hypothesis_ledger`` metadata,
 chained by ``uuid``/``parentUuid``, ending with ``session_end``. Text comes from slices of a
-seeded word corpus, so a seed always gives the same bytes. Used until ``sidtui demo
---scale/--huge`` exists; the sizes match the issue's figures (≈ 100 MB / 142k records,
-≈ 76 KB per listed session).
+seeded word corpus, so a seed always gives the same bytes. The huge session comes from the
+demo's generator (``sidtui demo --huge``) when it is installed; the many ~76 KB sessions of
+the ``ls`` benchmark come from here (the demo's ``--scale`` home follows the seed's long-tail
+size distribution instead, p95 626 KB). Sizes match the issue's figures (≈ 100 MB / 142k
+records, ≈ 76 KB per listed session).
 """
 
 from __future__ import annotations
@@ -193,14 +195,33 @@ def write_atomic(path: Path, data: bytes) -> None:
 def huge_home(root: Path, n_records: int, seed: int = 1) -> Path:
     """A home with one big session of about ``n_records`` records; cached by parameters.
 
+    Uses the demo's generator (:func:`sidtui.demo.scale.write_huge_session`, the data
+    ``sidtui demo --huge`` writes: 100 MiB ≈ 142k records) when it exists, else
+    :func:`session_bytes`.
+
     Returns:
-        The session file's path (``root/sessions/bench-huge/<id>.jsonl``).
+        The session file's path inside ``root``.
     """
-    sid = "20260101-000000-b16b16b1"
-    path = root / "sessions" / "bench-huge" / f"{sid}.jsonl"
-    stamp = root / f".done-v{GEN_VERSION}-{n_records}-{seed}"
+    try:
+        from sidtui.demo.scale import huge_session_path, write_huge_session
+    except ImportError:
+        sid = "20260101-000000-b16b16b1"
+        path = root / "sessions" / "bench-huge" / f"{sid}.jsonl"
+        stamp = root / f".done-v{GEN_VERSION}-{n_records}-{seed}"
+        if not stamp.exists() or not path.exists():
+            write_atomic(path, session_bytes(sid, n_records, seed))
+            stamp.write_text("ok")
+        return path
+    path = huge_session_path(root, seed)
+    stamp = root / f".done-demo-v{GEN_VERSION}-{n_records}-{seed}"
     if not stamp.exists() or not path.exists():
-        write_atomic(path, session_bytes(sid, n_records, seed))
+        target = n_records * (100 * 1024 * 1024) // 142_000
+        tmp_dir = root / f".tmp-{os.getpid()}"
+        tmp = tmp_dir / path.name  # the file's stem is its session id
+        write_huge_session(tmp, target, seed)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, path)
+        tmp_dir.rmdir()
         stamp.write_text("ok")
     return path
 
