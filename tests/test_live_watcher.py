@@ -204,3 +204,22 @@ async def test_async_batches_iterator(home):
 def test_needs_polling_local_tmp(tmp_path):
     poll, fstype = needs_polling(tmp_path)
     assert poll is False and isinstance(fstype, str)
+
+
+def test_truncated_and_replaced_file_reported_and_recovered(home):
+    w = Watcher(home, force_polling=True)
+    w.prime()
+    p = _path(home)
+    with open(p, "wb") as fh:  # truncated in place to a shorter history
+        fh.write(line(start()))
+    batch = w.process_paths([p])
+    assert _names(batch) == ["FileReset", "RecordsAppended"]
+    assert batch[0].reason == "truncated" and [r.ref.uuid for r in batch[1].records] == ["u0"]
+    tmp = p + ".new"
+    with open(tmp, "wb") as fh:
+        fh.write(line(start("v0")) + line(user("v1", "v0")) + line(user("v2", "v1")))
+    os.replace(tmp, p)
+    batch = w.process_paths([p])
+    assert batch[0] == ev.FileReset(SID, p, "replaced")
+    assert [r.ref.uuid for r in batch[1].records] == ["v0", "v1", "v2"]
+    assert w.tails[p].chain.chain == [0, 1, 2]

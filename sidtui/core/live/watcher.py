@@ -125,6 +125,7 @@ class Watcher:
         self.tails: dict[str, FileTail] = {}
         self._files: dict[str, SessionFile | None] = {}
         self._start_sizes: dict[str, int] = {}
+        self._start_inodes: dict[str, int] = {}
         self._regs: dict[str, tuple[str | None, int | None, bool, str | None]] = {}
         self._conflicts: set[tuple] = set()
         self._subscribers: list[Callable[[Batch], None]] = [on_batch] if on_batch else []
@@ -159,7 +160,8 @@ class Watcher:
             self._primed = True
             for path in self._initial_files():
                 try:
-                    self._start_sizes[path] = os.stat(path).st_size
+                    st = os.stat(path)
+                    self._start_sizes[path], self._start_inodes[path] = st.st_size, st.st_ino
                 except OSError:
                     continue
             self.poll_liveness()
@@ -421,7 +423,20 @@ class Watcher:
         tail = self.tails.get(p)
         if tail is None:
             existed = p in self._start_sizes
-            tail = FileTail(p, start_at=self._start_sizes.get(p, 0), settle_s=self.settle_s)
+            start_at = self._start_sizes.get(p, 0)
+            if existed:
+                # shrunk or replaced before its first change was seen: report it all again
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    st = None
+                if st is not None and st.st_ino != self._start_inodes.get(p):
+                    out.append(ev.FileReset(Path(p).stem, p, "replaced"))
+                    start_at = 0
+                elif st is not None and st.st_size < start_at:
+                    out.append(ev.FileReset(Path(p).stem, p, "truncated"))
+                    start_at = 0
+            tail = FileTail(p, start_at=start_at, settle_s=self.settle_s)
             self.tails[p] = tail
             self._files[p] = classify_file(Path(p), self._project_of(p)) if existed else None
         sf = self._files.get(p)
