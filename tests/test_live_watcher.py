@@ -223,3 +223,21 @@ def test_truncated_and_replaced_file_reported_and_recovered(home):
     assert batch[0] == ev.FileReset(SID, p, "replaced")
     assert [r.ref.uuid for r in batch[1].records] == ["v0", "v1", "v2"]
     assert w.tails[p].chain.chain == [0, 1, 2]
+
+
+def test_unreadable_file_is_a_warning_not_a_crash(home, monkeypatch):
+    w = Watcher(home, force_polling=True)
+    w.prime()
+    p = _path(home)
+    _append(p, line(assistant("u2", "u1")))
+    real_open = os.open
+
+    def deny(path, *a, **k):
+        if str(path) == p:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(os, "open", deny)
+    assert w.process_paths([p]) == [] and "Permission denied" in w.warnings[0]
+    monkeypatch.setattr(os, "open", real_open)
+    assert [r.ref.uuid for r in w.process_paths([p])[0].records] == ["u2"]

@@ -383,7 +383,10 @@ class Watcher:
             for p in sorted(set(paths)):
                 if p.startswith(sessions) and p.endswith(".jsonl"):
                     if self._wanted_session_path(p):
-                        out += self._tail_events(p)
+                        try:
+                            out += self._tail_events(p)
+                        except OSError as exc:  # unreadable now: say so, keep watching
+                            self.warnings.append(f"{p}: {exc.strerror or exc}")
                 elif p.startswith(checkpoints) and p.endswith(os.sep + "index.json"):
                     out += self._checkpoint_event(p)
                 elif p.startswith(str(self.home.active_sessions_dir) + os.sep):
