@@ -102,10 +102,12 @@ def run(args: argparse.Namespace) -> int:
             s = write_huge_session(huge_session_path(home, args.seed), seed=args.seed)
             _err(f"wrote 1 session of {s.records} records, {s.bytes / 1e6:.1f} MB")
     else:
+        from sidtui.core.home import discover
         from sidtui.demo.scenarios import build_demo_home
 
         demo = build_demo_home(root, args.seed)
-        _err(f"demo home with {len(set(demo.cases.values()))} planned sessions in {root}")
+        n = sum(1 for f in discover(Home(demo.home)) if f.kind == "main")
+        _err(f"demo home with {n} sessions ({len(set(demo.cases.values()))} planned cases) in {root}")
         _err(f"  agent home:  {demo.home}")
         _err(f"  projects:    {root / 'projects'}")
     if args.live:

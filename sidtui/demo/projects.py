@@ -75,7 +75,9 @@ def git_available() -> bool:
 
 
 def _git_env(when_ms: int) -> dict[str, str]:
-    env = dict(os.environ)
+    # Drop inherited GIT_* (a git hook running the tests sets GIT_DIR/GIT_INDEX_FILE, which
+    # would point our commands at the caller's repository).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     stamp = iso_ms(when_ms).replace(".000Z", "Z")
     env.update(
         {
