@@ -121,8 +121,23 @@ def run(args: argparse.Namespace) -> int:
     lock = threading.Lock()
     done = threading.Event()
 
+    own_ids: set[str] = set()
+    if sf is not None:
+        from sidtui.core.process import trace_session_ids
+
+        try:
+            own_ids = {sf.session_id, *trace_session_ids(sf.path.read_bytes())}
+        except OSError:
+            own_ids = {sf.session_id}
+
+    def mine(e) -> bool:
+        # registrations of other sessions are noise when following one session
+        if sf is None or hasattr(e, "path") or not hasattr(e, "pid"):
+            return True
+        return e.session_id in own_ids or getattr(e, "logical_session_id", None) in own_ids
+
     def on_batch(batch) -> None:
-        lines = event_lines(batch, args.json)
+        lines = event_lines([e for e in batch if mine(e)], args.json)
         if not lines:
             return
         with lock:
