@@ -56,6 +56,22 @@ def test_package_docstring_lists_the_seed0_ids(demo):
     assert {"clean", "killed", "concurrent", "evicted_base", "cycle", "torn_glued"} <= set(listed)
 
 
+def test_scripted_tools_really_ran(demo):
+    """Every scripted edit found its text: the only error result is the failed sub-agent."""
+    errors = {}
+    merged = 0
+    for sf in discover(Home(demo.home)):
+        if sf.kind != "main" or sf.container != "jsonl":
+            continue
+        for line in sf.path.read_bytes().splitlines():
+            if b'"is_error":true' in line:
+                errors[sf.session_id] = errors.get(sf.session_id, 0) + line.count(b'"is_error":true')
+            if line.startswith(b'{"type":"user_message"'):
+                merged = max(merged, line.count(b'"type":"tool_result"'))
+    assert errors == {demo.cases["sidechains"]: 1}
+    assert merged == 8  # seed §7.5b: up to 8 parallel results in one record
+
+
 def test_interruption_states(demo):
     assert view(demo, "clean").to_json()["interruption"]["kind"] == "none"
     assert view(demo, "interrupted_prompt").to_json()["interruption"]["kind"] == "interrupted_prompt"

@@ -76,7 +76,10 @@ legacy_checkpoints                                      legacy checkpoint index
 legacy_v1_no_version       8f3c2a1b                     v1 without ``version`` (8-hex id)
 legacy_v2                  20260302-161500-0a1b2c3d     v2 JSONL (no uuids), torn last fragment
 legacy_flat                5d2e9f01                     flat v2 without cwd in ``_legacy/``
-filler                     20261124-030453-90bb49f1     first of six everyday sessions (2 end
+long_session               20261124-030453-90bb49f1     one prompt, many tool batches (most
+                                                        user records are tool results), 8
+                                                        parallel results merged in one record
+filler                     20261124-030646-96c84a59     first of six everyday sessions (2 end
                                                         with ``session_end``)
 =========================  ===========================  ======================================
 

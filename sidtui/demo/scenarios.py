@@ -371,7 +371,7 @@ class _Builder:
         sid = a.fork_from(src, tail)
         a.turn(
             "In this copy, try a 19-digit card limit instead.",
-            [(None, [edit(p, "src/checkout.ts", "^\\\\d{16}$", "^\\\\d{16,19}$")])],
+            [(None, [edit(p, "src/checkout.ts", "^\\d{16}$", "^\\d{16,19}$")])],
             "Cards with 16 to 19 digits are now accepted.",
         )
         a.end()
@@ -683,6 +683,40 @@ class _Builder:
         self.cases["legacy_v2"] = v2_id
         self.cases["legacy_flat"] = "5d2e9f01"
 
+    def long_session(self) -> None:
+        """A working session shaped like the seed's typical one: few prompts, many tool
+        batches (most user records are tool results), one batch of 8 parallel reads."""
+        self.at(25.5)
+        p = self.projects["pytool"]
+        r = self.rng("long")
+        a = self.agent("pytool")
+        sid = a.start()
+        a.prompt("Use casefold() instead of lower() in every helper in util.py, run the tests after each few, and keep a todo list.")
+        eight = [read(p, f) for f in ("pytool/util.py", "pytool/cli.py", "pytool/__init__.py", "tests/test_util.py", "config.ini", "notes/todo.md")]
+        eight += [grep("lower()", "pytool"), glob("**/*.py")]
+        a.say("Surveying the package first.", eight, thinking="Read everything relevant at once, then edit helper by helper.")
+        a.execute(eight)
+        todos = [(f"Convert helper_{i}", f"Converting helper_{i}", "pending") for i in range(0, 12, 3)]
+        a.turn(None, [(None, [todo_write(todos)])], None)
+        for block in range(4):
+            for i in range(block * 3, block * 3 + 3):
+                old = f'({i})."""\n    return str(value).strip().lower()'
+                calls = [edit(p, "pytool/util.py", old, old.replace("lower()", "casefold()"))]
+                if r.random() < 0.5:
+                    calls.append(read(p, "tests/test_util.py"))
+                a.say(f"helper_{i}.", calls)
+                a.execute(calls)
+            test = [bash("python -m pytest -q", output=f"{'.' * (2 + block)}\n{2 + block} passed in 0.0{block + 2}s")]
+            a.say("Running the tests.", test)
+            a.execute(test)
+            todos[block] = (todos[block][0], todos[block][1], "completed")
+            a.turn(None, [(None, [todo_write(todos)])], None)
+        a.say("All twelve helpers now use `casefold()`; tests pass after every group of three.")
+        a.end_turn(name="casefold helpers")
+        a.turn("Any other lower() left?", [(None, [grep("lower()", ".")])], "Only `slugify` still uses `lower()`, which is intended for ASCII slugs.")
+        a.exit()
+        self.cases["long_session"] = sid
+
     def filler(self) -> None:
         """Everyday sessions so the browser looks lived in (a third end cleanly, seed §4.9)."""
         r = self.rng("filler")
@@ -764,6 +798,7 @@ def build_demo_home(root: str | os.PathLike[str], seed: int = 0, *, use_git: boo
     b.cycle()
     b.torn_glued()
     b.reused_id()
+    b.long_session()
     b.legacy()
     b.filler()
     flush_pending_writes()
