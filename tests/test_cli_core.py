@@ -115,3 +115,22 @@ def test_core_never_imports_textual():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_streamed_json_equals_materialised():
+    import io
+
+    import orjson
+
+    from sidtui.core.home import Home, resolve_session
+    from sidtui.core.session import open_session, session_to_json, write_json_stream
+
+    for n in (0, 1, 3, 5):
+        buf = io.BytesIO()
+        write_json_stream({"a": 1, "g": (i for i in range(n)), "z": [1]}, buf, chunk=2)
+        assert orjson.loads(buf.getvalue()) == {"a": 1, "g": list(range(n)), "z": [1]}
+    home = Home(REAL_HOME)
+    v = open_session(home, resolve_session(home, "20261130-052911-93f211fb"))
+    buf = io.BytesIO()
+    write_json_stream(session_to_json(v, lazy=True), buf)
+    assert orjson.loads(buf.getvalue()) == orjson.loads(orjson.dumps(v.to_json()))

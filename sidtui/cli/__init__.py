@@ -12,6 +12,7 @@ reported as an internal error without a traceback unless ``SIDTUI_DEBUG=1``.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -36,6 +37,10 @@ SUBCOMMANDS: list[str] = [
     "search",
     "watch",
 ]
+
+
+#: One-shot commands that build large object graphs and exit (GC paused while they run).
+_BATCH_COMMANDS = frozenset({"show", "ls", "check", "checkpoints", "search", "salvage", "fork"})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad arguments (2)
         return int(exc.code or 0)
+    if args.command in _BATCH_COMMANDS:
+        # Short-lived, allocation-heavy, cycle-free: the cyclic GC only costs time here.
+        gc.disable()
     try:
         if args.command is None:
             from sidtui.cli.app import run_app

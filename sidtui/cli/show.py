@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sidtui.cli.common import home_from_args, print_json, stdout_console
+from sidtui.cli.common import home_from_args, stdout_console
 
 
 def register(subparsers, parents) -> None:
@@ -44,7 +44,12 @@ def run(args: argparse.Namespace) -> int:
     )
     view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
     if args.json:
-        print_json(view.to_json())
+        import sys
+
+        from sidtui.core.session import session_to_json, write_json_stream
+
+        write_json_stream(session_to_json(view, lazy=True), sys.stdout.buffer)
+        sys.stdout.flush()
         return 0
     render(view)
     return 0

@@ -445,9 +445,6 @@ def load_v1_json(data: bytes) -> LoadedSession:
 
 
 def _decode_raw(rf: RecordFile, rec: RecordRef) -> Any:
-    """A metadata value kept raw by the scan, decoded with JSON.parse's rules."""
-    raw = bytes(rec.obj.value)
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return rf.decode(rec).get("value")
+    """A winning metadata value, decoded from its line with JSON.parse's rules."""
+    d = rf.decode(rec)
+    return d.get("value") if isinstance(d, dict) else None

@@ -73,8 +73,8 @@ class MessageS(msgspec.Struct, gc=False):
 class RecordS(msgspec.Struct, gc=False):
     """Every field of a transcript record that reading needs, decoded in one C pass.
 
-    Tool inputs, tool-result bodies and every unknown key are skipped; metadata values are
-    kept raw (:class:`msgspec.Raw`) and decoded only for the keys that win. Decoding is
+    Tool inputs, tool-result bodies, metadata values and every unknown key are skipped
+    (a metadata value is decoded from its line only when its key wins). Decoding is
     typed: a record whose fields have unexpected JSON types fails here and is decided by
     the tolerant path instead.
     """
@@ -92,7 +92,6 @@ class RecordS(msgspec.Struct, gc=False):
     gitBranch: Any = None
     permissionMode: Any = None
     key: Any = None
-    value: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b"null"))
 
 
 _RECORD = msgspec.json.Decoder(RecordS)

@@ -262,16 +262,24 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
-def session_to_json(v: SessionView) -> dict[str, Any]:
-    """Build the ``show --json`` object for a view (stable keys; see the core issue)."""
+def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
+    """Build the ``show --json`` object for a view (stable keys; see the core issue).
+
+    Args:
+        v: the view.
+        lazy: make the three per-record arrays (``messages``, ``resumed``, ``records``)
+            generators, so :func:`write_json_stream` can write a 100 MB session's object
+            without holding hundreds of thousands of dicts at once.
+    """
     loadable = v.loaded.loadable and v.file.kind == "main"
     recs = v.rf.records if v.rf else []
     on_chain = set(v.chain.chain)
+    materialize = (lambda g: g) if lazy else list
     messages = (
-        [
+        materialize(
             {"uuid": m.uuid, "line": m.line, "role": m.role, "blocks": m.block_types}
             for m in v.loaded.messages
-        ]
+        )
         if loadable
         else []
     )
@@ -281,7 +289,7 @@ def session_to_json(v: SessionView) -> dict[str, Any]:
     integrity: dict[str, Any] = {"orphans": [], "dangling": []}
     if loadable and v.recovery is not None:
         r = v.recovery
-        resumed = [
+        resumed = materialize(
             {
                 "uuid": c.message.uuid,
                 "line": c.message.line,
@@ -291,7 +299,7 @@ def session_to_json(v: SessionView) -> dict[str, Any]:
                 "src_index": c.src_index,
             }
             for c in r.messages
-        ]
+        )
         dropped = [
             {"layer": d.layer, "index": d.index, "uuid": d.uuid, "reason": d.reason, "block": d.block}
             for d in r.dropped
@@ -401,7 +409,7 @@ def session_to_json(v: SessionView) -> dict[str, Any]:
         ],
         "trace_session_ids": v.trace_ids,
         "warnings": v.warnings,
-        "records": [
+        "records": materialize(
             {
                 "line": r.line,
                 "offset": r.offset,
@@ -411,7 +419,7 @@ def session_to_json(v: SessionView) -> dict[str, Any]:
                 "on_chain": r.index in on_chain,
             }
             for r in recs
-        ],
+        ),
     }
     if v.sidechain is not None:
         s = v.sidechain
@@ -441,3 +449,44 @@ def session_to_json(v: SessionView) -> dict[str, Any]:
             for s in v.sidechains
         ]
     return out
+
+
+def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
+    """Write a JSON object whose values may be generators, without materialising them.
+
+    Args:
+        obj: a dict; values that are iterators (generators) are written as arrays, element
+            by element in chunks of ``chunk``; everything else with orjson.
+        out: a binary file object.
+
+    The output is compact JSON (one line), equal to ``orjson.dumps`` of the materialised
+    object.
+    """
+    import types
+
+    import orjson
+
+    opts = orjson.OPT_NON_STR_KEYS
+    out.write(b"{")
+    first = True
+    for k, val in obj.items():
+        if not first:
+            out.write(b",")
+        first = False
+        out.write(orjson.dumps(str(k)) + b":")
+        if isinstance(val, types.GeneratorType):
+            out.write(b"[")
+            buf: list[bytes] = []
+            n = 0
+            for item in val:
+                buf.append(orjson.dumps(item, option=opts, default=str))
+                n += 1
+                if len(buf) >= chunk:
+                    out.write((b"," if n > len(buf) else b"") + b",".join(buf))
+                    buf.clear()
+            if buf:
+                out.write((b"," if n > len(buf) else b"") + b",".join(buf))
+            out.write(b"]")
+        else:
+            out.write(orjson.dumps(val, option=opts, default=str))
+    out.write(b"}\n")
