@@ -223,3 +223,58 @@ def test_cli_demo(tmp_path, capsys, monkeypatch):
     # Not a terminal: the listing instead of the full-screen app.
     assert main(["demo", "--dir", str(tmp_path / "y")]) == 0
     assert "webshop" in capsys.readouterr().out
+
+
+def _key_orders(home: Path) -> dict[str, set[tuple[str, ...]]]:
+    out: dict[str, set[tuple[str, ...]]] = {}
+
+    def add(kind, obj):
+        out.setdefault(kind, set()).add(tuple(obj))
+
+    for f in (home / "sessions").rglob("*.jsonl"):
+        for line in f.read_bytes().splitlines():
+            try:
+                r = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            kind = str(r.get("type"))
+            if kind == "user_message":  # per-message context: any subset, in this order
+                r = {k: v for k, v in r.items() if k not in ("cwd", "gitBranch", "permissionMode")}
+            add(kind, r)
+            if kind in ("user_message", "assistant_message"):
+                for b in r["message"]["content"]:
+                    add("block:" + b["type"], b)
+    for f in (home / "checkpoints").glob("*/index.json"):
+        d = json.loads(f.read_text())
+        add("index", d)
+        for s in d.get("snapshots", []):
+            add("snapshot", s)
+            for e in s["files"]:
+                add("entry:" + e["type"], e)
+    for f in (home / "active-sessions").glob("*.json"):
+        add("registration", json.loads(f.read_text()))
+    for f in (home / "file-intents").glob("*.json"):
+        d = json.loads(f.read_text())
+        add("intents", d)
+        for v in d["files"].values():
+            add("intent", v)
+    for f in (home / "sessions").glob("*/summaries/*.json"):
+        add("summary", json.loads(f.read_text()))
+    for line in (home / "history.jsonl").read_text().splitlines():
+        add("history", json.loads(line))
+    return out
+
+
+def test_shapes_match_the_real_agent_files(demo):
+    """Every record/file shape (keys and key order) the demo writes also occurs in the files
+    the agent's own code wrote (fixtures/real-home)."""
+    from tests.conftest import REAL_HOME
+
+    real = _key_orders(REAL_HOME)
+    mine = _key_orders(demo.home)
+    for kind, orders in mine.items():
+        if kind == "registration":  # + logicalSessionId for resumed processes (DESIGN §8)
+            orders = {o for o in orders if "logicalSessionId" not in o}
+        assert orders <= real.get(kind, set()), (kind, orders - real.get(kind, set()))
