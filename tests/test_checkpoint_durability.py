@@ -24,7 +24,7 @@ WRITER = textwrap.dedent(
     from sidtui.core.checkpoint_index import CheckpointIndex
     path = Path(sys.argv[1])
     idx = CheckpointIndex.load(path)
-    big = "".join(f"line {i} " + "x" * 40 + "\\n" for i in range(15000))
+    big = "".join(f"line {i} " + "x" * 40 + "\\n" for i in range(4000))
     idx.snapshots[0]["files"][0]["compressed"] = False
     idx.snapshots[0]["files"][0]["content"] = big
     i = 0
@@ -49,7 +49,7 @@ def test_sigkill_during_index_write_leaves_a_readable_index(tmp_path):
         )
         assert proc.stdout is not None
         # Let it start a random number of writes, then kill it right after it signals.
-        for _ in range(rng.randint(1, 4)):
+        for _ in range(rng.randint(1, 3)):
             assert proc.stdout.read(1) == b"."
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -137,7 +137,7 @@ batch = st.lists(st.tuples(st.sampled_from(NAMES), version), min_size=1, max_siz
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=st.lists(batch, min_size=1, max_size=8), cap=st.integers(1, 4))
 def test_property_rebuild_and_rollback_every_k(tmp_path_factory, steps, cap):

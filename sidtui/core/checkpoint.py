@@ -236,8 +236,8 @@ def named_in_batch(snapshot: dict[str, Any], path: str) -> bool:
 def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str | None:
     """Why ``path``'s pre-image at its first entry ``j`` ≥ ``k`` is not its state at ``k``.
 
-    The state is unproven when that entry is the file's oldest remaining one, a full of an
-    existing file (a re-anchored base looks like that), and either snapshot ids between
+    The state is unproven when that entry is the file's oldest remaining one, a full (a
+    re-anchored base, or a base whose older entries were evicted), and either snapshot ids between
     ``k`` and ``j`` are gone or a batch in between names the file without an entry: its
     history there was evicted (seed §9.6, §13.10 — report, never guess).
     """
@@ -252,8 +252,8 @@ def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str |
                 f"it was part of batch {snaps[i].get('id')} but has no entry there "
                 "(evicted); its state then is unknown"
             )
-    if first_pos != j or first.get("type") != "full" or first.get("existedBefore") is False:
-        return None  # an intact chain reaches back before k, or a recorded creation
+    if first_pos != j or first.get("type") != "full":
+        return None  # an intact chain reaches back before k
     lo, hi = snapshot_number(snaps[k].get("id")), snapshot_number(snaps[j].get("id"))
     if lo is not None and hi is not None:
         present = {snapshot_number(s.get("id")) for s in snaps}
