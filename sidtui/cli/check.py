@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from sidtui.cli.common import home_from_args, print_json, stdout_console
+from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
 
 
 def register(subparsers, parents) -> None:
@@ -56,14 +56,10 @@ class _Progress:
 def run(args: argparse.Namespace) -> int:
     from sidtui.core.check import run_check
     from sidtui.core.errors import UsageError
-    from sidtui.core.home import project_folders, resolve_session
+    from sidtui.core.home import resolve_session
 
     home = home_from_args(args).require()
-    if args.project is not None and not (home.sessions_dir / args.project).is_dir():
-        raise UsageError(
-            f"no project folder {args.project!r} under {home.sessions_dir} "
-            f"(projects: {', '.join(project_folders(home)) or 'none'})"
-        )
+    require_project(home, args.project)
     session = None
     if args.session is not None:
         session = resolve_session(home, args.session)

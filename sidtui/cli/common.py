@@ -37,3 +37,16 @@ def stderr_console():
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
+
+
+def require_project(home: Home, project: str | None) -> None:
+    """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/."""
+    if project is None or (home.sessions_dir / project).is_dir():
+        return
+    from sidtui.core.errors import UsageError
+    from sidtui.core.home import project_folders
+
+    raise UsageError(
+        f"no project folder {project!r} under {home.sessions_dir} "
+        f"(projects: {', '.join(project_folders(home)) or 'none'})"
+    )

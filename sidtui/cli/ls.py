@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sidtui.cli.common import home_from_args, print_json, stdout_console
+from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
 
 BADGES = {
     "none": ("clean", "green"),
@@ -55,14 +55,7 @@ def human_size(n: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     home = home_from_args(args).require()
-    if args.project is not None and not (home.sessions_dir / args.project).is_dir():
-        from sidtui.core.errors import UsageError
-        from sidtui.core.home import project_folders
-
-        raise UsageError(
-            f"no project folder {args.project!r} under {home.sessions_dir} "
-            f"(projects: {', '.join(project_folders(home)) or 'none'})"
-        )
+    require_project(home, args.project)
     summaries, errors = _summaries(home, args)
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)

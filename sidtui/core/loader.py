@@ -285,10 +285,12 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
         if not rec.is_object:
             continue
         o = rec.obj
-        if t == "metadata" and o is not None:
-            if isinstance(o.timestamp, str):
-                last_ts = o.timestamp
-            key = o.key
+        if t == "metadata":
+            # the typed scan already holds key and timestamp; else decode the line
+            d = o if o is not None else rf.decode(rec)
+            ts, key = (o.timestamp, o.key) if o is not None else (d.get("timestamp"), d.get("key"))
+            if isinstance(ts, str):
+                last_ts = ts
             if isinstance(key, str):
                 if key not in winners:
                     ls.metadata_keys.append(key)
@@ -299,14 +301,7 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
         ts = d.get("timestamp")
         if isinstance(ts, str):
             last_ts = ts
-        if t == "metadata":
-            key = d.get("key")
-            if isinstance(key, str):
-                if key not in winners:
-                    ls.metadata_keys.append(key)
-                winners[key] = rec
-                ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
-        elif t == "session_start":
+        if t == "session_start":
             ls.session_starts.append(rec.index)
             if ls.session_start is None:
                 ls.session_start = rec.index
@@ -326,11 +321,7 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
         else:
             ls.opaque.append(rec.index)
     for key in ls.metadata_keys:  # last-wins: only the winning values are decoded
-        rec = winners[key]
-        if rec.obj is not None:
-            ls.metadata[key] = _decode_raw(rf, rec)
-        else:
-            ls.metadata[key] = rf.decode(rec).get("value")
+        ls.metadata[key] = _decode_value(rf, winners[key])
     ls.updated_at = last_ts
     if isinstance(ls.metadata.get("summary"), str):
         ls.summary = ls.metadata["summary"]
@@ -444,7 +435,7 @@ def load_v1_json(data: bytes) -> LoadedSession:
     return ls
 
 
-def _decode_raw(rf: RecordFile, rec: RecordRef) -> Any:
+def _decode_value(rf: RecordFile, rec: RecordRef) -> Any:
     """A winning metadata value, decoded from its line with JSON.parse's rules."""
     d = rf.decode(rec)
     return d.get("value") if isinstance(d, dict) else None
