@@ -167,3 +167,21 @@ def test_rebuilt_chain_is_ancestor_path_of_last_good_record(case):
     assert got == list(reversed(expected))
     tree = build_tree(rf, chain)
     assert tree.skipped_records == len(rf.records) - len(chain.chain)
+
+
+def test_chain_only_scan_gives_the_same_records_and_load():
+    import glob
+
+    from sidtui.core.loader import load_jsonl
+    from tests.conftest import REAL_HOME
+
+    for f in sorted(glob.glob(str(REAL_HOME / "sessions" / "*" / "*.jsonl"))):
+        data = open(f, "rb").read()
+        full, lean = scan_records(data), scan_records(data, chain_only=True)
+        key = lambda rf: [(r.line, r.offset, r.end, r.type, r.uuid, r.parent) for r in rf.records]  # noqa: E731
+        assert key(full) == key(lean), f
+        a, b = load_jsonl(full, rebuild_chain(full)), load_jsonl(lean, rebuild_chain(lean))
+        assert [(m.uuid, m.block_types, m.meta) for m in a.messages] == [
+            (m.uuid, m.block_types, m.meta) for m in b.messages
+        ]
+        assert a.metadata == b.metadata

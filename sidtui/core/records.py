@@ -196,7 +196,9 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
     )
 
 
-def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> RecordFile:
+def scan_records(
+    data: bytes, *, start_line: int = 0, base_offset: int = 0, chain_only: bool = False
+) -> RecordFile:
     """Index every line of ``data``: records, bad lines and blank lines.
 
     The fast path decodes the whole buffer in one msgspec ``decode_lines`` call (C speed,
@@ -208,13 +210,17 @@ def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> R
         data: the file's bytes (the whole file, or a chunk that starts on a line boundary).
         start_line: number of physical lines before ``data`` (for incremental tails).
         base_offset: byte offset of ``data[0]`` in the file (for incremental tails).
+        chain_only: decode only ``type``/``uuid``/``parentUuid`` (what the chain and
+            ``loadable`` need; ``RecordRef.obj`` stays None and the loader decodes message
+            lines on demand).
 
     Returns:
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
         treated exactly like the agent treats it: parsed if it is valid JSON, else bad.
     """
+    decoder = _HEAD if chain_only else _RECORD
     try:
-        objs = _RECORD.decode_lines(data)
+        objs = decoder.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return _scan_tolerant(data, start_line, base_offset)
     n = len(data)
@@ -225,8 +231,18 @@ def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> R
         starts.pop()  # no line after the final newline
     if len(starts) != len(objs):
         return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
+    if chain_only:
+        t_, u_, p_ = (
+            [x if isinstance(x, str) else None for x in col]
+            for col in ([o.type for o in objs], [o.uuid for o in objs], [o.parentUuid for o in objs])
+        )
+        objs = repeat(None, len(objs))
+    else:
+        t_ = [o.type for o in objs]
+        u_ = [o.uuid for o in objs]
+        p_ = [o.parentUuid for o in objs]
     rf = RecordFile(data=data)
-    k = len(objs)
+    k = len(starts)
     ends = [x - 1 for x in starts[1:]]
     ends.append(n - 1 if ends_nl else n)
     if base_offset:
@@ -239,9 +255,9 @@ def scan_records(data: bytes, *, start_line: int = 0, base_offset: int = 0) -> R
             range(start_line + 1, start_line + k + 1),
             starts,
             ends,
-            [o.type for o in objs],
-            [o.uuid for o in objs],
-            [o.parentUuid for o in objs],
+            t_,
+            u_,
+            p_,
             repeat(True, k),
             objs,
         )
