@@ -215,3 +215,15 @@ def test_rollback_from_every_k_restores_truth_where_the_agent_does_not(
             if undo is not None and o.get("undoMatchesTruth") is False:
                 agent_wrong += 1
     assert agent_wrong or len(oracle["snapshots"]) == 1 or session.endswith("7c46f0c3")
+
+
+def test_fast_writer_matches_the_exact_encoder():
+    from sidtui.core.jsonout import stringify_pretty
+
+    for data in (
+        {"a": [1.0, -0.0, 1e21, 5e-7], "s": "x"},
+        {"s": "lone \ud800 surrogate", "t": "\u2028\x1f\x7f é 中 😀"},
+        {"snapshots": [], "n": {}, "m": [[]]},
+    ):
+        idx = CheckpointIndex(data)
+        assert idx.to_bytes() == stringify_pretty(data, 2).encode("utf-8", "surrogatepass")

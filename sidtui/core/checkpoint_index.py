@@ -42,8 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from sidtui.core.errors import SidtuiError
-from sidtui.core.jsonout import stringify_pretty
+from sidtui.core.jsonout import _RISKY_FLOAT, stringify_pretty
 from sidtui.core.jsonparse import JSONParseError, decode_text, js_json_parse
 
 COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), seed §9.4
@@ -320,13 +322,25 @@ class CheckpointIndex:
         self.data["nextId"] = n + 1
         return f"s{n}"
 
+    def to_bytes(self) -> bytes:
+        """``JSON.stringify(index, null, 2)`` as UTF-8 (no trailing newline, as the agent).
+
+        orjson's 2-space indent is the same text whenever no number could print
+        differently from JS (the check :func:`sidtui.core.jsonout.stringify` uses) and no
+        string holds a lone surrogate; otherwise the exact encoder runs (≈ 8× slower).
+        """
+        try:
+            out = orjson.dumps(self.data, option=orjson.OPT_INDENT_2)
+        except TypeError:  # lone surrogates, ints beyond 64 bits
+            pass
+        else:
+            if _RISKY_FLOAT.search(out) is None:
+                return out
+        return stringify_pretty(self.data, 2).encode("utf-8", "surrogatepass")
+
     def to_text(self) -> str:
         """``JSON.stringify(index, null, 2)``."""
-        return stringify_pretty(self.data, 2)
-
-    def to_bytes(self) -> bytes:
-        """The bytes the agent would write (UTF-8, no trailing newline)."""
-        return self.to_text().encode("utf-8", "surrogatepass")
+        return self.to_bytes().decode("utf-8", "surrogatepass")
 
     def serialized_size(self) -> int:
         """``JSON.stringify(index, null, 2).length`` (UTF-16 units, as the agent measures)."""
