@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REAL_HOME, REAL_ORACLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidtui.core.checkpoint import (
     chain_health,
@@ -227,3 +229,22 @@ def test_fast_writer_matches_the_exact_encoder():
     ):
         idx = CheckpointIndex(data)
         assert idx.to_bytes() == stringify_pretty(data, 2).encode("utf-8", "surrogatepass")
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(),
+        lambda kids: (
+            st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3), kids, max_size=4)
+        ),
+        max_leaves=12,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_fast_writer_matches_exact_encoder_property(value):
+    from sidtui.core.jsonout import stringify_pretty
+
+    data = {"k": value}
+    assert CheckpointIndex(data).to_bytes() == stringify_pretty(data, 2).encode(
+        "utf-8", "surrogatepass"
+    )

@@ -45,11 +45,14 @@ from typing import Any
 import orjson
 
 from sidtui.core.errors import SidtuiError
-from sidtui.core.jsonout import _RISKY_FLOAT, stringify_pretty
+from sidtui.core.jsonout import stringify_pretty
 from sidtui.core.jsonparse import JSONParseError, decode_text, js_json_parse
 
 COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), seed §9.4
 _ID_RE = re.compile(r"^s(\d+)$")
+# Number tokens orjson may print differently from JS in indented output: integral floats
+# ("1.0", "-0.0") and exponents ("1e+21"). A match inside a string only costs speed.
+_RISKY_NUMBER = re.compile(rb"[:,\[]\s*-?\d+(?:\.0\s*[,}\]]|(?:\.\d+)?[eE])")
 
 
 class CorruptIndex(SidtuiError):
@@ -334,7 +337,7 @@ class CheckpointIndex:
         except TypeError:  # lone surrogates, ints beyond 64 bits
             pass
         else:
-            if _RISKY_FLOAT.search(out) is None:
+            if _RISKY_NUMBER.search(out) is None:
                 return out
         return stringify_pretty(self.data, 2).encode("utf-8", "surrogatepass")
 
