@@ -518,3 +518,27 @@ def test_property_eviction_during_writes_never_cuts_or_lies(tmp_path_factory, st
                 assert f.uncertain, f.reason
             else:
                 assert f.new == truth[s["id"]][f.path], (s["id"], f.path)
+
+
+def test_lone_surrogate_in_stored_text_is_written_as_replacement_char(tmp_path):
+    mgr, root = make_manager(tmp_path)
+    _crafted_index(mgr, [str(root / "s.txt")])
+    data = json.loads(mgr.index_path.read_text())
+    data["snapshots"][0]["files"][0]["content"] = "a\ud800b"
+    mgr.index_path.write_text(json.dumps(data))
+    mgr.restore_before("s1")
+    assert (root / "s.txt").read_bytes() == "a\ufffdb".encode()
+
+
+def test_undo_file_cli(real_home_with_projects, capsys):
+    from sidtui.cli import main
+
+    home, projects = real_home_with_projects
+    s11 = "20261130-052918-63b1c5f8"
+    cfg = projects / "cli-tool" / "config.ini"
+    util_before = (projects / "cli-tool" / "src" / "util.py").read_bytes()
+    rc = main(["--home", str(home), "undo", s11, "--file", "config.ini"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert cfg.read_bytes().startswith(b"[server]\r\nhost_name = localhost\r\nport_number")
+    assert (projects / "cli-tool" / "src" / "util.py").read_bytes() == util_before

@@ -42,6 +42,7 @@ Writing (:class:`CheckpointManager`, one per session):
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ from sidtui.core.errors import SidtuiError, UsageError
 from sidtui.core.home import Home
 
 RESTORE_TOOL = "sidtui-restore"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_ENTRIES_PER_FILE = 50
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 
@@ -104,7 +106,11 @@ class Rebuilt:
             return None
         if isinstance(self.content, bytes):
             return self.content
-        return self.content.encode("utf-8", "surrogatepass")
+        try:
+            return self.content.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (possible in JSON text): written as U+FFFD, as Node/Bun do.
+            return _LONE_SURROGATE.sub("\ufffd", self.content).encode("utf-8")
 
 
 _State = tuple[list[str] | bytes | None, str | None]  # (lines | raw bytes | None, reason)
