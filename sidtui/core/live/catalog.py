@@ -107,11 +107,22 @@ class RefreshResult:
 
 
 _SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
+_SUMMARY_DECODER: Any = None
 
 
 def summary_from_blob(blob: bytes) -> SessionSummary:
-    d = orjson.loads(blob)
-    return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
+    """A stored row back as a :class:`SessionSummary` (msgspec decodes straight into the
+    dataclass, ~5× faster than building it from a dict; unknown keys are ignored)."""
+    global _SUMMARY_DECODER
+    if _SUMMARY_DECODER is None:
+        import msgspec
+
+        _SUMMARY_DECODER = msgspec.json.Decoder(SessionSummary)
+    try:
+        return _SUMMARY_DECODER.decode(blob)
+    except Exception:  # a row msgspec refuses (types changed): the slow, lenient way
+        d = orjson.loads(blob)
+        return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
 
 
 def default_db_path(home: Home) -> Path:
