@@ -382,3 +382,14 @@ def test_out_of_root_file_is_skipped_and_reported(real_home_with_projects, tmp_p
     assert outside.read_text() == "changed later\n"  # nothing written outside the root
     r = rewind(view_of(home, S01), 1, "code", allow_outside_root=True)
     assert outside.read_text() != "changed later\n"
+
+
+def test_cli_live_session_refused_exit_1(real_home_with_projects, capsys):
+    from sidtui.cli import main
+
+    home, _ = real_home_with_projects
+    _register_live(home, S01)
+    before = view_of(home, S01).file.path.read_bytes()
+    assert main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "conversation"]) == 1
+    assert "is live" in capsys.readouterr().err
+    assert view_of(home, S01).file.path.read_bytes() == before
