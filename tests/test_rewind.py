@@ -393,3 +393,61 @@ def test_cli_live_session_refused_exit_1(real_home_with_projects, capsys):
     assert main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "conversation"]) == 1
     assert "is live" in capsys.readouterr().err
     assert view_of(home, S01).file.path.read_bytes() == before
+
+
+def _write_lines(path: Path, recs: list[dict]) -> None:
+    from sidtui.core.jsonout import stringify
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(stringify(r) + b"\n" for r in recs))
+
+
+def _msg(uuid: str, parent: str | None, role: str, text: str) -> dict:
+    return {
+        "type": f"{role}_message",
+        "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        "timestamp": "2026-11-29T21:00:00.000Z",
+        "uuid": uuid,
+        "parentUuid": parent,
+    }
+
+
+START = {
+    "type": "session_start",
+    "version": "3.0",
+    "sessionId": "20261130-000000-00c0ffee",
+    "model": "m",
+    "provider": "p",
+    "cwd": "/w",
+    "timestamp": "2026-11-29T21:00:00.000Z",
+    "uuid": "a",
+    "parentUuid": None,
+}
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # a cycle: d -> e -> d
+        [_msg("d", "e", "user", "q2"), _msg("e", "d", "assistant", "r2")],
+        # a resume that restarted the chain with a null parent and no session_start
+        [_msg("d", None, "user", "q2"), _msg("e", "d", "assistant", "r2")],
+        # a lost parent
+        [_msg("d", "zzz", "user", "q2"), _msg("e", "d", "assistant", "r2")],
+    ],
+    ids=["cycle", "headless-restart", "lost-parent"],
+)
+def test_salvage_stitches_pieces(tmp_path, tail):
+    home = tmp_path / "h"
+    path = home / "sessions" / "proj" / "20261130-000000-00c0ffee.jsonl"
+    _write_lines(
+        path,
+        [START, _msg("b", "a", "user", "q1"), _msg("c", "b", "assistant", "r1"), *tail],
+    )
+    v = view_of(home, "20261130-000000-00c0ffee")
+    assert not v.loaded.loadable
+    res = salvage(v)
+    child = view_of(home, res.session_id)
+    assert child.loaded.loadable
+    assert [m.preview() for m in child.loaded.messages] == ["q1", "r1", "q2", "r2"]
+    assert len(res.left_out["joins"]) == 1
