@@ -451,3 +451,23 @@ def test_salvage_stitches_pieces(tmp_path, tail):
     assert child.loaded.loadable
     assert [m.preview() for m in child.loaded.messages] == ["q1", "r1", "q2", "r2"]
     assert len(res.left_out["joins"]) == 1
+
+
+def test_failed_file_write_leaves_conversation_untouched(real_home_with_projects, monkeypatch):
+    import sidtui.core.checkpoint as cp
+    from sidtui.core.rewind import RewindError
+
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    before = v.file.path.read_bytes()
+    real = cp.atomic_write_bytes
+
+    def failing(target, data, mode=None):
+        if str(target).endswith("login.ts"):
+            raise OSError(28, "No space left on device")
+        return real(target, data, mode)
+
+    monkeypatch.setattr(cp, "atomic_write_bytes", failing)
+    with pytest.raises(RewindError, match="conversation was left untouched"):
+        rewind(v, 2, "both")
+    assert v.file.path.read_bytes() == before

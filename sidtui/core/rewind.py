@@ -366,6 +366,7 @@ class _FileStep:
     files: list[dict[str, Any]] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
 
 
 def _files_step(
@@ -410,6 +411,8 @@ def _files_step(
     for f in res.skipped:
         step.skipped = True
         step.warnings.append(f"{f.path}: skipped ({f.reason})")
+        if f.reason and f.reason.startswith("write failed"):
+            step.failed.append(f"{f.path}: {f.reason}")
     if dry_run:
         step.diffs = [d for f in res.changed if (d := unified_diff(f))]
     return step
@@ -597,6 +600,12 @@ def rewind(
                 _remove_fork(view, child)
                 raise
             _apply_step(result, step)
+            if step.failed:
+                raise RewindError(
+                    f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                    f"fork {child.session_id} was written; safety snapshot "
+                    f"{step.safety} in its checkpoints holds the files as they were"
+                )
         return result
 
     if code:
@@ -609,6 +618,13 @@ def rewind(
             allow_outside_root=allow_outside_root,
         )
         _apply_step(result, step)
+        if step.failed:
+            # Files first: a failed file step leaves the conversation untouched (seed §10.4).
+            raise RewindError(
+                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                f"the conversation was left untouched; safety snapshot {step.safety} holds "
+                "the files as they were (`sidtui redo` takes the file step back)"
+            )
     if convo:
         result.abandoned_tip = view.rf.records[view.chain.tail].uuid
         value: dict[str, Any] = {
