@@ -43,6 +43,8 @@ from sidtui.core.live.catalog import Catalog, RefreshProgress
 from sidtui.core.records import scan_records
 
 MAX_DOC_CHARS = 4000
+#: Files / bytes written per transaction while filling.
+FILL_BATCH_FILES, FILL_BATCH_BYTES = 200, 32 << 20
 #: Matches ranked per query at most (newest first); bounds the cost of very common words.
 CANDIDATES = 300
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"  # « » around matched words in snippets
@@ -72,6 +74,18 @@ class SearchHit:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+@dataclass
+class _Pending:
+    """One file's documents read but not yet written."""
+
+    path: str
+    restart: bool
+    docs: list[tuple[str | None, int, str, str]]
+    indexed: tuple[int, int, int] | None  # (inode, offset, line); None: the file is gone
+    consumed: int = 0
+    seen: tuple | None = None  # the ``indexed`` row when read (stale ⇒ skip at store)
 
 
 @dataclass
@@ -175,19 +189,22 @@ class SearchIndex:
             a vanished file drops its documents. v1 whole-file ``.json`` sessions are not
             indexed.
         """
-        if not path.endswith(".jsonl"):
+        pending = self._collect(path)
+        if pending is None:
             return 0, 0
-        cat = self.catalog
-        conn = cat.conn
-        row = conn.execute("SELECT inode, offset, line FROM indexed WHERE path = ?",
-                           (path,)).fetchone()
+        self._store([pending])
+        return len(pending.docs), pending.consumed
+
+    def _collect(self, path: str) -> _Pending | None:
+        """Read and extract the new documents of one file (no writes)."""
+        if not path.endswith(".jsonl"):
+            return None
+        row = self.catalog.conn.execute(
+            "SELECT inode, offset, line FROM indexed WHERE path = ?", (path,)).fetchone()
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
-            if row is not None:
-                with cat._write_lock, conn:
-                    delete_docs(conn, path)
-            return 0, 0
+            return _Pending(path, True, [], None, 0, row) if row is not None else None
         try:
             st = os.fstat(fd)
             start, line = 0, 0
@@ -199,14 +216,14 @@ class SearchIndex:
                 else:
                     restart = True
             if row is not None and not restart and st.st_size == start:
-                return 0, 0
+                return None
             data = os.pread(fd, st.st_size - start, start) if st.st_size > start else b""
         finally:
             os.close(fd)
         end = data.rfind(b"\n") + 1
         chunk = data[:end]
         rf = scan_records(chunk, start_line=line, base_offset=start)
-        docs: list[tuple[str, str | None, int, str, str]] = []
+        docs: list[tuple[str | None, int, str, str]] = []
         for rec in rf.records:
             raw = chunk[rec.offset - start : rec.end - start]
             try:
@@ -217,19 +234,38 @@ class SearchIndex:
                 except JSONParseError:  # pragma: no cover - scan_records accepted it
                     value = None
             for kind, text in documents_of(value):
-                docs.append((path, rec.uuid, rec.line, kind, text))
+                docs.append((rec.uuid, rec.line, kind, text))
+        return _Pending(path, restart, docs, (st.st_ino, start + end, line + rf.line_count),
+                        end, row)
+
+    def _store(self, batch: list[_Pending]) -> None:
+        """Write collected documents of several files in one transaction (fewer FTS5
+        segments, one commit)."""
+        cat = self.catalog
+        conn = cat.conn
         with cat._write_lock, conn:
-            if restart:
-                delete_docs(conn, path)
-            for d in docs:
-                cur = conn.execute(
-                    "INSERT INTO docs(path, uuid, line, kind, text) VALUES (?,?,?,?,?)", d)
-                conn.execute("INSERT INTO fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, d[4]))
-            conn.execute(
+            # another thread (fill vs watcher) may have indexed a file since it was read
+            batch = [p for p in batch if conn.execute(
+                "SELECT inode, offset, line FROM indexed WHERE path = ?", (p.path,)
+            ).fetchone() == p.seen]
+            for p in batch:
+                if p.restart or p.indexed is None:
+                    delete_docs(conn, p.path)
+            first = (conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+            rows = []
+            for p in batch:
+                rows += [(p.path, *d) for d in p.docs]
+            if rows:
+                conn.executemany(
+                    "INSERT INTO docs(id, path, uuid, line, kind, text) VALUES (?,?,?,?,?,?)",
+                    [(first + i, *r) for i, r in enumerate(rows)],
+                )
+                conn.execute("INSERT INTO fts(rowid, text) SELECT id, text FROM docs "
+                             "WHERE id >= ?", (first,))
+            conn.executemany(
                 "INSERT OR REPLACE INTO indexed(path, inode, offset, line) VALUES (?,?,?,?)",
-                (path, st.st_ino, start + end, line + rf.line_count),
+                [(p.path, *p.indexed) for p in batch if p.indexed is not None],
             )
-        return len(docs), end
 
     def fill(
         self,
@@ -246,21 +282,37 @@ class SearchIndex:
         cat = self.catalog
         paths = cat.paths(oldest_first=True)  # newer sessions get higher rowids
         res.files = len(paths)
+        batch: list[_Pending] = []
+        batch_bytes = 0
+
+        def flush() -> None:
+            nonlocal batch, batch_bytes
+            if batch:
+                cat._guarded(lambda b=batch: self._store(b))
+            batch, batch_bytes = [], 0
+
         for i, p in enumerate(paths, 1):
             if cancel is not None and cancel():
                 res.cancelled = True
                 break
             try:
-                n, b = cat._guarded(lambda p=p: self.index_file(p))
+                pending = cat._guarded(lambda p=p: self._collect(p))
             except sqlite3.OperationalError as exc:
                 res.errors.append(f"{p}: {exc}")
                 continue
-            if b:
-                res.indexed_files += 1
-            res.documents += n
-            res.bytes += b
+            if pending is not None:
+                batch.append(pending)
+                batch_bytes += pending.consumed
+                if pending.consumed:
+                    res.indexed_files += 1
+                res.documents += len(pending.docs)
+                res.bytes += pending.consumed
+            if len(batch) >= FILL_BATCH_FILES or batch_bytes >= FILL_BATCH_BYTES:
+                flush()
             if progress is not None and (i % 200 == 0 or i == len(paths)):
+                flush()
                 progress(RefreshProgress(i, len(paths), res.indexed_files))
+        flush()
         if not res.cancelled:
             known = set(paths)
             stale = [p for (p,) in cat.conn.execute("SELECT path FROM indexed")
