@@ -282,6 +282,9 @@ class SessionStore:
         last_uuid: the chain tail: the uuid the next record's ``parentUuid`` gets.
         materialized: whether the file has been created (or existed, after resume).
         errors: every :class:`WriteFailure` seen for this store's file.
+
+    One store is used from one thread at a time (like the agent's): the chain tail is
+    per store. The per-file queues and the flush timer are thread-safe.
     """
 
     def __init__(
@@ -489,7 +492,7 @@ class SessionStore:
                 rec["stopReason"] = stop_reason
             if msg_id is not None:
                 rec["msgId"] = msg_id
-        else:
+        elif cwd is not None or git_branch is not None or permission_mode is not None:
             for field_name, value in (
                 ("cwd", cwd),
                 ("gitBranch", git_branch),
