@@ -104,3 +104,28 @@ def test_fixture_home_search(real_home_copy):
     d = orjson.loads(next((real_home_copy / "history.jsonl").open("rb")))
     word = max(d["display"].split(), key=len).strip(".,:;!?\"'()")
     assert si.search(word), word
+
+
+def test_fill_cancel_resume_and_concurrent_indexing_no_duplicates(idx):
+    cat = idx.catalog
+    with cat._write_lock, cat.conn as conn:  # start over
+        for p in cat.paths():
+            from sidtui.core.live.search import delete_docs
+
+            delete_docs(conn, p)
+    calls = []
+    res = idx.fill(cancel=lambda: bool(calls.append(1)) or len(calls) > 1)
+    assert res.cancelled and res.indexed_files == 1
+    seen = []
+    res = idx.fill(progress=seen.append)
+    assert not res.cancelled and res.indexed_files == 1 and seen[-1].done == seen[-1].total
+    full = sorted((h.path, h.uuid) for h in idx.search("frobnicator"))
+    assert len(full) == 2
+    # two readers collect the same appended bytes; only the first store lands
+    p = str(cat.home.sessions_dir / "proj" / f"{SID}.jsonl")
+    with open(p, "ab") as fh:
+        fh.write(line(user("u9", "u3", "racing wombat")))
+    a, b = idx._collect(p), idx._collect(p)
+    idx._store([a])
+    idx._store([b])
+    assert len(idx.search("wombat")) == 1
