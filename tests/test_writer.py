@@ -249,19 +249,23 @@ def test_exit_hook_flushes_and_timer_does_not_keep_process_alive(tmp_path):
     assert len(recs) == 6
 
 
-def test_permission_error_reported_not_raised(tmp_path):
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    if os.access(ro, os.W_OK):  # running as root: permissions are not enforced
-        pytest.skip("permissions not enforced for this user")
+def test_permission_error_reported_not_raised(tmp_path, monkeypatch):
+    """EACCES on mkdir and on every write: logged, kept in errors, passed to on_error."""
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(w.os, "makedirs", denied)
+    monkeypatch.setattr(w.os, "open", denied)
     seen = []
-    s = SessionStore(ro / "proj", on_error=seen.append)
+    s = SessionStore(tmp_path / "proj", on_error=seen.append)
     s.start_session(SID, "m", "anthropic", "/p")
     s.append_message(user("a"))
+    s.flush()
     s.end_session(0, 1)
     assert s.errors and seen == s.errors
-    assert {f.operation for f in s.errors} >= {"mkdir", "append"}
+    assert [f.operation for f in s.errors] == ["mkdir", "append", "flush", "append"]
+    assert all("Permission denied" in f.error for f in s.errors)
 
 
 def test_disk_full_reported_not_raised(tmp_path):
