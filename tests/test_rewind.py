@@ -471,3 +471,20 @@ def test_failed_file_write_leaves_conversation_untouched(real_home_with_projects
     with pytest.raises(RewindError, match="conversation was left untouched"):
         rewind(v, 2, "both")
     assert v.file.path.read_bytes() == before
+
+
+def test_stale_view_is_reread_before_writing(real_home_with_projects):
+    from sidtui.core.writer import SessionStore
+
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    store = SessionStore(v.file.path.parent)
+    store.resume(v.file.path)
+    new_tail = store.append_message(
+        {"role": "user", "content": [{"type": "text", "text": "one more"}]}
+    )  # still queued: rewind flushes it before reading
+    r = rewind(v, 2, "conversation")
+    assert r.abandoned_tip == new_tail
+    assert r.messages_dropped == 11
+    res = switch_branch(v, new_tail[:12])
+    assert res.messages_after == 21

@@ -281,8 +281,12 @@ def fork(view, point=None, *, dry_run: bool = False) -> ForkResult:
         UsageError: a v1/legacy file, or a file the agent cannot load (use salvage).
         ForkError: the new file could not be written.
     """
+    from sidtui.core.rewind import current_view, get_point
+
+    view = current_view(view)
     _require_chained(view, "fork")
-    flush_pending_writes(view.file.path)
+    if point is not None:
+        point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
     extra = {"toPoint": point.id} if point is not None else None
     return write_copy(view, list(indexes), forked_from_extra=extra, dry_run=dry_run)
@@ -352,6 +356,9 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
             file/sidechain, or nothing in it is readable.
         ForkError: the new file could not be written.
     """
+    from sidtui.core.rewind import current_view
+
+    view = current_view(view)
     _require_chained(view, "salvage")
     if view.loaded.loadable:
         raise UsageError(

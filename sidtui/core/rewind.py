@@ -319,6 +319,25 @@ def normalize_mode(mode: str) -> str:
 # --------------------------------------------------------------------------- guards
 
 
+def current_view(view):
+    """``view``, re-read when the file changed size since it was read (an agent or our own
+    queue appended): rewinds, forks and switches decide on what is on disk now."""
+    import os
+
+    from sidtui.core.session import open_session
+
+    flush_pending_writes(view.file.path)
+    if view.rf is None:
+        return view
+    try:
+        size = os.stat(view.file.path).st_size
+    except OSError:
+        return view
+    if size == len(view.rf.data):
+        return view
+    return open_session(view.home, view.file, with_sidechains=False)
+
+
 def _require_rewindable(view) -> None:
     if view.rf is None:
         raise UsageError(f"cannot rewind a v1 whole-file JSON session ({view.file.path.name})")
@@ -555,6 +574,7 @@ def rewind(
     from sidtui.core.fork import fork as fork_session
 
     mode = normalize_mode(mode)
+    view = current_view(view)
     _require_rewindable(view)
     pt = get_point(view, point)
     convo = mode != "code"
@@ -745,6 +765,7 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     """
     from sidtui.core.chain import ancestors
 
+    view = current_view(view)
     if view.rf is None or view.file.kind != "main" or view.chain.linear:
         raise UsageError(f"{view.file.path.name} has no uuid chain to switch branches in")
     idx = find_record(view, tip)
