@@ -754,6 +754,53 @@ class _Builder:
             self.cases.setdefault("filler", sid)
 
 
+def _set_mtimes(home: Home) -> None:
+    """Give session files and checkpoint indexes the mtime of their last write on the fake
+    clock, so "most recent" (the agent's ``-c``) and age-based views see the simulated
+    timeline rather than the build time, and so do repeated builds."""
+    from datetime import datetime
+
+    from sidtui.core.records import scan_records
+
+    def stamp(text: object) -> float | None:
+        if not isinstance(text, str):
+            return None
+        try:
+            return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+
+    for p in home.sessions_dir.rglob("*"):
+        if not p.is_file() or p.parent.name == "summaries":
+            continue
+        data = p.read_bytes()
+        when = None
+        if p.suffix == ".jsonl":
+            rf = scan_records(data)
+            for rec in reversed(rf.records):
+                obj = rf.decode(rec)
+                when = stamp(obj.get("timestamp")) if isinstance(obj, dict) else None
+                if when is not None:
+                    break
+        else:
+            import orjson
+
+            try:
+                when = stamp(orjson.loads(data).get("updatedAt"))
+            except (orjson.JSONDecodeError, AttributeError):
+                when = None
+        if when is not None:
+            os.utime(p, (when, when))
+    for p in home.checkpoints_dir.glob("*/index.json"):
+        import orjson
+
+        d = orjson.loads(p.read_bytes())
+        times = [s.get("timestamp") for s in d.get("snapshots", []) if isinstance(s.get("timestamp"), int)]
+        when = (max(times) if times else d.get("createdAt")) or None
+        if isinstance(when, int):
+            os.utime(p, (when / 1000, when / 1000))
+
+
 def build_demo_home(root: str | os.PathLike[str], seed: int = 0, *, use_git: bool = True) -> DemoHome:
     """Build the demo home and projects under ``root`` (created; must be empty or absent).
 
@@ -802,6 +849,7 @@ def build_demo_home(root: str | os.PathLike[str], seed: int = 0, *, use_git: boo
     b.legacy()
     b.filler()
     flush_pending_writes()
+    _set_mtimes(b.home)
     return DemoHome(rootp, b.home.root, b.projects, b.cases, b.dead_pid, seed)
 
 
