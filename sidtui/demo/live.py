@@ -15,7 +15,8 @@ batches and sub-agents (sidechain files) — until stopped:
 
 Timestamps and ids are real (this is the one mode where bytes are not reproducible); the
 conversation itself still comes from ``--seed``. The intent on ``README.md`` is declared as
-if by a turn six minutes earlier, so an expired intent is visible next to active ones.
+if by a turn six minutes earlier and never touched again, so an expired intent is visible
+next to active ones for the whole run.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class LiveRunner:
             line = f"- step {n}: {self.rng.choice(['counter bumped', 'config tuned', 'notes tidied', 'checked status'])}\n"
             return "Appending to the journal.", [bash("echo ... >> notes/journal.md", affects=["notes/journal.md"], effect=("append", "notes/journal.md", line))]
         if kind == 3:
-            return "Reading the counter and searching for uses.", [read(p, "src/counter.ts"), read(p, "README.md"), grep("count", "src")]
+            return "Reading the counter and searching for uses.", [read(p, "src/counter.ts"), read(p, "notes/journal.md"), grep("count", "src")]
         if kind == 4:
             plan = SubAgentPlan(
                 "Explore", "Review config.json", "Is src/config.json sane? Report only.",
