@@ -77,6 +77,7 @@ class Call:
         output: for ``bash``/``grep``/``glob``: the result text (computed when None).
         sub: for ``sub_agent``: a :class:`SubAgentPlan`.
         error: force an error result with this text.
+        id: the ``tool_use`` id, set when :meth:`SimAgent.say` writes the call.
     """
 
     name: str
@@ -86,6 +87,7 @@ class Call:
     output: str | None = None
     sub: SubAgentPlan | None = None
     error: str | None = None
+    id: str = ""
 
 
 @dataclass
@@ -518,8 +520,8 @@ class SimAgent:
             blocks.append({"type": "text", "text": text})
         for c in calls or []:
             c.input = dict(c.input)
-            blocks.append({"type": "tool_use", "id": self.ids.tool_use_id(), "name": c.name, "input": c.input})
-            c._id = blocks[-1]["id"]  # type: ignore[attr-defined]
+            c.id = self.ids.tool_use_id()
+            blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input})
         out = max(12, len(text or "") // 3 + 60 * len(calls or []) + self.rng.randint(20, 260))
         usage = self._usage(out)
         stop = "tool_use" if calls else "end_turn"
@@ -616,7 +618,7 @@ class SimAgent:
         return results
 
     def _result(self, c: Call, content: str, *, is_error: bool = False, **extra: Any) -> dict[str, Any]:
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": c._id, "content": content}  # type: ignore[attr-defined]
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": c.id, "content": content}
         if is_error:
             block["is_error"] = True
         block.update(extra)
