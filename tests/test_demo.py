@@ -101,7 +101,12 @@ def test_branches_forks_resumes_rewinds(demo):
     assert len(view(demo, "concurrent").to_json()["branches"]["tips"]) == 2
     r = view(demo, "rewind")
     assert len(r.to_json()["branches"]["tips"]) == 2
-    assert "rewind" in r.loaded.metadata
+    assert r.loaded.metadata["rewind"]["toPoint"] == 2
+    from sidtui.core.rewind import rewind_points
+
+    assert len(rewind_points(r)) == 1  # prompts 2 and 3 are off the live chain now
+    fork_idx = CheckpointManager.for_session(Home(demo.home), demo.cases["fork"]).index
+    assert [s["id"] for s in fork_idx.snapshots] == ["s1", "s2", "s3", "s4"]
     f = view(demo, "fork").to_json()
     assert f["chain"]["fork_source"] == demo.cases["clean"]
     assert f["metadata"]["forked_from"]["sessionId"] == demo.cases["clean"]
@@ -220,6 +225,9 @@ def test_cli_demo(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr()
     home = Path(out.out.strip())
     assert home.exists() and "sidtui" in str(home) and str(home) in out.err
+    assert main(["demo", "--dir", str(tmp_path / "s"), "--scale", "3", "--no-open"]) == 0
+    capsys.readouterr()
+    assert len(discover(Home(tmp_path / "s" / "home"))) == 3
     # Not a terminal: the listing instead of the full-screen app.
     assert main(["demo", "--dir", str(tmp_path / "y")]) == 0
     assert "webshop" in capsys.readouterr().out
