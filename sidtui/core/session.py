@@ -142,6 +142,10 @@ def open_session(
         UnreadableInput: the file cannot be read at all.
     """
     if data is None:
+        # seed §7.6: anything this process still holds in its write queue lands first
+        from sidtui.core.writer import flush_pending_writes
+
+        flush_pending_writes(sf.path)
         data = _read_bytes(sf.path)
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
