@@ -516,7 +516,8 @@ class _Builder:
             row = f"{80 + i},Oslo,{r.randint(-5, 35)},{r.randint(20, 95)}\n"
             calls = [bash(f"echo '{row.strip()}' >> data/readings.csv", affects=["data/readings.csv"], effect=("append", "data/readings.csv", row))]
             if i % 2 == 0:
-                calls.append(edit(p, "config.yaml", f"threshold: {28 + i}", f"threshold: {30 + i}") if i > 2 else edit(p, "config.yaml", "threshold: 30", f"threshold: {30 + i}"))
+                # 30 → 32 → 34 → 36
+                calls.append(edit(p, "config.yaml", f"threshold: {28 + i}", f"threshold: {30 + i}"))
             a.turn(f"Add reading #{80 + i} and adjust the threshold if needed.", [(None, calls)], f"Reading {80 + i} added.")
         a.turn(
             "Replace notes.txt with a fresh log, and remove analyze.py for now.",
