@@ -103,14 +103,14 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     def dicts() -> None:
         [orjson.loads(line) for line in path.read_bytes().split(b"\n") if line]
 
-    ref = side_by_side({"floor": floor, "dicts": dicts}, 1 if quick else 2)
+    ref = side_by_side({"floor": floor, "dicts": dicts}, 1, warmup=False)
     rows.append(
         row(f"reference: every line into dicts with orjson vs I/O floor, {what}",
             ref["dicts"], ref["floor"], None,
             extra="what eager parsing would cost (issue 2: ≈ 13–16× the floor)")
     )
     argv = [sys.executable, "-m", "sidtui", "--home", str(root), "show", str(path), "--json"]
-    peaks = [_peak_rss_kb(argv) for _ in range(1 if quick else 2)]
+    peaks = [_peak_rss_kb(argv)]
     base = _peak_rss_kb([sys.executable, "-m", "sidtui", "--version"])
     peak_mb = max(peaks) / 1024
     file_mb = size / 1048576
@@ -178,9 +178,10 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
 
     what = f"{n:,} sessions, {total / n / 1024:.0f} KB each on average"
     try:
-        runs = side_by_side({"floor": read_all, "cold": ls_cold}, repeat)
+        read_all()  # the page cache holds every file (both sides alike)
+        runs = side_by_side({"floor": read_all, "cold": ls_cold}, repeat, warmup=False)
         ls_warm()  # fill the warm cache once
-        warm = side_by_side({"floor": read_all, "warm": ls_warm}, repeat)
+        warm = side_by_side({"floor": read_all, "warm": ls_warm}, repeat, warmup=False)
 
         def floor_disk() -> None:
             _evict(files)
@@ -190,8 +191,9 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
             _evict(files)
             ls_cold()
 
-        disk = side_by_side({"floor": floor_disk, "cold": cold_disk}, max(1, repeat // 2))
-        chk = side_by_side({"floor": read_all, "check": lambda: run_check(home)}, 1)
+        disk = side_by_side({"floor": floor_disk, "cold": cold_disk}, 1, warmup=False)
+        read_all()
+        chk = side_by_side({"floor": read_all, "check": lambda: run_check(home)}, 1, warmup=False)
     finally:
         if old_cache is None:
             os.environ.pop("XDG_CACHE_HOME", None)

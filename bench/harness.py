@@ -25,11 +25,15 @@ def data_dir(*parts: str) -> Path:
     return p
 
 
-def side_by_side(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
+def side_by_side(
+    fns: dict[str, Callable[[], object]], repeat: int, *, warmup: bool = True
+) -> dict[str, list[float]]:
     """Time every function ``repeat`` times, interleaved (a, b, c, a, b, c, …) so machine
-    noise hits every side alike. One untimed warm-up call each first."""
-    for fn in fns.values():
-        fn()
+    noise hits every side alike. One untimed warm-up call each first unless ``warmup`` is
+    False (for expensive calls whose caches the caller has already warmed)."""
+    if warmup:
+        for fn in fns.values():
+            fn()
     runs: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeat):
         for k, fn in fns.items():
