@@ -73,6 +73,7 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     t0 = time.perf_counter()
     path = huge_home(root, n_records)
     gen_s = time.perf_counter() - t0
+    root = path.parents[2]  # the generated home
     home = Home(root)
     sf = classify_file(path, path.parent.name)
     size = path.stat().st_size

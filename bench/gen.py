@@ -200,7 +200,7 @@ def huge_home(root: Path, n_records: int, seed: int = 1) -> Path:
     :func:`session_bytes`.
 
     Returns:
-        The session file's path inside ``root``.
+        The session file's path (its home is ``path.parents[2]``).
     """
     try:
         from sidtui.demo.scale import huge_session_path, write_huge_session
@@ -212,11 +212,12 @@ def huge_home(root: Path, n_records: int, seed: int = 1) -> Path:
             write_atomic(path, session_bytes(sid, n_records, seed))
             stamp.write_text("ok")
         return path
-    path = huge_session_path(root, seed)
-    stamp = root / f".done-demo-v{GEN_VERSION}-{n_records}-{seed}"
+    sub = root / f"demo-{n_records}-{seed}"  # one home per parameter set (same file name)
+    path = huge_session_path(sub, seed)
+    stamp = sub / f".done-demo-v{GEN_VERSION}"
     if not stamp.exists() or not path.exists():
         target = n_records * (100 * 1024 * 1024) // 142_000
-        tmp_dir = root / f".tmp-{os.getpid()}"
+        tmp_dir = sub / f".tmp-{os.getpid()}"
         tmp = tmp_dir / path.name  # the file's stem is its session id
         write_huge_session(tmp, target, seed)
         path.parent.mkdir(parents=True, exist_ok=True)
