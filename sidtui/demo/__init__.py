@@ -17,7 +17,7 @@ Core-level code: nothing here imports Textual. Modules:
 ``build_demo_home(dir, seed=0)`` writes ``dir/home`` (the agent home) and ``dir/projects``
 (five projects: ``webshop``, ``pytool`` and ``datalab`` are git repositories when git is
 installed; ``笔记 notes`` has a non-ASCII name with a space; ``oldproj`` holds the legacy
-files) in well under a second, and returns a ``DemoHome`` whose ``cases`` maps each case to
+files) in about a second, and returns a ``DemoHome`` whose ``cases`` maps each case to
 its session id. Same seed ⇒ same bytes, apart from PIDs (and absolute paths when built in
 another folder). Session ids with ``seed=0`` (they depend only on the seed):
 
