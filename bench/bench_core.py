@@ -194,7 +194,10 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
 
         disk = side_by_side({"floor": floor_disk, "cold": cold_disk}, 1, warmup=False)
         read_all()
-        chk = side_by_side({"floor": read_all, "check": lambda: run_check(home)}, 1, warmup=False)
+        workers = min(4, os.cpu_count() or 1)  # as the CLI runs it
+        chk = side_by_side(
+            {"floor": read_all, "check": lambda: run_check(home, workers=workers)}, 1, warmup=False
+        )
     finally:
         if old_cache is None:
             os.environ.pop("XDG_CACHE_HOME", None)

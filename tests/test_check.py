@@ -306,6 +306,26 @@ def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
     assert code == (1 if report["faults"] else 0)
 
 
+def test_parallel_scan_gives_the_same_report(real_home_copy, monkeypatch, tmp_path):
+    from sidtui.core import check
+    from sidtui.core.home import Home
+
+    _crafted(tmp_path)  # another home to merge: bad lines, strict-only lines, faults
+    serial = check.run_check(Home(real_home_copy)).to_json()
+    monkeypatch.setattr(check, "CHUNK_FILES", 3)
+    seen = []
+    parallel = check.run_check(
+        Home(real_home_copy), workers=2, progress=lambda d, t, p: seen.append((d, t))
+    ).to_json()
+    assert parallel == serial
+    assert seen[-1][0] == seen[-1][1] and len(seen) > 2
+    home = Home(tmp_path / "home")
+    monkeypatch.setattr(check, "CHUNK_FILES", 1000)
+    one = check.run_check(home).to_json()
+    monkeypatch.setattr(check, "CHUNK_FILES", 2)
+    assert check.run_check(home, workers=2).to_json() == one
+
+
 def test_real_home_is_read_only(capsys):
     before = {p: p.stat().st_mtime_ns for p in REAL_HOME.rglob("*") if p.is_file()}
     # --home on the committed fixture: check never writes.

@@ -9,6 +9,7 @@ when stderr is a terminal; stdout carries the report (``--json``: one JSON objec
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -67,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"session {args.session!r} is not in project {args.project!r}")
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        report = run_check(home, project=args.project, session=session, progress=progress)
+        workers = min(4, os.cpu_count() or 1)  # the CLI has no threads: forking is safe
+        report = run_check(
+            home, project=args.project, session=session, progress=progress, workers=workers
+        )
     finally:
         if progress is not None:
             progress.close()

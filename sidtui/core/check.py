@@ -864,12 +864,17 @@ def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
 # --- entry point -------------------------------------------------------------------------
 
 
+#: Files per worker task when checking in parallel (see ``workers`` in :func:`run_check`).
+CHUNK_FILES = 200
+
+
 def run_check(
     home: Home,
     *,
     project: str | None = None,
     session: SessionFile | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    workers: int = 1,
 ) -> CheckReport:
     """Count everything Appendix B counts, per file, with the product's own parser.
 
@@ -877,7 +882,10 @@ def run_check(
         home: the home to check.
         project: only this project folder under ``sessions/`` (``""``: the flat files).
         session: only this file (from :func:`sidtui.core.home.resolve_session`).
-        progress: called as ``progress(done, total, path)`` after each file.
+        progress: called as ``progress(done, total, path)`` after each file (after each
+            chunk of :data:`CHUNK_FILES` files when parallel).
+        workers: processes to scan with (files are split in chunks; the report is the same
+            as with one). Parallel scanning forks, so callers with threads (the app) keep 1.
 
     Returns:
         A :class:`CheckReport`. Never raises on file content: unreadable files and
@@ -886,31 +894,22 @@ def run_check(
         records, a chained file with no or several heads (a forked start counts as its
         head), an unreadable file or index, a checkpoint entry that cannot be rebuilt.
     """
-    report = CheckReport(str(home.root), {"project": project, "session": None})
+    scope: dict[str, str | None] = {"project": project, "session": None}
+    report = CheckReport(str(home.root), scope)
     if session is not None:
-        report.scope["session"] = str(session.path)
+        scope["session"] = str(session.path)
         todo = [(session.path, session.project)]
     else:
         todo = _candidates(home, project)
     scan = _Scan(report)
     total = len(todo)
-    for n, (path, folder) in enumerate(todo, 1):
-        data = _read(path)
-        if isinstance(data, str):
-            report.faults.append(Finding("unreadable_file", str(path), data))
-        elif path.name.endswith(".json"):
-            _v1(report, path, data)
-        else:
-            sf = classify_file(path, folder, first_line_of(data))
-            if sf is not None:
-                try:
-                    scan.jsonl(sf, data)
-                except Exception as exc:  # never let one file hide the others
-                    report.faults.append(
-                        Finding("unreadable_file", str(path), f"{type(exc).__name__}: {exc}")
-                    )
-        if progress is not None:
-            progress(n, total, str(path))
+    if workers > 1 and total > CHUNK_FILES and _fork_available():
+        _scan_parallel(scan, todo, workers, progress)
+    else:
+        for n, (path, folder) in enumerate(todo, 1):
+            _scan_one(scan, path, folder)
+            if progress is not None:
+                progress(n, total, str(path))
     scan.finish_landings()
     whole = session is None and project is None
     wanted: set[str] | None = None
@@ -920,6 +919,83 @@ def run_check(
     _checkpoints(home, wanted, report)
     _coverage(scan, report, whole)
     return report
+
+
+def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
+    report = scan.r
+    data = _read(path)
+    if isinstance(data, str):
+        report.faults.append(Finding("unreadable_file", str(path), data))
+    elif path.name.endswith(".json"):
+        _v1(report, path, data)
+    else:
+        sf = classify_file(path, folder, first_line_of(data))
+        if sf is not None:
+            try:
+                scan.jsonl(sf, data)
+            except Exception as exc:  # never let one file hide the others
+                report.faults.append(
+                    Finding("unreadable_file", str(path), f"{type(exc).__name__}: {exc}")
+                )
+
+
+def _fork_available() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _scan_chunk(root: str, chunk: list[tuple[Path, str]]) -> tuple:
+    """Worker: scan ``chunk`` into a fresh partial report."""
+    scan = _Scan(CheckReport(root, {}))
+    for path, folder in chunk:
+        _scan_one(scan, path, folder)
+    return scan.r, scan.land, scan.denoms, scan.has_file_changes
+
+
+def _scan_parallel(
+    scan: _Scan,
+    todo: list[tuple[Path, str]],
+    workers: int,
+    progress: Callable[[int, int, str], None] | None,
+) -> None:
+    """Scan ``todo`` in chunks on ``workers`` forked processes; merge in file order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [todo[i : i + CHUNK_FILES] for i in range(0, len(todo), CHUNK_FILES)]
+    done = 0
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        # map() yields in submission order, so the merged report equals a serial scan.
+        for chunk, part in zip(chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True):
+            _merge(scan, part)
+            done += len(chunk)
+            if progress is not None:
+                progress(done, len(todo), str(chunk[-1][0]))
+
+
+def _merge(scan: _Scan, part: tuple) -> None:
+    rep, land, denoms, has_fc = part
+    r = scan.r
+    r.files += rep.files
+    r.v1_files += rep.v1_files
+    r.record_types.update(rep.record_types)
+    r.sidechain_record_types.update(rep.sidechain_record_types)
+    r.metadata_keys.update(rep.metadata_keys)
+    r.human_prompts += rep.human_prompts
+    r.tool_result_records += rep.tool_result_records
+    r.other_user_records += rep.other_user_records
+    r.tool_result_blocks += rep.tool_result_blocks
+    r.max_tool_results = max(r.max_tool_results, rep.max_tool_results)
+    r.bad_lines += rep.bad_lines
+    r.strict_only += rep.strict_only
+    r.faults += rep.faults
+    r.warnings += rep.warnings
+    scan.land.update(land)
+    scan.denoms.update(denoms)
+    for sid, has in has_fc.items():
+        scan.has_file_changes[sid] = scan.has_file_changes.get(sid, False) or has
 
 
 def _v1(report: CheckReport, path: Path, data: bytes) -> None:
