@@ -542,3 +542,17 @@ def test_undo_file_cli(real_home_with_projects, capsys):
     assert rc == 0, out.err
     assert cfg.read_bytes().startswith(b"[server]\r\nhost_name = localhost\r\nport_number")
     assert (projects / "cli-tool" / "src" / "util.py").read_bytes() == util_before
+
+
+def test_undo_file_redo_undo_file_again(tmp_path):
+    mgr, root = make_manager(tmp_path)
+    a = root / "a.txt"
+    a.write_text("a0")
+    mgr.create_snapshot([str(a)], ["edit"], str(a))
+    a.write_text("a1")
+    mgr.undo_file(str(a))
+    assert a.read_text() == "a0"
+    mgr.redo()
+    assert a.read_text() == "a1"
+    mgr.undo_file(str(a))
+    assert a.read_text() == "a0"

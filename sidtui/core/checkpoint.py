@@ -1003,7 +1003,11 @@ class CheckpointManager:
         reverted = self.reverted_ids()
         undone_file: set[str] = set()
         for s in index.snapshots:
-            if s.get("sidtuiOp") == "undo-file" and s.get("sidtuiFile") == file_path:
+            if (
+                s.get("sidtuiOp") == "undo-file"
+                and s.get("sidtuiFile") == file_path
+                and str(s.get("id")) not in reverted  # not taken back by redo
+            ):
                 undone_file.update(str(x) for x in s.get("sidtuiReverts") or [])
         for i, _ in reversed(index.entries_for(file_path)):
             s = index.snapshots[i]
