@@ -216,7 +216,8 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
             warm["warm"], warm["floor"], None,
             extra="warm = the session catalog (sidtui.core.live.catalog: SQLite rows keyed by "
             "path, inode, size, mtime) refreshed and read with every file unchanged"),
-        row(f"reference: sidtui check (whole home) vs reading every file once, {what}",
+        row(f"reference: sidtui check (whole home, {workers} processes as the CLI runs it) vs "
+            f"reading every file once, {what}",
             chk["check"], chk["floor"], None),
     ]
 
