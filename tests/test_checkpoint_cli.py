@@ -89,3 +89,31 @@ def test_checkpoint_only_session_needs_a_root(real_home_with_projects, capsys):
     assert rc == 1 and "no project root is known" in err
     rc, _, err = run(capsys, "--home", str(home), "undo", "20261299")
     assert rc == 2
+
+
+def test_live_session_is_refused_unless_forced(real_home_with_projects, capsys):
+    import os
+    import time
+
+    home, projects = real_home_with_projects
+    reg = home / "active-sessions" / f"{S01}.json"
+    reg.parent.mkdir(exist_ok=True)
+    reg.write_text(
+        json.dumps(
+            {
+                "sessionId": S01,
+                "pid": os.getpid(),
+                "kind": "interactive",
+                "cwd": str(projects / "webapp"),
+                "startedAt": int(time.time() * 1000),
+            }
+        )
+    )
+    login = projects / "webapp" / "src" / "login.ts"
+    before = login.read_bytes()
+    rc, _, err = run(capsys, "--home", str(home), "undo", S01)
+    assert rc == 1 and "is live" in err and login.read_bytes() == before
+    rc, _, _ = run(capsys, "--home", str(home), "undo", S01, "--dry-run")
+    assert rc == 0
+    rc, _, _ = run(capsys, "--home", str(home), "undo", S01, "--force")
+    assert rc == 0 and login.read_bytes() != before

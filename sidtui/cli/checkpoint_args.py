@@ -24,7 +24,9 @@ def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
     if writes:
         p.add_argument("--dry-run", action="store_true", help="show unified diffs; write nothing")
         p.add_argument(
-            "--force", action="store_true", help="also restore files whose pre-image is uncertain"
+            "--force",
+            action="store_true",
+            help="also restore files whose pre-image is uncertain, and act on a live session",
         )
         p.add_argument(
             "--root",
@@ -41,7 +43,7 @@ def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
 
 
 def resolve(args: argparse.Namespace):
-    """``(home, session_id, project_root | None)`` for ``args.session``.
+    """``(home, session_id, project_root | None, SessionFile | None)`` for ``args.session``.
 
     Raises:
         SessionNotFound / AmbiguousSession: nothing (or several) match, neither as a
@@ -60,10 +62,10 @@ def resolve(args: argparse.Namespace):
     except SessionNotFound:
         ids = _checkpoint_ids(home)
         if arg in ids:
-            return home, arg, None
+            return home, arg, None, None
         hits = [i for i in ids if i.startswith(arg)]
         if len(hits) == 1:
-            return home, hits[0], None
+            return home, hits[0], None, None
         if len(hits) > 1:
             raise AmbiguousSession(
                 f"{arg!r} matches {len(hits)} checkpoint folders", hits
@@ -75,7 +77,34 @@ def resolve(args: argparse.Namespace):
     if cwd:
         p = Path(cwd)
         root = git_toplevel(p) if p.exists() else p
-    return home, sid, root
+    return home, sid, root, sf
+
+
+def refuse_live(home, session_id: str, sf) -> None:
+    """Refuse to write while an agent process has this session open (DESIGN §7).
+
+    The agent keeps its checkpoint index in memory and rewrites ``index.json`` on its next
+    snapshot, which would drop our safety snapshot.
+
+    Raises:
+        SidtuiError: the session is live.
+    """
+    from sidtui.core.errors import SidtuiError
+    from sidtui.core.process import liveness_for, read_registrations, trace_session_ids
+
+    trace: list[str] = []
+    if sf is not None:
+        try:
+            trace = trace_session_ids(sf.path.read_bytes())
+        except OSError:
+            trace = []
+    lv = liveness_for(session_id, trace, read_registrations(home))
+    if lv.live:
+        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
+        raise SidtuiError(
+            f"session {session_id} is live (agent process {pids}): it would overwrite "
+            "index.json from memory; stop it first or pass --force"
+        )
 
 
 def _checkpoint_ids(home) -> list[str]:
@@ -98,9 +127,11 @@ def manager(args: argparse.Namespace, writes: bool = False):
     from sidtui.core.checkpoint import CheckpointManager
     from sidtui.core.errors import SidtuiError
 
-    home, sid, root = resolve(args)
+    home, sid, root, sf = resolve(args)
     if writes and getattr(args, "root", None):
         root = Path(args.root).expanduser()
+    if writes and not args.dry_run and not args.force:
+        refuse_live(home, sid, sf)
     mgr = CheckpointManager.for_session(
         home,
         sid,
