@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import shutil
 from pathlib import Path
 
@@ -29,21 +28,34 @@ def _demo_sources_digest() -> str:
     return h.hexdigest()[:12]
 
 
-def demo_home_fixed(seed: int = 0) -> Path:
-    """The demo home (its ``home/`` folder) at a fixed path; built once, never written."""
+SNAP_DEMO = Path("/tmp/sidtui-demo-snap")
+
+
+def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
+    """(home, cases) of the demo built at a fixed path; rebuilt when the demo code changes.
+
+    The path is fixed because project keys and paths inside the home derive from it, and
+    snapshots must not change between runs. Tests only read it.
+    """
     from sidtui.demo.scenarios import build_demo_home
 
-    base = Path(f"/tmp/sidtui-snapdemo-{os.getuid()}-{_demo_sources_digest()}-{seed}")
-    if (base / "home").is_dir():
-        return base / "home"
-    lock = Path(str(base) + ".lock")
-    with open(lock, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        if not (base / "home").is_dir():
-            # Built in place at its final path so the absolute paths inside match it.
-            shutil.rmtree(base, ignore_errors=True)
-            build_demo_home(base, seed, use_git=False)
-    return base / "home"
+    base = SNAP_DEMO / f"seed{seed}"
+    stamp = SNAP_DEMO / f"seed{seed}.stamp"
+    digest = _demo_sources_digest()
+
+    def ready() -> bool:
+        return stamp.is_file() and stamp.read_text() == digest and (base / "cases.json").is_file()
+
+    if not ready():
+        SNAP_DEMO.mkdir(parents=True, exist_ok=True)
+        with open(SNAP_DEMO / "lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            if not ready():
+                shutil.rmtree(base, ignore_errors=True)
+                demo = build_demo_home(base, seed, use_git=False)
+                (base / "cases.json").write_bytes(orjson.dumps(demo.cases))
+                stamp.write_text(digest)
+    return base / "home", orjson.loads((base / "cases.json").read_bytes())
 
 
 def fresh_demo(tmp_path: Path, seed: int = 0):
@@ -72,7 +84,21 @@ def summaries_ready(app) -> bool:
 
 
 async def settle(app, pilot, rounds: int = 3) -> None:
-    """Let workers finish and their messages be handled (no sleeps)."""
-    for _ in range(rounds):
-        await app.workers.wait_for_complete()
+    """Let workers finish and their messages be handled (no sleeps).
+
+    Loops until ``rounds`` consecutive rounds see no running worker: a message handled in
+    one round may start a worker (a modal's preview, an exclusive reload) for the next.
+    """
+    from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
+
+    quiet = 0
+    for _ in range(200):
+        try:
+            await app.workers.wait_for_complete()
+        except (WorkerCancelled, WorkerFailed):
+            pass  # an exclusive worker replaced by a newer one; failures surface as notifications
         await pilot.pause()
+        busy = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+        quiet = 0 if busy else quiet + 1
+        if quiet >= rounds:
+            return

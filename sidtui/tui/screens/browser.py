@@ -42,6 +42,17 @@ def matches(query: str, s) -> bool:
     return fuzz.partial_ratio(q, hay) >= 85
 
 
+def common_key_prefix(names: list[str]) -> str:
+    """The dash-ended prefix every project key shares (``tmp-x-projects-``), for short labels."""
+    keys = [n for n in names if not n.startswith("_") and n != "(flat)"]
+    if len(keys) < 2:
+        return ""
+    import os.path
+
+    prefix = os.path.commonprefix(keys)
+    return prefix[: prefix.rfind("-") + 1] if "-" in prefix else ""
+
+
 class BrowserScreen(Screen):
     """Every session of the home, per project, newest activity first."""
 
@@ -253,8 +264,10 @@ class BrowserScreen(Screen):
         highlighted = self.project
         ol.clear_options()
         ol.add_option(Option(f"All sessions ({len(self.summaries)})", id=ALL))
+        prefix = common_key_prefix([n for n, _ in counts])
         for name, n in counts:
-            label = name if len(name) <= 20 else "…" + name[-19:]
+            label = name[len(prefix):] if name.startswith(prefix) else name
+            label = label if len(label) <= 22 else "…" + label[-21:]
             ol.add_option(Option(f"{label} ({n})", id=name))
         ids = [ALL] + [n for n, _ in counts]
         ol.highlighted = ids.index(highlighted) if highlighted in ids else 0

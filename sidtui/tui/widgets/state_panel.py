@@ -54,7 +54,8 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         if it.warning:
             val.append(f"\n⚠ {it.warning}", style="bold red")
         items.add_row(str(it.number or "—"), it.name, val, src(it.source))
-    items.add_row("—", "permission mode", Text("not restored (by design)", style="dim"), "—")
+    if "permission_mode" not in by_name:
+        items.add_row("—", "permission mode", Text("not restored (by design)", style="dim"), "—")
     parts.append(items)
 
     usage = by_name.get("usage")
