@@ -168,6 +168,6 @@ def render(mgr) -> None:
         c.print(Text(f"  {short(f['filePath'])}: ", style="bold"), Text(f["drawing"], style=style))
         for e in f["entries"]:
             if not e["rebuilds"]:
-                c.print(Text(f"      {e['snapshotId']}: {e['reason']}", style="red"))
+                c.print(Text(f"      {e['reason']}", style="red"))
     if doc["legacyMigrated"]:
         c.print(Text("(legacy index format, read through the migration)", style="dim"))
