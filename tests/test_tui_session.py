@@ -111,7 +111,7 @@ async def test_state_tab(home):
         c = Console(width=120, record=True)
         c.print(state_renderable(s.view, "~/.sid-code"))
         text = c.export_text()
-        assert "permission mode" in text and "not restored (by design)" in text
+        assert "permission" in text and "not restored (by design)" in text
         assert "cache hit" in text
         assert "Todo list" in text
 
