@@ -484,8 +484,10 @@ class _Scan:
             r.bad_lines.append(BadLineReport(path, b.line, b.offset, b.reason, b.terminated))
         self._strict(path, rf)
         types = r.record_types if sf.kind == "main" else r.sidechain_record_types
-        for rec in rf.records:
-            types[_type_key(rec)] += 1
+        types.update(
+            rec.type if rec.type is not None and rec.is_object else _type_key(rec)
+            for rec in rf.records
+        )
         if sf.kind == "main":
             self._main(fc, rf)
         r.files.append(fc)
@@ -504,11 +506,11 @@ class _Scan:
         fc.chained = bool(uuids)
         self.denoms["record"] += len(records)
         first_dangling: RecordRef | None = None
+        chained = fc.chained
+        decode = rf.decode
         for rec in records:
             t = rec.type
-            if t in DEFINED_RECORD_TYPES:
-                self.land[f"record.{t}"] += 1
-            if fc.chained and rec.is_object:
+            if chained and rec.is_object:
                 if rec.uuid is None:
                     fc.records_without_uuid += 1
                 elif rec.parent is None:
@@ -519,18 +521,20 @@ class _Scan:
                     else:
                         fc.dangling_parents += 1
                         first_dangling = first_dangling or rec
-            if t == "session_start":
+            if t == "assistant_message":
+                continue  # nothing here is counted beyond its type
+            if t == "user_message":
+                self._user(rf, rec)
+            elif t == "metadata":
+                self._metadata(fc, decode(rec))
+            elif t == "session_start":
                 fc.session_starts += 1
-                self._fields("session_start", rf.decode(rec))
+                self._fields("session_start", decode(rec))
             elif t == "session_end":
                 fc.session_ends += 1
-                self._fields("session_end", rf.decode(rec))
+                self._fields("session_end", decode(rec))
             elif t == "context_compact":
-                self._fields("context_compact", rf.decode(rec))
-            elif t == "metadata":
-                self._metadata(fc, rf.decode(rec))
-            elif t == "user_message":
-                self._user(rf, rec)
+                self._fields("context_compact", decode(rec))
         if records and records[-1].type == "session_end":
             fc.ends_with_session_end = True
         self.has_file_changes[fc.session_id] = (
@@ -663,8 +667,9 @@ class _Scan:
     def finish_landings(self) -> None:
         land, d = self.land, self.denoms
         out: dict[str, tuple[int, int, str]] = {}
+        types = self.r.record_types  # main files only, as the denominator
         for t in DEFINED_RECORD_TYPES:
-            out[f"record.{t}"] = (land[f"record.{t}"], d["record"], "records in main files")
+            out[f"record.{t}"] = (types[t], d["record"], "records in main files")
         for k in DEFINED_METADATA_KEYS:
             out[f"metadata.{k}"] = (land[f"metadata.{k}"], d["metadata"], "metadata records")
         for name, sel, _ in _SUBFIELDS:
