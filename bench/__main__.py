@@ -57,6 +57,13 @@ def machine() -> dict[str, str]:
     }
 
 
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
 def modules(only: str | None) -> list[str]:
     names = sorted(p.stem for p in HERE.glob("bench_*.py"))
     return [n for n in names if only is None or only in n]
@@ -106,8 +113,9 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
         "| machine | |",
         "|---|---|",
     ]
-    for k in ("cpu", "cores", "ram", "os", "python"):
-        out.append(f"| {k} | {meta['machine'][k]} |")
+    for k in ("cpu", "cores", "ram", "os", "python", "load"):
+        if k in meta["machine"]:
+            out.append(f"| {k} | {meta['machine'][k]} |")
     out += [
         "",
         "Each figure is the median of the runs with the min–max spread in brackets; the value "
@@ -152,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     t0 = time.perf_counter()
+    load_before = _load()
     results: dict[str, list[dict]] = {}
     docs: dict[str, str] = {}
     for name in modules(args.only):
@@ -175,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
         "elapsed": time.perf_counter() - t0,
         "machine": machine(),
     }
+    if load_before is not None:
+        # Other work on the machine slows both sides of a ratio, but not always alike.
+        meta["machine"]["load"] = (
+            f"1-minute load average {load_before:.1f} at the start, {_load():.1f} at the end"
+        )
     text = render(results, docs, meta, args.quick)
     out = Path(args.out)
     tmp = out.with_name(out.name + ".tmp")
