@@ -119,3 +119,37 @@ def test_repeated_lines_stay_exact():
     b.insert(4000, "y")
     del b[2500]
     _roundtrip("\n".join(a), "\n".join(b))
+
+
+def test_many_edits_in_a_large_file_stay_fast_and_exact():
+    """Past Myers' edit cap the middle is cut at unique lines, not diffed quadratically."""
+    import time
+
+    rng = random.Random(3)
+    a = [f"def f{i}(x): return x + {i}" for i in range(40_000)]
+    b = list(a)
+    for i in rng.sample(range(40_000), 3_000):
+        b[i] = f"changed {i}"
+    t = time.perf_counter()
+    d = compute_diff("\n".join(a), "\n".join(b))
+    elapsed = time.perf_counter() - t
+    assert apply_diff("\n".join(a), d) == "\n".join(b)
+    assert elapsed < 20  # not a timing test: a quadratic matcher would take minutes here
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), edits=st.integers(300, 700))
+def test_roundtrip_past_the_myers_cap(seed, edits):
+    rng = random.Random(seed)
+    a = [rng.choice(["x", "y", f"u{rng.randint(0, 5000)}"]) for _ in range(rng.randint(800, 1500))]
+    b = list(a)
+    for _ in range(edits):
+        i = rng.randrange(len(b))
+        op = rng.random()
+        if op < 0.3:
+            del b[i]
+        elif op < 0.6:
+            b.insert(i, rng.choice(["x", "z", f"n{i}"]))
+        else:
+            b[i] = f"c{i}"
+    _roundtrip("\n".join(a), "\n".join(b))

@@ -20,9 +20,11 @@ Public API:
 Speed (issue 3): the common prefix and suffix are stripped with galloping slice compares
 (C speed, no per-line Python loop); the middle is diffed with Myers' O(ND) greedy algorithm
 whose snakes also gallop, so scattered small edits in huge or highly repetitive files stay
-near linear; when the edit distance is large the middle goes to rapidfuzz's bit-parallel
-``Indel.opcodes`` over interned line ids (exact, no hash collisions). Both give a minimal
-(LCS) script; difflib is never used (its autojunk heuristic and quadratic cases).
+near linear. Small middles go to rapidfuzz's bit-parallel ``Indel.opcodes`` over interned
+line ids (exact, no hash collisions). When the edit distance of a large middle is large,
+it is first cut at lines unique to both sides (patience anchors) and the pieces diffed on
+their own; only anchor-less (repetitive) middles go to rapidfuzz whole. Scripts are minimal
+(LCS) except across patience anchors; difflib is never used (autojunk, quadratic cases).
 """
 
 from __future__ import annotations
@@ -164,7 +166,51 @@ def _middle_runs(a: list[str], b: list[str]) -> list[tuple[str, int]]:
         return _rapidfuzz_runs(a, b)
     runs = _myers(a, b, _MYERS_MAX_D)
     if runs is None:
-        runs = _rapidfuzz_runs(a, b)
+        runs = _anchored_runs(a, b)
+    return runs
+
+
+def _anchored_runs(a: list[str], b: list[str]) -> list[tuple[str, int]]:
+    """Many edits in a large middle: split it at lines unique to both sides (patience).
+
+    The longest increasing run of unique-line pairs anchors the two sides; the pieces in
+    between are diffed on their own (valid, usually minimal). Without anchors (highly
+    repetitive text) the bit-parallel matcher takes the whole middle.
+    """
+    from bisect import bisect_left
+    from collections import Counter
+
+    ca, cb = Counter(a), Counter(b)
+    pos_b = {line: j for j, line in enumerate(b) if cb[line] == 1}
+    pairs = [(i, pos_b[line]) for i, line in enumerate(a) if ca[line] == 1 and line in pos_b]
+    if not pairs:
+        return _rapidfuzz_runs(a, b)
+    # Longest increasing subsequence of the b positions (patience sorting).
+    tails: list[int] = []
+    tail_idx: list[int] = []
+    prev: list[int] = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            tail_idx.append(n)
+        else:
+            tails[k] = j
+            tail_idx[k] = n
+        prev[n] = tail_idx[k - 1] if k else -1
+    chain: list[tuple[int, int]] = []
+    n = tail_idx[-1]
+    while n >= 0:
+        chain.append(pairs[n])
+        n = prev[n]
+    chain.reverse()
+    runs: list[tuple[str, int]] = []
+    pi = pj = 0
+    for i, j in chain:
+        runs.extend(_middle_runs_stripped(a[pi:i], b[pj:j]))
+        runs.append(("k", 1))
+        pi, pj = i + 1, j + 1
+    runs.extend(_middle_runs_stripped(a[pi:], b[pj:]))
     return runs
 
 
