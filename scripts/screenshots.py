@@ -1,0 +1,77 @@
+"""Write an SVG of every app screen to screenshots/ from the deterministic demo home.
+
+Usage: ``.venv/bin/python scripts/screenshots.py [--out screenshots]``
+
+The demo home is built (once per demo-code version) at a fixed path by the same helper the
+snapshot tests use (tests/tui_support.py), so these SVGs match tests/__snapshots__/. Each
+screen is reached with real key presses through ``App.run_test`` and saved with
+``App.save_screenshot`` at 120×40.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
+
+#: (file name, demo case to open or None for the browser, keys, theme)
+SCENES: list[tuple[str, str | None, tuple[str, ...], str]] = [
+    ("browser", None, (), "dark"),
+    ("browser-light", None, (), "light"),
+    ("conversation", "interrupted_turn", (), "dark"),
+    ("conversation-dropped", "killed", (), "dark"),
+    ("chain", "concurrent", ("2",), "dark"),
+    ("checkpoints", "checkpoints", ("3",), "dark"),
+    ("state", "clean", ("4",), "dark"),
+    ("sidechains", "sidechains", ("5",), "dark"),
+    ("rewind", "checkpoints", ("r", "m", "m"), "dark"),
+    ("undo-preview", "checkpoints", ("3", "u"), "dark"),
+    ("fork", "clean", ("f",), "dark"),
+    ("salvage", "torn_glued", ("f",), "dark"),
+    ("help", "clean", ("question_mark",), "dark"),
+    ("search", None, ("slash", *"threshold", "enter"), "dark"),
+]
+
+
+async def shoot(out: Path) -> list[Path]:
+    from tui_support import demo_home_fixed, settle
+
+    from sidtui.core.home import resolve_session
+    from sidtui.tui.app import make_app
+
+    home, cases = demo_home_fixed()
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, case, keys, theme in SCENES:
+        app = make_app(home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:",
+                       theme=theme)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            if case is not None:
+                app.open_session(resolve_session(app.home, cases[case]))
+                await settle(app, pilot)
+            for k in keys:
+                await pilot.press(k)
+                await settle(app, pilot)
+            path = out / f"{name}.svg"
+            app.save_screenshot(str(path))
+            written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(REPO / "screenshots"), help="output folder")
+    args = ap.parse_args(argv)
+    for p in asyncio.run(shoot(Path(args.out))):
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
