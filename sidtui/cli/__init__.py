@@ -79,6 +79,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the process exit code (never raises on user errors)."""
     from sidtui.core.errors import SidtuiError
 
+    for stream in (sys.stdout, sys.stderr):
+        # a C/ASCII locale must not turn "…" or a CJK prompt into a crash
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -106,9 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # stdout closed early (e.g. `| head`): not an error for a CLI.
+        # stdout closed early (e.g. `| head`): not an error for a CLI. Point the fd at
+        # /dev/null so the interpreter's final flush does not fail (and exit 120).
         try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the final flush
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
         except OSError:
             pass
         return 0

@@ -41,6 +41,10 @@ def stderr_console():
 
 def require_project(home: Home, project: str | None) -> None:
     """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/."""
+    if project is not None and ("/" in project or project in (".", "..")):
+        from sidtui.core.errors import UsageError
+
+        raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not a path")
     if project is None or (home.sessions_dir / project).is_dir():
         return
     from sidtui.core.errors import UsageError

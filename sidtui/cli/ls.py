@@ -57,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
     home = home_from_args(args).require()
     require_project(home, args.project)
     summaries, errors = _summaries(home, args)
+    from sidtui.core.home import discover
+
+    folder_errors: list[str] = []
+    discover(home, args.project, folder_errors)  # folders the listing could not read
+    errors = [*folder_errors, *(e for e in errors if e not in folder_errors)]
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)
     if args.json:
@@ -71,27 +76,95 @@ def run(args: argparse.Namespace) -> int:
     by_project: dict[str, list] = {}
     for s in summaries:
         by_project.setdefault(s.project or "(flat)", []).append(s)
+    seen_states: set[str] = set()
     for project in sorted(by_project):
         rows = by_project[project]
-        t = Table(title=f"{project}  ({len(rows)} sessions)", title_justify="left", expand=False)
-        for col in ("id", "started", "last activity", "model", "records", "size", "cost", "state", "ended", "first prompt"):
-            t.add_column(col, no_wrap=col != "first prompt", overflow="ellipsis")
+        noun = "session" if len(rows) == 1 else "sessions"
+        t = Table(title=f"{project}  ({len(rows)} {noun})", title_justify="left", expand=False)
+        id_w = max(len(s.session_id) for s in rows)
+        state_w = max(len(state_badge(s)[0]) for s in rows)
+        # Columns by terminal width. The id and the state always show (the id whole: it
+        # is what `show` takes); optional columns join in priority order while the prompt
+        # keeps at least 24 characters.
+        base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
+        optional = [("records", 7, "right"), ("ended", 5, "left"), ("cost", 9, "right"),
+                    ("model", 14, "left"), ("started", 16, "left"), ("size", 8, "right")]
+        order = ["id", "state", "started", "last activity", "model", "records", "size", "cost",
+                 "ended"]
+
+        def spare_for(cs) -> int:
+            return console.width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
+
+        cols = list(base)
+        for col in optional:
+            if spare_for([*cols, col]) >= 24:
+                cols.append(col)
+        cols.sort(key=lambda c: order.index(c[0]))
+        spare = spare_for(cols)
+        for name, w, just in cols:
+            t.add_column(name, no_wrap=True, min_width=w, max_width=w if name == "model" else None,
+                         justify=just, overflow="ellipsis")
+        t.add_column("first prompt / why", no_wrap=True, overflow="ellipsis",
+                     max_width=max(10, spare))
+        names = [c[0] for c in cols]
         for s in rows:
             label, colour = state_badge(s)
-            t.add_row(
-                s.session_id,
-                (s.started or "")[:19].replace("T", " "),
-                (s.last_activity or "")[:19].replace("T", " "),
-                s.model or "",
-                str(s.records),
-                human_size(s.bytes),
-                f"${s.cost_usd:.4f}" if s.cost_usd is not None else "",
-                f"[{colour}]{label}[/]",
-                "yes" if s.ended else "no",
-                (s.title or s.first_prompt or "")[:60],
-            )
+            seen_states.add(label.split(" (")[0])
+            if s.stale:
+                seen_states.add("stale")
+            note = (s.first_prompt or s.title or "").replace("\n", " ")
+            if not s.loadable and s.kind == "main":
+                note = f"[red]{s.load_failure or 'the agent loads nothing'}[/]"
+            values = {
+                "id": s.session_id,
+                "state": f"[{colour}]{label}[/]",
+                "started": local_time(s.started),
+                "last activity": local_time(s.last_activity),
+                "model": s.model or "",
+                "records": str(s.records),
+                "size": human_size(s.bytes),
+                "cost": f"${s.cost_usd:.4f}" if s.cost_usd is not None else "",
+                "ended": "yes" if s.ended else "no",
+            }
+            t.add_row(*(values[n] for n in names), note)
         console.print(t)
+    console.print(f"[dim]times are local ({_tz_name()})[/]")
+    for state, meaning in LEGEND.items():
+        if state in seen_states:
+            console.print(f"[dim]{state}: {meaning}[/]")
     return 0
+
+
+LEGEND = {
+    "clean": "the last message is the agent's; a resume just continues",
+    "interrupted prompt": "the last prompt got no answer; the agent re-sends it on resume",
+    "interrupted turn": "tools ran but the agent never answered their results",
+    "unloadable": "the agent's loader returns nothing for this file (`sidtui show` says why; "
+    "`sidtui salvage` can rescue it)",
+    "live": "a running agent process is writing this session now",
+    "stale": "a crashed process left its registration behind (its PID is dead or reused)",
+}
+
+
+def local_time(iso: str | None) -> str:
+    """An ISO timestamp as local ``YYYY-MM-DD HH:MM`` ("" when missing or unparsable)."""
+    if not iso:
+        return ""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime(
+            "%Y-%m-%d %H:%M"
+        )
+    except ValueError:
+        return iso[:16]
+
+
+def _tz_name() -> str:
+    from datetime import datetime
+
+    now = datetime.now().astimezone()
+    return f"{now.tzname()}, UTC{now.strftime('%z')[:3]}:{now.strftime('%z')[3:]}"
 
 
 def _summaries(home, args):

@@ -75,7 +75,13 @@ def render(view) -> None:
         kind = j["interruption"]["kind"]
         tools = j["interruption"]["tool_names"]
         colour = {"none": "green", "interrupted_prompt": "yellow"}.get(kind, "red")
-        head.add_row("on resume", Text(f"{kind}{' ' + ', '.join(tools) if tools else ''}", style=colour))
+        label = {
+            "none": "clean: the agent continues with a resume note",
+            "interrupted_prompt": "interrupted prompt: the last prompt is re-sent to the agent",
+            "interrupted_turn": "interrupted turn: tools ran but were never answered ("
+            + ", ".join(tools) + ")",
+        }.get(kind, kind)
+        head.add_row("on resume", Text(label, style=colour))
     else:
         head.add_row("on resume", Text(f"the agent sees NOTHING: {j['load_failure']}", style="bold red"))
     live = "live (a running process writes it)" if j["live"] else "stale registration" if j["stale"] else "not running"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import orjson
 
-from sidtui.core.errors import AmbiguousSession, SessionNotFound, UsageError
+from sidtui.core.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -180,11 +180,15 @@ def classify_file(
     return None
 
 
-def _iter_dir(folder: Path) -> Iterator[os.DirEntry[str]]:
+def _iter_dir(folder: Path, errors: list[str] | None = None) -> Iterator[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
             yield from sorted(it, key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:  # permission denied, I/O error: reported, never silent
+        if errors is not None:
+            errors.append(f"cannot read folder {folder}: {exc.strerror or exc}")
         return
 
 
@@ -197,27 +201,31 @@ def project_folders(home: Home) -> list[str]:
     ]
 
 
-def discover(home: Home, project: str | None = None) -> list[SessionFile]:
+def discover(
+    home: Home, project: str | None = None, errors: list[str] | None = None
+) -> list[SessionFile]:
     """Every transcript under ``sessions/``, main files and sidechains.
 
     Args:
         home: the home.
         project: only this project folder (its name under ``sessions/``; ``""`` for the
             flat files of the old layout).
+        errors: if given, one line is appended per folder that could not be read.
 
     Returns:
-        SessionFiles sorted by project then file name. Unreadable folders are skipped.
+        SessionFiles sorted by project then file name. Unreadable folders are skipped
+        (and named in ``errors``).
     """
     found: list[SessionFile] = []
     if project is None or project == "":
-        for e in _iter_dir(home.sessions_dir):
+        for e in _iter_dir(home.sessions_dir, errors):
             if e.is_file():
                 sf = classify_file(Path(e.path), "")
                 if sf is not None:
                     found.append(sf)
     folders = project_folders(home) if project is None else ([project] if project else [])
     for name in folders:
-        for e in _iter_dir(home.sessions_dir / name):
+        for e in _iter_dir(home.sessions_dir / name, errors):
             if e.is_file():
                 sf = classify_file(Path(e.path), name)
                 if sf is not None:
@@ -249,10 +257,20 @@ def resolve_session(
                 f"no session of the project containing {cwd or Path.cwd()} under {home.sessions_dir}"
             )
         return found
+    if not arg.strip():
+        raise UsageError("empty session id (give an id, a unique id prefix, a path or `latest`)")
     p = Path(arg).expanduser()
-    if ("/" in arg or arg.endswith((".jsonl", ".json"))) and p.exists():
+    looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
+    try:
+        exists = p.exists()
+    except OSError as exc:  # EACCES on a parent folder, a name too long, ...
+        raise UnreadableInput(f"cannot access {arg}: {exc.strerror or exc}") from None
+    if looks_like_path and not exists:
+        raise SessionNotFound(f"no such file: {arg}")
+    if looks_like_path and exists:
         if not p.is_file():
             raise UsageError(f"{arg} is not a file")
+        _refuse_non_session_file(home, p)
         parent = p.resolve().parent
         project = "" if parent == home.sessions_dir.resolve() else parent.name
         sf = classify_file(p, project)
@@ -282,6 +300,23 @@ def resolve_session(
             )
     near = _near(key, files)
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}", near)
+
+
+def _refuse_non_session_file(home: Home, p: Path) -> None:
+    """Raise a usage error for files of the home that are not transcripts (DESIGN §2)."""
+    parts = p.resolve().parts
+    name = p.name
+    reason = None
+    if "summaries" in parts[-2:-1]:
+        reason = "a session summary, not a transcript"
+    elif name == "index.json" and "checkpoints" in parts:
+        reason = "a checkpoint index (use `sidtui checkpoints SESSION`)"
+    elif name == "history.jsonl":
+        reason = "the prompt history, not a session"
+    elif "active-sessions" in parts or "file-intents" in parts:
+        reason = "a process registration, not a session"
+    if reason:
+        raise UsageError(f"{p} is {reason}")
 
 
 def _describe(f: SessionFile) -> str:

@@ -60,7 +60,7 @@ def js_json_parse(text: str) -> Any:
     except JSONParseError:
         raise
     except json.JSONDecodeError as exc:
-        raise JSONParseError(f"{exc.msg} at column {exc.colno}", exc.pos) from None
+        raise JSONParseError(f"{exc.msg} (column {exc.colno})", exc.pos) from None
     except RecursionError:
         raise JSONParseError("nesting deeper than sidtui's parser supports") from None
     end = _skip_ws(text, end)

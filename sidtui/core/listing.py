@@ -42,12 +42,14 @@ class SessionSummary:
     """One row of ``ls`` / the browser.
 
     Attributes:
-        session_id, project, path, kind ("main"/"sidechain"), container ("jsonl"/"json").
+        session_id: the file-name id (what ``show``/``--resume`` look up), project, path,
+            kind ("main"/"sidechain"), container ("jsonl"/"json").
         format_version: "3.0", "2.0", a v1 file's own version (None for sidechains).
         started: the start record's ISO timestamp; last_activity: the tail's timestamp
             (else the file's mtime, ISO).
         model, provider, cwd: from the start record.
-        records: non-blank lines; bytes: file size; mtime_ns, inode: for cache keys.
+        records: non-blank lines (messages for v1 ``.json`` files); bytes: file size;
+            mtime_ns, inode: for cache keys.
         interruption: none / interrupted_prompt / interrupted_turn (None when not loadable).
         tool_names: for interrupted_turn.
         loadable / load_failure: whether the agent's loader returns anything, and why not.
@@ -266,8 +268,6 @@ def _fast_summary(sf: SessionFile, data: bytes, st: os.stat_result) -> SessionSu
         s.format_version = v if isinstance(v, str) else "2.0"
         s.started = head.get("timestamp")
         s.model, s.provider, s.cwd = head.get("model"), head.get("provider"), head.get("cwd")
-        if isinstance(head.get("sessionId"), str):
-            s.session_id = head["sessionId"] if sf.kind == "main" else sf.session_id
     else:
         s.format_version = "3.0"
     s.loadable = loadable
@@ -338,8 +338,10 @@ def _full_summary(home: Home, sf: SessionFile, data: bytes, registrations) -> Se
 
     v = open_session(home, sf, data=data, registrations=registrations, with_sidechains=False)
     j = v.to_json()
-    s = SessionSummary(v.session_id if sf.kind == "main" else sf.session_id, sf.project,
-                       str(sf.path), sf.kind, sf.container)
+    # the file-name id: what `show`, `rewind` and the agent's `--resume` look up
+    s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
+    if sf.container == "json":
+        s.records = len(v.loaded.messages)
     s.format_version = v.format_version
     s.started = v.loaded.created_at
     s.last_activity = v.loaded.updated_at
@@ -416,7 +418,8 @@ def summarize(
             s = _full_summary(home, sf, data, registrations)
     else:
         s = _full_summary(home, sf, data, registrations)
-    s.records = count_records(data) if sf.container == "jsonl" else len(data.splitlines())
+    if sf.container == "jsonl":
+        s.records = count_records(data)
     s.bytes = len(data)
     if st is not None:
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
@@ -455,10 +458,10 @@ def list_sessions(
     """
     from sidtui.core.errors import SidtuiError
 
-    files = [f for f in discover(home, project) if include_sidechains or f.kind == "main"]
+    errors: list[str] = []
+    files = [f for f in discover(home, project, errors) if include_sidechains or f.kind == "main"]
     regs = read_registrations(home)
     out: list[SessionSummary] = []
-    errors: list[str] = []
     for i, f in enumerate(files):
         try:
             out.append(summarize(home, f, registrations=regs))

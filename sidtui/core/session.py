@@ -33,6 +33,9 @@ from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
 from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.state import RestoredState, restore_state
 
+#: Bad lines named one by one in warnings (all of them stay in ``bad_lines``).
+MAX_BAD_LINE_WARNINGS = 20
+
 
 @dataclass
 class SessionView:
@@ -175,9 +178,12 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         loaded = load_jsonl(rf, chain)
         trace_ids = trace_session_ids(data)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
-        for b in rf.bad_lines:
+        for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
             tail_note = "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
             warnings.append(f"line {b.line} (byte {b.offset}) is not valid JSON: {b.reason}{tail_note}")
+        if len(rf.bad_lines) > MAX_BAD_LINE_WARNINGS:
+            more = len(rf.bad_lines) - MAX_BAD_LINE_WARNINGS
+            warnings.append(f"… and {more} more bad lines (all listed in --json bad_lines)")
         warnings.extend(chain.warnings(rf))
         if not chain.linear:
             warnings.extend(tree.warnings(rf))
@@ -232,7 +238,8 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
             warnings.append("no sidechain_end: the sub-agent was killed or timed out (unfinished)")
     else:
         for w in state.warnings:
-            if w not in warnings:
+            # the unloadable reason is already the first warning; say it once
+            if w not in warnings and not (not loaded.loadable and loaded.load_failure in w):
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)

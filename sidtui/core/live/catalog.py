@@ -42,7 +42,7 @@ from sidtui.core.listing import SessionSummary, summarize
 from sidtui.core.process import liveness_for, read_registrations
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
-FORMAT = "sidtui-catalog/1"
+FORMAT = "sidtui-catalog/2"
 #: Files summarized per transaction (and per progress report).
 BATCH = 200
 #: A big file is re-summarized from watcher events at most this often (seconds).
