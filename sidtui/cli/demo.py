@@ -39,9 +39,17 @@ def _fresh_dir() -> Path:
 
     import platformdirs
 
+    from sidtui.core.errors import UsageError
+
     base = Path(platformdirs.user_cache_dir("sidtui")) / "demos"
-    base.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="demo-", dir=base))
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="demo-", dir=base))
+    except OSError as exc:
+        raise UsageError(
+            f"cannot create a demo folder under {base} ({exc.strerror or exc}); "
+            "pass --dir DIR"
+        ) from None
 
 
 def _err(msg: str) -> None:
