@@ -556,3 +556,24 @@ def test_undo_file_redo_undo_file_again(tmp_path):
     assert a.read_text() == "a1"
     mgr.undo_file(str(a))
     assert a.read_text() == "a0"
+
+
+def test_safety_snapshot_failure_changes_no_file(tmp_path, monkeypatch):
+    import pytest
+
+    from sidtui.core import checkpoint_index
+    from sidtui.core.checkpoint import CheckpointError
+
+    mgr, root = make_manager(tmp_path)
+    a = root / "a.txt"
+    a.write_text("old")
+    mgr.create_snapshot([str(a)], ["edit"], str(a))
+    a.write_text("new")
+
+    def boom(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(checkpoint_index, "atomic_write_bytes", boom)
+    with pytest.raises(CheckpointError, match="no file was changed"):
+        mgr.undo()
+    assert a.read_text() == "new"

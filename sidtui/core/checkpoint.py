@@ -914,6 +914,7 @@ class CheckpointManager:
 
         Raises:
             UsageError: ``k`` out of range. CorruptIndex: unreadable index.
+            CheckpointError: the safety snapshot cannot be saved (then nothing is written).
         """
         self.reload()
         snaps = self.index.snapshots
@@ -929,15 +930,21 @@ class CheckpointManager:
             return result
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
-        safety = self.create_snapshot(
-            [f.path for f in todo],
-            RESTORE_TOOL,
-            summary,
-            contents={f.path: f.old for f in todo},
-            extra={"sidtuiReverts": ids, "sidtuiOp": op, **(extra or {})},
-            force_entries=True,
-            evict=False,
-        )
+        try:
+            safety = self.create_snapshot(
+                [f.path for f in todo],
+                RESTORE_TOOL,
+                summary,
+                contents={f.path: f.old for f in todo},
+                extra={"sidtuiReverts": ids, "sidtuiOp": op, **(extra or {})},
+                force_entries=True,
+                evict=False,
+            )
+        except OSError as exc:
+            raise CheckpointError(
+                f"cannot save the safety snapshot to {self.index_path} "
+                f"({exc.strerror or exc}); no file was changed"
+            ) from None
         result.safety_snapshot_id = safety
         for f in todo:
             real = f.real_path or f.path
