@@ -169,3 +169,30 @@ async def test_refresh_async_yields_progress(real_home_copy):
 
 def test_fixture_home_untouched():
     assert (REAL_HOME / "sessions").is_dir()
+
+
+def test_rows_readable_from_another_thread_during_refresh(tmp_path, monkeypatch):
+    import threading
+
+    from sidtui.core.live import catalog as catalog_mod
+
+    monkeypatch.setattr(catalog_mod, "BATCH", 2)
+    sessions = {f"20260101-00000{i}-aaaaaaa{i}": line(start(sid=f"20260101-00000{i}-aaaaaaa{i}"))
+                + line(user("u1", "u0", f"prompt {i}")) for i in range(6)}
+    home = Home(make_home(tmp_path / "h", sessions))
+    cat = Catalog(home)
+    mid, go = threading.Event(), threading.Event()
+    seen: list[int] = []
+
+    def progress(p):
+        if p.done == 2:
+            mid.set()
+            assert go.wait(20)  # hold the refresh half-way while the other thread reads
+
+    t = threading.Thread(target=cat.refresh, kwargs={"progress": progress})
+    t.start()
+    assert mid.wait(20)
+    seen.append(len(cat.rows()))  # the main thread reads while the refresh is under way
+    go.set()
+    t.join(20)
+    assert seen == [2] and len(cat.rows()) == 6
