@@ -428,6 +428,10 @@ class Catalog:
         except OSError as exc:
             errors.append(f"cannot read {path}: {exc.strerror or exc}")
             return None
+        except Exception as exc:  # a reader bug on one file must not stop the catalog
+            errors.append(f"{path}: internal error while summarizing "
+                          f"({type(exc).__name__}: {exc})")
+            return None
         # key on the stat taken *before* reading: a write during the read only makes the
         # row look stale next time, never fresh
         return (path, st.st_ino, st.st_size, st.st_mtime_ns, project, s.session_id, s.kind,

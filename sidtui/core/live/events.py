@@ -113,8 +113,8 @@ class SidechainEnded(Event):
 
 @dataclass(frozen=True)
 class CheckpointIndexChanged(Event):
-    """``checkpoints/<sessionId>/index.json`` was written (``snapshots``: count, -1 if
-    unreadable right now)."""
+    """``checkpoints/<sessionId>/index.json`` was written (``snapshots``: count, -1 when
+    unreadable right now or above 4 MB, which the watcher does not parse)."""
 
     session_id: str
     path: str

@@ -46,6 +46,8 @@ from sidtui.core.process import (
 )
 
 Batch = list[ev.Event]
+#: Checkpoint indexes above this size are not parsed to count snapshots (DESIGN §9: 4 MB).
+CHECKPOINT_PARSE_MAX = 4 << 20
 
 #: Filesystems where inotify/FSEvents do not see other machines' writes.
 NETWORK_FS = frozenset(
@@ -480,8 +482,12 @@ class Watcher:
         sid = Path(p).parent.name
         if self.session is not None and sid != self.session.session_id:
             return []
-        if not os.path.exists(p):
+        try:
+            size = os.stat(p).st_size
+        except OSError:
             return []
+        if size > CHECKPOINT_PARSE_MAX:  # indexes reach 200 MB: let the consumer load it
+            return [ev.CheckpointIndexChanged(sid, p, -1)]
         d = read_json_tolerant(Path(p))
         snaps = d.get("snapshots") if isinstance(d, dict) else None
         if snaps is None and isinstance(d, dict) and isinstance(d.get("files"), dict):
