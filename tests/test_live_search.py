@@ -129,3 +129,31 @@ def test_fill_cancel_resume_and_concurrent_indexing_no_duplicates(idx):
     idx._store([a])
     idx._store([b])
     assert len(idx.search("wombat")) == 1
+
+
+def test_follow_keeps_catalog_and_search_current(idx):
+    import queue
+
+    from sidtui.core.live import events as ev
+
+    cat = idx.catalog
+    got: queue.Queue = queue.Queue()
+    w = Watcher(cat.home, force_polling=True, poll_delay_ms=20, poll_interval=0.2)
+    stop_following = cat.follow(w, idx)
+    w.subscribe(got.put)  # after follow: rows are already updated when we are called
+    w.start()
+    try:
+        assert w.ready.wait(20)
+        p = str(cat.home.sessions_dir / "proj" / f"{SID}.jsonl")
+        with open(p, "ab") as fh:
+            fh.write(line(assistant("u5", "u3", "the narwhal answer")))
+        while True:
+            batch = got.get(timeout=20)
+            if any(isinstance(e, ev.RecordsAppended) for e in batch):
+                break
+        assert [h.uuid for h in idx.search("narwhal")] == ["u5"]
+        assert next(r for r in cat.rows() if r.session_id == SID).interruption == "none"
+    finally:
+        stop_following()
+        w.stop()
+    assert w.warnings == []

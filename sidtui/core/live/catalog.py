@@ -524,6 +524,29 @@ class Catalog:
         self._guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
         return [r[0] for r in rows] + gone
 
+    def follow(self, watcher: Any, search: Any = None) -> Callable[[], None]:
+        """Keep this catalog (and ``search``, a :class:`~sidtui.core.live.search.SearchIndex`)
+        current from ``watcher``'s batches, on the watcher thread.
+
+        Subscribe your own callback *after* this one to see rows already updated. Errors
+        go to ``watcher.warnings``; deferred big files are flushed on every batch.
+
+        Returns:
+            A function that stops following.
+        """
+
+        def on_batch(batch: Any) -> None:
+            if batch is None:
+                return
+            try:
+                self.apply(batch)
+                if search is not None:
+                    search.apply(batch)
+            except (sqlite3.Error, SidtuiError, OSError) as exc:
+                watcher.warnings.append(f"catalog update failed: {exc}")
+
+        return watcher.subscribe(on_batch)
+
     def session_files(self, include_sidechains: bool = True) -> list[SessionFile]:
         """The cached files as :class:`SessionFile` objects (for search filling)."""
         out = []
