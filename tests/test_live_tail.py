@@ -270,3 +270,48 @@ def test_writer_in_another_process_followed_record_for_record(tmp_path):
     assert got == [f"w{i}" for i in range(bursts * per)]
     assert tail.chain.chain == list(range(bursts * per))
     _assert_exact(tail, path.read_bytes())
+
+
+_PEER = textwrap.dedent(
+    """
+    import os, sys
+    path, prefix, parent = sys.argv[1], sys.argv[2], sys.argv[3]
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    i = 0
+    for cmd in sys.stdin:                   # one record per "go", parent = own last uuid
+        uuid = "%s%d" % (prefix, i)
+        os.write(fd, ('{"type":"user_message","uuid":"%s","parentUuid":"%s"}\\n'
+                      % (uuid, parent)).encode())
+        parent, i = uuid, i + 1
+        print("ok", flush=True)
+    """
+)
+
+
+def test_two_writer_processes_branch_and_equal_full_rebuild(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(line(start()))
+    script = tmp_path / "peer.py"
+    script.write_text(_PEER)
+    peers = {
+        name: subprocess.Popen([sys.executable, str(script), str(path), name, "u0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for name in ("a", "b")
+    }
+    tail = FileTail(path)
+    tail.poll()
+    branches = []
+    try:
+        for who in "aabab":  # A writes twice, then B (from u0: its own history), A, B
+            peers[who].stdin.write("go\n")
+            peers[who].stdin.flush()
+            assert peers[who].stdout.readline() == "ok\n"
+            upd = tail.poll()
+            if upd.branched:
+                branches.append(upd.branched)
+            _assert_exact(tail, path.read_bytes())
+    finally:
+        for p in peers.values():
+            p.stdin.close()
+            p.wait(timeout=30)
+    assert branches == [("a1", "b0"), ("b0", "a2"), ("a2", "b1")]
