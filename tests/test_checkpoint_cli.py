@@ -117,3 +117,13 @@ def test_live_session_is_refused_unless_forced(real_home_with_projects, capsys):
     assert rc == 0
     rc, _, _ = run(capsys, "--home", str(home), "undo", S01, "--force")
     assert rc == 0 and login.read_bytes() != before
+
+
+def test_v1_json_session_root_comes_from_its_directories(real_home_with_projects, capsys):
+    home, projects = real_home_with_projects
+    rc, out, _ = run(
+        capsys, "--home", str(home), "checkpoints", "20260301-101010-1111aaaa", "--json"
+    )
+    doc = json.loads(out)
+    assert rc == 0 and doc["legacyMigrated"]
+    assert doc["projectRoot"] == str(projects / "legacy-proj")

@@ -72,12 +72,31 @@ def resolve(args: argparse.Namespace):
             ) from None
         raise
     sid = sf.parent_session_id if sf.kind == "sidechain" and sf.parent_session_id else sf.session_id
-    cwd = session_cwd(sf)
+    cwd = session_cwd(sf) if sf.container == "jsonl" else _v1_cwd(sf.path)
     root = None
     if cwd:
         p = Path(cwd)
         root = git_toplevel(p) if p.exists() else p
     return home, sid, root, sf
+
+
+def _v1_cwd(path: Path) -> str | None:
+    """``cwd`` (else the first of ``directories``) of a v1 whole-file JSON session."""
+    import orjson
+
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    cwd = data.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        return cwd
+    dirs = data.get("directories")
+    if isinstance(dirs, list) and dirs and isinstance(dirs[0], str):
+        return dirs[0]
+    return None
 
 
 def refuse_live(home, session_id: str, sf) -> None:
