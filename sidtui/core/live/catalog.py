@@ -125,11 +125,15 @@ def summary_from_blob(blob: bytes) -> SessionSummary:
         return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
 
 
+def _root_key(home: Home) -> str:
+    return str(Path(home.root).expanduser().resolve())
+
+
 def default_db_path(home: Home) -> Path:
-    """Where the catalog of ``home`` lives (one database per home root)."""
+    """Where the catalog of ``home`` lives (one database per resolved home root)."""
     import platformdirs
 
-    root = str(Path(home.root).expanduser().resolve())
+    root = _root_key(home)
     digest = hashlib.sha256(root.encode()).hexdigest()[:16]
     return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
 
@@ -193,6 +197,7 @@ class Catalog:
         self._shared: sqlite3.Connection | None = None
         self._last_summarized: dict[str, float] = {}
         self._dirty: set[str] = set()
+        self._root_key = _root_key(home)
         self.rebuilt: str | None = None
         #: set when the cache directory cannot be used and the catalog runs in memory
         self.warning: str | None = None
@@ -250,12 +255,12 @@ class Catalog:
             with self._write_lock, conn:
                 conn.executescript(SCHEMA)
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                 [("format", FORMAT), ("home", str(self.home.root))])
+                                 [("format", FORMAT), ("home", self._root_key)])
             return
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if "meta" in have else {}
         if meta.get("format") != FORMAT:
             self._rebuild(f"cache format {meta.get('format')!r} is not {FORMAT!r}")
-        elif meta.get("home") != str(self.home.root):
+        elif meta.get("home") != self._root_key:
             self._rebuild(f"cache belongs to another home ({meta.get('home')!r})")
         else:
             conn.execute("SELECT count(*) FROM sessions").fetchone()
@@ -285,7 +290,7 @@ class Catalog:
             with conn:
                 conn.executescript(SCHEMA)
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                 [("format", FORMAT), ("home", str(self.home.root))])
+                                 [("format", FORMAT), ("home", self._root_key)])
 
     def _guarded(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn``; a corrupt database found on the way is rebuilt and ``fn`` retried."""
