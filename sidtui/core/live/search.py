@@ -412,13 +412,13 @@ def make_snippet(text: str, terms: list[tuple[str, bool]], width: int = 120,
     m = pat.search(text)
     first = m.start() if m else 0
     start = max(0, first - width // 3)
-    if start:
-        sp = text.rfind(" ", 0, start)
-        start = sp + 1 if sp >= 0 and first - sp < width else start
+    floor = max(0, start - 20)
+    while start > floor and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1  # never start inside a word
     end = min(len(text), start + width)
-    if end < len(text):
-        sp = text.find(" ", end)
-        end = sp if 0 <= sp < end + 30 else end
+    ceil = min(len(text), end + 20)
+    while end < ceil and (text[end].isalnum() or text[end] == "_"):
+        end += 1
     body = pat.sub(lambda x: f"{MARK_OPEN}{x.group()}{MARK_CLOSE}", text[start:end])
     body = " ".join(body.split())
     return ("…" if start > 0 else "") + body + ("…" if end < len(text) else "")
