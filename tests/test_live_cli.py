@@ -71,3 +71,14 @@ def test_watch_text_lines(tmp_path):
     assert lines[1].startswith(f"{SID}  line 2") and "tune the ocelot" in lines[1]
     assert "[Bash]" in lines[2]
     assert lines[-1].startswith("-- SessionBecameStale:") and "pid=123" in lines[-1]
+
+
+def test_watch_stops_cleanly_on_sigterm(tmp_path):
+    root = _home(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidtui", "watch", "--home", str(root), "--polling"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert "(polling)" in proc.stderr.readline()
+    proc.terminate()
+    assert proc.wait(timeout=30) == 0

@@ -147,11 +147,17 @@ def run(args: argparse.Namespace) -> int:
             except (BrokenPipeError, ValueError):
                 done.set()  # the reader went away (`| head`): stop quietly
 
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: done.set())  # `kill`: stop as cleanly as ^C
     w = Watcher(home, on_batch, session=sf, force_polling=True if args.polling else None)
     what = str(sf.path) if sf else str(home.root)
     try:
         w.start()
         while not w.ready.wait(0.2):
+            if done.is_set():
+                return 0
             if not w.alive:
                 for e in w.errors:
                     print(f"sidtui: error: {e}", file=sys.stderr)
