@@ -166,13 +166,15 @@ def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
 
 def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
     from sidtui.core.home import Home
-    from sidtui.core.live.catalog import Catalog
+    from sidtui.core.live.catalog import Catalog, scan_session_files
     from sidtui.core.live.search import SearchIndex
 
     n = 200 if quick else 10_000
     root = data_dir("core", "quick" if quick else "full", "many-home")
     many_home(root, n)
     home = Home(root)
+    # the home is shared with other benchmarks, which may have added sessions: count them
+    n = sum(1 for p, _, _ in scan_session_files(home) if p.endswith(".jsonl"))
     dbs = tmp / "dbs"
     dbs.mkdir()
     k = [0]
