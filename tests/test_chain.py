@@ -185,3 +185,13 @@ def test_chain_only_scan_gives_the_same_records_and_load():
             (m.uuid, m.block_types, m.meta) for m in b.messages
         ]
         assert a.metadata == b.metadata
+
+
+def test_chunk_scan_decodes_with_file_offsets():
+    data = jsonl(start("S"), user("U", "S", "first"), assistant("A", "U", "second"))
+    cut = data.index(b"\n") + 1
+    rf = scan_records(data[cut:], start_line=1, base_offset=cut)
+    assert [r.line for r in rf.records] == [2, 3]
+    assert rf.records[0].offset == cut
+    assert rf.decode(rf.records[1])["uuid"] == "A"
+    assert rf.raw(rf.records[0]) == data[cut : data.index(b"\n", cut)]

@@ -178,7 +178,7 @@ def blocks_from_content(content: Any) -> tuple[list[Block], bool]:
 def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
     s = rec.obj
     if s is None:
-        raw = memoryview(rf.data)[rec.offset : rec.end]
+        raw = memoryview(rf.data)[rec.offset - rf.base_offset : rec.end - rf.base_offset]
         try:
             s = _MSG_DECODER.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError):

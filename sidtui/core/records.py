@@ -165,14 +165,16 @@ class RecordFile:
     blank_lines: int = 0
     line_count: int = 0
     ends_with_newline: bool = True
+    base_offset: int = 0
 
     def raw(self, rec: RecordRef) -> bytes:
         """The line's bytes (without ``\\n``)."""
-        return self.data[rec.offset : rec.end]
+        return self.data[rec.offset - self.base_offset : rec.end - self.base_offset]
 
     def decode(self, rec: RecordRef) -> Any:
         """The full record (usually a dict), decoded with JSON.parse's rules."""
-        raw = memoryview(self.data)[rec.offset : rec.end]
+        b = self.base_offset
+        raw = memoryview(self.data)[rec.offset - b : rec.end - b]
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -241,7 +243,7 @@ def scan_records(
         t_ = [o.type for o in objs]
         u_ = [o.uuid for o in objs]
         p_ = [o.parentUuid for o in objs]
-    rf = RecordFile(data=data)
+    rf = RecordFile(data=data, base_offset=base_offset)
     k = len(starts)
     ends = [x - 1 for x in starts[1:]]
     ends.append(n - 1 if ends_nl else n)
@@ -269,7 +271,7 @@ def scan_records(
 
 def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile:
     """Per-line scan: the typed decoder first, JSON.parse's rules for what it refuses."""
-    rf = RecordFile(data=data)
+    rf = RecordFile(data=data, base_offset=base_offset)
     records = rf.records
     mv = memoryview(data)
     n = len(data)
