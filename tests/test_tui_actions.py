@@ -228,3 +228,41 @@ async def test_help_lists_bindings_and_palette_has_actions(demo):
         titles = {c.title for c in app.get_system_commands(s)}
         assert {"Rewind…", "Fork / salvage…", "Undo preview…", "Search sessions", "Help",
                 "Light theme", "Dark theme", "Toggle follow"} <= titles
+
+
+async def test_live_session_refused_then_forced(demo):
+    import os
+    import time
+
+    from sidtui.core.home import safe_id
+    from sidtui.tui.screens.confirm import ConfirmScreen
+
+    sid = demo.cases["clean"]
+    reg = Home(demo.home).active_sessions_dir / f"{safe_id(sid)}.json"
+    reg.parent.mkdir(parents=True, exist_ok=True)
+    reg.write_bytes(orjson.dumps({"sessionId": sid, "pid": os.getpid(), "kind": "interactive",
+                                  "cwd": "/", "startedAt": int(time.time() * 1000)}))
+    app = make_app(demo.home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = await _open(app, pilot, sid)
+        assert s.view.liveness.live
+        path = s.sf.path
+        before = path.read_bytes()
+        await pilot.press("r")
+        await settle(app, pilot)
+        modal = app.screen
+        assert isinstance(modal, RewindScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # refused, asks whether to force
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is modal and not modal.applied
+        assert path.read_bytes() == before
+        assert not modal.query_one("#apply").disabled
+        await pilot.press("y")
+        await settle(app, pilot)
+        await pilot.press("y")  # force
+        await settle(app, pilot)
+        assert modal.applied
+        assert _last_record(path)["key"] == "rewind"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from concurrent.futures import Future
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -56,6 +57,25 @@ class SidtuiApp(App):
         self.home_label = home_label if home_label is not None else str(home.root)
         self.poll_interval = poll_interval
         self.theme = THEMES.get(theme or "dark", theme or "textual-dark")
+
+    def on_load(self) -> None:
+        # Read the catalog's cached rows while Textual starts and mounts the browser: the
+        # warm start overlaps the app's own start-up instead of following it.
+        self._warm_rows: Future = Future()
+        threading.Thread(target=self._prefetch_rows, name="sidtui-warm-rows", daemon=True).start()
+
+    def _prefetch_rows(self) -> None:
+        try:
+            self._warm_rows.set_result(self.catalog().rows())
+        except BaseException as exc:  # noqa: BLE001 - handed to the browser's worker
+            self._warm_rows.set_exception(exc)
+
+    def warm_rows(self) -> list:
+        """The catalog's cached rows (blocking until the start-up prefetch is done)."""
+        fut = getattr(self, "_warm_rows", None)
+        if fut is None:
+            return self.catalog().rows()
+        return fut.result()
 
     def on_mount(self) -> None:
         # A mode (not get_default_screen) so the browser's own .tcss is loaded.

@@ -11,6 +11,7 @@ and new sessions appear without a refresh key. Rows come from
 
 from __future__ import annotations
 
+import threading
 import time
 
 from rapidfuzz import fuzz
@@ -29,6 +30,8 @@ from sidtui.tui.widgets.session_table import COLUMNS, SessionTable, row_cells
 ALL = "__all__"
 BATCH_SECONDS = 0.25
 BATCH_FILES = 200
+FIRST_CHUNK = 300
+LATER_CHUNK = 1000
 
 
 def matches(query: str, s) -> bool:
@@ -70,6 +73,10 @@ class BrowserScreen(Screen):
         self.summaries: dict[str, object] = {}
         self.project: str = ALL
         self.scanning = False
+        self.filling = False
+        self._fill_generation = 0
+        self.first_rows_at: float | None = None  # perf_counter() when rows first showed (bench)
+        self._shown = threading.Event()
         self.errors: list[str] = []
         self._projects_shown: list[tuple[str, int]] = []
 
@@ -112,9 +119,15 @@ class BrowserScreen(Screen):
         if cat is None:
             self._scan_direct(worker)
             return
-        rows = cat.rows()
+        try:
+            rows = self.app.warm_rows()
+        except Exception:  # noqa: BLE001 - fall back to a plain read of the cache
+            rows = cat.rows()
         if rows:
+            self._shown.clear()
             self.post_message(SessionsScanned(rows, [], len(rows), len(rows), replace=True))
+            # Let the UI thread show the first rows before the refresh competes for the GIL.
+            self._shown.wait(0.5)
         cold = not rows
         last = [time.monotonic()]
 
@@ -196,14 +209,17 @@ class BrowserScreen(Screen):
     def on_sessions_scanned(self, msg: SessionsScanned) -> None:
         table = self.query_one("#sessions", SessionTable)
         new_keys = []
+        unchanged = False
         if msg.replace:
-            present = {str(s.path) for s in msg.rows}
-            for key in [k for k in self.summaries if k not in present]:
-                self.summaries.pop(key, None)
-            table.clear()
+            fresh = {str(s.path): s for s in msg.rows}
+            unchanged = fresh.keys() == self.summaries.keys() and all(
+                self.summaries[k] == v for k, v in fresh.items()
+            )
+            self.summaries = fresh if not unchanged else self.summaries
+            msg.rows = [] if unchanged else msg.rows
         for s in msg.rows:
             key = str(s.path)
-            if key not in self.summaries:
+            if key not in self.summaries or msg.replace:
                 new_keys.append(key)
             self.summaries[key] = s
         for key in msg.removed:
@@ -225,12 +241,14 @@ class BrowserScreen(Screen):
             self.scanning = False
             status.update(f" {len(self.summaries)} sessions · {len(self._project_counts()) } projects"
                           + (f" · {len(self.errors)} unreadable" if self.errors else ""))
-            self.refresh_table()
+            if not unchanged:
+                self.refresh_table()
             self.refresh_projects()
         else:
             status.update(f" scanning {msg.done}/{msg.total} …")
             if msg.replace:
-                self.refresh_table()
+                if not unchanged:
+                    self.refresh_table()
                 self.refresh_projects()
                 return
             # First batches: append as they come (sorted once at the end).
@@ -239,6 +257,8 @@ class BrowserScreen(Screen):
                 s = self.summaries[key]
                 if self._visible(s, q):
                     table.add_row(*row_cells(s), key=key)
+            if self.first_rows_at is None and table.row_count:
+                self.first_rows_at = time.perf_counter()
             if table.row_count and table.cursor_row == 0:
                 self._update_preview()
 
@@ -284,16 +304,40 @@ class BrowserScreen(Screen):
         return rows
 
     def refresh_table(self) -> None:
-        """Rebuild the table from the summaries (filter, project, sort), keeping the cursor."""
+        """Rebuild the table from the summaries (filter, project, sort), keeping the cursor.
+
+        The first :data:`FIRST_CHUNK` rows are added at once and the rest in chunks on
+        later event-loop turns, so a 10,000-session home shows its first rows (and takes
+        key presses) without waiting for every row to be built.
+        """
         table = self.query_one("#sessions", SessionTable)
         current = self.current_key()
+        self._fill_generation += 1
+        self.filling = True
         table.clear()
         rows = self.visible_rows()
-        for s in rows:
-            table.add_row(*row_cells(s), key=str(s.path))
+        self._add_rows(rows, 0, current, self._fill_generation)
+        self._update_preview()
+
+    def _add_rows(self, rows: list, start: int, current: str | None, generation: int) -> None:
+        if generation != self._fill_generation:
+            return  # a newer refresh replaced this one
+        table = self.query_one("#sessions", SessionTable)
+        end = min(len(rows), start + (FIRST_CHUNK if start == 0 else LATER_CHUNK))
+        for s in rows[start:end]:
+            key = str(s.path)
+            if key not in table.rows:
+                table.add_row(*row_cells(s), key=key)
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current), animate=False)
-        self._update_preview()
+            current = None
+        if self.first_rows_at is None and table.row_count:
+            self.first_rows_at = time.perf_counter()
+        self._shown.set()
+        if end < len(rows):
+            self.set_timer(0.001, lambda: self._add_rows(rows, end, current, generation))
+        else:
+            self.filling = False
 
     def current_key(self) -> str | None:
         table = self.query_one("#sessions", SessionTable)

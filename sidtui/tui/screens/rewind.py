@@ -214,6 +214,7 @@ class RewindScreen(ModalScreen[bool]):
                 self.run_rewind(p.id, self.mode, dry_run=False, force=True)
             else:
                 self.query_one("#rewind-preview", Static).update(Text(f"Refused: {reason}", style="bold red"))
+                self.query_one("#apply", Button).disabled = False
 
         self.app.push_screen(
             ConfirmScreen(f"{reason}\n\nRewind anyway (force)? The running agent may overwrite it.",

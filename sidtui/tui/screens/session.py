@@ -27,6 +27,7 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from sidtui.tui.conversation_model import ConversationModel
 from sidtui.tui.fmt import human_size, pretty_json, short_time
+from sidtui.tui.gcpause import gc_paused
 from sidtui.tui.messages import SessionLoaded, SessionLoadFailed
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
 from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
@@ -114,9 +115,10 @@ class SessionScreen(Screen):
 
         try:
             st = self.sf.path.stat()
-            view = open_session(self.app.home, self.sf)
-            conversation = ConversationModel.from_view(view)
-            chain = ChainIndex(view)
+            with gc_paused():
+                view = open_session(self.app.home, self.sf)
+                conversation = ConversationModel.from_view(view)
+                chain = ChainIndex(view)
         except (SidtuiError, OSError) as exc:
             self.post_message(SessionLoadFailed(str(exc)))
             return
