@@ -971,13 +971,22 @@ def _scan_parallel(
     chunks = [todo[i : i + CHUNK_FILES] for i in range(0, len(todo), CHUNK_FILES)]
     done = 0
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_ignore_sigint
+    ) as pool:
         # map() yields in submission order, so the merged report equals a serial scan.
         for chunk, part in zip(chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True):
             _merge(scan, part)
             done += len(chunk)
             if progress is not None:
                 progress(done, len(todo), str(chunk[-1][0]))
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent (which stops the pool), so no worker tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _merge(scan: _Scan, part: tuple) -> None:
