@@ -303,6 +303,7 @@ def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
     rc = recount(demo.home)
     assert_matches(report, rc)
     assert report["strict_parser_only"], "the demo's lone-surrogate line is not bad, only strict-rejected"
+    assert any(w["kind"] == "cycle" for w in report["warnings"])  # the demo's cycle case
     assert code == (1 if report["faults"] else 0)
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.chain import rebuild_chain
 from sidtui.core.home import Home, SessionFile, classify_file, first_line_of, project_folders
 from sidtui.core.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.jsonparse import would_strict_parser_reject as _strict_rejects
@@ -641,6 +642,16 @@ class _Scan:
                         "records_without_uuid",
                         path,
                         f"{fc.records_without_uuid} records without a uuid in a chained file",
+                    )
+                )
+            chain = rebuild_chain(rf)  # the loader's own walk, for what only it sees
+            if chain.cycle:
+                r.warnings.append(
+                    Finding(
+                        "cycle",
+                        path,
+                        f"the parent chain loops at uuid {chain.cycle_uuid}: the agent's "
+                        f"loader stops there and keeps {len(chain.chain)} record(s)",
                     )
                 )
             if dangling is not None:
