@@ -31,7 +31,7 @@ from sidtui.tui.gcpause import gc_paused
 from sidtui.tui.messages import SessionLoaded, SessionLoadFailed
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
 from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
-from sidtui.tui.widgets.conversation_view import ConversationView
+from sidtui.tui.widgets.conversation_view import ConversationView, layout
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from sidtui.tui.widgets.state_panel import StatePanel
 
@@ -115,10 +115,14 @@ class SessionScreen(Screen):
 
         try:
             st = self.sf.path.stat()
+            conv_view = self.query_one("#conversation-view", ConversationView)
             with gc_paused():
                 view = open_session(self.app.home, self.sf)
                 conversation = ConversationModel.from_view(view)
                 chain = ChainIndex(view)
+                # The layout (line of every entry) is O(messages): done here, not in the UI.
+                width = conv_view._content_width()
+                starts = layout(conversation, width)
         except (SidtuiError, OSError) as exc:
             self.post_message(SessionLoadFailed(str(exc)))
             return
@@ -126,7 +130,9 @@ class SessionScreen(Screen):
             self.post_message(SessionLoadFailed(f"internal error reading the session: {type(exc).__name__}: {exc}"))
             return
         self._stat = (st.st_size, st.st_mtime_ns)
-        self.post_message(SessionLoaded(view, conversation, chain, reload=reload))
+        msg = SessionLoaded(view, conversation, chain, reload=reload)
+        msg.starts, msg.width = starts, width
+        self.post_message(msg)
 
     @work(thread=True, exclusive=True, group="watch-session")
     def check_file(self) -> None:
@@ -151,7 +157,8 @@ class SessionScreen(Screen):
         self.query_one("#tabs").loading = False
         self._show_head()
         conv = self.query_one("#conversation-view", ConversationView)
-        conv.set_model(msg.conversation, keep_position=msg.reload)
+        conv.set_model(msg.conversation, keep_position=msg.reload,
+                       starts=getattr(msg, "starts", None), width=getattr(msg, "width", None))
         if not msg.reload:
             if self.scroll_to_line is not None:
                 conv.scroll_to_line(self.scroll_to_line)

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
+from textual import events, work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -43,6 +43,40 @@ def wrap(text: str, width: int, limit: int | None = None) -> list[str]:
         if limit is not None and len(out) > limit:
             break
     return out
+
+
+def measure(model: ConversationModel, e: Entry, width: int) -> int:
+    """Lines entry ``e`` takes at ``width`` — cheap: no styling, wraps capped when folded."""
+    if e.kind == "header":
+        return 2 if e.msg else 1
+    if e.kind == "text":
+        text = model.messages[e.msg].blocks[e.block].text or ""
+        avail = max(width - BODY_INDENT - 2, 8)
+        if e.collapsed:
+            n = 0
+            for para in text.split("\n", TEXT_PREVIEW_LINES + 1)[: TEXT_PREVIEW_LINES + 1]:
+                # A paragraph of at most avail/2 characters fits even if every one is wide.
+                n += 1 if len(para) * 2 <= avail else len(wrap(para, avail))
+                if n > TEXT_PREVIEW_LINES:
+                    return TEXT_PREVIEW_LINES + 1
+            return max(1, n)
+        return max(1, len(wrap(text, avail)))
+    if e.kind == "banner":
+        return 1 + len(wrap(model.banner[0] if model.banner else "", width - 1)) + len(
+            wrap(model.body(e), width - 2))
+    if e.collapsed:
+        return 1
+    return 1 + len(wrap(model.body(e), width - BODY_INDENT - 2))
+
+
+def layout(model: ConversationModel, width: int) -> array:
+    """Start line of every entry plus the total (``array('q')``); safe to run in a worker."""
+    starts = array("q", [0])
+    total = 0
+    for e in model.entries:
+        total += measure(model, e, width)
+        starts.append(total)
+    return starts
 
 
 class ConversationView(ScrollView, can_focus=True):
@@ -107,7 +141,8 @@ class ConversationView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ model
 
-    def set_model(self, model: ConversationModel, *, keep_position: bool = False) -> None:
+    def set_model(self, model: ConversationModel, *, keep_position: bool = False,
+                  starts: array | None = None, width: int | None = None) -> None:
         """Show ``model`` (attributes down); keeps the cursor's message when asked."""
         old_msg = None
         if keep_position and self.model is not None and self.model.entries:
@@ -119,7 +154,7 @@ class ConversationView(ScrollView, can_focus=True):
         )
         prev_count = len(self.model.messages) if self.model is not None else 0
         self.model = model
-        self._relayout()
+        self._relayout(starts if width == self._content_width() else None)
         if keep_position:
             added = max(0, len(model.messages) - prev_count)
             if self.follow and at_end:
@@ -191,27 +226,24 @@ class ConversationView(ScrollView, can_focus=True):
             return head
         return head + [(style if style != "tool" else "", ind + line) for line in wrap(m.body(e), avail)]
 
-    def _relayout(self) -> None:
-        """Recompute the line → entry map for the current width (O(entries), capped wraps)."""
+    def _relayout(self, starts: array | None = None) -> None:
+        """Recompute the line → entry map for the current width.
+
+        ``starts`` may come precomputed from the loading worker (:func:`layout`) when it
+        used the same width; otherwise it is computed here (O(entries), capped wraps).
+        """
         width = self._content_width()
         self._layout_width = width
         self._lines.clear()
         self._strips.clear()
-        starts = array("q", [0])
-        total = 0
-        if self.model is not None:
-            for i in range(len(self.model.entries)):
-                total += len(self._entry_lines(i, width)) if self._needs_measure(i) else 1
-                starts.append(total)
+        if starts is None or self.model is None:
+            starts = layout(self.model, width) if self.model is not None else array("q", [0])
         self._starts = starts
-        self.virtual_size = Size(width, total)
+        self.virtual_size = Size(width, starts[-1])
         self.refresh()
 
-    def _needs_measure(self, i: int) -> bool:
-        e = self.model.entries[i]
-        if e.kind == "header":
-            return True
-        return not (e.collapsed and e.kind != "text")
+    def _measure_entry(self, i: int, width: int) -> int:
+        return measure(self.model, self.model.entries[i], width)
 
     # ------------------------------------------------------------------ drawing
 
@@ -245,8 +277,23 @@ class ConversationView(ScrollView, can_focus=True):
         return strip
 
     def on_resize(self, event: events.Resize) -> None:
-        if self._content_width() != self._layout_width:
+        width = self._content_width()
+        if width == self._layout_width or self.model is None:
+            return
+        if len(self.model.entries) < 5_000:
             self._relayout()
+        else:
+            self._relayout_in_worker(self.model, width)
+
+    @work(thread=True, exclusive=True, group="conversation-layout")
+    def _relayout_in_worker(self, model: ConversationModel, width: int) -> None:
+        """Big sessions: measure in a thread; the old layout stays on screen meanwhile."""
+        starts = layout(model, width)
+        self.app.call_from_thread(self._apply_layout, model, width, starts)
+
+    def _apply_layout(self, model: ConversationModel, width: int, starts: array) -> None:
+        if model is self.model and width == self._content_width():
+            self._relayout(starts)
 
     # ------------------------------------------------------------------ cursor
 
