@@ -180,3 +180,23 @@ async def test_escape_goes_back_and_errors_do_not_crash(home):
         await pilot.press("backspace")
         await pilot.pause()
         assert not isinstance(app.screen, SessionScreen)
+
+
+async def test_watcher_batch_triggers_reload(home):
+    """A watcher batch naming the open file re-reads it (no wait for the poll)."""
+    from sidtui.tui.messages import LiveChanged
+
+    app = make_app(home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = await _open(app, pilot, "20261130-052907-9ff3799b")
+        conv = s.query_one("#conversation-view")
+        n = len(conv.model.messages)
+        tail = [ln for ln in s.sf.path.read_bytes().splitlines() if ln.strip()][-1]
+        rec = {"type": "user_message", "uuid": "w-1", "parentUuid": orjson.loads(tail)["uuid"],
+               "timestamp": "2026-11-30T00:00:00.000Z",
+               "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
+        with open(s.sf.path, "ab") as fh:
+            fh.write(orjson.dumps(rec) + b"\n")
+        app.post_message(LiveChanged({str(s.sf.path)}))
+        await settle(app, pilot)
+        assert len(conv.model.messages) == n + 1

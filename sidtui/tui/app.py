@@ -17,11 +17,13 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from sidtui.core.home import Home
+from sidtui.tui.messages import LiveChanged
 
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
@@ -125,7 +127,49 @@ class SidtuiApp(App):
             return {}
         return {k: s.started for k, s in b.summaries.items()}
 
+    # ------------------------------------------------------------------ live updates
+
+    def start_watching(self) -> None:
+        """Start the home's watcher (once); its batches trigger the browser's and the open
+        sessions' incremental re-reads at once instead of at the next poll."""
+        if self.poll_interval and getattr(self, "_watcher", None) is None:
+            self._watcher = False  # starting
+            self._start_watcher()
+
+    @work(thread=True, exclusive=True, group="watcher")
+    def _start_watcher(self) -> None:
+        from sidtui.core.live import Watcher
+
+        try:
+            w = Watcher(self.home, on_batch=self._on_live_batch)
+            w.start()
+        except Exception as exc:  # noqa: BLE001 - polling keeps working without it
+            self.call_from_thread(self.notify, f"live watching unavailable ({exc}); polling instead",
+                                  severity="warning")
+            return
+        self._watcher = w
+
+    def _on_live_batch(self, batch) -> None:
+        paths = {str(p) for e in batch if (p := getattr(e, "path", None))}
+        self.post_message(LiveChanged(paths))
+
+    def on_live_changed(self, msg: LiveChanged) -> None:
+        from sidtui.tui.screens.session import SessionScreen
+
+        b = self.browser()
+        if b is not None:
+            b.poll()
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionScreen) and str(screen.sf.path) in msg.paths:
+                screen.check_file()
+
     def on_unmount(self) -> None:
+        w = getattr(self, "_watcher", None)
+        if w:
+            try:
+                w.stop(1.0)
+            except Exception:  # noqa: BLE001
+                pass
         if self._catalog is not None:
             try:
                 self._catalog.close()

@@ -56,3 +56,11 @@ class SessionLoadFailed(Message):
 
 class SessionChanged(Message):
     """The open session's file changed on disk (size/mtime), so it will be re-read."""
+
+
+class LiveChanged(Message):
+    """The watcher saw changes under the home (``paths``: files it named)."""
+
+    def __init__(self, paths: set[str]) -> None:
+        super().__init__()
+        self.paths = paths

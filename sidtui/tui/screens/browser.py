@@ -239,6 +239,7 @@ class BrowserScreen(Screen):
             return
         if msg.final:
             self.scanning = False
+            self.app.start_watching()
             status.update(f" {len(self.summaries)} sessions · {len(self._project_counts()) } projects"
                           + (f" · {len(self.errors)} unreadable" if self.errors else ""))
             if not unchanged:
