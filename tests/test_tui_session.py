@@ -200,3 +200,21 @@ async def test_watcher_batch_triggers_reload(home):
         app.post_message(LiveChanged({str(s.sf.path)}))
         await settle(app, pilot)
         assert len(conv.model.messages) == n + 1
+
+
+@pytest.mark.parametrize("sid", ["20261130-052916-63e39b3e", "20261130-052915-f2217f0e", "20261130-052917-0c88f996"])
+async def test_measure_matches_drawn_lines(home, sid):
+    """The virtual height (measured cheaply, in the worker) equals the lines drawn."""
+    from sidtui.tui.widgets.conversation_view import measure
+
+    app = make_app(home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = await _open(app, pilot, sid)
+        conv = s.query_one("#conversation-view")
+        model = conv.model
+        for width in (40, 117):
+            for collapsed in (True, False):
+                for e in model.entries:
+                    if e.collapsible:
+                        e.collapsed = collapsed
+                    assert measure(model, e, width) == len(conv._build_lines(e, width)), (e, width)

@@ -53,7 +53,7 @@ class Entry:
         return self.kind in COLLAPSED_KINDS or self.kind == "text"
 
 
-@dataclass
+@dataclass(repr=False)
 class ConversationModel:
     """Entries plus lazy access to the blocks behind them.
 
@@ -70,6 +70,9 @@ class ConversationModel:
     message_entry: dict[int, int] = field(default_factory=dict)
     banner: list[str] = field(default_factory=list)
     banner_kind: str = "none"
+
+    def __repr__(self) -> str:  # the default would print every entry
+        return f"ConversationModel({len(self.messages)} messages, {len(self.entries)} entries)"
 
     # ------------------------------------------------------------------ building
 

@@ -53,6 +53,8 @@ class ChainIndex:
         self.branch_points = set(tree.branch_points)
         self.live_tip = tree.live_tip
         self.lost = set(tree.lost_parents)
+        # A cycle: the loader's walk met this uuid twice and stopped there (seed §5.6).
+        self.cycle_uuid = view.chain.cycle_uuid if view.chain.cycle else None
         self.branch_of: dict[int, int] = {}
         for bi, br in enumerate(tree.branches):
             for ri in br.records:
@@ -76,6 +78,8 @@ class ChainIndex:
             notes.append("live tip")
         if i in self.lost:
             notes.append("parent lost")
+        if self.cycle_uuid is not None and r.uuid == self.cycle_uuid:
+            notes.append("⟳ cycle: the loader's walk stops here")
         if r.type == "metadata":
             rec = rf.decode(r)
             key = rec.get("key") if isinstance(rec, dict) else None

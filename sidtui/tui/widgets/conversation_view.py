@@ -9,6 +9,7 @@ the bottom; otherwise appended records raise the ``new_records`` count shown by 
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_right
 
@@ -30,8 +31,41 @@ INDENT = {"header": 0, "banner": 0}
 BODY_INDENT = 4
 
 
+_WORDS = re.compile(r"[^ ]*(?: +|$)")
+
+
+def _wrap_para(para: str, width: int) -> list[str]:
+    """Greedy word wrap by terminal cells; words wider than a line are cut."""
+    out: list[str] = []
+    line, used = "", 0
+    for word in _WORDS.findall(para):
+        if not word:
+            continue
+        w = cell_len(word)
+        if used + w <= width:
+            line, used = line + word, used + w
+            continue
+        bare = word.rstrip(" ")
+        if used + cell_len(bare) <= width:  # fits once its trailing spaces are dropped
+            out.append(line + bare)
+            line, used = "", 0
+            continue
+        if line:
+            out.append(line.rstrip(" ") or line)
+        if w > width:
+            parts = chop_cells(word, width)
+            out.extend(parts[:-1])
+            line = parts[-1]
+            used = cell_len(line)
+        else:
+            line, used = word, w
+    if line or not out:
+        out.append(line)
+    return out
+
+
 def wrap(text: str, width: int, limit: int | None = None) -> list[str]:
-    """Hard-wrap ``text`` to ``width`` cells per line (stops after ``limit`` lines)."""
+    """Wrap ``text`` to ``width`` cells per line at spaces (stops after ``limit`` lines)."""
     width = max(width, 8)
     out: list[str] = []
     for para in text.split("\n"):
@@ -39,7 +73,7 @@ def wrap(text: str, width: int, limit: int | None = None) -> list[str]:
         if cell_len(para) <= width:
             out.append(para)
         else:
-            out.extend(chop_cells(para, width))
+            out.extend(_wrap_para(para, width))
         if limit is not None and len(out) > limit:
             break
     return out
@@ -95,7 +129,7 @@ class ConversationView(ScrollView, can_focus=True):
     }
 
     DEFAULT_CSS = """
-    ConversationView { background: $surface; }
+    ConversationView { background: $surface; scrollbar-gutter: stable; }
     ConversationView > .conversation--user { color: $text-primary; text-style: bold; }
     ConversationView > .conversation--assistant { color: $text-success; text-style: bold; }
     ConversationView > .conversation--tool { color: $text-warning; }
@@ -285,7 +319,8 @@ class ConversationView(ScrollView, can_focus=True):
         else:
             self._relayout_in_worker(self.model, width)
 
-    @work(thread=True, exclusive=True, group="conversation-layout")
+    # A description, or Textual would repr() the whole model to name the worker.
+    @work(thread=True, exclusive=True, group="conversation-layout", description="conversation layout")
     def _relayout_in_worker(self, model: ConversationModel, width: int) -> None:
         """Big sessions: measure in a thread; the old layout stays on screen meanwhile."""
         starts = layout(model, width)
