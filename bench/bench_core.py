@@ -148,6 +148,7 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
     gen_s = time.perf_counter() - t0
     home = Home(root)
     files = [f.path for f in discover(home)]
+    n = len(files)  # the home is shared with other benchmarks, which may ask for more
     total = sum(p.stat().st_size for p in files)
     caches = Path(tempfile.mkdtemp(prefix="sidtui-bench-cache-"))
     old_cache = os.environ.get("XDG_CACHE_HOME")
