@@ -18,7 +18,9 @@ result is the same either way (a test checks both paths agree on every fixture).
 
 from __future__ import annotations
 
+import operator
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -30,11 +32,11 @@ from sidtui.core.home import Home, SessionFile, discover
 from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
 from sidtui.core.loader import MESSAGE_RECORD_TYPES, Message, _message_from_record
 from sidtui.core.process import Registration, liveness_for, read_registrations, trace_session_ids
-from sidtui.core.records import _HEAD, _NL, RecordFile, RecordRef
+from sidtui.core.records import _HEAD, RecordFile, RecordRef
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
 
 #: How many trailing chain messages are decoded to decide the interruption state.
-TAIL_MESSAGES = 24
+TAIL_MESSAGES = 12
 
 
 @dataclass
@@ -148,57 +150,101 @@ def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
     return None
 
 
-def _walk_tail(data: bytes) -> tuple[list[tuple[int, int, str | None, str | None]], bool, str]:
-    """Walk from the tail: [(start, end, type, uuid)] oldest first, loadable, failure.
+class _LineIndex:
+    """Bounds of line ``i`` (no blank lines), found lazily from the nearer end of the file.
+
+    ``ls`` needs the bounds of a handful of lines (the head, the last messages, the last
+    metadata), so it never indexes every newline.
+    """
+
+    def __init__(self, data: bytes, n: int) -> None:
+        self.data, self.n = data, n
+        self.last_end = len(data) - 1 if data.endswith(b"\n") else len(data)
+        self.front = [0]  # starts of lines 0, 1, 2, ...
+        self.back: list[int] = []  # starts of lines n-1, n-2, ...
+
+    def start(self, i: int) -> int:
+        if i < len(self.front):
+            return self.front[i]
+        j = self.n - 1 - i
+        if j < len(self.back):
+            return self.back[j]
+        data = self.data
+        if i < self.n // 2:
+            while len(self.front) <= i:
+                self.front.append(data.find(b"\n", self.front[-1]) + 1)
+            return self.front[i]
+        while len(self.back) <= j:
+            end = self.back[-1] - 1 if self.back else self.last_end
+            self.back.append(data.rfind(b"\n", 0, end) + 1)
+        return self.back[j]
+
+    def bounds(self, i: int) -> tuple[int, int]:
+        end = self.start(i + 1) - 1 if i + 1 < self.n else self.last_end
+        return self.start(i), end
+
+
+Entry = tuple[int, "str | None", "str | None"]  # (line key, type, uuid)
+
+
+def _walk_tail(
+    data: bytes,
+) -> tuple[list[Entry], Callable[[int], tuple[int, int]], bool, int | None]:
+    """Walk from the tail: chain entries oldest first, their bounds, loadable, line count.
 
     When every line is valid (the common case) one C call decodes the three chain fields
-    of every line and the walk runs over that list; otherwise each parent is found by
-    searching the bytes backwards for its uuid and only that line is validated.
+    of every line, a linear file is recognised in C (each parent is the previous uuid),
+    and only the few lines a summary reads get their bounds; otherwise each parent is
+    found by searching the bytes backwards for its uuid and only that line is validated.
     """
     try:
         heads = _HEAD.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return _walk_tail_search(data)
-    if len(heads) != count_records(data) or not heads:
+    n = len(heads)
+    if not n or n != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
         return _walk_tail_search(data)  # blank/odd lines: the exact per-line path
-    starts = [0]
-    starts += [m.end() for m in _NL.finditer(data)]
     tail = heads[-1]
     if not isinstance(tail.uuid, str):
         raise _FallBack  # linear legacy parse
-    n = len(data)
-
-    def bounds(i: int) -> tuple[int, int]:
-        end = starts[i + 1] - 1 if i + 1 < len(starts) else n
-        return starts[i], end
-
-    i = len(heads) - 1
-    chain = [(*bounds(i), tail.type if isinstance(tail.type, str) else None, tail.uuid)]
-    seen = {tail.uuid}
-    expected = tail.parentUuid if isinstance(tail.parentUuid, str) else None
-    i -= 1
-    while i >= 0 and expected is not None:
-        h = heads[i]
-        if h.uuid == expected:
-            if expected in seen:
-                break  # cycle
-            seen.add(expected)
-            chain.append((*bounds(i), h.type if isinstance(h.type, str) else None, h.uuid))
-            expected = h.parentUuid if isinstance(h.parentUuid, str) else None
-        i -= 1
-    chain.reverse()
-    loadable = any(t == "session_start" for _, _, t, _ in chain)
-    return chain, loadable, "" if loadable else "session_start is not on the chain"
+    uuids = [h.uuid for h in heads]
+    parents = [h.parentUuid for h in heads]
+    types = [h.type if isinstance(h.type, str) else None for h in heads]
+    idx = _LineIndex(data, n)
+    if (
+        parents[0] is None
+        and all(map(operator.eq, parents[1:], uuids[:-1]))
+        and len(set(uuids)) == n
+    ):
+        order = range(n)  # one writer, one chain: every line, in order
+    else:
+        picked = [n - 1]
+        seen = {tail.uuid}
+        expected = parents[-1] if isinstance(parents[-1], str) else None
+        i = n - 2
+        while i >= 0 and expected is not None:
+            if uuids[i] == expected:
+                if expected in seen:
+                    break  # cycle
+                seen.add(expected)
+                picked.append(i)
+                p = parents[i]
+                expected = p if isinstance(p, str) else None
+            i -= 1
+        picked.reverse()
+        order = picked
+    chain = [(i, types[i], uuids[i]) for i in order]
+    return chain, idx.bounds, any(t == "session_start" for _, t, _ in chain), n
 
 
 def _walk_tail_search(
     data: bytes,
-) -> tuple[list[tuple[int, int, str | None, str | None]], bool, str]:
+) -> tuple[list[Entry], Callable[[int], tuple[int, int]], bool, int | None]:
     """The per-line walk: find each parent by a backward byte search for its uuid."""
     mv = memoryview(data)
     found = _last_good_line(data, mv)
     if found is None:
-        return [], False, "the file holds no valid record"
+        return [], lambda i: (0, 0), False, None
     start, end, h = found
     if not isinstance(h.uuid, str):
         raise _FallBack  # linear legacy parse
@@ -234,8 +280,9 @@ def _walk_tail_search(
         expected = cand.parentUuid if isinstance(cand.parentUuid, str) else None
         pos = ls
     chain.reverse()
-    loadable = any(t == "session_start" for _, _, t, _ in chain)
-    return chain, loadable, "" if loadable else "session_start is not on the chain"
+    spans = [(ls, le) for ls, le, _, _ in chain]
+    entries = [(k, t, u) for k, (_, _, t, u) in enumerate(chain)]
+    return entries, spans.__getitem__, any(t == "session_start" for _, t, _ in entries), None
 
 
 def _decode_line(data: bytes, start: int, end: int) -> Any:
@@ -259,35 +306,25 @@ def _summary_file_title(sf: SessionFile) -> str | None:
 
 
 def _fast_summary(sf: SessionFile, data: bytes, st: os.stat_result) -> SessionSummary:
-    chain, loadable, failure = _walk_tail(data)
+    chain, bounds, loadable, n_lines = _walk_tail(data)
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
-    first_end = data.find(b"\n")
-    head = _decode_line(data, 0, len(data) if first_end < 0 else first_end)
-    if isinstance(head, dict) and head.get("type") == "session_start":
-        v = head.get("version")
-        s.format_version = v if isinstance(v, str) else "2.0"
-        s.started = head.get("timestamp")
-        s.model, s.provider, s.cwd = head.get("model"), head.get("provider"), head.get("cwd")
-    else:
-        s.format_version = "3.0"
-    s.loadable = loadable
+    s.records = n_lines or 0  # every line valid and non-blank: the count is exact
     if not loadable:
         raise _FallBack  # let the full reader explain why, with lines and uuids
-    # the start record actually on the chain wins (a reused id restarts the chain)
-    for ls, le, t, _ in chain:
-        if t == "session_start":
-            start_rec = _decode_line(data, ls, le)
-            if isinstance(start_rec, dict):
-                v = start_rec.get("version")
-                s.format_version = v if isinstance(v, str) else "2.0"
-                s.started = start_rec.get("timestamp")
-                s.model, s.provider = start_rec.get("model"), start_rec.get("provider")
-                s.cwd = start_rec.get("cwd")
-            break
-    tail = _decode_line(data, chain[-1][0], chain[-1][1]) or {}
-    s.ended = chain[-1][2] == "session_end"
-    for ls, le, _, _ in reversed(chain):  # the loader's updatedAt: last timestamp on the chain
-        d = tail if le == chain[-1][1] else _decode_line(data, ls, le)
+    s.loadable = True
+    # the start record on the chain (a reused id restarts the chain with a new one)
+    start_key = next(k for k, t, _ in chain if t == "session_start")
+    start_rec = _decode_line(data, *bounds(start_key))
+    if isinstance(start_rec, dict):
+        v = start_rec.get("version")
+        s.format_version = v if isinstance(v, str) else "2.0"
+        s.started = start_rec.get("timestamp")
+        s.model, s.provider = start_rec.get("model"), start_rec.get("provider")
+        s.cwd = start_rec.get("cwd")
+    tail = _decode_line(data, *bounds(chain[-1][0])) or {}
+    s.ended = chain[-1][1] == "session_end"
+    for k, _, _ in reversed(chain):  # the loader's updatedAt: last timestamp on the chain
+        d = tail if k == chain[-1][0] else _decode_line(data, *bounds(k))
         ts = d.get("timestamp") if isinstance(d, dict) else None
         if isinstance(ts, str):
             s.last_activity = ts
@@ -296,41 +333,51 @@ def _fast_summary(sf: SessionFile, data: bytes, st: os.stat_result) -> SessionSu
         s.cost_usd = float(tail["totalCostUSD"])
     # decode only the last messages on the chain, plus the latest cost/title metadata
     rf = RecordFile(data=data)
-    msg_pos = [(ls, le, t, u) for ls, le, t, u in chain if t in MESSAGE_RECORD_TYPES]
+
+    def message(k: int, t: str | None, u: str | None, index: int) -> Message | None:
+        ls, le = bounds(k)
+        return _message_from_record(rf, RecordRef(0, 0, ls, le, t, u, None), index)
+
+    msg_keys = [(k, t, u) for k, t, u in chain if t in MESSAGE_RECORD_TYPES]
     tail_msgs: list[Message] = []
-    for ls, le, t, u in msg_pos[-TAIL_MESSAGES:]:
-        rec = RecordRef(0, 0, ls, le, t, u, None)
-        m = _message_from_record(rf, rec, len(tail_msgs))
+    for k, t, u in msg_keys[-TAIL_MESSAGES:]:
+        m = message(k, t, u, len(tail_msgs))
         if m is not None:
             tail_msgs.append(m)
     r = recover(tail_msgs, terminal_tool_names=TERMINAL_TOOL_NAMES)
-    if not r.messages and len(msg_pos) > TAIL_MESSAGES:
+    if not r.messages and len(msg_keys) > TAIL_MESSAGES:
         raise _FallBack
     s.interruption = r.interruption.kind
     s.tool_names = r.interruption.tool_names if r.interruption.kind == "interrupted_turn" else []
-    for ls, le, t, _ in msg_pos:
+    for k, t, u in msg_keys:
         if t != "user_message":
             continue
-        m = _message_from_record(rf, RecordRef(0, 0, ls, le, t, None, None), 0)
+        m = message(k, t, u, 0)
         if m is not None and m.is_human_prompt and m.preview():
             s.first_prompt = m.preview(120)
             break
-    meta_pos = [(ls, le) for ls, le, t, _ in chain if t == "metadata"]
-    for ls, le in reversed(meta_pos):
-        if s.cost_usd is not None and s.title is not None:
-            break
-        seg = data[ls:le]
-        if s.cost_usd is None and b'"key":"usage_stats"' in seg:
-            d = _decode_line(data, ls, le)
-            v = d.get("value") if isinstance(d, dict) else None
-            if isinstance(v, dict) and isinstance(v.get("totalCostUSD"), (int, float)):
-                s.cost_usd = float(v["totalCostUSD"])
-        elif s.title is None and b'"key":"session_name"' in seg:
-            d = _decode_line(data, ls, le)
-            v = d.get("value") if isinstance(d, dict) else None
-            if isinstance(v, str):
-                s.title = v
+    on_chain = {u for _, _, u in chain}
+    if s.cost_usd is None:
+        usage = _last_metadata(data, b"usage_stats", on_chain)
+        if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
+            s.cost_usd = float(usage["totalCostUSD"])
+    name = _last_metadata(data, b"session_name", on_chain)
+    s.title = name if isinstance(name, str) else None
     return s
+
+
+def _last_metadata(data: bytes, key: bytes, on_chain: set) -> Any:
+    """The value of the last ``metadata`` record with ``key`` on the chain (byte search)."""
+    needle = b'"key":"' + key + b'"'
+    j = data.rfind(needle)
+    while j >= 0:
+        ls, le = _line_bounds(data, j)
+        d = _decode_line(data, ls, le)
+        if isinstance(d, dict) and d.get("type") == "metadata" and d.get("key") == key.decode():
+            if d.get("uuid") in on_chain:
+                return d.get("value")
+        j = data.rfind(needle, 0, ls)
+    return None
 
 
 def _full_summary(home: Home, sf: SessionFile, data: bytes, registrations) -> SessionSummary:
@@ -418,7 +465,7 @@ def summarize(
             s = _full_summary(home, sf, data, registrations)
     else:
         s = _full_summary(home, sf, data, registrations)
-    if sf.container == "jsonl":
+    if sf.container == "jsonl" and not s.records:
         s.records = count_records(data)
     s.bytes = len(data)
     if st is not None:
