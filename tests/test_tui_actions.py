@@ -266,3 +266,29 @@ async def test_live_session_refused_then_forced(demo):
         await settle(app, pilot)
         assert modal.applied
         assert _last_record(path)["key"] == "rewind"
+
+
+async def test_branch_switch_from_chain_tab(demo):
+    """`b` on a skipped branch's tip (Chain tab) makes it live through an appended marker."""
+    from sidtui.tui.screens.confirm import ConfirmScreen
+
+    sid = demo.cases["concurrent"]
+    app = make_app(demo.home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = await _open(app, pilot, sid)
+        tree = s.view.tree
+        assert tree.branches, "the concurrent case has a skipped branch"
+        tip = tree.branches[0].tip
+        tip_line = s.view.rf.records[tip].line
+        tip_uuid = s.view.rf.records[tip].uuid
+        await pilot.press("2")
+        chain = s.query_one("#chain-view")
+        chain.select_line(tip_line)
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        last = _last_record(s.sf.path)
+        assert last["key"] == "branch_switch" and last["parentUuid"] == tip_uuid
+        assert s.view.rf.records[s.view.tree.live_tip].uuid == last["uuid"]

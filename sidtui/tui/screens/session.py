@@ -324,6 +324,69 @@ class SessionScreen(Screen):
         self.query_one("#tabs", TabbedContent).active = "checkpoints"
         panel.action_undo_preview()
 
+    def action_switch_branch(self) -> None:
+        """Make the record under the Chain cursor the live tip (append-only marker)."""
+        if not self._require_view():
+            return
+        chain = self.query_one("#chain-view", ChainView)
+        rows = chain.index.rows if chain.index else []
+        if not rows or chain.cursor >= len(rows) or rows[chain.cursor].kind != "record":
+            self.notify("select a record in the Chain tab first", severity="warning")
+            return
+        rec = self.view.rf.records[rows[chain.cursor].index]
+        if not rec.uuid:
+            self.notify(f"line {rec.line} has no uuid: it cannot be a tip", severity="warning")
+            return
+        self.branch_switch(rec.uuid, rec.line, dry_run=True, force=False)
+
+    @work(thread=True, exclusive=True, group="branch-switch")
+    def branch_switch(self, uuid: str, line: int, *, dry_run: bool, force: bool) -> None:
+        from sidtui.core.errors import SidtuiError
+        from sidtui.core.rewind import SessionIsLive, switch_branch
+
+        try:
+            res = switch_branch(self.view, uuid, dry_run=dry_run, force=force)
+        except SessionIsLive as exc:
+            self.app.call_from_thread(self._confirm_branch, uuid, line, None, str(exc))
+            return
+        except (SidtuiError, OSError, ValueError) as exc:
+            self.app.call_from_thread(self.notify, str(exc), title="branch switch", severity="error")
+            return
+        if dry_run:
+            self.app.call_from_thread(self._confirm_branch, uuid, line, res, None)
+        else:
+            self.app.call_from_thread(
+                self.notify,
+                f"line {line} is the live tip now ({res.messages_after} messages; marker {res.marker_uuid})",
+                title="branch switch",
+            )
+            self.app.call_from_thread(self.load, True)
+
+    def _confirm_branch(self, uuid: str, line: int, res, live_reason: str | None) -> None:
+        from sidtui.tui.screens.confirm import ConfirmScreen
+
+        if live_reason is not None:
+            question = f"{live_reason}\n\nSwitch branch anyway (force)?"
+
+            def forced(yes: bool | None) -> None:
+                if yes:
+                    self.branch_switch(uuid, line, dry_run=False, force=True)
+
+            self.app.push_screen(ConfirmScreen(question, yes="Force switch", danger=True), forced)
+            return
+        question = (
+            f"Make line {line} the live tip?\n"
+            f"{len(res.leaving)} message(s) leave the conversation, {len(res.joining)} join "
+            f"({res.messages_before} → {res.messages_after}). Nothing is deleted: a "
+            "branch_switch marker is appended."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.branch_switch(uuid, line, dry_run=False, force=False)
+
+        self.app.push_screen(ConfirmScreen(question, yes="Switch"), answered)
+
     def _after_write(self, result) -> None:
         if result:
             self.load(True)
@@ -347,6 +410,8 @@ class SessionScreen(Screen):
             ("Expand all", "Expand every thinking block, tool call and result (e)", self.action_expand_all),
             ("Collapse all", "Collapse every block (E)", self.action_collapse_all),
             ("Reload session", "Read the file again (ctrl+r)", self.action_reload),
+            ("Make branch live…", "Make the record under the Chain cursor the live tip (b in Chain)",
+             self.action_switch_branch),
             ("Back to browser", "Return to the session list (Esc)", self.action_back),
         ] + [(f"Show {t} tab", f"Switch to the {t} tab ({i + 1})", lambda t=t: self.action_show_tab(t))
              for i, t in enumerate(TABS)]

@@ -128,6 +128,7 @@ class ChainView(ScrollView, can_focus=True):
         Binding("pagedown", "cursor(20)", "Page down", show=False),
         Binding("home,g", "first", "Top", show=False),
         Binding("end,G", "last", "End", show=False),
+        Binding("b", "screen.switch_branch", "Make live"),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True)
