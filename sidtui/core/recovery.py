@@ -136,17 +136,31 @@ class RecoveryResult:
         messages: cleaned messages without the re-queued interrupted prompt.
         dropped: every removal, in layer order.
         interruption: the interruption state.
-        integrity_before: pairing problems in the loaded messages.
-        integrity_after: pairing problems after cleaning.
+        integrity_before: pairing problems in the loaded messages (computed on first use).
+        integrity_after: pairing problems after cleaning (computed on first use).
         resume_note: the note the agent would inject for this state (our wording).
     """
 
     messages: list[CleanMessage]
     dropped: list[Drop]
     interruption: Interruption
-    integrity_before: Integrity
-    integrity_after: Integrity
+    loaded: list[Message]
     resume_note: str | None
+    _integrity: dict[str, Integrity] = field(default_factory=dict, repr=False)
+
+    @property
+    def integrity_before(self) -> Integrity:
+        """Pairing problems in the loaded messages (seed §7.2)."""
+        if "before" not in self._integrity:
+            self._integrity["before"] = check_integrity(self.loaded)
+        return self._integrity["before"]
+
+    @property
+    def integrity_after(self) -> Integrity:
+        """Pairing problems in what the agent would send (should be none)."""
+        if "after" not in self._integrity:
+            self._integrity["after"] = check_integrity(cm.message for cm in self.messages)
+        return self._integrity["after"]
 
 
 Log = Callable[[Drop], None]
@@ -466,7 +480,6 @@ def recover(
         messages=sent,
         dropped=dropped,
         interruption=interruption,
-        integrity_before=check_integrity(messages),
-        integrity_after=check_integrity(cm.message for cm in sent),
+        loaded=messages,
         resume_note=resume_note(interruption),
     )

@@ -33,6 +33,8 @@ from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
 from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.state import RestoredState, restore_state
 
+_TREE_SLOT = "\x00tree"  # where the tree's warnings go in the warning order
+
 #: Bad lines named one by one in warnings (all of them stay in ``bad_lines``).
 MAX_BAD_LINE_WARNINGS = 20
 
@@ -46,7 +48,8 @@ class SessionView:
         file: the session file.
         rf: the scanned transcript (None for v1 whole-file JSON).
         chain: the loader's chain.
-        tree: the whole record tree.
+        tree: the whole record tree (built on first use: reading what the agent sees
+            does not need it; the Chain view and ``show`` do).
         loaded: the loader's output.
         recovery: the recovery pipeline's output (None when not loadable).
         state: the restored items.
@@ -55,14 +58,13 @@ class SessionView:
         sidechains: for a main session, its sub-agent transcripts.
         sidechain: for a sidechain file, its parsed content.
         format_version: "3.0", "2.0", a v1 file's own version, None for sidechains.
-        warnings: every warning, worded for users.
+        warnings: every warning, worded for users (the tree's are added on first use).
     """
 
     home: Home
     file: SessionFile
     rf: RecordFile | None
     chain: ChainResult
-    tree: RecordTree
     loaded: LoadedSession
     recovery: RecoveryResult | None
     state: RestoredState
@@ -71,7 +73,38 @@ class SessionView:
     sidechains: list[Sidechain] = field(default_factory=list)
     sidechain: Sidechain | None = None
     format_version: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    base_warnings: list[str] = field(default_factory=list)
+    _tree: RecordTree | None = field(default=None, repr=False)
+    _warnings: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def tree(self) -> RecordTree:
+        """The whole record tree (heads, tips, branches), built once on first use."""
+        if self._tree is None:
+            if self.rf is None:
+                self._tree = RecordTree()
+            else:
+                gc_was_enabled = gc.isenabled()
+                gc.disable()
+                try:
+                    self._tree = build_tree(self.rf, self.chain)
+                finally:
+                    if gc_was_enabled:
+                        gc.enable()
+        return self._tree
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning, worded for users: file, chain, tree, loader, state, process."""
+        if self._warnings is None:
+            out: list[str] = []
+            for w in self.base_warnings:
+                if w == _TREE_SLOT:
+                    out.extend(self.tree.warnings(self.rf))
+                else:
+                    out.append(w)
+            self._warnings = out
+        return self._warnings
 
     @property
     def session_id(self) -> str:
@@ -167,14 +200,13 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
     warnings: list[str] = []
     if sf.container == "json":
         rf = None
-        chain, tree = ChainResult(linear=True), RecordTree()
+        chain = ChainResult(linear=True)
         loaded = load_v1_json(data)
         trace_ids: list[str] = []
         fmt = loaded.version
     else:
         rf = scan_records(data)
         chain = rebuild_chain(rf)
-        tree = build_tree(rf, chain)
         loaded = load_jsonl(rf, chain)
         trace_ids = trace_session_ids(data)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
@@ -186,7 +218,7 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
             warnings.append(f"… and {more} more bad lines (all listed in --json bad_lines)")
         warnings.extend(chain.warnings(rf))
         if not chain.linear:
-            warnings.extend(tree.warnings(rf))
+            warnings.append(_TREE_SLOT)
         if not rf.records and not rf.bad_lines:
             warnings.append("the file holds no records (empty or only blank lines)")
         nonobj = sum(1 for r in rf.records if not r.is_object)
@@ -254,7 +286,6 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         file=sf,
         rf=rf,
         chain=chain,
-        tree=tree,
         loaded=loaded,
         recovery=recovery,
         state=state,
@@ -263,7 +294,7 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         sidechains=sidechains,
         sidechain=sidechain,
         format_version=fmt,
-        warnings=warnings,
+        base_warnings=warnings,
     )
 
 
