@@ -654,6 +654,25 @@ class _Scan:
                         f"loader stops there and keeps {len(chain.chain)} record(s)",
                     )
                 )
+            if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                first = rf.records[chain.chain[0]]
+                why = (
+                    f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
+                    "in the file"
+                    if chain.lost_parent
+                    else "it runs into a cycle"
+                    if chain.cycle
+                    else f"it ends at line {first.line} ({first.type})"
+                )
+                r.warnings.append(
+                    Finding(
+                        "unloadable",
+                        path,
+                        f"the agent's loader returns nothing for this file: the chain from the "
+                        f"last line (line {rf.records[chain.tail].line}) never reaches "
+                        f"session_start; {why} (`sidtui salvage` can rescue it)",
+                    )
+                )
             if dangling is not None:
                 r.warnings.append(
                     Finding(
