@@ -292,3 +292,28 @@ async def test_branch_switch_from_chain_tab(demo):
         last = _last_record(s.sf.path)
         assert last["key"] == "branch_switch" and last["parentUuid"] == tip_uuid
         assert s.view.rf.records[s.view.tree.live_tip].uuid == last["uuid"]
+
+
+async def test_restore_before_selected_snapshot(demo):
+    """`R` in Checkpoints: every file back to before the selected snapshot, after a preview."""
+    from pathlib import Path
+
+    sid = demo.cases["checkpoints"]
+    app = make_app(demo.home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = await _open(app, pilot, sid)
+        await pilot.press("3")
+        await settle(app, pilot)
+        panel = s.query_one("#checkpoints-panel")
+        panel.query_one("#snapshots").move_cursor(row=0)
+        await settle(app, pilot)
+        await pilot.press("R")
+        await settle(app, pilot)
+        modal = app.screen
+        assert isinstance(modal, UndoPreviewScreen) and modal.snapshot_id == panel.snapshots[0].id
+        plan = {f.path: f.new for f in modal.plan.changed}
+        assert plan
+        await pilot.press("y")
+        await settle(app, pilot)
+        for p, new in plan.items():
+            assert (Path(p).read_bytes() if Path(p).exists() else None) == new

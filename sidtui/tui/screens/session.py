@@ -153,6 +153,14 @@ class SessionScreen(Screen):
         self.notify(msg.error, title="cannot open session", severity="error")
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
+        try:
+            self._show_loaded(msg)
+        except Exception as exc:  # noqa: BLE001 - shown, never a crash
+            self.query_one("#tabs").loading = False
+            self.notify(f"internal error showing the session: {type(exc).__name__}: {exc}",
+                        severity="error")
+
+    def _show_loaded(self, msg: SessionLoaded) -> None:
         self.view = msg.view
         self.query_one("#tabs").loading = False
         self._show_head()

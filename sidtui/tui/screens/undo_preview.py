@@ -1,7 +1,8 @@
 """Undo preview (``u`` in Checkpoints): the diffs of what ``/undo`` would do, then confirm.
 
 Both steps go through :class:`sidtui.core.checkpoint.CheckpointManager`: ``undo`` (the
-latest agent batch not yet rolled back) or ``undo_file`` (one file) with ``dry_run=True``
+latest agent batch not yet rolled back), ``undo_file`` (one file) or ``restore_before``
+(every file back to before the selected snapshot, ``R``) with ``dry_run=True``
 for the preview, then the same call for real after the user confirms. The result names the
 ``sidtui-restore`` safety snapshot that takes it back.
 """
@@ -41,16 +42,22 @@ class UndoPreviewScreen(ModalScreen[bool]):
             self.error = error
             self.applied = applied
 
-    def __init__(self, manager, path: str | None = None) -> None:
+    def __init__(self, manager, path: str | None = None, snapshot_id: str | None = None) -> None:
         super().__init__()
         self.manager = manager
         self.path = path
+        self.snapshot_id = snapshot_id
         self.plan = None
         self.applied = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            what = f"one file: {self.path}" if self.path else "the latest agent batch"
+            if self.snapshot_id:
+                what = f"every file back to before {self.snapshot_id}"
+            elif self.path:
+                what = f"one file: {self.path}"
+            else:
+                what = "the latest agent batch"
             yield Static(f"Undo preview — {what}", classes="modal-title")
             yield Static("computing…", id="undo-summary", classes="modal-summary")
             yield DataTable(id="undo-files", cursor_type="row")
@@ -70,7 +77,9 @@ class UndoPreviewScreen(ModalScreen[bool]):
         from sidtui.core.errors import SidtuiError
 
         try:
-            if self.path:
+            if self.snapshot_id:
+                res = self.manager.restore_before(self.snapshot_id, dry_run=dry_run)
+            elif self.path:
                 res = self.manager.undo_file(self.path, dry_run=dry_run)
             else:
                 res = self.manager.undo(dry_run=dry_run)

@@ -166,7 +166,10 @@ class ChainView(ScrollView, can_focus=True):
             return hit
         desc = self._text.get(row)
         if desc is None:
-            desc = self.index.describe(self.index.rows[row])
+            try:
+                desc = self.index.describe(self.index.rows[row])
+            except Exception as exc:  # noqa: BLE001 - a bad record must not take the app down
+                desc = ("bad", f"  (cannot describe this line: {type(exc).__name__}: {exc})")
             self._text[row] = desc
         cls, text = desc
         style = self.rich_style + self.get_component_rich_style(f"chain--{cls}")

@@ -5,7 +5,8 @@ Reads through :class:`sidtui.core.checkpoint.CheckpointManager` (``list_snapshot
 the diff compares the file's pre-image at that snapshot with its state after the batch:
 the pre-image at the file's next entry, or the file on disk now when there is none (``d``
 switches to "vs disk now" at any time). ``u`` previews what ``/undo`` would do (the latest
-batch, or only the selected file when the file list has focus) and asks to confirm.
+batch, or only the selected file when the file list has focus), ``R`` previews restoring
+every file to before the selected snapshot; both ask to confirm.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
     """
     BINDINGS = [
         Binding("u", "undo_preview", "Undo preview"),
+        Binding("R", "restore_preview", "Restore before snapshot"),
         Binding("d", "toggle_disk", "vs disk/next"),
     ]
 
@@ -145,7 +147,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
         note.update(
             f" {len(msg.snapshots)} snapshots · {len(msg.chains)} files"
             + (f" · {len(broken)} with unrecoverable entries (✗)" if broken else "")
-            + " · u undo preview · d diff vs disk/next"
+            + " · u undo · R restore before · d vs disk/next"
         )
         for s in msg.snapshots:
             sid = Text(s.id, style="dim strike" if s.reverted else ("cyan" if s.is_restore else ""))
@@ -252,6 +254,16 @@ class CheckpointsPanel(Vertical, can_focus=False):
         files = self.query_one("#ckpt-files", DataTable)
         path = self.selected_file() if self.screen.focused is files else None
         self.app.push_screen(UndoPreviewScreen(self.manager, path), self._after_undo)
+
+    def action_restore_preview(self) -> None:
+        """Preview putting every file back to how it was before the selected snapshot."""
+        snap = self.selected_snapshot()
+        if self.manager is None or snap is None:
+            self.notify("no checkpoints: nothing to restore", severity="warning")
+            return
+        from sidtui.tui.screens.undo_preview import UndoPreviewScreen
+
+        self.app.push_screen(UndoPreviewScreen(self.manager, snapshot_id=snap.id), self._after_undo)
 
     def _after_undo(self, result) -> None:
         if result:

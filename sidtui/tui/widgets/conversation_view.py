@@ -287,7 +287,10 @@ class ConversationView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         _, scroll_y = self.scroll_offset
-        return self._render_virtual(scroll_y + y)
+        try:
+            return self._render_virtual(scroll_y + y)
+        except Exception as exc:  # noqa: BLE001 - a bad record must not take the app down
+            return Strip([Segment(f"  (cannot draw this line: {type(exc).__name__}: {exc})", self.rich_style)])
 
     def _render_virtual(self, y: int) -> Strip:
         width = self.size.width

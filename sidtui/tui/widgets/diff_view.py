@@ -149,7 +149,10 @@ class DiffView(ScrollView, can_focus=True):
         hit = self._strips.get(key)
         if hit is not None:
             return hit
-        strip = self._render_row(row, width)
+        try:
+            strip = self._render_row(row, width)
+        except Exception as exc:  # noqa: BLE001 - a bad line must not take the app down
+            return Strip([Segment(f" (cannot draw: {type(exc).__name__}: {exc})", self.rich_style)])
         self._strips[key] = strip
         return strip
 
