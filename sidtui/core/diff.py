@@ -401,3 +401,46 @@ def keeps_match(base: list[str], ops: Sequence[dict[str, Any]]) -> bool:
         elif kind == "remove":
             i += len(lines)
     return i <= len(base)
+
+
+EditRow = tuple[str, int, int, str]
+
+
+def edit_hunks(
+    a: list[str], b: list[str], context: int = 3
+) -> list[list[EditRow]]:
+    """The edit script of ``a`` → ``b`` grouped into hunks with ``context`` lines around.
+
+    Args:
+        a, b: line lists (any line convention; lines are compared as given).
+        context: unchanged lines kept before and after each change.
+
+    Returns:
+        Hunks, each a list of rows ``(tag, old_index, new_index, line)`` with tag
+        ``" "``, ``"-"`` or ``"+"`` and 0-based indexes of the row's position in ``a`` and
+        ``b``. Built on :func:`compute_ops` (never quadratic); empty when nothing differs.
+    """
+    rows: list[EditRow] = []
+    i = j = 0
+    for op in compute_ops(a, b):
+        for line in op["lines"]:
+            if op["type"] == "keep":
+                rows.append((" ", i, j, line))
+                i += 1
+                j += 1
+            elif op["type"] == "remove":
+                rows.append(("-", i, j, line))
+                i += 1
+            else:
+                rows.append(("+", i, j, line))
+                j += 1
+    spans: list[list[int]] = []
+    for k, r in enumerate(rows):
+        if r[0] == " ":
+            continue
+        lo, hi = max(0, k - context), min(len(rows), k + context + 1)
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    return [rows[lo:hi] for lo, hi in spans]

@@ -454,39 +454,16 @@ def unified_diff(f, context: int = 3) -> str:
     Uses :func:`sidtui.core.diff.compute_ops` (prefix/suffix stripping, never quadratic),
     not difflib. Returns "" when nothing differs.
     """
-    from sidtui.core.diff import compute_ops
+    from sidtui.core.diff import edit_hunks
 
     old, new = _diff_lines(f.old), _diff_lines(f.new)
     if old == new:
         return ""
-    # (tag, old_no, new_no, line) for every line of the edit script
-    rows: list[tuple[str, int, int, str]] = []
-    i = j = 0
-    for op in compute_ops(old, new):
-        for line in op["lines"]:
-            if op["type"] == "keep":
-                rows.append((" ", i, j, line))
-                i += 1
-                j += 1
-            elif op["type"] == "remove":
-                rows.append(("-", i, j, line))
-                i += 1
-            else:
-                rows.append(("+", i, j, line))
-                j += 1
-    changed = [k for k, r in enumerate(rows) if r[0] != " "]
-    hunks: list[tuple[int, int]] = []
-    for k in changed:
-        lo, hi = max(0, k - context), min(len(rows), k + context + 1)
-        if hunks and lo <= hunks[-1][1]:
-            hunks[-1] = (hunks[-1][0], max(hunks[-1][1], hi))
-        else:
-            hunks.append((lo, hi))
+    hunks = edit_hunks(old, new, context)
     a = f"a{f.path}" if f.old is not None else "/dev/null"
     b = f"b{f.path}" if f.new is not None else "/dev/null"
     out = [f"--- {a}\n", f"+++ {b}\n"]
-    for lo, hi in hunks:
-        part = rows[lo:hi]
+    for part in hunks:
         n_old = sum(1 for r in part if r[0] != "+")
         n_new = sum(1 for r in part if r[0] != "-")
         o0 = part[0][1] + (1 if n_old else 0)

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.checkpoint import CheckpointManager
-from sidtui.core.diff import compute_ops
+from sidtui.core.diff import edit_hunks
 from sidtui.core.home import Home
 from sidtui.core.jsonout import stringify
 from sidtui.core.writer import SessionStore, SidechainWriter, flush_pending_writes
@@ -176,32 +176,8 @@ def _lines(text: str) -> list[str]:
 def structured_patch(old: str, new: str, context: int = 3) -> list[dict[str, Any]]:
     """jsdiff-style ``structuredPatch`` hunks ``{oldStart, oldLines, newStart, newLines, lines}``."""
     a, b = _lines(old), _lines(new)
-    rows: list[tuple[str, int, int, str]] = []
-    i = j = 0
-    for op in compute_ops(a, b):
-        for line in op["lines"]:
-            if op["type"] == "keep":
-                rows.append((" ", i, j, line))
-                i += 1
-                j += 1
-            elif op["type"] == "remove":
-                rows.append(("-", i, j, line))
-                i += 1
-            else:
-                rows.append(("+", i, j, line))
-                j += 1
-    spans: list[list[int]] = []
-    for k, r in enumerate(rows):
-        if r[0] == " ":
-            continue
-        lo, hi = max(0, k - context), min(len(rows), k + context + 1)
-        if spans and lo <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], hi)
-        else:
-            spans.append([lo, hi])
     hunks = []
-    for lo, hi in spans:
-        part = rows[lo:hi]
+    for part in edit_hunks(a, b, context):
         n_old = sum(1 for r in part if r[0] != "+")
         n_new = sum(1 for r in part if r[0] != "-")
         hunks.append(
