@@ -9,9 +9,13 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 
-def bindings_of(obj) -> list[Binding]:
+def bindings_of(obj, own_only: bool = True) -> list[Binding]:
+    """Bindings declared on ``obj``'s classes (only sidtui's own when ``own_only``: the
+    generic scrolling keys of Textual's base widgets would bury the useful ones)."""
     out = []
     for cls in type(obj).__mro__:
+        if own_only and not cls.__module__.startswith("sidtui."):
+            continue
         for b in cls.__dict__.get("BINDINGS", []):
             if isinstance(b, tuple):
                 b = Binding(*b)
@@ -49,11 +53,12 @@ class HelpScreen(ModalScreen[None]):
             sources.append((type(node).__name__, node))
             node = node.parent
         sources.append(("app", self.app))
+        t.add_row("app", "^p", "Command palette (every action)")
         for where, obj in sources:
-            for b in bindings_of(obj):
+            for b in bindings_of(obj, own_only=obj is not self.app):
                 desc = b.description or b.action.replace("_", " ")
                 key = (b.key, desc)
-                if key in seen or b.action.startswith("noop"):
+                if key in seen or b.action.startswith("noop") or b.action == "help_quit":
                     continue
                 seen.add(key)
                 keys = ", ".join(self.app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(","))
