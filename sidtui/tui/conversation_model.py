@@ -105,7 +105,10 @@ class ConversationModel:
             changed = {c.src_index for c in rec.messages if c.changed}
             if rec.interruption.message is not None:
                 requeued = rec.interruption.message.src_index
+        compacts = _compact_positions(view, model.messages)
         for i, m in enumerate(model.messages):
+            for rec_index in compacts.get(i, ()):
+                model.entries.append(Entry("compact", None, rec_index))
             note = None
             if i == requeued:
                 note = "re-queued as the next prompt on resume (interrupted prompt)"
@@ -163,6 +166,12 @@ class ConversationModel:
         """The one-line summary of an entry (without fold markers or styles)."""
         if e.kind == "banner":
             return self.banner[0] if self.banner else ""
+        if e.kind == "compact":
+            rf = self.view.rf
+            rec = rf.decode(rf.records[e.block]) if rf is not None else {}
+            removed = rec.get("removedCount") if isinstance(rec, dict) else None
+            return (f"── context compacted here (line {rf.records[e.block].line}, removedCount "
+                    f"{removed}): a marker only, the agent still restores every message above ──")
         m = self.messages[e.msg]
         if e.kind == "header":
             role = m.role or "?"
@@ -211,6 +220,24 @@ class ConversationModel:
         if e.kind == "tool_result":
             return result_text(raw.get("content"))
         return pretty_json(raw)
+
+
+def _compact_positions(view, messages) -> dict[int, list[int]]:
+    """``context_compact`` records on the chain, keyed by the message they come before."""
+    compacts = getattr(view.loaded, "compacts", None) or []
+    if not compacts or view.rf is None:
+        return {}
+    pos = {ri: p for p, ri in enumerate(view.chain.chain)}
+    msg_pos = [(pos.get(m.record, -1), i) for i, m in enumerate(messages) if getattr(m, "record", None) is not None]
+    out: dict[int, list[int]] = {}
+    for c in compacts:
+        cp = pos.get(c)
+        if cp is None:
+            continue
+        after = next((i for p, i in msg_pos if p > cp), None)
+        if after is not None:
+            out.setdefault(after, []).append(c)
+    return out
 
 
 def _banner(view) -> tuple[list[str], str]:

@@ -83,6 +83,8 @@ def measure(model: ConversationModel, e: Entry, width: int) -> int:
     """Lines entry ``e`` takes at ``width`` — cheap: no styling, wraps capped when folded."""
     if e.kind == "header":
         return 2 if e.msg else 1
+    if e.kind == "compact":
+        return 1
     if e.kind == "text":
         text = model.messages[e.msg].blocks[e.block].text or ""
         avail = max(width - BODY_INDENT - 2, 8)
@@ -240,6 +242,8 @@ class ConversationView(ScrollView, can_focus=True):
         if e.kind == "header":
             gap = [("", "")] if e.msg else []
             return gap + [(style, "▌ " + m.header_text(e))]
+        if e.kind == "compact":
+            return [("dim", "  " + m.header_text(e))]
         ind = " " * BODY_INDENT
         avail = width - BODY_INDENT - 2
         if e.kind == "text":
