@@ -97,7 +97,7 @@ class SessionScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = f"{self.sf.project or '(flat)'} / {self.sf.session_id}"
         self.query_one("#tabs").loading = True
-        conv = self.query_one("#conversation-view", ConversationView)
+        conv = self._conv = self.query_one("#conversation-view", ConversationView)
         self.watch(conv, "new_records", lambda _: self._refresh_indicator())
         self.watch(conv, "follow", lambda _: self._refresh_indicator())
         self.load()
@@ -115,7 +115,7 @@ class SessionScreen(Screen):
 
         try:
             st = self.sf.path.stat()
-            conv_view = self.query_one("#conversation-view", ConversationView)
+            conv_view = self._conv
             with gc_paused():
                 view = open_session(self.app.home, self.sf)
                 conversation = ConversationModel.from_view(view)

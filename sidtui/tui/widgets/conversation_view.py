@@ -190,7 +190,13 @@ class ConversationView(ScrollView, can_focus=True):
         )
         prev_count = len(self.model.messages) if self.model is not None else 0
         self.model = model
-        self._relayout(starts if width == self._content_width() else None)
+        if starts is not None and width != self._content_width() and len(model.entries) >= 5_000:
+            # Measured at another width (the view was not laid out yet): show that layout
+            # now and re-measure in a worker rather than freezing the UI.
+            self._relayout(starts)
+            self._relayout_in_worker(model, self._content_width())
+        else:
+            self._relayout(starts if width == self._content_width() else None)
         if keep_position:
             added = max(0, len(model.messages) - prev_count)
             if self.follow and at_end:
