@@ -317,3 +317,20 @@ async def test_restore_before_selected_snapshot(demo):
         await settle(app, pilot)
         for p, new in plan.items():
             assert (Path(p).read_bytes() if Path(p).exists() else None) == new
+
+
+async def test_salvage_offered_from_the_browser(demo):
+    """An unloadable row says so in the browser; ctrl+s opens it with the Salvage modal."""
+    sid = demo.cases["torn_glued"]
+    app = make_app(demo.home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.browser()
+        table = b.query_one("#sessions")
+        key = next(k for k, s in b.summaries.items() if s.session_id == sid)
+        table.move_cursor(row=table.get_row_index(key))
+        await pilot.pause()
+        assert "salvage" in str(b.query_one("#preview").render())
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ForkScreen) and app.screen.salvage

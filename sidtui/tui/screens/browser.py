@@ -80,6 +80,8 @@ class BrowserScreen(Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("tab", "focus_next", "Next pane", show=False),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
+        # Letters go to type-to-filter here, so fork/salvage is on a control key.
+        Binding("ctrl+s", "fork", "Fork/Salvage"),
     ]
 
     def __init__(self) -> None:
@@ -379,7 +381,7 @@ class BrowserScreen(Screen):
         label, colour = state_badge(s)
         text = s.title or s.first_prompt or "(no prompt)"
         where = s.project or "(flat)"
-        extra = "" if s.loadable else "  ·  the agent cannot load it: press f to salvage a copy"
+        extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
         preview.update(
             f"[b]{one_line(text, 200)}[/b]\n[dim]{where} · started {short_time(s.started)} · "
             f"[{colour}]{label}[/]{extra}[/]"
