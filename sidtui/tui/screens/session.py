@@ -69,6 +69,7 @@ class SessionScreen(Screen):
         self._last_escape = 0.0
         self._escape_timer = None
         self._stat: tuple[int, int] | None = None
+        self._reload_pending = False
 
     # ------------------------------------------------------------------ layout
 
@@ -129,6 +130,10 @@ class SessionScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - a bug must become a message, never a crash
             self.post_message(SessionLoadFailed(f"internal error reading the session: {type(exc).__name__}: {exc}"))
             return
+        from textual.worker import get_current_worker
+
+        if get_current_worker().is_cancelled:
+            return  # a newer load replaced this one
         self._stat = (st.st_size, st.st_mtime_ns)
         msg = SessionLoaded(view, conversation, chain, reload=reload)
         msg.starts, msg.width = starts, width
@@ -143,9 +148,17 @@ class SessionScreen(Screen):
             return
         if self._stat is not None and (st.st_size, st.st_mtime_ns) != self._stat:
             self._stat = (st.st_size, st.st_mtime_ns)
-            self.app.call_from_thread(self.load, True)
+            self.app.call_from_thread(self.reload_when_idle)
 
     # ------------------------------------------------------------------ handlers
+
+    def reload_when_idle(self) -> None:
+        """Re-read now, or right after the read in progress (a busy live session must not
+        start a new full read on every append)."""
+        if any(w.node is self and w.group == "open-session" and not w.is_finished for w in self.workers):
+            self._reload_pending = True
+        else:
+            self.load(True)
 
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#tabs").loading = False
@@ -161,6 +174,9 @@ class SessionScreen(Screen):
                         severity="error")
 
     def _show_loaded(self, msg: SessionLoaded) -> None:
+        if self._reload_pending:
+            self._reload_pending = False
+            self.call_after_refresh(self.load, True)
         self.view = msg.view
         self.query_one("#tabs").loading = False
         self._show_head()
