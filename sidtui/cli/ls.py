@@ -6,12 +6,7 @@ import argparse
 import sys
 
 from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
-
-BADGES = {
-    "none": ("clean", "green"),
-    "interrupted_prompt": ("interrupted prompt", "yellow"),
-    "interrupted_turn": ("interrupted turn", "red"),
-}
+from sidtui.core.listing import state_badge
 
 
 def register(subparsers, parents) -> None:
@@ -31,18 +26,6 @@ def register(subparsers, parents) -> None:
         help="read every file now instead of answering from the catalog cache",
     )
     p.set_defaults(func=run)
-
-
-def state_badge(s) -> tuple[str, str]:
-    """(label, colour) for a summary's state: live / stale / unloadable / interruption."""
-    if s.live:
-        return "live", "bold magenta"
-    if not s.loadable and s.kind == "main":
-        return "unloadable", "bold red"
-    label, colour = BADGES.get(s.interruption or "", (s.interruption or "—", "dim"))
-    if s.stale:
-        label += " (stale)"
-    return label, colour
 
 
 def human_size(n: int) -> str:

@@ -95,6 +95,29 @@ class SessionSummary:
         return asdict(self)
 
 
+BADGES = {
+    "none": ("clean", "green"),
+    "interrupted_prompt": ("interrupted prompt", "yellow"),
+    "interrupted_turn": ("interrupted turn", "red"),
+}
+
+
+def state_badge(s: SessionSummary) -> tuple[str, str]:
+    """(label, Rich style) of a session's state, as ``ls`` and the browser show it.
+
+    Live beats everything; then a main file the agent cannot load; else the interruption
+    state, with " (stale)" when a dead process left its registration.
+    """
+    if s.live:
+        return "live", "bold magenta"
+    if not s.loadable and s.kind == "main":
+        return "unloadable", "bold red"
+    label, colour = BADGES.get(s.interruption or "", (s.interruption or "—", "dim"))
+    if s.stale:
+        label += " (stale)"
+    return label, colour
+
+
 class _FallBack(Exception):
     """The fast path met something it does not handle; use the full reader."""
 

@@ -364,7 +364,9 @@ def _refuse_live(view, force: bool, what: str) -> None:
         )
 
 
-def _project_root(view) -> Path | None:
+def project_root(view) -> Path | None:
+    """The project root file restores are confined to: the git top level of the session's
+    ``cwd`` (seed §9; DESIGN §6), or None when the session records no cwd."""
     from sidtui.core.home import git_toplevel
 
     cwd = view.loaded.cwd
@@ -412,7 +414,7 @@ def _files_step(
     mgr = CheckpointManager.for_session(
         view.home,
         session_id,
-        project_root=_project_root(view),
+        project_root=project_root(view),
         allow_outside_root=allow_outside_root,
     )
     if not mgr.exists:

@@ -104,9 +104,9 @@ class CheckpointsPanel(Vertical, can_focus=False):
         self.load()
 
     def project_root(self):
-        from sidtui.core.rewind import _project_root
+        from sidtui.core.rewind import project_root
 
-        return _project_root(self.view)
+        return project_root(self.view)
 
     @work(thread=True, exclusive=True, group="checkpoints")
     def load(self) -> None:
