@@ -127,3 +127,19 @@ def test_v1_json_session_root_comes_from_its_directories(real_home_with_projects
     doc = json.loads(out)
     assert rc == 0 and doc["legacyMigrated"]
     assert doc["projectRoot"] == str(projects / "legacy-proj")
+
+
+def test_entry_without_file_path_is_reported_not_a_crash(real_home_copy, capsys):
+    """Fresh-user finding: an entry with no filePath made `checkpoints` fail internally."""
+    import json
+
+    from sidtui.cli import main
+
+    p = real_home_copy / "checkpoints" / "20261130-052907-9ff3799b" / "index.json"
+    d = json.loads(p.read_text())
+    del d["snapshots"][2]["files"][0]["filePath"]
+    p.write_text(json.dumps(d, indent=2))
+    code = main(["--home", str(real_home_copy), "checkpoints", "20261130-052907-9ff3799b"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "has no filePath" in err and "internal error" not in err
+    assert "(entry without filePath)" in out

@@ -577,3 +577,27 @@ def test_safety_snapshot_failure_changes_no_file(tmp_path, monkeypatch):
     with pytest.raises(CheckpointError, match="no file was changed"):
         mgr.undo()
     assert a.read_text() == "new"
+
+
+def test_failed_undo_does_not_count_as_done(tmp_path, monkeypatch):
+    """Fresh-user finding: an undo whose every write failed still claimed the batch undone."""
+    import sidtui.core.checkpoint as cp
+
+    mgr, root = make_manager(tmp_path)
+    a = root / "a.txt"
+    a.write_text("a0")
+    mgr.create_snapshot([str(a)], ["edit"], str(a))
+    a.write_text("a1")
+
+    def refuse(*args, **kw):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(cp, "atomic_write_bytes", refuse)
+    r = mgr.undo()
+    assert r.skipped and r.safety_snapshot_id is None and a.read_text() == "a1"
+    snaps = mgr.reload().snapshots
+    assert snaps[-1]["toolName"] == cp.RESTORE_TOOL and snaps[-1]["sidtuiFailed"] is True
+    assert mgr.redo().note == "nothing to redo"
+    monkeypatch.undo()
+    r = mgr.undo()  # the same batch is still the one to undo
+    assert r.target_snapshot_id == "s1" and a.read_text() == "a0"

@@ -161,7 +161,8 @@ def manager(args: argparse.Namespace, writes: bool = False):
         raise SidtuiError(
             f"session {sid} has no file checkpoints ({mgr.index_path} does not exist)"
         )
-    mgr.index  # noqa: B018 - load now so a corrupt index is reported before anything else
+    for line in mgr.index.malformed_entries():  # load now: a corrupt index fails first
+        print(f"sidtui: warning: {line}", file=sys.stderr)
     return mgr
 
 
@@ -191,7 +192,16 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
         return 0
     if res.dry_run:
         for f in res.changed:
-            sys.stdout.write(unified_diff(f) or f"(delete {f.path})\n")
+            diff = unified_diff(f)
+            if not diff:  # no line differs: a deletion, or a file (re)created empty
+                diff = (
+                    f"(delete {f.path})\n"
+                    if f.action == "deleted"
+                    else f"(create {f.path}, empty)\n"
+                    if f.old is None
+                    else f"(rewrite {f.path}: same lines, different bytes)\n"
+                )
+            sys.stdout.write(diff)
         sys.stdout.flush()
         n = len(res.changed)
         print(
@@ -204,9 +214,10 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
             if f.action in ("restored", "deleted"):
                 c.print(f"{f.action:9} {f.path}  [dim](from {f.source_snapshot})[/dim]")
         if res.safety_snapshot_id:
+            back = "undo" if res.op == "redo" else "redo"
             c.print(
                 f"saved the previous contents as {res.safety_snapshot_id}; take this back with "
-                f"[bold]sidtui redo {args.session}[/bold]"
+                f"[bold]sidtui {back} {args.session}[/bold]"
             )
         elif res.note:
             print(res.note, file=err)

@@ -138,7 +138,9 @@ def render(mgr) -> None:
     doc = to_json(mgr)
     root = doc["projectRoot"]
 
-    def short(p: str) -> str:
+    def short(p: str | None) -> str:
+        if not isinstance(p, str):
+            return "(entry without filePath)"
         if root and p.startswith(root.rstrip("/") + "/"):
             return p[len(root.rstrip("/")) + 1 :]
         return p

@@ -651,7 +651,11 @@ class CheckpointManager:
             sid = s.get("id")
             if sid in reverted:
                 continue
-            if s.get("toolName") == RESTORE_TOOL and s.get("sidtuiOp") != "undo-file":
+            if (
+                s.get("toolName") == RESTORE_TOOL
+                and s.get("sidtuiOp") != "undo-file"
+                and not s.get("sidtuiFailed")  # no file changed: it reverted nothing
+            ):
                 ids = s.get("sidtuiReverts")
                 if isinstance(ids, list):
                     reverted.update(str(x) for x in ids)
@@ -962,6 +966,20 @@ class CheckpointManager:
             except OSError as exc:
                 f.reason = f"write failed: {exc.strerror or exc}"
                 f.action = "skipped"
+        if all(f.action == "skipped" for f in todo):
+            # Every write failed: the safety snapshot stays (append-only) but is marked so
+            # it does not count as having reverted anything, and there is nothing to redo.
+            self.reload()
+            pos = self.index.index_of(safety)
+            if pos >= 0:
+                self.index.snapshots[pos]["sidtuiFailed"] = True
+                self.index.invalidate()
+                try:
+                    self.save()
+                except OSError:
+                    pass
+            result.safety_snapshot_id = None
+            result.note = "no file could be written; nothing was changed"
         return result
 
     def undo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
@@ -994,7 +1012,7 @@ class CheckpointManager:
             sid = str(s.get("id"))
             if s.get("toolName") != RESTORE_TOOL or sid in reverted:
                 continue
-            if s.get("sidtuiOp") == "redo":
+            if s.get("sidtuiOp") == "redo" or s.get("sidtuiFailed"):
                 continue
             return self.rollback_from(k, dry_run=dry_run, force=force, op="redo", reverts=[sid])
         return RestoreResult("redo", dry_run, note="nothing to redo")

@@ -301,6 +301,19 @@ class CheckpointIndex:
             self._by_path = by
         return self._by_path
 
+    def malformed_entries(self) -> list[str]:
+        """One line per file entry that names no file (no string ``filePath``): such an entry
+        can be neither rebuilt nor restored, and every reader skips it."""
+        out = []
+        for s in self.snapshots:
+            for n, e in enumerate(s.get("files") or [], 1):
+                if not (isinstance(e, dict) and isinstance(e.get("filePath"), str)):
+                    out.append(
+                        f"{self.path or 'index.json'}: entry {n} of snapshot {s.get('id')} has "
+                        "no filePath; it is skipped (its file cannot be rebuilt or restored)"
+                    )
+        return out
+
     def entries_for(self, file_path: str) -> list[tuple[int, dict[str, Any]]]:
         """``[(snapshot position, entry)]`` for ``file_path``, oldest first."""
         return self._entries().get(file_path, [])
