@@ -358,9 +358,10 @@ def _refuse_live(view, force: bool, what: str) -> None:
     lv = view.liveness
     if lv.live and not force:
         pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
+        holds = "in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): its in-memory tail "
-            f"would silently override the {what}; stop it first or pass --force"
+            f"session {view.session_id} is live (agent process {pids}): what it holds in "
+            f"{holds} would silently override the {what}; stop it first or pass --force"
         )
 
 
@@ -563,7 +564,11 @@ def rewind(
         result.dropped = _dropped(view, pt)
         result.messages_dropped = len(result.dropped)
     if not dry_run and (code or not as_fork):
-        _refuse_live(view, force, "rewind marker" if convo else "checkpoint index")
+        _refuse_live(
+            view,
+            force,
+            "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
+        )
     elif view.liveness.live:
         result.warnings.append("the session is live: a real run would be refused without --force")
     flush_pending_writes(view.file.path)
