@@ -42,7 +42,7 @@ from sidtui.core.listing import SessionSummary, summarize
 from sidtui.core.process import liveness_for, read_registrations
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
-FORMAT = "sidtui-catalog/2"
+FORMAT = "sidtui-catalog/3"
 #: Files summarized per transaction (and per progress report).
 BATCH = 200
 #: A big file is re-summarized from watcher events at most this often (seconds).
@@ -108,6 +108,13 @@ class RefreshResult:
 
 _SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
 _SUMMARY_DECODER: Any = None
+
+
+def _register_functions(conn: sqlite3.Connection) -> None:
+    """SQL functions the search index uses (``sidtui_cjk``: see :func:`search.cjk_split`)."""
+    from sidtui.core.live.search import cjk_split
+
+    conn.create_function("sidtui_cjk", 1, cjk_split, deterministic=True)
 
 
 def summary_from_blob(blob: bytes) -> SessionSummary:
@@ -218,6 +225,7 @@ class Catalog:
         if self._memory:
             if self._shared is None:
                 self._shared = sqlite3.connect(":memory:", check_same_thread=False)
+                _register_functions(self._shared)
                 self._shared.executescript(SCHEMA)
             return self._shared
         assert self.db_path is not None
@@ -225,6 +233,7 @@ class Catalog:
         conn = sqlite3.connect(self.db_path, timeout=30, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
+        _register_functions(conn)
         return conn
 
     @property

@@ -150,26 +150,42 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
 def delete_docs(conn: sqlite3.Connection, path: str) -> None:
     """Drop every document of ``path`` (caller holds a transaction)."""
     conn.execute(
-        "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, text FROM docs WHERE path = ?",
+        "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, sidtui_cjk(text) FROM docs "
+        "WHERE path = ?",
         (path,),
     )
     conn.execute("DELETE FROM docs WHERE path = ?", (path,))
     conn.execute("DELETE FROM indexed WHERE path = ?", (path,))
 
 
+_CJK = re.compile(
+    "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f])"
+)
+
+
+def cjk_split(text: str | None) -> str | None:
+    """Put spaces around every CJK character, so FTS5's unicode61 tokenizer (which keeps a
+    run of CJK characters as one token) indexes each as a word and a phrase query finds any
+    run inside a sentence ("周三" in "会议记录里周三讨论了什么"). Used at index and query time."""
+    if text is None or _CJK.search(text) is None:
+        return text
+    return _CJK.sub(r" \1 ", text)
+
+
 def fts_query(query: str) -> str:
-    """Turn user words into an FTS5 query: every word required, quoted, ``word*`` = prefix.
+    """Turn user words into an FTS5 query: every word required and matched as a prefix
+    (``slug`` finds ``slugify``); a CJK word becomes a phrase of its characters.
 
     Raises:
         UsageError: the query has no words.
     """
     parts = []
     for w in query.split():
-        prefix = w.endswith("*")
         w = w.rstrip("*")
         if not w:
             continue
-        parts.append('"' + w.replace('"', '""') + '"' + ("*" if prefix else ""))
+        tokens = (cjk_split(w) or "").split()
+        parts.append('"' + " ".join(tokens).replace('"', '""') + '"*')
     if not parts:
         raise UsageError("empty search query")
     return " ".join(parts)
@@ -260,7 +276,7 @@ class SearchIndex:
                     "INSERT INTO docs(id, path, uuid, line, kind, text) VALUES (?,?,?,?,?,?)",
                     [(first + i, *r) for i, r in enumerate(rows)],
                 )
-                conn.execute("INSERT INTO fts(rowid, text) SELECT id, text FROM docs "
+                conn.execute("INSERT INTO fts(rowid, text) SELECT id, sidtui_cjk(text) FROM docs "
                              "WHERE id >= ?", (first,))
             conn.executemany(
                 "INSERT OR REPLACE INTO indexed(path, inode, offset, line) VALUES (?,?,?,?)",
@@ -382,10 +398,9 @@ def query_terms(query: str) -> list[tuple[str, bool]]:
     """(lower-cased token, is_prefix) for every token of the query, as FTS5 splits words."""
     out: list[tuple[str, bool]] = []
     for w in query.split():
-        prefix = w.endswith("*")
         toks = _WORD.findall(w.rstrip("*").lower())
         for i, t in enumerate(toks):
-            out.append((t, prefix and i == len(toks) - 1))
+            out.append((t, i == len(toks) - 1))  # every word is a prefix match
     return out
 
 
@@ -398,10 +413,14 @@ def score_text(text: str, terms: list[tuple[str, bool]]) -> float:
 
 
 def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
-    alts = sorted({re.escape(t) + (r"\w*" if p else "") for t, p in terms}, key=len,
-                  reverse=True)
-    return re.compile(r"(?<!\w)(?:" + "|".join(alts) + r")(?!\w)" if alts else r"(?!)",
-                      re.IGNORECASE)
+    alts = []
+    for t, p in terms:
+        if _CJK.search(t):  # CJK has no spaces between words: match anywhere
+            alts.append(re.escape(t))
+        else:
+            alts.append(r"(?<!\w)" + re.escape(t) + (r"\w*" if p else "") + r"(?!\w)")
+    alts = sorted(set(alts), key=len, reverse=True)
+    return re.compile("(?:" + "|".join(alts) + ")" if alts else r"(?!)", re.IGNORECASE)
 
 
 def make_snippet(text: str, terms: list[tuple[str, bool]], width: int = 120,
