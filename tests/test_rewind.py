@@ -488,3 +488,22 @@ def test_stale_view_is_reread_before_writing(real_home_with_projects):
     assert r.messages_dropped == 11
     res = switch_branch(v, new_tail[:12])
     assert res.messages_after == 21
+
+
+def test_fork_at_point_inherits_only_earlier_snapshots(real_home_with_projects):
+    """[sidtui] a fork at prompt N must not carry later batches: undoing one from the fork
+    would revert an edit its history never made (fresh-user finding)."""
+    home, _ = real_home_with_projects
+    v = view_of(home, S01)
+    pt = get_point(v, 2)
+    idx = json.loads(Home(home).checkpoint_index(S01).read_text())
+    earlier = [s["id"] for s in idx["snapshots"] if s["timestamp"] < pt.timestamp_ms]
+    assert 0 < len(earlier) < len(idx["snapshots"])
+    res = fork(v, pt)
+    child_idx = json.loads(Home(home).checkpoint_index(res.session_id).read_text())
+    assert [s["id"] for s in child_idx["snapshots"]] == earlier
+    assert res.checkpoints_inherited == len(earlier)
+    kept = {s["id"] for s in child_idx["snapshots"]}
+    assert set(child_idx["latestFullMap"].values()) <= kept
+    # the whole-session fork still inherits everything
+    assert fork(v).checkpoints_inherited == len(idx["snapshots"])

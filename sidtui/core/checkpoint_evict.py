@@ -240,8 +240,16 @@ class InheritResult:
     warning: str | None = None
 
 
-def inherit_from(home: Home, src_id: str, dst_id: str, now_ms: int) -> InheritResult:
+def inherit_from(
+    home: Home, src_id: str, dst_id: str, now_ms: int, before_ms: int | None = None
+) -> InheritResult:
     """Copy ``src_id``'s checkpoints into ``dst_id``'s empty index (fork, seed §9.8).
+
+    Args:
+        before_ms: [sidtui] for a fork at a rewind point, only snapshots taken before that
+            time (ms) are inherited: later batches changed files the fork's history never
+            touched, and undoing them from the fork would be wrong. ``latestFullMap`` is
+            recomputed from what is kept.
 
     Never raises for a bad source: the child keeps an empty history and gets a warning.
     """
@@ -267,6 +275,18 @@ def inherit_from(home: Home, src_id: str, dst_id: str, now_ms: int) -> InheritRe
         if not isinstance(next_id, int) or isinstance(next_id, bool):
             next_id = len(snaps) + 1
         lfm = src.data.get("latestFullMap")
+        if before_ms is not None:
+            snaps = [
+                s for s in snaps
+                if isinstance(s.get("timestamp"), (int, float)) and s["timestamp"] < before_ms
+            ]
+            lfm = {}
+            for s in snaps:
+                for e in s.get("files") or []:
+                    if isinstance(e, dict) and e.get("type") == "full" and isinstance(
+                        e.get("filePath"), str
+                    ):
+                        lfm[e["filePath"]] = s.get("id")
         child = CheckpointIndex(
             {
                 "sessionId": dst_id,

@@ -170,11 +170,14 @@ def _copy_records(
     return records, messages
 
 
-def _inherit_checkpoints(home, source_id: str, child_id: str, warnings: list[str]) -> int:
-    """Inherit the source's checkpoints into the child through the checkpoint layer (§9.8)."""
+def _inherit_checkpoints(
+    home, source_id: str, child_id: str, warnings: list[str], before_ms: int | None = None
+) -> int:
+    """Inherit the source's checkpoints into the child through the checkpoint layer (§9.8);
+    a fork at a point inherits only the snapshots taken before that point's prompt."""
     from sidtui.core.checkpoint_evict import inherit_from
 
-    res = inherit_from(home, source_id, child_id, int(time.time() * 1000))
+    res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms)
     if res.warning:
         warnings.append(res.warning)
     return res.copied
@@ -187,6 +190,7 @@ def write_copy(
     forked_from_extra: dict[str, Any] | None = None,
     dry_run: bool = False,
     inherit: bool = True,
+    inherit_before_ms: int | None = None,
 ) -> ForkResult:
     """Write a new session from chain records ``indexes`` of ``view`` (a SessionView).
 
@@ -196,6 +200,7 @@ def write_copy(
         forked_from_extra: extra keys for the ``forked_from`` value (after the agent's).
         dry_run: compute the result, write nothing.
         inherit: inherit the source's checkpoints.
+        inherit_before_ms: inherit only snapshots taken before this time (ms).
 
     Raises:
         ForkError: the new file could not be written (nothing is left half-written:
@@ -254,7 +259,7 @@ def write_copy(
         raise ForkError(f"could not write {result.path}: {errors[0]}")
     if inherit:
         result.checkpoints_inherited = _inherit_checkpoints(
-            view.home, source_id, new_id, result.warnings
+            view.home, source_id, new_id, result.warnings, inherit_before_ms
         )
     return result
 
@@ -265,7 +270,9 @@ def _chain_before(view, point) -> list[int]:
     return chain[:pos]
 
 
-def fork(view, point=None, *, dry_run: bool = False) -> ForkResult:
+def fork(
+    view, point=None, *, dry_run: bool = False, inherit_all: bool = False
+) -> ForkResult:
     """Fork ``view`` into a new session holding its history up to ``point`` (seed §5.5 ②).
 
     Args:
@@ -273,6 +280,9 @@ def fork(view, point=None, *, dry_run: bool = False) -> ForkResult:
         point: a :class:`sidtui.core.rewind.RewindPoint`; the fork ends right before that
             prompt. None copies the whole live chain.
         dry_run: write nothing.
+        inherit_all: inherit every checkpoint snapshot even when forking at a point (a
+            rewind ``as_fork`` restores files from the snapshots after the point); by
+            default a fork at a point inherits only the snapshots taken before it.
 
     Returns:
         A :class:`ForkResult`. The source file is byte-for-byte unchanged.
@@ -289,7 +299,13 @@ def fork(view, point=None, *, dry_run: bool = False) -> ForkResult:
         point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
     extra = {"toPoint": point.id} if point is not None else None
-    return write_copy(view, list(indexes), forked_from_extra=extra, dry_run=dry_run)
+    return write_copy(
+        view,
+        list(indexes),
+        forked_from_extra=extra,
+        dry_run=dry_run,
+        inherit_before_ms=None if (point is None or inherit_all) else point.timestamp_ms,
+    )
 
 
 def _require_chained(view, verb: str) -> None:

@@ -587,7 +587,7 @@ def rewind(
         return result
 
     if as_fork:
-        child = fork_session(view, pt if convo else None)
+        child = fork_session(view, pt if convo else None, inherit_all=True)
         result.fork = child
         result.warnings.extend(child.warnings)
         if code:
