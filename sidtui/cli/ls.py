@@ -129,15 +129,15 @@ LEGEND = {
 }
 
 
-def local_time(iso: str | None) -> str:
-    """An ISO timestamp as local ``YYYY-MM-DD HH:MM`` ("" when missing or unparsable)."""
+def local_time(iso: str | None, seconds: bool = False) -> str:
+    """An ISO timestamp as local ``YYYY-MM-DD HH:MM[:SS]`` ("" when missing or unparsable)."""
     if not iso:
         return ""
     from datetime import datetime
 
     try:
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime(
-            "%Y-%m-%d %H:%M"
+            "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
         )
     except ValueError:
         return iso[:16]

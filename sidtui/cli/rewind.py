@@ -92,13 +92,26 @@ def render_points(view, points) -> None:
     if not points:
         c.print(f"{view.session_id}: no rewind points (no human prompts on the live chain)")
         return
+    from sidtui.cli.ls import local_time
+
     t = Table(title=f"rewind points of {view.session_id}", title_justify="left")
-    for col in ("#", "time", "msg", "files", "prompt"):
-        t.add_column(col)
+    for col, kw in (
+        ("#", {"justify": "right"}),
+        ("time (local)", {"no_wrap": True}),
+        ("message", {"justify": "right"}),
+        ("code restores from", {"no_wrap": True}),
+        ("prompt", {"overflow": "ellipsis", "no_wrap": True}),
+    ):
+        t.add_column(col, **kw)
     for p in points:
-        files = f"→ {p.restore_from}" if p.restore_from else "—"
-        t.add_row(str(p.id), p.timestamp or "—", str(p.message_index), files, p.preview)
+        files = p.restore_from or "— (no snapshot after it)"
+        t.add_row(str(p.id), local_time(p.timestamp, seconds=True) or "—", str(p.message_index), files,
+                  p.preview)
     c.print(t)
+    c.print(
+        "[dim]message: messages before the prompt that a conversation rewind keeps; "
+        "code restores from: the snapshot whose pre-images a code rewind writes back[/]"
+    )
 
 
 def print_diff(c, diff: str) -> None:
