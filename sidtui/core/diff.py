@@ -271,38 +271,6 @@ def _runs_to_ops(runs: list[tuple[str, int]], a: list[str], b: list[str]) -> lis
     return ops
 
 
-def _common_prefix_str(a: str, b: str) -> int:
-    """Number of equal leading characters (galloping slice compares: C speed)."""
-    limit = min(len(a), len(b))
-    if not limit or a[0] != b[0]:
-        return 0
-    lo, step = 1, 1
-    while lo + step <= limit and a[lo : lo + step] == b[lo : lo + step]:
-        lo += step
-        step *= 2
-    while step > 1:
-        step //= 2
-        if lo + step <= limit and a[lo : lo + step] == b[lo : lo + step]:
-            lo += step
-    return lo
-
-
-def _common_suffix_str(a: str, b: str, limit: int) -> int:
-    """Number of equal trailing characters, at most ``limit``."""
-    na, nb = len(a), len(b)
-    if limit <= 0 or a[na - 1] != b[nb - 1]:
-        return 0
-    lo, step = 1, 1
-    while lo + step <= limit and a[na - lo - step : na - lo] == b[nb - lo - step : nb - lo]:
-        lo += step
-        step *= 2
-    while step > 1:
-        step //= 2
-        if lo + step <= limit and a[na - lo - step : na - lo] == b[nb - lo - step : nb - lo]:
-            lo += step
-    return lo
-
-
 def compute_diff(old: str, new: str) -> dict[str, Any]:
     """The agent's diff object ``{"ops": [...]}`` from ``old`` to ``new``.
 
@@ -315,8 +283,9 @@ def compute_diff(old: str, new: str) -> dict[str, Any]:
     if old == new:
         return {"ops": []}
     # old = P + Mo [+ "\n" + S],  new = P + Mn [+ "\n" + S]; P ends at a line start.
-    pe = old.rfind("\n", 0, _common_prefix_str(old, new)) + 1
-    tail = _common_suffix_str(old, new, min(len(old), len(new)) - pe)
+    # the same galloping compares work on str (a sequence of characters) as on line lists
+    pe = old.rfind("\n", 0, _common_prefix(old, 0, new, 0, min(len(old), len(new)))) + 1
+    tail = _common_suffix(old, new, min(len(old), len(new)) - pe)
     nl = old.find("\n", len(old) - tail) if tail else -1
     a = split_lines(old)
     head = old.count("\n", 0, pe)  # lines in P
