@@ -15,6 +15,7 @@ the chain with a null parent leaves a second head whose history the loader canno
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -87,12 +88,28 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         res.linear = True
         res.chain = [r.index for r in records if r.is_object]
         return res
-    chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(records, tail_idx)
+    if _is_one_linear_chain(records):
+        # one writer, nothing skipped: the walk would take every line (checked in C)
+        chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
+            list(range(len(records))), None, None, True,
+        )
+    else:
+        chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(records, tail_idx)
     res.cycle = res.cycle_uuid is not None
     res.chain = chain
     if res.lost_parent is not None and records[chain[0]].type == "session_start":
         res.fork_source, res.lost_parent = res.lost_parent, None
     return res
+
+
+def _is_one_linear_chain(records: list[RecordRef]) -> bool:
+    """Every record's parent is the previous record's uuid, the first is a head, and no uuid
+    repeats: then the agent's backward walk takes every line, in order."""
+    uuids = [r.uuid for r in records]
+    if records[0].parent is not None or None in uuids:
+        return False
+    parents = [r.parent for r in records]
+    return all(map(operator.eq, parents[1:], uuids[:-1])) and len(set(uuids)) == len(uuids)
 
 
 def _walk(

@@ -186,23 +186,32 @@ def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message 
     m = s.message
     if m is None:
         return None
-    if isinstance(m.content, str):
-        blocks, is_str = [Block("text", text=m.content)], True
-    elif m.content is None:
+    content = m.content
+    if type(content) is list:  # noqa: E721 - the hot path: one exact type test
+        blocks, is_str = content, False
+    elif isinstance(content, str):
+        blocks, is_str = [Block("text", text=content)], True
+    else:
         blocks, is_str = [], False
-    else:
-        blocks, is_str = m.content, False
-    meta = dict(m.meta) if isinstance(m.meta, dict) else {}
-    keys = ASSISTANT_META_KEYS if rec.type == "assistant_message" else USER_META_KEYS
-    if rec.type == "assistant_message":
-        vals = (s.usage, s.model, s.stopReason, s.msgId)
-    elif rec.type == "user_message":
-        vals = (s.cwd, s.gitBranch, s.permissionMode)
-    else:
-        vals = ()
-    for k, v in zip(keys, vals, strict=False):
-        if v is not None:
-            meta[k] = v
+    meta = dict(m.meta) if type(m.meta) is dict else {}  # noqa: E721
+    # the per-record context the loader moves into message._meta (per record type)
+    t = rec.type
+    if t == "assistant_message":
+        if s.usage is not None:
+            meta["usage"] = s.usage
+        if s.model is not None:
+            meta["model"] = s.model
+        if s.stopReason is not None:
+            meta["stopReason"] = s.stopReason
+        if s.msgId is not None:
+            meta["msgId"] = s.msgId
+    elif t == "user_message":
+        if s.cwd is not None:
+            meta["cwd"] = s.cwd
+        if s.gitBranch is not None:
+            meta["gitBranch"] = s.gitBranch
+        if s.permissionMode is not None:
+            meta["permissionMode"] = s.permissionMode
     return Message(
         index,
         rec.index,

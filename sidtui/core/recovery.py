@@ -221,9 +221,13 @@ def filter_unresolved_tool_uses(msgs: list[CleanMessage], log: Log) -> list[Clea
     for cm in msgs:
         if cm.message.role != "assistant":
             continue
-        keep = [not (b.type == "tool_use" and b.id not in answered) for b in cm.message.blocks]
-        if all(keep):
-            continue
+        blocks = cm.message.blocks
+        for b in blocks:
+            if b.type == "tool_use" and b.id not in answered:
+                break
+        else:
+            continue  # every tool_use answered: nothing to strip (the common case)
+        keep = [not (b.type == "tool_use" and b.id not in answered) for b in blocks]
         for pos, (b, k) in enumerate(zip(cm.message.blocks, keep, strict=True)):
             if not k:
                 log(
@@ -247,8 +251,9 @@ def filter_orphaned_thinking_only_messages(
     for cm in msgs:
         blocks = cm.message.blocks
         if (
-            cm.message.role == "assistant"
-            and blocks
+            blocks
+            and blocks[0].type in THINKING_TYPES  # cheap first test: most start with text
+            and cm.message.role == "assistant"
             and all(b.type in THINKING_TYPES for b in blocks)
         ):
             log(
@@ -312,7 +317,20 @@ def validate_content_block_integrity(msgs: list[CleanMessage], log: Log) -> list
     """
     out = []
     for cm in msgs:
-        reasons = [_block_missing_field(b) for b in cm.message.blocks]
+        blocks = cm.message.blocks
+        # the common case in one cheap pass: every tool block carries its ids
+        ok = True
+        for b in blocks:
+            t = b.type
+            if (t == "tool_use" and not (b.id and b.name)) or (
+                t == "tool_result" and not b.tool_use_id
+            ):
+                ok = False
+                break
+        if ok:
+            out.append(cm)
+            continue
+        reasons = [_block_missing_field(b) for b in blocks]
         if any(reasons):
             for pos, r in enumerate(reasons):
                 if r:
