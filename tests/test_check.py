@@ -632,3 +632,26 @@ def test_strict_candidates_cover_every_strict_only_line(lines):
             orjson.loads(rf.raw(rec))
         except orjson.JSONDecodeError:
             assert rec.line in found, rf.raw(rec)
+
+
+def test_unreadable_folder_is_a_fault_not_silence(real_home_copy, monkeypatch, capsys):
+    """Fresh-user finding: a project folder that cannot be listed vanished from the counts.
+
+    (Tests run as root, where chmod does not stop reads, so listing is made to fail.)
+    """
+    import sidtui.core.check as check
+
+    blocked = real_home_copy / "sessions" / "tmp-sidtui-fixture-projects-cli-tool"
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == blocked:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(check.os, "scandir", scandir)
+    code = main(["--home", str(real_home_copy), "check", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    faults = [f for f in out["faults"] if f["kind"] == "unreadable_folder"]
+    assert faults and faults[0]["file"] == str(blocked) and "Permission denied" in faults[0]["detail"]

@@ -130,6 +130,7 @@ STRUCTURAL_FAULTS = frozenset(
         "head_missing",
         "head_multiple",
         "unreadable_file",
+        "unreadable_folder",
         "checkpoint_unrecoverable",
         "checkpoint_index_unreadable",
     }
@@ -441,16 +442,23 @@ def size_distribution(sizes: list[int]) -> dict[str, int | None]:
 # --- reading ---------------------------------------------------------------------------
 
 
-def _candidates(home: Home, project: str | None) -> list[tuple[Path, str]]:
+def _candidates(
+    home: Home, project: str | None, unreadable: list[tuple[Path, str]] | None = None
+) -> list[tuple[Path, str]]:
     """(path, project folder) of every ``.jsonl``/``.json`` under ``sessions/``, as
-    :func:`sidtui.core.home.discover` finds them (flat files have project ``""``)."""
+    :func:`sidtui.core.home.discover` finds them (flat files have project ``""``); folders
+    that cannot be listed go to ``unreadable`` as (folder, reason)."""
     out: list[tuple[Path, str]] = []
 
     def scan(folder: Path, name: str) -> None:
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
+        except FileNotFoundError:
+            return
+        except OSError as exc:  # a folder we cannot read hides its sessions: say so
+            if unreadable is not None:
+                unreadable.append((folder, exc.strerror or str(exc)))
             return
         for e in entries:
             if e.name.endswith((".jsonl", ".json")) and e.is_file():
@@ -935,7 +943,13 @@ def run_check(
         scope["session"] = str(session.path)
         todo = [(session.path, session.project)]
     else:
-        todo = _candidates(home, project)
+        unreadable: list[tuple[Path, str]] = []
+        todo = _candidates(home, project, unreadable)
+        for folder, why in unreadable:
+            report.faults.append(
+                Finding("unreadable_folder", str(folder), f"cannot list it ({why}): its "
+                        "sessions were not counted")
+            )
     scan = _Scan(report)
     total = len(todo)
     if workers > 1 and total > CHUNK_FILES and _fork_available():
