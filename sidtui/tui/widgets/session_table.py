@@ -7,15 +7,17 @@ from textual.widgets import DataTable
 
 from sidtui.tui.fmt import cost, human_size, state_badge
 
+# The state badge comes right after the id: it is what the browser is for, and it must be
+# visible without scrolling sideways at 120 columns.
 COLUMNS = (
     ("id", "id"),
-    ("started", "started"),
+    ("state", "state"),
     ("last", "last activity"),
+    ("started", "started"),
     ("model", "model"),
     ("records", "records"),
     ("size", "size"),
     ("cost", "cost"),
-    ("state", "state"),
     ("ended", "ended"),
 )
 
@@ -29,13 +31,13 @@ def row_cells(s) -> tuple:
     label, colour = state_badge(s)
     return (
         s.session_id,
-        _when(s.started),
+        Text(label, style=colour),
         _when(s.last_activity),
+        _when(s.started),
         (s.model or "")[:18],
         Text(str(s.records), justify="right"),
         Text(human_size(s.bytes), justify="right"),
         Text(cost(s.cost_usd), justify="right"),
-        Text(label, style=colour),
         "yes" if s.ended else "no",
     )
 
