@@ -7,6 +7,7 @@ import sys
 
 from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
 from sidtui.core.listing import state_badge
+from sidtui.fmt import human_size, local_time
 
 
 def register(subparsers, parents) -> None:
@@ -26,14 +27,6 @@ def register(subparsers, parents) -> None:
         help="read every file now instead of answering from the catalog cache",
     )
     p.set_defaults(func=run)
-
-
-def human_size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,20 +120,6 @@ LEGEND = {
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
 }
-
-
-def local_time(iso: str | None, seconds: bool = False) -> str:
-    """An ISO timestamp as local ``YYYY-MM-DD HH:MM[:SS]`` ("" when missing or unparsable)."""
-    if not iso:
-        return ""
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime(
-            "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
-        )
-    except ValueError:
-        return iso[:16]
 
 
 def _tz_name() -> str:

@@ -92,7 +92,7 @@ def render_points(view, points) -> None:
     if not points:
         c.print(f"{view.session_id}: no rewind points (no human prompts on the live chain)")
         return
-    from sidtui.cli.ls import local_time
+    from sidtui.fmt import local_time
 
     t = Table(title=f"rewind points of {view.session_id}", title_justify="left")
     for col, kw in (

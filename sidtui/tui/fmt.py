@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from sidtui.cli.ls import human_size  # the CLI's own wording, one source
 from sidtui.core.listing import state_badge
+from sidtui.fmt import human_size  # the CLI's own wording, one source
 
 __all__ = ["human_size", "state_badge", "short_time", "one_line", "pretty_json", "cost"]
 
