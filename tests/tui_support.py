@@ -99,6 +99,8 @@ async def settle(app, pilot, rounds: int = 3) -> None:
             pass  # an exclusive worker replaced by a newer one; failures surface as notifications
         await pilot.pause()
         busy = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+        # the browser fills its table in timed chunks (no worker): wait for the last one
+        busy = busy or any(getattr(s, "filling", False) for s in app.screen_stack)
         quiet = 0 if busy else quiet + 1
         if quiet >= rounds:
             return
