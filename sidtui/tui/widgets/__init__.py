@@ -1,0 +1,1 @@
+"""One widget per module (Line-API views for the big lists)."""
