@@ -220,16 +220,7 @@ def compute_ops(a: list[str], b: list[str]) -> list[dict[str, Any]]:
     Returns:
         ``[{"type": ..., "lines": [...]}, ...]``; ``[]`` only when ``a == b``.
     """
-    na, nb = len(a), len(b)
-    pre = _common_prefix(a, 0, b, 0, min(na, nb)) if na and nb else 0
-    suf = _common_suffix(a, b, min(na, nb) - pre) if na and nb else 0
-    runs: list[tuple[str, int]] = []
-    if pre:
-        runs.append(("k", pre))
-    runs.extend(_middle_runs(a[pre : na - suf], b[pre : nb - suf]))
-    if suf:
-        runs.append(("k", suf))
-    return _runs_to_ops(runs, a, b)
+    return _runs_to_ops(_middle_runs_stripped(a, b), a, b)
 
 
 def _runs_to_ops(runs: list[tuple[str, int]], a: list[str], b: list[str]) -> list[dict[str, Any]]:
@@ -308,6 +299,7 @@ def compute_diff(old: str, new: str) -> dict[str, Any]:
 
 
 def _middle_runs_stripped(a: list[str], b: list[str]) -> list[tuple[str, int]]:
+    """Edit runs of ``a`` → ``b``: common head and tail kept, the middle matched."""
     na, nb = len(a), len(b)
     pre = _common_prefix(a, 0, b, 0, min(na, nb)) if na and nb else 0
     suf = _common_suffix(a, b, min(na, nb) - pre) if na and nb else 0
