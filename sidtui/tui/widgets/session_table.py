@@ -20,6 +20,12 @@ COLUMNS = (
     ("cost", "cost"),
     ("ended", "ended"),
 )
+# Fixed widths: auto-sized columns were re-measured whenever rows were refilled, so the
+# layout jumped while a scan or a live update ran (and a screenshot could catch it half
+# measured). Session ids are 24 characters; longer legacy ids are cut here and shown whole
+# on the session screen.
+WIDTHS = {"id": 24, "state": 26, "last": 13, "started": 11, "model": 18, "records": 7,
+          "size": 8, "cost": 8, "ended": 5}
 
 
 def _when(iso: str | None) -> str:
@@ -49,4 +55,4 @@ class SessionTable(DataTable):
         self.cursor_type = "row"
         self.zebra_stripes = True
         for key, label in COLUMNS:
-            self.add_column(label, key=key)
+            self.add_column(label, key=key, width=WIDTHS[key])
