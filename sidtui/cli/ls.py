@@ -33,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
     home = home_from_args(args).require()
     require_project(home, args.project)
     summaries, errors = _summaries(home, args)
-    from sidtui.core.home import discover
+    from sidtui.core.home import candidate_files
 
     folder_errors: list[str] = []
-    discover(home, args.project, folder_errors)  # folders the listing could not read
+    candidate_files(home, args.project, folder_errors)  # folders the listing could not read
     errors = [*folder_errors, *(e for e in errors if e not in folder_errors)]
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)

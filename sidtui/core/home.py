@@ -201,6 +201,27 @@ def project_folders(home: Home) -> list[str]:
     ]
 
 
+def candidate_files(
+    home: Home, project: str | None = None, errors: list[str] | None = None
+) -> list[tuple[Path, str]]:
+    """``(path, project folder)`` of every file :func:`discover` looks at, in its order.
+
+    Nothing is opened: a caller that reads each file anyway (``ls``) classifies it from
+    the bytes it read (:func:`classify_file` with :func:`first_line_of`).
+    """
+    found: list[tuple[Path, str]] = []
+    if project is None or project == "":
+        found += [(Path(e.path), "") for e in _iter_dir(home.sessions_dir, errors) if e.is_file()]
+    folders = project_folders(home) if project is None else ([project] if project else [])
+    for name in folders:
+        found += [
+            (Path(e.path), name)
+            for e in _iter_dir(home.sessions_dir / name, errors)
+            if e.is_file()
+        ]
+    return found
+
+
 def discover(
     home: Home, project: str | None = None, errors: list[str] | None = None
 ) -> list[SessionFile]:
@@ -217,19 +238,10 @@ def discover(
         (and named in ``errors``).
     """
     found: list[SessionFile] = []
-    if project is None or project == "":
-        for e in _iter_dir(home.sessions_dir, errors):
-            if e.is_file():
-                sf = classify_file(Path(e.path), "")
-                if sf is not None:
-                    found.append(sf)
-    folders = project_folders(home) if project is None else ([project] if project else [])
-    for name in folders:
-        for e in _iter_dir(home.sessions_dir / name, errors):
-            if e.is_file():
-                sf = classify_file(Path(e.path), name)
-                if sf is not None:
-                    found.append(sf)
+    for path, name in candidate_files(home, project, errors):
+        sf = classify_file(path, name)
+        if sf is not None:
+            found.append(sf)
     return found
 
 
