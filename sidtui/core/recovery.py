@@ -17,12 +17,24 @@ shape of the last message (seed §11.2): assistant ⇒ ``none``; a user message 
 tool_result ⇒ ``interrupted_prompt`` (taken off and re-queued last); a user message with
 tool_results ⇒ ``interrupted_turn`` with the tool names, unless every tool is in
 ``terminal_tool_names`` (empty in sid-code; configurable here).
+
+Speed (issue 2): every layer is a function of one message at a time (layer 3 also needs the
+set of answered tool_use ids), so :func:`recover` first finds, with a few C-level passes
+over the block types and tool ids (:func:`_prescan`), the few messages any layer could
+touch, and runs each layer only on those; the others are passed through without a wrapper
+(:class:`CleanMessages` wraps them when read). Input the pre-pass cannot classify (a block
+``type`` or tool id that is not hashable) runs every layer on every message instead. Both
+ways give the same drops, in the same order, and the same messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
+from typing import overload
 
 import msgspec
 from msgspec.structs import replace
@@ -94,6 +106,74 @@ class CleanMessage(msgspec.Struct, gc=False):
         return list(range(len(self.message.blocks))) if self.kept is None else self.kept
 
 
+_INDEX = attrgetter("index")
+
+
+class CleanMessages(Sequence[CleanMessage]):
+    """The cleaned messages as a read-only sequence of :class:`CleanMessage`.
+
+    Holds the loader's messages that survived cleaning plus the few that a layer rewrote;
+    an unchanged message is wrapped (``CleanMessage(message, message.index)``) only when
+    read, so a 140k-message session does not build 140k wrappers nobody looks at (issue 2).
+    Iterating builds the whole list once and keeps it. Compares equal to a list holding
+    the same :class:`CleanMessage` values.
+
+    Args:
+        messages: the surviving loader messages, in order.
+        changed: position (in ``messages``) → the rewritten :class:`CleanMessage`.
+    """
+
+    __slots__ = ("_msgs", "_changed", "_list")
+
+    def __init__(self, messages: list[Message], changed: dict[int, CleanMessage] | None = None):
+        self._msgs = messages
+        self._changed = changed or {}
+        self._list: list[CleanMessage] | None = None
+
+    def __len__(self) -> int:
+        return len(self._msgs)
+
+    def _materialize(self) -> list[CleanMessage]:
+        if self._list is None:
+            msgs = self._msgs
+            out = list(map(CleanMessage, msgs, map(_INDEX, msgs)))
+            for pos, cm in self._changed.items():
+                out[pos] = cm
+            self._list = out
+        return self._list
+
+    @overload
+    def __getitem__(self, i: int) -> CleanMessage: ...
+    @overload
+    def __getitem__(self, i: slice) -> CleanMessages: ...
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            r = range(len(self._msgs))[i]
+            if r.step != 1:
+                return CleanMessages([cm.message for cm in self._materialize()[i]],
+                                     dict(enumerate(self._materialize()[i])))
+            ch = {p - r.start: cm for p, cm in self._changed.items() if p in r}
+            return CleanMessages(self._msgs[i], ch)
+        if self._list is not None:
+            return self._list[i]
+        m = self._msgs[i]  # IndexError as a list gives it
+        cm = self._changed.get(i if i >= 0 else i + len(self._msgs))
+        return cm if cm is not None else CleanMessage(m, m.index)
+
+    def __iter__(self) -> Iterator[CleanMessage]:
+        return iter(self._materialize())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (CleanMessages, list, tuple)):
+            return len(self) == len(other) and self._materialize() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CleanMessages({self._materialize()!r})"
+
+
 @dataclass
 class Integrity:
     """Tool pairing problems (seed §7.2).
@@ -133,7 +213,9 @@ class RecoveryResult:
     """The recovery pipeline's output: exactly what the agent would send on resume.
 
     Attributes:
-        messages: cleaned messages without the re-queued interrupted prompt.
+        messages: cleaned messages without the re-queued interrupted prompt (a
+            :class:`CleanMessages` sequence from :func:`recover`; any sequence of
+            :class:`CleanMessage` works).
         dropped: every removal, in layer order.
         interruption: the interruption state.
         integrity_before: pairing problems in the loaded messages (computed on first use).
@@ -141,7 +223,7 @@ class RecoveryResult:
         resume_note: the note the agent would inject for this state (our wording).
     """
 
-    messages: list[CleanMessage]
+    messages: Sequence[CleanMessage]
     dropped: list[Drop]
     interruption: Interruption
     loaded: list[Message]
@@ -159,7 +241,12 @@ class RecoveryResult:
     def integrity_after(self) -> Integrity:
         """Pairing problems in what the agent would send (should be none)."""
         if "after" not in self._integrity:
-            self._integrity["after"] = check_integrity(cm.message for cm in self.messages)
+            msgs = self.messages
+            plain = msgs._msgs if isinstance(msgs, CleanMessages) else None
+            if plain is not None and not msgs._changed:
+                self._integrity["after"] = check_integrity(plain)
+            else:
+                self._integrity["after"] = check_integrity(cm.message for cm in msgs)
         return self._integrity["after"]
 
 
@@ -182,14 +269,17 @@ def migrate_legacy_formats(msgs: list[CleanMessage], log: Log) -> list[CleanMess
 def strip_invalid_permission_modes(
     msgs: list[CleanMessage], log: Log, valid: Iterable[str] = VALID_PERMISSION_MODES
 ) -> list[CleanMessage]:
-    """Layer 2: remove ``_meta.permissionMode`` values that are no longer valid (seed §8.2)."""
+    """Layer 2: remove ``_meta.permissionMode`` values that are no longer valid (seed §8.2).
+
+    A value that is not a string (JSON allows anything there) is never a valid mode.
+    """
     valid = frozenset(valid)
     for cm in msgs:
-        mode = cm.message.meta.get("permissionMode")
-        if mode is not None and mode not in valid:
+        mode = cm.message.permission_mode
+        if mode is not None and not (isinstance(mode, str) and mode in valid):
             meta = dict(cm.message.meta)
             del meta["permissionMode"]
-            cm.message = replace(cm.message, meta=meta)
+            cm.message = replace(cm.message, meta_=meta)
             cm.changed = True
             log(
                 Drop(
@@ -210,25 +300,53 @@ def _remove_blocks(cm: CleanMessage, keep: list[bool]) -> None:
     cm.changed = True
 
 
-def filter_unresolved_tool_uses(msgs: list[CleanMessage], log: Log) -> list[CleanMessage]:
-    """Layer 3: strip tool_use blocks no tool_result answers (orphans, seed §7.2)."""
-    answered = {
+def _hashable(v: object) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def answered_tool_use_ids(msgs: Iterable[CleanMessage]) -> set:
+    """The ``tool_use_id`` of every tool_result block (non-empty, hashable values only)."""
+    return {
         b.tool_use_id
         for cm in msgs
         for b in cm.message.blocks
-        if b.type == "tool_result" and b.tool_use_id
+        if b.type == "tool_result" and b.tool_use_id and _hashable(b.tool_use_id)
     }
+
+
+def _unanswered(b: Block, answered: set) -> bool:
+    if b.type != "tool_use":
+        return False
+    i = b.id
+    return not _hashable(i) or i not in answered
+
+
+def filter_unresolved_tool_uses(
+    msgs: list[CleanMessage], log: Log, answered: set | None = None
+) -> list[CleanMessage]:
+    """Layer 3: strip tool_use blocks no tool_result answers (orphans, seed §7.2).
+
+    Args:
+        msgs: the messages to clean (changed in place, returned).
+        log: receives each :class:`Drop`.
+        answered: the answered tool_use ids of the *whole* history
+            (:func:`answered_tool_use_ids`), when ``msgs`` is only part of it; by default
+            computed from ``msgs``.
+    """
+    if answered is None:
+        answered = answered_tool_use_ids(msgs)
     for cm in msgs:
         if cm.message.role != "assistant":
             continue
         blocks = cm.message.blocks
-        for b in blocks:
-            if b.type == "tool_use" and b.id not in answered:
-                break
-        else:
+        keep = [not _unanswered(b, answered) for b in blocks]
+        if all(keep):
             continue  # every tool_use answered: nothing to strip (the common case)
-        keep = [not (b.type == "tool_use" and b.id not in answered) for b in blocks]
-        for pos, (b, k) in enumerate(zip(cm.message.blocks, keep, strict=True)):
+        for pos, (b, k) in enumerate(zip(blocks, keep, strict=True)):
             if not k:
                 log(
                     Drop(
@@ -252,9 +370,8 @@ def filter_orphaned_thinking_only_messages(
         blocks = cm.message.blocks
         if (
             blocks
-            and blocks[0].type in THINKING_TYPES  # cheap first test: most start with text
             and cm.message.role == "assistant"
-            and all(b.type in THINKING_TYPES for b in blocks)
+            and all(_hashable(b.type) and b.type in THINKING_TYPES for b in blocks)
         ):
             log(
                 Drop(
@@ -270,10 +387,9 @@ def filter_orphaned_thinking_only_messages(
 
 
 def _is_whitespace_only(blocks: list[Block]) -> bool:
+    """Only text blocks, none with visible text (a non-string ``text`` counts as none)."""
     for b in blocks:
-        if b.type != "text":
-            return False
-        if b.text and b.text.strip():
+        if b.type != "text" or b.has_text:
             return False
     return True
 
@@ -317,20 +433,7 @@ def validate_content_block_integrity(msgs: list[CleanMessage], log: Log) -> list
     """
     out = []
     for cm in msgs:
-        blocks = cm.message.blocks
-        # the common case in one cheap pass: every tool block carries its ids
-        ok = True
-        for b in blocks:
-            t = b.type
-            if (t == "tool_use" and not (b.id and b.name)) or (
-                t == "tool_result" and not b.tool_use_id
-            ):
-                ok = False
-                break
-        if ok:
-            out.append(cm)
-            continue
-        reasons = [_block_missing_field(b) for b in blocks]
+        reasons = [_block_missing_field(b) for b in cm.message.blocks]
         if any(reasons):
             for pos, r in enumerate(reasons):
                 if r:
@@ -350,6 +453,177 @@ def validate_content_block_integrity(msgs: list[CleanMessage], log: Log) -> list
     return out
 
 
+# --- the pre-pass: which messages could a layer touch? -------------------------------
+
+#: falsy values JSON can give that a set can hold (0 also stands for False and 0.0)
+_FALSY = (None, 0, "")
+
+
+@dataclass
+class _Plan:
+    """Positions (in the loader's list, ascending) of the messages each layer could touch.
+
+    Each list is a superset of what the layer acts on; the layers themselves decide.
+    """
+
+    modes: list[int]  # layer 2: may carry a permissionMode
+    answered: set | None  # layer 3: the answered tool_use ids (None when all are answered)
+    tools: list[int]  # layer 3: hold a tool_use whose id no tool_result answers
+    shells: list[int]  # layers 4–5: assistant messages with only text/thinking, or none
+    invalid: list[int]  # layer 6: hold a tool block without its id/name/tool_use_id
+
+
+def _prescan(msgs: list[Message]) -> _Plan | None:
+    """Find, in one pass, the messages any layer could touch (issue 2's speed).
+
+    One plain loop that touches each message and block once and allocates almost nothing
+    (measured faster here than several C-level passes, which pay for their temporary
+    lists). The usual file answers every tool_use in turn, so comparing the list of
+    tool_use ids with the list of tool_result ids settles layers 3 and 6 at once.
+
+    Returns:
+        A :class:`_Plan`, or None when the messages hold values the pre-pass does not
+        classify (an unhashable block ``type`` or tool id, or a message without a
+        scanned record's fields): then every layer runs on every message.
+    """
+    use_ids: list = []
+    result_ids: list = []
+    modes: list[int] = []
+    shells: list[int] = []
+    add_use = use_ids.append
+    add_result = result_ids.append
+    names_ok = True
+    i = -1
+    try:
+        for m in msgs:
+            i += 1
+            s = m.src
+            if m.meta_ is not None or (
+                s is not None and (s.permissionMode is not None or s.message.meta is not None)
+            ):
+                modes.append(i)
+            textish = True
+            for b in m.blocks:
+                t = b.type
+                if t == "tool_result":
+                    add_result(b.tool_use_id)
+                    textish = False
+                elif t == "tool_use":
+                    add_use(b.id)
+                    textish = False
+                    if not b.name:
+                        names_ok = False
+                elif textish and t != "text" and t not in THINKING_TYPES:
+                    textish = False
+            if textish and m.role == "assistant":
+                shells.append(i)
+    except (AttributeError, TypeError):
+        return None
+    if not set(map(type, use_ids)).isdisjoint((list, dict)):
+        return None
+    ids_ok = all(use_ids)
+    if ids_ok and use_ids == result_ids:  # the usual file: each tool_use answered in turn
+        if names_ok:
+            return _Plan(modes, None, [], shells, [])
+        answered = None
+    else:
+        try:
+            answered = set(result_ids)
+            answered.difference_update(_FALSY)
+            if answered.issuperset(use_ids):
+                answered = None
+        except TypeError:
+            return None
+        if answered is None and ids_ok and names_ok and all(result_ids):
+            return _Plan(modes, None, [], shells, [])
+    tools: list[int] = []
+    invalid: list[int] = []
+    for i, m in enumerate(msgs):  # the rare file: find the messages, in a second pass
+        for b in m.blocks:
+            t = b.type
+            if t == "tool_use":
+                if answered is not None and b.id not in answered:
+                    if not tools or tools[-1] != i:
+                        tools.append(i)
+                if not (b.id and b.name) and (not invalid or invalid[-1] != i):
+                    invalid.append(i)
+            elif t == "tool_result" and not b.tool_use_id:
+                if not invalid or invalid[-1] != i:
+                    invalid.append(i)
+    return _Plan(modes, answered, tools, shells, invalid)
+
+
+def _take(
+    messages: list[Message], wrapped: dict[int, CleanMessage], positions: Iterable[int]
+) -> list[CleanMessage]:
+    """The :class:`CleanMessage` of each position, made on first use and then shared."""
+    out = []
+    for i in positions:
+        cm = wrapped.get(i)
+        if cm is None:
+            m = messages[i]
+            cm = wrapped[i] = CleanMessage(m, m.index)
+        out.append(cm)
+    return out
+
+
+def _lost(positions: list[int], wrapped: dict[int, CleanMessage], kept: list[CleanMessage]) -> set[int]:
+    kept_ids = set(map(id, kept))
+    return {i for i in positions if id(wrapped[i]) not in kept_ids}
+
+
+def _clean_all(messages: list[Message], log: Log, valid: Iterable[str]) -> CleanMessages:
+    """Every layer on every message (input the pre-pass cannot classify)."""
+    msgs = [_wrap(m) for m in messages]
+    msgs = migrate_legacy_formats(msgs, log)
+    msgs = strip_invalid_permission_modes(msgs, log, valid)
+    msgs = filter_unresolved_tool_uses(msgs, log)
+    msgs = filter_orphaned_thinking_only_messages(msgs, log)
+    msgs = filter_whitespace_only_assistant_messages(msgs, log)
+    msgs = validate_content_block_integrity(msgs, log)
+    changed = {i: cm for i, cm in enumerate(msgs) if cm.changed}
+    return CleanMessages([cm.message for cm in msgs], changed)
+
+
+def _clean_candidates(
+    messages: list[Message], plan: _Plan, log: Log, valid: Iterable[str]
+) -> CleanMessages:
+    """The six layers, each on the messages the pre-pass found it could touch.
+
+    Each layer acts on one message at a time (layer 3 with the whole history's answered
+    ids), in message order, so running it on a superset of what it acts on, in order,
+    logs the same drops in the same order as running it on every message.
+    """
+    wrapped: dict[int, CleanMessage] = {}
+    migrate_legacy_formats([], log)  # changes nothing in the agent today: no candidates
+    strip_invalid_permission_modes(_take(messages, wrapped, plan.modes), log, valid)
+    filter_unresolved_tool_uses(_take(messages, wrapped, plan.tools), log, plan.answered or set())
+    # what layer 3 rewrote may now be a thinking-only or empty shell
+    pos = sorted(set(plan.shells).union(plan.tools))
+    kept = filter_orphaned_thinking_only_messages(_take(messages, wrapped, pos), log)
+    kept = filter_whitespace_only_assistant_messages(kept, log)
+    gone = _lost(pos, wrapped, kept)
+    pos = [i for i in plan.invalid if i not in gone]
+    kept = validate_content_block_integrity(_take(messages, wrapped, pos), log)
+    gone |= _lost(pos, wrapped, kept)
+    # the survivors: the loader's list minus what was dropped, rewritten ones swapped in
+    changed = {i: cm for i, cm in wrapped.items() if cm.changed and i not in gone}
+    if not gone:
+        sent = list(messages)
+        for i, cm in changed.items():
+            sent[i] = cm.message
+        return CleanMessages(sent, changed)
+    keep = bytearray(b"\x01") * len(messages)
+    for i in gone:
+        keep[i] = 0
+    sent = list(compress(messages, keep))
+    order = sorted(gone)
+    moved = {i - bisect_right(order, i): cm for i, cm in changed.items()}
+    for i, cm in moved.items():
+        sent[i] = cm.message
+    return CleanMessages(sent, moved)
+
+
 def check_integrity(messages: Iterable[Message]) -> Integrity:
     """Find orphan tool_uses and dangling tool_results (seed §7.2).
 
@@ -367,9 +641,9 @@ def check_integrity(messages: Iterable[Message]) -> Integrity:
         for b in m.blocks:
             t = b.type
             if t == "tool_use":
-                if b.id:
+                if b.id and _hashable(b.id):
                     uses.setdefault(b.id, (b.name, pos, m.uuid))
-            elif t == "tool_result" and b.tool_use_id:
+            elif t == "tool_result" and b.tool_use_id and _hashable(b.tool_use_id):
                 if b.tool_use_id in uses:
                     answered.add(b.tool_use_id)
                 else:
@@ -410,22 +684,37 @@ def safe_slice_tail(messages: list[Message], n: int, max_expand: int = 5) -> lis
     return list(messages[start:])
 
 
-def _tool_names_for_results(msgs: list[CleanMessage], last: CleanMessage) -> list[str]:
-    names_by_id: dict[str, str] = {}
-    for cm in msgs:
-        for b in cm.message.blocks:
-            if b.type == "tool_use" and b.id:
+def _tool_names_for_results(msgs: Sequence[CleanMessage], last: CleanMessage) -> list[str]:
+    """The tool names of ``last``'s tool_results: for each id, the name of the last
+    tool_use with that id anywhere in ``msgs`` (searched from the end; stops when all are
+    found)."""
+    wanted = {
+        b.tool_use_id
+        for b in last.message.blocks
+        if b.type == "tool_result" and _hashable(b.tool_use_id)
+    }
+    names_by_id: dict = {}
+    if isinstance(msgs, CleanMessages):  # walk the plain messages: no wrapper per step
+        plain = msgs._msgs
+    else:
+        plain = [cm.message for cm in msgs]
+    for k in range(len(plain) - 1, -1, -1):
+        if not wanted:
+            break
+        for b in reversed(plain[k].blocks):
+            if b.type == "tool_use" and b.id and _hashable(b.id) and b.id in wanted:
                 names_by_id[b.id] = b.name or ""
+                wanted.discard(b.id)
     out = []
     for b in last.message.blocks:
-        if b.type == "tool_result" and b.tool_use_id in names_by_id:
+        if b.type == "tool_result" and _hashable(b.tool_use_id) and b.tool_use_id in names_by_id:
             out.append(names_by_id[b.tool_use_id])
     return out
 
 
 def detect_interruption(
-    msgs: list[CleanMessage], terminal_tool_names: Iterable[str] = TERMINAL_TOOL_NAMES
-) -> tuple[list[CleanMessage], Interruption]:
+    msgs: Sequence[CleanMessage], terminal_tool_names: Iterable[str] = TERMINAL_TOOL_NAMES
+) -> tuple[Sequence[CleanMessage], Interruption]:
     """Read the interruption state from the last cleaned message (seed §11.2).
 
     Returns:
@@ -476,23 +765,24 @@ def recover(
 ) -> RecoveryResult:
     """Run the six layers, then integrity and interruption detection (seed §7.5, §11.2).
 
+    The layers run only on the messages :func:`_prescan` finds they could touch (every
+    message when it cannot tell); the result is the same either way.
+
     Args:
         messages: the loader's messages (not modified).
         terminal_tool_names: tools whose trailing results do not mean an interruption.
         valid_permission_modes: modes layer 2 keeps.
 
     Returns:
-        A :class:`RecoveryResult`.
+        A :class:`RecoveryResult`; its ``messages`` is a :class:`CleanMessages`.
     """
     dropped: list[Drop] = []
     log = dropped.append
-    msgs = [_wrap(m) for m in messages]
-    msgs = migrate_legacy_formats(msgs, log)
-    msgs = strip_invalid_permission_modes(msgs, log, valid_permission_modes)
-    msgs = filter_unresolved_tool_uses(msgs, log)
-    msgs = filter_orphaned_thinking_only_messages(msgs, log)
-    msgs = filter_whitespace_only_assistant_messages(msgs, log)
-    msgs = validate_content_block_integrity(msgs, log)
+    plan = _prescan(messages) if messages else None
+    if plan is None:
+        msgs = _clean_all(messages, log, valid_permission_modes)
+    else:
+        msgs = _clean_candidates(messages, plan, log, valid_permission_modes)
     sent, interruption = detect_interruption(msgs, terminal_tool_names)
     return RecoveryResult(
         messages=sent,

@@ -70,12 +70,32 @@ class RestoredState:
         return next((i for i in self.items if i.name == name), None)
 
 
-def _md_source(ls: LoadedSession, key: str) -> str:
-    lines = [e.line for e in ls.metadata_entries if e.key == key]
-    if not lines:
+def _md_lines(ls: LoadedSession) -> dict[str, tuple[int | None, int]]:
+    """Per metadata key: (line of its last record, number of records), in one pass."""
+    out: dict[str, tuple[int | None, int]] = {}
+    get = out.get
+    for e in ls.metadata_entries:
+        k = e.key
+        prev = get(k)
+        out[k] = (e.line, prev[1] + 1 if prev is not None else 1)
+    return out
+
+
+def _md_source(
+    ls: LoadedSession, key: str, index: dict[str, tuple[int | None, int]] | None = None
+) -> str:
+    """Where a metadata item comes from: its last record's line and how many there are.
+
+    Args:
+        ls: the loaded session.
+        key: the metadata key.
+        index: :func:`_md_lines` of ``ls`` when several keys are asked (one pass for all).
+    """
+    hit = (index if index is not None else _md_lines(ls)).get(key)
+    if hit is None:
         return f"metadata {key} (absent)"
-    n = len(lines)
-    return f"metadata {key}, line {lines[-1]} (last of {n})" if n > 1 else f"metadata {key}, line {lines[-1]}"
+    line, n = hit
+    return f"metadata {key}, line {line} (last of {n})" if n > 1 else f"metadata {key}, line {line}"
 
 
 def split_usage(usage_stats: Any) -> dict[str, Any]:
@@ -167,6 +187,10 @@ def restore_state(
     """
     st = RestoredState()
     md = loaded.metadata
+    md_index = _md_lines(loaded)  # one pass over the metadata records for every item
+
+    def source(key: str) -> str:
+        return _md_source(loaded, key, md_index)
 
     def item(number: int, name: str, fn) -> None:
         try:
@@ -191,7 +215,7 @@ def restore_state(
                 2,
                 "model",
                 {"model": setting["model"], "provider": loaded.provider},
-                _md_source(loaded, "agent_setting") + " (provider from session_start)",
+                source("agent_setting") + " (provider from session_start)",
             )
         return StateItem(
             2, "model", {"model": loaded.model, "provider": loaded.provider}, "session_start"
@@ -199,27 +223,27 @@ def restore_state(
 
     def usage() -> StateItem:
         if "usage_stats" not in md:
-            return StateItem(3, "usage", None, _md_source(loaded, "usage_stats"), False,
+            return StateItem(3, "usage", None, source("usage_stats"), False,
                              note="no usage recorded: counters start at zero")
-        return StateItem(3, "usage", split_usage(md["usage_stats"]), _md_source(loaded, "usage_stats"))
+        return StateItem(3, "usage", split_usage(md["usage_stats"]), source("usage_stats"))
 
     def file_changes() -> StateItem:
         v = md.get("file_changes")
         if v is None:
-            return StateItem(4, "file_changes", None, _md_source(loaded, "file_changes"), False,
+            return StateItem(4, "file_changes", None, source("file_changes"), False,
                              note="no file changes recorded")
         if not isinstance(v, dict):
             raise ValueError("file_changes is not an object")
-        return StateItem(4, "file_changes", v, _md_source(loaded, "file_changes"))
+        return StateItem(4, "file_changes", v, source("file_changes"))
 
     def todos() -> StateItem:
         v = md.get("todo_state")
         if v is None:
-            return StateItem(5, "todos", None, _md_source(loaded, "todo_state"), False,
+            return StateItem(5, "todos", None, source("todo_state"), False,
                              note="no todo list recorded")
         if not isinstance(v, dict) or not isinstance(v.get("todos", []), list):
             raise ValueError("todo_state has no todos list")
-        return StateItem(5, "todos", v.get("todos", []), _md_source(loaded, "todo_state"))
+        return StateItem(5, "todos", v.get("todos", []), source("todo_state"))
 
     def cwd() -> StateItem:
         it = StateItem(6, "cwd", loaded.cwd, "session_start.cwd", loaded.cwd is not None)
@@ -240,30 +264,30 @@ def restore_state(
     def effort() -> StateItem:
         setting = md.get("agent_setting")
         if setting is None:
-            return StateItem(7, "effort", None, _md_source(loaded, "agent_setting"), False,
+            return StateItem(7, "effort", None, source("agent_setting"), False,
                              note="no agent setting recorded: defaults apply")
         if not isinstance(setting, dict):
             raise ValueError("agent_setting is not an object")
         val = {k: setting[k] for k in ("effortLevel", "thinking") if k in setting}
-        it = StateItem(7, "effort", val, _md_source(loaded, "agent_setting"))
+        it = StateItem(7, "effort", val, source("agent_setting"))
         if "permissionMode" in setting:
             it.note = "agent_setting.permissionMode is a legacy field: read and ignored"
         return it
 
     def goal() -> StateItem:
         if "goal_state" not in md:
-            return StateItem(8, "goal", None, _md_source(loaded, "goal_state"), False,
+            return StateItem(8, "goal", None, source("goal_state"), False,
                              note="no goal recorded")
         raw = md["goal_state"]
         if raw == CLEARED_GOAL:
-            return StateItem(8, "goal", None, _md_source(loaded, "goal_state"), False,
+            return StateItem(8, "goal", None, source("goal_state"), False,
                              note="goal cleared (/clear): nothing to restore")
         g = parse_goal(raw)
         status = g.get("status") if isinstance(g, dict) else None
         if status in TERMINAL_GOAL_STATUSES:
-            return StateItem(8, "goal", g, _md_source(loaded, "goal_state"), False,
+            return StateItem(8, "goal", g, source("goal_state"), False,
                              note=f"goal is {status}: a finished goal is not restored")
-        return StateItem(8, "goal", g, _md_source(loaded, "goal_state"))
+        return StateItem(8, "goal", g, source("goal_state"))
 
     def sidechains() -> StateItem:
         sc = unfinished_sidechains or []
@@ -291,7 +315,7 @@ def restore_state(
 
     def ledger() -> StateItem:
         v = md.get("hypothesis_ledger")
-        return StateItem(12, "hypothesis_ledger", v, _md_source(loaded, "hypothesis_ledger"),
+        return StateItem(12, "hypothesis_ledger", v, source("hypothesis_ledger"),
                          v is not None, note=None if v is not None else "no ledger recorded")
 
     item(1, "messages", messages)
