@@ -207,12 +207,19 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
         import shutil
 
         shutil.rmtree(caches, ignore_errors=True)
+    from sidtui.core.listing import _workers
+
+    procs = _workers(n)
+    how = (f"ls runs on {procs} forked worker processes (one per usable core), the floor in "
+           "one process" if procs > 1 else "ls runs in one process, as the floor")
     return [
         row(f"ls cold (list_sessions, empty cache) vs reading every file once, {what}",
             runs["cold"], runs["floor"], 1.5,
-            extra=f"OS page cache warm on both sides; data ready in {gen_s:.1f} s"),
+            extra=f"OS page cache warm on both sides; {how}; data ready in {gen_s:.1f} s"),
         row(f"ls cold, disk-cold (pages evicted before each side), {what}",
-            disk["cold"], disk["floor"], 1.5),
+            disk["cold"], disk["floor"], 1.5,
+            extra=f"{how}; each worker asks the kernel to read its next files ahead "
+            "(posix_fadvise WILLNEED)"),
         row(f"ls warm (files unchanged, cache filled) vs reading every file once, {what}",
             warm["warm"], warm["floor"], None,
             extra="warm = the session catalog (sidtui.core.live.catalog: SQLite rows keyed by "

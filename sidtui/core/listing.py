@@ -668,17 +668,24 @@ class _Job:
             self.summaries[folder] = names
         return names
 
-    def one(self, path: str, project: str) -> SessionSummary | None:
+    def one(self, path: str, project: str, fd: int | OSError | None = None) -> SessionSummary | None:
         """The summary of one candidate file (None: a sidechain not listed, or no transcript).
+
+        Args:
+            path, project: the file and its folder name.
+            fd: the file already opened (closed here), or the error opening it gave.
 
         Raises:
             SidtuiError: the file cannot be read.
         """
         is_jsonl = path.endswith(".jsonl")
-        try:
-            fd = os.open(path, _O_RDONLY)
-        except OSError as exc:
-            raise _unreadable(path, exc) from None
+        if fd is None:
+            try:
+                fd = os.open(path, _O_RDONLY)
+            except OSError as exc:
+                fd = exc
+        if isinstance(fd, OSError):
+            raise _unreadable(path, fd) from None
         try:
             st = os.fstat(fd)
             want = min(st.st_size + 1, HEAD_READ)
@@ -703,12 +710,42 @@ class _Job:
     def chunk(self, items: list[tuple[str, str]]) -> list[SessionSummary | str | None]:
         """Summaries of ``items`` in order; an unreadable file gives its error line."""
         out: list[SessionSummary | str | None] = []
-        for path, project in items:
-            try:
-                out.append(self.one(path, project))
-            except SidtuiError as exc:
-                out.append(str(exc))
+        fds = _open_ahead(items)
+        taken = 0  # fds handed to one(), which closes them
+        try:
+            for path, project in items:
+                fd = fds[taken]
+                taken += 1
+                try:
+                    out.append(self.one(path, project, fd))
+                except SidtuiError as exc:
+                    out.append(str(exc))
+        finally:
+            for fd in fds[taken:]:  # only after an unexpected error
+                if isinstance(fd, int):
+                    os.close(fd)
         return out
+
+
+def _open_ahead(items: list[tuple[str, str]]) -> list[int | OSError]:
+    """Open a chunk's files and ask the kernel to start reading their first
+    :data:`HEAD_READ` bytes (``posix_fadvise(WILLNEED)``, asynchronous): while one file is
+    decoded the next ones arrive, so a disk-cold listing keeps the disk busy."""
+    fds: list[int | OSError] = []
+    advise = getattr(os, "posix_fadvise", None)
+    for path, _ in items:
+        try:
+            fd = os.open(path, _O_RDONLY)
+        except OSError as exc:
+            fds.append(exc)
+            continue
+        fds.append(fd)
+        if advise is not None:
+            try:
+                advise(fd, 0, HEAD_READ, os.POSIX_FADV_WILLNEED)
+            except OSError:
+                advise = None  # not supported here: plain reads
+    return fds
 
 
 _JOB: _Job | None = None  # the forked workers' job (set before the pool forks)
