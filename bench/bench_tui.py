@@ -174,14 +174,14 @@ def _keys(quick: bool, tmp: Path) -> dict:
 
 
 def _fake_model(n: int):
-    from sidtui.core.loader import Block
+    from sidtui.core.records import make_block
     from sidtui.tui.conversation_model import ConversationModel, Entry
 
     m = ConversationModel()
     for i in range(n):
         role = "user" if i % 2 == 0 else "assistant"
         msg = SimpleNamespace(role=role, line=i + 2, timestamp="2026-11-23T10:00:00.000Z",
-                              blocks=[Block("text", text=f"message {i} " + "lorem ipsum " * 20)])
+                              blocks=[make_block("text", text=f"message {i} " + "lorem ipsum " * 20)])
         m.messages.append(msg)
         m.message_entry[i] = len(m.entries)
         m.entries.append(Entry("header", i, role=role))

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.chain import rebuild_chain
-from sidtui.core.loader import Block, Message, load_jsonl
-from sidtui.core.records import scan_records
+from sidtui.core.loader import Message, load_jsonl
+from sidtui.core.records import make_block, scan_records
 from sidtui.core.recovery import check_integrity, recover, safe_slice_tail
 from tests.helpers import assistant, jsonl, start, tool_results, user
 
@@ -72,9 +72,9 @@ def test_orphan_tool_use_stripped_then_thinking_remnant_dropped():
 
 
 def test_whitespace_only_assistant_and_incomplete_blocks():
-    m_ws = Message(0, None, None, None, None, "assistant", [Block("text", text="  \n")])
-    m_user = Message(1, None, None, None, None, "user", [Block("tool_result")])  # no tool_use_id
-    m_ok = Message(2, None, None, None, None, "user", [Block("text", text="hi")])
+    m_ws = Message(0, None, None, None, None, "assistant", [make_block("text", text="  \n")])
+    m_user = Message(1, None, None, None, None, "user", [make_block("tool_result")])  # no tool_use_id
+    m_ok = Message(2, None, None, None, None, "user", [make_block("text", text="hi")])
     r = recover([m_ws, m_user, m_ok])
     layers = [d.layer for d in r.dropped]
     assert "filter_whitespace_only_assistant_messages" in layers
@@ -84,9 +84,9 @@ def test_whitespace_only_assistant_and_incomplete_blocks():
 
 
 def test_invalid_permission_mode_is_stripped():
-    m = Message(0, None, "u", 1, "user_message", "user", [Block("text", text="x")],
+    m = Message(0, None, "u", 1, "user_message", "user", [make_block("text", text="x")],
                 {"permissionMode": "yolo"})
-    a = Message(1, None, "a", 2, "assistant_message", "assistant", [Block("text", text="y")])
+    a = Message(1, None, "a", 2, "assistant_message", "assistant", [make_block("text", text="y")])
     r = recover([m, a])
     assert r.messages[0].changed and "permissionMode" not in r.messages[0].message.meta
     assert r.dropped[0].layer == "strip_invalid_permission_modes"
@@ -97,11 +97,11 @@ def _m(i, role, *blocks):
 
 
 def test_safe_slice_tail_expands_then_shrinks():
-    use = _m(0, "assistant", Block("tool_use", id="t", name="read"))
-    res = _m(1, "user", Block("tool_result", tool_use_id="t"))
-    fin = _m(2, "assistant", Block("text", text="done"))
+    use = _m(0, "assistant", make_block("tool_use", id="t", name="read"))
+    res = _m(1, "user", make_block("tool_result", tool_use_id="t"))
+    fin = _m(2, "assistant", make_block("text", text="done"))
     assert safe_slice_tail([use, res, fin], 2) == [use, res, fin]  # expanded by one
-    filler = [_m(10 + i, "user", Block("text", text="x")) for i in range(6)]
+    filler = [_m(10 + i, "user", make_block("text", text="x")) for i in range(6)]
     msgs = [use, *filler, res, fin]
     out = safe_slice_tail(msgs, 2, max_expand=5)
     assert out == [fin]  # could not reach the tool_use within 5: shrink past the result
@@ -114,11 +114,11 @@ def test_safe_slice_tail_never_dangling(spec, n):
     msgs = []
     for i, (kind, k) in enumerate(spec):
         if kind == "use":
-            msgs.append(_m(i, "assistant", Block("tool_use", id=f"t{k}", name="x")))
+            msgs.append(_m(i, "assistant", make_block("tool_use", id=f"t{k}", name="x")))
         elif kind == "res":
-            msgs.append(_m(i, "user", Block("tool_result", tool_use_id=f"t{k}")))
+            msgs.append(_m(i, "user", make_block("tool_result", tool_use_id=f"t{k}")))
         else:
-            msgs.append(_m(i, "user", Block("text", text="t")))
+            msgs.append(_m(i, "user", make_block("text", text="t")))
     out = safe_slice_tail(msgs, n)
     assert not check_integrity(out).dangling or len(out) == len(msgs) and check_integrity(msgs).dangling
     assert out == msgs[len(msgs) - len(out):] if out else True

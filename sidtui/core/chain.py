@@ -15,7 +15,6 @@ the chain with a null parent leaves a second head whose history the loader canno
 
 from __future__ import annotations
 
-import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -77,68 +76,67 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         A :class:`ChainResult`. Never raises; always terminates (the walk only moves
         backwards through the file).
     """
-    records = rf.records
     res = ChainResult()
-    if not records:
+    n = rf.count
+    if not n:
         return res
-    tail_idx = len(records) - 1
-    tail = records[tail_idx]
+    types, uuids, parents = rf.columns()
+    tail_idx = n - 1
     res.tail = tail_idx
-    if tail.uuid is None:
+    if uuids[tail_idx] is None:
+        records = rf.records
         res.linear = True
         res.chain = [r.index for r in records if r.is_object]
         return res
-    if _is_one_linear_chain(records):
+    if _is_one_linear_chain(uuids, parents):
         # one writer, nothing skipped: the walk would take every line (checked in C)
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
-            list(range(len(records))), None, None, True,
+            list(range(n)), None, None, True,
         )
     else:
-        chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(records, tail_idx)
+        chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(uuids, parents, tail_idx)
     res.cycle = res.cycle_uuid is not None
     res.chain = chain
-    if res.lost_parent is not None and records[chain[0]].type == "session_start":
+    if res.lost_parent is not None and types[chain[0]] == "session_start":
         res.fork_source, res.lost_parent = res.lost_parent, None
     return res
 
 
-def _is_one_linear_chain(records: list[RecordRef]) -> bool:
+def _is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> bool:
     """Every record's parent is the previous record's uuid, the first is a head, and no uuid
     repeats: then the agent's backward walk takes every line, in order."""
-    uuids = [r.uuid for r in records]
-    if records[0].parent is not None or None in uuids:
+    if parents[0] is not None or None in uuids:
         return False
-    parents = [r.parent for r in records]
-    return all(map(operator.eq, parents[1:], uuids[:-1])) and len(set(uuids)) == len(uuids)
+    return parents[1:] == uuids[:-1] and len(set(uuids)) == len(uuids)
 
 
 def _walk(
-    records: list[RecordRef], start: int
+    uuids: list[str | None], parents: list[str | None], start: int
 ) -> tuple[list[int], str | None, str | None, bool]:
-    """The agent's backward parent walk from ``start``.
+    """The agent's backward parent walk from ``start`` over the uuid/parent columns.
 
     Returns:
         (chain oldest first, cycle uuid or None, lost parent uuid or None, reached a head).
     """
-    rec = records[start]
     chain = [start]
-    if rec.uuid is None:
+    u = uuids[start]
+    if u is None:
         return chain, None, None, False
-    seen = {rec.uuid}
-    expected = rec.parent
+    seen = {u}
+    expected = parents[start]
     i = start - 1
     cycle = None
     while i >= 0 and expected is not None:
-        r = records[i]
+        u = uuids[i]
         i -= 1
-        if r.uuid != expected:
+        if u != expected:
             continue
-        if r.uuid in seen:
-            cycle = r.uuid
+        if u in seen:
+            cycle = u
             break
-        seen.add(r.uuid)
-        chain.append(r.index)
-        expected = r.parent
+        seen.add(u)
+        chain.append(i + 1)
+        expected = parents[i + 1]
     chain.reverse()
     lost = expected if (cycle is None and expected is not None) else None
     return chain, cycle, lost, cycle is None and expected is None
@@ -311,7 +309,8 @@ def ancestors(rf: RecordFile, index: int) -> list[int]:
     The same rules as :func:`rebuild_chain` but starting at ``index``: the conversation a
     non-live tip would give (branch switch, salvage). Cycle-safe, always terminates.
     """
-    return _walk(rf.records, index)[0]
+    _, uuids, parents = rf.columns()
+    return _walk(uuids, parents, index)[0]
 
 
 def record_label(rec: RecordRef) -> str:

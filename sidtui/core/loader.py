@@ -16,7 +16,9 @@ inputs and tool-result bodies are skipped until the UI asks for them
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from typing import Any
 
 import msgspec
@@ -24,7 +26,15 @@ import orjson
 
 from sidtui.core.chain import ChainResult
 from sidtui.core.jsonparse import JSONParseError, parse_line_slow
-from sidtui.core.records import Block, RecordFile, RecordRef, RecordS
+from sidtui.core.records import (
+    META_DECODER,
+    Block,
+    RecordFile,
+    RecordRef,
+    RecordS,
+    decode_raw,
+    make_block,
+)
 
 MESSAGE_RECORD_TYPES = frozenset({"user_message", "assistant_message", "tool_result"})
 ASSISTANT_META_KEYS = ("usage", "model", "stopReason", "msgId")
@@ -58,9 +68,13 @@ class Message(msgspec.Struct, gc=False):
         role: ``user`` / ``assistant`` (as written).
         blocks: the content blocks (a string content becomes one text block and
             ``string_content`` is True).
-        meta: ``message._meta`` merged with the per-record keys the loader moves there.
+        meta_: ``message._meta`` merged with the per-record keys, when given at creation;
+            read it through ``meta`` (built lazily from ``src`` otherwise).
         timestamp: the record's ISO timestamp, if any.
         raw: for v1 messages, the message object itself (jsonl messages decode lazily).
+        src: the scanned :class:`sidtui.core.records.RecordS` (jsonl files).
+        rf: the :class:`sidtui.core.records.RecordFile` the message was read from; ``meta``
+            is decoded from its line on demand.
     """
 
     index: int
@@ -70,10 +84,44 @@ class Message(msgspec.Struct, gc=False):
     record_type: str | None
     role: str | None
     blocks: list[Block]
-    meta: dict[str, Any] = msgspec.field(default_factory=dict)
+    meta_: dict[str, Any] | None = None
     timestamp: str | None = None
     string_content: bool = False
     raw: dict | None = None
+    src: Any = None
+    rf: Any = None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """``message._meta`` merged with the per-record keys the loader moves there.
+
+        Built on first read from the scanned record (``src``) and then kept: most
+        messages are never asked (issue 2: decode only what is displayed).
+        """
+        m = self.meta_
+        if m is None:
+            m = self.meta_ = _meta_of(self.rf, self.record, self.record_type)
+        return m
+
+    @property
+    def permission_mode(self) -> Any:
+        """``meta["permissionMode"]`` without building ``meta`` (None when absent).
+
+        The scan keeps the record's own ``permissionMode`` and ``message._meta`` as Raw
+        views; they are decoded only when present.
+        """
+        s = self.src
+        if self.meta_ is not None or s is None:
+            return self.meta.get("permissionMode")
+        if self.record_type == "user_message" and s.permissionMode is not None:
+            v = decode_raw(s.permissionMode)
+            if v is not None:
+                return v
+        m = s.message
+        if m is None or m.meta is None:
+            return None
+        mm = decode_raw(m.meta)
+        return mm.get("permissionMode") if type(mm) is dict else None  # noqa: E721
 
     @property
     def block_types(self) -> list[str | None]:
@@ -169,10 +217,43 @@ def block_from_dict(b: Any) -> Block:
 
 def blocks_from_content(content: Any) -> tuple[list[Block], bool]:
     if isinstance(content, str):
-        return [Block("text", text=content)], True
+        return [make_block("text", text=content)], True
     if isinstance(content, list):
         return [block_from_dict(b) for b in content], False
     return [], False
+
+
+def _meta_of(rf: RecordFile | None, record: int | None, record_type: str | None) -> dict[str, Any]:
+    """``message._meta`` plus the per-record context the loader moves there (per type),
+    decoded from the record's line."""
+    if rf is None or record is None:
+        return {}
+    raw = rf.raw_at(record)
+    try:
+        s = META_DECODER.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        d = rf.decode_at(record)
+        if not isinstance(d, dict):
+            return {}
+        m = d.get("message")
+        mm = m.get("_meta") if isinstance(m, dict) else None
+        get = d.get
+    else:
+        mm = s.message.meta if s.message is not None else None
+        get = s.__getattribute__
+    meta = dict(mm) if type(mm) is dict else {}  # noqa: E721
+    keys = (
+        ASSISTANT_META_KEYS
+        if record_type == "assistant_message"
+        else USER_META_KEYS
+        if record_type == "user_message"
+        else ()
+    )
+    for k in keys:
+        v = get(k)
+        if v is not None:
+            meta[k] = v
+    return meta
 
 
 def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
@@ -183,6 +264,18 @@ def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message 
             s = _MSG_DECODER.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return _message_from_dict(rf.decode(rec), rec, index)
+    return _message_from_struct(s, index, rec.index, rec.uuid, rec.line, rec.type, rf)
+
+
+def _message_from_struct(
+    s: RecordS,
+    index: int,
+    record: int,
+    uuid: str | None,
+    line: int,
+    record_type: str | None,
+    rf: RecordFile,
+) -> Message | None:
     m = s.message
     if m is None:
         return None
@@ -190,39 +283,24 @@ def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message 
     if type(content) is list:  # noqa: E721 - the hot path: one exact type test
         blocks, is_str = content, False
     elif isinstance(content, str):
-        blocks, is_str = [Block("text", text=content)], True
+        blocks, is_str = [make_block("text", text=content)], True
     else:
         blocks, is_str = [], False
-    meta = dict(m.meta) if type(m.meta) is dict else {}  # noqa: E721
-    # the per-record context the loader moves into message._meta (per record type)
-    t = rec.type
-    if t == "assistant_message":
-        if s.usage is not None:
-            meta["usage"] = s.usage
-        if s.model is not None:
-            meta["model"] = s.model
-        if s.stopReason is not None:
-            meta["stopReason"] = s.stopReason
-        if s.msgId is not None:
-            meta["msgId"] = s.msgId
-    elif t == "user_message":
-        if s.cwd is not None:
-            meta["cwd"] = s.cwd
-        if s.gitBranch is not None:
-            meta["gitBranch"] = s.gitBranch
-        if s.permissionMode is not None:
-            meta["permissionMode"] = s.permissionMode
+    ts = s.timestamp
     return Message(
         index,
-        rec.index,
-        rec.uuid,
-        rec.line,
-        rec.type,
+        record,
+        uuid,
+        line,
+        record_type,
         m.role if isinstance(m.role, str) else None,
         blocks,
-        meta,
-        s.timestamp if isinstance(s.timestamp, str) else None,
+        None,
+        ts if isinstance(ts, str) else None,
         is_str,
+        None,
+        s,
+        rf,
     )
 
 
@@ -273,9 +351,62 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
         the chain (the messages are still filled in so the UI can show what is there).
     """
     ls = LoadedSession()
+    if rf.objs is not None:
+        last_ts, winners = _load_fast(rf, chain, ls)
+    else:
+        last_ts, winners = _load_records(rf, chain, ls)
+    for key in ls.metadata_keys:  # last-wins: only the winning values are decoded
+        d = rf.decode_at(winners[key])
+        ls.metadata[key] = d.get("value") if isinstance(d, dict) else None
+    ls.updated_at = last_ts
+    if isinstance(ls.metadata.get("summary"), str):
+        ls.summary = ls.metadata["summary"]
+    if ls.kind is None and isinstance(ls.metadata.get("kind"), str):
+        ls.kind = ls.metadata["kind"]
+    if len(ls.session_starts) > 1:
+        ls.warnings.append(
+            f"{len(ls.session_starts)} session_start records on the chain; the first is used"
+        )
+    if ls.session_start is None:
+        ls.loadable = False
+        ls.load_failure = _failure_reason(rf, chain)
+    else:
+        ls.loadable = True
+    return ls
+
+
+def _start_fields(ls: LoadedSession, index: int, d: Any) -> None:
+    """The loader's session fields from the first session_start record on the chain."""
+    ls.session_starts.append(index)
+    if ls.session_start is None:
+        ls.session_start = index
+        v = d.get("version")
+        ls.version = v if isinstance(v, str) else "2.0"
+        ls.session_id = _str(d.get("sessionId"))
+        ls.model = _str(d.get("model"))
+        ls.provider = _str(d.get("provider"))
+        ls.cwd = _str(d.get("cwd"))
+        ls.created_at = _str(d.get("timestamp"))
+        ls.schema_compat = _str(d.get("schemaCompat"))
+        ls.kind = _str(d.get("kind"))
+
+
+def _other_record(ls: LoadedSession, t: str | None, index: int) -> None:
+    if t == "session_end":
+        ls.session_ends.append(index)
+    elif t == "context_compact":
+        ls.compacts.append(index)
+    else:
+        ls.opaque.append(index)
+
+
+def _load_records(
+    rf: RecordFile, chain: ChainResult, ls: LoadedSession
+) -> tuple[str | None, dict[str, int]]:
+    """The loader's walk over materialised records (tolerant scans, chain-only scans)."""
     recs = rf.records
     last_ts: str | None = None
-    winners: dict[str, RecordRef] = {}  # metadata key -> its last record (decoded at the end)
+    winners: dict[str, int] = {}  # metadata key -> its last record (decoded at the end)
     messages = ls.messages
     for ci in chain.chain:
         rec = recs[ci]
@@ -303,7 +434,7 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
             if isinstance(key, str):
                 if key not in winners:
                     ls.metadata_keys.append(key)
-                winners[key] = rec
+                winners[key] = rec.index
                 ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
             continue
         d = rf.decode(rec)
@@ -311,41 +442,99 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
         if isinstance(ts, str):
             last_ts = ts
         if t == "session_start":
-            ls.session_starts.append(rec.index)
-            if ls.session_start is None:
-                ls.session_start = rec.index
-                v = d.get("version")
-                ls.version = v if isinstance(v, str) else "2.0"
-                ls.session_id = _str(d.get("sessionId"))
-                ls.model = _str(d.get("model"))
-                ls.provider = _str(d.get("provider"))
-                ls.cwd = _str(d.get("cwd"))
-                ls.created_at = _str(d.get("timestamp"))
-                ls.schema_compat = _str(d.get("schemaCompat"))
-                ls.kind = _str(d.get("kind"))
-        elif t == "session_end":
-            ls.session_ends.append(rec.index)
-        elif t == "context_compact":
-            ls.compacts.append(rec.index)
+            _start_fields(ls, rec.index, d)
         else:
-            ls.opaque.append(rec.index)
-    for key in ls.metadata_keys:  # last-wins: only the winning values are decoded
-        ls.metadata[key] = _decode_value(rf, winners[key])
-    ls.updated_at = last_ts
-    if isinstance(ls.metadata.get("summary"), str):
-        ls.summary = ls.metadata["summary"]
-    if ls.kind is None and isinstance(ls.metadata.get("kind"), str):
-        ls.kind = ls.metadata["kind"]
-    if len(ls.session_starts) > 1:
-        ls.warnings.append(
-            f"{len(ls.session_starts)} session_start records on the chain; the first is used"
+            _other_record(ls, t, rec.index)
+    return last_ts, winners
+
+
+_GET_MESSAGE = operator.attrgetter("message")
+_GET_CONTENT = operator.attrgetter("content")
+_GET_ROLE = operator.attrgetter("role")
+_GET_TS = operator.attrgetter("timestamp")
+
+
+def _load_fast(
+    rf: RecordFile, chain: ChainResult, ls: LoadedSession
+) -> tuple[str | None, dict[str, int]]:
+    """The same walk over a full fast scan's columns, messages built column-wise.
+
+    Every record is a JSON object on its own line (record ``i`` is line
+    ``start_line + i + 1``). The common case — every message record has a message object
+    with a list content, a string role and a string-or-absent timestamp — builds all
+    :class:`Message` objects in one ``map`` (issue 2: the loader's share of ``show``);
+    anything else takes the per-message path with the same results.
+    """
+    types, uuids, _ = rf.columns()
+    objs: list[RecordS] = rf.objs  # type: ignore[assignment]
+    sl = rf.start_line + 1
+    chain_idx = chain.chain
+    mt = MESSAGE_RECORD_TYPES
+    whole = len(chain_idx) == len(types)  # the linear fast path: the chain is every record
+    is_msg = list(map(mt.__contains__, types if whole else map(types.__getitem__, chain_idx)))
+    msg_idx = list(compress(chain_idx, is_msg))
+    mobjs = list(compress(objs, is_msg)) if whole else list(map(objs.__getitem__, msg_idx))
+    ms = list(map(_GET_MESSAGE, mobjs))
+    k = len(msg_idx)
+    # role and timestamp are typed str|None by the scan; content may be a string
+    contents = list(map(_GET_CONTENT, ms)) if None not in ms else None
+    if contents is not None and set(map(type, contents)) == {list}:
+        roles = list(map(_GET_ROLE, ms))
+        ls.messages = list(
+            map(
+                Message,
+                range(k),
+                msg_idx,
+                compress(uuids, is_msg) if whole else map(uuids.__getitem__, msg_idx),
+                compress(range(sl, sl + len(types)), is_msg) if whole else [i + sl for i in msg_idx],
+                compress(types, is_msg) if whole else map(types.__getitem__, msg_idx),
+                roles,
+                contents,
+                repeat(None, k),
+                map(_GET_TS, mobjs),
+                repeat(False, k),
+                repeat(None, k),
+                mobjs,
+                repeat(rf, k),
+            )
         )
-    if ls.session_start is None:
-        ls.loadable = False
-        ls.load_failure = _failure_reason(rf, chain)
     else:
-        ls.loadable = True
-    return ls
+        messages = ls.messages
+        for ci, o in zip(msg_idx, mobjs, strict=True):
+            msg = _message_from_struct(o, len(messages), ci, uuids[ci], ci + sl, types[ci], rf)
+            if msg is None:
+                ls.warnings.append(
+                    f"line {ci + sl}: {types[ci]} without a message object (not loaded)"
+                )
+                continue
+            messages.append(msg)
+    winners: dict[str, int] = {}
+    for ci in compress(chain_idx, map(operator.not_, is_msg)):
+        t = types[ci]
+        if t == "metadata":
+            key = objs[ci].key
+            if isinstance(key, str):
+                if key not in winners:
+                    ls.metadata_keys.append(key)
+                winners[key] = ci
+                ls.metadata_entries.append(MetadataEntry(ci, ci + sl, key))
+        elif t == "session_start":
+            _start_fields(ls, ci, rf.decode_at(ci))
+        else:
+            _other_record(ls, t, ci)
+    # the last timestamp on the chain (a message's only when non-empty, as the walk does)
+    last_ts: str | None = None
+    for ci in reversed(chain_idx):
+        o = objs[ci]
+        ts = o.timestamp
+        if types[ci] in mt:
+            if o.message is not None and isinstance(ts, str) and ts:
+                last_ts = ts
+                break
+        elif isinstance(ts, str):
+            last_ts = ts
+            break
+    return last_ts, winners
 
 
 def _failure_reason(rf: RecordFile, chain: ChainResult) -> str:
@@ -444,7 +633,3 @@ def load_v1_json(data: bytes) -> LoadedSession:
     return ls
 
 
-def _decode_value(rf: RecordFile, rec: RecordRef) -> Any:
-    """A winning metadata value, decoded from its line with JSON.parse's rules."""
-    d = rf.decode(rec)
-    return d.get("value") if isinstance(d, dict) else None

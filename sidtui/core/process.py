@@ -20,10 +20,12 @@ torn read is retried once and then treated as missing (with a warning).
 
 from __future__ import annotations
 
+import operator
 import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +232,24 @@ def liveness_for(
     ]
     live = any(r.live for r in matched)
     return Liveness(live=live, stale=bool(matched) and not live, registrations=matched)
+
+
+def trace_session_ids_of(rf: Any) -> list[str]:
+    """:func:`trace_session_ids` from a full fast scan (:class:`sidtui.core.records.RecordFile`):
+    the metadata records' keys are already decoded, so only their values are read."""
+    if rf.objs is None:
+        return trace_session_ids(rf.data)
+    types, _, _ = rf.columns()
+    objs = rf.objs
+    out: list[str] = []
+    for i in compress(range(len(types)), map(operator.eq, types, repeat("metadata"))):
+        if objs[i].key != "trace_session_id":
+            continue
+        rec = rf.decode_at(i)
+        v = rec.get("value") if isinstance(rec, dict) else None
+        if isinstance(v, str) and v not in out:
+            out.append(v)
+    return out
 
 
 def trace_session_ids(data: bytes) -> list[str]:

@@ -12,8 +12,7 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -23,27 +22,77 @@ import orjson
 from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
 
 
-class _Head(msgspec.Struct):
-    """The three fields the chain needs; every other key is skipped by msgspec."""
+class _Head(msgspec.Struct, gc=False):
+    """The three fields the chain needs; every other key is skipped by msgspec.
 
-    type: Any = None
-    uuid: Any = None
-    parentUuid: Any = None
+    Typed ``str | None``: a record whose ``type``/``uuid``/``parentUuid`` has another JSON
+    type fails the fast decode and the file goes through the tolerant path, which keeps
+    such values as None (they end a parent walk, as in the agent).
+    """
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
 
 
 _HEAD = msgspec.json.Decoder(_Head)
+_NULL = msgspec.Raw(b"null")
+_RAW = msgspec.Raw
+_STR = msgspec.json.Decoder(str)
+_ANY = msgspec.json.Decoder()
+
+
+def decode_raw(value: Any) -> Any:
+    """A field kept undecoded (:class:`msgspec.Raw`) as its Python value; anything else as is.
+
+    The fast scan keeps large or rarely read fields as zero-copy ``Raw`` views of the
+    file's bytes. They were already validated by the scan, except what msgspec is stricter
+    about than ``JSON.parse`` (invalid UTF-8 bytes, lone surrogate escapes); those are
+    decided by :func:`sidtui.core.jsonparse.parse_line_slow`, as for a whole line.
+    """
+    if type(value) is not _RAW:
+        return value
+    try:
+        return _ANY.decode(value)
+    except msgspec.DecodeError:
+        try:
+            return parse_line_slow(bytes(value))
+        except JSONParseError:  # not reachable for a scanned line; never raise on content
+            return None
+
+
+def _visible(value: Any) -> bool:
+    """Whether a text field holds non-whitespace text (``str.strip()`` non-empty).
+
+    Decides from the first byte when it can (a printable ASCII character other than a
+    quote or backslash right after the opening quote), else decodes the string.
+    """
+    if type(value) is _RAW:
+        mv = memoryview(value)
+        if len(mv) > 2 and mv[0] == 0x22:  # a JSON string
+            c = mv[1]
+            if 0x21 <= c <= 0x7E and c != 0x5C:  # a quote here would make it ""
+                return True
+        value = decode_raw(value)
+    return isinstance(value, str) and bool(value.strip())
 
 
 class Block(msgspec.Struct, gc=False):
     """One content block, with only what cleaning and listing need (msgspec-decoded).
 
     Fields hold the JSON values as written (normally strings; anything else is kept, never
-    a decode failure). Tool inputs and tool-result bodies are not decoded here.
+    a decode failure). Tool inputs and tool-result bodies are not decoded here; ``text``
+    and ``thinking`` are kept as zero-copy :class:`msgspec.Raw` views of the file
+    (``text_raw``/``thinking_raw``) and decoded only when read, which saves most of a
+    transcript's decode time and memory (issue 2). Build blocks in code with
+    :func:`make_block`.
 
     Attributes:
         type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
         id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
-        text: ``text.text``; thinking: ``thinking.thinking``.
+        text_raw / thinking_raw: ``text.text`` / ``thinking.thinking`` as written (a Raw
+            view, or a plain value when built in code); read them through ``text`` /
+            ``thinking``.
         is_error: ``tool_result.is_error``.
     """
 
@@ -51,30 +100,70 @@ class Block(msgspec.Struct, gc=False):
     id: Any = None
     name: Any = None
     tool_use_id: Any = None
-    text: Any = None
+    text_raw: Any = msgspec.field(default=None, name="text")
     is_error: Any = None
-    thinking: Any = None
+    thinking_raw: Any = msgspec.field(default=None, name="thinking")
+
+    @property
+    def text(self) -> Any:
+        """``text.text`` decoded (normally a str; None when absent)."""
+        return decode_raw(self.text_raw)
+
+    @property
+    def thinking(self) -> Any:
+        """``thinking.thinking`` decoded (normally a str; None when absent)."""
+        return decode_raw(self.thinking_raw)
+
+    @property
+    def has_text(self) -> bool:
+        """``text`` is a str with something other than whitespace (``str.strip()``)."""
+        return _visible(self.text_raw)
 
     @property
     def text_like(self) -> str | None:
         """The block's readable text: ``text`` or ``thinking`` (None otherwise)."""
-        t = self.text if self.text is not None else self.thinking
+        t = self.text if self.text_raw is not None else self.thinking
         return t if isinstance(t, str) else None
 
 
-class MessageS(msgspec.Struct, gc=False):
-    """``record.message``: role, blocks (partially decoded), ``_meta``."""
+class _RawBlock(Block):
+    """Decode-time twin of :class:`Block`: the two text fields as zero-copy Raw views."""
 
-    role: Any = None
-    content: list[Block] | str | None = None
-    meta: Any = msgspec.field(default=None, name="_meta")
+    text_raw: _RAW = msgspec.field(default=None, name="text")  # type: ignore[assignment]
+    thinking_raw: _RAW = msgspec.field(default=None, name="thinking")  # type: ignore[assignment]
+
+
+def make_block(
+    type: Any = None,
+    *,
+    id: Any = None,
+    name: Any = None,
+    tool_use_id: Any = None,
+    text: Any = None,
+    is_error: Any = None,
+    thinking: Any = None,
+) -> Block:
+    """A :class:`Block` from plain values (tests, v1 files, decoded dicts)."""
+    return Block(type, id, name, tool_use_id, text, is_error, thinking)
+
+
+class MessageS(msgspec.Struct, gc=False):
+    """``record.message``: role, blocks (partially decoded), ``_meta`` (kept Raw)."""
+
+    role: str | None = None
+    content: list[_RawBlock] | str | None = None
+    meta: _RAW = msgspec.field(default=None, name="_meta")
 
 
 class RecordS(msgspec.Struct, gc=False):
-    """Every field of a transcript record that reading needs, decoded in one C pass.
+    """What reading needs from every transcript record, decoded in one C pass.
 
-    Tool inputs, tool-result bodies, metadata values and every unknown key are skipped
-    (a metadata value is decoded from its line only when its key wins). Decoding is
+    ``type``/``uuid``/``parentUuid``, the message's role and block skeletons, the
+    timestamp, the metadata ``key`` and ``permissionMode`` (the one per-record context key
+    a cleaning layer reads for every message, kept as a zero-copy :class:`msgspec.Raw`)
+    are decoded; everything else — the other context keys the loader moves into
+    ``message._meta``, metadata values, tool inputs, tool-result bodies, unknown keys —
+    is skipped and decoded from the line only when asked (:class:`MetaS`). Decoding is
     typed: a record whose fields have unexpected JSON types fails here and is decided by
     the tolerant path instead.
     """
@@ -83,7 +172,19 @@ class RecordS(msgspec.Struct, gc=False):
     uuid: str | None = None
     parentUuid: str | None = None
     message: MessageS | None = None
-    timestamp: Any = None
+    timestamp: str | None = None
+    permissionMode: _RAW = None
+    key: Any = None
+
+
+class _MetaMessage(msgspec.Struct, gc=False):
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+class MetaS(msgspec.Struct, gc=False):
+    """The per-record context the loader moves into ``message._meta`` (decoded on demand)."""
+
+    message: _MetaMessage | None = None
     usage: Any = None
     model: Any = None
     stopReason: Any = None
@@ -91,11 +192,12 @@ class RecordS(msgspec.Struct, gc=False):
     cwd: Any = None
     gitBranch: Any = None
     permissionMode: Any = None
-    key: Any = None
+
+
+META_DECODER = msgspec.json.Decoder(MetaS)
 
 
 _RECORD = msgspec.json.Decoder(RecordS)
-_NL = re.compile(rb"\n")
 
 
 class RecordRef(msgspec.Struct, gc=False):
@@ -146,30 +248,137 @@ class BadLine:
     terminated: bool = True
 
 
-@dataclass
 class RecordFile:
     """A transcript's bytes with its line index.
 
+    The fast scan keeps the index as columns (types, uuids, parents, line starts and the
+    decoded structs); :attr:`records` materialises one :class:`RecordRef` per line only
+    when something asks for it, so the chain and the loader's fast paths never build them
+    (issue 2: the chain alone within 2× the I/O floor).
+
     Attributes:
         data: the file's bytes (kept so records can be decoded lazily).
-        records: every JSON.parse-valid line, in physical order.
+        records: every JSON.parse-valid line, in physical order (built on first access).
         bad_lines: every line JSON.parse rejects, in physical order.
         blank_lines: number of blank lines (skipped, not bad).
         line_count: number of physical lines (a final line without ``\\n`` counts).
         ends_with_newline: whether the last byte is ``\\n`` (or the file is empty).
+        base_offset: byte offset of ``data[0]`` in the file (incremental tails).
     """
 
-    data: bytes
-    records: list[RecordRef] = field(default_factory=list)
-    bad_lines: list[BadLine] = field(default_factory=list)
-    blank_lines: int = 0
-    line_count: int = 0
-    ends_with_newline: bool = True
-    base_offset: int = 0
+    __slots__ = (
+        "data", "_records", "bad_lines", "blank_lines", "line_count", "ends_with_newline",
+        "base_offset", "_cols", "_starts", "_objs", "start_line",
+    )
+
+    def __init__(
+        self,
+        data: bytes = b"",
+        records: list[RecordRef] | None = None,
+        bad_lines: list[BadLine] | None = None,
+        blank_lines: int = 0,
+        line_count: int = 0,
+        ends_with_newline: bool = True,
+        base_offset: int = 0,
+    ) -> None:
+        self.data = data
+        self._records: list[RecordRef] | None = records if records is not None else []
+        self.bad_lines: list[BadLine] = bad_lines if bad_lines is not None else []
+        self.blank_lines = blank_lines
+        self.line_count = line_count
+        self.ends_with_newline = ends_with_newline
+        self.base_offset = base_offset
+        self.start_line = 0
+        # fast-scan columns (None once records exist or for the tolerant path)
+        self._cols: tuple[list, list, list] | None = None
+        self._starts: list[int] | None = None
+        self._objs: list | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"RecordFile(size={len(self.data)}, records={self.count}, "
+            f"bad_lines={len(self.bad_lines)}, blank_lines={self.blank_lines})"
+        )
+
+    @property
+    def records(self) -> list[RecordRef]:
+        """Every JSON.parse-valid line as a :class:`RecordRef`, in physical order."""
+        if self._records is None:
+            self._records = self._materialise()
+        return self._records
+
+    @records.setter
+    def records(self, value: list[RecordRef]) -> None:
+        self._records = value
+        self._cols = self._starts = self._objs = None
+
+    @property
+    def count(self) -> int:
+        """Number of records (valid lines), without materialising them."""
+        if self._records is None and self._cols is not None:
+            return len(self._cols[0])
+        return len(self.records)
+
+    @property
+    def is_fast(self) -> bool:
+        """True while the index is the fast scan's columns: every line is a JSON object,
+        none is blank or bad, so record ``i`` is physical line ``start_line + i + 1``."""
+        return self._cols is not None
+
+    def columns(self) -> tuple[list[str | None], list[str | None], list[str | None]]:
+        """``(types, uuids, parents)``, one entry per record (physical order).
+
+        Cheap on a fast scan (the columns themselves; do not mutate them); otherwise built
+        from :attr:`records`.
+        """
+        if self._cols is not None:
+            return self._cols
+        recs = self.records
+        return [r.type for r in recs], [r.uuid for r in recs], [r.parent for r in recs]
+
+    @property
+    def objs(self) -> list[Any] | None:
+        """The decoded :class:`RecordS` per record on a full fast scan, else None."""
+        return self._objs
+
+    def _materialise(self) -> list[RecordRef]:
+        types, uuids, parents = self._cols  # type: ignore[misc]
+        starts = self._starts
+        k = len(types)
+        b = self.base_offset
+        n = b + len(self.data)
+        ends = [x - 1 for x in starts[1:k]]  # type: ignore[index]
+        ends.append(n - 1 if self.ends_with_newline else n)
+        sl = self.start_line
+        return list(
+            map(
+                RecordRef,
+                range(k),
+                range(sl + 1, sl + k + 1),
+                starts,  # type: ignore[arg-type]
+                ends,
+                types,
+                uuids,
+                parents,
+                repeat(True, k),
+                self._objs if self._objs is not None else repeat(None, k),
+            )
+        )
 
     def raw(self, rec: RecordRef) -> bytes:
         """The line's bytes (without ``\\n``)."""
         return self.data[rec.offset - self.base_offset : rec.end - self.base_offset]
+
+    def raw_at(self, index: int) -> bytes:
+        """Record ``index``'s line bytes, without materialising :attr:`records`."""
+        if self._records is None and self._starts is not None:
+            b = self.base_offset
+            s = self._starts[index] - b
+            e = self._starts[index + 1] - b - 1 if index + 1 < len(self._starts) else (
+                len(self.data) - 1 if self.ends_with_newline else len(self.data)
+            )
+            return self.data[s:e]
+        return self.raw(self.records[index])
 
     def decode(self, rec: RecordRef) -> Any:
         """The full record (usually a dict), decoded with JSON.parse's rules."""
@@ -180,10 +389,38 @@ class RecordFile:
         except orjson.JSONDecodeError:
             return parse_line_slow(bytes(raw))
 
+    def decode_at(self, index: int) -> Any:
+        """Record ``index`` fully decoded, without materialising :attr:`records`."""
+        raw = self.raw_at(index)
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return parse_line_slow(raw)
+
     @property
     def size(self) -> int:
         """File size in bytes."""
         return len(self.data)
+
+
+def _line_starts(data: bytes, base: int) -> list[int]:
+    """Byte offsets (plus ``base``) of every line start; a final ``\\n`` starts no line.
+
+    A ``find`` loop: memchr runs far faster than ``count`` or a regex over 100 MB.
+    """
+    starts = [base]
+    app = starts.append
+    find = data.find
+    i = 0
+    while True:
+        j = find(b"\n", i)
+        if j < 0:
+            break
+        i = j + 1
+        app(base + i)
+    if i == len(data):
+        starts.pop()  # nothing after the final newline (or the file is empty)
+    return starts
 
 
 def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
@@ -225,47 +462,17 @@ def scan_records(
         objs = decoder.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return _scan_tolerant(data, start_line, base_offset)
-    n = len(data)
-    starts = [0]
-    starts += [m.end() for m in _NL.finditer(data)]
-    ends_nl = n == 0 or data[-1:] == b"\n"
-    if ends_nl:
-        starts.pop()  # no line after the final newline
+    starts = _line_starts(data, base_offset)
     if len(starts) != len(objs):
         return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
-    if chain_only:
-        t_, u_, p_ = (
-            [x if isinstance(x, str) else None for x in col]
-            for col in ([o.type for o in objs], [o.uuid for o in objs], [o.parentUuid for o in objs])
-        )
-        objs = repeat(None, len(objs))
-    else:
-        t_ = [o.type for o in objs]
-        u_ = [o.uuid for o in objs]
-        p_ = [o.parentUuid for o in objs]
     rf = RecordFile(data=data, base_offset=base_offset)
-    k = len(starts)
-    ends = [x - 1 for x in starts[1:]]
-    ends.append(n - 1 if ends_nl else n)
-    if base_offset:
-        starts = [x + base_offset for x in starts]
-        ends = [x + base_offset for x in ends]
-    rf.records = list(
-        map(
-            RecordRef,
-            range(k),
-            range(start_line + 1, start_line + k + 1),
-            starts,
-            ends,
-            t_,
-            u_,
-            p_,
-            repeat(True, k),
-            objs,
-        )
-    )
-    rf.line_count = k
-    rf.ends_with_newline = ends_nl
+    rf._records = None
+    rf._cols = ([o.type for o in objs], [o.uuid for o in objs], [o.parentUuid for o in objs])
+    rf._starts = starts
+    rf._objs = None if chain_only else objs
+    rf.start_line = start_line
+    rf.line_count = len(starts)
+    rf.ends_with_newline = len(data) == 0 or data[-1:] == b"\n"
     return rf
 
 

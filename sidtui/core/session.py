@@ -27,7 +27,7 @@ from sidtui.core.chain import (
 from sidtui.core.errors import UnreadableInput
 from sidtui.core.home import Home, SessionFile
 from sidtui.core.loader import LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids
+from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids_of
 from sidtui.core.records import RecordFile, scan_records
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
 from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
@@ -208,7 +208,7 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         rf = scan_records(data)
         chain = rebuild_chain(rf)
         loaded = load_jsonl(rf, chain)
-        trace_ids = trace_session_ids(data)
+        trace_ids = trace_session_ids_of(rf)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
         for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
             tail_note = "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
@@ -219,9 +219,9 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         warnings.extend(chain.warnings(rf))
         if not chain.linear:
             warnings.append(_TREE_SLOT)
-        if not rf.records and not rf.bad_lines:
+        if not rf.count and not rf.bad_lines:
             warnings.append("the file holds no records (empty or only blank lines)")
-        nonobj = sum(1 for r in rf.records if not r.is_object)
+        nonobj = 0 if rf.is_fast else sum(1 for r in rf.records if not r.is_object)
         if nonobj:
             warnings.append(f"{nonobj} line(s) are valid JSON but not records (not objects)")
         if chain.linear and any(r.uuid for r in rf.records) and sf.kind == "main":
