@@ -29,12 +29,12 @@ ways give the same drops, in the same order, and the same messages.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter
-from typing import overload
+from itertools import compress, count, filterfalse, repeat
+from operator import attrgetter, eq, is_not, lt, not_, truth
+from typing import NamedTuple, overload
 
 import msgspec
 from msgspec.structs import replace
@@ -229,25 +229,75 @@ class RecoveryResult:
     loaded: list[Message]
     resume_note: str | None
     _integrity: dict[str, Integrity] = field(default_factory=dict, repr=False)
+    #: the loaded messages' tool blocks, as the pre-pass collected them (None: collect)
+    _tool_blocks: _ToolBlocks | None = field(default=None, repr=False)
+
+    def _before_blocks(self) -> _ToolBlocks | None:
+        if self._tool_blocks is None:
+            self._tool_blocks = _collect_tool_blocks(self.loaded)
+        return self._tool_blocks
 
     @property
     def integrity_before(self) -> Integrity:
-        """Pairing problems in the loaded messages (seed §7.2)."""
+        """Pairing problems in the loaded messages (seed §7.2).
+
+        Paired from the tool ids the pre-pass already collected (C-level set and map
+        operations); the block-by-block walk only for input that needs it.
+        """
         if "before" not in self._integrity:
-            self._integrity["before"] = check_integrity(self.loaded)
+            tb = self._before_blocks()
+            integ = _pair(tb, self.loaded) if tb is not None else None
+            self._integrity["before"] = integ if integ is not None else _check_integrity_walk(self.loaded)
         return self._integrity["before"]
 
     @property
     def integrity_after(self) -> Integrity:
-        """Pairing problems in what the agent would send (should be none)."""
+        """Pairing problems in what the agent would send (should be none).
+
+        The sent messages are the loaded ones up to the first message cleaning removed or
+        rewrote (the same objects, in the same places), so the loaded messages' tool ids
+        are reused for that prefix and only the rest is collected again. When nothing was
+        touched, this is :attr:`integrity_before`.
+        """
         if "after" not in self._integrity:
-            msgs = self.messages
-            plain = msgs._msgs if isinstance(msgs, CleanMessages) else None
-            if plain is not None and not msgs._changed:
-                self._integrity["after"] = check_integrity(plain)
-            else:
-                self._integrity["after"] = check_integrity(cm.message for cm in msgs)
+            self._integrity["after"] = self._integrity_after()
         return self._integrity["after"]
+
+    def _integrity_after(self) -> Integrity:
+        msgs = self.messages
+        if isinstance(msgs, CleanMessages):
+            plain = msgs._msgs
+            if msgs._changed:
+                plain = list(plain)
+                for p, cm in msgs._changed.items():
+                    plain[p] = cm.message
+        else:
+            plain = [cm.message for cm in msgs]
+        loaded = self.loaded
+        # first position where the sent message is not the loaded one
+        n = min(len(plain), len(loaded))
+        same = next(compress(count(), map(is_not, plain, loaded)), n)
+        if isinstance(msgs, CleanMessages) and msgs._changed:
+            same = min(same, min(msgs._changed))
+        tb = self._before_blocks() if same else None
+        if tb is None:
+            return check_integrity(plain)
+        if same == len(plain) == len(loaded):
+            b = self.integrity_before
+            return Integrity(list(b.orphans), list(b.dangling))
+        k = bisect_left(tb.use_pos, same)
+        j = bisect_left(tb.result_pos, same)
+        tail = _collect_tool_blocks(plain, same)
+        if tail is None:
+            return _check_integrity_walk(plain)
+        sent = _ToolBlocks(
+            tb.uses[:k] + tail.uses,
+            tb.use_pos[:k] + tail.use_pos,
+            tb.results[:j] + tail.results,
+            tb.result_pos[:j] + tail.result_pos,
+        )
+        integ = _pair(sent, plain)
+        return integ if integ is not None else _check_integrity_walk(plain)
 
 
 Log = Callable[[Drop], None]
@@ -455,6 +505,20 @@ def validate_content_block_integrity(msgs: list[CleanMessage], log: Log) -> list
 
 # --- the pre-pass: which messages could a layer touch? -------------------------------
 
+
+class _ToolBlocks(NamedTuple):
+    """Every tool_use and tool_result block of a message list, in block order.
+
+    ``uses``/``results`` hold the ``id``/``tool_use_id`` values as written (any JSON
+    value); ``use_pos``/``result_pos`` the position of each block's message in the list
+    (ascending).
+    """
+
+    uses: list
+    use_pos: list[int]
+    results: list
+    result_pos: list[int]
+
 #: falsy values JSON can give that a set can hold (0 also stands for False and 0.0)
 _FALSY = (None, 0, "")
 
@@ -471,6 +535,7 @@ class _Plan:
     tools: list[int]  # layer 3: hold a tool_use whose id no tool_result answers
     shells: list[int]  # layers 4–5: assistant messages with only text/thinking, or none
     invalid: list[int]  # layer 6: hold a tool block without its id/name/tool_use_id
+    blocks: _ToolBlocks | None = None  # the tool ids and their messages (for integrity)
 
 
 def _prescan(msgs: list[Message]) -> _Plan | None:
@@ -488,10 +553,14 @@ def _prescan(msgs: list[Message]) -> _Plan | None:
     """
     use_ids: list = []
     result_ids: list = []
+    use_pos: list[int] = []
+    result_pos: list[int] = []
     modes: list[int] = []
     shells: list[int] = []
     add_use = use_ids.append
     add_result = result_ids.append
+    add_use_pos = use_pos.append
+    add_result_pos = result_pos.append
     names_ok = True
     i = -1
     try:
@@ -507,9 +576,11 @@ def _prescan(msgs: list[Message]) -> _Plan | None:
                 t = b.type
                 if t == "tool_result":
                     add_result(b.tool_use_id)
+                    add_result_pos(i)
                     textish = False
                 elif t == "tool_use":
                     add_use(b.id)
+                    add_use_pos(i)
                     textish = False
                     if not b.name:
                         names_ok = False
@@ -521,10 +592,11 @@ def _prescan(msgs: list[Message]) -> _Plan | None:
         return None
     if not set(map(type, use_ids)).isdisjoint((list, dict)):
         return None
+    blocks = _ToolBlocks(use_ids, use_pos, result_ids, result_pos)
     ids_ok = all(use_ids)
     if ids_ok and use_ids == result_ids:  # the usual file: each tool_use answered in turn
         if names_ok:
-            return _Plan(modes, None, [], shells, [])
+            return _Plan(modes, None, [], shells, [], blocks)
         answered = None
     else:
         try:
@@ -535,7 +607,7 @@ def _prescan(msgs: list[Message]) -> _Plan | None:
         except TypeError:
             return None
         if answered is None and ids_ok and names_ok and all(result_ids):
-            return _Plan(modes, None, [], shells, [])
+            return _Plan(modes, None, [], shells, [], blocks)
     tools: list[int] = []
     invalid: list[int] = []
     for i, m in enumerate(msgs):  # the rare file: find the messages, in a second pass
@@ -550,7 +622,7 @@ def _prescan(msgs: list[Message]) -> _Plan | None:
             elif t == "tool_result" and not b.tool_use_id:
                 if not invalid or invalid[-1] != i:
                     invalid.append(i)
-    return _Plan(modes, answered, tools, shells, invalid)
+    return _Plan(modes, answered, tools, shells, invalid, blocks)
 
 
 def _take(
@@ -632,8 +704,94 @@ def check_integrity(messages: Iterable[Message]) -> Integrity:
 
     Returns:
         An :class:`Integrity`. A tool_result pairs with a tool_use that appears earlier;
-        a tool_use pairs with a tool_result that appears later. One pass over the blocks.
+        a tool_use pairs with a tool_result that appears later. Tool ids that are empty or
+        not hashable are ignored. Orphans in order of their first tool_use, dangling
+        results in block order.
+
+    One plain pass collects the tool ids; the pairing is C-level map and set work
+    (:func:`_pair`); a block-by-block walk only when a message holds both halves of a pair
+    (block order then decides) or an id is not hashable.
     """
+    msgs = messages if isinstance(messages, list) else list(messages)
+    tb = _collect_tool_blocks(msgs)
+    integ = _pair(tb, msgs) if tb is not None else None
+    return integ if integ is not None else _check_integrity_walk(msgs)
+
+
+def _collect_tool_blocks(msgs: Sequence[Message], start: int = 0) -> _ToolBlocks | None:
+    """The tool blocks of ``msgs[start:]`` (positions counted in ``msgs``); None when a
+    message or block is not shaped like one (the walk decides then)."""
+    uses: list = []
+    use_pos: list[int] = []
+    results: list = []
+    result_pos: list[int] = []
+    add_use, add_use_pos = uses.append, use_pos.append
+    add_result, add_result_pos = results.append, result_pos.append
+    i = start - 1
+    try:
+        for m in msgs[start:] if start else msgs:
+            i += 1
+            for b in m.blocks:
+                t = b.type
+                if t == "tool_use":
+                    add_use(b.id)
+                    add_use_pos(i)
+                elif t == "tool_result":
+                    add_result(b.tool_use_id)
+                    add_result_pos(i)
+    except (AttributeError, TypeError):
+        return None
+    return _ToolBlocks(uses, use_pos, results, result_pos)
+
+
+#: a position after every message (an id no tool_use carries "first appears" here)
+_NEVER = float("inf")
+
+
+def _pair(tb: _ToolBlocks, msgs: Sequence[Message]) -> Integrity | None:
+    """Pair tool_results with earlier tool_uses from the collected ids (C-level passes).
+
+    Exactly :func:`_check_integrity_walk`'s answer, or None when it cannot tell without
+    the walk: a tool_result in the same message as the first tool_use of its id (the
+    block order inside the message decides) or an id that is not hashable.
+
+    A result pairs when its id's first tool_use is in an earlier message; a tool_use id is
+    an orphan when no result paired with it.
+    """
+    uses, use_pos, results, result_pos = tb
+    # the usual file answers each tool_use in turn, in a later message
+    if uses == results and all(map(lt, use_pos, result_pos)):
+        return Integrity()
+    try:
+        if not all(uses):  # empty ids pair with nothing (as the walk skips them)
+            keep = list(map(truth, uses))
+            uses, use_pos = list(compress(uses, keep)), list(compress(use_pos, keep))
+        if not all(results):
+            keep = list(map(truth, results))
+            results, result_pos = list(compress(results, keep)), list(compress(result_pos, keep))
+        first = dict.fromkeys(uses)  # ids in order of first appearance
+        first.update(zip(reversed(uses), reversed(use_pos), strict=True))  # -> the first position
+        first_pos = list(map(first.get, results, repeat(_NEVER)))
+    except TypeError:  # an id that is not hashable: the walk skips it
+        return None
+    if any(map(eq, first_pos, result_pos)):
+        return None
+    paired = list(map(lt, first_pos, result_pos))
+    answered = set(compress(results, paired))
+    integ = Integrity()
+    for j in compress(range(len(results)), map(not_, paired)):
+        pos = result_pos[j]
+        integ.dangling.append((results[j], pos, msgs[pos].uuid))
+    for i in filterfalse(answered.__contains__, first):
+        pos = first[i]
+        m = msgs[pos]
+        name = next(b.name for b in m.blocks if b.type == "tool_use" and (b.id is i or b.id == i))
+        integ.orphans.append((i, name, pos, m.uuid))
+    return integ
+
+
+def _check_integrity_walk(messages: Iterable[Message]) -> Integrity:
+    """:func:`check_integrity` block by block (the definition; any input)."""
     integ = Integrity()
     uses: dict[str, tuple] = {}  # id -> (name, pos, uuid), in order of appearance
     answered: set[str] = set()
@@ -790,4 +948,5 @@ def recover(
         interruption=interruption,
         loaded=messages,
         resume_note=resume_note(interruption),
+        _tool_blocks=plan.blocks if plan is not None else None,
     )
