@@ -47,6 +47,7 @@ class ChainResult:
     lost_parent: str | None = None
     reached_head: bool = False
     fork_source: str | None = None
+    whole: bool = False
 
     def warnings(self, rf: RecordFile) -> list[str]:
         """Human-readable warnings about this chain."""
@@ -93,6 +94,7 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
             list(range(n)), None, None, True,
         )
+        res.whole = True
     else:
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(uuids, parents, tail_idx)
     res.cycle = res.cycle_uuid is not None
@@ -237,8 +239,12 @@ def build_tree(rf: RecordFile, chain: ChainResult) -> RecordTree:
         A :class:`RecordTree`. Linear files get an empty tree (no uuids to link).
         O(records); never raises.
     """
-    recs = rf.records
     tree = RecordTree()
+    if chain.whole:  # one path: its first record is the head, its last the only tip
+        n = rf.count
+        tree.heads, tree.tips, tree.live_tip = [0], [n - 1], chain.tail
+        return tree
+    recs = rf.records
     if chain.linear or not recs:
         tree.no_uuid_records = sum(1 for r in recs if r.is_object and r.uuid is None)
         return tree

@@ -12,6 +12,8 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 
 from __future__ import annotations
 
+import mmap
+import os
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -81,17 +83,16 @@ class Block(msgspec.Struct, gc=False):
     """One content block, with only what cleaning and listing need (msgspec-decoded).
 
     Fields hold the JSON values as written (normally strings; anything else is kept, never
-    a decode failure). Tool inputs and tool-result bodies are not decoded here; ``text``
-    and ``thinking`` are kept as zero-copy :class:`msgspec.Raw` views of the file
-    (``text_raw``/``thinking_raw``) and decoded only when read, which saves most of a
-    transcript's decode time and memory (issue 2). Build blocks in code with
+    a decode failure). Tool inputs and tool-result bodies are not decoded here;
+    ``thinking`` is kept as a zero-copy :class:`msgspec.Raw` view of the file and decoded
+    only when read (issue 2: decode only what is displayed). Build blocks in code with
     :func:`make_block`.
 
     Attributes:
         type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
         id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
-        text_raw / thinking_raw: ``text.text`` / ``thinking.thinking`` as written (a Raw
-            view, or a plain value when built in code); read them through ``text`` /
+        text_raw / thinking_raw: ``text.text`` / ``thinking.thinking`` as written (the
+            decoded value, or for ``thinking`` a Raw view); read them through ``text`` /
             ``thinking``.
         is_error: ``tool_result.is_error``.
     """
@@ -127,9 +128,13 @@ class Block(msgspec.Struct, gc=False):
 
 
 class _RawBlock(Block):
-    """Decode-time twin of :class:`Block`: the two text fields as zero-copy Raw views."""
+    """Decode-time twin of :class:`Block`: ``thinking`` as a zero-copy Raw view.
 
-    text_raw: _RAW = msgspec.field(default=None, name="text")  # type: ignore[assignment]
+    ``text`` is decoded: the whitespace layer reads the texts of text-only assistant
+    messages, and reading them through a view would fault the mapped file's pages back in
+    (64 KB around each) — decoding them costs about as much and keeps the peak low.
+    """
+
     thinking_raw: _RAW = msgspec.field(default=None, name="thinking")  # type: ignore[assignment]
 
 
@@ -160,8 +165,7 @@ class RecordS(msgspec.Struct, gc=False):
 
     ``type``/``uuid``/``parentUuid``, the message's role and block skeletons, the
     timestamp, the metadata ``key`` and ``permissionMode`` (the one per-record context key
-    a cleaning layer reads for every message, kept as a zero-copy :class:`msgspec.Raw`)
-    are decoded; everything else — the other context keys the loader moves into
+    a cleaning layer reads for every message) are decoded; everything else — the other context keys the loader moves into
     ``message._meta``, metadata values, tool inputs, tool-result bodies, unknown keys —
     is skipped and decoded from the line only when asked (:class:`MetaS`). Decoding is
     typed: a record whose fields have unexpected JSON types fails here and is decided by
@@ -173,7 +177,7 @@ class RecordS(msgspec.Struct, gc=False):
     parentUuid: str | None = None
     message: MessageS | None = None
     timestamp: str | None = None
-    permissionMode: _RAW = None
+    permissionMode: str | None = None
     key: Any = None
 
 
@@ -408,19 +412,7 @@ def _line_starts(data: bytes, base: int) -> list[int]:
 
     A ``find`` loop: memchr runs far faster than ``count`` or a regex over 100 MB.
     """
-    starts = [base]
-    app = starts.append
-    find = data.find
-    i = 0
-    while True:
-        j = find(b"\n", i)
-        if j < 0:
-            break
-        i = j + 1
-        app(base + i)
-    if i == len(data):
-        starts.pop()  # nothing after the final newline (or the file is empty)
-    return starts
+    return _line_starts_in(data, 0, len(data), base)
 
 
 def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
@@ -433,6 +425,93 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
         p if isinstance(p, str) else None,
         True,
     )
+
+
+#: Files at least this big are memory-mapped by :func:`map_file` instead of read.
+MMAP_MIN_BYTES = 16 << 20
+#: Bytes decoded per step of a mapped scan (pages are released after each step).
+MAP_CHUNK_BYTES = 8 << 20
+_CAN_RELEASE = hasattr(mmap.mmap, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+
+
+def map_file(path: Any) -> bytes | mmap.mmap:
+    """A transcript's bytes for :func:`scan_records`: read, or memory-mapped when big.
+
+    A file of :data:`MMAP_MIN_BYTES` or more is mapped read-only, so a scan never holds
+    a private copy of it: the scan releases each decoded chunk's pages, and the few fields
+    kept as :class:`msgspec.Raw` views (texts, ``_meta``) fault their pages back in only
+    when read (issue 2: peak memory ≤ 2× the file). The agent only ever appends to a
+    transcript and sidtui's own writers replace files atomically, so the mapping stays
+    valid; see docs/DECISIONS.md for the one case that is not (truncation in place).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < MMAP_MIN_BYTES:
+            return f.read()
+        try:
+            return mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # a file system that cannot map: read it
+            return f.read()
+
+
+def _decode_mapped(
+    mm: mmap.mmap, decoder: msgspec.json.Decoder, base: int
+) -> tuple[list, list[int]] | None:
+    """Decode a mapped file chunk by chunk (cut at newlines), releasing each chunk's pages.
+
+    Returns ``(objs, line starts)``, or None when a line needs the tolerant path (a typed
+    decode refused it, or blank lines are present).
+    """
+    size = len(mm)
+    mv = memoryview(mm)
+    objs: list = []
+    starts: list[int] = []
+    page = mmap.PAGESIZE
+    a = 0
+    while a < size:
+        b = size
+        if a + MAP_CHUNK_BYTES < size:
+            nl = mm.rfind(b"\n", a, a + MAP_CHUNK_BYTES)
+            if nl < a:  # one line longer than a chunk: cut after it
+                nl = mm.find(b"\n", a + MAP_CHUNK_BYTES)
+            if nl >= 0:
+                b = nl + 1
+        try:
+            part = decoder.decode_lines(mv[a:b])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        st = _line_starts_in(mm, a, b, base)
+        if len(st) != len(part):
+            return None
+        objs += part
+        starts += st
+        lo = a // page * page  # the page shared with the previous chunk is done too
+        hi = b // page * page if b < size else size
+        if _CAN_RELEASE and hi > lo:
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+        a = b
+    return objs, starts
+
+
+def _line_starts_in(buf: Any, a: int, b: int, base: int) -> list[int]:
+    """Line starts (plus ``base``) of ``buf[a:b]``, which starts on a line boundary; a
+    final ``\\n`` starts no line."""
+    starts = [base + a]
+    app = starts.append
+    find = buf.find
+    i = a
+    while True:
+        j = find(b"\n", i, b)
+        if j < 0:
+            break
+        i = j + 1
+        app(base + i)
+    if i == b:
+        starts.pop()
+    return starts
 
 
 def scan_records(
@@ -458,13 +537,19 @@ def scan_records(
         treated exactly like the agent treats it: parsed if it is valid JSON, else bad.
     """
     decoder = _HEAD if chain_only else _RECORD
-    try:
-        objs = decoder.decode_lines(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return _scan_tolerant(data, start_line, base_offset)
-    starts = _line_starts(data, base_offset)
-    if len(starts) != len(objs):
-        return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
+    if isinstance(data, mmap.mmap):
+        got = _decode_mapped(data, decoder, base_offset)
+        if got is None:
+            return _scan_tolerant(data, start_line, base_offset)
+        objs, starts = got
+    else:
+        try:
+            objs = decoder.decode_lines(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return _scan_tolerant(data, start_line, base_offset)
+        starts = _line_starts(data, base_offset)
+        if len(starts) != len(objs):
+            return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
     rf = RecordFile(data=data, base_offset=base_offset)
     rf._records = None
     rf._cols = ([o.type for o in objs], [o.uuid for o in objs], [o.parentUuid for o in objs])

@@ -28,7 +28,7 @@ from sidtui.core.errors import UnreadableInput
 from sidtui.core.home import Home, SessionFile
 from sidtui.core.loader import LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids_of
-from sidtui.core.records import RecordFile, scan_records
+from sidtui.core.records import RecordFile, map_file, scan_records
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
 from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.state import RestoredState, restore_state
@@ -127,9 +127,9 @@ class SessionView:
         return session_to_json(self)
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, mapped: bool = False) -> bytes:
     try:
-        return path.read_bytes()
+        return map_file(path) if mapped else path.read_bytes()
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:
@@ -182,7 +182,7 @@ def open_session(
         from sidtui.core.writer import flush_pending_writes
 
         flush_pending_writes(sf.path)
-        data = _read_bytes(sf.path)
+        data = _read_bytes(sf.path, mapped=sf.container != "json")
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
     gc_was_enabled = gc.isenabled()
