@@ -196,3 +196,123 @@ def test_rows_readable_from_another_thread_during_refresh(tmp_path, monkeypatch)
     go.set()
     t.join(20)
     assert seen == [2] and len(cat.rows()) == 6
+
+
+def _many(tmp_path, n=9):
+    sids = [f"20260101-00000{i}-bbbbbbb{i}" for i in range(n)]
+    sessions = {sid: line(start(sid=sid)) + line(user("u1", "u0", f"prompt {i}"))
+                + (line(assistant("u2", "u1")) if i % 2 else b"") for i, sid in enumerate(sids)}
+    return Home(make_home(tmp_path / "h", sessions))
+
+
+@pytest.fixture
+def pools(monkeypatch):
+    """Force the forked-worker path for any number of files (even with pytest-xdist's
+    threads around: the children only summarize and exit), counting the pools made."""
+    import concurrent.futures as cf
+
+    from sidtui.core import listing
+
+    made = []
+    real = cf.ProcessPoolExecutor
+
+    def counting(*a, **kw):
+        made.append(kw.get("max_workers"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", counting)
+    monkeypatch.setattr(listing, "_workers", lambda n: 2 if n else 1)
+    return made
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_batch_rows_equal_list_sessions(real_home_copy, monkeypatch, request, forked):
+    from sidtui.core.live import catalog as catalog_mod
+
+    neutralize_fixture_pids(real_home_copy)
+    home = Home(real_home_copy)
+    want = [s.to_json() for s in list_sessions(home, include_sidechains=True)[0]]
+    monkeypatch.setattr(catalog_mod, "BATCH", 3)  # many chunks
+    made = request.getfixturevalue("pools") if forked else None
+    cat = Catalog(home)
+    res = cat.refresh()
+    assert [s.to_json() for s in cat.rows(include_sidechains=True)] == want
+    assert res.changed == len(want)
+    if forked:
+        assert made == [2]
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_cancel_keeps_finished_chunks(tmp_path, monkeypatch, request, forked):
+    from sidtui.core.live import catalog as catalog_mod
+
+    home = _many(tmp_path)
+    if forked:
+        request.getfixturevalue("pools")
+    monkeypatch.setattr(catalog_mod, "BATCH", 2)
+    cat = Catalog(home)
+    calls = []
+    res = cat.refresh(progress=calls.append, cancel=lambda: bool(calls))  # after the first chunk
+    assert res.cancelled and res.changed == 2
+    assert len(cat.rows()) == 2 and calls[-1].done == 2
+    res = cat.refresh()  # the rest; the first two are not read again
+    assert not res.cancelled and res.changed == 7 and res.removed == 0
+    assert [s.to_json() for s in cat.rows()] == [s.to_json() for s in list_sessions(home)[0]]
+
+
+def test_refresh_from_a_thread_stays_in_process(tmp_path, monkeypatch):
+    """The app refreshes from a worker thread: no fork (it would copy locks other threads
+    hold), the same rows from one process."""
+    import concurrent.futures as cf
+    import threading
+
+    from sidtui.core import listing
+
+    home = _many(tmp_path)
+    want = [s.to_json() for s in list_sessions(home)[0]]
+    monkeypatch.setattr(listing, "PARALLEL_MIN_FILES", 1)  # big enough to go parallel...
+
+    def no_pool(*a, **kw):
+        raise AssertionError("forked from a threaded process")
+
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", no_pool)
+    cat = Catalog(home)
+    out = {}
+    t = threading.Thread(target=lambda: out.update(res=cat.refresh()))
+    t.start()
+    t.join(60)
+    assert out["res"].changed == 9 and out["res"].errors == []
+    assert [s.to_json() for s in cat.rows()] == want
+
+
+def test_chmod_is_noticed(tmp_path, monkeypatch):
+    """A chmod changes only the ctime: the row is re-read (unreadable: an error line and
+    no row, as list_sessions), and comes back when the file is readable again."""
+    from sidtui.core import listing
+
+    root = make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0"))})
+    home = Home(root)
+    p = home.sessions_dir / "proj" / f"{SID}.jsonl"
+    cat = Catalog(home)
+    assert cat.refresh().changed == 1
+    assert cat.refresh().changed == 0
+    real_open = os.open
+
+    def deny(path, *a, **kw):  # root reads through mode 000: deny it here as the kernel would
+        if os.fspath(path) == str(p):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_open(path, *a, **kw)
+
+    monkeypatch.setattr(listing.os, "open", deny)
+    os.chmod(p, 0)
+    try:
+        res = cat.refresh()
+        assert res.changed == 0 and res.errors == [f"permission denied reading {p}"]
+        assert cat.rows() == [] and list_sessions(home)[0] == []
+        monkeypatch.setattr(listing.os, "open", real_open)
+    finally:
+        os.chmod(p, 0o644)
+    res = cat.refresh()
+    assert res.changed == 1 and res.errors == [] and [r.session_id for r in cat.rows()] == [SID]
+    os.chmod(p, 0o600)  # a chmod alone (size, mtime, inode unchanged) is a new key
+    assert cat.refresh().changed == 1

@@ -19,10 +19,11 @@ result is the same either way (a test checks both paths agree on every fixture).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -653,8 +654,10 @@ MAX_WORKERS = 8
 class _Job:
     """What every file of one listing needs (inherited by forked workers)."""
 
-    def __init__(self, home: Home, regs, include_sidechains: bool) -> None:
+    def __init__(self, home: Home, regs, include_sidechains: bool, keyed: bool = False) -> None:
         self.home, self.regs, self.include_sidechains = home, regs, include_sidechains
+        #: results as :class:`Summarized` (summary + stat key), reader bugs as error lines
+        self.keyed = keyed
         self.summaries: dict[str, frozenset[str]] = {}
 
     def summary_names(self, folder: str) -> frozenset[str]:
@@ -678,6 +681,10 @@ class _Job:
         Raises:
             SidtuiError: the file cannot be read.
         """
+        return self._one(path, project, fd)[0]
+
+    def _one(self, path: str, project: str, fd: int | OSError | None
+             ) -> tuple[SessionSummary | None, os.stat_result | None]:
         is_jsonl = path.endswith(".jsonl")
         if fd is None:
             try:
@@ -695,7 +702,7 @@ class _Job:
                 first, whole = _read_rest(fd, [first], st.st_size + 1 - len(first)), True
             sf = classify_file(Path(path), project, first_line_of(first) if is_jsonl else None)
             if sf is None or (sf.kind == "sidechain" and not self.include_sidechains):
-                return None
+                return None, st
             data = first if whole else _read_rest(fd, [first], max(st.st_size + 1 - want, 1))
         except OSError as exc:
             raise _unreadable(path, exc) from None
@@ -705,21 +712,38 @@ class _Job:
         return summarize(
             self.home, sf, registrations=self.regs, data=data, st=st,
             summary_file=f"{sf.session_id}.json" in self.summary_names(folder),
-        )
+        ), st
 
-    def chunk(self, items: list[tuple[str, str]]) -> list[SessionSummary | str | None]:
-        """Summaries of ``items`` in order; an unreadable file gives its error line."""
-        out: list[SessionSummary | str | None] = []
+    def chunk(self, items: list[tuple[str, str]]) -> list[Any]:
+        """Results of ``items`` in order (see :func:`summarize_files`); an unreadable file
+        gives its error line."""
+        out: list[Any] = []
         fds = _open_ahead(items)
-        taken = 0  # fds handed to one(), which closes them
+        taken = 0  # fds handed to _one(), which closes them
         try:
             for path, project in items:
                 fd = fds[taken]
                 taken += 1
                 try:
-                    out.append(self.one(path, project, fd))
+                    s, st = self._one(path, project, fd)
                 except SidtuiError as exc:
                     out.append(str(exc))
+                    continue
+                except Exception as exc:
+                    if not self.keyed:
+                        raise
+                    # a catalog must not stop on a reader bug in one file
+                    out.append(f"{path}: internal error while summarizing "
+                               f"({type(exc).__name__}: {exc})")
+                    continue
+                if not self.keyed:
+                    out.append(s)
+                elif s is None:
+                    out.append(None)
+                else:
+                    assert st is not None
+                    out.append(Summarized(s, (st.st_ino, st.st_size, st.st_mtime_ns,
+                                              st.st_ctime_ns)))
         finally:
             for fd in fds[taken:]:  # only after an unexpected error
                 if isinstance(fd, int):
@@ -782,11 +806,17 @@ def _workers(n_files: int) -> int:
     return min(cores, MAX_WORKERS)
 
 
-def _summarize_all(job: _Job, items: list[tuple[str, str]], progress) -> list:
-    """Every item's result, in order: in-process, or on forked workers for a big home."""
+def _iter_chunks(job: _Job, items: list[tuple[str, str]], chunk_files: int = CHUNK_FILES
+                 ) -> Iterator[list]:
+    """Each chunk's results, in order: in-process, or on forked workers for a big home.
+
+    Closing the generator early cancels the chunks not yet started (the running ones
+    finish first). If the worker processes cannot be started or one dies, the chunks not
+    yet yielded are summarized in-process.
+    """
+    chunks = [items[i : i + chunk_files] for i in range(0, len(items), chunk_files)]
+    given = 0  # chunks yielded so far
     workers = _workers(len(items))
-    chunks = [items[i : i + CHUNK_FILES] for i in range(0, len(items), CHUNK_FILES)]
-    results: list = []
     if workers > 1:
         global _JOB
         import multiprocessing
@@ -800,20 +830,75 @@ def _summarize_all(job: _Job, items: list[tuple[str, str]], progress) -> list:
                 mp_context=multiprocessing.get_context("fork"),
                 initializer=_worker_init,
             ) as pool:
-                for part in pool.map(_worker_chunk, chunks):  # in submission order
-                    results += part
-                    if progress is not None:
-                        progress(len(results), len(items))
-            return results
+                futures = [pool.submit(_worker_chunk, c) for c in chunks]
+                try:
+                    for fut in futures:  # in submission order
+                        part = fut.result()
+                        given += 1
+                        yield part
+                finally:
+                    for fut in futures[given:]:  # closed early: start no more chunks
+                        fut.cancel()
         except (OSError, RuntimeError, BrokenProcessPool):
-            results = []  # no processes here (or one died): list in-process
+            pass  # no processes here (or one died): the rest in-process
         finally:
             _JOB = None
-    for chunk in chunks:
-        results += job.chunk(chunk)
+    for chunk in chunks[given:]:
+        yield job.chunk(chunk)
+
+
+def _summarize_all(job: _Job, items: list[tuple[str, str]], progress) -> list:
+    """Every item's result, in order: in-process, or on forked workers for a big home."""
+    results: list = []
+    for part in _iter_chunks(job, items):
+        results += part
         if progress is not None:
             progress(len(results), len(items))
     return results
+
+
+class Summarized(NamedTuple):
+    """One file's row from :func:`summarize_files`: the summary and the file's stat key
+    ``(inode, size, mtime_ns, ctime_ns)``, from ``fstat`` on the descriptor the bytes were
+    read from, taken before reading (a write during the read makes the key look stale
+    later, never fresh)."""
+
+    summary: SessionSummary
+    key: tuple[int, int, int, int]
+
+
+def summarize_files(
+    home: Home,
+    items: Sequence[tuple[str, str]],
+    *,
+    registrations: list[Registration] | None = None,
+    include_sidechains: bool = True,
+    chunk_files: int = CHUNK_FILES,
+) -> Iterator[list[Summarized | str | None]]:
+    """Summarize many files the way :func:`list_sessions` does, chunk by chunk.
+
+    Each file is opened and read once; the same parallel rules apply (forked workers for
+    :data:`PARALLEL_MIN_FILES` or more files when ``fork`` is available and the caller
+    runs no other thread, else in-process), and the results are the same either way.
+
+    Args:
+        home: the home.
+        items: ``(path, project folder)`` pairs.
+        registrations: pre-read registrations (default: read now).
+        include_sidechains: summarize sidechain files too (else they give None).
+        chunk_files: files per chunk (the unit of work, cancellation and progress).
+
+    Yields:
+        One list per chunk of ``chunk_files`` items, in ``items`` order, aligned with the
+        chunk: a :class:`Summarized`, an error line (str) for a file that cannot be read
+        (or that a reader bug stopped), or None for a file that is no transcript (or a
+        sidechain when ``include_sidechains`` is False). Closing the generator stops
+        early: chunks not yet started are cancelled.
+    """
+    if registrations is None:
+        registrations = read_registrations(home)
+    job = _Job(home, registrations, include_sidechains, keyed=True)
+    yield from _iter_chunks(job, list(items), max(1, chunk_files))
 
 
 def list_sessions(

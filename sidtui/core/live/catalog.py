@@ -1,14 +1,20 @@
 """The session catalog: every session's summary, cached in SQLite (issue 6; seed §4.10, §13.5).
 
 The browser lists from here. Rows are :class:`~sidtui.core.listing.SessionSummary` objects
-built by :func:`sidtui.core.listing.summarize` (the tail-walk fast path; no whole-file
-parse where the tail decides) and stored in one SQLite database per home in the user's
+built by :func:`sidtui.core.listing.summarize_files` (the ``ls`` batch path: one open per
+file, the tail-walk fast path, forked workers for a big home), and stored in one SQLite database per home in the user's
 cache directory (``platformdirs.user_cache_dir("sidtui")/catalog/<hash of the root>.sqlite3``,
 WAL mode, so the app reads while a worker refreshes).
 
-* A row is keyed by **path + inode + size + mtime_ns**: a warm :meth:`Catalog.refresh`
+* A row is keyed by **path + inode + size + mtime_ns + ctime_ns** (ctime: a ``chmod`` that
+  makes a file unreadable, or readable again, is noticed): a warm :meth:`Catalog.refresh`
   only ``stat``\\ s files and re-summarizes those whose key changed; rows of vanished files
-  are deleted.
+  are deleted. A cold one (empty cache) does not even ``stat``: the key comes from
+  ``fstat`` on the descriptor each file is read from.
+* New/changed files are summarized exactly as :func:`~sidtui.core.listing.list_sessions`
+  does (same rows): on forked worker processes for 400+ files when the caller runs no
+  other thread (``sidtui ls``), else in-process (the app refreshes from a worker thread,
+  and forking a threaded process is unsafe).
 * ``live``/``stale`` are never trusted from the cache: :meth:`Catalog.rows` recomputes them
   from the registrations on every call (a process may have died since).
 * A corrupt database, or one written by another format version or for another home, is
@@ -29,7 +35,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -37,13 +43,14 @@ from typing import Any
 import orjson
 
 from sidtui.core.errors import SidtuiError
-from sidtui.core.home import Home, SessionFile, classify_file
-from sidtui.core.listing import SessionSummary, summarize
+from sidtui.core.home import Home, SessionFile
+from sidtui.core.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
 from sidtui.core.process import liveness_for, read_registrations
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
-FORMAT = "sidtui-catalog/3"
-#: Files summarized per transaction (and per progress report).
+FORMAT = "sidtui-catalog/4"
+#: Files per transaction and per progress report (reports come at the end of the chunk
+#: that reaches each multiple; chunks are at most this many files).
 BATCH = 200
 #: A big file is re-summarized from watcher events at most this often (seconds).
 MIN_RESUMMARIZE_S = 2.0
@@ -56,6 +63,7 @@ CREATE TABLE IF NOT EXISTS sessions(
     inode INTEGER NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
     project TEXT NOT NULL,
     session_id TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -145,10 +153,12 @@ def default_db_path(home: Home) -> Path:
     return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
 
 
-def scan_session_files(home: Home) -> list[tuple[str, str, os.stat_result]]:
-    """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/`` — stat only,
-    no file is opened (the warm path)."""
-    out: list[tuple[str, str, os.stat_result]] = []
+def scan_session_files(home: Home, stat: bool = True
+                       ) -> list[tuple[str, str, os.stat_result | None]]:
+    """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/``, by path — no
+    file is opened (the warm path); with ``stat=False`` the stat is None (a cold cache
+    needs none: each file is read anyway)."""
+    out: list[tuple[str, str, os.stat_result | None]] = []
     base = home.sessions_dir
 
     def files_in(folder: Path, project: str) -> None:
@@ -158,7 +168,7 @@ def scan_session_files(home: Home) -> list[tuple[str, str, os.stat_result]]:
                     if e.name.endswith((".jsonl", ".json")):
                         try:
                             if e.is_file():
-                                out.append((e.path, project, e.stat()))
+                                out.append((e.path, project, e.stat() if stat else None))
                         except OSError:
                             continue
                     elif folder == base and e.name != "summaries":
@@ -173,6 +183,32 @@ def scan_session_files(home: Home) -> list[tuple[str, str, os.stat_result]]:
     files_in(base, "")
     out.sort(key=lambda t: t[0])
     return out
+
+
+def _key(st: os.stat_result) -> tuple[int, int, int, int]:
+    """A row's cache key from a stat (besides the path)."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _chunked(items: list, n: int) -> Iterator[list]:
+    return (items[i : i + n] for i in range(0, len(items), n))
+
+
+def _rows_of(items: list[tuple[str, str]], part: list[Summarized | str | None],
+             errors: list[str], dropped: list[str]) -> list[tuple]:
+    """Database rows of one chunk of :func:`summarize_files` results (error lines go to
+    ``errors``; files that gave no row, unreadable or no transcript, to ``dropped``)."""
+    rows = []
+    for (path, project), r in zip(items, part, strict=True):
+        if r is None or isinstance(r, str):
+            dropped.append(path)
+            if r is not None:
+                errors.append(r)
+        else:
+            s = r.summary
+            rows.append((path, *r.key, project, s.session_id, s.kind, s.last_activity,
+                         orjson.dumps(s.to_json())))
+    return rows
 
 
 class CacheUnusable(SidtuiError):
@@ -373,12 +409,23 @@ class Catalog:
     ) -> RefreshResult:
         """Bring the cache up to date with the files (blocking: run it in a worker).
 
+        New and changed files are summarized in chunks of at most :data:`BATCH` files
+        through :func:`~sidtui.core.listing.summarize_files` (the rows ``list_sessions``
+        gives): on forked workers for 400+ files when the calling process runs no other
+        thread, else in-process (a refresh from a worker thread, as the app does, uses one
+        core).
+
         Args:
-            progress: called every :data:`BATCH` files and at the end.
-            cancel: polled between files; True stops early (work done so far is kept).
+            progress: called after the chunk that completes each :data:`BATCH` files
+                (unchanged files count as done at once; rows written so far are readable
+                then) and at the end.
+            cancel: polled between chunks (at most ``min(64, BATCH)`` files each; with
+                workers, the chunks already running finish first); True stops early and
+                the rows written so far are kept.
 
         Returns:
-            A :class:`RefreshResult`. Unreadable files become ``errors`` lines.
+            A :class:`RefreshResult`. Unreadable files become ``errors`` lines and lose
+            their row (as :func:`~sidtui.core.listing.list_sessions` lists them not).
         """
         try:
             return self._refresh(progress, cancel)
@@ -391,74 +438,72 @@ class Catalog:
     def _refresh(self, progress, cancel) -> RefreshResult:
         t0 = time.perf_counter()
         res = RefreshResult()
-        files = scan_session_files(self.home)
-        res.total = len(files)
         conn = self.conn
         cached = {
-            p: (i, s, m)
-            for p, i, s, m in conn.execute("SELECT path, inode, size, mtime_ns FROM sessions")
+            p: (i, s, m, c)
+            for p, i, s, m, c in conn.execute(
+                "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions")
         }
-        regs = None
+        files = scan_session_files(self.home, stat=bool(cached))
+        res.total = len(files)
+        seen = {path for path, _, _ in files}
+        todo = [(path, project) for path, project, st in files
+                if st is None or cached.get(path) != _key(st)]
+        done = res.total - len(todo)  # unchanged files need no work
+        reported = done // BATCH
         pending: list[tuple] = []
-        seen: set[str] = set()
-        for n, (path, project, st) in enumerate(files, 1):
-            seen.add(path)
-            if cached.get(path) != (st.st_ino, st.st_size, st.st_mtime_ns):
-                if regs is None:
-                    regs = read_registrations(self.home)
-                row = self._summarize_row(path, project, regs, res.errors)
-                if row is not None:
-                    pending.append(row)
-                    res.changed += 1
-            if cancel is not None and cancel():
-                res.cancelled = True
-                break
-            if len(pending) >= BATCH or (progress is not None and n % BATCH == 0):
-                self._write_rows(pending)
-                pending = []
-                if progress is not None:
-                    progress(RefreshProgress(n, res.total, res.changed, 0))
+        dropped: list[str] = []  # files that now give no row (unreadable, no transcript)
+        chunks = summarize_files(self.home, todo, registrations=read_registrations(self.home)
+                                 if todo else [], chunk_files=min(CHUNK_FILES, BATCH))
+        try:
+            for items, part in zip(_chunked(todo, min(CHUNK_FILES, BATCH)), chunks, strict=False):
+                rows = _rows_of(items, part, res.errors, dropped)
+                pending += rows
+                res.changed += len(rows)
+                done += len(part)
+                if len(pending) >= BATCH or (progress is not None and done // BATCH > reported):
+                    self._write_rows(pending)
+                    self._delete_rows([p for p in dropped if p in cached])
+                    pending, dropped = [], []
+                    if progress is not None and done // BATCH > reported:
+                        reported = done // BATCH
+                        progress(RefreshProgress(done, res.total, res.changed, 0))
+                if cancel is not None and cancel():  # polled between chunks
+                    res.cancelled = True
+                    break
+        finally:
+            chunks.close()  # a cancel (or an error) starts no more chunks
         self._write_rows(pending)
+        self._delete_rows([p for p in dropped if p in cached])
         if not res.cancelled:
             gone = [p for p in cached if p not in seen]
             self._delete_rows(gone)
             res.removed = len(gone)
         if progress is not None:
-            progress(RefreshProgress(res.total if not res.cancelled else len(seen), res.total,
+            progress(RefreshProgress(res.total if not res.cancelled else done, res.total,
                                      res.changed, res.removed))
         res.seconds = time.perf_counter() - t0
         return res
 
-    def _summarize_row(self, path: str, project: str, regs, errors: list[str]) -> tuple | None:
-        sf = classify_file(Path(path), project)
-        if sf is None:
-            return None
-        try:
-            st = os.stat(path)
-            s = summarize(self.home, sf, registrations=regs)
-        except SidtuiError as exc:
-            errors.append(str(exc))
-            return None
-        except OSError as exc:
-            errors.append(f"cannot read {path}: {exc.strerror or exc}")
-            return None
-        except Exception as exc:  # a reader bug on one file must not stop the catalog
-            errors.append(f"{path}: internal error while summarizing "
-                          f"({type(exc).__name__}: {exc})")
-            return None
-        # key on the stat taken *before* reading: a write during the read only makes the
-        # row look stale next time, never fresh
-        return (path, st.st_ino, st.st_size, st.st_mtime_ns, project, s.session_id, s.kind,
-                s.last_activity, orjson.dumps(s.to_json()), sf)
+    def _summarize_rows(self, items: list[tuple[str, str]], errors: list[str],
+                        dropped: list[str]) -> list[tuple]:
+        """Rows of ``items`` (path, project), summarized now through the batch path."""
+        rows: list[tuple] = []
+        regs = read_registrations(self.home)
+        for batch, part in zip(_chunked(items, CHUNK_FILES),
+                               summarize_files(self.home, items, registrations=regs),
+                               strict=False):
+            rows += _rows_of(batch, part, errors, dropped)
+        return rows
 
     def _write_rows(self, rows: list[tuple]) -> None:
         if not rows:
             return
         with self._write_lock, self.conn as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO sessions(path, inode, size, mtime_ns, project, "
-                "session_id, kind, last_activity, summary) VALUES (?,?,?,?,?,?,?,?,?)",
-                [r[:9] for r in rows],
+                "INSERT OR REPLACE INTO sessions(path, inode, size, mtime_ns, ctime_ns, project, "
+                "session_id, kind, last_activity, summary) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                rows,
             )
 
     def _delete_rows(self, paths: list[str]) -> None:
@@ -522,8 +567,8 @@ class Catalog:
             if size > BIG_FILE and now - self._last_summarized.get(p, -1e9) < MIN_RESUMMARIZE_S:
                 continue
             due.append(p)
-        rows, gone, errors = [], [], []
-        regs = read_registrations(self.home) if due else None
+        items: list[tuple[str, str]] = []
+        gone: list[str] = []
         for p in due:
             self._dirty.discard(p)
             self._last_summarized[p] = now
@@ -531,10 +576,8 @@ class Catalog:
                 gone.append(p)
                 continue
             parent = Path(p).parent
-            project = "" if parent == self.home.sessions_dir else parent.name
-            row = self._summarize_row(p, project, regs, errors)
-            if row is not None:
-                rows.append(row)
+            items.append((p, "" if parent == self.home.sessions_dir else parent.name))
+        rows = self._summarize_rows(items, [], gone) if items else []
         self._guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
         return [r[0] for r in rows] + gone
 
