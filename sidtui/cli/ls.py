@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
@@ -33,15 +34,12 @@ def run(args: argparse.Namespace) -> int:
     home = home_from_args(args).require()
     require_project(home, args.project)
     summaries, errors = _summaries(home, args)
-    from sidtui.core.home import candidate_files
-
-    folder_errors: list[str] = []
-    candidate_files(home, args.project, folder_errors)  # folders the listing could not read
+    folder_errors = _folder_errors(home, args.project)  # folders the listing could not read
     errors = [*folder_errors, *(e for e in errors if e not in folder_errors)]
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)
     if args.json:
-        print_json([s.to_json() for s in summaries])
+        print_json(summaries)  # orjson writes the dataclasses as to_json() would, faster
         return 0
     from rich.table import Table
 
@@ -127,6 +125,28 @@ def _tz_name() -> str:
 
     now = datetime.now().astimezone()
     return f"{now.tzname()}, UTC{now.strftime('%z')[:3]}:{now.strftime('%z')[3:]}"
+
+
+def _folder_errors(home, project: str | None) -> list[str]:
+    """One line per folder of the listing that cannot be read (the wording of
+    :func:`sidtui.core.home.candidate_files`), without listing any file."""
+    from sidtui.core.home import project_folders
+
+    base = home.sessions_dir
+    if project is None:
+        folders = [base, *(base / name for name in project_folders(home))]
+    else:
+        folders = [base / project] if project else [base]
+    out = []
+    for folder in folders:
+        try:
+            with os.scandir(folder):
+                pass
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            out.append(f"cannot read folder {folder}: {exc.strerror or exc}")
+    return out
 
 
 def _summaries(home, args):

@@ -207,7 +207,7 @@ def _rows_of(items: list[tuple[str, str]], part: list[Summarized | str | None],
         else:
             s = r.summary
             rows.append((path, *r.key, project, s.session_id, s.kind, s.last_activity,
-                         orjson.dumps(s.to_json())))
+                         orjson.dumps(s)))  # = to_json(), without asdict's deep copy
     return rows
 
 
