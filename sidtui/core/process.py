@@ -20,12 +20,10 @@ torn read is retried once and then treated as missing (with a warning).
 
 from __future__ import annotations
 
-import operator
 import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -234,18 +232,25 @@ def liveness_for(
     return Liveness(live=live, stale=bool(matched) and not live, registrations=matched)
 
 
-def trace_session_ids_of(rf: Any) -> list[str]:
-    """:func:`trace_session_ids` from a full fast scan (:class:`sidtui.core.records.RecordFile`):
-    the metadata records' keys are already decoded, so only their values are read."""
-    if rf.objs is None:
+def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:
+    """:func:`trace_session_ids` without a pass over the bytes when the loader saw them all.
+
+    When every record is on the chain (``chain.whole``), the loader's metadata entries are
+    every metadata record in the file, in order, so only the ``trace_session_id`` values
+    are decoded. Otherwise (branches, bad lines) the byte search runs.
+
+    Args:
+        rf: the scanned file (:class:`sidtui.core.records.RecordFile`).
+        loaded: its :class:`sidtui.core.loader.LoadedSession`.
+        chain: its :class:`sidtui.core.chain.ChainResult`.
+    """
+    if not getattr(chain, "whole", False):
         return trace_session_ids(rf.data)
-    types, _, _ = rf.columns()
-    objs = rf.objs
     out: list[str] = []
-    for i in compress(range(len(types)), map(operator.eq, types, repeat("metadata"))):
-        if objs[i].key != "trace_session_id":
+    for e in loaded.metadata_entries:
+        if e.key != "trace_session_id":
             continue
-        rec = rf.decode_at(i)
+        rec = rf.decode_at(e.record)
         v = rec.get("value") if isinstance(rec, dict) else None
         if isinstance(v, str) and v not in out:
             out.append(v)

@@ -272,7 +272,7 @@ class RecordFile:
 
     __slots__ = (
         "data", "_records", "bad_lines", "blank_lines", "line_count", "ends_with_newline",
-        "base_offset", "_cols", "_starts", "_objs", "start_line",
+        "base_offset", "_cols", "_starts", "_heads", "_full", "start_line",
     )
 
     def __init__(
@@ -293,10 +293,12 @@ class RecordFile:
         self.ends_with_newline = ends_with_newline
         self.base_offset = base_offset
         self.start_line = 0
-        # fast-scan columns (None once records exist or for the tolerant path)
+        # the fast scan's index (None once records exist or for the tolerant path):
+        # the decoded structs (_Head or RecordS), line starts, columns built on demand
+        self._heads: list | None = None
+        self._full = False
         self._cols: tuple[list, list, list] | None = None
         self._starts: list[int] | None = None
-        self._objs: list | None = None
 
     def __repr__(self) -> str:
         return (
@@ -314,20 +316,27 @@ class RecordFile:
     @records.setter
     def records(self, value: list[RecordRef]) -> None:
         self._records = value
-        self._cols = self._starts = self._objs = None
+        self._cols = self._starts = self._heads = None
+        self._full = False
 
     @property
     def count(self) -> int:
         """Number of records (valid lines), without materialising them."""
-        if self._records is None and self._cols is not None:
-            return len(self._cols[0])
+        if self._records is None and self._heads is not None:
+            return len(self._heads)
         return len(self.records)
 
     @property
     def is_fast(self) -> bool:
         """True while the index is the fast scan's columns: every line is a JSON object,
         none is blank or bad, so record ``i`` is physical line ``start_line + i + 1``."""
-        return self._cols is not None
+        return self._heads is not None
+
+    @property
+    def heads(self) -> list[Any] | None:
+        """The fast scan's decoded structs, one per record (each has ``type``, ``uuid``,
+        ``parentUuid``), else None."""
+        return self._heads
 
     def columns(self) -> tuple[list[str | None], list[str | None], list[str | None]]:
         """``(types, uuids, parents)``, one entry per record (physical order).
@@ -337,16 +346,19 @@ class RecordFile:
         """
         if self._cols is not None:
             return self._cols
+        if self._heads is not None:
+            self._cols = _columns(self._heads)
+            return self._cols
         recs = self.records
         return [r.type for r in recs], [r.uuid for r in recs], [r.parent for r in recs]
 
     @property
     def objs(self) -> list[Any] | None:
         """The decoded :class:`RecordS` per record on a full fast scan, else None."""
-        return self._objs
+        return self._heads if self._full else None
 
     def _materialise(self) -> list[RecordRef]:
-        types, uuids, parents = self._cols  # type: ignore[misc]
+        types, uuids, parents = self.columns()
         starts = self._starts
         k = len(types)
         b = self.base_offset
@@ -365,7 +377,7 @@ class RecordFile:
                 uuids,
                 parents,
                 repeat(True, k),
-                self._objs if self._objs is not None else repeat(None, k),
+                self._heads if self._full else repeat(None, k),
             )
         )
 
@@ -514,6 +526,20 @@ def _line_starts_in(buf: Any, a: int, b: int, base: int) -> list[int]:
     return starts
 
 
+def _columns(objs: list) -> tuple[list, list, list]:
+    """``(types, uuids, parents)`` of decoded records, in one pass (each record touched
+    once: faster here than three comprehensions)."""
+    types: list = []
+    uuids: list = []
+    parents: list = []
+    t, u, p = types.append, uuids.append, parents.append
+    for o in objs:
+        t(o.type)
+        u(o.uuid)
+        p(o.parentUuid)
+    return types, uuids, parents
+
+
 def scan_records(
     data: bytes, *, start_line: int = 0, base_offset: int = 0, chain_only: bool = False
 ) -> RecordFile:
@@ -552,9 +578,9 @@ def scan_records(
             return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
     rf = RecordFile(data=data, base_offset=base_offset)
     rf._records = None
-    rf._cols = ([o.type for o in objs], [o.uuid for o in objs], [o.parentUuid for o in objs])
+    rf._heads = objs
+    rf._full = not chain_only
     rf._starts = starts
-    rf._objs = None if chain_only else objs
     rf.start_line = start_line
     rf.line_count = len(starts)
     rf.ends_with_newline = len(data) == 0 or data[-1:] == b"\n"

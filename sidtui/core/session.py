@@ -208,7 +208,7 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         rf = scan_records(data)
         chain = rebuild_chain(rf)
         loaded = load_jsonl(rf, chain)
-        trace_ids = trace_session_ids_of(rf)
+        trace_ids = trace_session_ids_of(rf, loaded, chain)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
         for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
             tail_note = "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
@@ -310,38 +310,44 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     Args:
         v: the view.
         lazy: make the three per-record arrays (``messages``, ``resumed``, ``records``)
-            generators, so :func:`write_json_stream` can write a 100 MB session's object
-            without holding hundreds of thousands of dicts at once.
+            :class:`~sidtui.core.show_rows.RowChunks` (rows made a chunk at a time), so
+            :func:`write_json_stream` can write a 100 MB session's object without holding
+            hundreds of thousands of dicts at once.
+
+    The arrays are built from the scan's columns and the cleaned messages' parts
+    (:mod:`sidtui.core.show_rows`): no record or message wrapper per row.
     """
-    loadable = v.loaded.loadable and v.file.kind == "main"
-    recs = v.rf.records if v.rf else []
-    on_chain = set(v.chain.chain)
-    materialize = (lambda g: g) if lazy else list
-    messages = (
-        materialize(
-            {"uuid": m.uuid, "line": m.line, "role": m.role, "blocks": m.block_types}
-            for m in v.loaded.messages
-        )
-        if loadable
-        else []
+    from sidtui.core.show_rows import (
+        RowChunks,
+        message_rows,
+        record_lines,
+        record_rows,
+        resumed_rows,
     )
+
+    loadable = v.loaded.loadable and v.file.kind == "main"
+    rf = v.rf
+
+    def materialize(chunks):
+        rows = RowChunks(chunks)
+        return rows if lazy else rows.rows()
+
+    if rf is not None:
+        _, uuids, parents = rf.columns()
+    else:
+        uuids = parents = []
+
+    def line_of(i: int) -> int:
+        return record_lines(rf, (i,))[0]  # type: ignore[arg-type]
+
+    messages = materialize(message_rows(v.loaded.messages)) if loadable else []
     resumed = []
     dropped = []
     interruption: dict[str, Any] = {"kind": None, "tool_names": []}
     integrity: dict[str, Any] = {"orphans": [], "dangling": []}
     if loadable and v.recovery is not None:
         r = v.recovery
-        resumed = materialize(
-            {
-                "uuid": c.message.uuid,
-                "line": c.message.line,
-                "role": c.message.role,
-                "blocks": c.message.block_types,
-                "changed": c.changed,
-                "src_index": c.src_index,
-            }
-            for c in r.messages
-        )
+        resumed = materialize(resumed_rows(r.messages))
         dropped = [
             {"layer": d.layer, "index": d.index, "uuid": d.uuid, "reason": d.reason, "block": d.block}
             for d in r.dropped
@@ -374,11 +380,11 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         br = next((b for b in tree.branches if b.tip == t), None)
         tips.append(
             {
-                "line": recs[t].line,
-                "uuid": recs[t].uuid,
+                "line": line_of(t),
+                "uuid": uuids[t],
                 "live": t == tree.live_tip,
                 "skipped": br.skipped if br else 0,
-                "joins_at_line": recs[br.joins_at].line if br and br.joins_at is not None else None,
+                "joins_at_line": line_of(br.joins_at) if br and br.joins_at is not None else None,
             }
         )
     state_items = [
@@ -424,21 +430,21 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
             for b in (v.rf.bad_lines if v.rf else [])
         ],
         "branches": {
-            "heads": [{"line": recs[h].line, "uuid": recs[h].uuid} for h in tree.heads],
+            "heads": [{"line": line_of(h), "uuid": uuids[h]} for h in tree.heads],
             "forked_heads": [
-                {"line": recs[h].line, "uuid": recs[h].uuid, "source": recs[h].parent}
+                {"line": line_of(h), "uuid": uuids[h], "source": parents[h]}
                 for h in tree.forked_heads
             ],
             "tips": tips,
-            "branch_points": [recs[b].line for b in tree.branch_points],
+            "branch_points": record_lines(rf, tree.branch_points) if rf else [],
             "skipped_records": tree.skipped_records,
         },
         "chain": {
-            "lines": [recs[i].line for i in v.chain.chain] if v.rf else [],
+            "lines": record_lines(rf, v.chain.chain) if rf else [],
             "linear": v.chain.linear,
             "lost_parent": v.chain.lost_parent,
             "fork_source": v.chain.fork_source,
-            "longest_readable_lines": [recs[i].line for i in v.longest_chain()] if v.rf else [],
+            "longest_readable_lines": record_lines(rf, v.longest_chain()) if rf else [],
         },
         "cycle": v.chain.cycle,
         "metadata": v.loaded.metadata,
@@ -451,17 +457,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         ],
         "trace_session_ids": v.trace_ids,
         "warnings": v.warnings,
-        "records": materialize(
-            {
-                "line": r.line,
-                "offset": r.offset,
-                "uuid": r.uuid,
-                "parent": r.parent,
-                "type": r.type,
-                "on_chain": r.index in on_chain,
-            }
-            for r in recs
-        ),
+        "records": materialize(record_rows(rf, v.chain.chain)) if rf else [],
     }
     if v.sidechain is not None:
         s = v.sidechain
@@ -497,8 +493,10 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
     """Write a JSON object whose values may be generators, without materialising them.
 
     Args:
-        obj: a dict; values that are iterators (generators) are written as arrays, element
-            by element in chunks of ``chunk``; everything else with orjson.
+        obj: a dict; values that are :class:`~sidtui.core.show_rows.RowChunks` are written
+            as arrays, each chunk of rows with one ``orjson`` call; values that are
+            iterators (generators) are written as arrays, element by element in chunks of
+            ``chunk``; everything else with orjson.
         out: a binary file object.
 
     The output is compact JSON (one line), equal to ``orjson.dumps`` of the materialised
@@ -508,6 +506,8 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
 
     import orjson
 
+    from sidtui.core.show_rows import RowChunks
+
     opts = orjson.OPT_NON_STR_KEYS
     out.write(b"{")
     first = True
@@ -516,7 +516,17 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
             out.write(b",")
         first = False
         out.write(orjson.dumps(str(k)) + b":")
-        if isinstance(val, types.GeneratorType):
+        if isinstance(val, RowChunks):
+            out.write(b"[")
+            sep = b""
+            for rows in val:
+                if rows:
+                    enc = orjson.dumps(rows, option=opts, default=str)
+                    out.write(sep)
+                    out.write(memoryview(enc)[1:-1])  # the rows without the brackets
+                    sep = b","
+            out.write(b"]")
+        elif isinstance(val, types.GeneratorType):
             out.write(b"[")
             buf: list[bytes] = []
             n = 0
