@@ -190,8 +190,8 @@ class ConversationModel:
         if e.kind == "text":
             return one_line(b.text, 200)
         if e.kind == "thinking":
-            n = len(b.text or "")
-            return f"thinking ({n} chars)  {one_line(b.text, 100)}"
+            t = b.text_like or ""
+            return f"thinking ({len(t)} chars)  {one_line(t, 100)}"
         if e.kind == "redacted_thinking":
             return "redacted thinking"
         if e.kind == "tool_use":
@@ -213,7 +213,7 @@ class ConversationModel:
         m = self.messages[e.msg]
         b = m.blocks[e.block]
         if e.kind in ("text", "thinking"):
-            return b.text or ""
+            return b.text_like or ""
         raw = self.raw_block(e.msg, e.block) or {}
         if e.kind == "tool_use":
             return pretty_json(raw.get("input"))

@@ -86,7 +86,7 @@ def measure(model: ConversationModel, e: Entry, width: int) -> int:
     if e.kind == "compact":
         return 1
     if e.kind == "text":
-        text = model.messages[e.msg].blocks[e.block].text or ""
+        text = model.messages[e.msg].blocks[e.block].text_like or ""
         avail = max(width - BODY_INDENT - 2, 8)
         if e.collapsed:
             n = 0
@@ -253,7 +253,7 @@ class ConversationView(ScrollView, can_focus=True):
         ind = " " * BODY_INDENT
         avail = width - BODY_INDENT - 2
         if e.kind == "text":
-            text = m.messages[e.msg].blocks[e.block].text or ""
+            text = m.messages[e.msg].blocks[e.block].text_like or ""
             lines = wrap(text, avail, None if not e.collapsed else TEXT_PREVIEW_LINES)
             extra = ""
             if e.collapsed and len(lines) > TEXT_PREVIEW_LINES:
