@@ -320,6 +320,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     from sidtui.core.show_rows import (
         RowChunks,
         message_rows,
+        record_ids,
         record_lines,
         record_rows,
         resumed_rows,
@@ -332,13 +333,11 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         rows = RowChunks(chunks)
         return rows if lazy else rows.rows()
 
-    if rf is not None:
-        _, uuids, parents = rf.columns()
-    else:
-        uuids = parents = []
-
     def line_of(i: int) -> int:
         return record_lines(rf, (i,))[0]  # type: ignore[arg-type]
+
+    def uuid_of(i: int) -> str | None:
+        return record_ids(rf, i)[0]  # type: ignore[arg-type]
 
     messages = materialize(message_rows(v.loaded.messages)) if loadable else []
     resumed = []
@@ -381,7 +380,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         tips.append(
             {
                 "line": line_of(t),
-                "uuid": uuids[t],
+                "uuid": uuid_of(t),
                 "live": t == tree.live_tip,
                 "skipped": br.skipped if br else 0,
                 "joins_at_line": line_of(br.joins_at) if br and br.joins_at is not None else None,
@@ -430,9 +429,9 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
             for b in (v.rf.bad_lines if v.rf else [])
         ],
         "branches": {
-            "heads": [{"line": line_of(h), "uuid": uuids[h]} for h in tree.heads],
+            "heads": [{"line": line_of(h), "uuid": uuid_of(h)} for h in tree.heads],
             "forked_heads": [
-                {"line": line_of(h), "uuid": uuids[h], "source": parents[h]}
+                {"line": line_of(h), "uuid": uuid_of(h), "source": record_ids(rf, h)[1]}  # type: ignore[arg-type]
                 for h in tree.forked_heads
             ],
             "tips": tips,

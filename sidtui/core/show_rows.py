@@ -1,0 +1,169 @@
+"""The per-message and per-record arrays of ``sidtui show --json``, built column-wise.
+
+A 140k-record session gives three arrays of 120k–140k rows each (``messages``,
+``resumed``, ``records``; issue 2). Here they are built in chunks of plain dicts straight
+from the loader's messages, the cleaned messages' parts and the scan's columns — no
+:class:`~sidtui.core.records.RecordRef` or :class:`~sidtui.core.recovery.CleanMessage`
+per row — and :func:`sidtui.core.session.write_json_stream` encodes each chunk with one
+``orjson`` call. The rows are exactly those the contract names, in the same key order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain as _concat
+from typing import Any
+
+from sidtui.core.loader import Message
+from sidtui.core.records import RecordFile
+from sidtui.core.recovery import CleanMessage, CleanMessages
+
+#: Rows per chunk: big enough that one encode call per chunk costs nothing, small enough
+#: that a chunk's dicts and bytes stay a few MB.
+ROW_CHUNK = 4096
+
+
+class RowChunks:
+    """A JSON array given as successive lists of rows (each list encoded in one call).
+
+    Iterating yields the lists; :meth:`rows` gives the whole array as one list.
+    """
+
+    __slots__ = ("_chunks",)
+
+    def __init__(self, chunks: Iterable[list[Any]]) -> None:
+        self._chunks = iter(chunks)
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        return self._chunks
+
+    def rows(self) -> list[Any]:
+        return list(_concat.from_iterable(self._chunks))
+
+
+def message_rows(messages: Sequence[Message], chunk: int = ROW_CHUNK) -> Iterator[list[dict]]:
+    """``{uuid, line, role, blocks}`` per loader message, ``chunk`` rows at a time."""
+    for k in range(0, len(messages), chunk):
+        yield [
+            {"uuid": m.uuid, "line": m.line, "role": m.role, "blocks": m.block_types}
+            for m in messages[k : k + chunk]
+        ]
+
+
+def _resumed_row(m: Message, changed: bool, src_index: int) -> dict:
+    return {
+        "uuid": m.uuid,
+        "line": m.line,
+        "role": m.role,
+        "blocks": m.block_types,
+        "changed": changed,
+        "src_index": src_index,
+    }
+
+
+def resumed_rows(
+    messages: Sequence[CleanMessage], chunk: int = ROW_CHUNK
+) -> Iterator[list[dict]]:
+    """``{uuid, line, role, blocks, changed, src_index}`` per cleaned message.
+
+    For a :class:`CleanMessages` whose wrappers were never built, the rows come from its
+    plain messages (an unchanged message ``m`` reads as ``CleanMessage(m, m.index)``) with
+    the rewritten ones swapped in, so no wrapper is made per row.
+    """
+    if isinstance(messages, CleanMessages) and messages._list is None:
+        plain, changed = messages._msgs, messages._changed
+        for k in range(0, len(plain), chunk):
+            rows = [
+                {
+                    "uuid": m.uuid,
+                    "line": m.line,
+                    "role": m.role,
+                    "blocks": m.block_types,
+                    "changed": False,
+                    "src_index": m.index,
+                }
+                for m in plain[k : k + chunk]
+            ]
+            if changed:
+                for p in range(k, k + len(rows)):
+                    cm = changed.get(p)
+                    if cm is not None:
+                        rows[p - k] = _resumed_row(cm.message, cm.changed, cm.src_index)
+            yield rows
+        return
+    for k in range(0, len(messages), chunk):
+        yield [_resumed_row(c.message, c.changed, c.src_index) for c in messages[k : k + chunk]]
+
+
+def record_lines(rf: RecordFile, indexes: Iterable[int]) -> list[int]:
+    """The 1-based physical line of each record index."""
+    if rf.is_fast:
+        return list(map((rf.start_line + 1).__add__, indexes))
+    recs = rf.records
+    return [recs[i].line for i in indexes]
+
+
+def record_rows(
+    rf: RecordFile, on_chain: Iterable[int], chunk: int = ROW_CHUNK
+) -> Iterator[list[dict]]:
+    """``{line, offset, uuid, parent, type, on_chain}`` per record, in physical order.
+
+    Args:
+        rf: the scanned file.
+        on_chain: the record indexes of the loader's chain.
+        chunk: rows per list.
+
+    On a fast scan the rows come from the scan's structs and line starts (record ``i`` is
+    line ``start_line + i + 1``), without building a :class:`RecordRef` per record.
+    """
+    if not rf.is_fast:
+        on = set(on_chain)
+        recs = rf.records
+        for k in range(0, len(recs), chunk):
+            yield [
+                {
+                    "line": r.line,
+                    "offset": r.offset,
+                    "uuid": r.uuid,
+                    "parent": r.parent,
+                    "type": r.type,
+                    "on_chain": r.index in on,
+                }
+                for r in recs[k : k + chunk]
+            ]
+        return
+    heads = rf.heads  # the scan's structs: type/uuid/parentUuid, typed str|None
+    starts = rf._starts  # the scan's line starts: record i begins at starts[i]
+    n = len(heads)  # type: ignore[arg-type]
+    flags = [False] * n
+    for i in on_chain:
+        flags[i] = True
+    first = rf.start_line + 1
+    for k in range(0, n, chunk):
+        e = min(n, k + chunk)
+        yield [
+            {
+                "line": line,
+                "offset": off,
+                "uuid": h.uuid,
+                "parent": h.parentUuid,
+                "type": h.type,
+                "on_chain": oc,
+            }
+            for line, off, h, oc in zip(
+                range(first + k, first + e),
+                starts[k:e],  # type: ignore[index]
+                heads[k:e],  # type: ignore[index]
+                flags[k:e],
+                strict=True,
+            )
+        ]
+
+
+def record_ids(rf: RecordFile, index: int) -> tuple[str | None, str | None]:
+    """``(uuid, parent)`` of one record, without building the columns or the refs."""
+    if rf.is_fast:
+        h = rf.heads[index]  # type: ignore[index]
+        return h.uuid, h.parentUuid
+    r = rf.records[index]
+    return r.uuid, r.parent
