@@ -83,8 +83,7 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         return res
     tail_idx = n - 1
     res.tail = tail_idx
-    heads = rf.heads
-    if heads is not None and _is_whole(heads):
+    if rf.whole:
         # one writer, nothing skipped: the walk would take every line
         res.chain, res.reached_head, res.whole = list(range(n)), True, True
         return res
@@ -107,21 +106,6 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
     if res.lost_parent is not None and types[chain[0]] == "session_start":
         res.fork_source, res.lost_parent = res.lost_parent, None
     return res
-
-
-def _is_whole(heads: list) -> bool:
-    """:func:`_is_one_linear_chain` over the scan's decoded structs, in one pass that
-    touches each record once (no column lists: issue 2's chain within 2× the I/O floor)."""
-    prev = None
-    seen: set[str] = set()
-    add = seen.add
-    for h in heads:
-        u = h.uuid
-        if h.parentUuid != prev or u is None:
-            return False
-        add(u)
-        prev = u
-    return len(seen) == len(heads)
 
 
 def _is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> bool:
