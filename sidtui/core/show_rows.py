@@ -41,8 +41,10 @@ class RowChunks:
         return list(_concat.from_iterable(self._chunks))
 
 
-def message_rows(messages: Sequence[Message], chunk: int = ROW_CHUNK) -> Iterator[list[dict]]:
-    """``{uuid, line, role, blocks}`` per loader message, ``chunk`` rows at a time."""
+def message_rows(messages: Sequence[Message], chunk: int | None = None) -> Iterator[list[dict]]:
+    """``{uuid, line, role, blocks}`` per loader message, ``chunk`` rows at a time
+    (default :data:`ROW_CHUNK`)."""
+    chunk = chunk or ROW_CHUNK
     for k in range(0, len(messages), chunk):
         yield [
             {"uuid": m.uuid, "line": m.line, "role": m.role, "blocks": m.block_types}
@@ -62,7 +64,7 @@ def _resumed_row(m: Message, changed: bool, src_index: int) -> dict:
 
 
 def resumed_rows(
-    messages: Sequence[CleanMessage], chunk: int = ROW_CHUNK
+    messages: Sequence[CleanMessage], chunk: int | None = None
 ) -> Iterator[list[dict]]:
     """``{uuid, line, role, blocks, changed, src_index}`` per cleaned message.
 
@@ -70,6 +72,7 @@ def resumed_rows(
     plain messages (an unchanged message ``m`` reads as ``CleanMessage(m, m.index)``) with
     the rewritten ones swapped in, so no wrapper is made per row.
     """
+    chunk = chunk or ROW_CHUNK
     if isinstance(messages, CleanMessages) and messages._list is None:
         plain, changed = messages._msgs, messages._changed
         for k in range(0, len(plain), chunk):
@@ -104,18 +107,19 @@ def record_lines(rf: RecordFile, indexes: Iterable[int]) -> list[int]:
 
 
 def record_rows(
-    rf: RecordFile, on_chain: Iterable[int], chunk: int = ROW_CHUNK
+    rf: RecordFile, on_chain: Iterable[int], chunk: int | None = None
 ) -> Iterator[list[dict]]:
     """``{line, offset, uuid, parent, type, on_chain}`` per record, in physical order.
 
     Args:
         rf: the scanned file.
         on_chain: the record indexes of the loader's chain.
-        chunk: rows per list.
+        chunk: rows per list (default :data:`ROW_CHUNK`).
 
     On a fast scan the rows come from the scan's structs and line starts (record ``i`` is
     line ``start_line + i + 1``), without building a :class:`RecordRef` per record.
     """
+    chunk = chunk or ROW_CHUNK
     if not rf.is_fast:
         on = set(on_chain)
         recs = rf.records
