@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sidtui.core.records as records
+from sidtui.core.chain import _is_one_linear_chain
 from sidtui.core.home import Home, discover
 from sidtui.core.records import map_file, scan_records
 from sidtui.core.session import open_session, session_to_json, write_json_stream
@@ -30,7 +31,7 @@ def _shape(rf: records.RecordFile) -> tuple:
     recs = [(r.index, r.line, r.offset, r.end, r.type, r.uuid, r.parent, r.is_object, r.obj)
             for r in rf.records]
     bad = [(b.line, b.offset, b.length, b.reason, b.terminated) for b in rf.bad_lines]
-    return recs, bad, rf.blank_lines, rf.line_count, rf.ends_with_newline, rf.size
+    return recs, bad, rf.blank_lines, rf.line_count, rf.ends_with_newline, rf.size, rf.whole
 
 
 def _mapped(path: Path) -> mmap.mmap:
@@ -121,8 +122,52 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
     records.MAP_CHUNK_BYTES = chunk
     try:
         for chain_only in (False, True):
-            assert _shape(scan_records(_mapped(p), chain_only=chain_only)) == _shape(
-                scan_records(data, chain_only=chain_only)
-            )
+            rf = scan_records(data, chain_only=chain_only)
+            assert _shape(scan_records(_mapped(p), chain_only=chain_only)) == _shape(rf)
+            if rf.is_fast:  # the scan's one-pass test agrees with the column test
+                _, uuids, parents = rf.columns()
+                assert rf.whole == (
+                    None not in uuids and _is_one_linear_chain(uuids, parents)
+                )
+                if rf.whole:  # each parent is its parent record's very uuid string
+                    assert all(p is u for p, u in zip(parents[1:], uuids, strict=False))
+    finally:
+        records.MAP_CHUNK_BYTES = old
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    cut=st.one_of(st.none(), st.integers(0, 39)),
+    how=st.sampled_from(["drop", "repeat", "null_parent", "no_uuid"]),
+    chunk=st.integers(1, 400),
+)
+def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, chunk):
+    """Linear files, and linear files with one record dropped, repeated or re-headed."""
+    lines = [_record(i, "user_message") for i in range(n)]
+    if cut is not None and cut < n:
+        if how == "drop":
+            del lines[cut]
+        elif how == "repeat":
+            lines.insert(cut, lines[cut])
+        elif how == "null_parent":
+            lines[cut] = lines[cut].replace(b'"parentUuid":"', b'"parentUuid":null,"x":"')
+        else:
+            lines[cut] = lines[cut].replace(b'"uuid":', b'"id":')
+    if not lines:
+        return
+    data = b"\n".join(lines) + b"\n"
+    p = tmp_path_factory.mktemp("w") / "s.jsonl"
+    p.write_bytes(data)
+    old = records.MAP_CHUNK_BYTES
+    records.MAP_CHUNK_BYTES = chunk
+    try:
+        for rf in (scan_records(data), scan_records(_mapped(p))):
+            _, uuids, parents = rf.columns()
+            expect = None not in uuids and _is_one_linear_chain(uuids, parents)
+            assert rf.whole == expect
+            intact = cut is None or cut >= n
+            assert expect == (intact or (how == "null_parent" and cut == 0)
+                              or (how == "drop" and cut == n - 1))
     finally:
         records.MAP_CHUNK_BYTES = old
