@@ -499,45 +499,52 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
         out: a binary file object.
 
     The output is compact JSON (one line), equal to ``orjson.dumps`` of the materialised
-    object.
+    object. The cyclic GC is paused while writing: the rows are short-lived dicts and
+    lists with no cycles, and its passes over them cost as much as building them.
     """
-    import types
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import types
 
-    import orjson
+        import orjson
 
-    from sidtui.core.show_rows import RowChunks
+        from sidtui.core.show_rows import RowChunks
 
-    opts = orjson.OPT_NON_STR_KEYS
-    out.write(b"{")
-    first = True
-    for k, val in obj.items():
-        if not first:
-            out.write(b",")
-        first = False
-        out.write(orjson.dumps(str(k)) + b":")
-        if isinstance(val, RowChunks):
-            out.write(b"[")
-            sep = b""
-            for rows in val:
-                if rows:
-                    enc = orjson.dumps(rows, option=opts, default=str)
-                    out.write(sep)
-                    out.write(memoryview(enc)[1:-1])  # the rows without the brackets
-                    sep = b","
-            out.write(b"]")
-        elif isinstance(val, types.GeneratorType):
-            out.write(b"[")
-            buf: list[bytes] = []
-            n = 0
-            for item in val:
-                buf.append(orjson.dumps(item, option=opts, default=str))
-                n += 1
-                if len(buf) >= chunk:
+        opts = orjson.OPT_NON_STR_KEYS
+        out.write(b"{")
+        first = True
+        for k, val in obj.items():
+            if not first:
+                out.write(b",")
+            first = False
+            out.write(orjson.dumps(str(k)) + b":")
+            if isinstance(val, RowChunks):
+                out.write(b"[")
+                sep = b""
+                for rows in val:
+                    if rows:
+                        enc = orjson.dumps(rows, option=opts, default=str)
+                        out.write(sep)
+                        out.write(memoryview(enc)[1:-1])  # the rows without the brackets
+                        sep = b","
+                out.write(b"]")
+            elif isinstance(val, types.GeneratorType):
+                out.write(b"[")
+                buf: list[bytes] = []
+                n = 0
+                for item in val:
+                    buf.append(orjson.dumps(item, option=opts, default=str))
+                    n += 1
+                    if len(buf) >= chunk:
+                        out.write((b"," if n > len(buf) else b"") + b",".join(buf))
+                        buf.clear()
+                if buf:
                     out.write((b"," if n > len(buf) else b"") + b",".join(buf))
-                    buf.clear()
-            if buf:
-                out.write((b"," if n > len(buf) else b"") + b",".join(buf))
-            out.write(b"]")
-        else:
-            out.write(orjson.dumps(val, option=opts, default=str))
-    out.write(b"}\n")
+                out.write(b"]")
+            else:
+                out.write(orjson.dumps(val, option=opts, default=str))
+        out.write(b"}\n")
+    finally:
+        if gc_was_enabled:
+            gc.enable()
