@@ -13,9 +13,12 @@ import io
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sidtui.core.show_rows as show_rows
 from sidtui.core.home import Home, resolve_session
+from sidtui.core.records import scan_records
 from sidtui.core.session import open_session, session_to_json, write_json_stream
 from tests.conftest import REAL_HOME
 
@@ -128,3 +131,20 @@ def test_fixtures_cover_the_row_paths(home):
             changed |= any(c.changed for c in v.recovery.messages)
             requeued |= v.recovery.interruption.message is not None
     assert tolerant and changed and requeued
+
+
+_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.none() | _text, st.none() | _text, st.none() | _text), min_size=1, max_size=12),
+       st.lists(st.integers(0, 11), max_size=12), st.integers(1, 5))
+def test_encoded_record_rows_equal_orjson_rows(recs, chain, chunk):
+    """msgspec's bytes for the fast records rows are orjson's, for any string."""
+    data = b"".join(orjson.dumps({"type": t, "uuid": u, "parentUuid": p}) + b"\n" for t, u, p in recs)
+    rf = scan_records(data)
+    assert rf.is_fast
+    on = [i for i in chain if i < len(recs)]
+    got = b"".join(show_rows.record_rows(rf, on, chunk, encoded=True))
+    want = b"".join(orjson.dumps(rows) for rows in show_rows.record_rows(rf, on, chunk))
+    assert got == want

@@ -321,6 +321,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         RowChunks,
         message_rows,
         record_ids,
+        record_line_chunks,
         record_lines,
         record_rows,
         resumed_rows,
@@ -439,11 +440,13 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
             "skipped_records": tree.skipped_records,
         },
         "chain": {
-            "lines": record_lines(rf, v.chain.chain) if rf else [],
+            "lines": materialize(record_line_chunks(rf, v.chain.chain)) if rf else [],
             "linear": v.chain.linear,
             "lost_parent": v.chain.lost_parent,
             "fork_source": v.chain.fork_source,
-            "longest_readable_lines": record_lines(rf, v.longest_chain()) if rf else [],
+            "longest_readable_lines": materialize(record_line_chunks(rf, v.longest_chain()))
+            if rf
+            else [],
         },
         "cycle": v.chain.cycle,
         "metadata": v.loaded.metadata,
@@ -456,7 +459,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         ],
         "trace_session_ids": v.trace_ids,
         "warnings": v.warnings,
-        "records": materialize(record_rows(rf, v.chain.chain)) if rf else [],
+        "records": materialize(record_rows(rf, v.chain.chain, encoded=lazy)) if rf else [],
     }
     if v.sidechain is not None:
         s = v.sidechain
@@ -492,10 +495,11 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
     """Write a JSON object whose values may be generators, without materialising them.
 
     Args:
-        obj: a dict; values that are :class:`~sidtui.core.show_rows.RowChunks` are written
-            as arrays, each chunk of rows with one ``orjson`` call; values that are
-            iterators (generators) are written as arrays, element by element in chunks of
-            ``chunk``; everything else with orjson.
+        obj: a dict; values (at any depth of nested dicts) that are
+            :class:`~sidtui.core.show_rows.RowChunks` are written as arrays, each chunk
+            with one ``orjson`` call (or as given, for chunks already encoded); values that
+            are iterators (generators) are written as arrays, element by element in chunks
+            of ``chunk``; everything else with orjson.
         out: a binary file object.
 
     The output is compact JSON (one line), equal to ``orjson.dumps`` of the materialised
@@ -512,39 +516,56 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
         from sidtui.core.show_rows import RowChunks
 
         opts = orjson.OPT_NON_STR_KEYS
-        out.write(b"{")
-        first = True
-        for k, val in obj.items():
-            if not first:
-                out.write(b",")
-            first = False
-            out.write(orjson.dumps(str(k)) + b":")
+        write = out.write
+
+        def streamed(val: Any) -> bool:
+            return isinstance(val, (RowChunks, types.GeneratorType)) or (
+                isinstance(val, dict) and any(map(streamed, val.values()))
+            )
+
+        def put(val: Any) -> None:
             if isinstance(val, RowChunks):
-                out.write(b"[")
+                write(b"[")
                 sep = b""
                 for rows in val:
                     if rows:
-                        enc = orjson.dumps(rows, option=opts, default=str)
-                        out.write(sep)
-                        out.write(memoryview(enc)[1:-1])  # the rows without the brackets
-                        sep = b","
-                out.write(b"]")
+                        enc = rows if isinstance(rows, bytes) else orjson.dumps(rows, option=opts, default=str)
+                        if len(enc) > 2:  # not an empty array
+                            write(sep)
+                            write(memoryview(enc)[1:-1])  # the rows without the brackets
+                            sep = b","
+                write(b"]")
             elif isinstance(val, types.GeneratorType):
-                out.write(b"[")
+                write(b"[")
                 buf: list[bytes] = []
                 n = 0
                 for item in val:
                     buf.append(orjson.dumps(item, option=opts, default=str))
                     n += 1
                     if len(buf) >= chunk:
-                        out.write((b"," if n > len(buf) else b"") + b",".join(buf))
+                        write((b"," if n > len(buf) else b"") + b",".join(buf))
                         buf.clear()
                 if buf:
-                    out.write((b"," if n > len(buf) else b"") + b",".join(buf))
-                out.write(b"]")
+                    write((b"," if n > len(buf) else b"") + b",".join(buf))
+                write(b"]")
+            elif isinstance(val, dict) and streamed(val):
+                put_object(val)
             else:
-                out.write(orjson.dumps(val, option=opts, default=str))
-        out.write(b"}\n")
+                write(orjson.dumps(val, option=opts, default=str))
+
+        def put_object(d: dict) -> None:
+            write(b"{")
+            first = True
+            for k, v in d.items():
+                if not first:
+                    write(b",")
+                first = False
+                write(orjson.dumps(str(k)) + b":")
+                put(v)
+            write(b"}")
+
+        put_object(obj)
+        write(b"\n")
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain as _concat
+from operator import attrgetter
 from typing import Any
+
+import msgspec
 
 from sidtui.core.loader import Message
 from sidtui.core.records import RecordFile
@@ -24,9 +27,11 @@ ROW_CHUNK = 4096
 
 
 class RowChunks:
-    """A JSON array given as successive lists of rows (each list encoded in one call).
+    """A JSON array given as successive chunks of rows.
 
-    Iterating yields the lists; :meth:`rows` gives the whole array as one list.
+    A chunk is a list of rows (encoded with one ``orjson`` call) or ``bytes`` already
+    holding a JSON array of rows. Iterating yields the chunks; :meth:`rows` gives the
+    whole array as one list (list chunks only).
     """
 
     __slots__ = ("_chunks",)
@@ -106,18 +111,48 @@ def record_lines(rf: RecordFile, indexes: Iterable[int]) -> list[int]:
     return [recs[i].line for i in indexes]
 
 
+def record_line_chunks(
+    rf: RecordFile, indexes: Sequence[int], chunk: int | None = None
+) -> Iterator[list[int]]:
+    """:func:`record_lines` a chunk at a time (a chain's lines are 140k ints at once)."""
+    chunk = chunk or ROW_CHUNK
+    for k in range(0, len(indexes), chunk):
+        yield record_lines(rf, indexes[k : k + chunk])
+
+
+class _RecordRow(msgspec.Struct, gc=False):
+    """A ``records`` row as msgspec encodes it: the keys in this order."""
+
+    line: int
+    offset: int
+    uuid: str | None
+    parent: str | None
+    type: str | None
+    on_chain: bool
+
+
+_ENCODE = msgspec.json.Encoder().encode
+_UUID = attrgetter("uuid")
+_PARENT = attrgetter("parentUuid")
+_TYPE = attrgetter("type")
+
+
 def record_rows(
-    rf: RecordFile, on_chain: Iterable[int], chunk: int | None = None
-) -> Iterator[list[dict]]:
+    rf: RecordFile, on_chain: Iterable[int], chunk: int | None = None, encoded: bool = False
+) -> Iterator[list[dict] | bytes]:
     """``{line, offset, uuid, parent, type, on_chain}`` per record, in physical order.
 
     Args:
         rf: the scanned file.
         on_chain: the record indexes of the loader's chain.
         chunk: rows per list (default :data:`ROW_CHUNK`).
+        encoded: on a fast scan, yield each chunk as the JSON bytes of its rows.
 
     On a fast scan the rows come from the scan's structs and line starts (record ``i`` is
-    line ``start_line + i + 1``), without building a :class:`RecordRef` per record.
+    line ``start_line + i + 1``), without building a :class:`RecordRef` per record. There
+    ``type``/``uuid``/``parentUuid`` are typed ``str | None``, so ``encoded`` rows are
+    built in C (``map`` over a msgspec struct) and encoded by msgspec, whose bytes for
+    strings, small ints and booleans are orjson's (tests/test_show_json_rows.py).
     """
     chunk = chunk or ROW_CHUNK
     if not rf.is_fast:
@@ -145,6 +180,22 @@ def record_rows(
     first = rf.start_line + 1
     for k in range(0, n, chunk):
         e = min(n, k + chunk)
+        if encoded:
+            hs = heads[k:e]  # type: ignore[index]
+            yield _ENCODE(
+                list(
+                    map(
+                        _RecordRow,
+                        range(first + k, first + e),
+                        starts[k:e],  # type: ignore[index]
+                        map(_UUID, hs),
+                        map(_PARENT, hs),
+                        map(_TYPE, hs),
+                        flags[k:e],
+                    )
+                )
+            )
+            continue
         yield [
             {
                 "line": line,
