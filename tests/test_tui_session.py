@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import orjson
 import pytest
 from tui_support import kill_fixture_pids, settle
@@ -218,3 +220,24 @@ async def test_measure_matches_drawn_lines(home, sid):
                     if e.collapsible:
                         e.collapsed = collapsed
                     assert measure(model, e, width) == len(conv._build_lines(e, width)), (e, width)
+
+
+async def test_slow_live_rereads_are_spaced(home):
+    """A session whose last read was slow is re-read after a pause, not back to back."""
+    app = make_app(home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = await _open(app, pilot, "20261130-052907-9ff3799b")
+        assert s.reload_wait() == 0.0  # a small session: re-read at once
+        s._load_seconds = 5.0
+        s._loaded_at = time.monotonic()
+        assert 9.0 < s.reload_wait() <= 10.0
+        s.reload_when_idle()
+        assert s._reload_timer is not None
+        assert not any(w.group == "open-session" and not w.is_finished for w in s.workers)
+        s.reload_when_idle()  # a second change while waiting: still one timer
+        timer = s._reload_timer
+        timer.stop()
+        s._load_seconds = 0.0
+        s._timed_reload()  # what the timer does when it fires
+        await settle(app, pilot)
+        assert s._reload_timer is None and s.view is not None

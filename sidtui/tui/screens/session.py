@@ -39,6 +39,12 @@ DOUBLE_ESCAPE_SECONDS = 0.5
 TABS = ("conversation", "chain", "checkpoints", "state", "sidechains")
 
 
+#: A live session is re-read at most once per this many times the last read's duration.
+RELOAD_SPACING = 2.0
+#: Reads quicker than this (seconds) are never spaced.
+RELOAD_SPACED_FROM = 0.25
+
+
 class SessionScreen(Screen):
     """Everything about one session file."""
 
@@ -70,6 +76,9 @@ class SessionScreen(Screen):
         self._escape_timer = None
         self._stat: tuple[int, int] | None = None
         self._reload_pending = False
+        self._load_seconds = 0.0  # how long the last read took
+        self._loaded_at = 0.0  # time.monotonic() when it ended
+        self._reload_timer = None
 
     # ------------------------------------------------------------------ layout
 
@@ -115,6 +124,7 @@ class SessionScreen(Screen):
         from sidtui.core.session import open_session
 
         try:
+            t0 = time.monotonic()
             st = self.sf.path.stat()
             conv_view = self._conv
             with gc_paused():
@@ -135,6 +145,8 @@ class SessionScreen(Screen):
         if get_current_worker().is_cancelled:
             return  # a newer load replaced this one
         self._stat = (st.st_size, st.st_mtime_ns)
+        self._loaded_at = time.monotonic()
+        self._load_seconds = self._loaded_at - t0
         msg = SessionLoaded(view, conversation, chain, reload=reload)
         msg.starts, msg.width = starts, width
         self.post_message(msg)
@@ -154,11 +166,30 @@ class SessionScreen(Screen):
 
     def reload_when_idle(self) -> None:
         """Re-read now, or right after the read in progress (a busy live session must not
-        start a new full read on every append)."""
+        start a new full read on every append).
+
+        Reads of a live session that took a quarter second or more are spaced by twice
+        their duration, so a huge session being written keeps at most a third of a core
+        busy instead of re-reading back to back; quicker ones re-read at once.
+        """
         if any(w.node is self and w.group == "open-session" and not w.is_finished for w in self.workers):
             self._reload_pending = True
-        else:
+            return
+        wait = self.reload_wait()
+        if wait <= 0:
             self.load(True)
+        elif self._reload_timer is None:
+            self._reload_timer = self.set_timer(wait, self._timed_reload)
+
+    def reload_wait(self) -> float:
+        """Seconds to wait before the next live re-read (0 when it may start now)."""
+        if self._load_seconds < RELOAD_SPACED_FROM:
+            return 0.0  # a quick read: re-read at once
+        return RELOAD_SPACING * self._load_seconds - (time.monotonic() - self._loaded_at)
+
+    def _timed_reload(self) -> None:
+        self._reload_timer = None
+        self.reload_when_idle()
 
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#tabs").loading = False
@@ -176,7 +207,7 @@ class SessionScreen(Screen):
     def _show_loaded(self, msg: SessionLoaded) -> None:
         if self._reload_pending:
             self._reload_pending = False
-            self.call_after_refresh(self.load, True)
+            self.call_after_refresh(self.reload_when_idle)
         self.view = msg.view
         self.query_one("#tabs").loading = False
         self._show_head()
