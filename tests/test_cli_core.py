@@ -134,3 +134,25 @@ def test_streamed_json_equals_materialised():
     buf = io.BytesIO()
     write_json_stream(session_to_json(v, lazy=True), buf)
     assert orjson.loads(buf.getvalue()) == orjson.loads(orjson.dumps(v.to_json()))
+
+
+@pytest.mark.parametrize("max_rows", [200, 1])
+def test_ls_prompts_are_text_not_markup(capsys, tmp_path, monkeypatch, max_rows):
+    """A prompt holding Rich markup ("[/]", "[bold]") prints as written, boxed or plain."""
+    import sidtui.cli.ls as ls_cli
+    from tests.helpers import assistant, jsonl, start, user
+
+    monkeypatch.setattr(ls_cli, "TABLE_MAX_ROWS", max_rows)
+    monkeypatch.setenv("COLUMNS", "200")
+    folder = tmp_path / "sessions" / "p"
+    folder.mkdir(parents=True)
+    for i in range(2):
+        sid = f"20260101-000000-aaaaaaa{i}"
+        (folder / f"{sid}.jsonl").write_bytes(
+            jsonl(start(sid=sid), user("u", "S", text="fix arr[/] and [bold]x[/bold]"),
+                  assistant("a", "u"))
+        )
+    code, out, err = run(capsys, "--home", str(tmp_path), "ls", "--no-cache")
+    assert code == 0, err
+    assert out.count("fix arr[/] and [bold]x[/bold]") == 2
+    assert ("┏" in out) == (max_rows == 200)  # boxed table, or aligned lines for big projects
