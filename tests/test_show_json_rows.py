@@ -148,3 +148,24 @@ def test_encoded_record_rows_equal_orjson_rows(recs, chain, chunk):
     got = b"".join(show_rows.record_rows(rf, on, chunk, encoded=True))
     want = b"".join(orjson.dumps(rows) for rows in show_rows.record_rows(rf, on, chunk))
     assert got == want
+
+
+def test_lone_surrogates_are_written_escaped(tmp_path):
+    """JSON.parse accepts a lone surrogate escape, orjson refuses to write one: the value
+    is written with the escape kept (valid UTF-8 out), instead of failing half-way."""
+    import json
+
+    d = tmp_path / "home" / "sessions" / "p"
+    d.mkdir(parents=True)
+    f = d / "20260101-000000-aaaaaaaa.jsonl"
+    f.write_bytes(
+        b'{"type":"session_start","uuid":"a","parentUuid":null,"sessionId":"20260101-000000-aaaaaaaa"}\n'
+        b'{"type":"user_message","uuid":"b\\ud800","parentUuid":"a",'
+        b'"message":{"role":"user","content":[{"type":"text","text":"hi \\udc00"}]}}\n'
+    )
+    home = Home(tmp_path / "home")
+    out = _stream(open_session(home, resolve_session(home, str(f))))
+    j = json.loads(out.decode("utf-8"))
+    assert [m["uuid"] for m in j["messages"]] == ["b\ud800"]
+    assert [r["uuid"] for r in j["records"]] == ["a", "b\ud800"]
+    assert b'"b\\ud800"' in out

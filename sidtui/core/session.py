@@ -503,8 +503,11 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
         out: a binary file object.
 
     The output is compact JSON (one line), equal to ``orjson.dumps`` of the materialised
-    object. The cyclic GC is paused while writing: the rows are short-lived dicts and
-    lists with no cycles, and its passes over them cost as much as building them.
+    object. A value orjson refuses because a string holds a lone surrogate (JSON.parse
+    accepts ``"\\ud800"``, so a transcript may carry one) is written by the standard
+    library with each lone surrogate escaped as ``\\udXXX``, as ``JSON.stringify`` does.
+    The cyclic GC is paused while writing: the rows are short-lived dicts and lists with
+    no cycles, and its passes over them cost as much as building them.
     """
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -518,6 +521,17 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
         opts = orjson.OPT_NON_STR_KEYS
         write = out.write
 
+        def dumps(val: Any) -> bytes:
+            try:
+                return orjson.dumps(val, option=opts, default=str)
+            except TypeError:
+                import json
+                import re
+
+                text = json.dumps(val, ensure_ascii=False, separators=(",", ":"), default=str)
+                text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+                return text.encode()
+
         def streamed(val: Any) -> bool:
             return isinstance(val, (RowChunks, types.GeneratorType)) or (
                 isinstance(val, dict) and any(map(streamed, val.values()))
@@ -529,7 +543,7 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
                 sep = b""
                 for rows in val:
                     if rows:
-                        enc = rows if isinstance(rows, bytes) else orjson.dumps(rows, option=opts, default=str)
+                        enc = rows if isinstance(rows, bytes) else dumps(rows)
                         if len(enc) > 2:  # not an empty array
                             write(sep)
                             write(memoryview(enc)[1:-1])  # the rows without the brackets
@@ -540,7 +554,7 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
                 buf: list[bytes] = []
                 n = 0
                 for item in val:
-                    buf.append(orjson.dumps(item, option=opts, default=str))
+                    buf.append(dumps(item))
                     n += 1
                     if len(buf) >= chunk:
                         write((b"," if n > len(buf) else b"") + b",".join(buf))
@@ -551,7 +565,7 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
             elif isinstance(val, dict) and streamed(val):
                 put_object(val)
             else:
-                write(orjson.dumps(val, option=opts, default=str))
+                write(dumps(val))
 
         def put_object(d: dict) -> None:
             write(b"{")
