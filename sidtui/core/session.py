@@ -309,13 +309,14 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
 
     Args:
         v: the view.
-        lazy: make the three per-record arrays (``messages``, ``resumed``, ``records``)
+        lazy: make the per-record arrays (``messages``, ``resumed``, ``records`` and the
+            chain's ``lines``/``longest_readable_lines``)
             :class:`~sidtui.core.show_rows.RowChunks` (rows made a chunk at a time), so
             :func:`write_json_stream` can write a 100 MB session's object without holding
-            hundreds of thousands of dicts at once.
+            hundreds of thousands of rows at once.
 
-    The arrays are built from the scan's columns and the cleaned messages' parts
-    (:mod:`sidtui.core.show_rows`): no record or message wrapper per row.
+    The arrays are built from the scan's structs and line starts and the cleaned
+    messages' parts (:mod:`sidtui.core.show_rows`): no record or message wrapper per row.
     """
     from sidtui.core.show_rows import (
         RowChunks,
