@@ -18,8 +18,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from sidtui import __version__
-
 # Order is the order in `sidtui --help`.
 SUBCOMMANDS: list[str] = [
     "ls",
@@ -47,6 +45,20 @@ class _Parser(argparse.ArgumentParser):
     """argparse exits with 2 on bad arguments already; keep its message one line."""
 
 
+class _Version(argparse.Action):
+    """``--version``, with the version looked up only when asked (it costs start-up time)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit") -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        import sidtui
+
+        print(f"sidtui {sidtui.__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the full parser (every subcommand registered)."""
     common = argparse.ArgumentParser(add_help=False)
@@ -59,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sidtui",
         description="Look inside sid-code's saved sessions and undo what the agent did.",
     )
-    parser.add_argument("--version", action="version", version=f"sidtui {__version__}")
+    parser.add_argument("--version", action=_Version)
     parser.add_argument(
         "--home",
         default=None,

@@ -8,7 +8,6 @@ import sys
 from typing import TYPE_CHECKING
 
 from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
-from sidtui.core.listing import state_badge
 from sidtui.fmt import human_size, local_time
 
 if TYPE_CHECKING:
@@ -47,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
     from rich.text import Text
+
+    from sidtui.core.listing import state_badge
 
     console = stdout_console()
     if not summaries:

@@ -189,6 +189,7 @@ class RecordTree:
         skipped_records: uuid-carrying records not on the live chain.
         no_uuid_records: object records without a string uuid in a chained file.
         duplicate_uuids: uuids that appear on more than one line.
+        whole: the tree is one path through every record (see ``ChainResult.whole``).
     """
 
     heads: list[int] = field(default_factory=list)
@@ -201,11 +202,14 @@ class RecordTree:
     skipped_records: int = 0
     no_uuid_records: int = 0
     duplicate_uuids: list[str] = field(default_factory=list)
+    whole: bool = False
 
     def warnings(self, rf: RecordFile) -> list[str]:
         """Human-readable warnings about the tree (several heads, skipped branches...)."""
-        recs = rf.records
         out: list[str] = []
+        if len(self.heads) + len(self.forked_heads) <= 1 and not self.branches and not self.duplicate_uuids:
+            return out  # nothing to say: never build the records for it
+        recs = rf.records
         real_heads = [h for h in self.heads]
         if len(real_heads) + len(self.forked_heads) > 1:
             lines = ", ".join(str(recs[h].line) for h in real_heads + self.forked_heads)
@@ -246,7 +250,7 @@ def build_tree(rf: RecordFile, chain: ChainResult) -> RecordTree:
     tree = RecordTree()
     if chain.whole:  # one path: its first record is the head, its last the only tip
         n = rf.count
-        tree.heads, tree.tips, tree.live_tip = [0], [n - 1], chain.tail
+        tree.heads, tree.tips, tree.live_tip, tree.whole = [0], [n - 1], chain.tail, True
         return tree
     recs = rf.records
     if chain.linear or not recs:
@@ -335,6 +339,8 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
     parent, a cycle) this is what can still be saved (seed §5.5③: a bad line only cuts
     the chain). Returns record indexes oldest first; the live chain for linear files.
     """
+    if tree.whole:  # one path through every record
+        return list(range(rf.count))
     recs = rf.records
     if not recs:
         return []
