@@ -156,3 +156,29 @@ def test_ls_prompts_are_text_not_markup(capsys, tmp_path, monkeypatch, max_rows)
     assert code == 0, err
     assert out.count("fix arr[/] and [bold]x[/bold]") == 2
     assert ("┏" in out) == (max_rows == 200)  # boxed table, or aligned lines for big projects
+
+
+def test_show_lists_the_last_messages_and_prints_text_literally(capsys, tmp_path, monkeypatch):
+    """`show` lists the last --messages N resumed messages (all on request); session text
+    with Rich markup prints as written; a bad --messages value is a usage error."""
+    from tests.helpers import assistant, jsonl, start, user
+
+    monkeypatch.setenv("COLUMNS", "200")
+    folder = tmp_path / "sessions" / "p"
+    folder.mkdir(parents=True)
+    sid = "20260101-000000-bbbbbbbb"
+    recs = [start(sid=sid)]
+    parent = "S"
+    for i in range(30):
+        recs.append(user(f"u{i}", parent, text=f"prompt {i} [/] [bold]x"))
+        recs.append(assistant(f"a{i}", f"u{i}", text=f"answer {i}"))
+        parent = f"a{i}"
+    (folder / f"{sid}.jsonl").write_bytes(jsonl(*recs))
+    code, out, err = run(capsys, "--home", str(tmp_path), "show", sid, "--messages", "4")
+    assert code == 0, err
+    assert "the last 4 of 60 messages" in out
+    assert "prompt 29 [/] [bold]x" in out and "prompt 27" not in out
+    code, out, _ = run(capsys, "--home", str(tmp_path), "show", sid, "--messages", "all")
+    assert code == 0 and "prompt 0 [/] [bold]x" in out and "the last" not in out
+    code, _, err = run(capsys, "--home", str(tmp_path), "show", sid, "--messages", "lots")
+    assert code == 2 and "--messages" in err and "Traceback" not in err

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from sidtui.cli.common import home_from_args, stdout_console
 
+#: Resumed messages ``show`` lists by default (the tail a resume continues from).
+DEFAULT_MESSAGES = 50
+#: Bad lines and drops listed before "… N more".
+MAX_LISTED = 50
 
 def register(subparsers, parents) -> None:
     p = subparsers.add_parser(
@@ -19,6 +24,13 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("--json", action="store_true", help="print the machine-readable object")
+    p.add_argument(
+        "--messages",
+        metavar="N",
+        default=str(DEFAULT_MESSAGES),
+        help=f"how many of the last resumed messages to list, or 'all' (default {DEFAULT_MESSAGES}; "
+        "--json always has every message)",
+    )
     p.add_argument(
         "--terminal-tools",
         metavar="NAMES",
@@ -33,6 +45,14 @@ def run(args: argparse.Namespace) -> int:
     from sidtui.core.recovery import TERMINAL_TOOL_NAMES
     from sidtui.core.session import open_session
 
+    if args.messages == "all":
+        max_messages = None
+    elif args.messages.isdigit():
+        max_messages = int(args.messages)
+    else:
+        print(f"sidtui: error: --messages takes a number or 'all', not {args.messages!r}",
+              file=sys.stderr)
+        return 2
     home = home_from_args(args)
     if not Path(args.session).expanduser().exists():
         home.require()
@@ -44,33 +64,44 @@ def run(args: argparse.Namespace) -> int:
     )
     view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
     if args.json:
-        import sys
-
         from sidtui.core.session import session_to_json, write_json_stream
 
         write_json_stream(session_to_json(view, lazy=True), sys.stdout.buffer)
         sys.stdout.flush()
         return 0
-    render(view)
+    render(view, max_messages)
     return 0
 
 
-def render(view) -> None:
-    """Human output of a session view (Rich)."""
+def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
+    """Human output of a session view (Rich).
+
+    Args:
+        view: the :class:`sidtui.core.session.SessionView`.
+        max_messages: how many of the last resumed messages to list (None: all). A long
+            session's tail is what a resume continues from; listing 100k rows would take
+            minutes (``--json`` has every message).
+
+    Text that comes from the session (previews, paths, reasons, values) is printed as
+    text, never read as Rich markup.
+    """
     from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text
 
+    from sidtui.core.session import session_to_json
+    from sidtui.core.show_rows import resumed_rows
+
     c = stdout_console()
-    j = view.to_json()
+    j = session_to_json(view, lazy=True)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
-    head.add_row("session", j["session_id"])
-    head.add_row("path", j["path"])
-    head.add_row("format", f"{j['format_version']}  ({j['kind']})")
-    head.add_row("model", f"{j['model'] or '—'}  {j['provider'] or ''}")
-    head.add_row("cwd", j["cwd"] or "—")
+    head.add_row("session", Text(j["session_id"] or ""))
+    head.add_row("path", Text(j["path"]))
+    head.add_row("format", Text(f"{j['format_version']}  ({j['kind']})"))
+    head.add_row("model", Text(f"{j['model'] or '—'}  {j['provider'] or ''}"))
+    head.add_row("cwd", Text(j["cwd"] or "—"))
     if j["loadable"]:
         kind = j["interruption"]["kind"]
         tools = j["interruption"]["tool_names"]
@@ -88,16 +119,17 @@ def render(view) -> None:
     head.add_row("process", live)
     c.print(Panel(head, title="sidtui show", title_align="left"))
 
-    recs = j["records"]
     br = j["branches"]
+    n_records = view.rf.count if view.rf is not None else 0
+    n_chain = len(view.chain.chain) if view.chain is not None else 0
     chain_t = Table.grid(padding=(0, 2))
     chain_t.add_column(style="bold")
     chain_t.add_column()
-    chain_t.add_row("records", f"{len(recs)} good lines, {len(j['bad_lines'])} bad, chain {len(j['chain']['lines'])}" + (" (linear legacy parse)" if j["chain"]["linear"] else ""))
+    chain_t.add_row("records", f"{n_records} good lines, {len(j['bad_lines'])} bad, chain {n_chain}" + (" (linear legacy parse)" if j["chain"]["linear"] else ""))
     if not j["chain"]["linear"]:
         chain_t.add_row("heads", ", ".join(f"line {h['line']}" for h in br["heads"]) or "—")
         if br["forked_heads"]:
-            chain_t.add_row("forked from", ", ".join(h["source"] for h in br["forked_heads"]))
+            chain_t.add_row("forked from", Text(", ".join(h["source"] for h in br["forked_heads"])))
         tips = [
             f"line {t['line']} (live)" if t["live"] else f"line {t['line']} ({t['skipped']} skipped)"
             for t in br["tips"]
@@ -106,52 +138,70 @@ def render(view) -> None:
         chain_t.add_row("skipped", str(br["skipped_records"]))
         if j["cycle"]:
             chain_t.add_row("cycle", Text("yes: the chain was truncated", style="red"))
-    for b in j["bad_lines"]:
-        chain_t.add_row(f"bad line {b['line']}", f"byte {b['offset']}: {b['reason']}")
+    for b in j["bad_lines"][:MAX_LISTED]:
+        chain_t.add_row(f"bad line {b['line']}", Text(f"byte {b['offset']}: {b['reason']}"))
+    if len(j["bad_lines"]) > MAX_LISTED:
+        chain_t.add_row("", Text(f"… {len(j['bad_lines']) - MAX_LISTED} more bad lines (--json lists all)", style="dim"))
     c.print(Panel(chain_t, title="chain", title_align="left"))
 
-    if j["loadable"]:
-        t = Table(title="what the agent sends on resume", title_justify="left")
+    if j["loadable"] and view.recovery is not None:
+        cms = view.recovery.messages
+        total = len(cms)
+        shown = cms if max_messages is None or total <= max_messages else cms[total - max_messages :]
+        rows = [row for chunk in resumed_rows(shown) for row in chunk]
+        title = "what the agent sends on resume"
+        if len(rows) < total:
+            title += f" (the last {len(rows)} of {total:,} messages; --messages all lists every one)"
+        t = Table(title=title, title_justify="left")
         for col in ("#", "line", "role", "blocks", "preview"):
             t.add_column(col, overflow="ellipsis", no_wrap=col != "preview")
-        msgs = {m.index: m for m in view.loaded.messages}
-        for r in j["resumed"]:
+        msgs = view.loaded.messages
+        for r in rows:
             m = msgs[r["src_index"]]
-            blocks = ", ".join(_compress(r["blocks"]))
+            blocks = Text(", ".join(_compress(r["blocks"])))
+            if r["changed"]:
+                blocks.append(" (changed)", style="yellow")
             t.add_row(
                 str(r["src_index"]),
                 str(r["line"] or ""),
-                r["role"] or "",
-                blocks + (" [yellow](changed)[/]" if r["changed"] else ""),
-                m.preview(70).replace("\n", " "),
+                Text(r["role"] or ""),
+                blocks,
+                Text(m.preview(70).replace("\n", " ")),
             )
         c.print(t)
-        if j["dropped"]:
+        dropped = j["dropped"]
+        if dropped:
             d = Table(title="dropped by recovery cleaning", title_justify="left")
             for col in ("layer", "message", "line", "reason"):
                 d.add_column(col)
-            for x in j["dropped"]:
+            for x in dropped[:MAX_LISTED]:
                 line = msgs[x["index"]].line
                 where = f"{x['index']}" + (f" block {x['block']}" if x["block"] is not None else "")
-                d.add_row(x["layer"], where, str(line or ""), x["reason"])
+                d.add_row(x["layer"], where, str(line or ""), Text(x["reason"]))
             c.print(d)
+            if len(dropped) > MAX_LISTED:
+                c.print(Text(f"… {len(dropped) - MAX_LISTED} more drops (--json lists all)", style="dim"))
         im = j["interruption"].get("message")
         if im:
-            c.print(f"[yellow]re-queued prompt[/] (line {im['line']}): {im['text'][:100]}")
+            c.print(Text.assemble(("re-queued prompt", "yellow"), f" (line {im['line']}): {im['text'][:100]}"))
         if j["resume_note"]:
-            c.print(Panel(j["resume_note"], title="resume note the agent injects", title_align="left"))
+            c.print(Panel(Text(j["resume_note"]), title="resume note the agent injects", title_align="left"))
 
     s = Table(title="restored state", title_justify="left")
     for col in ("#", "item", "value", "source"):
         s.add_column(col, overflow="fold")
     for it in j["state"]:
-        val = _short(it["value"]) if it["restored"] else f"[dim]{it['note'] or 'not restored'}[/]"
+        val = (
+            Text(_short(it["value"]))
+            if it["restored"]
+            else Text(it["note"] or "not restored", style="dim")
+        )
         if it["warning"]:
-            val += f"\n[red]{it['warning']}[/]"
-        s.add_row(str(it["number"] or "—"), it["name"], val, it["source"])
+            val.append("\n" + it["warning"], style="red")
+        s.add_row(str(it["number"] or "—"), Text(it["name"]), val, Text(str(it["source"] or "")))
     c.print(s)
     for w in j["warnings"]:
-        c.print(f"[yellow]warning:[/] {w}")
+        c.print(Text.assemble(("warning:", "yellow"), " ", w))
 
 
 def _compress(types: list) -> list[str]:
