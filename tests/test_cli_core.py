@@ -182,3 +182,30 @@ def test_show_lists_the_last_messages_and_prints_text_literally(capsys, tmp_path
     assert code == 0 and "prompt 0 [/] [bold]x" in out and "the last" not in out
     code, _, err = run(capsys, "--home", str(tmp_path), "show", sid, "--messages", "lots")
     assert code == 2 and "--messages" in err and "Traceback" not in err
+
+
+def test_markup_in_session_data_never_breaks_human_output(capsys, tmp_path, monkeypatch):
+    """Project folders, prompts and record types holding Rich markup print literally in
+    every read verb's human output (Rich would raise on a stray "[/]")."""
+    from tests.helpers import assistant, jsonl, rec, start, user
+
+    monkeypatch.setenv("COLUMNS", "200")
+    folder = tmp_path / "sessions" / "proj[red]x[link=y]"
+    folder.mkdir(parents=True)
+    sid = "20260101-000000-cccccccc"
+    (folder / f"{sid}.jsonl").write_bytes(
+        jsonl(start(sid=sid), user("u", "S", text="see [/] and [bold]"),
+              rec("odd[/]kind", "o", "u"), assistant("a", "o"))
+        + b'{"type": "user_message", "broken [/]\n'
+    )
+    for argv in (["ls", "--no-cache"], ["show", sid], ["check"], ["rewind", sid],
+                 ["search", "[/]"], ["checkpoints", sid]):
+        code, out, err = run(capsys, "--home", str(tmp_path), *argv)
+        assert "Traceback" not in err and "MarkupError" not in err, (argv, err)
+        assert code in (0, 1), (argv, code, err)
+    code, out, _ = run(capsys, "--home", str(tmp_path), "show", sid, "--messages", "all")
+    assert "see [/] and [bold]" in out
+    code, out, _ = run(capsys, "--home", str(tmp_path), "check")
+    assert "odd[/]kind" in out
+    code, out, _ = run(capsys, "--home", str(tmp_path), "ls", "--no-cache")
+    assert "proj[red]x[link=y]" in out

@@ -87,7 +87,9 @@ def _pct(x: float | None) -> str:
 
 
 def _print(report) -> None:
+    from rich.markup import escape as esc
     from rich.table import Table
+    from rich.text import Text
 
     c = stdout_console()
     j = report.to_json()
@@ -95,7 +97,7 @@ def _print(report) -> None:
     scope = report.scope["session"] or (
         f"project {report.scope['project']}" if report.scope["project"] is not None else "all projects"
     )
-    c.print(f"[bold]sidtui check[/] {report.home} ({scope})")
+    c.print(f"[bold]sidtui check[/] {esc(str(report.home))} ({esc(scope)})")
     c.print(
         f"files         {files['main']} main JSONL ({files['main_linear']} linear v2), "
         f"{files['sidechain']} sidechain, {files['v1_json']} v1 JSON"
@@ -136,12 +138,12 @@ def _print(report) -> None:
     t.add_column("type")
     t.add_column("count", justify="right")
     for k, v in j["record_types"].items():
-        t.add_row(k, str(v))
+        t.add_row(Text(str(k)), str(v))
     m = Table(title="metadata keys", title_justify="left")
     m.add_column("key")
     m.add_column("count", justify="right")
     for k, v in j["metadata_keys"].items():
-        m.add_row(k, str(v))
+        m.add_row(Text(str(k)), str(v))
     from rich.columns import Columns
 
     c.print(Columns([t, m]))
@@ -161,7 +163,7 @@ def _print(report) -> None:
     c.print(
         f"checkpoints   {ck['indexes']} indexes ({ck['bytes'] / 1048576:.1f} MB), "
         f"{ck['snapshots']} snapshots, largest {ck['largest']['snapshots']} "
-        f"({ck['largest']['session'] or '—'}); full={ck['full']} (compressed "
+        f"({esc(ck['largest']['session'] or '—')}); full={ck['full']} (compressed "
         f"{ck['compressed']}) diff={ck['diff']} diff share={_pct(ck['diff_share'])}; "
         f"unrecoverable entries: {ck['unrecoverable']}"
     )
@@ -169,25 +171,25 @@ def _print(report) -> None:
     ss, ii = cov["sessions"], cov["indexes"]
     c.print(f"sessions      {ss['count']}: {ss['with_index']} with a checkpoint index, {ss['without_index']} without")
     for reason, n in ss["reasons"].items():
-        c.print(f"                {n} × {reason}")
+        c.print(f"                {n} × {esc(reason)}")
     c.print(f"indexes       {ii['count']}: {ii['with_session']} with a session file, {ii['without_session']} without")
     for reason, n in ii["reasons"].items():
-        c.print(f"                {n} × {reason}")
+        c.print(f"                {n} × {esc(reason)}")
     if not ii["complete"]:
         c.print("                (indexes without a session are only counted for the whole home)")
     for b in j["bad_lines"]:
-        c.print(f"[yellow]bad line[/] {b['file']}:{b['line']} (byte {b['offset']}): {b['reason']}")
+        c.print(f"[yellow]bad line[/] {esc(b['file'])}:{b['line']} (byte {b['offset']}): {esc(b['reason'])}")
     for b in j["strict_parser_only"]:
         c.print(
-            f"[dim]strict-only[/] {b['file']}:{b['line']} (byte {b['offset']}): not bad — "
-            f"{b['reason']}"
+            f"[dim]strict-only[/] {esc(b['file'])}:{b['line']} (byte {b['offset']}): not bad — "
+            f"{esc(b['reason'])}"
         )
     for w in j["warnings"]:
         if w["kind"] != "bad_lines":
-            c.print(f"[yellow]warning[/] {w['kind']}: {w['file']}: {w['detail']}")
+            c.print(f"[yellow]warning[/] {w['kind']}: {esc(w['file'])}: {esc(w['detail'])}")
     if j["faults"]:
         c.print(f"[bold red]{len(j['faults'])} structural fault(s)[/]")
         for f in j["faults"]:
-            c.print(f"[red]fault[/] {f['kind']}: {f['file']}: {f['detail']}")
+            c.print(f"[red]fault[/] {f['kind']}: {esc(f['file'])}: {esc(f['detail'])}")
     else:
         c.print("[green]no structural faults[/]")

@@ -162,7 +162,7 @@ def render(mgr) -> None:
         if s["reverts"]:
             tools += f" ↶ {', '.join(s['reverts'][:4])}"
         sid = Text(s["id"], style="dim strike" if s["reverted"] else "bold")
-        t.add_row(sid, fmt_time(s["timestamp"]), tools, "\n".join(parts))
+        t.add_row(sid, fmt_time(s["timestamp"]), Text(tools), Text("\n".join(parts)))
     c.print(t)
     c.print(Text("chains", style="bold"))
     for f in doc["files"]:

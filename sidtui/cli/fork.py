@@ -43,16 +43,16 @@ def render(res, verb: str) -> None:
 
     c = stdout_console()
     if res.dry_run:
-        c.print(
+        c.print(Text(
             f"would write {res.message_count} messages ({res.records_copied} records) "
             f"from {res.source_session_id} into a new session (dry run: nothing written)"
-        )
+        ))
     else:
         c.print(Text(f"{verb}: {res.session_id}", style="bold"))
-        c.print(f"  {res.path}")
-        c.print(
+        c.print(Text(f"  {res.path}"))
+        c.print(Text(
             f"  {res.message_count} messages, {res.records_copied} records copied from "
             f"{res.source_session_id}; {res.checkpoints_inherited} checkpoint snapshots inherited"
-        )
+        ))
     for w in res.warnings:
         c.print(Text(f"warning: {w}", style="yellow"))

@@ -87,14 +87,15 @@ def run(args: argparse.Namespace) -> int:
 
 def render_points(view, points) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     c = stdout_console()
     if not points:
-        c.print(f"{view.session_id}: no rewind points (no human prompts on the live chain)")
+        c.print(Text(f"{view.session_id}: no rewind points (no human prompts on the live chain)"))
         return
     from sidtui.fmt import local_time
 
-    t = Table(title=f"rewind points of {view.session_id}", title_justify="left")
+    t = Table(title=Text(f"rewind points of {view.session_id}"), title_justify="left")
     for col, kw in (
         ("#", {"justify": "right"}),
         ("time (local)", {"no_wrap": True}),
@@ -105,8 +106,8 @@ def render_points(view, points) -> None:
         t.add_column(col, **kw)
     for p in points:
         files = p.restore_from or "— (no snapshot after it)"
-        t.add_row(str(p.id), local_time(p.timestamp, seconds=True) or "—", str(p.message_index), files,
-                  p.preview)
+        t.add_row(str(p.id), local_time(p.timestamp, seconds=True) or "—", str(p.message_index),
+                  Text(files), Text(p.preview or ""))
     c.print(t)
     c.print(
         "[dim]message: messages before the prompt that a conversation rewind keeps; "
@@ -157,14 +158,14 @@ def render_result(r) -> None:
     for w in r.warnings:
         c.print(Text(f"warning: {w}", style="yellow"))
     if r.fork is not None:
-        c.print(f"new session: {r.fork.session_id}  ({r.fork.path})")
+        c.print(Text(f"new session: {r.fork.session_id}  ({r.fork.path})"))
     if not r.dry_run:
         if r.marker_uuid:
-            c.print(
+            c.print(Text(
                 f"marker {r.marker_uuid[:8]} appended; the old branch stays in the file "
                 f"(`sidtui branch {r.session_id} --tip {(r.abandoned_tip or '')[:8]}` makes it "
                 "live again)"
-            )
+            ))
         if r.safety_snapshot:
             c.print(
                 f"safety snapshot {r.safety_snapshot} holds the files as they were "

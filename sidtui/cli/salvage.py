@@ -43,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
     if lo.get("recordsNotCopied"):
         c.print(f"  left out: {lo['recordsNotCopied']} records off the salvaged chain")
     for j in lo.get("joins", []):
-        c.print(f"  joined line {j['line']} after line {j['after_line']}: {j['reason']}")
+        c.print(Text(f"  joined line {j['line']} after line {j['after_line']}: {j['reason']}"))
     return 0

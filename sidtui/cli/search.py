@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     console = stdout_console()
     if not hits:
-        console.print(f"no matches for {query!r}")
+        console.print(Text(f"no matches for {query!r}"))
         return 0
     for h in hits:
         t = Text()
