@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             cells.append([*(values[n] for n in names), note])
         title = f"{project}  ({len(rows)} {noun})"
         if len(rows) <= TABLE_MAX_ROWS:
-            t = Table(title=title, title_justify="left", expand=False)
+            t = Table(title=Text(title), title_justify="left", expand=False)
             for name, w, just in cols:
                 t.add_column(name, no_wrap=True, min_width=w,
                              max_width=w if name == "model" else None,
