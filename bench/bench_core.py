@@ -80,14 +80,16 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     size = path.stat().st_size
     n_lines = path.read_bytes().count(b"\n")
 
-    def floor() -> None:
-        path.read_bytes().split(b"\n")
+    # each side returns what it built: the harness frees it after taking the time
+    def floor() -> list[bytes]:
+        return path.read_bytes().split(b"\n")
 
-    def chain() -> None:
-        rebuild_chain(scan_records(path.read_bytes(), chain_only=True))
+    def chain() -> object:
+        rf = scan_records(path.read_bytes(), chain_only=True)
+        return rf, rebuild_chain(rf)
 
-    def show() -> None:
-        open_session(home, sf)
+    def show() -> object:
+        return open_session(home, sf)
 
     runs = side_by_side({"floor": floor, "chain": chain, "show": show}, repeat)
     what = f"{size / 1e6:.0f} MB, {n_lines:,} records"
@@ -102,8 +104,8 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     ]
     import orjson
 
-    def dicts() -> None:
-        [orjson.loads(line) for line in path.read_bytes().split(b"\n") if line]
+    def dicts() -> list:
+        return [orjson.loads(line) for line in path.read_bytes().split(b"\n") if line]
 
     ref = side_by_side({"floor": floor, "dicts": dicts}, 1, warmup=False)
     rows.append(

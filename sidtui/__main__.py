@@ -1,7 +1,5 @@
 """`python -m sidtui` entry point."""
 
-import sys
+from sidtui.cli import entry
 
-from sidtui.cli import main
-
-sys.exit(main())
+entry()

@@ -209,3 +209,31 @@ def test_markup_in_session_data_never_breaks_human_output(capsys, tmp_path, monk
     assert "odd[/]kind" in out
     code, out, _ = run(capsys, "--home", str(tmp_path), "ls", "--no-cache")
     assert "proj[red]x[link=y]" in out
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_stdout_closed_early_exits_0_quietly(tmp_path, as_json):
+    """`sidtui show … | head -1`: a reader that stops early is not an error (exit 0, no
+    traceback), for Rich output and for the streamed JSON (both far above a pipe buffer)."""
+    from tests.helpers import assistant, jsonl, start, user
+
+    folder = tmp_path / "sessions" / "p"
+    folder.mkdir(parents=True)
+    sid = "20260101-000000-dddddddd"
+    recs = [start(sid=sid)]
+    parent = "S"
+    for i in range(1500):
+        recs.append(user(f"u{i}", parent, text=f"prompt {i} " + "x" * 60))
+        recs.append(assistant(f"a{i}", f"u{i}", text=f"answer {i}"))
+        parent = f"a{i}"
+    (folder / f"{sid}.jsonl").write_bytes(jsonl(*recs))
+    argv = ["show", sid, "--json"] if as_json else ["show", sid, "--messages", "all"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidtui", "--home", str(tmp_path), *argv],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "120"},
+    )
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away with most of the output unread
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err

@@ -87,6 +87,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: What a one-shot command built and left in ``args.keep`` (see :func:`entry`).
+_KEPT: list = []
+
+
+def entry() -> None:
+    """The ``sidtui`` console script and ``python -m sidtui``: run :func:`main` and exit.
+
+    A command may leave the big object graph it built in ``args.keep`` (``show`` keeps
+    the session view: a 100 MB session is millions of objects). Freeing them one by one
+    takes ~0.2 s and achieves nothing at exit, so then the streams are flushed and the
+    process ends with ``os._exit`` (such commands are read-only: nothing else to close).
+    """
+    code = main()
+    if _KEPT:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the process exit code (never raises on user errors)."""
     from sidtui.core.errors import SidtuiError
@@ -110,7 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from sidtui.cli.app import run_app
 
             return run_app(args)
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        if getattr(args, "keep", None) is not None:
+            _KEPT.append(args)  # see entry(): freed by the process exit, not object by object
+        return code
     except SidtuiError as exc:
         print(f"sidtui: error: {exc}", file=sys.stderr)
         candidates = getattr(exc, "candidates", None)

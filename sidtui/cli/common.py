@@ -29,7 +29,15 @@ def stdout_console():
     from rich.console import Console
 
     width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
-    return Console(highlight=False, soft_wrap=False, width=width)
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # stdout closed early (`| head`): the CLI's own handler ends quietly with 0
+            # (Rich's default exits with 1)
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(highlight=False, soft_wrap=False, width=width)
 
 
 def stderr_console():

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         else TERMINAL_TOOL_NAMES
     )
     view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
+    args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
         from sidtui.core.session import session_to_json, write_json_stream
 
