@@ -145,7 +145,7 @@ class SidtuiApp(App):
             w.start()
         except Exception as exc:  # noqa: BLE001 - polling keeps working without it
             self.call_from_thread(self.notify, f"live watching unavailable ({exc}); polling instead",
-                                  severity="warning")
+                                  severity="warning", markup=False)
             return
         self._watcher = w
 

@@ -2,6 +2,12 @@
 
 Times are shown as written in the files (ISO, UTC), never relative to the clock, so a
 screen looks the same whenever it is drawn (snapshot tests depend on it).
+
+Text that comes from session files (prompts, paths, tool names, ids, reasons...) reaches
+Textual only through :func:`plain` or :func:`cell`: a ``str`` given to a ``Static``, a
+``DataTable`` row, an ``Option`` or a Rich ``Table`` is read as markup, so ``[/]`` raised
+``MarkupError`` and ``[x]`` / ``[bold]`` / ``[@click=...]`` were eaten or acted on.
+Notifications carrying such text are sent with ``markup=False``.
 """
 
 from __future__ import annotations
@@ -9,11 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from rich.text import Text
 
 from sidtui.core.listing import state_badge
 from sidtui.fmt import human_size  # the CLI's own wording, one source
 
-__all__ = ["human_size", "state_badge", "short_time", "one_line", "pretty_json", "cost"]
+__all__ = ["human_size", "state_badge", "short_time", "one_line", "pretty_json", "cost", "plain", "cell"]
 
 
 def short_time(iso: str | None) -> str:
@@ -47,3 +54,18 @@ def pretty_json(value: Any) -> str:
 
 def cost(value: float | None) -> str:
     return f"${value:.4f}" if value is not None else ""
+
+
+def plain(value: Any, style: str = "") -> Text:
+    """``value`` (None → empty) as literal text: never read as Rich or Textual markup."""
+    return Text("" if value is None else str(value), style=style)
+
+
+def cell(value: Any, style: str = "") -> Text:
+    """A one-line ``DataTable`` cell of literal text, drawn as a plain ``str`` cell would be
+    (first line only, no wrapping) but never read as markup."""
+    text = "" if value is None else str(value)
+    nl = text.find("\n")
+    if nl != -1 and nl != len(text) - 1:
+        text = text[:nl]
+    return Text(text, style=style, no_wrap=True, end="")

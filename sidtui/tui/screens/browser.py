@@ -19,11 +19,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from sidtui.tui.fmt import one_line, short_time, state_badge
+from sidtui.tui.fmt import one_line, plain, short_time, state_badge
 from sidtui.tui.messages import SessionsScanned
 from sidtui.tui.widgets.session_table import COLUMNS, SessionTable, row_cells
 
@@ -131,7 +132,7 @@ class BrowserScreen(Screen):
             cat = self.app.catalog()
         except Exception as exc:  # noqa: BLE001 - an unusable cache must not stop the browser
             self.app.call_from_thread(self.notify, f"catalog unusable, reading files directly: {exc}",
-                                      severity="warning")
+                                      severity="warning", markup=False)
             cat = None
         if cat is None:
             self._scan_direct(worker)
@@ -159,7 +160,8 @@ class BrowserScreen(Screen):
         try:
             res = cat.refresh(progress=progress, cancel=lambda: bool(worker and worker.is_cancelled))
         except Exception as exc:  # noqa: BLE001
-            self.app.call_from_thread(self.notify, f"catalog refresh failed: {exc}", severity="error")
+            self.app.call_from_thread(self.notify, f"catalog refresh failed: {exc}", severity="error",
+                                      markup=False)
             self._scan_direct(worker)
             return
         rows = cat.rows()
@@ -177,7 +179,8 @@ class BrowserScreen(Screen):
             files = [f for f in discover(home) if f.kind == "main"]
             regs = read_registrations(home)
         except OSError as exc:
-            self.app.call_from_thread(self.notify, f"cannot read {home.root}: {exc}", severity="error")
+            self.app.call_from_thread(self.notify, f"cannot read {home.root}: {exc}", severity="error",
+                                      markup=False)
             files, regs = [], []
         rows, errors = [], []
         last = time.monotonic()
@@ -243,7 +246,7 @@ class BrowserScreen(Screen):
             self.summaries.pop(key, None)
         for e in msg.errors:
             self.errors.append(e)
-            self.notify(e, title="unreadable session", severity="warning")
+            self.notify(e, title="unreadable session", severity="warning", markup=False)
         status = self.query_one("#scan-status", Static)
         if msg.incremental:
             if new_keys or msg.removed:
@@ -306,7 +309,7 @@ class BrowserScreen(Screen):
         for name, n in counts:
             label = name[len(prefix):] if name.startswith(prefix) else name
             label = label if len(label) <= 22 else "…" + label[-21:]
-            ol.add_option(Option(f"{label} ({n})", id=name))
+            ol.add_option(Option(plain(f"{label} ({n})"), id=name))  # folder names are literal
         ids = [ALL] + [n for n, _ in counts]
         ol.highlighted = ids.index(highlighted) if highlighted in ids else 0
 
@@ -382,10 +385,11 @@ class BrowserScreen(Screen):
         text = s.title or s.first_prompt or "(no prompt)"
         where = s.project or "(flat)"
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
-        preview.update(
-            f"[b]{one_line(text, 200)}[/b]\n[dim]{where} · started {short_time(s.started)} · "
-            f"[{colour}]{label}[/]{extra}[/]"
-        )
+        # Session text goes in as template variables: literal, never read as markup.
+        preview.update(Content.from_markup(
+            f"[b]$text[/b]\n[dim]$where · started $started · [{colour}]$label[/]$extra[/]",
+            text=one_line(text, 200), where=where, started=short_time(s.started), label=label, extra=extra,
+        ))
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

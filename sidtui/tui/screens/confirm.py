@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -10,7 +11,11 @@ from textual.widgets import Button, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Ask ``question``; dismiss with True (``y``/Yes) or False (``n``/Esc/No)."""
+    """Ask ``question``; dismiss with True (``y``/Yes) or False (``n``/Esc/No).
+
+    A ``str`` question is shown literally (it quotes reasons and paths from the session);
+    pass a ``Text`` for styling.
+    """
 
     CSS_PATH = "modal.tcss"
     BINDINGS = [
@@ -18,7 +23,7 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", danger: bool = False) -> None:
+    def __init__(self, question: str | Text, *, yes: str = "Yes", danger: bool = False) -> None:
         super().__init__()
         self.question = question
         self.yes = yes
@@ -26,7 +31,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="modal-box"):
-            yield Static(self.question, id="confirm-question")
+            q = self.question
+            yield Static(Text(q) if isinstance(q, str) else q, id="confirm-question")
             with Horizontal(classes="modal-buttons"):
                 yield Button(self.yes, id="yes", variant="error" if self.danger else "primary")
                 yield Button("No", id="no")

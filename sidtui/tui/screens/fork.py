@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
-from sidtui.tui.fmt import one_line, short_time
+from sidtui.tui.fmt import cell, one_line, plain, short_time
 
 
 class ForkScreen(ModalScreen):
@@ -41,7 +41,7 @@ class ForkScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         verb = "Salvage" if self.salvage else "Fork"
         with Vertical(classes="modal-box"):
-            yield Static(f"{verb} {self.view.session_id}", classes="modal-title")
+            yield Static(plain(f"{verb} {self.view.session_id}"), classes="modal-title")
             yield Static("", id="fork-summary", classes="modal-summary")
             if not self.salvage:
                 yield DataTable(id="fork-points", cursor_type="row")
@@ -64,7 +64,7 @@ class ForkScreen(ModalScreen):
             t.add_column(c)
         t.add_row("end", "", "the whole session (default)", key="end")
         for p in reversed(self.points):
-            t.add_row(str(p.id), short_time(p.timestamp)[11:], one_line(p.preview, 60), key=str(p.id))
+            t.add_row(str(p.id), short_time(p.timestamp)[11:], cell(one_line(p.preview, 60)), key=str(p.id))
         t.focus()
         summary.update("A new session gets the history up to the chosen point; its checkpoints are "
                        "inherited. The source is not changed.")
@@ -96,7 +96,7 @@ class ForkScreen(ModalScreen):
         summary = self.query_one("#fork-summary", Static)
         if msg.error:
             summary.update(Text(msg.error, style="bold red"))
-            self.notify(msg.error, severity="error")
+            self.notify(msg.error, severity="error", markup=False)
             return
         res = msg.result
         if msg.preview:
@@ -111,7 +111,7 @@ class ForkScreen(ModalScreen):
             summary.update(t)
             return
         verb = "salvaged" if self.salvage else "forked"
-        self.notify(f"{verb} into {res.session_id} ({res.message_count} messages)", title=verb)
+        self.notify(f"{verb} into {res.session_id} ({res.message_count} messages)", title=verb, markup=False)
         self.dismiss(res)
 
     def action_apply(self) -> None:

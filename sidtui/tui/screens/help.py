@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
+from sidtui.tui.fmt import cell
+
 
 def bindings_of(obj, own_only: bool = True) -> list[Binding]:
     """Bindings declared on ``obj``'s classes (only sidtui's own when ``own_only``: the
@@ -62,7 +64,7 @@ class HelpScreen(ModalScreen[None]):
                     continue
                 seen.add(key)
                 keys = ", ".join(self.app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(","))
-                t.add_row(where, keys, desc)
+                t.add_row(where, cell(keys), cell(desc))  # keys like '[' are literal
         t.focus()
 
     def action_dismiss_help(self) -> None:

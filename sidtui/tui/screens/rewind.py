@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
-from sidtui.tui.fmt import one_line, short_time
+from sidtui.tui.fmt import cell, one_line, plain, short_time
 
 MODE_LABELS = (("conversation", "Conversation"), ("code", "Code"), ("conversation-and-code", "Both"))
 
@@ -55,7 +55,7 @@ class RewindScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(f"Rewind {self.view.session_id}", classes="modal-title")
+            yield Static(plain(f"Rewind {self.view.session_id}"), classes="modal-title")
             with Horizontal():
                 yield DataTable(id="rewind-points", cursor_type="row")
                 with Vertical(id="rewind-right"):
@@ -85,7 +85,7 @@ class RewindScreen(ModalScreen[bool]):
             return
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
-            t.add_row(str(p.id), short_time(p.timestamp)[11:], one_line(p.preview, 34), files, key=str(p.id))
+            t.add_row(str(p.id), short_time(p.timestamp)[11:], cell(one_line(p.preview, 34)), files, key=str(p.id))
         t.move_cursor(row=len(self.points) - 1, animate=False)
         t.focus()
         self.refresh_preview()
@@ -128,7 +128,7 @@ class RewindScreen(ModalScreen[bool]):
             return
         if msg.error:
             out.update(Text(msg.error, style="bold red"))
-            self.notify(msg.error, title="rewind", severity="error")
+            self.notify(msg.error, title="rewind", severity="error", markup=False)
             return
         res = msg.result
         self.last_result = res
@@ -138,7 +138,7 @@ class RewindScreen(ModalScreen[bool]):
             self.query_one("#cancel", Button).label = "Close (Esc)"
             out.update(self._result_renderable(res))
             self.notify(f"rewound to point {res.point.id}: {res.messages_dropped} messages dropped, "
-                        f"{res.files_restored} files restored", title="rewind")
+                        f"{res.files_restored} files restored", title="rewind", markup=False)
             return
         out.update(self._preview_renderable(res))
         self.query_one("#apply", Button).disabled = False
@@ -168,7 +168,7 @@ class RewindScreen(ModalScreen[bool]):
             t.add_column("role", width=10)
             t.add_column("preview")
             for d in res.dropped[:60]:
-                t.add_row(str(d.get("index", "")), str(d.get("role") or ""), one_line(d.get("preview") or "", 80))
+                t.add_row(str(d.get("index", "")), plain(d.get("role")), plain(one_line(d.get("preview") or "", 80)))
             if len(res.dropped) > 60:
                 t.add_row("…", "", f"and {len(res.dropped) - 60} more")
             parts.append(t)
@@ -178,7 +178,7 @@ class RewindScreen(ModalScreen[bool]):
             t.add_column("path")
             t.add_column("why", style="dim")
             for f in res.files:
-                t.add_row(str(f.get("action")), str(f.get("path")), str(f.get("reason") or ""))
+                t.add_row(plain(f.get("action")), plain(f.get("path")), plain(f.get("reason")))
             parts.append(t)
         for d in res.diffs:
             parts.append(Syntax(d, "diff", theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from sidtui.tui.fmt import short_time
+from sidtui.tui.fmt import cell, short_time
 
 
 def snippet_text(snippet: str) -> Text:
@@ -106,7 +106,7 @@ class SearchScreen(ModalScreen[None]):
         t.clear()
         started = self.app.started_by_path()
         for i, h in enumerate(msg.hits):
-            t.add_row(h.session_id, short_time(started.get(h.path)), str(h.line), h.kind,
+            t.add_row(cell(h.session_id), short_time(started.get(h.path)), str(h.line), cell(h.kind),
                       snippet_text(h.snippet), key=str(i))
         if msg.hits:
             t.focus()
@@ -118,7 +118,7 @@ class SearchScreen(ModalScreen[None]):
 
         sf = classify_file(Path(h.path), h.project)
         if sf is None:
-            self.notify(f"{h.path} is no longer a session file", severity="error")
+            self.notify(f"{h.path} is no longer a session file", severity="error", markup=False)
             return
         self.dismiss(None)
         self.app.open_session(sf, scroll_to_line=h.line)

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from sidtui.tui.conversation_model import ConversationModel
-from sidtui.tui.fmt import human_size, pretty_json, short_time
+from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
 from sidtui.tui.gcpause import gc_paused
 from sidtui.tui.messages import SessionLoaded, SessionLoadFailed
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
@@ -84,7 +84,7 @@ class SessionScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f" {self.sf.session_id}  loading…", id="session-head")
+        yield Static(plain(f" {self.sf.session_id}  loading…"), id="session-head")
         with TabbedContent(id="tabs", initial="conversation"):
             with TabPane("Conversation", id="conversation"):
                 yield ConversationView(id="conversation-view")
@@ -194,7 +194,7 @@ class SessionScreen(Screen):
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#tabs").loading = False
         self.query_one("#session-head", Static).update(Text(f" {msg.error}", style="bold red"))
-        self.notify(msg.error, title="cannot open session", severity="error")
+        self.notify(msg.error, title="cannot open session", severity="error", markup=False)
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
         try:
@@ -202,7 +202,7 @@ class SessionScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - shown, never a crash
             self.query_one("#tabs").loading = False
             self.notify(f"internal error showing the session: {type(exc).__name__}: {exc}",
-                        severity="error")
+                        severity="error", markup=False)
 
     def _show_loaded(self, msg: SessionLoaded) -> None:
         if self._reload_pending:
@@ -289,7 +289,7 @@ class SessionScreen(Screen):
 
         sf = classify_file(Path(event.path), self.sf.project)
         if sf is None:
-            self.notify(f"{event.path} is not a transcript", severity="error")
+            self.notify(f"{event.path} is not a transcript", severity="error", markup=False)
             return
         self.app.open_session(sf)
 
@@ -390,7 +390,7 @@ class SessionScreen(Screen):
             return
         rec = self.view.rf.records[rows[chain.cursor].index]
         if not rec.uuid:
-            self.notify(f"line {rec.line} has no uuid: it cannot be a tip", severity="warning")
+            self.notify(f"line {rec.line} has no uuid: it cannot be a tip", severity="warning", markup=False)
             return
         self.branch_switch(rec.uuid, rec.line, dry_run=True, force=False)
 
@@ -405,7 +405,8 @@ class SessionScreen(Screen):
             self.app.call_from_thread(self._confirm_branch, uuid, line, None, str(exc))
             return
         except (SidtuiError, OSError, ValueError) as exc:
-            self.app.call_from_thread(self.notify, str(exc), title="branch switch", severity="error")
+            self.app.call_from_thread(self.notify, str(exc), title="branch switch", severity="error",
+                                      markup=False)
             return
         if dry_run:
             self.app.call_from_thread(self._confirm_branch, uuid, line, res, None)
@@ -413,7 +414,7 @@ class SessionScreen(Screen):
             self.app.call_from_thread(
                 self.notify,
                 f"line {line} is the live tip now ({res.messages_after} messages; marker {res.marker_uuid})",
-                title="branch switch",
+                title="branch switch", markup=False,
             )
             self.app.call_from_thread(self.load, True)
 

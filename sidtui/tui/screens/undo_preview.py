@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from sidtui.tui.fmt import cell, plain
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
 
 
@@ -58,7 +59,7 @@ class UndoPreviewScreen(ModalScreen[bool]):
                 what = f"one file: {self.path}"
             else:
                 what = "the latest agent batch"
-            yield Static(f"Undo preview — {what}", classes="modal-title")
+            yield Static(plain(f"Undo preview — {what}"), classes="modal-title")
             yield Static("computing…", id="undo-summary", classes="modal-summary")
             yield DataTable(id="undo-files", cursor_type="row")
             yield DiffView(id="undo-diff")
@@ -92,7 +93,7 @@ class UndoPreviewScreen(ModalScreen[bool]):
         summary = self.query_one("#undo-summary", Static)
         if msg.error:
             summary.update(Text(msg.error, style="bold red"))
-            self.notify(msg.error, severity="error")
+            self.notify(msg.error, severity="error", markup=False)
             return
         res = msg.result
         if msg.applied:
@@ -102,25 +103,25 @@ class UndoPreviewScreen(ModalScreen[bool]):
                 f"Safety snapshot {res.safety_snapshot_id} holds the contents before the undo "
                 "(redo takes it back)." if res.safety_snapshot_id else (res.note or ""),
             ]
-            summary.update("\n".join(x for x in lines if x))
+            summary.update(plain("\n".join(x for x in lines if x)))
             self.query_one("#apply", Button).disabled = True
             self.query_one("#cancel", Button).label = "Close (Esc)"
-            self.notify(lines[0], title="undo")
+            self.notify(lines[0], title="undo", markup=False)
             return
         self.plan = res
         t = self.query_one("#undo-files", DataTable)
         t.clear()
         for f in res.files:
             style = {"restored": "yellow", "deleted": "red", "skipped": "dim"}.get(f.action, "")
-            t.add_row(Text(f.action, style=style), f.path, f.reason or "", key=f.path)
+            t.add_row(Text(f.action, style=style), cell(f.path), cell(f.reason), key=f.path)
         reverts = ", ".join(res.reverts) if res.reverts else "—"
         if res.note and not res.files:
-            summary.update(res.note)
+            summary.update(plain(res.note))
         else:
-            summary.update(
+            summary.update(plain(
                 f"Rolls back {reverts} (from {res.target_snapshot_id}): {len(res.changed)} file(s) "
                 f"change, {len(res.skipped)} skipped. A safety snapshot is written first."
-            )
+            ))
         self.query_one("#apply", Button).disabled = not res.changed
         self._show_file(0)
 

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from sidtui.tui.fmt import one_line
+from sidtui.tui.fmt import cell, one_line
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
 
 
@@ -136,7 +136,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
         t.clear()
         if msg.error:
             note.update(Text(msg.error, style="bold red"))
-            self.notify(msg.error, severity="error")
+            self.notify(msg.error, severity="error", markup=False)
             return
         if not msg.snapshots:
             note.update(" no file checkpoints for this session")
@@ -151,8 +151,8 @@ class CheckpointsPanel(Vertical, can_focus=False):
         )
         for s in msg.snapshots:
             sid = Text(s.id, style="dim strike" if s.reverted else ("cyan" if s.is_restore else ""))
-            t.add_row(sid, ms_time(s.timestamp), one_line(s.tool_name, 16),
-                      one_line(s.tool_summary, 30), str(len(s.files)), key=s.id)
+            t.add_row(sid, ms_time(s.timestamp), cell(one_line(s.tool_name, 16)),
+                      cell(one_line(s.tool_summary, 30)), str(len(s.files)), key=s.id)
         t.move_cursor(row=len(msg.snapshots) - 1, animate=False)
         self._show_files()
 
@@ -183,7 +183,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
                 continue
             chain = self.chains.get(path)
             drawing = Text(chain.drawing if chain else "?", style="" if (chain and chain.healthy) else "red")
-            f.add_row(one_line(path.rsplit("/", 1)[-1], 24), drawing, key=path)
+            f.add_row(cell(one_line(path.rsplit("/", 1)[-1], 24)), drawing, key=path)
         self._load_diff()
 
     @on(DataTable.RowHighlighted, "#snapshots")

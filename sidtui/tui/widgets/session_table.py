@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from sidtui.tui.fmt import cost, human_size, state_badge
+from sidtui.tui.fmt import cell, cost, human_size, state_badge
 
 # The state badge comes right after the id: it is what the browser is for, and it must be
 # visible without scrolling sideways at 120 columns.
@@ -33,14 +33,14 @@ def _when(iso: str | None) -> str:
 
 
 def row_cells(s) -> tuple:
-    """The cells of one summary (times as written in the file, UTC)."""
+    """The cells of one summary (times as written in the file, UTC; session text literal)."""
     label, colour = state_badge(s)
     return (
-        s.session_id,
+        cell(s.session_id),
         Text(label, style=colour),
         _when(s.last_activity),
         _when(s.started),
-        (s.model or "")[:18],
+        cell((s.model or "")[:18]),
         Text(str(s.records), justify="right"),
         Text(human_size(s.bytes), justify="right"),
         Text(cost(s.cost_usd), justify="right"),

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
-from sidtui.tui.fmt import one_line, short_time
+from sidtui.tui.fmt import cell, one_line, short_time
 
 
 class SidechainsTable(DataTable):
@@ -35,12 +35,12 @@ class SidechainsTable(DataTable):
             else:
                 status = Text("unfinished", style="bold yellow")
             self.add_row(
-                s.agent_id or "?",
-                s.agent_type or "",
+                cell(s.agent_id or "?"),
+                cell(s.agent_type or ""),
                 status,
                 str(len(s.messages)),
                 short_time(s.started_at),
-                one_line(s.description, 60),
+                cell(one_line(s.description, 60)),
                 key=str(s.path),
             )
 

@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from sidtui.tui.fmt import cost as fmt_cost
-from sidtui.tui.fmt import pretty_json
+from sidtui.tui.fmt import plain, pretty_json
 
 
 def _short(v: Any, width: int = 70) -> str:
@@ -35,6 +35,8 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     """A Rich renderable of a session view's restored state.
 
     ``home_label`` replaces the home root in sources (stable output for snapshots).
+    Values from the session go into the tables as ``Text``: a ``str`` cell of a Rich table
+    is read as markup.
     """
     root = str(view.home.root)
 
@@ -53,7 +55,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         val = Text(_short(it.value)) if it.restored else Text(it.note or "not restored", style="dim")
         if it.warning:
             val.append(f"\n⚠ {it.warning}", style="bold red")
-        items.add_row(str(it.number or "—"), it.name, val, src(it.source))
+        items.add_row(str(it.number or "—"), plain(it.name), val, plain(src(it.source)))
     if "permission_mode" not in by_name:
         items.add_row("—", "permission mode", Text("not restored (by design)", style="dim"), "—")
     parts.append(items)
@@ -70,7 +72,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         for name, mu in (u.get("models") or {}).items():
             stock = ", ".join(f"{k}={v}" for k, v in (mu.get("stock") or {}).items())
             flow = ", ".join(f"{k}={v}" for k, v in (mu.get("flow") or {}).items())
-            t.add_row(name, stock or "—", flow or "—", _pct(mu.get("cacheHitRatio")))
+            t.add_row(plain(name), plain(stock or "—"), plain(flow or "—"), _pct(mu.get("cacheHitRatio")))
         cost = u.get("totalCostUSD")
         t.caption = (
             f"total cost {fmt_cost(cost) if isinstance(cost, (int, float)) else '—'} · "
@@ -89,7 +91,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
             if isinstance(td, dict):
                 status = str(td.get("status", ""))
                 mark = {"completed": "✔", "in_progress": "▶"}.get(status, "○")
-                t.add_row(f"{mark} {status}", str(td.get("content") or td.get("text") or _short(td)))
+                t.add_row(plain(f"{mark} {status}"), plain(td.get("content") or td.get("text") or _short(td)))
         parts.append(t)
 
     goal = by_name.get("goal")
@@ -104,7 +106,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
                   show_edge=False, show_header=False)
         t.add_column("path")
         for f in files:
-            t.add_row(f if isinstance(f, str) else _short(f))
+            t.add_row(plain(f if isinstance(f, str) else _short(f)))
         parts.append(t)
 
     if view.warnings:
