@@ -501,6 +501,9 @@ class _Digest:
         self.count = 0
 
     def feed(self, part: list, full: bool) -> None:
+        if not full:  # a chain-only scan is short-lived: only the chain test
+            self._feed_chain(part)
+            return
         shared = _SHARED
         get = shared.get
         prev = self.prev
@@ -536,6 +539,29 @@ class _Digest:
                             c = shared.setdefault(r, r)
                         if c is not None:
                             m.role = c
+        self.prev = prev
+        self.whole = whole
+        self.count += len(part)
+        if not whole:
+            self.seen = set()
+
+    def _feed_chain(self, part: list) -> None:
+        prev = self.prev
+        whole = self.whole
+        add = self.seen.add
+        for o in part:
+            u = o.uuid
+            p = o.parentUuid
+            if p is not None and p == prev:
+                pass
+            elif whole and (p is not None or prev is not None):
+                whole = False
+            if whole:
+                if u is None:
+                    whole = False
+                else:
+                    add(u)
+            prev = u
         self.prev = prev
         self.whole = whole
         self.count += len(part)

@@ -538,7 +538,7 @@ class _Plan:
     blocks: _ToolBlocks | None = None  # the tool ids and their messages (for integrity)
 
 
-def _prescan(msgs: list[Message]) -> _Plan | None:
+def _prescan(msgs: list[Message], valid_modes: frozenset = VALID_PERMISSION_MODES) -> _Plan | None:
     """Find, in one pass, the messages any layer could touch (issue 2's speed).
 
     One plain loop that touches each message and block once and allocates almost nothing
@@ -568,9 +568,17 @@ def _prescan(msgs: list[Message]) -> _Plan | None:
             i += 1
             s = m.src
             if m.meta_ is not None or (
-                s is not None and (s.permissionMode is not None or s.message.meta is not None)
+                s is not None
+                and (
+                    s.message.meta is not None
+                    or (
+                        s.permissionMode is not None
+                        and s.permissionMode not in valid_modes
+                        and m.record_type == "user_message"
+                    )
+                )
             ):
-                modes.append(i)
+                modes.append(i)  # layer 2 could act: a _meta, or a record mode not valid
             textish = True
             for b in m.blocks:
                 t = b.type
@@ -936,7 +944,8 @@ def recover(
     """
     dropped: list[Drop] = []
     log = dropped.append
-    plan = _prescan(messages) if messages else None
+    valid = frozenset(valid_permission_modes)
+    plan = _prescan(messages, valid) if messages else None
     if plan is None:
         msgs = _clean_all(messages, log, valid_permission_modes)
     else:
