@@ -237,3 +237,39 @@ def test_stdout_closed_early_exits_0_quietly(tmp_path, as_json):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0, err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "latest"],
+        ["undo", "latest", "--dry-run"],
+        ["redo", "latest", "--dry-run"],
+        ["restore", "latest", "--before", "s1", "--dry-run"],
+        ["rewind", "latest", "--to", "1", "--dry-run"],
+        ["fork", "latest", "--dry-run"],
+        ["salvage", "latest", "--dry-run"],
+        ["branch", "latest", "--dry-run"],
+        ["checkpoints", "latest"],
+    ],
+)
+def test_latest_outside_a_project_targets_no_other_project(
+    capsys, monkeypatch, real_home_with_projects, argv
+):
+    """From a folder holding projects (not a repo itself), `latest` names no session."""
+    home, projects = real_home_with_projects
+    monkeypatch.chdir(projects)
+    code, out, err = run(capsys, "--home", str(home), *argv)
+    assert code == 2, (out, err)
+    assert f"no session of the project for {projects.resolve()}" in err
+    assert "projects below it: cd into one, or give a session id" in err
+    assert f"{projects.resolve() / 'cli-tool'}  (folder tmp-sidtui-fixture-projects-cli-tool)" in err
+    assert out == ""
+
+
+def test_latest_inside_a_project_is_its_newest_session(capsys, monkeypatch, real_home_with_projects):
+    home, projects = real_home_with_projects
+    monkeypatch.chdir(projects / "cli-tool")
+    code, out, err = run(capsys, "--home", str(home), "show", "latest", "--json")
+    assert code == 0, err
+    assert "tmp-sidtui-fixture-projects-cli-tool" in json.loads(out)["path"]

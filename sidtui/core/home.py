@@ -263,12 +263,7 @@ def resolve_session(
         AmbiguousSession: a prefix matches several sessions (``candidates`` lists them).
     """
     if arg == "latest":
-        found = latest_in_project(home, cwd or Path.cwd())
-        if found is None:
-            raise SessionNotFound(
-                f"no session of the project containing {cwd or Path.cwd()} under {home.sessions_dir}"
-            )
-        return found
+        return resolve_latest(home, cwd)
     if not arg.strip():
         raise UsageError("empty session id (give an id, a unique id prefix, a path or `latest`)")
     p = Path(arg).expanduser()
@@ -312,6 +307,34 @@ def resolve_session(
             )
     near = _near(key, files)
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}", near)
+
+
+def resolve_latest(home: Home, cwd: Path | None = None) -> SessionFile:
+    """``latest``: the newest main session of ``cwd``'s project, as the agent's ``-c``.
+
+    Every verb (``show``, ``undo``, ``rewind``, ``fork``, ...) resolves ``latest`` here.
+
+    Args:
+        home: the home.
+        cwd: the current directory (default: the process's).
+
+    Raises:
+        SessionNotFound: the project has no folder or no main session in it; the
+            message names the cwd and the folder the agent would scan, ``candidates``
+            lists projects whose sessions ran below ``cwd`` (where to ``cd``).
+    """
+    here = cwd or Path.cwd()
+    look = lookup_project(home, here)
+    found = latest_in_project(home, here, look)
+    if found is not None:
+        return found
+    hints = [f"{root}  (folder {name})" for root, name in projects_below(home, look.cwd)]
+    where = "; projects below it: cd into one, or give a session id" if hints else ""
+    raise SessionNotFound(
+        f"no session of the project for {look.cwd} (folder {look.folder or look.key}) "
+        f"under {home.sessions_dir}{where}",
+        hints,
+    )
 
 
 def _refuse_non_session_file(home: Home, p: Path) -> None:
@@ -374,40 +397,154 @@ def session_cwd(sf: SessionFile) -> str | None:
     return None
 
 
-def project_folder_for(home: Home, cwd: Path) -> str | None:
-    """The ``sessions/`` folder of the project containing ``cwd``, or None.
+def _fnv1a_utf16(text: str) -> int:
+    """32-bit FNV-1a over the UTF-16 code units of ``text`` (JavaScript's ``charCodeAt``)."""
+    h = 0x811C9DC5
+    data = text.encode("utf-16-le", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h ^= data[i] | (data[i + 1] << 8)
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
 
-    Matched by each folder's sessions' ``session_start.cwd`` lying inside the project's
-    git top level (the key itself is lossy and never recomputed). Folders are tried
-    cheapest first: the one named like the sanitised path, then the rest.
+
+def project_key(root: str | os.PathLike[str]) -> str:
+    """The ``sessions/`` folder name the agent uses for a project root (``sanitizeProjectKey``).
+
+    Every run of characters outside ``[A-Za-z0-9]`` becomes ``-``, leading/trailing ``-``
+    are dropped, and a path with non-ASCII characters gets ``-`` + the first 6 hex digits
+    of the 32-bit FNV-1a hash of its UTF-16 code units (checked against the fixtures:
+    ``/tmp/sidtui-fixture-projects/工作 notes`` → ``tmp-sidtui-fixture-projects-notes-1c8af1``).
+    A path with no such character at all (``/``) gives ``root`` (a guess: the fixtures
+    have none). The key is lossy: used only to find the agent's ``-c`` folder and by
+    writers, never to find a session by id (DESIGN §2).
+
+    Args:
+        root: the project root (the git top level of the cwd, else the cwd).
+
+    Returns:
+        The folder name under ``sessions/``.
     """
-    root = git_toplevel(cwd)
-    guess = re.sub(r"[^A-Za-z0-9]+", "-", str(root)).strip("-")
-    folders = project_folders(home)
-    ordered = sorted(folders, key=lambda n: (not n.startswith(guess), n))
-    for name in ordered:
+    text = os.fspath(root)
+    key = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "root"
+    if not text.isascii():
+        key += "-" + f"{_fnv1a_utf16(text):08x}"[:6]
+    return key
+
+
+@dataclass(frozen=True)
+class ProjectLookup:
+    """Where the agent's ``-c`` looks for the current directory (seed §4.2).
+
+    Attributes:
+        cwd: the directory asked about (resolved).
+        root: its project root: the git top level containing it, else itself.
+        key: :func:`project_key` of ``root``: the folder the agent's ``-c`` scans.
+        folder: the folder under ``sessions/`` that holds this project's sessions, or
+            None when there is none (see :func:`project_folder_for`).
+    """
+
+    cwd: Path
+    root: Path
+    key: str
+    folder: str | None
+
+
+def _main_roots(home: Home, folder: str) -> Iterator[Path]:
+    """Project roots of ``folder``'s main sessions that have an absolute ``cwd``.
+
+    A root is the git top level containing ``session_start.cwd``, else that cwd
+    (``~`` expanded; the path need not exist any more).
+    """
+    for sf in discover(home, folder):
+        if sf.kind != "main" or sf.container != "jsonl":
+            continue
+        c = session_cwd(sf)
+        if not c:
+            continue
+        p = Path(c).expanduser()
+        if p.is_absolute():
+            try:
+                yield git_toplevel(p)
+            except (OSError, RuntimeError):  # a symlink loop, an unreadable parent
+                continue
+
+
+def _first_main_root(home: Home, folder: str) -> Path | None:
+    """The first of :func:`_main_roots`, or None."""
+    return next(_main_roots(home, folder), None)
+
+
+def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
+    """The agent's mapping of ``cwd`` to its project folder (``-c``, seed §4.2).
+
+    The agent writes a session to ``sessions/<project_key(git top level of cwd, else
+    cwd)>/`` and its ``-c`` scans only that folder. So: that folder when it exists.
+    When it does not (a home copied from another machine or place, whose keys were
+    made from other paths), a folder whose first session's ``session_start.cwd`` has
+    **the same project root** (its git top level, else itself) stands for it: the agent
+    would have written that session into the computed folder. Never a folder whose
+    sessions merely lie *below* ``cwd``: from ``/`` or from a folder holding several
+    projects no other project is ever picked.
+
+    Args:
+        home: the home.
+        cwd: the current directory (need not exist).
+
+    Returns:
+        A :class:`ProjectLookup`; its ``folder`` is None when no folder belongs to
+        the project.
+    """
+    here = Path(cwd).resolve()
+    root = git_toplevel(here)
+    key = project_key(root)
+    if key != "_legacy" and (home.sessions_dir / key).is_dir():
+        return ProjectLookup(here, root, key, key)
+    for name in project_folders(home):
         if name == "_legacy":
             continue
-        for sf in discover(home, name):
-            if sf.kind != "main":
-                continue
-            c = session_cwd(sf)
-            if c is None:
-                continue
-            try:
-                Path(c).resolve().relative_to(root)
-            except ValueError:
-                break  # this folder belongs to another project
-            return name
-    return None
+        if _first_main_root(home, name) == root:
+            return ProjectLookup(here, root, key, name)
+    return ProjectLookup(here, root, key, None)
 
 
-def latest_in_project(home: Home, cwd: Path) -> SessionFile | None:
+def project_folder_for(home: Home, cwd: Path) -> str | None:
+    """The ``sessions/`` folder of ``cwd``'s project as the agent maps it, or None.
+
+    See :func:`lookup_project` (this is its ``folder``).
+    """
+    return lookup_project(home, cwd).folder
+
+
+def projects_below(home: Home, cwd: Path, limit: int = 10) -> list[tuple[str, str]]:
+    """``(session cwd, folder)`` of project folders whose sessions ran below ``cwd``.
+
+    A hint for ``latest`` asked from a folder that holds projects (or from ``/``):
+    which directories to ``cd`` into. At most ``limit`` entries, sorted by folder name.
+    """
+    here = Path(cwd).resolve()
+    out: list[tuple[str, str]] = []
+    for name in project_folders(home):
+        if name == "_legacy":
+            continue
+        # the shallowest session cwd: a session started in a subfolder of a repo that
+        # is gone from disk gives that subfolder as its root
+        roots = [r for r in _main_roots(home, name) if r != here and r.is_relative_to(here)]
+        if roots:
+            out.append((str(min(roots, key=lambda r: (len(r.parts), str(r)))), name))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def latest_in_project(
+    home: Home, cwd: Path, lookup: ProjectLookup | None = None
+) -> SessionFile | None:
     """The most recently written main session of ``cwd``'s project (the agent's ``-c``).
 
-    Only that project's folder is considered, never another project's.
+    Only that project's folder (:func:`lookup_project`) is considered, never another
+    project's. ``lookup`` is ``lookup_project(home, cwd)`` when the caller has it.
     """
-    folder = project_folder_for(home, cwd)
+    folder = (lookup or lookup_project(home, cwd)).folder
     if folder is None:
         return None
     mains = [f for f in discover(home, folder) if f.kind == "main"]

@@ -11,39 +11,21 @@ records have no ``gitBranch`` (as the agent writes them outside a repo).
 every run of characters outside ``[A-Za-z0-9]`` becomes ``-``, leading/trailing ``-`` are
 dropped, and a path with non-ASCII characters gets ``-`` + the first 6 hex digits of the
 32-bit FNV-1a hash of its UTF-16 code units (``/tmp/sidtui-fixture-projects/工作 notes`` →
-``tmp-sidtui-fixture-projects-notes-1c8af1``). sidtui itself never recomputes keys to find
-sessions (DESIGN §2); only writers need one.
+``tmp-sidtui-fixture-projects-notes-1c8af1``); it lives in :mod:`sidtui.core.home`, which
+uses it for ``latest`` (the agent's ``-c`` folder) and never to find a session by id.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sidtui.core.home import project_key
 from sidtui.demo.clock import iso_ms
-
-
-def _fnv1a_utf16(text: str) -> int:
-    h = 0x811C9DC5
-    data = text.encode("utf-16-le", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h ^= data[i] | (data[i + 1] << 8)
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
-def project_key(root: str | os.PathLike[str]) -> str:
-    """The ``sessions/`` folder name the agent uses for a project root."""
-    text = os.fspath(root)
-    key = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "root"
-    if not text.isascii():
-        key += "-" + f"{_fnv1a_utf16(text):08x}"[:6]
-    return key
 
 
 @dataclass
