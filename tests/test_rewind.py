@@ -507,3 +507,102 @@ def test_fork_at_point_inherits_only_earlier_snapshots(real_home_with_projects):
     assert set(child_idx["latestFullMap"].values()) <= kept
     # the whole-session fork still inherits everything
     assert fork(v).checkpoints_inherited == len(idx["snapshots"])
+
+
+# --------------------------------------------------------------------------- marker cannot land
+
+
+def _deny_append(monkeypatch, path: Path) -> None:
+    """Opening ``path`` for writing fails with EACCES (as for a read-only file; the
+    tests may run as root, where chmod does not stop a write)."""
+    import errno
+
+    import sidtui.core.rewind as rw
+
+    real_open = os.open
+
+    def fake_open(p, flags, *a, **kw):
+        if os.fspath(p) == os.fspath(path) and flags & (os.O_WRONLY | os.O_RDWR):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(p))
+        return real_open(p, flags, *a, **kw)
+
+    monkeypatch.setattr(rw.os, "open", fake_open)
+
+
+def test_rewind_both_refused_before_any_file_when_session_not_appendable(
+    real_home_with_projects, monkeypatch
+):
+    from sidtui.core.rewind import RewindError
+
+    home, projects = real_home_with_projects
+    v = view_of(home, S01)
+    before_projects = all_bytes(projects)
+    before_home = all_bytes(home)
+    _deny_append(monkeypatch, v.file.path)
+    with pytest.raises(RewindError, match="nothing was changed") as exc:
+        rewind(v, 2, "both")
+    assert exc.value.exit_code == 1 and exc.value.result is None
+    assert all_bytes(projects) == before_projects  # no project file touched
+    assert all_bytes(home) == before_home  # no safety snapshot, no marker
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
+def test_rewind_both_read_only_session_file_changes_nothing(real_home_with_projects):
+    from sidtui.core.rewind import RewindError
+
+    home, projects = real_home_with_projects
+    v = view_of(home, S01)
+    before_projects = all_bytes(projects)
+    v.file.path.chmod(0o444)
+    with pytest.raises(RewindError, match="nothing was changed"):
+        rewind(v, 2, "both")
+    assert all_bytes(projects) == before_projects
+
+
+def test_rewind_both_marker_failing_after_files_says_files_were_rewound(
+    real_home_with_projects, monkeypatch
+):
+    import sidtui.core.rewind as rw
+
+    home, projects = real_home_with_projects
+    v = view_of(home, S01)
+    src_before = v.file.path.read_bytes()
+    truth = truth_at("s2", S01, projects)
+    pre_rewind = disk_state(truth)
+
+    def fail(*_a, **_k):
+        raise rw.RewindError("could not append the rewind marker to X: No space left on device")
+
+    monkeypatch.setattr(rw, "_append_marker", fail)
+    with pytest.raises(rw.RewindError) as exc:
+        rewind(v, 2, "both")
+    msg = str(exc.value)
+    res = exc.value.result
+    assert res is not None and res.files_restored >= 2 and res.safety_snapshot
+    assert "the files WERE rewound" in msg and "the conversation was NOT" in msg
+    assert f"{res.files_restored} file(s)" in msg and "No space left on device" in msg
+    assert f"`sidtui redo {S01}` takes the files back" in msg and res.safety_snapshot in msg
+    assert any(p in msg for p in truth)  # the files are named
+    assert v.file.path.read_bytes() == src_before
+    assert disk_state(truth) == truth
+    # and redo does take them back
+    CheckpointManager.for_session(Home(home), S01, project_root=projects / "webapp").redo()
+    assert disk_state(truth) == pre_rewind
+
+
+def test_cli_rewind_marker_failure_exit_1_says_what_changed(
+    real_home_with_projects, monkeypatch, capsys
+):
+    import sidtui.core.rewind as rw
+    from sidtui.cli import main
+
+    home, _ = real_home_with_projects
+
+    def fail(*_a, **_k):
+        raise rw.RewindError("could not append the rewind marker to X: Read-only file system")
+
+    monkeypatch.setattr(rw, "_append_marker", fail)
+    code = main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "both"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "the files WERE rewound" in err and f"sidtui redo {S01}" in err

@@ -20,6 +20,13 @@ snapshot at or after it: what a code rewind rolls back from, DESIGN §6).
    later resume by the agent continues from the marker (it is the physical last line).
    Points at or after the target disappear because they are no longer on the chain.
 
+All or nothing where it can be checked: before any project file is touched, the session
+file is opened for append (and closed unwritten), so a read-only session file or folder
+refuses the whole rewind with nothing changed. A marker append that still fails after the
+files were rewound (disk full, the file replaced meanwhile) raises a :class:`RewindError`
+saying the files *were* rewound and the conversation was not, naming the files and the
+safety snapshot that ``sidtui redo`` reverts (its ``result`` holds what was done).
+
 A live session (a live registration under the file's id, a ``trace_session_id`` in it, or
 its ``logicalSessionId``) is refused unless forced: its in-memory tail would silently win
 over our marker. ``as_fork=True`` leaves the source untouched and writes the rewound
@@ -34,6 +41,7 @@ recovered. Nothing is ever deleted from a transcript.
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,7 +58,16 @@ MAX_PICKER_POINTS = 30  # seed §10.6: the picker shows the last 30; the CLI tak
 
 
 class RewindError(SidtuiError):
-    """A rewind, fork or branch switch could not be done (exit 1)."""
+    """A rewind, fork or branch switch could not be done (exit 1).
+
+    Attributes:
+        result: what was done before the failure (a :class:`RewindResult` whose files
+            were restored but whose marker did not land), or None when nothing was.
+    """
+
+    def __init__(self, message: str, result: RewindResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 class SessionIsLive(RewindError):
@@ -504,6 +521,25 @@ def _dropped(view, point: RewindPoint) -> list[dict[str, Any]]:
     ]
 
 
+def _check_appendable(path: Path) -> None:
+    """Open ``path`` for append and close it unwritten; raise when that is refused.
+
+    Run before a rewind touches any project file, so a session file the marker cannot
+    be appended to (read-only file or folder, gone) stops the rewind with nothing done.
+
+    Raises:
+        RewindError: the file cannot be opened for append.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT: never makes a file
+    except OSError as exc:
+        raise RewindError(
+            f"cannot append the rewind marker to {path}: {exc.strerror or exc}; "
+            "nothing was changed (neither the files nor the conversation)"
+        ) from None
+    os.close(fd)
+
+
 def _append_marker(view, parent_uuid: str | None, key: str, value: dict[str, Any]) -> str:
     """Append one metadata marker hanging off ``parent_uuid``; raise if it did not land."""
     path = view.file.path
@@ -612,6 +648,8 @@ def rewind(
                 )
         return result
 
+    if convo:
+        _check_appendable(view.file.path)  # before any file is touched: all or nothing
     if code:
         step = _files_step(
             view,
@@ -641,8 +679,29 @@ def rewind(
         if result.safety_snapshot:
             value["safetySnapshot"] = result.safety_snapshot
         value["by"] = "sidtui"
-        result.marker_uuid = _append_marker(view, pt.parent_uuid, "rewind", value)
+        try:
+            result.marker_uuid = _append_marker(view, pt.parent_uuid, "rewind", value)
+        except (SidtuiError, OSError) as exc:
+            if code and result.files_restored:
+                raise RewindError(_half_done(result, exc), result) from None
+            raise
     return result
+
+
+def _half_done(result: RewindResult, exc: BaseException) -> str:
+    """The message for files rewound but no marker: what changed and how to take it back."""
+    changed = [f["path"] for f in result.files if f.get("action") in ("restored", "deleted")]
+    shown = ", ".join(changed[:5]) + (f", … ({len(changed) - 5} more)" if len(changed) > 5 else "")
+    reason = str(exc)
+    return (
+        f"the files WERE rewound ({result.files_restored} file(s): {shown or 'see checkpoints'}) "
+        f"but the conversation was NOT: {reason}. "
+        f"`sidtui redo {result.session_id}` takes the files back"
+        + (f" (safety snapshot {result.safety_snapshot} holds them as they were)"
+           if result.safety_snapshot else "")
+        + f"; or fix the cause and run `sidtui rewind {result.session_id} --to "
+        f"{result.point.id} --mode conversation`"
+    )
 
 
 def _apply_step(result: RewindResult, step: _FileStep) -> None:
