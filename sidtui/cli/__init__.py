@@ -125,6 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad arguments (2)
         return int(exc.code or 0)
+    from sidtui.cli.common import unescape_arg
+
+    for name in ("session", "project", "home"):  # as copied from JSON output (see unescape_arg)
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            setattr(args, name, unescape_arg(value))
     if args.command in _BATCH_COMMANDS:
         # Short-lived, allocation-heavy, cycle-free: the cyclic GC only costs time here.
         gc.disable()

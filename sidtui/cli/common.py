@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any
 
@@ -16,10 +17,17 @@ def home_from_args(args: argparse.Namespace) -> Home:
 
 
 def print_json(obj: Any) -> None:
-    """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent)."""
+    """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent).
+
+    A string holding a lone surrogate (a ``"\\ud800"`` escape in a transcript, or a file
+    name byte that is not UTF-8, which ``os.listdir`` decodes with ``surrogateescape``) is
+    written with the escape kept (``"\\udce9"``): see :func:`sidtui.core.jsonout.dumps_lenient`.
+    """
     import orjson
 
-    data = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str)
+    from sidtui.core.jsonout import dumps_lenient
+
+    data = dumps_lenient(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str)
     sys.stdout.buffer.write(data + b"\n")
     sys.stdout.flush()
 
@@ -62,3 +70,26 @@ def require_project(home: Home, project: str | None) -> None:
         f"no project folder {project!r} under {home.sessions_dir} "
         f"(projects: {', '.join(project_folders(home)) or 'none'})"
     )
+
+
+#: ``\udc80``–``\udcff``: how JSON output (``ls --json``, ``search --json``, ...) writes a file
+#: name byte that is not UTF-8 (Python's ``surrogateescape``: byte 0xE9 → ``\udce9``).
+_ESCAPED_BYTE = re.compile(r"\\u[dD][cC][89a-fA-F][0-9a-fA-F]")
+
+
+def unescape_arg(value: str) -> str:
+    """A session id, path or project folder as the user typed it, with each
+    ``\\udc80``–``\\udcff`` escape copied from sidtui's JSON output read back as the raw file
+    name byte it stands for (``…-\\udce9x.jsonl`` → the file whose name holds byte 0xE9).
+
+    The value is kept as typed when it holds no such escape or names an existing file or
+    folder as it is (a name may hold a literal backslash).
+    """
+    if "\\u" not in value or _ESCAPED_BYTE.search(value) is None:
+        return value
+    try:
+        if os.path.lexists(os.path.expanduser(value)):
+            return value
+    except (OSError, ValueError):
+        pass
+    return _ESCAPED_BYTE.sub(lambda m: chr(int(m.group()[2:], 16)), value)

@@ -218,12 +218,12 @@ def _compress(types: list) -> list[str]:
 
 
 def _short(v, width: int = 90) -> str:
-    import orjson
+    from sidtui.core.jsonout import dumps_lenient
 
     if v is None:
         return "—"
     if isinstance(v, str):
         s = v
     else:
-        s = orjson.dumps(v).decode()
+        s = dumps_lenient(v, default=str).decode()
     return s if len(s) <= width else s[: width - 1] + "…"

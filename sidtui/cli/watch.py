@@ -75,8 +75,7 @@ def record_preview(rec: Any, width: int = 100) -> str:
 
 def event_lines(batch, as_json: bool) -> list[str]:
     """The output lines of one watcher batch."""
-    import orjson
-
+    from sidtui.core.jsonout import dumps_lenient
     from sidtui.core.live import events as ev
 
     out: list[str] = []
@@ -84,7 +83,7 @@ def event_lines(batch, as_json: bool) -> list[str]:
         if isinstance(e, ev.RecordsAppended):
             for r in e.records:
                 if as_json:
-                    out.append(orjson.dumps({
+                    out.append(dumps_lenient({
                         "event": "RecordAppended", "session_id": e.session_id, "path": e.path,
                         "line": r.ref.line, "uuid": r.ref.uuid, "type": r.ref.type,
                         "record": r.record}, default=str).decode())
@@ -93,7 +92,7 @@ def event_lines(batch, as_json: bool) -> list[str]:
                                f"{record_preview(r.record)}")
             continue
         if as_json:
-            out.append(orjson.dumps(e.to_json(), default=str).decode())
+            out.append(dumps_lenient(e.to_json(), default=str).decode())
             continue
         d = e.to_json()
         name = d.pop("event")

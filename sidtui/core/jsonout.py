@@ -14,6 +14,7 @@ difference: JS orders integer-like object keys ("0", "42") first; we keep insert
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any
@@ -170,3 +171,66 @@ def stringify_pretty(obj: Any, indent: int = 2) -> str:
     parts: list[str] = []
     _encode(obj, " " * indent, 0, parts)
     return "".join(parts)
+
+
+def _has_surrogate(s: str) -> bool:
+    if s.isascii():
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _kept(obj: Any, default: Any) -> Any:
+    """``obj`` with every string holding a lone surrogate turned into an
+    ``orjson.Fragment`` of its ``JSON.stringify`` form (the escape kept); the rest is left
+    for orjson, so everything else serializes as before. Dataclasses become dicts of their
+    fields (as orjson writes them); a value orjson cannot write goes through ``default``.
+    A dict key holding a lone surrogate gets U+FFFD in its place (a key cannot be a
+    fragment)."""
+    if isinstance(obj, str):
+        return orjson.Fragment(js_string(obj).encode("utf-8")) if _has_surrogate(obj) else obj
+    if isinstance(obj, dict):
+        return {
+            (_LONE.sub("\ufffd", k) if isinstance(k, str) and _has_surrogate(k) else k):
+            _kept(v, default)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, (list, tuple)):
+        return [_kept(v, default) for v in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _kept(getattr(obj, f.name), default) for f in dataclasses.fields(obj)}
+    if obj is None or isinstance(obj, (bool, int, float)):
+        return obj
+    try:
+        orjson.dumps(obj)
+    except TypeError:
+        if default is not None:
+            return _kept(default(obj), None)
+    return obj
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def dumps_lenient(obj: Any, option: int = 0, default: Any = None) -> bytes:
+    """``orjson.dumps(obj, option=option, default=default)``, except that a string holding
+    a lone surrogate is written with the escape kept (``"\\ud800"``, as ``JSON.stringify``
+    does) instead of raising.
+
+    Such strings reach us two ways: ``JSON.parse`` accepts ``"\\ud800"`` in a transcript,
+    and ``os.listdir`` gives a file name holding a byte that is not UTF-8 as a
+    ``surrogateescape`` string (byte 0xE9 → ``"\\udce9"``; ``json.loads`` then
+    ``os.fsencode`` gets the name's bytes back). Data without one gives exactly orjson's
+    bytes (orjson runs first; only on its refusal is the value walked).
+
+    Raises:
+        TypeError: for what orjson refuses for another reason.
+    """
+    try:
+        return orjson.dumps(obj, option=option, default=default)
+    except TypeError:
+        pass
+    return orjson.dumps(_kept(obj, default), option=option, default=default)

@@ -46,8 +46,10 @@ def one_line(text: str | None, width: int = 80) -> str:
 
 def pretty_json(value: Any) -> str:
     """Two-space indented JSON (non-ASCII kept), for raw record views."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    from sidtui.core.jsonout import dumps_lenient
+
+    try:  # a lone surrogate ("\ud800" in a transcript) is shown as its escape
+        return dumps_lenient(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
         return repr(value)
 

@@ -44,6 +44,7 @@ import orjson
 
 from sidtui.core.errors import SidtuiError
 from sidtui.core.home import Home, SessionFile
+from sidtui.core.jsonout import dumps_lenient
 from sidtui.core.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
 from sidtui.core.process import liveness_for, read_registrations
 
@@ -125,6 +126,26 @@ def _register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("sidtui_cjk", 1, cjk_split, deterministic=True)
 
 
+def db_text(s: str) -> str | bytes:
+    """A path, project or id as bound to SQLite. A str holding a surrogate (a file name
+    byte that is not UTF-8, which ``os.listdir`` decodes with ``surrogateescape``; a
+    ``"\\ud800"`` escape in a transcript) cannot be encoded for SQLite: it is stored as a
+    BLOB of its ``surrogatepass`` bytes instead (lossless; a BLOB never equals a TEXT, so it
+    cannot collide with another name). Read back with :func:`py_text`."""
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogatepass")
+    return s
+
+
+def py_text(v: Any) -> Any:
+    """A column value written through :func:`db_text` back as the original str."""
+    return v.decode("utf-8", "surrogatepass") if isinstance(v, bytes) else v
+
+
 def summary_from_blob(blob: bytes) -> SessionSummary:
     """A stored row back as a :class:`SessionSummary` (msgspec decodes straight into the
     dataclass, ~5× faster than building it from a dict; unknown keys are ignored)."""
@@ -135,8 +156,13 @@ def summary_from_blob(blob: bytes) -> SessionSummary:
         _SUMMARY_DECODER = msgspec.json.Decoder(SessionSummary)
     try:
         return _SUMMARY_DECODER.decode(blob)
-    except Exception:  # a row msgspec refuses (types changed): the slow, lenient way
-        d = orjson.loads(blob)
+    except Exception:  # a row msgspec refuses (types changed, a lone surrogate escape)
+        try:
+            d = orjson.loads(blob)
+        except orjson.JSONDecodeError:  # "\ud800": read as JSON.parse does
+            from sidtui.core.jsonparse import parse_line_slow
+
+            d = parse_line_slow(blob)
         return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
 
 
@@ -206,8 +232,8 @@ def _rows_of(items: list[tuple[str, str]], part: list[Summarized | str | None],
                 errors.append(r)
         else:
             s = r.summary
-            rows.append((path, *r.key, project, s.session_id, s.kind, s.last_activity,
-                         orjson.dumps(s)))  # = to_json(), without asdict's deep copy
+            rows.append((db_text(path), *r.key, db_text(project), db_text(s.session_id), s.kind,
+                         s.last_activity, dumps_lenient(s)))  # = to_json(), without asdict's copy
     return rows
 
 
@@ -372,7 +398,7 @@ class Catalog:
             cond, args = [], []
             if project is not None:
                 cond.append("project = ?")
-                args.append(project)
+                args.append(db_text(project))
             if not include_sidechains:
                 cond.append("kind = 'main'")
             if cond:
@@ -391,13 +417,13 @@ class Catalog:
     def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
         """The cached row of one file (liveness as cached), or None."""
         row = self._guarded(lambda: self.conn.execute(
-            "SELECT summary FROM sessions WHERE path = ?", (str(path),)).fetchone())
+            "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)).fetchone())
         return summary_from_blob(row[0]) if row else None
 
     def paths(self, oldest_first: bool = False) -> list[str]:
         """Every cached file path (main and sidechain), by path or oldest activity first."""
         order = "last_activity, path" if oldest_first else "path"
-        return [p for (p,) in self._guarded(lambda: self.conn.execute(
+        return [py_text(p) for (p,) in self._guarded(lambda: self.conn.execute(
             f"SELECT path FROM sessions ORDER BY {order}").fetchall())]
 
     # --- writing ------------------------------------------------------------------------
@@ -440,7 +466,7 @@ class Catalog:
         res = RefreshResult()
         conn = self.conn
         cached = {
-            p: (i, s, m, c)
+            py_text(p): (i, s, m, c)
             for p, i, s, m, c in conn.execute(
                 "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions")
         }
@@ -512,7 +538,7 @@ class Catalog:
         from sidtui.core.live.search import delete_docs
 
         with self._write_lock, self.conn as conn:
-            conn.executemany("DELETE FROM sessions WHERE path = ?", [(p,) for p in paths])
+            conn.executemany("DELETE FROM sessions WHERE path = ?", [(db_text(p),) for p in paths])
             for p in paths:
                 delete_docs(conn, p)
 

@@ -38,8 +38,9 @@ from typing import Any
 import orjson
 
 from sidtui.core.errors import UsageError
+from sidtui.core.jsonout import dumps_lenient
 from sidtui.core.jsonparse import JSONParseError, parse_line_slow
-from sidtui.core.live.catalog import Catalog, RefreshProgress
+from sidtui.core.live.catalog import Catalog, RefreshProgress, db_text, py_text
 from sidtui.core.records import scan_records
 
 MAX_DOC_CHARS = 4000
@@ -101,6 +102,22 @@ class FillResult:
     errors: list[str] = field(default_factory=list)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> str:
+    """A document's text as SQLite can hold it: a lone surrogate (JSON.parse accepts
+    ``"\\ud800"``) becomes U+FFFD, as the agent prints it (documents are for finding and
+    snippets; the session file keeps the original)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _cap(text: str) -> str:
     return text if len(text) <= MAX_DOC_CHARS else text[:MAX_DOC_CHARS]
 
@@ -135,7 +152,7 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
             for b in content:
                 if isinstance(b, dict) and b.get("type") == "tool_use":
                     name = b.get("name") if isinstance(b.get("name"), str) else ""
-                    inp = orjson.dumps(b.get("input"), default=str).decode()
+                    inp = dumps_lenient(b.get("input"), default=str).decode()
                     out.append(("tool", _cap(f"{name} {inp}")))
     elif t == "metadata" and rec.get("key") == "file_changes":
         v = rec.get("value")
@@ -152,10 +169,10 @@ def delete_docs(conn: sqlite3.Connection, path: str) -> None:
     conn.execute(
         "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, sidtui_cjk(text) FROM docs "
         "WHERE path = ?",
-        (path,),
+        (db_text(path),),
     )
-    conn.execute("DELETE FROM docs WHERE path = ?", (path,))
-    conn.execute("DELETE FROM indexed WHERE path = ?", (path,))
+    conn.execute("DELETE FROM docs WHERE path = ?", (db_text(path),))
+    conn.execute("DELETE FROM indexed WHERE path = ?", (db_text(path),))
 
 
 _CJK = re.compile(
@@ -216,7 +233,7 @@ class SearchIndex:
         if not path.endswith(".jsonl"):
             return None
         row = self.catalog.conn.execute(
-            "SELECT inode, offset, line FROM indexed WHERE path = ?", (path,)).fetchone()
+            "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(path),)).fetchone()
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
@@ -262,7 +279,7 @@ class SearchIndex:
         with cat._write_lock, conn:
             # another thread (fill vs watcher) may have indexed a file since it was read
             batch = [p for p in batch if conn.execute(
-                "SELECT inode, offset, line FROM indexed WHERE path = ?", (p.path,)
+                "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(p.path),)
             ).fetchone() == p.seen]
             for p in batch:
                 if p.restart or p.indexed is None:
@@ -270,7 +287,9 @@ class SearchIndex:
             first = (conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
             rows = []
             for p in batch:
-                rows += [(p.path, *d) for d in p.docs]
+                key = db_text(p.path)
+                rows += [(key, db_text(u) if u else u, line, kind, _utf8(text))
+                         for u, line, kind, text in p.docs]
             if rows:
                 conn.executemany(
                     "INSERT INTO docs(id, path, uuid, line, kind, text) VALUES (?,?,?,?,?,?)",
@@ -280,7 +299,7 @@ class SearchIndex:
                              "WHERE id >= ?", (first,))
             conn.executemany(
                 "INSERT OR REPLACE INTO indexed(path, inode, offset, line) VALUES (?,?,?,?)",
-                [(p.path, *p.indexed) for p in batch if p.indexed is not None],
+                [(db_text(p.path), *p.indexed) for p in batch if p.indexed is not None],
             )
 
     def fill(
@@ -331,8 +350,8 @@ class SearchIndex:
         flush()
         if not res.cancelled:
             known = set(paths)
-            stale = [p for (p,) in cat.conn.execute("SELECT path FROM indexed")
-                     if p not in known]
+            indexed = [py_text(p) for (p,) in cat.conn.execute("SELECT path FROM indexed")]
+            stale = [p for p in indexed if p not in known]
             with cat._write_lock, cat.conn as conn:
                 for p in stale:
                     delete_docs(conn, p)
@@ -367,7 +386,7 @@ class SearchIndex:
         q = fts_query(query)
         terms = query_terms(query)
         where = "WHERE fts MATCH ?" + (" AND s.project = ?" if project is not None else "")
-        args: list[Any] = [q] + ([project] if project is not None else [])
+        args: list[Any] = [q] + ([db_text(project)] if project is not None else [])
         sql = ("SELECT fts.rowid FROM fts JOIN docs d ON d.id = fts.rowid "
                f"JOIN sessions s ON s.path = d.path {where} "
                "ORDER BY fts.rowid DESC LIMIT ?")
@@ -387,7 +406,8 @@ class SearchIndex:
         scored = sorted(((score_text(r[7], terms), r[0], r) for r in rows),
                         key=lambda t: (-t[0], -t[1]))
         pat = _hit_pattern(terms)
-        return [SearchHit(*r[1:7], snippet=make_snippet(r[7], terms, pat=pat), score=sc)
+        return [SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat),
+                          score=sc)
                 for sc, _, r in scored[:limit]]
 
 
