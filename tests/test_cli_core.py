@@ -273,3 +273,19 @@ def test_latest_inside_a_project_is_its_newest_session(capsys, monkeypatch, real
     code, out, err = run(capsys, "--home", str(home), "show", "latest", "--json")
     assert code == 0, err
     assert "tmp-sidtui-fixture-projects-cli-tool" in json.loads(out)["path"]
+
+
+def test_empty_home_is_a_usage_error(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SID_CONFIG_DIR", str(tmp_path))  # never silently this, nor ~/.sid-code
+    for argv in (["--home", "", "ls"], ["ls", "--home", " "], ["--home", ""]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and "--home needs a folder" in err and out == "", argv
+
+
+def test_app_without_a_terminal_prints_the_listing(capsys):
+    """stdout/stdin not a terminal (pytest's capture): no full-screen app, the `ls` listing."""
+    code, out, err = run(capsys, "--home", str(REAL_HOME))
+    assert code == 0
+    assert "the app needs a terminal" in err and "session list instead" in err
+    assert out.splitlines()[0] == str(REAL_HOME)
+    assert "20261130-052907-9ff3799b" in out

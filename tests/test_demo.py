@@ -228,9 +228,29 @@ def test_cli_demo(tmp_path, capsys, monkeypatch):
     assert main(["demo", "--dir", str(tmp_path / "s"), "--scale", "3", "--no-open"]) == 0
     capsys.readouterr()
     assert len(discover(Home(tmp_path / "s" / "home"))) == 3
-    # Not a terminal: the listing instead of the full-screen app.
+    # Not a terminal: the listing instead of the full-screen app, and it says so.
     assert main(["demo", "--dir", str(tmp_path / "y")]) == 0
-    assert "webshop" in capsys.readouterr().out
+    out = capsys.readouterr()
+    assert "webshop" in out.out
+    assert "the app needs a terminal" in out.err and "session list instead" in out.err
+
+
+@pytest.mark.parametrize("n", ["0", "-1"])
+def test_cli_demo_scale_below_one_is_a_usage_error(tmp_path, capsys, n):
+    target = tmp_path / "z"
+    assert main(["demo", "--scale", n, "--dir", str(target), "--no-open"]) == 2
+    err = capsys.readouterr().err
+    assert "--scale needs a number of sessions ≥ 1" in err and "open it any time" not in err
+    assert not target.exists() or not any(target.iterdir())
+
+
+def test_cli_demo_hint_shell_quotes_the_home(tmp_path, capsys):
+    import shlex
+
+    target = tmp_path / "with space's"
+    assert main(["demo", "--scale", "1", "--dir", str(target), "--no-open"]) == 0
+    err = capsys.readouterr().err
+    assert f"open it any time with: sidtui --home {shlex.quote(str(target / 'home'))}" in err
 
 
 def _key_orders(home: Path) -> dict[str, set[tuple[str, ...]]]:

@@ -11,6 +11,7 @@ printed instead (docs/DECISIONS.md, issue 5).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -92,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
     from sidtui.core.errors import UsageError
     from sidtui.core.home import Home
 
-    if args.scale is not None and args.scale < 0:
-        raise UsageError("--scale needs a number of sessions ≥ 0")
+    if args.scale is not None and args.scale < 1:
+        raise UsageError(f"--scale needs a number of sessions ≥ 1 (got {args.scale})")
     root = Path(args.dir).expanduser().absolute() if args.dir else _fresh_dir()
     if root.exists() and not root.is_dir():
         raise UsageError(f"--dir {root} exists and is not a folder")
@@ -121,23 +122,17 @@ def run(args: argparse.Namespace) -> int:
     if args.live:
         pid = start_live(root, home, args.seed, args.rate).pid
         _err(f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})")
-    _err(f"open it any time with: sidtui --home {home}")
+    _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}")
     if args.no_open:
         print(home)
         return 0
+    from sidtui.cli.app import has_terminal, listing_instead
+
     h = Home(home)
-    if not (sys.stdout.isatty() and sys.stdin.isatty()):
-        return _listing(h)
+    if not has_terminal():
+        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)")
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:
-        return _listing(h)
+        return listing_instead(h, "the app is not available")
     return run_tui(h, theme=getattr(args, "theme", None))
-
-
-def _listing(home) -> int:
-    from sidtui.cli import main as cli_main
-
-    print(home.root)
-    sys.stdout.flush()
-    return cli_main(["--home", str(home.root), "ls"])

@@ -47,8 +47,15 @@ class Home:
 
     @classmethod
     def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Home:
-        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``."""
-        if home:
+        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``.
+
+        Raises:
+            UsageError: ``home`` is an empty string (``--home ""``, e.g. an unset
+                variable): never silently the default home.
+        """
+        if home is not None:
+            if not os.fspath(home).strip():
+                raise UsageError("--home needs a folder (it was given an empty string)")
             return cls(Path(home).expanduser())
         configured = env.get("SID_CONFIG_DIR")
         if configured:
