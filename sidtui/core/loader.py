@@ -257,9 +257,8 @@ def _meta_of(rf: RecordFile | None, record: int | None, record_type: str | None)
 def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
     s = rec.obj
     if s is None:
-        raw = memoryview(rf.data)[rec.offset - rf.base_offset : rec.end - rf.base_offset]
         try:
-            s = _MSG_DECODER.decode(raw)
+            s = _MSG_DECODER.decode(rf.raw(rec))
         except (msgspec.DecodeError, msgspec.ValidationError):
             return _message_from_dict(rf.decode(rec), rec, index)
     return _message_from_struct(s, index, rec.index, rec.uuid, rec.line, rec.type, rf)
@@ -375,6 +374,8 @@ def load_jsonl(rf: RecordFile, chain: ChainResult, file_stem: str | None = None)
 
 def _start_fields(ls: LoadedSession, index: int, d: Any) -> None:
     """The loader's session fields from the first session_start record on the chain."""
+    if not isinstance(d, dict):
+        d = {}  # the line could not be read again (the file changed under it)
     ls.session_starts.append(index)
     if ls.session_start is None:
         ls.session_start = index

@@ -237,20 +237,25 @@ def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:
 
     When every record is on the chain (``chain.whole``), the loader's metadata entries are
     every metadata record in the file, in order, so only the ``trace_session_id`` values
-    are decoded. Otherwise (branches, bad lines) the byte search runs.
+    are decoded; with branches the scan's decoded keys say which lines to decode; only a
+    file with odd lines gets the byte search.
 
     Args:
         rf: the scanned file (:class:`sidtui.core.records.RecordFile`).
         loaded: its :class:`sidtui.core.loader.LoadedSession`.
         chain: its :class:`sidtui.core.chain.ChainResult`.
     """
-    if not getattr(chain, "whole", False):
+    if getattr(chain, "whole", False):  # the loader saw every metadata record
+        indexes = [e.record for e in loaded.metadata_entries if e.key == "trace_session_id"]
+    elif rf.objs is not None:  # every record's metadata key was decoded by the scan
+        indexes = [
+            i for i, o in enumerate(rf.objs) if o.key == "trace_session_id" and o.type == "metadata"
+        ]
+    else:
         return trace_session_ids(rf.data)
     out: list[str] = []
-    for e in loaded.metadata_entries:
-        if e.key != "trace_session_id":
-            continue
-        rec = rf.decode_at(e.record)
+    for i in indexes:
+        rec = rf.decode_at(i)
         v = rec.get("value") if isinstance(rec, dict) else None
         if isinstance(v, str) and v not in out:
             out.append(v)

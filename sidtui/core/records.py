@@ -12,8 +12,8 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 
 from __future__ import annotations
 
-import mmap
 import os
+from array import array
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from sidtui.core.errors import UnreadableInput
 from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
 
 
@@ -84,16 +85,15 @@ class Block(msgspec.Struct, gc=False):
 
     Fields hold the JSON values as written (normally strings; anything else is kept, never
     a decode failure). Tool inputs and tool-result bodies are not decoded here;
-    ``thinking`` is kept as a zero-copy :class:`msgspec.Raw` view of the file and decoded
-    only when read (issue 2: decode only what is displayed). Build blocks in code with
-    :func:`make_block`.
+    the scan keeps no view into the file's bytes, so a big file is read in pieces and never
+    held whole (issue 2's memory). Build blocks in code with :func:`make_block`.
 
     Attributes:
         type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
         id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
-        text_raw / thinking_raw: ``text.text`` / ``thinking.thinking`` as written (the
-            decoded value, or for ``thinking`` a Raw view); read them through ``text`` /
-            ``thinking``.
+        text_raw / thinking_raw: ``text.text`` / ``thinking.thinking`` as written; read
+            them through ``text`` / ``thinking`` (which also decode a :class:`msgspec.Raw`
+            should one be stored there).
         is_error: ``tool_result.is_error``.
     """
 
@@ -128,14 +128,8 @@ class Block(msgspec.Struct, gc=False):
 
 
 class _RawBlock(Block):
-    """Decode-time twin of :class:`Block`: ``thinking`` as a zero-copy Raw view.
-
-    ``text`` is decoded: the whitespace layer reads the texts of text-only assistant
-    messages, and reading them through a view would fault the mapped file's pages back in
-    (64 KB around each) — decoding them costs about as much and keeps the peak low.
-    """
-
-    thinking_raw: _RAW = msgspec.field(default=None, name="thinking")  # type: ignore[assignment]
+    """Decode-time twin of :class:`Block` (the same fields; kept as the decoder's type so
+    a decode-only field can be added without touching code that builds blocks)."""
 
 
 def make_block(
@@ -153,11 +147,11 @@ def make_block(
 
 
 class MessageS(msgspec.Struct, gc=False):
-    """``record.message``: role, blocks (partially decoded), ``_meta`` (kept Raw)."""
+    """``record.message``: role, blocks (partially decoded), ``_meta``."""
 
     role: str | None = None
     content: list[_RawBlock] | str | None = None
-    meta: _RAW = msgspec.field(default=None, name="_meta")
+    meta: Any = msgspec.field(default=None, name="_meta")
 
 
 class RecordS(msgspec.Struct, gc=False):
@@ -261,7 +255,10 @@ class RecordFile:
     (issue 2: the chain alone within 2× the I/O floor).
 
     Attributes:
-        data: the file's bytes (kept so records can be decoded lazily).
+        data: the file's bytes (kept so records can be decoded lazily). For a big file read
+            in pieces (``source``) the bytes are read whole only if something asks for
+            ``data`` itself; lines are read back one by one instead.
+        source: the :class:`FileSource` of a big file read in pieces, else None.
         records: every JSON.parse-valid line, in physical order (built on first access).
         bad_lines: every line JSON.parse rejects, in physical order.
         blank_lines: number of blank lines (skipped, not bad).
@@ -271,7 +268,7 @@ class RecordFile:
     """
 
     __slots__ = (
-        "data", "_records", "bad_lines", "blank_lines", "line_count", "ends_with_newline",
+        "_data", "source", "_records", "bad_lines", "blank_lines", "line_count", "ends_with_newline",
         "base_offset", "_cols", "_starts", "_heads", "_full", "_whole", "start_line",
     )
 
@@ -284,8 +281,10 @@ class RecordFile:
         line_count: int = 0,
         ends_with_newline: bool = True,
         base_offset: int = 0,
+        source: FileSource | None = None,
     ) -> None:
-        self.data = data
+        self._data = data
+        self.source = source
         self._records: list[RecordRef] | None = records if records is not None else []
         self.bad_lines: list[BadLine] = bad_lines if bad_lines is not None else []
         self.blank_lines = blank_lines
@@ -299,11 +298,11 @@ class RecordFile:
         self._full = False
         self._whole = False
         self._cols: tuple[list, list, list] | None = None
-        self._starts: list[int] | None = None
+        self._starts: array | None = None  # line starts ('q'), one per record
 
     def __repr__(self) -> str:
         return (
-            f"RecordFile(size={len(self.data)}, records={self.count}, "
+            f"RecordFile(size={self.size}, records={self.count}, "
             f"bad_lines={len(self.bad_lines)}, blank_lines={self.blank_lines})"
         )
 
@@ -369,7 +368,7 @@ class RecordFile:
         starts = self._starts
         k = len(types)
         b = self.base_offset
-        n = b + len(self.data)
+        n = b + self.size
         ends = [x - 1 for x in starts[1:k]]  # type: ignore[index]
         ends.append(n - 1 if self.ends_with_newline else n)
         sl = self.start_line
@@ -388,45 +387,87 @@ class RecordFile:
             )
         )
 
+    @property
+    def data(self) -> bytes:
+        """The file's bytes (read whole on first use for a file read in pieces)."""
+        if self._data is None or (self.source is not None and not self._data):
+            self._data = self.source.read(0, self.source.size) if self.source else b""
+        return self._data
+
+    @data.setter
+    def data(self, value: bytes) -> None:
+        self._data = value
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        """File bytes ``[start, end)`` (file offsets), from memory or read again."""
+        b = self.base_offset
+        if self.source is not None and not self._data:
+            return self.source.read(start, end)
+        return self._data[start - b : end - b]
+
     def raw(self, rec: RecordRef) -> bytes:
-        """The line's bytes (without ``\\n``)."""
-        return self.data[rec.offset - self.base_offset : rec.end - self.base_offset]
+        """The line's bytes (without ``\\n``).
+
+        Raises:
+            FileChanged: a file read in pieces got shorter since.
+        """
+        return self._bytes(rec.offset, rec.end)
 
     def raw_at(self, index: int) -> bytes:
         """Record ``index``'s line bytes, without materialising :attr:`records`."""
         if self._records is None and self._starts is not None:
-            b = self.base_offset
-            s = self._starts[index] - b
-            e = self._starts[index + 1] - b - 1 if index + 1 < len(self._starts) else (
-                len(self.data) - 1 if self.ends_with_newline else len(self.data)
+            start = self._starts[index]
+            end = self._starts[index + 1] - 1 if index + 1 < len(self._starts) else (
+                self.base_offset + self.size - (1 if self.ends_with_newline else 0)
             )
-            return self.data[s:e]
+            return self._bytes(start, end)
         return self.raw(self.records[index])
 
     def decode(self, rec: RecordRef) -> Any:
-        """The full record (usually a dict), decoded with JSON.parse's rules."""
-        b = self.base_offset
-        raw = memoryview(self.data)[rec.offset - b : rec.end - b]
+        """The full record (usually a dict), decoded with JSON.parse's rules.
+
+        None when a file read in pieces no longer holds the line (it got shorter).
+        """
+        if self.source is None:
+            b = self.base_offset
+            raw = memoryview(self._data)[rec.offset - b : rec.end - b]
+        else:
+            try:
+                raw = self.raw(rec)
+            except FileChanged:
+                return None
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return parse_line_slow(bytes(raw))
+            try:
+                return parse_line_slow(bytes(raw))
+            except JSONParseError:  # only for a line that changed under a FileSource
+                return None
 
     def decode_at(self, index: int) -> Any:
-        """Record ``index`` fully decoded, without materialising :attr:`records`."""
-        raw = self.raw_at(index)
+        """Record ``index`` fully decoded, without materialising :attr:`records` (None when
+        a file read in pieces no longer holds the line)."""
+        try:
+            raw = self.raw_at(index)
+        except FileChanged:
+            return None
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return parse_line_slow(raw)
+            try:
+                return parse_line_slow(raw)
+            except JSONParseError:
+                return None
 
     @property
     def size(self) -> int:
-        """File size in bytes."""
-        return len(self.data)
+        """File size in bytes (of the part scanned, for a tail chunk)."""
+        if self.source is not None and not self._data:
+            return self.source.size
+        return len(self._data)
 
 
-def _line_starts(data: bytes, base: int) -> list[int]:
+def _line_starts(data: bytes, base: int) -> array:
     """Byte offsets (plus ``base``) of every line start; a final ``\\n`` starts no line.
 
     A ``find`` loop: memchr runs far faster than ``count`` or a regex over 100 MB.
@@ -446,34 +487,92 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
     )
 
 
-#: Files at least this big are memory-mapped by :func:`map_file` instead of read.
-MMAP_MIN_BYTES = 16 << 20
-#: Bytes decoded per step of a mapped scan (pages are released after each step).
-MAP_CHUNK_BYTES = 8 << 20
-_CAN_RELEASE = hasattr(mmap.mmap, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+#: Files at least this big are read in pieces by :func:`read_transcript` (see
+#: :class:`FileSource`) instead of into one bytes object.
+PIECE_MIN_BYTES = 16 << 20
+#: Bytes read and decoded per piece.
+PIECE_BYTES = 4 << 20
 
 
-def map_file(path: Any) -> bytes | mmap.mmap:
-    """A transcript's bytes for :func:`scan_records`: read, or memory-mapped when big.
+class FileChanged(UnreadableInput):
+    """The file got shorter than when it was opened (truncated or rewritten in place)."""
 
-    A file of :data:`MMAP_MIN_BYTES` or more is mapped read-only, so a scan never holds
-    a private copy of it: the scan releases each decoded chunk's pages, and the few fields
-    kept as :class:`msgspec.Raw` views (texts, ``_meta``) fault their pages back in only
-    when read (issue 2: peak memory ≤ 2× the file). The agent only ever appends to a
-    transcript and sidtui's own writers replace files atomically, so the mapping stays
-    valid; see docs/DECISIONS.md for the one case that is not (truncation in place).
+
+class FileSource:
+    """A big transcript kept open and read in pieces (issue 2: peak memory ≤ 2× the file).
+
+    :func:`scan_records` reads it :data:`PIECE_BYTES` at a time and keeps no reference to
+    the bytes it decoded, so the whole file is never in memory at once; a line asked for
+    later (:meth:`RecordFile.decode_at`, a message's ``meta``) is read again with
+    ``pread``. The file stays open, so a file replaced by rename is still read as it was;
+    one truncated in place gives :class:`FileChanged` (never a crash: a memory map would
+    die of SIGBUS there).
+
+    Attributes:
+        path: the file's path; size: its size in bytes when opened (the snapshot read).
+    """
+
+    __slots__ = ("path", "_f", "size")
+
+    def __init__(self, path: Any, f: Any, size: int) -> None:
+        self.path = path
+        self._f = f
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def read_into(self, view: memoryview, start: int) -> None:
+        """Fill ``view`` with the file's bytes from ``start`` (a reused buffer).
+
+        Raises:
+            FileChanged: the file is shorter now.
+        """
+        try:
+            got = os.preadv(self._f.fileno(), [view], start)
+        except (OSError, ValueError) as exc:
+            raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
+        if got != len(view):
+            raise FileChanged(
+                f"{self.path} changed while sidtui read it (it is shorter now): read it again"
+            )
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of the file as it was opened.
+
+        Raises:
+            FileChanged: the file is shorter now.
+        """
+        want = end - start
+        try:
+            b = os.pread(self._f.fileno(), want, start)
+        except (OSError, ValueError) as exc:
+            raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
+        if len(b) != want:
+            raise FileChanged(
+                f"{self.path} changed while sidtui read it (it is shorter now): read it again"
+            )
+        return b
+
+
+def read_transcript(path: Any) -> bytes | FileSource:
+    """A transcript for :func:`scan_records`: its bytes, or a :class:`FileSource` when big.
+
+    Files of :data:`PIECE_MIN_BYTES` or more are kept open and read in pieces, so the
+    whole file is never held in memory next to what is decoded from it.
 
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open(path, "rb") as f:
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 - a FileSource keeps it open
+    try:
         size = os.fstat(f.fileno()).st_size
-        if size < MMAP_MIN_BYTES:
-            return f.read()
-        try:
-            return mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):  # a file system that cannot map: read it
-            return f.read()
+        if size < PIECE_MIN_BYTES:
+            return f.readall()
+    except BaseException:
+        f.close()
+        raise
+    return FileSource(path, f, size)
 
 
 #: Shared copies of record types and roles (a decoder makes a new str per record).
@@ -574,50 +673,66 @@ class _Digest:
         return self.whole and self.count > 0 and len(self.seen) == self.count
 
 
-def _decode_mapped(
-    mm: mmap.mmap, decoder: msgspec.json.Decoder, base: int, digest: _Digest, full: bool
-) -> tuple[list, list[int]] | None:
-    """Decode a mapped file chunk by chunk (cut at newlines), releasing each chunk's pages.
+def _decode_pieces(
+    src: FileSource, decoder: msgspec.json.Decoder, base: int, digest: _Digest, full: bool
+) -> tuple[list, array] | None:
+    """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
+    newline (a line longer than a piece is read whole).
 
     Returns ``(objs, line starts)``, or None when a line needs the tolerant path (a typed
     decode refused it, or blank lines are present).
+
+    Raises:
+        FileChanged: the file got shorter while it was read.
     """
-    size = len(mm)
-    mv = memoryview(mm)
+    size = src.size
     objs: list = []
-    starts: list[int] = []
-    page = mmap.PAGESIZE
+    starts = array("q")
+    # one reused buffer: a fresh 4 MB object per piece costs its page faults every time
+    buf = bytearray(min(PIECE_BYTES, size))
+    mv = memoryview(buf)
     a = 0
     while a < size:
-        b = size
-        if a + MAP_CHUNK_BYTES < size:
-            nl = mm.rfind(b"\n", a, a + MAP_CHUNK_BYTES)
-            if nl < a:  # one line longer than a chunk: cut after it
-                nl = mm.find(b"\n", a + MAP_CHUNK_BYTES)
-            if nl >= 0:
-                b = nl + 1
+        n = min(len(buf), size - a)
+        src.read_into(mv[:n], a)
+        cut = n
+        if a + n < size:
+            cut = buf.rfind(b"\n", 0, n) + 1
+        if cut == 0:  # one line longer than a piece: read it whole
+            end = a + n
+            big = src.read(a, end)
+            while end < size:
+                more = src.read(end, min(size, end + PIECE_BYTES))
+                nl = more.find(b"\n")
+                if nl >= 0:
+                    big += more[: nl + 1]
+                    break
+                big += more
+                end += len(more)
+            piece, cut = big, len(big)
+        else:
+            piece = buf
+        view = memoryview(piece)[:cut]
         try:
-            part = decoder.decode_lines(mv[a:b])
+            part = decoder.decode_lines(view)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
-        st = _line_starts_in(mm, a, b, base)
+        finally:
+            view.release()
+        st = _line_starts_in(piece, 0, cut, base + a)
         if len(st) != len(part):
             return None
         digest.feed(part, full)
         objs += part
         starts += st
-        lo = a // page * page  # the page shared with the previous chunk is done too
-        hi = b // page * page if b < size else size
-        if _CAN_RELEASE and hi > lo:
-            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
-        a = b
+        a += cut
     return objs, starts
 
 
-def _line_starts_in(buf: Any, a: int, b: int, base: int) -> list[int]:
+def _line_starts_in(buf: Any, a: int, b: int, base: int) -> array:
     """Line starts (plus ``base``) of ``buf[a:b]``, which starts on a line boundary; a
-    final ``\\n`` starts no line."""
-    starts = [base + a]
+    final ``\\n`` starts no line. An ``array('q')``: 8 bytes a line instead of 40."""
+    starts = array("q", (base + a,))
     app = starts.append
     find = buf.find
     i = a
@@ -670,11 +785,14 @@ def scan_records(
     """
     decoder = _HEAD if chain_only else _RECORD
     digest = _Digest()
-    if isinstance(data, mmap.mmap):
-        got = _decode_mapped(data, decoder, base_offset, digest, not chain_only)
-        if got is None:
-            return _scan_tolerant(data, start_line, base_offset)
+    source = None
+    if isinstance(data, FileSource):
+        source = data
+        got = _decode_pieces(source, decoder, base_offset, digest, not chain_only)
+        if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
+            return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
         objs, starts = got
+        data = b""
     else:
         try:
             objs = decoder.decode_lines(data)
@@ -684,7 +802,7 @@ def scan_records(
         if len(starts) != len(objs):
             return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
         digest.feed(objs, not chain_only)
-    rf = RecordFile(data=data, base_offset=base_offset)
+    rf = RecordFile(data=data, base_offset=base_offset, source=source)
     rf._records = None
     rf._whole = digest.is_whole
     rf._heads = objs
@@ -692,7 +810,10 @@ def scan_records(
     rf._starts = starts
     rf.start_line = start_line
     rf.line_count = len(starts)
-    rf.ends_with_newline = len(data) == 0 or data[-1:] == b"\n"
+    if source is not None:
+        rf.ends_with_newline = source.size == 0 or source.read(source.size - 1, source.size) == b"\n"
+    else:
+        rf.ends_with_newline = len(data) == 0 or data[-1:] == b"\n"
     return rf
 
 

@@ -350,7 +350,7 @@ def current_view(view):
         size = os.stat(view.file.path).st_size
     except OSError:
         return view
-    if size == len(view.rf.data):
+    if size == view.rf.size:
         return view
     return open_session(view.home, view.file, with_sidechains=False)
 

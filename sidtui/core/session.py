@@ -28,7 +28,7 @@ from sidtui.core.errors import UnreadableInput
 from sidtui.core.home import Home, SessionFile
 from sidtui.core.loader import LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids_of
-from sidtui.core.records import RecordFile, map_file, scan_records
+from sidtui.core.records import RecordFile, read_transcript, scan_records
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
 from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.state import RestoredState, restore_state
@@ -129,7 +129,7 @@ class SessionView:
 
 def _read_bytes(path: Path, mapped: bool = False) -> bytes:
     try:
-        return map_file(path) if mapped else path.read_bytes()
+        return read_transcript(path) if mapped else path.read_bytes()
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:

@@ -1,14 +1,14 @@
-"""Big transcripts are memory-mapped and scanned chunk by chunk (issue 2, peak memory).
+"""Big transcripts are read and scanned in pieces (issue 2, peak memory).
 
-The mapped scan must give exactly what the in-memory scan gives: same records, bad lines,
-blank lines, decoded fields and the same ``show --json``, whatever the chunk size (lines
-cut across chunk boundaries, lines longer than a chunk, a final line without newline).
+The piecewise scan must give exactly what the in-memory scan gives: same records, bad
+lines, blank lines, decoded fields and the same ``show --json``, whatever the piece size
+(lines cut across pieces, lines longer than a piece, a final line without newline); a
+file truncated while it is read gives a clear error, never a crash.
 """
 
 from __future__ import annotations
 
 import io
-import mmap
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import sidtui.core.records as records
 from sidtui.core.chain import _is_one_linear_chain
 from sidtui.core.home import Home, discover
-from sidtui.core.records import map_file, scan_records
+from sidtui.core.records import FileChanged, FileSource, read_transcript, scan_records
 from sidtui.core.session import open_session, session_to_json, write_json_stream
 from tests.conftest import REAL_HOME
 
@@ -34,24 +34,24 @@ def _shape(rf: records.RecordFile) -> tuple:
     return recs, bad, rf.blank_lines, rf.line_count, rf.ends_with_newline, rf.size, rf.whole
 
 
-def _mapped(path: Path) -> mmap.mmap:
-    with open(path, "rb") as f:
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+def _mapped(path: Path) -> FileSource:
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 - the source keeps it open
+    return FileSource(path, f, path.stat().st_size)
 
 
 @pytest.fixture
 def tiny_chunks(monkeypatch):
-    """Map every file and decode 512-byte chunks, so every fixture crosses many boundaries."""
-    monkeypatch.setattr(records, "MMAP_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "MAP_CHUNK_BYTES", 512)
+    """Read every file in 512-byte pieces, so every fixture crosses many boundaries."""
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 512)
 
 
 @pytest.mark.parametrize("path", SESSION_FILES, ids=lambda p: p.name)
 def test_mapped_scan_equals_in_memory_scan(path, tiny_chunks):
     if path.stat().st_size == 0:
-        pytest.skip("an empty file cannot be mapped (map_file reads it)")
-    mm = map_file(path)
-    assert isinstance(mm, mmap.mmap)
+        pytest.skip("an empty file is read, never a source")
+    mm = read_transcript(path)
+    assert isinstance(mm, FileSource)
     for chain_only in (False, True):
         assert _shape(scan_records(mm, chain_only=chain_only)) == _shape(
             scan_records(path.read_bytes(), chain_only=chain_only)
@@ -69,22 +69,22 @@ def test_show_json_identical_mapped_or_read(monkeypatch):
     files = [sf for sf in discover(home) if sf.container == "jsonl"]
     assert files
     plain = {str(sf.path): _show_json(home, sf) for sf in files}
-    monkeypatch.setattr(records, "MMAP_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "MAP_CHUNK_BYTES", 700)
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 700)
     for sf in files:
         if sf.path.stat().st_size:
             assert _show_json(home, sf) == plain[str(sf.path)], sf.path
 
 
-def test_small_files_are_read_and_big_ones_mapped(tmp_path, monkeypatch):
+def test_small_files_are_read_and_big_ones_read_in_pieces(tmp_path, monkeypatch):
     p = tmp_path / "s.jsonl"
     p.write_bytes(b'{"type":"session_start","uuid":"a","parentUuid":null}\n')
-    assert isinstance(map_file(p), bytes)
-    monkeypatch.setattr(records, "MMAP_MIN_BYTES", 10)
-    assert isinstance(map_file(p), mmap.mmap)
+    assert isinstance(read_transcript(p), bytes)
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 10)
+    assert isinstance(read_transcript(p), FileSource)
     empty = tmp_path / "e.jsonl"
     empty.write_bytes(b"")
-    assert map_file(empty) == b""
+    assert read_transcript(empty) == b""
 
 
 def _record(i: int, t: str) -> bytes:
@@ -118,8 +118,8 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
         return
     p = tmp_path_factory.mktemp("m") / "s.jsonl"
     p.write_bytes(data)
-    old = records.MAP_CHUNK_BYTES
-    records.MAP_CHUNK_BYTES = chunk
+    old = records.PIECE_BYTES
+    records.PIECE_BYTES = chunk
     try:
         for chain_only in (False, True):
             rf = scan_records(data, chain_only=chain_only)
@@ -132,7 +132,7 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
                 if rf.whole:  # each parent is its parent record's very uuid string
                     assert all(p is u for p, u in zip(parents[1:], uuids, strict=False))
     finally:
-        records.MAP_CHUNK_BYTES = old
+        records.PIECE_BYTES = old
 
 
 @settings(max_examples=100, deadline=None)
@@ -159,8 +159,8 @@ def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, ch
     data = b"\n".join(lines) + b"\n"
     p = tmp_path_factory.mktemp("w") / "s.jsonl"
     p.write_bytes(data)
-    old = records.MAP_CHUNK_BYTES
-    records.MAP_CHUNK_BYTES = chunk
+    old = records.PIECE_BYTES
+    records.PIECE_BYTES = chunk
     try:
         for rf in (scan_records(data), scan_records(_mapped(p))):
             _, uuids, parents = rf.columns()
@@ -170,4 +170,69 @@ def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, ch
             assert expect == (intact or (how == "null_parent" and cut == 0)
                               or (how == "drop" and cut == n - 1))
     finally:
-        records.MAP_CHUNK_BYTES = old
+        records.PIECE_BYTES = old
+
+
+def _big_session(path: Path, n: int = 400) -> None:
+    lines = [_record(i, "user_message") for i in range(n)]
+    lines[0] = lines[0].replace(b'"type":"user_message"', b'"type":"session_start"')
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def test_file_truncated_during_the_scan_is_a_clear_error(tmp_path, monkeypatch):
+    """A file cut short while it is read in pieces: FileChanged (exit 1 in the CLI), no
+    crash (a memory map would die of SIGBUS here)."""
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 1000)
+    p = tmp_path / "s.jsonl"
+    _big_session(p)
+    src = read_transcript(p)
+    real_read_into = FileSource.read_into
+    calls = []
+
+    def read_then_truncate(self, view, start):
+        real_read_into(self, view, start)
+        if not calls:
+            with open(p, "r+b") as f:
+                f.truncate(1500)  # someone cuts the file after the first piece
+        calls.append(start)
+
+    monkeypatch.setattr(FileSource, "read_into", read_then_truncate)
+    with pytest.raises(FileChanged, match="changed while sidtui read it"):
+        scan_records(src)
+    assert len(calls) == 1  # the second piece found the file shorter (it raised)
+
+
+def test_line_read_after_truncation_is_none_not_a_crash(tmp_path, monkeypatch):
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    p = tmp_path / "s.jsonl"
+    _big_session(p, 50)
+    rf = scan_records(read_transcript(p))
+    assert rf.decode_at(40)["uuid"] == "u40"
+    with open(p, "r+b") as f:
+        f.truncate(100)
+    assert rf.decode_at(40) is None and rf.decode(rf.records[45]) is None
+    with pytest.raises(FileChanged):
+        rf.raw_at(40)
+
+
+def test_cli_show_on_a_file_truncated_while_read_exits_1(tmp_path, monkeypatch, capsys):
+    from sidtui.cli import main
+
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 1000)
+    folder = tmp_path / "sessions" / "p"
+    folder.mkdir(parents=True)
+    p = folder / "20260101-000000-eeeeeeee.jsonl"
+    _big_session(p)
+    real_read_into = FileSource.read_into
+
+    def read_then_truncate(self, view, start):
+        real_read_into(self, view, start)
+        with open(p, "r+b") as f:
+            f.truncate(min(f.seek(0, 2), 1500))
+
+    monkeypatch.setattr(FileSource, "read_into", read_then_truncate)
+    assert main(["--home", str(tmp_path), "show", str(p), "--json"]) == 1
+    err = capsys.readouterr().err
+    assert "changed while sidtui read it" in err and "Traceback" not in err
