@@ -236,3 +236,17 @@ def test_cli_show_on_a_file_truncated_while_read_exits_1(tmp_path, monkeypatch, 
     assert main(["--home", str(tmp_path), "show", str(p), "--json"]) == 1
     err = capsys.readouterr().err
     assert "changed while sidtui read it" in err and "Traceback" not in err
+
+
+def test_pieces_without_preadv_or_pread(tmp_path, monkeypatch):
+    """Platforms without preadv/pread read the pieces another way, with the same result."""
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 300)
+    p = tmp_path / "s.jsonl"
+    _big_session(p, 60)
+    want = _shape(scan_records(p.read_bytes()))
+    monkeypatch.setattr(records, "_HAS_PREADV", False)
+    assert _shape(scan_records(read_transcript(p))) == want
+    monkeypatch.setattr(records, "_HAS_PREAD", False)
+    rf = scan_records(read_transcript(p))
+    assert _shape(rf) == want and rf.decode_at(59)["uuid"] == "u59"

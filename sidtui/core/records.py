@@ -13,6 +13,7 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 from __future__ import annotations
 
 import os
+import threading
 from array import array
 from dataclasses import dataclass
 from itertools import repeat
@@ -494,6 +495,10 @@ PIECE_MIN_BYTES = 16 << 20
 PIECE_BYTES = 4 << 20
 
 
+_HAS_PREAD = hasattr(os, "pread")
+_HAS_PREADV = hasattr(os, "preadv")
+
+
 class FileChanged(UnreadableInput):
     """The file got shorter than when it was opened (truncated or rewritten in place)."""
 
@@ -512,15 +517,24 @@ class FileSource:
         path: the file's path; size: its size in bytes when opened (the snapshot read).
     """
 
-    __slots__ = ("path", "_f", "size")
+    __slots__ = ("path", "_f", "size", "_lock")
 
     def __init__(self, path: Any, f: Any, size: int) -> None:
         self.path = path
         self._f = f
         self.size = size
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return self.size
+
+    def read_any(self, start: int, end: int) -> bytes:
+        """Up to ``end - start`` bytes from ``start`` (fewer if the file is shorter now)."""
+        if _HAS_PREAD:
+            return os.pread(self._f.fileno(), end - start, start)
+        with self._lock:  # seek + read is one step for other threads
+            self._f.seek(start)
+            return self._f.read(end - start)
 
     def read_into(self, view: memoryview, start: int) -> None:
         """Fill ``view`` with the file's bytes from ``start`` (a reused buffer).
@@ -529,7 +543,12 @@ class FileSource:
             FileChanged: the file is shorter now.
         """
         try:
-            got = os.preadv(self._f.fileno(), [view], start)
+            if _HAS_PREADV:
+                got = os.preadv(self._f.fileno(), [view], start)
+            else:  # no preadv on this platform (macOS before 11, Windows)
+                data = self.read_any(start, start + len(view))
+                view[: len(data)] = data
+                got = len(data)
         except (OSError, ValueError) as exc:
             raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
         if got != len(view):
@@ -545,7 +564,7 @@ class FileSource:
         """
         want = end - start
         try:
-            b = os.pread(self._f.fileno(), want, start)
+            b = self.read_any(start, end)
         except (OSError, ValueError) as exc:
             raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
         if len(b) != want:
