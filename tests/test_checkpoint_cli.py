@@ -143,3 +143,21 @@ def test_entry_without_file_path_is_reported_not_a_crash(real_home_copy, capsys)
     out, err = capsys.readouterr()
     assert code == 0 and "has no filePath" in err and "internal error" not in err
     assert "(entry without filePath)" in out
+
+
+def test_undo_redo_restore_print_markup_paths_literally(tmp_path, capsys):
+    """A project path holding Rich markup ('[/]') is printed as written after the files were
+    restored (it raised MarkupError after the change: the user was told "internal error")."""
+    from conftest import REAL_HOME, REAL_PROJECTS, remap_fixture_paths
+
+    home, projects = tmp_path / "home", tmp_path / "pro[/]j[bold]"
+    shutil.copytree(REAL_HOME, home)
+    shutil.copytree(REAL_PROJECTS, projects, symlinks=True)
+    remap_fixture_paths(home, projects)
+    rc, out, err = run(capsys, "--home", str(home), "undo", S01)
+    assert rc == 0, err
+    assert f"{projects}/webapp/src/login.ts" in out and "sidtui redo" in out
+    rc, out, err = run(capsys, "--home", str(home), "redo", S01)
+    assert rc == 0 and "pro[/]j[bold]" in out, err
+    rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--before", "s1")
+    assert rc == 0 and "pro[/]j[bold]" in out, err

@@ -289,3 +289,10 @@ def test_app_without_a_terminal_prints_the_listing(capsys):
     assert "the app needs a terminal" in err and "session list instead" in err
     assert out.splitlines()[0] == str(REAL_HOME)
     assert "20261130-052907-9ff3799b" in out
+
+
+def test_ls_on_an_empty_home_with_markup_in_its_path(capsys, tmp_path):
+    home = tmp_path / "e[/]h[bold]"
+    (home / "sessions").mkdir(parents=True)
+    code, out, err = run(capsys, "--home", str(home), "ls")
+    assert code == 0 and "Traceback" not in err and f"no sessions under {home}" in out

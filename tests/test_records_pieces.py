@@ -250,3 +250,30 @@ def test_pieces_without_preadv_or_pread(tmp_path, monkeypatch):
     monkeypatch.setattr(records, "_HAS_PREAD", False)
     rf = scan_records(read_transcript(p))
     assert _shape(rf) == want and rf.decode_at(59)["uuid"] == "u59"
+
+
+def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
+    """Cut after the scan, while metadata lines are read back: an error, not a view with
+    silently missing state (a tester saw 'usage could not be restored')."""
+    from sidtui.core.home import Home, classify_file
+
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    folder = tmp_path / "sessions" / "p"
+    folder.mkdir(parents=True)
+    p = folder / "20260101-000000-ffffffff.jsonl"
+    lines = [_record(i, "user_message") for i in range(30)]
+    lines[0] = lines[0].replace(b'"type":"user_message"', b'"type":"session_start"')
+    lines[25] = (b'{"type":"metadata","key":"usage_stats","value":{"totalCostUSD":1},'
+                 b'"uuid":"u25","parentUuid":"u24"}')
+    p.write_bytes(b"\n".join(lines) + b"\n")
+    real_scan = records.scan_records
+
+    def scan_then_cut(data, **kw):
+        rf = real_scan(data, **kw)
+        with open(p, "r+b") as f:
+            f.truncate(200)  # after the scan, before the loader reads the metadata back
+        return rf
+
+    monkeypatch.setattr("sidtui.core.session.scan_records", scan_then_cut)
+    with pytest.raises(FileChanged, match="changed while sidtui read it"):
+        open_session(Home(tmp_path), classify_file(p, "p"))

@@ -26,6 +26,8 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
     from sidtui.cli.rewind import open_view
     from sidtui.core.rewind import switch_branch
 
@@ -38,16 +40,14 @@ def run(args: argparse.Namespace) -> int:
             c = stdout_console()
             for t in tips:
                 live = "  (live)" if t["live"] else ""
-                c.print(
+                c.print(Text(
                     f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{live}"
-                )
+                ))
         return 0
     res = switch_branch(view, args.tip, force=args.force, dry_run=args.dry_run)
     if args.json:
         print_json(res.to_json())
         return 0
-    from rich.text import Text
-
     c = stdout_console()
     verb = "would switch" if res.dry_run else "switched"
     c.print(
@@ -61,10 +61,10 @@ def run(args: argparse.Namespace) -> int:
     for m in res.joining:
         c.print(Text(f"  + {m['role']}: {m['preview']}", style="green"))
     if res.marker_uuid:
-        c.print(
+        c.print(Text(
             f"marker {res.marker_uuid[:8]} appended (switch back: `sidtui branch "
             f"{view.session_id} --tip {(res.previous_tip_uuid or '')[:8]}`)"
-        )
+        ))
     return 0
 
 

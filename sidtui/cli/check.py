@@ -132,7 +132,7 @@ def _print(report) -> None:
     e = j["session_end"]
     c.print(
         f"session_end   {e['files_with']}/{e['files']} files ({_pct(e['share'])}); last record "
-        f"in {e['last_record']}"
+        f"in {esc(str(e['last_record']))}"
     )
     t = Table(title="record types", title_justify="left")
     t.add_column("type")

@@ -185,6 +185,8 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
             doc["diffs"] = {f.path: unified_diff(f) for f in res.changed}
         print_json(doc)
         return 1 if res.skipped else 0
+    from rich.markup import escape as esc
+
     c = stdout_console()
     err = sys.stderr
     if res.note and not res.files:
@@ -212,12 +214,12 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
     else:
         for f in res.files:
             if f.action in ("restored", "deleted"):
-                c.print(f"{f.action:9} {f.path}  [dim](from {f.source_snapshot})[/dim]")
+                c.print(f"{f.action:9} {esc(str(f.path))}  [dim](from {esc(str(f.source_snapshot))})[/dim]")
         if res.safety_snapshot_id:
             back = "undo" if res.op == "redo" else "redo"
             c.print(
                 f"saved the previous contents as {res.safety_snapshot_id}; take this back with "
-                f"[bold]sidtui {back} {args.session}[/bold]"
+                f"[bold]sidtui {back} {esc(str(args.session))}[/bold]"
             )
         elif res.note:
             print(res.note, file=err)

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     console = stdout_console()
     if not summaries:
-        console.print(f"no sessions under {home.sessions_dir}")
+        console.print(Text(f"no sessions under {home.sessions_dir}"))
         return 0
     by_project: dict[str, list] = {}
     for s in summaries:

@@ -517,13 +517,15 @@ class FileSource:
         path: the file's path; size: its size in bytes when opened (the snapshot read).
     """
 
-    __slots__ = ("path", "_f", "size", "_lock")
+    __slots__ = ("path", "_f", "size", "_lock", "changed")
 
     def __init__(self, path: Any, f: Any, size: int) -> None:
         self.path = path
         self._f = f
         self.size = size
         self._lock = threading.Lock()
+        #: set when a read found the file shorter: what was read from it since may be wrong
+        self.changed = False
 
     def __len__(self) -> int:
         return self.size
@@ -550,8 +552,10 @@ class FileSource:
                 view[: len(data)] = data
                 got = len(data)
         except (OSError, ValueError) as exc:
+            self.changed = True
             raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
         if got != len(view):
+            self.changed = True
             raise FileChanged(
                 f"{self.path} changed while sidtui read it (it is shorter now): read it again"
             )
@@ -566,8 +570,10 @@ class FileSource:
         try:
             b = self.read_any(start, end)
         except (OSError, ValueError) as exc:
+            self.changed = True
             raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
         if len(b) != want:
+            self.changed = True
             raise FileChanged(
                 f"{self.path} changed while sidtui read it (it is shorter now): read it again"
             )

@@ -28,7 +28,7 @@ from sidtui.core.errors import UnreadableInput
 from sidtui.core.home import Home, SessionFile
 from sidtui.core.loader import LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids_of
-from sidtui.core.records import RecordFile, read_transcript, scan_records
+from sidtui.core.records import FileChanged, RecordFile, read_transcript, scan_records
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
 from sidtui.core.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.state import RestoredState, restore_state
@@ -176,6 +176,8 @@ def open_session(
 
     Raises:
         UnreadableInput: the file cannot be read at all.
+        FileChanged: a big file (read in pieces) got shorter while it was read, so what
+            was read back from it may be wrong (an ``UnreadableInput``: exit 1).
     """
     if data is None:
         # seed §7.6: anything this process still holds in its write queue lands first
@@ -188,8 +190,14 @@ def open_session(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _open_session(home, sf, data, current_cwd, terminal_tool_names, registrations,
+        view = _open_session(home, sf, data, current_cwd, terminal_tool_names, registrations,
                              with_sidechains)
+        src = view.rf.source if view.rf is not None else None
+        if src is not None and src.changed:  # a line read back after the scan was missing
+            raise FileChanged(
+                f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
+            )
+        return view
     finally:
         if gc_was_enabled:
             gc.enable()
