@@ -145,11 +145,12 @@ def test_entry_without_file_path_is_reported_not_a_crash(real_home_copy, capsys)
     assert "(entry without filePath)" in out
 
 
-def test_undo_redo_restore_print_markup_paths_literally(tmp_path, capsys):
+def test_undo_redo_restore_print_markup_paths_literally(tmp_path, capsys, monkeypatch):
     """A project path holding Rich markup ('[/]') is printed as written after the files were
     restored (it raised MarkupError after the change: the user was told "internal error")."""
     from conftest import REAL_HOME, REAL_PROJECTS, remap_fixture_paths
 
+    monkeypatch.setenv("COLUMNS", "1000")  # tmp paths are long: keep each line whole
     home, projects = tmp_path / "home", tmp_path / "pro[/]j[bold]"
     shutil.copytree(REAL_HOME, home)
     shutil.copytree(REAL_PROJECTS, projects, symlinks=True)

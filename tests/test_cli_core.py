@@ -291,7 +291,8 @@ def test_app_without_a_terminal_prints_the_listing(capsys):
     assert "20261130-052907-9ff3799b" in out
 
 
-def test_ls_on_an_empty_home_with_markup_in_its_path(capsys, tmp_path):
+def test_ls_on_an_empty_home_with_markup_in_its_path(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # tmp paths are long: keep the line whole
     home = tmp_path / "e[/]h[bold]"
     (home / "sessions").mkdir(parents=True)
     code, out, err = run(capsys, "--home", str(home), "ls")
