@@ -127,9 +127,9 @@ class SessionView:
         return session_to_json(self)
 
 
-def _read_bytes(path: Path, mapped: bool = False) -> bytes:
+def _read_bytes(path: Path, pieces: bool = False) -> bytes:
     try:
-        return read_transcript(path) if mapped else path.read_bytes()
+        return read_transcript(path) if pieces else path.read_bytes()
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:
@@ -184,7 +184,7 @@ def open_session(
         from sidtui.core.writer import flush_pending_writes
 
         flush_pending_writes(sf.path)
-        data = _read_bytes(sf.path, mapped=sf.container != "json")
+        data = _read_bytes(sf.path, pieces=sf.container != "json")
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
     gc_was_enabled = gc.isenabled()
