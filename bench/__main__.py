@@ -119,8 +119,10 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
     out += [
         "",
         "Each figure is the median of the runs with the min–max spread in brackets; the value "
-        "and its baseline were measured side by side, interleaved, in the same run. Regenerate "
-        "with `python -m bench` (about a few minutes; data is cached in `bench/_data/`).",
+        "and its baseline were measured side by side, interleaved, in the same run; what a "
+        "timed call returns is freed after its time is taken (the CLI exits instead of freeing). "
+        "Regenerate with `python -m bench` (about a few minutes; data is cached in "
+        "`bench/_data/`).",
         "",
     ]
     for mod, rows in results.items():
