@@ -30,7 +30,6 @@ from sidtui.core.records import (
     RecordFile,
     RecordRef,
     RecordS,
-    decode_raw,
     make_block,
 )
 
@@ -105,21 +104,18 @@ class Message(msgspec.Struct, gc=False):
     def permission_mode(self) -> Any:
         """``meta["permissionMode"]`` without building ``meta`` (None when absent).
 
-        The scan keeps the record's own ``permissionMode`` and ``message._meta`` as Raw
-        views; they are decoded only when present.
+        The scan decodes the record's own ``permissionMode`` and ``message._meta``, so no
+        line is read again.
         """
         s = self.src
         if self.meta_ is not None or s is None:
             return self.meta.get("permissionMode")
         if self.record_type == "user_message" and s.permissionMode is not None:
-            v = decode_raw(s.permissionMode)
-            if v is not None:
-                return v
+            return s.permissionMode
         m = s.message
         if m is None or m.meta is None:
             return None
-        mm = decode_raw(m.meta)
-        return mm.get("permissionMode") if type(mm) is dict else None  # noqa: E721
+        return m.meta.get("permissionMode") if type(m.meta) is dict else None  # noqa: E721
 
     @property
     def block_types(self) -> list[str | None]:

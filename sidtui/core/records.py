@@ -40,61 +40,20 @@ class _Head(msgspec.Struct, gc=False):
 
 
 _HEAD = msgspec.json.Decoder(_Head)
-_NULL = msgspec.Raw(b"null")
-_RAW = msgspec.Raw
-_STR = msgspec.json.Decoder(str)
-_ANY = msgspec.json.Decoder()
-
-
-def decode_raw(value: Any) -> Any:
-    """A field kept undecoded (:class:`msgspec.Raw`) as its Python value; anything else as is.
-
-    The fast scan keeps large or rarely read fields as zero-copy ``Raw`` views of the
-    file's bytes. They were already validated by the scan, except what msgspec is stricter
-    about than ``JSON.parse`` (invalid UTF-8 bytes, lone surrogate escapes); those are
-    decided by :func:`sidtui.core.jsonparse.parse_line_slow`, as for a whole line.
-    """
-    if type(value) is not _RAW:
-        return value
-    try:
-        return _ANY.decode(value)
-    except msgspec.DecodeError:
-        try:
-            return parse_line_slow(bytes(value))
-        except JSONParseError:  # not reachable for a scanned line; never raise on content
-            return None
-
-
-def _visible(value: Any) -> bool:
-    """Whether a text field holds non-whitespace text (``str.strip()`` non-empty).
-
-    Decides from the first byte when it can (a printable ASCII character other than a
-    quote or backslash right after the opening quote), else decodes the string.
-    """
-    if type(value) is _RAW:
-        mv = memoryview(value)
-        if len(mv) > 2 and mv[0] == 0x22:  # a JSON string
-            c = mv[1]
-            if 0x21 <= c <= 0x7E and c != 0x5C:  # a quote here would make it ""
-                return True
-        value = decode_raw(value)
-    return isinstance(value, str) and bool(value.strip())
 
 
 class Block(msgspec.Struct, gc=False):
     """One content block, with only what cleaning and listing need (msgspec-decoded).
 
     Fields hold the JSON values as written (normally strings; anything else is kept, never
-    a decode failure). Tool inputs and tool-result bodies are not decoded here;
-    the scan keeps no view into the file's bytes, so a big file is read in pieces and never
-    held whole (issue 2's memory). Build blocks in code with :func:`make_block`.
+    a decode failure). Tool inputs and tool-result bodies are not decoded here; the scan
+    keeps no view into the file's bytes, so a big file is read in pieces and never held
+    whole (issue 2's memory).
 
     Attributes:
         type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
         id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
-        text_raw / thinking_raw: ``text.text`` / ``thinking.thinking`` as written; read
-            them through ``text`` / ``thinking`` (which also decode a :class:`msgspec.Raw`
-            should one be stored there).
+        text: ``text.text``; thinking: ``thinking.thinking``.
         is_error: ``tool_result.is_error``.
     """
 
@@ -102,56 +61,32 @@ class Block(msgspec.Struct, gc=False):
     id: Any = None
     name: Any = None
     tool_use_id: Any = None
-    text_raw: Any = msgspec.field(default=None, name="text")
+    text: Any = None
     is_error: Any = None
-    thinking_raw: Any = msgspec.field(default=None, name="thinking")
-
-    @property
-    def text(self) -> Any:
-        """``text.text`` decoded (normally a str; None when absent)."""
-        return decode_raw(self.text_raw)
-
-    @property
-    def thinking(self) -> Any:
-        """``thinking.thinking`` decoded (normally a str; None when absent)."""
-        return decode_raw(self.thinking_raw)
+    thinking: Any = None
 
     @property
     def has_text(self) -> bool:
         """``text`` is a str with something other than whitespace (``str.strip()``)."""
-        return _visible(self.text_raw)
+        t = self.text
+        return isinstance(t, str) and bool(t.strip())
 
     @property
     def text_like(self) -> str | None:
         """The block's readable text: ``text`` or ``thinking`` (None otherwise)."""
-        t = self.text if self.text_raw is not None else self.thinking
+        t = self.text if self.text is not None else self.thinking
         return t if isinstance(t, str) else None
 
 
-class _RawBlock(Block):
-    """Decode-time twin of :class:`Block` (the same fields; kept as the decoder's type so
-    a decode-only field can be added without touching code that builds blocks)."""
-
-
-def make_block(
-    type: Any = None,
-    *,
-    id: Any = None,
-    name: Any = None,
-    tool_use_id: Any = None,
-    text: Any = None,
-    is_error: Any = None,
-    thinking: Any = None,
-) -> Block:
-    """A :class:`Block` from plain values (tests, v1 files, decoded dicts)."""
-    return Block(type, id, name, tool_use_id, text, is_error, thinking)
+#: Builds a :class:`Block` from plain values (tests, v1 files, decoded dicts).
+make_block = Block
 
 
 class MessageS(msgspec.Struct, gc=False):
     """``record.message``: role, blocks (partially decoded), ``_meta``."""
 
     role: str | None = None
-    content: list[_RawBlock] | str | None = None
+    content: list[Block] | str | None = None
     meta: Any = msgspec.field(default=None, name="_meta")
 
 
@@ -391,8 +326,8 @@ class RecordFile:
     @property
     def data(self) -> bytes:
         """The file's bytes (read whole on first use for a file read in pieces)."""
-        if self._data is None or (self.source is not None and not self._data):
-            self._data = self.source.read(0, self.source.size) if self.source else b""
+        if self.source is not None and not self._data:
+            self._data = self.source.read(0, self.source.size)
         return self._data
 
     @data.setter
@@ -429,36 +364,18 @@ class RecordFile:
 
         None when a file read in pieces no longer holds the line (it got shorter).
         """
-        if self.source is None:
-            b = self.base_offset
-            raw = memoryview(self._data)[rec.offset - b : rec.end - b]
-        else:
-            try:
-                raw = self.raw(rec)
-            except FileChanged:
-                return None
         try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            try:
-                return parse_line_slow(bytes(raw))
-            except JSONParseError:  # only for a line that changed under a FileSource
-                return None
+            return _parse(self.raw(rec))
+        except FileChanged:
+            return None
 
     def decode_at(self, index: int) -> Any:
         """Record ``index`` fully decoded, without materialising :attr:`records` (None when
         a file read in pieces no longer holds the line)."""
         try:
-            raw = self.raw_at(index)
+            return _parse(self.raw_at(index))
         except FileChanged:
             return None
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            try:
-                return parse_line_slow(raw)
-            except JSONParseError:
-                return None
 
     @property
     def size(self) -> int:
@@ -466,6 +383,18 @@ class RecordFile:
         if self.source is not None and not self._data:
             return self.source.size
         return len(self._data)
+
+
+def _parse(raw: bytes) -> Any:
+    """A valid line's value with JSON.parse's rules (orjson first); None for a line that is
+    not valid any more (only a line read back after its file changed)."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            return parse_line_slow(raw)
+        except JSONParseError:
+            return None
 
 
 def _line_starts(data: bytes, base: int) -> array:
