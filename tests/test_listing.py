@@ -161,3 +161,20 @@ def test_fast_and_full_agree_on_generated_files(tmp_path, kinds, branch_at):
     home = Home(tmp_path)
     sf = SessionFile(p, p.stem, "p")
     assert agree(home, sf, [*FIELDS, "title", "records"]) == {}
+
+
+def test_a_record_without_uuid_is_not_read_as_a_linear_chain(tmp_path):
+    """uuids [a, -, c] with parents [-, a, -] look consecutive column-wise, but the agent's
+    walk from c stops at c's null parent: the file is not loadable (ls shares the chain's
+    own linear test now)."""
+    folder = tmp_path / "sessions" / "p"
+    folder.mkdir(parents=True)
+    sid = "20260101-000000-abababab"
+    p = folder / f"{sid}.jsonl"
+    p.write_bytes(jsonl(start(uuid="a", sid=sid), rec("metadata", None, "a", key="k", value=1),
+                        user("c", None, text="hi")))
+    home = Home(tmp_path)
+    sf = next(sf for sf in discover(home) if sf.session_id == sid)
+    assert summarize(home, sf, registrations=[]).loadable is False
+    # (no timestamps here: ls shows the file's mtime as last activity, the reader None)
+    assert agree(home, sf, [f for f in FIELDS if f != "last_activity"]) == {}

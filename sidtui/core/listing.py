@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import msgspec
 import orjson
 
+from sidtui.core.chain import _is_one_linear_chain, _walk
 from sidtui.core.errors import SidtuiError, UnreadableInput
 from sidtui.core.home import Home, SessionFile, candidate_files, classify_file, first_line_of
 from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
@@ -249,6 +250,13 @@ class _Walk:
         self.bounds, self.n_lines, self.heads = bounds, n_lines, heads
 
 
+def _strs(col: list) -> list:
+    """A column with every non-string value as None (as the chain reads them)."""
+    if set(map(type, col)) <= {str, type(None)}:
+        return col
+    return [v if isinstance(v, str) else None for v in col]
+
+
 def _walk_tail(data: bytes) -> _Walk | None:
     """Walk from the tail along parent links (None: no valid line at all).
 
@@ -267,33 +275,11 @@ def _walk_tail(data: bytes) -> _Walk | None:
     tail = heads[-1]
     if not isinstance(tail.uuid, str):
         raise _FallBack  # linear legacy parse
-    uuids = [h.uuid for h in heads]
-    parents = [h.parentUuid for h in heads]
-    types = [h.type for h in heads]
-    if set(map(type, types)) != {str}:
-        types = [t if isinstance(t, str) else None for t in types]
-    if (
-        parents[0] is None
-        and parents[1:] == uuids[:-1]
-        and len(set(uuids)) == n
-    ):
-        order = range(n)  # one writer, one chain: every line, in order
-    else:
-        picked = [n - 1]
-        seen = {tail.uuid}
-        expected = parents[-1] if isinstance(parents[-1], str) else None
-        i = n - 2
-        while i >= 0 and expected is not None:
-            if uuids[i] == expected:
-                if expected in seen:
-                    break  # cycle
-                seen.add(expected)
-                picked.append(i)
-                p = parents[i]
-                expected = p if isinstance(p, str) else None
-            i -= 1
-        picked.reverse()
-        order = picked
+    uuids = _strs([h.uuid for h in heads])
+    parents = _strs([h.parentUuid for h in heads])
+    types = _strs([h.type for h in heads])
+    # the loader's own walk (sidtui.core.chain), over these columns
+    order = range(n) if _is_one_linear_chain(uuids, parents) else _walk(uuids, parents, n - 1)[0]
     return _Walk(order, types, uuids, _LineIndex(data, n).bounds, n, heads)
 
 
