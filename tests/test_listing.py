@@ -171,8 +171,8 @@ def test_a_record_without_uuid_is_not_read_as_a_linear_chain(tmp_path):
     folder.mkdir(parents=True)
     sid = "20260101-000000-abababab"
     p = folder / f"{sid}.jsonl"
-    p.write_bytes(jsonl(start(uuid="a", sid=sid), rec("metadata", None, "a", key="k", value=1),
-                        user("c", None, text="hi")))
+    no_uuid = {"type": "metadata", "key": "k", "value": 1, "parentUuid": "a"}  # no uuid
+    p.write_bytes(jsonl(start(uuid="a", sid=sid), no_uuid, user("c", None, text="hi")))
     home = Home(tmp_path)
     sf = next(sf for sf in discover(home) if sf.session_id == sid)
     assert summarize(home, sf, registrations=[]).loadable is False
