@@ -39,7 +39,7 @@ from typing import NamedTuple, overload
 import msgspec
 from msgspec.structs import replace
 
-from sidtui.core.loader import Block, Message
+from sidtui.core.loader import THINKING_TYPES, Block, Message, MessageScan
 
 #: Tools whose result ends a turn by itself (seed §11.2). sid-code ships this empty, so a
 #: trailing tool result always means ``interrupted_turn``; users may configure it.
@@ -59,9 +59,6 @@ LAYERS = (
     "filter_whitespace_only_assistant_messages",
     "validate_content_block_integrity",
 )
-
-THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
-
 
 @dataclass
 class Drop:
@@ -538,66 +535,29 @@ class _Plan:
     blocks: _ToolBlocks | None = None  # the tool ids and their messages (for integrity)
 
 
-def _prescan(msgs: list[Message], valid_modes: frozenset = VALID_PERMISSION_MODES) -> _Plan | None:
-    """Find, in one pass, the messages any layer could touch (issue 2's speed).
+def _prescan(msgs: list[Message], scan: MessageScan | None = None) -> _Plan | None:
+    """Find the messages any layer could touch (issue 2's speed).
 
-    One plain loop that touches each message and block once and allocates almost nothing
-    (measured faster here than several C-level passes, which pay for their temporary
-    lists). The usual file answers every tool_use in turn, so comparing the list of
-    tool_use ids with the list of tool_result ids settles layers 3 and 6 at once.
+    The per-message pass is :class:`sidtui.core.loader.MessageScan` (the loader fills
+    one while it builds the messages; else it runs here). The usual file answers every
+    tool_use in turn, so comparing the list of tool_use ids with the list of tool_result
+    ids settles layers 3 and 6 at once.
+
+    Args:
+        msgs: the messages.
+        scan: a scan of exactly ``msgs`` (None: scan now).
 
     Returns:
         A :class:`_Plan`, or None when the messages hold values the pre-pass does not
         classify (an unhashable block ``type`` or tool id, or a message without a
         scanned record's fields): then every layer runs on every message.
     """
-    use_ids: list = []
-    result_ids: list = []
-    use_pos: list[int] = []
-    result_pos: list[int] = []
-    modes: list[int] = []
-    shells: list[int] = []
-    add_use = use_ids.append
-    add_result = result_ids.append
-    add_use_pos = use_pos.append
-    add_result_pos = result_pos.append
-    names_ok = True
-    i = -1
-    try:
-        for m in msgs:
-            i += 1
-            s = m.src
-            if m.meta_ is not None or (
-                s is not None
-                and (
-                    s.message.meta is not None
-                    or (
-                        s.permissionMode is not None
-                        and s.permissionMode not in valid_modes
-                        and m.record_type == "user_message"
-                    )
-                )
-            ):
-                modes.append(i)  # layer 2 could act: a _meta, or a record mode not valid
-            textish = True
-            for b in m.blocks:
-                t = b.type
-                if t == "tool_result":
-                    add_result(b.tool_use_id)
-                    add_result_pos(i)
-                    textish = False
-                elif t == "tool_use":
-                    add_use(b.id)
-                    add_use_pos(i)
-                    textish = False
-                    if not b.name:
-                        names_ok = False
-                elif textish and t != "text" and t not in THINKING_TYPES:
-                    textish = False
-            if textish and m.role == "assistant":
-                shells.append(i)
-    except (AttributeError, TypeError):
+    if scan is None or scan.count != len(msgs):
+        scan = MessageScan.of(msgs)
+    if not scan.ok:
         return None
+    use_ids, use_pos, result_ids, result_pos = scan.uses, scan.use_pos, scan.results, scan.result_pos
+    modes, shells, names_ok = scan.modes, scan.shells, scan.names_ok
     if not set(map(type, use_ids)).isdisjoint((list, dict)):
         return None
     blocks = _ToolBlocks(use_ids, use_pos, result_ids, result_pos)
@@ -928,6 +888,7 @@ def recover(
     *,
     terminal_tool_names: Iterable[str] = TERMINAL_TOOL_NAMES,
     valid_permission_modes: Iterable[str] = VALID_PERMISSION_MODES,
+    scan: MessageScan | None = None,
 ) -> RecoveryResult:
     """Run the six layers, then integrity and interruption detection (seed §7.5, §11.2).
 
@@ -938,14 +899,15 @@ def recover(
         messages: the loader's messages (not modified).
         terminal_tool_names: tools whose trailing results do not mean an interruption.
         valid_permission_modes: modes layer 2 keeps.
+        scan: the loader's :class:`~sidtui.core.loader.MessageScan` of exactly
+            ``messages`` (``LoadedSession.scan``), which saves the pre-pass a walk.
 
     Returns:
         A :class:`RecoveryResult`; its ``messages`` is a :class:`CleanMessages`.
     """
     dropped: list[Drop] = []
     log = dropped.append
-    valid = frozenset(valid_permission_modes)
-    plan = _prescan(messages, valid) if messages else None
+    plan = _prescan(messages, scan) if messages else None
     if plan is None:
         msgs = _clean_all(messages, log, valid_permission_modes)
     else:

@@ -238,7 +238,7 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
             )
     warnings.extend(loaded.warnings)
     recovery = (
-        recover(loaded.messages, terminal_tool_names=terminal_tool_names)
+        recover(loaded.messages, terminal_tool_names=terminal_tool_names, scan=loaded.scan)
         if loaded.loadable
         else None
     )

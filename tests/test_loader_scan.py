@@ -1,0 +1,119 @@
+"""The loader's inlined pre-scan (``LoadedSession.scan``) equals :class:`MessageScan` (issue 2).
+
+``load_jsonl`` classifies each message for recovery while it builds it (a copy of
+``MessageScan.add`` inlined in the hot loop); these tests hold the two together on random
+transcripts and on every fixture session, and check that ``recover`` gives the same
+result with the loader's scan as without it.
+"""
+
+from __future__ import annotations
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sidtui.core.chain import rebuild_chain
+from sidtui.core.home import Home, discover
+from sidtui.core.loader import MessageScan, load_jsonl
+from sidtui.core.records import read_transcript, scan_records
+from sidtui.core.recovery import recover
+from tests.conftest import REAL_HOME
+
+_SLOTS = ("uses", "use_pos", "results", "result_pos", "modes", "shells", "names_ok", "count")
+
+
+def _same_scan(loaded_scan: MessageScan, messages) -> None:
+    ref = MessageScan.of(messages)
+    assert loaded_scan.count == ref.count == len(messages)
+    assert loaded_scan.ok == ref.ok
+    if ref.ok:  # after an unclassifiable message the lists do not matter
+        for name in _SLOTS:
+            assert getattr(loaded_scan, name) == getattr(ref, name), name
+
+
+def _result(r):
+    return (
+        [(d.layer, d.index, d.uuid, d.reason, d.block) for d in r.dropped],
+        [(c.src_index, c.message.uuid, c.kept_blocks, c.changed) for c in r.messages],
+        r.interruption.kind,
+        r.interruption.tool_names,
+    )
+
+
+_ids = st.sampled_from(["t1", "t2", "t3", None, "", 0, ["x"]])
+_block = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": st.sampled_from(["hi", " ", ""])}),
+    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": st.just("hm")}),
+    st.just({"type": "redacted_thinking"}),
+    st.fixed_dictionaries({"type": st.just("tool_use"), "id": _ids,
+                           "name": st.sampled_from(["Read", "", None])}),
+    st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": _ids,
+                           "content": st.just([{"type": "text", "text": "out"}])}),
+    st.fixed_dictionaries({"type": st.sampled_from(["image", None, ["odd"], 3])}),
+)
+_content = st.one_of(st.lists(_block, max_size=4), st.sampled_from(["plain text", "  "]))
+_record = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["user_message", "assistant_message", "tool_result", "metadata"]),
+        "role": st.sampled_from(["user", "assistant"]),
+        "content": _content,
+        "meta": st.sampled_from([None, {}, {"permissionMode": "yolo"}]),
+        "mode": st.sampled_from([None, None, "default", "plan", "nope"]),
+    }
+)
+
+
+def _transcript(specs) -> bytes:
+    lines = [{"type": "session_start", "uuid": "u0", "parentUuid": None, "sessionId": "s",
+              "version": "3.0", "timestamp": "2026-01-01T00:00:00.000Z"}]
+    for i, spec in enumerate(specs, 1):
+        rec = {"type": spec["type"], "uuid": f"u{i}", "parentUuid": f"u{i - 1}",
+               "timestamp": f"2026-01-01T00:00:{i % 60:02d}.000Z"}
+        if spec["type"] == "metadata":
+            rec.update(key="session_name", value="x")
+        else:
+            msg = {"role": spec["role"], "content": spec["content"]}
+            if spec["meta"] is not None:
+                msg["_meta"] = spec["meta"]
+            rec["message"] = msg
+            if spec["mode"] is not None:
+                rec["permissionMode"] = spec["mode"]
+        lines.append(rec)
+    return b"".join(orjson.dumps(r) + b"\n" for r in lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_record, max_size=14))
+def test_loader_scan_equals_message_scan(specs):
+    rf = scan_records(_transcript(specs))
+    assert rf.objs is not None  # the fast scan, where the inlined copy runs
+    ls = load_jsonl(rf, rebuild_chain(rf))
+    assert ls.scan is not None
+    _same_scan(ls.scan, ls.messages)
+    assert _result(recover(ls.messages, scan=ls.scan)) == _result(recover(ls.messages))
+
+
+def test_fixture_sessions_scan_alike():
+    files = [f for f in discover(Home(REAL_HOME)) if f.container == "jsonl"]
+    assert files
+    for sf in files:
+        src = read_transcript(sf.path)
+        rf = scan_records(src)
+        ls = load_jsonl(rf, rebuild_chain(rf))
+        if ls.scan is None:  # the tolerant scan: recovery scans for itself
+            assert rf.objs is None
+            continue
+        _same_scan(ls.scan, ls.messages)
+        assert _result(recover(ls.messages, scan=ls.scan)) == _result(recover(ls.messages))
+
+
+def test_a_scan_of_another_list_is_not_used():
+    """A scan whose length differs from the list given is ignored (recovery rescans)."""
+    specs = [{"type": "assistant_message", "role": "assistant",
+              "content": [{"type": "tool_use", "id": "t1", "name": "Read"}],
+              "meta": None, "mode": None}]
+    rf = scan_records(_transcript(specs))
+    ls = load_jsonl(rf, rebuild_chain(rf))
+    r = recover(ls.messages, scan=MessageScan())  # an empty scan: count 0 != 1
+    assert r.dropped and r.dropped[0].layer == "filter_unresolved_tool_uses"
+    assert _result(r) == _result(recover(ls.messages))
