@@ -117,3 +117,22 @@ def test_a_scan_of_another_list_is_not_used():
     r = recover(ls.messages, scan=MessageScan())  # an empty scan: count 0 != 1
     assert r.dropped and r.dropped[0].layer == "filter_unresolved_tool_uses"
     assert _result(r) == _result(recover(ls.messages))
+
+
+def test_visible_text_is_no_shell():
+    """Only messages layers 4–5 could drop are shells: thinking, blank text, nothing."""
+    specs = [
+        {"type": "assistant_message", "role": "assistant", "meta": None, "mode": None,
+         "content": content}
+        for content in (
+            [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "done"}],
+            [{"type": "thinking", "thinking": "hm"}],
+            [{"type": "text", "text": " \n\u2003"}],
+            [],
+            "visible",
+        )
+    ]
+    rf = scan_records(_transcript(specs))
+    ls = load_jsonl(rf, rebuild_chain(rf))
+    assert ls.scan.shells == [1, 2, 3]
+    _same_scan(ls.scan, ls.messages)

@@ -156,8 +156,9 @@ class MessageScan:
         results, result_pos: every tool_result block's ``tool_use_id`` and its position.
         modes: positions where layer 2 could act: a ``_meta`` object, or a user record
             that carries ``permissionMode`` (a superset: layer 2 decides).
-        shells: assistant messages whose blocks are only text/thinking (or none): what
-            layers 4–5 could drop.
+        shells: assistant messages whose blocks are only thinking or text with nothing
+            visible (``str.isspace``, as ``strip()`` sees it), or none: what layers 4–5
+            could drop (a message with visible text is neither thinking-only nor blank).
         names_ok: every tool_use has a truthy ``name``.
         ok: False when a message held values the scan cannot classify (an unhashable
             block type, a message without a scanned record): recovery then runs every
@@ -217,7 +218,12 @@ class MessageScan:
                     textish = False
                     if not b.name:
                         self.names_ok = False
-                elif textish and t != "text" and t not in THINKING_TYPES:
+                elif t == "text":
+                    if textish:
+                        x = b.text
+                        if isinstance(x, str) and x and not x.isspace():  # visible text
+                            textish = False
+                elif textish and t not in THINKING_TYPES:
                     textish = False
             if textish and m.role == "assistant":
                 self.shells.append(i)
@@ -589,7 +595,12 @@ def _load_fast(
                             textish = False
                             if not b.name:
                                 names_ok = False
-                        elif textish and bt != "text" and bt not in thinking:
+                        elif bt == "text":
+                            if textish:
+                                x = b.text
+                                if isinstance(x, str) and x and not x.isspace():
+                                    textish = False
+                        elif textish and bt not in thinking:
                             textish = False
                 except TypeError:  # an unhashable block type: recovery checks everything
                     ok = False

@@ -530,7 +530,7 @@ class _Plan:
     modes: list[int]  # layer 2: may carry a permissionMode
     answered: set | None  # layer 3: the answered tool_use ids (None when all are answered)
     tools: list[int]  # layer 3: hold a tool_use whose id no tool_result answers
-    shells: list[int]  # layers 4–5: assistant messages with only text/thinking, or none
+    shells: list[int]  # layers 4–5: assistant messages with only thinking/blank text, or none
     invalid: list[int]  # layer 6: hold a tool block without its id/name/tool_use_id
     blocks: _ToolBlocks | None = None  # the tool ids and their messages (for integrity)
 
