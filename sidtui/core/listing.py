@@ -3,13 +3,21 @@
 :func:`summarize` answers "how did this session end, can the agent load it, is it running"
 without decoding whole files:
 
-* the **head line** gives the start record (id, model, cwd, version, start time);
-* the **walk from the tail** along parent links finds each parent by searching the bytes
-  backwards for ``"uuid":"<parent>"`` and validating only that line (msgspec, three
-  fields), so records of skipped branches are never decoded; it gives ``loadable`` (the
-  walk reaches ``session_start``) and the chain's message records, of which only the last
-  few are decoded to run the recovery pipeline's interruption detection;
-* a byte count of newlines gives ``records`` (non-blank lines).
+* the **chain**: when every line is valid and non-blank (the usual file), one msgspec call
+  decodes the chain fields of every line (``type``/``uuid``/``parentUuid`` and a metadata
+  ``key``; every other key is skipped), which is also the exact validation of every line,
+  and the loader's own walk runs over those columns; otherwise the **walk from the tail**
+  finds each parent by searching the bytes backwards for ``"uuid":"<parent>"`` and
+  validates only that line, so records of skipped branches are never decoded. It gives
+  ``loadable`` (the walk reaches ``session_start``);
+* the **interruption state**: the last message on the chain is decoded; an assistant reply
+  with visible text is one no cleaning layer touches, so the state is ``none``; otherwise
+  the last :data:`TAIL_MESSAGES` messages are decoded and run through the recovery
+  pipeline;
+* the start record, the tail (time, cost), the first prompt and the last title/cost
+  metadata records are decoded from their own lines only;
+* ``records`` is the number of decoded lines (checked against a byte count of newlines),
+  or a count of non-blank lines when some line is blank or bad.
 
 Files the fast path does not cover (v1 JSON, linear legacy files, sidechains) or where it
 meets anything unusual fall back to the full :func:`sidtui.core.session.open_session`. The
@@ -32,7 +40,13 @@ from sidtui.core.chain import _is_one_linear_chain, _walk
 from sidtui.core.errors import SidtuiError, UnreadableInput
 from sidtui.core.home import Home, SessionFile, candidate_files, classify_file, first_line_of
 from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
-from sidtui.core.loader import MESSAGE_RECORD_TYPES, Message, _message_from_record
+from sidtui.core.loader import (
+    _MSG_DECODER,
+    MESSAGE_RECORD_TYPES,
+    Message,
+    _message_from_record,
+    _message_from_struct,
+)
 from sidtui.core.process import Registration, liveness_for, read_registrations, trace_session_ids
 from sidtui.core.records import _HEAD, RecordFile, RecordRef
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
@@ -230,6 +244,19 @@ class _LsHead(msgspec.Struct, gc=False):
 _LS_HEAD = msgspec.json.Decoder(_LsHead)
 
 
+class _LsHeadT(msgspec.Struct, gc=False):
+    """:class:`_LsHead` with the chain fields typed ``str | None`` (the usual record): the
+    columns need no :func:`_strs` pass, and a linear file takes :func:`_linear_summary`."""
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    key: Any = None
+
+
+_LS_HEAD_T = msgspec.json.Decoder(_LsHeadT)
+
+
 class _Walk:
     """The chain the tail walk found, in file order.
 
@@ -257,26 +284,46 @@ def _strs(col: list) -> list:
     return [v if isinstance(v, str) else None for v in col]
 
 
-def _walk_tail(data: bytes) -> _Walk | None:
-    """Walk from the tail along parent links (None: no valid line at all).
+def _valid_heads(data: bytes) -> list | None:
+    """Every line's decoded head in one C call, or None when some line is not valid for
+    the fast decoder or is blank (then the exact per-line path decides).
 
-    When every line is valid (the common case) one C call decodes the chain fields of
-    every line, a linear file is recognised in C (each parent is the previous uuid), and
-    only the few lines a summary reads get their bounds; otherwise each parent is found by
-    searching the bytes backwards for its uuid and only that line is validated.
+    Heads are :class:`_LsHeadT` unless a chain field has another JSON type
+    (:class:`_LsHead` then).
+
+    Raises:
+        _FallBack: the tail has no string uuid (linear legacy parse).
     """
     try:
-        heads = _LS_HEAD.decode_lines(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return _walk_tail_search(data)
+        heads = _LS_HEAD_T.decode_lines(data)
+    except msgspec.DecodeError:  # ValidationError included: a chain field of another type?
+        try:
+            heads = _LS_HEAD.decode_lines(data)
+        except msgspec.DecodeError:
+            return None
     n = len(heads)
     if not n or n != _newlines(data) + (0 if data.endswith(b"\n") else 1):
-        return _walk_tail_search(data)  # blank/odd lines: the exact per-line path
-    tail = heads[-1]
-    if not isinstance(tail.uuid, str):
+        return None  # blank/odd lines: the exact per-line path
+    if not isinstance(heads[-1].uuid, str):
         raise _FallBack  # linear legacy parse
-    uuids = _strs([h.uuid for h in heads])
-    parents = _strs([h.parentUuid for h in heads])
+    return heads
+
+
+def _walk_tail(data: bytes, heads: list | None, uuids: list | None = None,
+               parents: list | None = None) -> _Walk | None:
+    """Walk from the tail along parent links (None: no valid line at all).
+
+    With ``heads`` (:func:`_valid_heads`; ``uuids``/``parents`` their columns when
+    already built) the loader's own walk runs over the columns and only the few lines a
+    summary reads get their bounds; otherwise each parent is found by searching the bytes
+    backwards for its uuid and only that line is validated.
+    """
+    if heads is None:
+        return _walk_tail_search(data)
+    n = len(heads)
+    if uuids is None or parents is None:
+        uuids = _strs([h.uuid for h in heads])
+        parents = _strs([h.parentUuid for h in heads])
     types = _strs([h.type for h in heads])
     # the loader's own walk (sidtui.core.chain), over these columns
     order = range(n) if _is_one_linear_chain(uuids, parents) else _walk(uuids, parents, n - 1)[0]
@@ -349,9 +396,120 @@ def _summary_file_title(sf: SessionFile) -> str | None:
     return s if isinstance(s, str) else None
 
 
+def _start_and_end(s: SessionSummary, data: bytes, bounds, start_key: int, keys_back,
+                   tail_type: str | None) -> None:
+    """The start record's fields, ``ended``, ``last_activity`` and the end's cost.
+
+    Args:
+        start_key: the first ``session_start`` on the chain (a reused id restarts the
+            chain with a new one).
+        keys_back: the chain's line keys, newest first.
+        tail_type: the tail record's type.
+    """
+    start_rec = _decode_line(data, *bounds(start_key))
+    if isinstance(start_rec, dict):
+        v = start_rec.get("version")
+        s.format_version = v if isinstance(v, str) else "2.0"
+        s.started = start_rec.get("timestamp")
+        s.model, s.provider = start_rec.get("model"), start_rec.get("provider")
+        s.cwd = start_rec.get("cwd")
+    tail: Any = None
+    for k in keys_back:  # the loader's updatedAt: last timestamp on the chain
+        d = _decode_line(data, *bounds(k))
+        if tail is None:
+            tail = d or {}
+        ts = d.get("timestamp") if isinstance(d, dict) else None
+        if isinstance(ts, str):
+            s.last_activity = ts
+            break
+    s.ended = tail_type == "session_end"
+    if s.ended and isinstance(tail.get("totalCostUSD"), (int, float)):
+        s.cost_usd = float(tail["totalCostUSD"])
+
+
+class _Reader:
+    """Decodes chain messages one line at a time, as the loader would.
+
+    Each message is read at its own record index of :attr:`rf` (a message may read its
+    line again through ``rf``, e.g. its ``meta``).
+    """
+
+    __slots__ = ("data", "refs", "rf")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.refs: list[RecordRef] = []
+        self.rf = RecordFile(data=data, records=self.refs)
+
+    def message(self, span: tuple[int, int], rtype: str | None, uuid: str | None,
+                index: int) -> Message | None:
+        ls, le = span
+        refs = self.refs
+        ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
+        refs.append(ref)
+        try:
+            o = _MSG_DECODER.decode(self.data[ls:le])
+        except msgspec.DecodeError:  # ValidationError included: the loader's dict path
+            return _message_from_record(self.rf, ref, index)
+        return _message_from_struct(o, index, ref.index, uuid, 0, rtype, self.rf)
+
+
+def _is_visible_reply(m: Message | None) -> bool:
+    """An assistant message of text blocks only, one with visible text.
+
+    No cleaning layer touches such a message (they strip unanswered tool_use blocks and
+    tool blocks missing their ids, drop thinking-only and empty or whitespace-only
+    assistant messages, and rewrite ``permissionMode``), so when it is the last message
+    the last cleaned one is not the user's: the state is ``none`` (seed §7.5, §11.2).
+    tests/test_listing_fast.py checks this against :func:`recover`.
+    """
+    if m is None or m.role != "assistant" or not m.blocks:
+        return False
+    visible = False
+    for b in m.blocks:
+        if b.type != "text":
+            return False
+        visible = visible or b.has_text
+    return visible
+
+
+def _interruption(s: SessionSummary, reader: _Reader, keys: list, bounds, types, uuids,
+                  more: bool) -> None:
+    """The recovery pipeline's interruption state of the last chain messages.
+
+    Args:
+        keys: the line keys of the last :data:`TAIL_MESSAGES` message records on the
+            chain, oldest first.
+        bounds, types, uuids: by line key.
+        more: the chain holds more message records than these.
+    """
+    if keys:
+        k = keys[-1]
+        if _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0)):
+            s.interruption, s.tool_names = "none", []  # what recover() gives (see above)
+            return
+    tail_msgs: list[Message] = []
+    for k in keys:
+        m = reader.message(bounds(k), types[k], uuids[k], len(tail_msgs))
+        if m is not None:
+            tail_msgs.append(m)
+    r = recover(tail_msgs, terminal_tool_names=TERMINAL_TOOL_NAMES)
+    if not r.messages and more:
+        raise _FallBack
+    s.interruption = r.interruption.kind
+    s.tool_names = r.interruption.tool_names if r.interruption.kind == "interrupted_turn" else []
+
+
 def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[str] | None]:
     """The tail-walk summary and, when every line was valid, the file's trace ids."""
-    w = _walk_tail(data)
+    heads = _valid_heads(data)
+    uuids = parents = None
+    if heads is not None and type(heads[0]) is _LsHeadT:  # noqa: E721
+        uuids = [h.uuid for h in heads]
+        parents = [h.parentUuid for h in heads]
+        if _is_one_linear_chain(uuids, parents):
+            return _linear_summary(sf, data, heads, uuids)
+    w = _walk_tail(data, heads, uuids, parents)
     if w is None:
         raise _FallBack  # no valid line: let the full reader explain
     order, types, bounds = w.order, w.types, w.bounds
@@ -362,53 +520,18 @@ def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[st
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
     s.records = w.n_lines or 0  # every line valid and non-blank: the count is exact
     s.loadable = True
-    # the start record on the chain (a reused id restarts the chain with a new one)
-    start_rec = _decode_line(data, *bounds(order[chain_types.index("session_start")]))
-    if isinstance(start_rec, dict):
-        v = start_rec.get("version")
-        s.format_version = v if isinstance(v, str) else "2.0"
-        s.started = start_rec.get("timestamp")
-        s.model, s.provider = start_rec.get("model"), start_rec.get("provider")
-        s.cwd = start_rec.get("cwd")
-    tail_key = order[-1]
-    tail = _decode_line(data, *bounds(tail_key)) or {}
-    s.ended = types[tail_key] == "session_end"
-    for k in reversed(order):  # the loader's updatedAt: last timestamp on the chain
-        d = tail if k == tail_key else _decode_line(data, *bounds(k))
-        ts = d.get("timestamp") if isinstance(d, dict) else None
-        if isinstance(ts, str):
-            s.last_activity = ts
-            break
-    if s.ended and isinstance(tail.get("totalCostUSD"), (int, float)):
-        s.cost_usd = float(tail["totalCostUSD"])
+    _start_and_end(s, data, bounds, order[chain_types.index("session_start")], reversed(order),
+                   types[order[-1]])
     # decode only the last messages on the chain, plus the latest cost/title metadata
-    # the records this summary decodes, each at its own index (a message may read its
-    # line again through ``rf``, e.g. its ``meta``)
-    refs: list[RecordRef] = []
-    rf = RecordFile(data=data, records=refs)
     uuids = w.uuids
-
-    def message(k: int, index: int) -> Message | None:
-        ls, le = bounds(k)
-        ref = RecordRef(len(refs), 0, ls, le, types[k], uuids[k], None)
-        refs.append(ref)
-        return _message_from_record(rf, ref, index)
-
+    reader = _Reader(data)
     msg_keys = [k for k in order if types[k] in MESSAGE_RECORD_TYPES]
-    tail_msgs: list[Message] = []
-    for k in msg_keys[-TAIL_MESSAGES:]:
-        m = message(k, len(tail_msgs))
-        if m is not None:
-            tail_msgs.append(m)
-    r = recover(tail_msgs, terminal_tool_names=TERMINAL_TOOL_NAMES)
-    if not r.messages and len(msg_keys) > TAIL_MESSAGES:
-        raise _FallBack
-    s.interruption = r.interruption.kind
-    s.tool_names = r.interruption.tool_names if r.interruption.kind == "interrupted_turn" else []
+    _interruption(s, reader, msg_keys[-TAIL_MESSAGES:], bounds, types, uuids,
+                  len(msg_keys) > TAIL_MESSAGES)
     for k in msg_keys:
         if types[k] != "user_message":
             continue
-        m = message(k, 0)
+        m = reader.message(bounds(k), types[k], uuids[k], 0)
         if m is not None and m.is_human_prompt and m.preview():
             s.first_prompt = m.preview(120)
             break
@@ -421,23 +544,96 @@ def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[st
             if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
                 s.cost_usd = float(usage["totalCostUSD"])
         name = _last_metadata(data, b"session_name", on_chain)
+        s.title = name if isinstance(name, str) else None
     else:  # every line's head is decoded: metadata lines are known by their key
-        keys = [h.key for h in heads]
-        on_chain = None if linear else set(order)
-        name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
-        if s.cost_usd is None:
-            usage = _last_on_chain(data, bounds, keys, types, on_chain, "usage_stats")
-            if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
-                s.cost_usd = float(usage["totalCostUSD"])
-        trace_ids = []
-        if "trace_session_id" in keys:  # any branch, file order (as trace_session_ids)
-            for k, key in enumerate(keys):
-                if key == "trace_session_id" and types[k] == "metadata":
-                    v = _metadata_value(data, bounds(k), "trace_session_id")
-                    if isinstance(v, str) and v not in trace_ids:
-                        trace_ids.append(v)
-    s.title = name if isinstance(name, str) else None
+        trace_ids = _metadata(s, data, bounds, heads, types, None if linear else set(order))
     return s, trace_ids
+
+
+def _linear_summary(sf: SessionFile, data: bytes, heads: list, uuids: list
+                    ) -> tuple[SessionSummary, list[str]]:
+    """:func:`_fast_summary` of the usual file: every line valid with typed chain fields,
+    and one linear chain through every line (line key = head index = chain position).
+
+    Reads each head's type where needed instead of building columns, and decodes only the
+    lines it uses.
+    """
+    n = len(heads)
+    if heads[0].type == "session_start":
+        first = 0
+    else:
+        types = [h.type for h in heads]
+        if "session_start" not in types:
+            raise _FallBack  # not loadable: let the full reader explain why
+        first = types.index("session_start")
+    s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
+    s.records = n  # every line valid and non-blank: the count is exact
+    s.loadable = True
+    bounds = _LineIndex(data, n).bounds
+    _start_and_end(s, data, bounds, first, range(n - 1, -1, -1), heads[-1].type)
+    # the last TAIL_MESSAGES message records, and whether there are more
+    mt = MESSAGE_RECORD_TYPES
+    keys: list[int] = []
+    k = n
+    while k and len(keys) <= TAIL_MESSAGES:
+        k -= 1
+        if heads[k].type in mt:
+            keys.append(k)
+    more = len(keys) > TAIL_MESSAGES
+    if more:
+        keys.pop()
+    keys.reverse()
+    reader = _Reader(data)
+    _interruption(s, reader, keys, bounds, _TypesOf(heads), uuids, more)
+    for k, h in enumerate(heads):
+        if h.type != "user_message":
+            continue
+        m = reader.message(bounds(k), h.type, h.uuid, 0)
+        if m is not None and m.is_human_prompt and m.preview():
+            s.first_prompt = m.preview(120)
+            break
+    return s, _metadata(s, data, bounds, heads, None, None)
+
+
+def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types: list | None,
+              on_chain: set | None) -> list[str]:
+    """The title and (unless the end gave it) the cost from the last metadata records on
+    the chain, when every line's head is decoded; returns the file's trace ids (any
+    branch, file order, as :func:`sidtui.core.process.trace_session_ids`).
+
+    Args:
+        types: the heads' types as strings or None (None: the heads are typed).
+        on_chain: the chain's line keys (None: every line).
+    """
+    keys = [h.key for h in heads]
+    if types is None:
+        types = _TypesOf(heads)
+    name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
+    if s.cost_usd is None:
+        usage = _last_on_chain(data, bounds, keys, types, on_chain, "usage_stats")
+        if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
+            s.cost_usd = float(usage["totalCostUSD"])
+    s.title = name if isinstance(name, str) else None
+    trace_ids: list[str] = []
+    if "trace_session_id" in keys:  # any branch, file order (as trace_session_ids)
+        for k, key in enumerate(keys):
+            if key == "trace_session_id" and types[k] == "metadata":
+                v = _metadata_value(data, bounds(k), "trace_session_id")
+                if isinstance(v, str) and v not in trace_ids:
+                    trace_ids.append(v)
+    return trace_ids
+
+
+class _TypesOf:
+    """``types[k]`` read from typed heads (no column built for the few lookups)."""
+
+    __slots__ = ("heads",)
+
+    def __init__(self, heads: list) -> None:
+        self.heads = heads
+
+    def __getitem__(self, k: int) -> str | None:
+        return self.heads[k].type
 
 
 def _last_on_chain(data, bounds, keys, types, on_chain, key: str) -> Any:
