@@ -473,6 +473,16 @@ def _is_visible_reply(m: Message | None) -> bool:
     return visible
 
 
+def _ends_in_reply(s: SessionSummary, reader: _Reader, k: int | None, bounds, types,
+                   uuids) -> bool:
+    """Whether the chain's last message record (line key ``k``; None: there is none) is a
+    visible reply; then ``s`` gets the state :func:`recover` would give, ``none``."""
+    if k is None or not _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0)):
+        return False
+    s.interruption, s.tool_names = "none", []
+    return True
+
+
 def _interruption(s: SessionSummary, reader: _Reader, keys: list, bounds, types, uuids,
                   more: bool) -> None:
     """The recovery pipeline's interruption state of the last chain messages.
@@ -483,11 +493,6 @@ def _interruption(s: SessionSummary, reader: _Reader, keys: list, bounds, types,
         bounds, types, uuids: by line key.
         more: the chain holds more message records than these.
     """
-    if keys:
-        k = keys[-1]
-        if _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0)):
-            s.interruption, s.tool_names = "none", []  # what recover() gives (see above)
-            return
     tail_msgs: list[Message] = []
     for k in keys:
         m = reader.message(bounds(k), types[k], uuids[k], len(tail_msgs))
@@ -526,8 +531,9 @@ def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[st
     uuids = w.uuids
     reader = _Reader(data)
     msg_keys = [k for k in order if types[k] in MESSAGE_RECORD_TYPES]
-    _interruption(s, reader, msg_keys[-TAIL_MESSAGES:], bounds, types, uuids,
-                  len(msg_keys) > TAIL_MESSAGES)
+    if not _ends_in_reply(s, reader, msg_keys[-1] if msg_keys else None, bounds, types, uuids):
+        _interruption(s, reader, msg_keys[-TAIL_MESSAGES:], bounds, types, uuids,
+                      len(msg_keys) > TAIL_MESSAGES)
     for k in msg_keys:
         if types[k] != "user_message":
             continue
@@ -562,29 +568,34 @@ def _linear_summary(sf: SessionFile, data: bytes, heads: list, uuids: list
     if heads[0].type == "session_start":
         first = 0
     else:
-        types = [h.type for h in heads]
-        if "session_start" not in types:
+        col = [h.type for h in heads]
+        if "session_start" not in col:
             raise _FallBack  # not loadable: let the full reader explain why
-        first = types.index("session_start")
+        first = col.index("session_start")
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
     s.records = n  # every line valid and non-blank: the count is exact
     s.loadable = True
     bounds = _LineIndex(data, n).bounds
     _start_and_end(s, data, bounds, first, range(n - 1, -1, -1), heads[-1].type)
-    # the last TAIL_MESSAGES message records, and whether there are more
     mt = MESSAGE_RECORD_TYPES
-    keys: list[int] = []
-    k = n
-    while k and len(keys) <= TAIL_MESSAGES:
-        k -= 1
-        if heads[k].type in mt:
-            keys.append(k)
-    more = len(keys) > TAIL_MESSAGES
-    if more:
-        keys.pop()
-    keys.reverse()
+    types = _TypesOf(heads)
     reader = _Reader(data)
-    _interruption(s, reader, keys, bounds, _TypesOf(heads), uuids, more)
+    k = n - 1
+    while k >= 0 and heads[k].type not in mt:
+        k -= 1
+    if not _ends_in_reply(s, reader, k if k >= 0 else None, bounds, types, uuids):
+        # the last TAIL_MESSAGES message records, and whether there are more
+        keys: list[int] = []
+        k = n
+        while k and len(keys) <= TAIL_MESSAGES:
+            k -= 1
+            if heads[k].type in mt:
+                keys.append(k)
+        more = len(keys) > TAIL_MESSAGES
+        if more:
+            keys.pop()
+        keys.reverse()
+        _interruption(s, reader, keys, bounds, types, uuids, more)
     for k, h in enumerate(heads):
         if h.type != "user_message":
             continue
@@ -592,22 +603,20 @@ def _linear_summary(sf: SessionFile, data: bytes, heads: list, uuids: list
         if m is not None and m.is_human_prompt and m.preview():
             s.first_prompt = m.preview(120)
             break
-    return s, _metadata(s, data, bounds, heads, None, None)
+    return s, _metadata(s, data, bounds, heads, types, None)
 
 
-def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types: list | None,
+def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types,
               on_chain: set | None) -> list[str]:
     """The title and (unless the end gave it) the cost from the last metadata records on
     the chain, when every line's head is decoded; returns the file's trace ids (any
     branch, file order, as :func:`sidtui.core.process.trace_session_ids`).
 
     Args:
-        types: the heads' types as strings or None (None: the heads are typed).
+        types: the heads' types (a string or None) by line key.
         on_chain: the chain's line keys (None: every line).
     """
     keys = [h.key for h in heads]
-    if types is None:
-        types = _TypesOf(heads)
     name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
     if s.cost_usd is None:
         usage = _last_on_chain(data, bounds, keys, types, on_chain, "usage_stats")
