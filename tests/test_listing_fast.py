@@ -2,6 +2,7 @@
 
 * :func:`sidtui.core.listing._is_visible_reply`: a last message it accepts leaves the
   recovery pipeline's state at ``none`` (checked against :func:`recover` itself);
+* :func:`sidtui.core.listing._is_linear` is the chain's own linear test;
 * the linear-file summary equals the general tail-walk summary, and both equal the full
   reader, on generated files.
 """
@@ -12,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sidtui.core.listing as listing
+from sidtui.core.chain import _is_one_linear_chain
 from sidtui.core.home import Home, SessionFile
-from sidtui.core.listing import _full_summary, _is_visible_reply, summarize
+from sidtui.core.listing import _full_summary, _is_linear, _is_visible_reply, _LsHeadT, summarize
 from sidtui.core.loader import Message
 from sidtui.core.records import make_block
 from sidtui.core.recovery import recover
@@ -68,6 +70,19 @@ def test_visible_reply_shapes():
     assert not _is_visible_reply(m("assistant", text, make_block("tool_use", id="t", name="R")))
     assert not _is_visible_reply(m("assistant", text, make_block("thinking", thinking="x")))
     assert not _is_visible_reply(None)
+
+
+_uuid = st.sampled_from(["a", "b", "c", "d", None])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_uuid, _uuid), min_size=1, max_size=6), st.booleans())
+def test_linear_test_is_the_chains(pairs, chained):
+    if chained:  # mostly consecutive parents, so the other conditions get tested too
+        pairs = [(u, pairs[i - 1][0] if i else p) for i, (u, p) in enumerate(pairs)]
+    heads = [_LsHeadT("user_message", u, p) for u, p in pairs]
+    want = _is_one_linear_chain([u for u, _ in pairs], [p for _, p in pairs])
+    assert _is_linear(heads) == want
 
 
 # --- generated files: linear summary = general summary = full reader --------------------
