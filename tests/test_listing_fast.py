@@ -88,7 +88,8 @@ def test_linear_test_is_the_chains(pairs, chained):
 # --- generated files: linear summary = general summary = full reader --------------------
 
 KINDS = st.sampled_from(["prompt", "answer", "blank_answer", "tools", "results", "meta", "end",
-                         "restart", "name", "trace", "odd_type", "thinking", "str_content"])
+                         "restart", "name", "trace", "odd_type", "odd_key", "thinking",
+                         "str_content"])
 
 
 def _file(kinds, branch_at):
@@ -122,6 +123,8 @@ def _file(kinds, branch_at):
         elif k == "odd_type":  # a chain field of another JSON type: the untyped heads
             recs.append(rec("metadata", u, last, key=7, value=1, timestamp=5, gitBranch=[1]))
             recs[-1]["type"] = 3 if n % 2 else "metadata"
+        elif k == "odd_key":  # an unhashable metadata key
+            recs.append(rec("metadata", u, last, key=["session_name"], value="not a title"))
         elif k == "end":
             recs.append(rec("session_end", u, last, totalCostUSD=1.5, totalMessages=n,
                             timestamp=f"2026-01-01T00:00:{n:02d}.000Z"))

@@ -442,27 +442,38 @@ class _Reader:
     """Decodes chain messages one line at a time, as the loader would.
 
     Each message is read at its own record index of :attr:`rf` (a message may read its
-    line again through ``rf``, e.g. its ``meta``).
+    line again through ``rf``, e.g. its ``meta``); a message only looked at
+    (``peek=True``: role, blocks) gets no record of its own.
     """
 
-    __slots__ = ("data", "refs", "rf")
+    __slots__ = ("data", "_rf")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self.refs: list[RecordRef] = []
-        self.rf = RecordFile(data=data, records=self.refs)
+        self._rf: RecordFile | None = None
+
+    @property
+    def rf(self) -> RecordFile:
+        if self._rf is None:  # made on first use: most summaries only peek
+            self._rf = RecordFile(data=self.data, records=[])
+        return self._rf
 
     def message(self, span: tuple[int, int], rtype: str | None, uuid: str | None,
-                index: int) -> Message | None:
+                index: int, peek: bool = False) -> Message | None:
         ls, le = span
-        refs = self.refs
-        ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
-        refs.append(ref)
         try:
             o = _MSG_DECODER.decode(self.data[ls:le])
         except msgspec.DecodeError:  # ValidationError included: the loader's dict path
-            return _message_from_record(self.rf, ref, index)
-        return _message_from_struct(o, index, ref.index, uuid, 0, rtype, self.rf)
+            o = None
+        if o is not None and peek:
+            return _message_from_struct(o, index, -1, uuid, 0, rtype, None)
+        rf = self.rf
+        refs = rf.records
+        ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
+        refs.append(ref)
+        if o is None:
+            return _message_from_record(rf, ref, index)
+        return _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
 
 
 def _is_visible_reply(m: Message | None) -> bool:
@@ -488,7 +499,7 @@ def _ends_in_reply(s: SessionSummary, reader: _Reader, k: int | None, bounds, ty
                    uuids) -> bool:
     """Whether the chain's last message record (line key ``k``; None: there is none) is a
     visible reply; then ``s`` gets the state :func:`recover` would give, ``none``."""
-    if k is None or not _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0)):
+    if k is None or not _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0, True)):
         return False
     s.interruption, s.tool_names = "none", []
     return True
@@ -544,7 +555,7 @@ def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[st
     for k in msg_keys:
         if types[k] != "user_message":
             continue
-        m = reader.message(bounds(k), types[k], uuids[k], 0)
+        m = reader.message(bounds(k), types[k], uuids[k], 0, True)
         if m is not None and m.is_human_prompt and m.preview():
             s.first_prompt = m.preview(120)
             break
@@ -605,7 +616,7 @@ def _linear_summary(sf: SessionFile, data: bytes, heads: list) -> tuple[SessionS
     for k, h in enumerate(heads):
         if h.type != "user_message":
             continue
-        m = reader.message(bounds(k), h.type, h.uuid, 0)
+        m = reader.message(bounds(k), h.type, h.uuid, 0, True)
         if m is not None and m.is_human_prompt and m.preview():
             s.first_prompt = m.preview(120)
             break
@@ -622,6 +633,13 @@ def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types,
         types: the heads' types (a string or None) by line key.
         on_chain: the chain's line keys (None: every line).
     """
+    wanted = ("session_name", "trace_session_id", "usage_stats")
+    try:  # which keys occur at all: one hash each instead of a list scan per key
+        if {h.key for h in heads}.isdisjoint(wanted[: 2 if s.cost_usd is not None else 3]):
+            s.title = None
+            return []
+    except TypeError:  # an unhashable key value: look for each key in the column
+        pass
     keys = [h.key for h in heads]
     name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
     if s.cost_usd is None:
@@ -832,8 +850,9 @@ def summarize(
         if tids is None:
             tids = trace_session_ids(data) if sf.container == "jsonl" else []
         s.trace_ids = tids
-        lv = liveness_for(s.session_id, tids, registrations)
-        s.live, s.stale = lv.live, lv.stale
+        if registrations:  # none: neither live nor stale (the defaults)
+            lv = liveness_for(s.session_id, tids, registrations)
+            s.live, s.stale = lv.live, lv.stale
     else:
         s.parent_session_id = s.parent_session_id or sf.parent_session_id
     return s
