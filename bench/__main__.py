@@ -1,8 +1,9 @@
-"""``python -m bench [--quick] [--out BENCHMARKS.md] [--only NAME]``: run every benchmark.
+"""``python -m bench [--quick] [--out PATH] [--only NAME]``: run every benchmark.
 
 Every module ``bench/bench_*.py`` exposes ``run(quick: bool) -> list[dict]`` (keys in
 :mod:`bench.harness`); each figure is measured side by side with its baseline in the same
-run. The report (``BENCHMARKS.md`` by default) records the machine (CPU model, cores, RAM),
+run. The report (``BENCHMARKS.md`` for a full run; a ``--quick`` or ``--only`` run prints
+it unless ``--out`` is given) records the machine (CPU model, cores, RAM),
 the Python version, the exact command, every figure as median and min–max spread, and each
 ratio with its target and pass/fail. A module that fails is reported as an error row and the
 others still run.
@@ -156,7 +157,11 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small data, timings never fail")
-    ap.add_argument("--out", default=str(REPO / "BENCHMARKS.md"), help="report path")
+    ap.add_argument(
+        "--out", default=None,
+        help="report path (default: BENCHMARKS.md for a full run; a --quick or --only run "
+        "prints its report instead, so it never replaces the run of record)",
+    )
     ap.add_argument("--only", default=None, help="only modules whose name contains this")
     args = ap.parse_args(argv)
     if str(REPO) not in sys.path:
@@ -192,11 +197,14 @@ def main(argv: list[str] | None = None) -> int:
             f"1-minute load average {load_before:.1f} at the start, {_load():.1f} at the end"
         )
     text = render(results, docs, meta, args.quick)
-    out = Path(args.out)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
-    print(f"bench: wrote {out}", file=sys.stderr)
+    if args.out is None and (args.quick or args.only):
+        sys.stdout.write(text)
+    else:
+        out = Path(args.out or REPO / "BENCHMARKS.md")
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+        print(f"bench: wrote {out}", file=sys.stderr)
     rows = [r for rs in results.values() for r in rs]
     if any(r.get("error") for r in rows):
         return 1

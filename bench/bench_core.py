@@ -164,6 +164,21 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
             with open(p, "rb") as fh:
                 fh.read()
 
+    import msgspec
+
+    class _Nothing(msgspec.Struct):
+        pass
+
+    validate = msgspec.json.Decoder(_Nothing).decode_lines
+
+    def read_validate() -> None:
+        # the least an exact ls does: every chain line must be one JSON.parse accepts
+        # (msgspec validates a line it skips entirely; a refused line would go to the
+        # tolerant path, none here)
+        for p in files:
+            with open(p, "rb") as fh:
+                validate(fh.read())
+
     def ls_cold() -> None:
         os.environ["XDG_CACHE_HOME"] = str(caches / f"cold-{next(counter)}")
         summaries, _ = list_sessions(home)
@@ -194,8 +209,8 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
     what = f"{n:,} sessions, {total / n / 1024:.0f} KB each on average"
     try:
         read_all()  # the page cache holds every file (both sides alike)
-        runs = side_by_side({"floor": read_all, "cold": ls_cold, "catalog": ls_catalog_cold},
-                            repeat, warmup=False)
+        runs = side_by_side({"floor": read_all, "cold": ls_cold, "catalog": ls_catalog_cold,
+                             "validate": read_validate}, repeat, warmup=False)
         ls_warm()  # fill the warm cache once
         warm = side_by_side({"floor": read_all, "warm": ls_warm}, repeat, warmup=False)
 
@@ -235,6 +250,12 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
         row(f"ls cold (list_sessions, empty cache) vs reading every file once, {what}",
             runs["cold"], runs["floor"], 1.5,
             extra=f"OS page cache warm on both sides; {how}; data ready in {gen_s:.1f} s"),
+        row(f"reference: read + validate every line once (msgspec, one process) vs reading "
+            f"every file once, {what}",
+            runs["validate"], runs["floor"], None,
+            extra="the least an exact ls must do (a line is good only if JSON.parse accepts "
+            f"it): divided by {procs} worker(s), this is the floor of any exact cold ls here, "
+            "page cache warm"),
         row(f"ls cold, disk-cold (pages evicted before each side), {what}",
             disk["cold"], disk["floor"], 1.5,
             extra=f"{how}; each worker asks the kernel to read its next files ahead "
