@@ -277,3 +277,28 @@ def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
     monkeypatch.setattr("sidtui.core.session.scan_records", scan_then_cut)
     with pytest.raises(FileChanged, match="changed while sidtui read it"):
         open_session(Home(tmp_path), classify_file(p, "p"))
+
+
+def test_read_ahead_thread_never_outlives_the_scan(tmp_path, monkeypatch):
+    """The next piece is read on a thread while one is decoded; the scan ends it on every
+    path (done, a line for the tolerant path, the file cut short) — listing forks workers
+    only while no other thread runs."""
+    import threading
+
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 700)
+    p = tmp_path / "s.jsonl"
+    _big_session(p)
+    before = threading.active_count()
+    rf = scan_records(read_transcript(p))
+    assert rf.objs is not None and threading.active_count() == before
+    with open(p, "ab") as f:
+        f.write(b"{not json}\n")
+    assert scan_records(read_transcript(p)).bad_lines
+    assert threading.active_count() == before
+    src = read_transcript(p)
+    with open(p, "r+b") as f:
+        f.truncate(1500)
+    with pytest.raises(FileChanged):
+        scan_records(src)
+    assert threading.active_count() == before

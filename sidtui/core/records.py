@@ -627,11 +627,65 @@ class _Digest:
         return self.whole and self.count > 0 and len(self.seen) == self.count
 
 
+class _ReadAhead:
+    """Reads the next piece on a thread while the current one is decoded.
+
+    ``preadv`` releases the GIL, so on a machine with a second core the read costs the
+    scan nothing but the hand-over (issue 2: ~20 ms of a 105 MB file's ~550 ms).
+    """
+
+    __slots__ = ("src", "todo", "done", "thread")
+
+    def __init__(self, src: FileSource) -> None:
+        import queue
+
+        self.src = src
+        self.todo: queue.SimpleQueue = queue.SimpleQueue()
+        self.done: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="sidtui-read-ahead", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self.todo.get()
+            if job is None:
+                return
+            view, start = job
+            try:
+                self.src.read_into(view, start)
+            except BaseException as exc:  # handed to the scan, which raises it
+                self.done.put(exc)
+            else:
+                self.done.put(None)
+
+    def start(self, view: memoryview, start: int) -> None:
+        """Begin filling ``view`` from byte ``start``."""
+        self.todo.put((view, start))
+
+    def wait(self) -> None:
+        """Wait for the read begun last.
+
+        Raises:
+            FileChanged: the file is shorter now.
+        """
+        exc = self.done.get()
+        if exc is not None:
+            raise exc
+
+    def close(self) -> None:
+        self.todo.put(None)
+        self.thread.join()
+
+
 def _decode_pieces(
     src: FileSource, decoder: msgspec.json.Decoder, base: int, digest: _Digest, full: bool
 ) -> tuple[list, array] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
+
+    Two buffers take turns: while one piece is decoded the next is read into the other
+    (:class:`_ReadAhead`); each is reused, since a fresh 4 MB object per piece costs its
+    page faults every time.
 
     Returns ``(objs, line starts)``, or None when a line needs the tolerant path (a typed
     decode refused it, or blank lines are present).
@@ -642,44 +696,72 @@ def _decode_pieces(
     size = src.size
     objs: list = []
     starts = array("q")
-    # one reused buffer: a fresh 4 MB object per piece costs its page faults every time
-    buf = bytearray(min(PIECE_BYTES, size))
-    mv = memoryview(buf)
-    a = 0
-    while a < size:
-        n = min(len(buf), size - a)
-        src.read_into(mv[:n], a)
-        cut = n
-        if a + n < size:
-            cut = buf.rfind(b"\n", 0, n) + 1
-        if cut == 0:  # one line longer than a piece: read it whole
-            end = a + n
-            big = src.read(a, end)
-            while end < size:
-                more = src.read(end, min(size, end + PIECE_BYTES))
-                nl = more.find(b"\n")
-                if nl >= 0:
-                    big += more[: nl + 1]
-                    break
-                big += more
-                end += len(more)
-            piece, cut = big, len(big)
-        else:
-            piece = buf
-        view = memoryview(piece)[:cut]
-        try:
-            part = decoder.decode_lines(view)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None
-        finally:
-            view.release()
-        st = _line_starts_in(piece, 0, cut, base + a)
-        if len(st) != len(part):
-            return None
-        digest.feed(part, full)
-        objs += part
-        starts += st
-        a += cut
+    if not size:
+        return objs, starts
+    length = min(PIECE_BYTES, size)
+    bufs = (bytearray(length), bytearray(length))
+    views = (memoryview(bufs[0]), memoryview(bufs[1]))
+    ahead = _ReadAhead(src) if size > length else None
+    try:
+        turn = 0
+        a = 0
+        n = min(length, size)
+        src.read_into(views[0][:n], 0)
+        while a < size:
+            buf = bufs[turn]
+            cut = n
+            if a + n < size:
+                cut = buf.rfind(b"\n", 0, n) + 1
+            nxt = a + cut
+            if cut == 0:  # one line longer than a piece: read it whole, no read-ahead
+                end = a + n
+                big = src.read(a, end)
+                while end < size:
+                    more = src.read(end, min(size, end + PIECE_BYTES))
+                    nl = more.find(b"\n")
+                    if nl >= 0:
+                        big += more[: nl + 1]
+                        break
+                    big += more
+                    end += len(more)
+                piece, cut = big, len(big)
+                nxt = a + cut
+                started = False
+            else:
+                piece = buf
+                started = ahead is not None and nxt < size
+                if started:
+                    n_next = min(length, size - nxt)
+                    ahead.start(views[1 - turn][:n_next], nxt)
+            view = memoryview(piece)[:cut]
+            try:
+                part = decoder.decode_lines(view)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                if started:
+                    ahead.wait()
+                return None
+            finally:
+                view.release()
+            st = _line_starts_in(piece, 0, cut, base + a)
+            if len(st) != len(part):
+                if started:
+                    ahead.wait()
+                return None
+            digest.feed(part, full)
+            objs += part
+            starts += st
+            a = nxt
+            if a < size:
+                if started:
+                    ahead.wait()
+                    turn = 1 - turn
+                    n = n_next
+                else:
+                    n = min(length, size - a)
+                    src.read_into(views[turn][:n], a)
+    finally:
+        if ahead is not None:
+            ahead.close()
     return objs, starts
 
 
