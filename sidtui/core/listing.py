@@ -633,14 +633,14 @@ def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types,
         types: the heads' types (a string or None) by line key.
         on_chain: the chain's line keys (None: every line).
     """
-    wanted = ("session_name", "trace_session_id", "usage_stats")
-    try:  # which keys occur at all: one hash each instead of a list scan per key
-        if {h.key for h in heads}.isdisjoint(wanted[: 2 if s.cost_usd is not None else 3]):
-            s.title = None
-            return []
-    except TypeError:  # an unhashable key value: look for each key in the column
-        pass
     keys = [h.key for h in heads]
+    # the keys present (few lines have one): scanning those is much cheaper than
+    # comparing every None with each wanted key
+    present = list(filter(None, keys))
+    if ("session_name" not in present and "trace_session_id" not in present
+            and (s.cost_usd is not None or "usage_stats" not in present)):
+        s.title = None
+        return []
     name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
     if s.cost_usd is None:
         usage = _last_on_chain(data, bounds, keys, types, on_chain, "usage_stats")
