@@ -245,8 +245,9 @@ _LS_HEAD = msgspec.json.Decoder(_LsHead)
 
 
 class _LsHeadT(msgspec.Struct, gc=False):
-    """:class:`_LsHead` with the chain fields typed ``str | None`` (the usual record): the
-    columns need no :func:`_strs` pass, and a linear file takes :func:`_linear_summary`."""
+    """:class:`_LsHead` with the chain fields typed ``str | None`` (the usual record), so
+    a linear file is recognised and summarized on the heads themselves
+    (:func:`_is_linear`, :func:`_linear_summary`), without building columns."""
 
     type: str | None = None
     uuid: str | None = None
