@@ -12,9 +12,27 @@ def human_size(n: float) -> str:
     return f"{n} B"
 
 
+#: Control characters shown as escapes: C0 but newline and tab, DEL, C1. Session text is
+#: the user's and the model's; an ESC in it would drive the terminal (clear the screen,
+#: recolour, retitle) and a NUL or CR mangle the line.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F,
+                                          *range(0x80, 0xA0))}
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab shown as ``\\xNN``.
+
+    Used for everything a person reads (CLI consoles, app widgets); JSON output escapes
+    them itself.
+    """
+    if text.isprintable():  # the usual text: one C pass, no copy
+        return text
+    return text.translate(_CONTROLS)
+
+
 def local_time(iso: str | None, seconds: bool = False) -> str:
     """An ISO timestamp as local ``YYYY-MM-DD HH:MM[:SS]`` ("" when missing or unparsable)."""
-    if not iso:
+    if not iso or not isinstance(iso, str):
         return ""
     from datetime import datetime
 

@@ -38,7 +38,7 @@ def stdout_console():
 
     width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
 
-    class _Console(Console):
+    class _Console(_SafeConsole(Console)):
         def on_broken_pipe(self) -> None:
             # stdout closed early (`| head`): the CLI's own handler ends quietly with 0
             # (Rich's default exits with 1)
@@ -52,7 +52,25 @@ def stderr_console():
     """A Rich console on stderr (diagnostics, progress)."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return _SafeConsole(Console)(stderr=True, highlight=False)
+
+
+def _SafeConsole(base):  # noqa: N802 - a class factory (Rich is imported lazily)
+    """``base`` (Rich's Console) that shows control characters in printed text as ``\\xNN``
+    (:func:`sidtui.fmt.printable`): session text reaches the terminal as text, never as
+    escape sequences. Rich's own control segments and styles pass unchanged."""
+    from rich.segment import Segment
+
+    from sidtui.fmt import printable
+
+    class SafeConsole(base):
+        def _render_buffer(self, buffer):  # the one place every printed segment passes
+            return super()._render_buffer(
+                seg if seg.control else Segment(printable(seg.text), seg.style)
+                for seg in buffer
+            )
+
+    return SafeConsole
 
 
 def require_project(home: Home, project: str | None) -> None:

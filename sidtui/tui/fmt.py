@@ -18,19 +18,19 @@ import orjson
 from rich.text import Text
 
 from sidtui.core.listing import state_badge
-from sidtui.fmt import human_size  # the CLI's own wording, one source
+from sidtui.fmt import human_size, printable  # the CLI's own wording, one source
 
 __all__ = ["human_size", "state_badge", "short_time", "one_line", "pretty_json", "cost", "plain", "cell"]
 
 
 def short_time(iso: str | None) -> str:
     """``2026-11-29T21:29:07.123Z`` → ``2026-11-29 21:29:07`` (empty for None)."""
-    return (iso or "")[:19].replace("T", " ")
+    return iso[:19].replace("T", " ") if isinstance(iso, str) else ""
 
 
 def clock_time(iso: str | None) -> str:
     """``2026-11-29T21:29:07.123Z`` → ``21:29:07``."""
-    return (iso or "")[11:19]
+    return iso[11:19] if isinstance(iso, str) else ""
 
 
 def one_line(text: str | None, width: int = 80) -> str:
@@ -59,14 +59,15 @@ def cost(value: float | None) -> str:
 
 
 def plain(value: Any, style: str = "") -> Text:
-    """``value`` (None → empty) as literal text: never read as Rich or Textual markup."""
-    return Text("" if value is None else str(value), style=style)
+    """``value`` (None → empty) as literal text: never read as Rich or Textual markup, and
+    control characters shown as ``\\xNN`` (:func:`sidtui.fmt.printable`)."""
+    return Text("" if value is None else printable(str(value)), style=style)
 
 
 def cell(value: Any, style: str = "") -> Text:
     """A one-line ``DataTable`` cell of literal text, drawn as a plain ``str`` cell would be
     (first line only, no wrapping) but never read as markup."""
-    text = "" if value is None else str(value)
+    text = "" if value is None else printable(str(value))
     nl = text.find("\n")
     if nl != -1 and nl != len(text) - 1:
         text = text[:nl]
