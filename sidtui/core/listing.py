@@ -278,6 +278,11 @@ class _Walk:
         self.bounds, self.n_lines, self.heads = bounds, n_lines, heads
 
 
+def _text(value: Any) -> str | None:
+    """``value`` when it is a string, else None (the loader's rule for session fields)."""
+    return value if isinstance(value, str) else None
+
+
 def _strs(col: list) -> list:
     """A column with every non-string value as None (as the chain reads them)."""
     if set(map(type, col)) <= {str, type(None)}:
@@ -422,9 +427,10 @@ def _start_and_end(s: SessionSummary, data: bytes, bounds, start_key: int, keys_
     if isinstance(start_rec, dict):
         v = start_rec.get("version")
         s.format_version = v if isinstance(v, str) else "2.0"
-        s.started = start_rec.get("timestamp")
-        s.model, s.provider = start_rec.get("model"), start_rec.get("provider")
-        s.cwd = start_rec.get("cwd")
+        # as the loader reads them (show's created_at/model/...): a non-string is absent
+        s.started = _text(start_rec.get("timestamp"))
+        s.model, s.provider = _text(start_rec.get("model")), _text(start_rec.get("provider"))
+        s.cwd = _text(start_rec.get("cwd"))
     tail: Any = None
     for k in keys_back:  # the loader's updatedAt: last timestamp on the chain
         d = _decode_line(data, *bounds(k))

@@ -23,7 +23,7 @@ import msgspec
 import orjson
 
 from sidtui.core.chain import ChainResult
-from sidtui.core.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.jsonparse import JS_WHITESPACE, JSONParseError, parse_line_slow
 from sidtui.core.records import (
     META_DECODER,
     Block,
@@ -31,6 +31,7 @@ from sidtui.core.records import (
     RecordRef,
     RecordS,
     make_block,
+    visible_text,
 )
 
 MESSAGE_RECORD_TYPES = frozenset({"user_message", "assistant_message", "tool_result"})
@@ -123,7 +124,8 @@ class Message(msgspec.Struct, gc=False):
 
     @property
     def tool_names(self) -> list[str]:
-        return [b.name or "" for b in self.blocks if b.type == "tool_use"]
+        """The names of the tool_use blocks, as text (:func:`tool_name_text`)."""
+        return [tool_name_text(b.name) for b in self.blocks if b.type == "tool_use"]
 
     @property
     def is_human_prompt(self) -> bool:
@@ -137,6 +139,19 @@ class Message(msgspec.Struct, gc=False):
             if t:
                 return t[:width]
         return ""
+
+
+def tool_name_text(name: object) -> str:
+    """A tool_use ``name`` as text: a string as written, a falsy value as ``""``, anything
+    else (JSON allows it; layer 6 drops only a falsy name) as its JSON text (``5``)."""
+    if isinstance(name, str):
+        return name
+    if not name:
+        return ""
+    try:
+        return orjson.dumps(name).decode()
+    except TypeError:
+        return str(name)
 
 
 #: Block types that hold the model's reasoning (layers 4 and 5 read them as text-like).
@@ -157,7 +172,7 @@ class MessageScan:
         modes: positions where layer 2 could act: a ``_meta`` object, or a user record
             that carries ``permissionMode`` (a superset: layer 2 decides).
         shells: assistant messages whose blocks are only thinking or text with nothing
-            visible (``str.isspace``, as ``strip()`` sees it), or none: what layers 4–5
+            visible (:func:`~sidtui.core.records.visible_text`), or none: what layers 4–5
             could drop (a message with visible text is neither thinking-only nor blank).
         names_ok: every tool_use has a truthy ``name``.
         ok: False when a message held values the scan cannot classify (an unhashable
@@ -219,10 +234,8 @@ class MessageScan:
                     if not b.name:
                         self.names_ok = False
                 elif t == "text":
-                    if textish:
-                        x = b.text
-                        if isinstance(x, str) and x and not x.isspace():  # visible text
-                            textish = False
+                    if textish and visible_text(b.text):
+                        textish = False
                 elif textish and t not in THINKING_TYPES:
                     textish = False
             if textish and m.role == "assistant":
@@ -566,6 +579,7 @@ def _load_fast(
     add_result, add_result_pos = results.append, result_pos.append
     modes, shells = scan.modes, scan.shells
     thinking = THINKING_TYPES
+    ws = JS_WHITESPACE
     names_ok = ok = True
     k = 0
     for ci in chain.chain:
@@ -596,9 +610,11 @@ def _load_fast(
                             if not b.name:
                                 names_ok = False
                         elif bt == "text":
-                            if textish:
+                            if textish:  # visible_text(b.text), inlined
                                 x = b.text
-                                if isinstance(x, str) and x and not x.isspace():
+                                if isinstance(x, str) and x and (
+                                    x[0] not in ws or x[-1] not in ws or x.strip(ws)
+                                ):
                                     textish = False
                         elif textish and bt not in thinking:
                             textish = False

@@ -23,7 +23,7 @@ import msgspec
 import orjson
 
 from sidtui.core.errors import UnreadableInput
-from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
+from sidtui.core.jsonparse import JS_WHITESPACE, JSONParseError, is_blank, parse_line_slow
 
 
 class _Head(msgspec.Struct, gc=False):
@@ -40,6 +40,17 @@ class _Head(msgspec.Struct, gc=False):
 
 
 _HEAD = msgspec.json.Decoder(_Head)
+
+
+def visible_text(t: Any) -> bool:
+    """``t`` is a str that JavaScript's ``trim()`` does not empty (layer 5's test).
+
+    The first and last characters settle the usual text without copying it.
+    """
+    if not isinstance(t, str) or not t:
+        return False
+    ws = JS_WHITESPACE
+    return t[0] not in ws or t[-1] not in ws or bool(t.strip(ws))
 
 
 class Block(msgspec.Struct, gc=False):
@@ -67,9 +78,10 @@ class Block(msgspec.Struct, gc=False):
 
     @property
     def has_text(self) -> bool:
-        """``text`` is a str with something other than whitespace (``str.strip()``)."""
-        t = self.text
-        return isinstance(t, str) and bool(t.strip())
+        """``text`` is a str with something other than whitespace, as JavaScript's
+        ``trim()`` sees it (the agent's rule; Python's ``strip()`` differs on U+001C–U+001F,
+        U+0085 and U+FEFF)."""
+        return visible_text(self.text)
 
     @property
     def text_like(self) -> str | None:

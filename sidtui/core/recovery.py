@@ -39,7 +39,7 @@ from typing import NamedTuple, overload
 import msgspec
 from msgspec.structs import replace
 
-from sidtui.core.loader import THINKING_TYPES, Block, Message, MessageScan
+from sidtui.core.loader import THINKING_TYPES, Block, Message, MessageScan, tool_name_text
 
 #: Tools whose result ends a turn by itself (seed §11.2). sid-code ships this empty, so a
 #: trailing tool result always means ``interrupted_turn``; users may configure it.
@@ -196,7 +196,8 @@ class Interruption:
 
     Attributes:
         kind: ``none``, ``interrupted_prompt`` or ``interrupted_turn``.
-        tool_names: for ``interrupted_turn``, the tools whose results ended the history.
+        tool_names: for ``interrupted_turn``, the tools whose results ended the history
+            (strings: a name that is not one is shown as its JSON text).
         message: for ``interrupted_prompt``, the prompt taken off to be re-queued last.
     """
 
@@ -829,7 +830,7 @@ def _tool_names_for_results(msgs: Sequence[CleanMessage], last: CleanMessage) ->
             break
         for b in reversed(plain[k].blocks):
             if b.type == "tool_use" and b.id and _hashable(b.id) and b.id in wanted:
-                names_by_id[b.id] = b.name or ""
+                names_by_id[b.id] = tool_name_text(b.name)
                 wanted.discard(b.id)
     out = []
     for b in last.message.blocks:

@@ -86,8 +86,9 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
             sc.agent_id = d.get("agentId")
             sc.agent_type = d.get("agentType")
             sc.description = d.get("description")
-            sc.model = d.get("model")
-            sc.started_at = d.get("timestamp")
+            model, started = d.get("model"), d.get("timestamp")
+            sc.model = model if isinstance(model, str) else None
+            sc.started_at = started if isinstance(started, str) else None
         elif t == "message":
             blocks, _ = blocks_from_content(d.get("content"))
             turn = d.get("turn")
