@@ -15,6 +15,7 @@ the chain with a null parent leaves a second head whose history the loader canno
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -146,6 +147,64 @@ def _walk(
     chain.reverse()
     lost = expected if (cycle is None and expected is not None) else None
     return chain, cycle, lost, cycle is None and expected is None
+
+
+class _Walker:
+    """:func:`_walk` for many starts over one file: each parent is found through an index
+    of uuid → line positions (the nearest earlier one, as the backward scan finds it)
+    instead of a scan, so walking from every tip of a file with thousands of lost parents
+    is linear, not quadratic (a fresh-user trial: 20k tips took 19 s)."""
+
+    __slots__ = ("uuids", "parents", "pos")
+
+    def __init__(self, uuids: list[str | None], parents: list[str | None]) -> None:
+        self.uuids, self.parents = uuids, parents
+        pos: dict[str, list[int]] = {}
+        for i, u in enumerate(uuids):
+            if u is not None:
+                lst = pos.get(u)
+                if lst is None:
+                    pos[u] = [i]
+                else:
+                    lst.append(i)
+        self.pos = pos
+
+    def parent_at(self, i: int) -> int:
+        """The record ``i``'s walk steps to first (-1: none; a uuid-less record stops)."""
+        p = self.parents[i]
+        if p is None or self.uuids[i] is None:
+            return -1
+        lst = self.pos.get(p)
+        if lst is None:
+            return -1
+        k = bisect_left(lst, i) - 1
+        return lst[k] if k >= 0 else -1
+
+    def walk(self, start: int) -> list[int]:
+        """``_walk(uuids, parents, start)[0]``."""
+        uuids, parents, pos = self.uuids, self.parents, self.pos
+        chain = [start]
+        u = uuids[start]
+        if u is None:
+            return chain
+        seen = {u}
+        expected = parents[start]
+        at = start
+        while expected is not None:
+            lst = pos.get(expected)
+            if lst is None:
+                break
+            k = bisect_left(lst, at) - 1
+            if k < 0:
+                break
+            at = lst[k]
+            if expected in seen:
+                break
+            seen.add(expected)
+            chain.append(at)
+            expected = parents[at]
+        chain.reverse()
+        return chain
 
 
 @dataclass
@@ -346,13 +405,42 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
         return []
     if tree.live_tip is None:
         return [r.index for r in recs if r.is_object]
+    types, uuids, parents = rf.columns()
+    walker = _Walker(uuids, parents)
+    if all(len(v) == 1 for v in walker.pos.values()):
+        # unique uuids: no walk can meet a uuid twice, so each record's chain is its
+        # parent's plus itself; one pass gives every tip's length and start (linear)
+        pos = walker.pos
+        depth = [0] * len(uuids)
+        has_start = [False] * len(uuids)
+        for i, p in enumerate(parents):
+            at = pos.get(p) if p is not None and uuids[i] is not None else None
+            j = at[0] if at is not None and at[0] < i else -1
+            depth[i] = depth[j] + 1 if j >= 0 else 1
+            has_start[i] = types[i] == "session_start" or (j >= 0 and has_start[j])
+        best_tip, best_key = None, (False, 0)
+        for tip in tree.tips:
+            key = (has_start[tip], depth[tip])
+            if key > best_key:
+                best_tip, best_key = tip, key
+        return walker.walk(best_tip) if best_tip is not None else []
+    # repeated uuids (a line appended again and again): tips with the same uuid whose walk
+    # steps to the same record share the rest of the walk, so each rest is walked once
     best: list[int] = []
     best_key = (False, 0)
+    rests: dict[tuple[str, int], tuple[list[int], bool]] = {}
     for tip in tree.tips:
-        chain = ancestors(rf, tip)
-        key = (any(recs[i].type == "session_start" for i in chain), len(chain))
+        u, at = uuids[tip], walker.parent_at(tip)
+        hit = rests.get((u, at)) if u is not None else None
+        if hit is None:
+            rest = walker.walk(tip)[:-1]
+            hit = (rest, any(types[i] == "session_start" for i in rest))
+            if u is not None:
+                rests[(u, at)] = hit
+        rest, has_start = hit
+        key = (has_start or types[tip] == "session_start", len(rest) + 1)
         if key > best_key:
-            best, best_key = chain, key
+            best, best_key = [*rest, tip], key
     return best
 
 

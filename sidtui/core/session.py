@@ -385,8 +385,9 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         }
     tree = v.tree
     tips = []
+    branch_of = {b.tip: b for b in reversed(tree.branches)}  # the first per tip, as next() took
     for t in tree.tips:
-        br = next((b for b in tree.branches if b.tip == t), None)
+        br = branch_of.get(t)
         tips.append(
             {
                 "line": line_of(t),
