@@ -13,7 +13,13 @@ import os
 import sys
 import time
 
-from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
+from sidtui.cli.common import (
+    home_from_args,
+    print_json,
+    require_project,
+    session_home,
+    stdout_console,
+)
 
 
 def register(subparsers, parents) -> None:
@@ -59,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from sidtui.core.errors import UsageError
     from sidtui.core.home import resolve_session
 
-    home = home_from_args(args).require()
+    home = session_home(args) if args.session is not None else home_from_args(args).require()
     require_project(home, args.project)
     session = None
     if args.session is not None:

@@ -49,14 +49,12 @@ def resolve(args: argparse.Namespace):
         SessionNotFound / AmbiguousSession: nothing (or several) match, neither as a
         transcript nor as a checkpoint folder.
     """
-    from sidtui.cli.common import home_from_args
+    from sidtui.cli.common import session_home
     from sidtui.core.errors import AmbiguousSession, SessionNotFound
     from sidtui.core.home import git_toplevel, resolve_session, session_cwd
 
-    home = home_from_args(args)
     arg = args.session
-    if not Path(arg).expanduser().exists():
-        home.require()
+    home = session_home(args, arg)
     try:
         sf = resolve_session(home, arg)
     except SessionNotFound:

@@ -16,6 +16,47 @@ def home_from_args(args: argparse.Namespace) -> Home:
     return Home.resolve(getattr(args, "home", None), os.environ)
 
 
+def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
+    """The home of a verb that takes a SESSION argument ``arg`` (default ``args.session``).
+
+    A path to a file that lies in a home (``<root>/sessions/<project>/<file>``, or a flat
+    ``<root>/sessions/<file>``) uses ``<root>`` when neither ``--home`` nor
+    ``$SID_CONFIG_DIR`` is given: the process registry, checkpoints and progress of that
+    session live there. When one is given and the file lies in another home, the given
+    home is kept and a warning line says so. Anything but an existing path needs the home
+    to exist (:meth:`Home.require`).
+
+    Raises:
+        UsageError: the home is needed and missing (exit 2).
+        UnreadableInput: the path cannot be looked at (a parent folder we may not
+            search): ``permission denied reading …`` (exit 1).
+    """
+    from sidtui.core.home import home_root_of, path_exists
+
+    if arg is None:
+        arg = getattr(args, "session", None)
+    given = getattr(args, "home", None) is not None or bool(os.environ.get("SID_CONFIG_DIR"))
+    home = home_from_args(args)
+    if not arg or arg == "latest" or not path_exists(arg):
+        return home.require()
+    root = home_root_of(arg)
+    if root is None:
+        return home
+    if not given:
+        return Home(root)
+    try:
+        same = home.root.expanduser().resolve() == root
+    except (OSError, RuntimeError):
+        same = False
+    if not same:
+        print(
+            f"sidtui: warning: {arg} belongs to the home {root}, not {home.root} "
+            "(processes and checkpoints are looked up in the latter)",
+            file=sys.stderr,
+        )
+    return home
+
+
 def print_json(obj: Any) -> None:
     """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent).
 
@@ -79,8 +120,17 @@ def require_project(home: Home, project: str | None) -> None:
         from sidtui.core.errors import UsageError
 
         raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not a path")
-    if project is None or (home.sessions_dir / project).is_dir():
+    if project is None:
         return
+    try:
+        if (home.sessions_dir / project).is_dir():
+            return
+    except OSError as exc:  # sessions/ itself may not be searched
+        from sidtui.core.errors import UnreadableInput
+
+        raise UnreadableInput(
+            f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
+        ) from None
     from sidtui.core.errors import UsageError
     from sidtui.core.home import project_folders
 

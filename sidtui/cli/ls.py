@@ -36,8 +36,10 @@ def register(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     home = home_from_args(args).require()
     require_project(home, args.project)
+    # folders the listing cannot read: checked first, so nothing else is read when
+    # every folder asked for is unreadable
+    folder_errors = _folder_errors(home, args.project)
     summaries, errors = _summaries(home, args)
-    folder_errors = _folder_errors(home, args.project)  # folders the listing could not read
     errors = [*folder_errors, *(e for e in errors if e not in folder_errors)]
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)
@@ -179,24 +181,47 @@ def _tz_name() -> str:
 
 def _folder_errors(home, project: str | None) -> list[str]:
     """One line per folder of the listing that cannot be read (the wording of
-    :func:`sidtui.core.home.candidate_files`), without listing any file."""
-    from sidtui.core.home import project_folders
+    :func:`sidtui.core.home.candidate_files`), without listing any file.
 
+    Raises:
+        UnreadableInput: no folder asked for can be read (``sessions/`` itself, the
+            ``--project`` folder, or every project folder): exit 1 with the reason.
+            Some readable and some not is a partial listing (warnings, exit 0).
+    """
+    from sidtui.core.errors import UnreadableInput
+    from sidtui.core.home import project_folders, unreadable_folders
+
+    bad = unreadable_folders(home, project)
+    lines = [f"cannot read folder {folder}: {why}" for folder, why in bad]
+    if not bad:
+        return lines
     base = home.sessions_dir
     if project is None:
-        folders = [base, *(base / name for name in project_folders(home))]
+        bad_paths = {folder for folder, _ in bad}
+        folders = [base / name for name in project_folders(home)]
+        fatal = base in bad_paths or (
+            all(f in bad_paths for f in folders) and not _has_flat_files(base)
+        )
     else:
-        folders = [base / project] if project else [base]
-    out = []
-    for folder in folders:
-        try:
-            with os.scandir(folder):
-                pass
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except OSError as exc:
-            out.append(f"cannot read folder {folder}: {exc.strerror or exc}")
-    return out
+        fatal = True  # the one folder asked for
+    if not fatal:
+        return lines
+    if len(lines) == 1:
+        raise UnreadableInput(lines[0])
+    for line in lines:
+        print(f"sidtui: warning: {line}", file=sys.stderr)
+    raise UnreadableInput(f"no session folder under {base} could be read")
+
+
+def _has_flat_files(base) -> bool:
+    """Whether ``sessions/`` holds a transcript file of its own (the old flat layout)."""
+    from sidtui.core.home import entry_is_file
+
+    try:
+        with os.scandir(base) as it:
+            return any(e.name.endswith((".jsonl", ".json")) and entry_is_file(e) for e in it)
+    except OSError:
+        return False
 
 
 def _summaries(home, args):

@@ -7,9 +7,8 @@ that would drop and unified diffs of the files that would change, and writes not
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from sidtui.cli.common import home_from_args, print_json, stdout_console
+from sidtui.cli.common import print_json, session_home, stdout_console
 
 
 def register(subparsers, parents) -> None:
@@ -50,9 +49,7 @@ def open_view(args: argparse.Namespace):
     from sidtui.core.session import open_session
     from sidtui.core.writer import flush_pending_writes
 
-    home = home_from_args(args)
-    if not Path(args.session).expanduser().exists():
-        home.require()
+    home = session_home(args)
     sf = resolve_session(home, args.session)
     flush_pending_writes(sf.path)
     return open_session(home, sf, with_sidechains=False)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sidtui.cli.common import home_from_args, stdout_console
+from sidtui.cli.common import session_home, stdout_console
 
 #: Resumed messages ``show`` lists by default (the tail a resume continues from).
 DEFAULT_MESSAGES = 50
@@ -53,9 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sidtui: error: --messages takes a number or 'all', not {args.messages!r}",
               file=sys.stderr)
         return 2
-    home = home_from_args(args)
-    if not Path(args.session).expanduser().exists():
-        home.require()
+    home = session_home(args)
     sf = resolve_session(home, args.session)
     terminal = (
         frozenset(t.strip() for t in args.terminal_tools.split(",") if t.strip())

@@ -111,11 +111,11 @@ def event_lines(batch, as_json: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.common import home_from_args
+    from sidtui.cli.common import home_from_args, session_home
     from sidtui.core.home import resolve_session
     from sidtui.core.live.watcher import Watcher
 
-    home = home_from_args(args).require()
+    home = session_home(args) if args.session else home_from_args(args).require()
     sf = resolve_session(home, args.session) if args.session else None
     lock = threading.Lock()
     done = threading.Event()

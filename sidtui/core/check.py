@@ -442,6 +442,15 @@ def size_distribution(sizes: list[int]) -> dict[str, int | None]:
 # --- reading ---------------------------------------------------------------------------
 
 
+def _is_file_or_unstatable(e: os.DirEntry[str]) -> bool:
+    """``e.is_file()``, but True when it cannot be stat'ed (a symlink loop, a link into a
+    folder we may not search): reading it then reports an ``unreadable_file`` with why."""
+    try:
+        return e.is_file()
+    except OSError:
+        return True
+
+
 def _candidates(
     home: Home, project: str | None, unreadable: list[tuple[Path, str]] | None = None
 ) -> list[tuple[Path, str]]:
@@ -461,7 +470,7 @@ def _candidates(
                 unreadable.append((folder, exc.strerror or str(exc)))
             return
         for e in entries:
-            if e.name.endswith((".jsonl", ".json")) and e.is_file():
+            if e.name.endswith((".jsonl", ".json")) and _is_file_or_unstatable(e):
                 out.append((Path(e.path), name))
 
     if project is None or project == "":

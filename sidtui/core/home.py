@@ -199,13 +199,72 @@ def _iter_dir(folder: Path, errors: list[str] | None = None) -> Iterator[os.DirE
         return
 
 
-def project_folders(home: Home) -> list[str]:
-    """Project folder names under ``sessions/`` (``_legacy`` included), sorted."""
+def _is_transcript_name(name: str) -> bool:
+    return name.endswith((".jsonl", ".json"))
+
+
+def entry_is_file(e: os.DirEntry[str], errors: list[str] | None = None) -> bool:
+    """``e.is_file()`` that never raises: an entry that cannot be stat'ed (a symlink
+    loop, a link into a folder we may not search, a target name too long) is not a file.
+
+    Such an entry whose name is a transcript's (``.jsonl``/``.json``) is named in
+    ``errors`` (it may be a session we cannot read); any other name is skipped quietly,
+    as non-transcript files are.
+    """
+    try:
+        return e.is_file()
+    except OSError as exc:
+        if errors is not None and _is_transcript_name(e.name):
+            errors.append(f"cannot read {e.path}: {exc.strerror or exc}")
+        return False
+
+
+def _entry_is_dir(e: os.DirEntry[str]) -> bool:
+    """``e.is_dir(follow_symlinks=False)`` that never raises (an lstat failure: not one)."""
+    try:
+        return e.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def project_folders(home: Home, errors: list[str] | None = None) -> list[str]:
+    """Project folder names under ``sessions/`` (``_legacy`` included), sorted.
+
+    ``errors``, if given, gets one line when ``sessions/`` itself cannot be read.
+    """
     return [
         e.name
-        for e in _iter_dir(home.sessions_dir)
-        if e.is_dir(follow_symlinks=False) and e.name != "summaries"
+        for e in _iter_dir(home.sessions_dir, errors)
+        if e.name != "summaries" and _entry_is_dir(e)
     ]
+
+
+def unreadable_folders(home: Home, project: str | None = None) -> list[tuple[Path, str]]:
+    """``(folder, reason)`` of each folder a listing of ``project`` would read but cannot.
+
+    Args:
+        home: the home.
+        project: a folder name under ``sessions/`` (``""``: the flat files), or None for
+            ``sessions/`` and every project folder in it.
+
+    Returns:
+        The unreadable folders in listing order; a missing folder is not one.
+    """
+    base = home.sessions_dir
+    if project is None:
+        folders = [base, *(base / name for name in project_folders(home))]
+    else:
+        folders = [base / project] if project else [base]
+    out: list[tuple[Path, str]] = []
+    for folder in folders:
+        try:
+            with os.scandir(folder):
+                pass
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            out.append((folder, exc.strerror or str(exc)))
+    return out
 
 
 def candidate_files(
@@ -218,13 +277,17 @@ def candidate_files(
     """
     found: list[tuple[Path, str]] = []
     if project is None or project == "":
-        found += [(Path(e.path), "") for e in _iter_dir(home.sessions_dir, errors) if e.is_file()]
+        found += [
+            (Path(e.path), "")
+            for e in _iter_dir(home.sessions_dir, errors)
+            if entry_is_file(e, errors)
+        ]
     folders = project_folders(home) if project is None else ([project] if project else [])
     for name in folders:
         found += [
             (Path(e.path), name)
             for e in _iter_dir(home.sessions_dir / name, errors)
-            if e.is_file()
+            if entry_is_file(e, errors)
         ]
     return found
 
@@ -275,14 +338,15 @@ def resolve_session(
         raise UsageError("empty session id (give an id, a unique id prefix, a path or `latest`)")
     p = Path(arg).expanduser()
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
-    try:
-        exists = p.exists()
-    except OSError as exc:  # EACCES on a parent folder, a name too long, ...
-        raise UnreadableInput(f"cannot access {arg}: {exc.strerror or exc}") from None
+    exists = path_exists(arg)
     if looks_like_path and not exists:
         raise SessionNotFound(f"no such file: {arg}")
     if looks_like_path and exists:
-        if not p.is_file():
+        try:
+            is_file = p.is_file()
+        except OSError as exc:
+            raise _unreadable_path(arg, exc) from None
+        if not is_file:
             raise UsageError(f"{arg} is not a file")
         _refuse_non_session_file(home, p)
         parent = p.resolve().parent
@@ -291,6 +355,7 @@ def resolve_session(
         if sf is None:
             raise UsageError(f"{arg} is not a session file (.jsonl or .json)")
         return sf
+    searched_all = files is None
     if files is None:
         files = discover(home)
     key = arg.removesuffix(".jsonl").removesuffix(".json")
@@ -313,7 +378,53 @@ def resolve_session(
                 [_describe(f) for f in hits],
             )
     near = _near(key, files)
-    raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}", near)
+    why = ""
+    unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
+    if unread:
+        noun = "folder" if len(unread) == 1 else "folders"
+        why = f" ({noun} {', '.join(unread)} could not be read)"
+    raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
+
+
+def _unreadable_path(arg: str, exc: OSError) -> UnreadableInput:
+    """The error for a session path that cannot be looked at (the wording ``show`` gives
+    a file it cannot read)."""
+    if isinstance(exc, PermissionError):
+        return UnreadableInput(f"permission denied reading {arg}")
+    return UnreadableInput(f"cannot read {arg}: {exc.strerror or exc}")
+
+
+def path_exists(arg: str) -> bool:
+    """Whether the session argument ``arg`` (``~`` expanded) names something on disk.
+
+    Raises:
+        UnreadableInput: it cannot be told (a parent folder we may not search:
+            ``permission denied reading …``; a name too long, ...).
+    """
+    try:
+        return Path(arg).expanduser().exists()
+    except OSError as exc:
+        raise _unreadable_path(arg, exc) from None
+    except ValueError:  # an embedded NUL byte: not a path
+        return False
+
+
+def home_root_of(path: str | os.PathLike[str]) -> Path | None:
+    """The home root a session file lies in, from its place, or None.
+
+    ``<root>/sessions/<project>/<file>`` (``_legacy`` is a project folder here) or a flat
+    ``<root>/sessions/<file>`` gives ``<root>``. The folder is resolved (``..``, symlinked
+    folders), the file name is not followed.
+    """
+    try:
+        parent = Path(path).expanduser().absolute().parent.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if parent.parent.name == "sessions" and parent.name != "summaries":
+        return parent.parent.parent
+    if parent.name == "sessions":
+        return parent.parent
+    return None
 
 
 def resolve_latest(home: Home, cwd: Path | None = None) -> SessionFile:
