@@ -289,3 +289,26 @@ def test_session_path_in_another_home_warns(real_home_copy, tmp_path, monkeypatc
     assert "belongs to the home" in capsys.readouterr().err
     code, _, err = run(capsys, "--home", str(other), "show", str(path), "--json")
     assert code == 0 and "belongs to the home" in err
+
+
+def test_search_project_when_sessions_cannot_be_searched(real_home_copy, capsys, monkeypatch):
+    real = Path.is_dir
+
+    def is_dir(self):
+        if self.parent == real_home_copy / "sessions":
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "is_dir", is_dir)
+    code, _, err = run(capsys, "--home", str(real_home_copy), "search", "x", "--project", CLI)
+    assert code == 1 and "Permission denied" in err, err
+
+
+def test_symlink_loop_in_checkpoints_hides_no_other(tmp_path):
+    from sidtui.cli.checkpoint_args import _checkpoint_ids
+
+    cps = tmp_path / "checkpoints"
+    (cps / "abc").mkdir(parents=True)
+    (cps / "abc" / "index.json").write_text("{}")
+    (cps / "loop").symlink_to("loop")
+    assert _checkpoint_ids(Home(tmp_path)) == ["abc"]

@@ -125,12 +125,15 @@ def refuse_live(home, session_id: str, sf) -> None:
 
 
 def _checkpoint_ids(home) -> list[str]:
+    def has_index(e: os.DirEntry[str]) -> bool:
+        try:  # a symlink loop or an unreadable folder is not one (and hides no other)
+            return e.is_dir() and os.path.exists(os.path.join(e.path, "index.json"))
+        except OSError:
+            return False
+
     try:
-        return sorted(
-            e.name
-            for e in os.scandir(home.checkpoints_dir)
-            if e.is_dir() and os.path.exists(os.path.join(e.path, "index.json"))
-        )
+        with os.scandir(home.checkpoints_dir) as it:
+            return sorted(e.name for e in it if has_index(e))
     except OSError:
         return []
 

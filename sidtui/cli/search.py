@@ -34,7 +34,7 @@ def _progress(label: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.common import home_from_args, print_json, stdout_console
+    from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
     from sidtui.core.errors import UsageError
     from sidtui.core.live.catalog import Catalog
     from sidtui.core.live.search import MARK_CLOSE, MARK_OPEN, SearchIndex
@@ -42,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
     home = home_from_args(args).require()
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    if args.project is not None and not (home.sessions_dir / args.project).is_dir():
-        raise UsageError(f"no project folder {args.project!r} under {home.sessions_dir}")
+    require_project(home, args.project)  # never raises OSError (sessions/ unsearchable)
     query = " ".join(args.query)
     cat = Catalog(home)
     for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
