@@ -316,3 +316,20 @@ def test_chmod_is_noticed(tmp_path, monkeypatch):
     assert res.changed == 1 and res.errors == [] and [r.session_id for r in cat.rows()] == [SID]
     os.chmod(p, 0o600)  # a chmod alone (size, mtime, inode unchanged) is a new key
     assert cat.refresh().changed == 1
+
+
+def test_rows_batch_decode_equals_row_by_row():
+    """``rows()`` decodes every stored row in one call; a row msgspec refuses (a lone
+    surrogate escape) sends the batch row by row, with the same result."""
+    from sidtui.core.listing import SessionSummary
+    from sidtui.core.live.catalog import summaries_from_blobs, summary_from_blob
+
+    rows = [SessionSummary("a", "p", "/x/a.jsonl", "main", "jsonl", title="t"),
+            SessionSummary("b", "p", "/x/b.jsonl", "main", "jsonl", model="m")]
+    blobs = [orjson.dumps(r) for r in rows]
+    assert summaries_from_blobs(blobs) == rows == [summary_from_blob(b) for b in blobs]
+    odd = blobs + [b'{"session_id":"c","project":"p","path":"/x/c","kind":"main",'
+                   b'"container":"jsonl","title":"\\ud800"}']
+    got = summaries_from_blobs(odd)
+    assert got[:2] == rows and got[2].title == "\ud800"
+    assert summaries_from_blobs([]) == []

@@ -166,6 +166,28 @@ def summary_from_blob(blob: bytes) -> SessionSummary:
         return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
 
 
+_SUMMARIES_DECODER = None
+
+
+def summaries_from_blobs(blobs: list[bytes]) -> list[SessionSummary]:
+    """Stored rows back as summaries, in one C call (per-call overhead was a fifth of a
+    warm ``ls``); any row msgspec refuses sends the batch through :func:`summary_from_blob`."""
+    global _SUMMARIES_DECODER
+    if not blobs:
+        return []
+    if _SUMMARIES_DECODER is None:
+        import msgspec
+
+        _SUMMARIES_DECODER = msgspec.json.Decoder(list[SessionSummary])
+    try:
+        out = _SUMMARIES_DECODER.decode(b"[" + b",".join(blobs) + b"]")
+    except Exception:  # a lone surrogate escape, a changed type: row by row
+        return [summary_from_blob(b) for b in blobs]
+    if len(out) != len(blobs):  # a stored blob that was not one JSON value
+        return [summary_from_blob(b) for b in blobs]
+    return out
+
+
 def _root_key(home: Home) -> str:
     return str(Path(home.root).expanduser().resolve())
 
@@ -405,12 +427,17 @@ class Catalog:
                 sql += " WHERE " + " AND ".join(cond)
             return [b for (b,) in self.conn.execute(sql, args)]
 
-        out = [summary_from_blob(b) for b in self._guarded(q)]
+        out = summaries_from_blobs(self._guarded(q))
         regs = read_registrations(self.home)
-        for s in out:
-            if s.kind == "main":
-                lv = liveness_for(s.session_id, s.trace_ids or [], regs)
-                s.live, s.stale = lv.live, lv.stale
+        if regs:
+            for s in out:
+                if s.kind == "main":
+                    lv = liveness_for(s.session_id, s.trace_ids or [], regs)
+                    s.live, s.stale = lv.live, lv.stale
+        else:  # no registration: nothing is live or stale (what liveness_for says)
+            for s in out:
+                if s.kind == "main":
+                    s.live = s.stale = False
         out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return out
 
