@@ -84,3 +84,19 @@ def test_parent_at_is_the_walks_first_step(cols):
         first = chain[-2] if len(chain) > 1 else -1
         assert w.parent_at(i) == first or (len(chain) == 1 and w.parent_at(i) >= 0
                                            and uuids[w.parent_at(i)] in {uuids[i]})
+
+
+def test_branch_warnings_are_capped():
+    """Thousands of skipped branches are named up to MAX_BRANCH_WARNINGS, then counted (a
+    text `show` printed 20k warning lines)."""
+    from sidtui.core.chain import MAX_BRANCH_WARNINGS
+
+    lines = [orjson.dumps({"type": "session_start", "uuid": "s", "parentUuid": None})]
+    lines += [orjson.dumps({"type": "user_message", "uuid": f"u{i}", "parentUuid": "s"})
+              for i in range(300)]
+    rf = scan_records(b"\n".join(lines) + b"\n")
+    tree = build_tree(rf, rebuild_chain(rf))
+    assert len(tree.branches) == 299
+    ws = [w for w in tree.warnings(rf) if "branch" in w]
+    assert len(ws) == MAX_BRANCH_WARNINGS + 1
+    assert ws[-1].startswith("… and 249 more skipped branches")

@@ -50,7 +50,10 @@ def _ls(capsys, root: Path) -> dict:
     return row
 
 
-@pytest.mark.parametrize("name, shown", [(5, "5"), (["x"], '["x"]'), (True, "true")])
+@pytest.mark.parametrize(
+    "name, shown",
+    [(5, "5"), (["x"], '["x"]'), (True, "true"), ([], "[]"), ({}, "{}")],  # [] and {}: truthy in JS
+)
 def test_a_tool_name_that_is_no_string(capsys, tmp_path, name, shown):
     root = _home(tmp_path, start(sid=SID), user("u1", "S"),
                  assistant("a1", "u1", text=None, tools=[("t1", name)]),
@@ -105,3 +108,13 @@ def test_layer_5_reads_whitespace_as_javascript(capsys, tmp_path, text, kind):
     dropped = [d["layer"] for d in j["dropped"]]
     assert ("filter_whitespace_only_assistant_messages" in dropped) == (kind != "none")
     assert _ls(capsys, root)["interruption"] == kind
+
+
+@pytest.mark.parametrize("name", [None, False, 0, ""])
+def test_a_falsy_tool_name_is_dropped_by_layer_6(capsys, tmp_path, name):
+    root = _home(tmp_path, start(sid=SID), user("u1", "S"),
+                 assistant("a1", "u1", text="ok", tools=[("t1", name)]),
+                 tool_results("r1", "a1", "t1"))
+    j = _show(capsys, root)
+    reasons = [d["reason"] for d in j["dropped"]]
+    assert "tool_use block without name" in reasons

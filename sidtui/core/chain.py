@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 
 from sidtui.core.records import RecordFile, RecordRef
 
+#: Skipped branches named one by one in warnings (the rest are counted; --json lists all).
+MAX_BRANCH_WARNINGS = 50
+
 
 @dataclass
 class ChainResult:
@@ -277,7 +280,8 @@ class RecordTree:
                 f"{lines}): a resume or a reused session id restarted the chain; the agent "
                 "sees only the history reachable from the last line"
             )
-        for b in self.branches:
+        shown = self.branches[:MAX_BRANCH_WARNINGS]
+        for b in shown:
             where = (
                 f"hangs off line {recs[b.joins_at].line}"
                 if b.joins_at is not None
@@ -287,6 +291,9 @@ class RecordTree:
                 f"branch ending at line {recs[b.tip].line} ({b.skipped} records) {where}; "
                 "the agent skips it"
             )
+        if len(self.branches) > len(shown):
+            more = len(self.branches) - len(shown)
+            out.append(f"… and {more} more skipped branches (all listed in --json branches)")
         if self.duplicate_uuids:
             out.append(
                 f"{len(self.duplicate_uuids)} uuid(s) appear on more than one line "

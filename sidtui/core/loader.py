@@ -142,11 +142,12 @@ class Message(msgspec.Struct, gc=False):
 
 
 def tool_name_text(name: object) -> str:
-    """A tool_use ``name`` as text: a string as written, a falsy value as ``""``, anything
-    else (JSON allows it; layer 6 drops only a falsy name) as its JSON text (``5``)."""
+    """A tool_use ``name`` as text: a string as written, a value JavaScript calls falsy
+    (null, false, 0) as ``""``, anything else (JSON allows it; layer 6 drops only a falsy
+    name) as its JSON text (``5``, ``[]``)."""
     if isinstance(name, str):
         return name
-    if not name:
+    if name is None or name is False or (type(name) in (int, float) and name == 0):
         return ""
     try:
         return orjson.dumps(name).decode()
