@@ -189,3 +189,33 @@ async def test_session_text_is_literal_everywhere(home):
         await settle(app, pilot)
         assert app.screen.hits
         assert_shown(app, "zebra fix [/] here")
+
+
+async def test_control_characters_are_shown_not_sent(tmp_path):
+    """An ESC sequence in a prompt, a reply, a tool name or a project folder name is drawn
+    as ``\\x1b`` text: it reached the terminal raw and cleared or retitled it (session 3)."""
+    from tests.helpers import assistant, jsonl, start, tool_results, user
+
+    sid = "20260101-000000-aaaaaaaa"
+    proj = "pj\x1b]0;PWNED\x07x"
+    folder = tmp_path / "home" / "sessions" / proj
+    folder.mkdir(parents=True)
+    (folder / f"{sid}.jsonl").write_bytes(jsonl(
+        start(sid=sid), user("u1", "S", text="\x1b[2Jred\x00nul"),
+        assistant("a1", "u1", text="\x1b]0;title\x07ok", tools=[("t1", "[red]x\n\x1b[2J")]),
+        tool_results("r1", "a1", "t1"), assistant("a2", "r1", text="done")))
+    app = make_app(tmp_path / "home", poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        preview = str(app.screen.query_one("#preview").render())
+        assert "\x1b" not in preview and "\\x1b[2Jred\\x00nul" in preview
+        app.open_session(resolve_session(app.home, sid))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, SessionScreen) and "\x1b" not in s.sub_title
+        await pilot.press("e")
+        await settle(app, pilot)
+        conv = s.query_one("#conversation-view")
+        drawn = "\n".join(conv._render_virtual(y).text for y in range(conv.virtual_size.height))
+        assert "\x1b" not in drawn and "\x00" not in drawn
+        assert "\\x1b[2Jred\\x00nul" in drawn and "\\x1b]0;title" in drawn

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from sidtui.core.loader import tool_name_text
+from sidtui.fmt import printable
 from sidtui.tui.fmt import clock_time, one_line, pretty_json
 
 #: Lines of a text block shown before "… N more lines".
@@ -158,11 +160,15 @@ class ConversationModel:
             for m in self.messages:
                 for b in m.blocks:
                     if b.type == "tool_use" and b.id:
-                        cache[b.id] = b.name or "?"
+                        cache[b.id] = tool_name_text(b.name) or "?"
             self._names_cache = cache
         return cache
 
     def header_text(self, e: Entry) -> str:
+        """One entry's header line (control characters shown as ``\\xNN``)."""
+        return printable(self._header_text(e))
+
+    def _header_text(self, e: Entry) -> str:
         """The one-line summary of an entry (without fold markers or styles)."""
         if e.kind == "banner":
             return self.banner[0] if self.banner else ""
@@ -196,7 +202,7 @@ class ConversationModel:
             return "redacted thinking"
         if e.kind == "tool_use":
             raw = self.raw_block(e.msg, e.block) or {}
-            return f"⚙ {b.name or '?'}  {tool_input_summary(raw.get('input'))}"
+            return f"⚙ {tool_name_text(b.name) or '?'}  {tool_input_summary(raw.get('input'))}"
         if e.kind == "tool_result":
             raw = self.raw_block(e.msg, e.block) or {}
             name = self.tool_name_for(b.tool_use_id) or "tool"
@@ -205,7 +211,10 @@ class ConversationModel:
         return f"{b.type or '(no type)'} block"
 
     def body(self, e: Entry) -> str:
-        """The full text an expanded entry shows."""
+        """The full text an expanded entry shows (control characters shown as ``\\xNN``)."""
+        return printable(self._body(e))
+
+    def _body(self, e: Entry) -> str:
         if e.kind == "banner":
             return "\n".join(self.banner[1:])
         if e.kind == "header":

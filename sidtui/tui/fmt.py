@@ -34,12 +34,14 @@ def clock_time(iso: str | None) -> str:
 
 
 def one_line(text: str | None, width: int = 80) -> str:
-    """First non-empty line of ``text``, cut to ``width`` characters with an ellipsis."""
+    """First non-empty line of ``text``, cut to ``width`` characters with an ellipsis;
+    control characters shown as ``\\xNN`` (:func:`sidtui.fmt.printable`)."""
     if not text:
         return ""
-    for line in text.splitlines():
+    for line in str(text).splitlines():  # CR, FF, VT... end a line here, as before
         line = line.strip()
         if line:
+            line = printable(line)
             return line if len(line) <= width else line[: width - 1] + "…"
     return ""
 
@@ -49,7 +51,9 @@ def pretty_json(value: Any) -> str:
     from sidtui.core.jsonout import dumps_lenient
 
     try:  # a lone surrogate ("\ud800" in a transcript) is shown as its escape
-        return dumps_lenient(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+        return printable(
+            dumps_lenient(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+        )
     except TypeError:
         return repr(value)
 

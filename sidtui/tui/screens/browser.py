@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sidtui.fmt import printable
 from sidtui.tui.fmt import one_line, plain, short_time, state_badge
 from sidtui.tui.messages import SessionsScanned
 from sidtui.tui.widgets.session_table import COLUMNS, SessionTable, row_cells
@@ -110,7 +111,7 @@ class BrowserScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.home_label
+        self.sub_title = printable(self.app.home_label)
         self.query_one("#projects", OptionList).border_title = "Projects"
         self.query_one("#sessions", SessionTable).focus()
         self.scan()
@@ -383,7 +384,7 @@ class BrowserScreen(Screen):
             return
         label, colour = state_badge(s)
         text = s.title or s.first_prompt or "(no prompt)"
-        where = s.project or "(flat)"
+        where = printable(s.project or "(flat)")
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
         # Session text goes in as template variables: literal, never read as markup.
         preview.update(Content.from_markup(

@@ -25,6 +25,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from sidtui.fmt import printable
 from sidtui.tui.conversation_model import ConversationModel
 from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
 from sidtui.tui.gcpause import gc_paused
@@ -105,7 +106,7 @@ class SessionScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"{self.sf.project or '(flat)'} / {self.sf.session_id}"
+        self.sub_title = printable(f"{self.sf.project or '(flat)'} / {self.sf.session_id}")
         self.query_one("#tabs").loading = True
         conv = self._conv = self.query_one("#conversation-view", ConversationView)
         self.watch(conv, "new_records", lambda _: self._refresh_indicator())

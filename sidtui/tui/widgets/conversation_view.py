@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from sidtui.fmt import printable
 from sidtui.tui.conversation_model import TEXT_PREVIEW_LINES, ConversationModel, Entry
 
 INDENT = {"header": 0, "banner": 0}
@@ -86,7 +87,7 @@ def measure(model: ConversationModel, e: Entry, width: int) -> int:
     if e.kind == "compact":
         return 1
     if e.kind == "text":
-        text = model.messages[e.msg].blocks[e.block].text_like or ""
+        text = printable(model.messages[e.msg].blocks[e.block].text_like or "")
         avail = max(width - BODY_INDENT - 2, 8)
         if e.collapsed:
             n = 0
@@ -253,7 +254,7 @@ class ConversationView(ScrollView, can_focus=True):
         ind = " " * BODY_INDENT
         avail = width - BODY_INDENT - 2
         if e.kind == "text":
-            text = m.messages[e.msg].blocks[e.block].text_like or ""
+            text = printable(m.messages[e.msg].blocks[e.block].text_like or "")
             lines = wrap(text, avail, None if not e.collapsed else TEXT_PREVIEW_LINES)
             extra = ""
             if e.collapsed and len(lines) > TEXT_PREVIEW_LINES:
