@@ -302,3 +302,25 @@ def test_read_ahead_thread_never_outlives_the_scan(tmp_path, monkeypatch):
     with pytest.raises(FileChanged):
         scan_records(src)
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_line_starts_of_a_file_read_in_pieces_are_found_when_asked(tmp_path, monkeypatch,
+                                                                    final_newline):
+    """The scan of a big file finds no line starts (the core needs none); a line asked for
+    is found from its own piece, and every start equals the in-memory scan's."""
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 700)
+    p = tmp_path / "s.jsonl"
+    _big_session(p, 120)
+    if not final_newline:
+        p.write_bytes(p.read_bytes().rstrip(b"\n"))
+    data = p.read_bytes()
+    mem = scan_records(data)
+    rf = scan_records(read_transcript(p))
+    assert rf._starts is None and len(rf._pieces) > 5
+    for i in (0, 1, 57, 118, 119):
+        assert rf.raw_at(i) == mem.raw_at(i) == data.split(b"\n")[i]
+    assert rf._starts is None  # single lines came from their pieces
+    assert list(rf.line_starts()) == list(mem.line_starts())
+    assert [(r.offset, r.end) for r in rf.records] == [(r.offset, r.end) for r in mem.records]

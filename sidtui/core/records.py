@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -194,6 +195,10 @@ class BadLine:
     terminated: bool = True
 
 
+def _FIRST(piece: tuple[int, int, int]) -> int:  # noqa: N802 - a bisect key
+    return piece[2]
+
+
 class RecordFile:
     """A transcript's bytes with its line index.
 
@@ -218,6 +223,7 @@ class RecordFile:
     __slots__ = (
         "_data", "source", "_records", "bad_lines", "blank_lines", "line_count", "ends_with_newline",
         "base_offset", "_cols", "_starts", "_heads", "_full", "_whole", "start_line",
+        "_pieces", "_piece_starts",
     )
 
     def __init__(
@@ -247,6 +253,10 @@ class RecordFile:
         self._whole = False
         self._cols: tuple[list, list, list] | None = None
         self._starts: array | None = None  # line starts ('q'), one per record
+        #: a file read in pieces: (file offset, length, first record) per piece; line
+        #: starts are found per piece when asked (:meth:`line_starts`, :meth:`raw_at`)
+        self._pieces: list[tuple[int, int, int]] | None = None
+        self._piece_starts: dict[int, array] = {}
 
     def __repr__(self) -> str:
         return (
@@ -264,7 +274,7 @@ class RecordFile:
     @records.setter
     def records(self, value: list[RecordRef]) -> None:
         self._records = value
-        self._cols = self._starts = self._heads = None
+        self._cols = self._starts = self._heads = self._pieces = None
         self._full = self._whole = False
 
     @property
@@ -311,9 +321,47 @@ class RecordFile:
         """The decoded :class:`RecordS` per record on a full fast scan, else None."""
         return self._heads if self._full else None
 
+    def line_starts(self) -> array | None:
+        """Every record's line start (file offsets, ``array('q')``) on a fast scan, else
+        None. A file read in pieces has them found now, piece by piece, from the file
+        (the scan itself never needs them: issue 2's core).
+
+        Raises:
+            FileChanged: a file read in pieces got shorter since.
+        """
+        if self._starts is None and self._pieces is not None:
+            starts = array("q")
+            for p in range(len(self._pieces)):
+                starts += self._starts_of_piece(p)
+            self._starts = starts
+            self._piece_starts = {}
+        return self._starts
+
+    def _starts_of_piece(self, p: int) -> array:
+        st = self._piece_starts.get(p)
+        if st is None:
+            a, n, _ = self._pieces[p]  # type: ignore[index]
+            st = _line_starts_in(self.source.read(a, a + n), 0, n, a)  # type: ignore[union-attr]
+            self._piece_starts[p] = st
+        return st
+
+    def _span_in_pieces(self, index: int) -> tuple[int, int]:
+        pieces = self._pieces
+        assert pieces is not None
+        p = bisect_right(pieces, index, key=_FIRST) - 1
+        st = self._starts_of_piece(p)
+        a, n, first = pieces[p]
+        k = index - first
+        start = st[k]
+        if k + 1 < len(st):
+            return start, st[k + 1] - 1
+        end = a + n  # the piece ends after this line's newline (or at the end of the file)
+        last = p == len(pieces) - 1
+        return start, (end if last and not self.ends_with_newline else end - 1)
+
     def _materialise(self) -> list[RecordRef]:
         types, uuids, parents = self.columns()
-        starts = self._starts
+        starts = self.line_starts()
         k = len(types)
         b = self.base_offset
         n = b + self.size
@@ -363,6 +411,8 @@ class RecordFile:
 
     def raw_at(self, index: int) -> bytes:
         """Record ``index``'s line bytes, without materialising :attr:`records`."""
+        if self._records is None and self._starts is None and self._pieces is not None:
+            return self._bytes(*self._span_in_pieces(index))
         if self._records is None and self._starts is not None:
             start = self._starts[index]
             end = self._starts[index + 1] - 1 if index + 1 < len(self._starts) else (
@@ -707,9 +757,9 @@ def _decode_pieces(
     """
     size = src.size
     objs: list = []
-    starts = array("q")
+    pieces: list[tuple[int, int, int]] = []
     if not size:
-        return objs, starts
+        return objs, pieces
     length = min(PIECE_BYTES, size)
     bufs = (bytearray(length), bytearray(length))
     views = (memoryview(bufs[0]), memoryview(bufs[1]))
@@ -754,14 +804,16 @@ def _decode_pieces(
                 return None
             finally:
                 view.release()
-            st = _line_starts_in(piece, 0, cut, base + a)
-            if len(st) != len(part):
+            # as many lines as records (a blank line would be one more): C-level count;
+            # the line starts themselves are found only when asked (RecordFile.line_starts)
+            lines = piece.count(b"\n", 0, cut) + (0 if piece[cut - 1] == 10 else 1)
+            if lines != len(part):
                 if started:
                     ahead.wait()
                 return None
             digest.feed(part, full)
+            pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
             objs += part
-            starts += st
             a = nxt
             if a < size:
                 if started:
@@ -774,7 +826,7 @@ def _decode_pieces(
     finally:
         if ahead is not None:
             ahead.close()
-    return objs, starts
+    return objs, pieces
 
 
 def _line_starts_in(buf: Any, a: int, b: int, base: int) -> array:
@@ -839,7 +891,8 @@ def scan_records(
         got = _decode_pieces(source, decoder, base_offset, digest, not chain_only)
         if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
             return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
-        objs, starts = got
+        objs, pieces = got
+        starts = None
         data = b""
     else:
         try:
@@ -856,8 +909,10 @@ def scan_records(
     rf._heads = objs
     rf._full = not chain_only
     rf._starts = starts
+    if starts is None:
+        rf._pieces = pieces
     rf.start_line = start_line
-    rf.line_count = len(starts)
+    rf.line_count = len(objs)  # the fast path: one record per line, no blank line
     if source is not None:
         rf.ends_with_newline = source.size == 0 or source.read(source.size - 1, source.size) == b"\n"
     else:

@@ -172,7 +172,7 @@ def record_rows(
             ]
         return
     heads = rf.heads  # the scan's structs: type/uuid/parentUuid, typed str|None
-    starts = rf._starts  # the scan's line starts: record i begins at starts[i]
+    starts = rf.line_starts()  # record i begins at starts[i] (found now for a big file)
     n = len(heads)  # type: ignore[arg-type]
     flags = [False] * n
     for i in on_chain:
