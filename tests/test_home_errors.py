@@ -312,3 +312,21 @@ def test_symlink_loop_in_checkpoints_hides_no_other(tmp_path):
     (cps / "abc" / "index.json").write_text("{}")
     (cps / "loop").symlink_to("loop")
     assert _checkpoint_ids(Home(tmp_path)) == ["abc"]
+
+
+def test_show_path_of_a_symlink_loop_is_unreadable_not_missing(tmp_path, capsys):
+    """A transcript path that is a symlink loop exists but cannot be read: exit 1 naming the
+    loop (it said "no such file", exit 2); a dangling link is still "no such file"."""
+    from sidtui.cli import main
+
+    folder = tmp_path / "home" / "sessions" / "p"
+    folder.mkdir(parents=True)
+    loop = folder / "20261130-000009-00000009.jsonl"
+    os.symlink(loop.name, loop)
+    code = main(["--home", str(tmp_path / "home"), "show", str(loop)])
+    err = capsys.readouterr().err
+    assert code == 1 and "symbolic links" in err and "Traceback" not in err
+    dangling = folder / "20261130-000010-0000000a.jsonl"
+    os.symlink("nowhere.jsonl", dangling)
+    code = main(["--home", str(tmp_path / "home"), "show", str(dangling)])
+    assert code == 2 and "no such file" in capsys.readouterr().err

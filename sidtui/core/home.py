@@ -16,6 +16,7 @@ project's folder, as the agent's ``-c`` does (seed §4.2); lookups by id scan al
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -340,6 +341,12 @@ def resolve_session(
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
     exists = path_exists(arg)
     if looks_like_path and not exists:
+        if os.path.lexists(p):  # a symlink: exists() says False for a loop as for no target
+            try:
+                os.stat(p)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # there, but it cannot be read
+                    raise _unreadable_path(arg, exc) from None
         raise SessionNotFound(f"no such file: {arg}")
     if looks_like_path and exists:
         try:
