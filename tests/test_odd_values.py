@@ -118,3 +118,12 @@ def test_a_falsy_tool_name_is_dropped_by_layer_6(capsys, tmp_path, name):
     j = _show(capsys, root)
     reasons = [d["reason"] for d in j["dropped"]]
     assert "tool_use block without name" in reasons
+
+
+def test_empty_session_fields_read_as_absent_in_ls_and_show(capsys, tmp_path):
+    first = rec("session_start", "S", None, version="3.0", sessionId=SID, model="", provider="",
+                cwd="", timestamp="")
+    root = _home(tmp_path, first, user("u1", "S"), assistant("a1", "u1"))
+    j, row = _show(capsys, root), _ls(capsys, root)
+    assert row["model"] is None and row["started"] is None and row["cwd"] is None
+    assert j["state"] is not None and row["format_version"] == j["format_version"] == "3.0"

@@ -46,9 +46,10 @@ from sidtui.core.loader import (
     Message,
     _message_from_record,
     _message_from_struct,
+    _str,
 )
 from sidtui.core.process import Registration, liveness_for, read_registrations, trace_session_ids
-from sidtui.core.records import _HEAD, RecordFile, RecordRef
+from sidtui.core.records import _HEAD, RecordFile, RecordRef, _parse
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
 
 #: How many trailing chain messages are decoded to decide the interruption state.
@@ -278,11 +279,6 @@ class _Walk:
         self.bounds, self.n_lines, self.heads = bounds, n_lines, heads
 
 
-def _text(value: Any) -> str | None:
-    """``value`` when it is a string, else None (the loader's rule for session fields)."""
-    return value if isinstance(value, str) else None
-
-
 def _strs(col: list) -> list:
     """A column with every non-string value as None (as the chain reads them)."""
     if set(map(type, col)) <= {str, type(None)}:
@@ -394,14 +390,8 @@ def _walk_tail_search(data: bytes) -> _Walk | None:
 
 
 def _decode_line(data: bytes, start: int, end: int) -> Any:
-    raw = data[start:end]
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            return parse_line_slow(raw)
-        except JSONParseError:
-            return None
+    """Line ``data[start:end]`` by JSON.parse's rules (None: not valid)."""
+    return _parse(data[start:end])
 
 
 def _summary_file_title(sf: SessionFile) -> str | None:
@@ -428,9 +418,9 @@ def _start_and_end(s: SessionSummary, data: bytes, bounds, start_key: int, keys_
         v = start_rec.get("version")
         s.format_version = v if isinstance(v, str) else "2.0"
         # as the loader reads them (show's created_at/model/...): a non-string is absent
-        s.started = _text(start_rec.get("timestamp"))
-        s.model, s.provider = _text(start_rec.get("model")), _text(start_rec.get("provider"))
-        s.cwd = _text(start_rec.get("cwd"))
+        s.started = _str(start_rec.get("timestamp"))
+        s.model, s.provider = _str(start_rec.get("model")), _str(start_rec.get("provider"))
+        s.cwd = _str(start_rec.get("cwd"))
     tail: Any = None
     for k in keys_back:  # the loader's updatedAt: last timestamp on the chain
         d = _decode_line(data, *bounds(k))
