@@ -847,9 +847,8 @@ def summarize(
         if tids is None:
             tids = trace_session_ids(data) if sf.container == "jsonl" else []
         s.trace_ids = tids
-        if registrations:  # none: neither live nor stale (the defaults)
-            lv = liveness_for(s.session_id, tids, registrations)
-            s.live, s.stale = lv.live, lv.stale
+        lv = liveness_for(s.session_id, tids, registrations)
+        s.live, s.stale = lv.live, lv.stale
     else:
         s.parent_session_id = s.parent_session_id or sf.parent_session_id
     return s

@@ -222,6 +222,8 @@ def liveness_for(
         trace_ids: every ``trace_session_id`` value recorded in the file.
         registrations: from :func:`read_registrations`.
     """
+    if not registrations:  # the usual listing: nothing runs, nothing to match
+        return Liveness(live=False, stale=False, registrations=[])
     ids = {session_id, *trace_ids}
     matched = [
         r

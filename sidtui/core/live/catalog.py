@@ -429,15 +429,10 @@ class Catalog:
 
         out = summaries_from_blobs(self._guarded(q))
         regs = read_registrations(self.home)
-        if regs:
-            for s in out:
-                if s.kind == "main":
-                    lv = liveness_for(s.session_id, s.trace_ids or [], regs)
-                    s.live, s.stale = lv.live, lv.stale
-        else:  # no registration: nothing is live or stale (what liveness_for says)
-            for s in out:
-                if s.kind == "main":
-                    s.live = s.stale = False
+        for s in out:
+            if s.kind == "main":
+                lv = liveness_for(s.session_id, s.trace_ids or [], regs)
+                s.live, s.stale = lv.live, lv.stale
         out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return out
 
