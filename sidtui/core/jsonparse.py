@@ -22,6 +22,12 @@ JS_WHITESPACE = (
 )
 
 
+def js_falsy(v: object) -> bool:
+    """JavaScript's ``!v`` for a JSON value: null, false, 0 and "" (an empty list or object
+    is truthy there, unlike in Python)."""
+    return v is None or v is False or v == "" or (type(v) in (int, float) and v == 0)
+
+
 class JSONParseError(ValueError):
     """``JSON.parse`` would throw for this text. ``reason`` is a short explanation."""
 

@@ -23,7 +23,7 @@ import msgspec
 import orjson
 
 from sidtui.core.chain import ChainResult
-from sidtui.core.jsonparse import JS_WHITESPACE, JSONParseError, parse_line_slow
+from sidtui.core.jsonparse import JS_WHITESPACE, JSONParseError, js_falsy, parse_line_slow
 from sidtui.core.records import (
     META_DECODER,
     Block,
@@ -147,7 +147,7 @@ def tool_name_text(name: object) -> str:
     name) as its JSON text (``5``, ``[]``)."""
     if isinstance(name, str):
         return name
-    if name is None or name is False or (type(name) in (int, float) and name == 0):
+    if js_falsy(name):
         return ""
     try:
         return orjson.dumps(name).decode()

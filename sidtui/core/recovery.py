@@ -39,6 +39,7 @@ from typing import NamedTuple, overload
 import msgspec
 from msgspec.structs import replace
 
+from sidtui.core.jsonparse import js_falsy
 from sidtui.core.loader import THINKING_TYPES, Block, Message, MessageScan, tool_name_text
 
 #: Tools whose result ends a turn by itself (seed §11.2). sid-code ships this empty, so a
@@ -462,21 +463,15 @@ def filter_whitespace_only_assistant_messages(
     return out
 
 
-def _js_falsy(v: object) -> bool:
-    """JavaScript's ``!v`` for a JSON value: null, false, 0 and "" (an empty list or object
-    is truthy there, unlike in Python)."""
-    return v is None or v is False or v == "" or (type(v) in (int, float) and v == 0)
-
-
 def _block_missing_field(b: Block) -> str | None:
     """The agent's ``!block.id`` / ``!block.name`` / ``!block.tool_use_id`` (JavaScript
     truthiness: ``[]`` and ``{}`` are present)."""
     if b.type == "tool_use":
-        if _js_falsy(b.id):
+        if js_falsy(b.id):
             return "tool_use block without id"
-        if _js_falsy(b.name):
+        if js_falsy(b.name):
             return "tool_use block without name"
-    elif b.type == "tool_result" and _js_falsy(b.tool_use_id):
+    elif b.type == "tool_result" and js_falsy(b.tool_use_id):
         return "tool_result block without tool_use_id"
     return None
 
