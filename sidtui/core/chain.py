@@ -417,12 +417,10 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
     if all(len(v) == 1 for v in walker.pos.values()):
         # unique uuids: no walk can meet a uuid twice, so each record's chain is its
         # parent's plus itself; one pass gives every tip's length and start (linear)
-        pos = walker.pos
         depth = [0] * len(uuids)
         has_start = [False] * len(uuids)
-        for i, p in enumerate(parents):
-            at = pos.get(p) if p is not None and uuids[i] is not None else None
-            j = at[0] if at is not None and at[0] < i else -1
+        for i in range(len(uuids)):
+            j = walker.parent_at(i)
             depth[i] = depth[j] + 1 if j >= 0 else 1
             has_start[i] = types[i] == "session_start" or (j >= 0 and has_start[j])
         best_tip, best_key = None, (False, 0)

@@ -644,16 +644,15 @@ class _Digest:
                 else:
                     add(u)
             prev = u
-            if full:
-                m = o.message
-                if m is not None:
-                    r = m.role
-                    if r is not None:
-                        c = get(r)
-                        if c is None and len(shared) < _SHARED_MAX:
-                            c = shared.setdefault(r, r)
-                        if c is not None:
-                            m.role = c
+            m = o.message
+            if m is not None:
+                r = m.role
+                if r is not None:
+                    c = get(r)
+                    if c is None and len(shared) < _SHARED_MAX:
+                        c = shared.setdefault(r, r)
+                    if c is not None:
+                        m.role = c
         self.prev = prev
         self.whole = whole
         self.count += len(part)
