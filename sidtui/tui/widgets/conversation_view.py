@@ -25,7 +25,6 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sidtui.fmt import printable
 from sidtui.tui.conversation_model import TEXT_PREVIEW_LINES, ConversationModel, Entry
 
 INDENT = {"header": 0, "banner": 0}
@@ -87,7 +86,7 @@ def measure(model: ConversationModel, e: Entry, width: int) -> int:
     if e.kind == "compact":
         return 1
     if e.kind == "text":
-        text = printable(model.messages[e.msg].blocks[e.block].text_like or "")
+        text = model.body(e)  # the text, control characters shown
         avail = max(width - BODY_INDENT - 2, 8)
         if e.collapsed:
             n = 0
@@ -254,7 +253,7 @@ class ConversationView(ScrollView, can_focus=True):
         ind = " " * BODY_INDENT
         avail = width - BODY_INDENT - 2
         if e.kind == "text":
-            text = printable(m.messages[e.msg].blocks[e.block].text_like or "")
+            text = m.body(e)
             lines = wrap(text, avail, None if not e.collapsed else TEXT_PREVIEW_LINES)
             extra = ""
             if e.collapsed and len(lines) > TEXT_PREVIEW_LINES:
