@@ -16,7 +16,9 @@ import os
 import threading
 from array import array
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import repeat
 from typing import Any
 
@@ -482,8 +484,10 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
 #: Files at least this big are read in pieces by :func:`read_transcript` (see
 #: :class:`FileSource`) instead of into one bytes object.
 PIECE_MIN_BYTES = 16 << 20
-#: Bytes read and decoded per piece.
-PIECE_BYTES = 4 << 20
+#: Bytes read and decoded per piece. 1 MB, not 4: the loader walks each piece's structs
+#: right after their decode (``on_piece``), and smaller pieces are still in the CPU cache
+#: then (``show`` of a 105 MB session ~15% faster; the two buffers cost 2 MB, not 8).
+PIECE_BYTES = 1 << 20
 
 
 _HAS_PREAD = hasattr(os, "pread")
@@ -739,13 +743,18 @@ class _ReadAhead:
 
 
 def _decode_pieces(
-    src: FileSource, decoder: msgspec.json.Decoder, base: int, digest: _Digest, full: bool
+    src: FileSource,
+    decoder: msgspec.json.Decoder,
+    base: int,
+    digest: _Digest,
+    full: bool,
+    hook: Callable[[list, int], None] | None = None,
 ) -> tuple[list, array] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
 
     Two buffers take turns: while one piece is decoded the next is read into the other
-    (:class:`_ReadAhead`); each is reused, since a fresh 4 MB object per piece costs its
+    (:class:`_ReadAhead`); each is reused, since a fresh object per piece costs its
     page faults every time.
 
     Returns ``(objs, line starts)``, or None when a line needs the tolerant path (a typed
@@ -763,6 +772,7 @@ def _decode_pieces(
     bufs = (bytearray(length), bytearray(length))
     views = (memoryview(bufs[0]), memoryview(bufs[1]))
     ahead = _ReadAhead(src) if size > length else None
+    last: tuple[list, int] | None = None
     try:
         turn = 0
         a = 0
@@ -803,14 +813,19 @@ def _decode_pieces(
                 return None
             finally:
                 view.release()
-            # as many lines as records (a blank line would be one more): C-level count;
-            # the line starts themselves are found only when asked (RecordFile.line_starts)
-            lines = piece.count(b"\n", 0, cut) + (0 if piece[cut - 1] == 10 else 1)
+            # as many lines as records (a blank line would be one more); the line starts
+            # themselves are found only when asked (RecordFile.line_starts)
+            lines = _newlines_before(piece, cut) + (0 if piece[cut - 1] == 10 else 1)
             if lines != len(part):
                 if started:
                     ahead.wait()
                 return None
             digest.feed(part, full)
+            if hook is not None and digest.whole:  # a file known to branch: no guess left
+                if nxt < size:
+                    hook(part, len(objs))
+                else:  # the last piece: fed once the buffers are freed (peak memory)
+                    last = (part, len(objs))
             pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
             objs += part
             a = nxt
@@ -825,7 +840,28 @@ def _decode_pieces(
     finally:
         if ahead is not None:
             ahead.close()
+    if last is not None:
+        for v in views:
+            v.release()
+        del views, bufs, buf, piece
+        hook(*last)  # type: ignore[misc]
     return objs, pieces
+
+
+def _newlines_before(buf: bytes | bytearray, cut: int) -> int:
+    """``buf.count(b"\\n", 0, cut)``, faster: ``count`` of one byte scans byte by byte
+    (~1.4–3 ms per 4 MB here) while ``replace`` finds them with ``memchr``
+    (~0.6 ms). Done in 256 KB windows, so the copies it makes stay small (a whole-piece
+    copy added 4 MB to ``show``'s peak memory)."""
+    n = 0
+    with memoryview(buf) as mv:
+        for i in range(0, cut, _COUNT_WINDOW):
+            seg = bytes(mv[i : min(cut, i + _COUNT_WINDOW)])
+            n += len(seg) - len(seg.replace(b"\n", b""))
+    return n
+
+
+_COUNT_WINDOW = 256 << 10
 
 
 def _line_starts_in(buf: Any, a: int, b: int, base: int) -> array:
@@ -861,7 +897,12 @@ def _columns(objs: list) -> tuple[list, list, list]:
 
 
 def scan_records(
-    data: bytes, *, start_line: int = 0, base_offset: int = 0, chain_only: bool = False
+    data: bytes,
+    *,
+    start_line: int = 0,
+    base_offset: int = 0,
+    chain_only: bool = False,
+    on_piece: Callable[[RecordFile, list, int], None] | None = None,
 ) -> RecordFile:
     """Index every line of ``data``: records, bad lines and blank lines.
 
@@ -877,6 +918,12 @@ def scan_records(
         chain_only: decode only ``type``/``uuid``/``parentUuid`` (what the chain and
             ``loadable`` need; ``RecordRef.obj`` stays None and the loader decodes message
             lines on demand).
+        on_piece: called as ``on_piece(rf, structs, first)`` on the fast path with each run
+            of freshly decoded structs (records ``first`` on) while they are still in the
+            CPU cache (:class:`sidtui.core.loader.LinearLoad`). ``rf`` is the object
+            being built: only its identity, ``start_line`` and whether the scan is full
+            hold yet; if the scan falls back to the tolerant path, the returned file is
+            another object.
 
     Returns:
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
@@ -884,15 +931,19 @@ def scan_records(
     """
     decoder = _HEAD if chain_only else _RECORD
     digest = _Digest()
-    source = None
-    if isinstance(data, FileSource):
-        source = data
-        got = _decode_pieces(source, decoder, base_offset, digest, not chain_only)
+    source = data if isinstance(data, FileSource) else None
+    rf = RecordFile(data=b"" if source is not None else data, base_offset=base_offset,
+                    source=source)
+    rf._records = None
+    rf._full = not chain_only
+    rf.start_line = start_line
+    hook = None if on_piece is None else partial(on_piece, rf)
+    if source is not None:
+        got = _decode_pieces(source, decoder, base_offset, digest, not chain_only, hook)
         if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
             return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
         objs, pieces = got
         starts = None
-        data = b""
     else:
         try:
             objs = decoder.decode_lines(data)
@@ -902,15 +953,13 @@ def scan_records(
         if len(starts) != len(objs):
             return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
         digest.feed(objs, not chain_only)
-    rf = RecordFile(data=data, base_offset=base_offset, source=source)
-    rf._records = None
+        if hook is not None and digest.whole:
+            hook(objs, 0)
     rf._whole = digest.is_whole
     rf._heads = objs
-    rf._full = not chain_only
     rf._starts = starts
     if starts is None:
         rf._pieces = pieces
-    rf.start_line = start_line
     rf.line_count = len(objs)  # the fast path: one record per line, no blank line
     if source is not None:
         rf.ends_with_newline = source.size == 0 or source.read(source.size - 1, source.size) == b"\n"

@@ -26,7 +26,7 @@ from sidtui.core.chain import (
 )
 from sidtui.core.errors import UnreadableInput
 from sidtui.core.home import Home, SessionFile
-from sidtui.core.loader import LoadedSession, load_jsonl, load_v1_json
+from sidtui.core.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.process import Liveness, liveness_for, read_registrations, trace_session_ids_of
 from sidtui.core.records import FileChanged, RecordFile, read_transcript, scan_records
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
@@ -213,9 +213,10 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         trace_ids: list[str] = []
         fmt = loaded.version
     else:
-        rf = scan_records(data)
+        ahead = LinearLoad()  # the loader runs during the scan if the file is linear
+        rf = scan_records(data, on_piece=ahead)
         chain = rebuild_chain(rf)
-        loaded = load_jsonl(rf, chain)
+        loaded = load_jsonl(rf, chain, ahead=ahead)
         trace_ids = trace_session_ids_of(rf, loaded, chain)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
         for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
