@@ -337,6 +337,8 @@ class RecordFile:
                 starts += self._starts_of_piece(p)
             self._starts = starts
             self._piece_starts = {}
+        elif self._starts is None and self._heads is not None:  # bytes in memory
+            self._starts = _line_starts(self._data, self.base_offset)
         return self._starts
 
     def _starts_of_piece(self, p: int) -> array:
@@ -415,9 +417,11 @@ class RecordFile:
         """Record ``index``'s line bytes, without materialising :attr:`records`."""
         if self._records is None and self._starts is None and self._pieces is not None:
             return self._bytes(*self._span_in_pieces(index))
-        if self._records is None and self._starts is not None:
-            start = self._starts[index]
-            end = self._starts[index + 1] - 1 if index + 1 < len(self._starts) else (
+        if self._records is None and self._heads is not None:
+            starts = self.line_starts()
+            assert starts is not None
+            start = starts[index]
+            end = starts[index + 1] - 1 if index + 1 < len(starts) else (
                 self.base_offset + self.size - (1 if self.ends_with_newline else 0)
             )
             return self._bytes(start, end)
@@ -943,22 +947,22 @@ def scan_records(
         if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
             return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
         objs, pieces = got
-        starts = None
     else:
         try:
             objs = decoder.decode_lines(data)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return _scan_tolerant(data, start_line, base_offset)
-        starts = _line_starts(data, base_offset)
-        if len(starts) != len(objs):
+        # as many lines as records (a blank line would be one more); the line starts are
+        # found only when asked (RecordFile.line_starts): the chain never needs them
+        lines = _newlines_before(data, len(data)) + (1 if data[-1:] not in (b"", b"\n") else 0)
+        if lines != len(objs):
             return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
         digest.feed(objs, not chain_only)
         if hook is not None and digest.whole:
             hook(objs, 0)
     rf._whole = digest.is_whole
     rf._heads = objs
-    rf._starts = starts
-    if starts is None:
+    if source is not None:
         rf._pieces = pieces
     rf.line_count = len(objs)  # the fast path: one record per line, no blank line
     if source is not None:
