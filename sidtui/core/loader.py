@@ -735,7 +735,7 @@ class LinearLoad:
         if self.run is None:
             self.rf = rf
             self.run = _FastLoad(rf, LoadedSession())
-        if rf is not self.rf or first != self.fed or not rf._full:
+        if rf is not self.rf or first != self.fed:
             self.broken = True  # not the guess this object can keep
             return
         self.run.feed(enumerate(part, first))

@@ -922,12 +922,12 @@ def scan_records(
         chain_only: decode only ``type``/``uuid``/``parentUuid`` (what the chain and
             ``loadable`` need; ``RecordRef.obj`` stays None and the loader decodes message
             lines on demand).
-        on_piece: called as ``on_piece(rf, structs, first)`` on the fast path with each run
-            of freshly decoded structs (records ``first`` on) while they are still in the
-            CPU cache (:class:`sidtui.core.loader.LinearLoad`). ``rf`` is the object
-            being built: only its identity, ``start_line`` and whether the scan is full
-            hold yet; if the scan falls back to the tolerant path, the returned file is
-            another object.
+        on_piece: called as ``on_piece(rf, structs, first)`` on a full scan's fast path
+            with each run of freshly decoded :class:`RecordS` (records ``first`` on), in
+            file order, while the file still reads as one linear chain and the structs
+            are still in the CPU cache (:class:`sidtui.core.loader.LinearLoad`). ``rf``
+            is the object being built: only its identity and ``start_line`` hold yet; if
+            the scan falls back to the tolerant path, the file returned is another object.
 
     Returns:
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
@@ -941,7 +941,7 @@ def scan_records(
     rf._records = None
     rf._full = not chain_only
     rf.start_line = start_line
-    hook = None if on_piece is None else partial(on_piece, rf)
+    hook = None if on_piece is None or chain_only else partial(on_piece, rf)
     if source is not None:
         got = _decode_pieces(source, decoder, base_offset, digest, not chain_only, hook)
         if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
