@@ -235,7 +235,11 @@ def _summaries(home, args):
             cat = Catalog(home)
             try:
                 res = cat.refresh()
-                return cat.rows(args.project, include_sidechains=args.sidechains), res.errors
+                errors = res.errors
+                if args.project is not None:  # the refresh saw every folder: keep this one's
+                    folder = f"{home.sessions_dir / args.project}{os.sep}"
+                    errors = [e for e in errors if folder in e]
+                return cat.rows(args.project, include_sidechains=args.sidechains), errors
             finally:
                 cat.close()
         except Exception as exc:  # an unusable cache never blocks a listing

@@ -366,6 +366,9 @@ def resolve_session(
     if files is None:
         files = discover(home)
     key = arg.removesuffix(".jsonl").removesuffix(".json")
+    # transcript names that cannot be stat'ed (a symlink loop, ...): looked for only when
+    # no readable session answers at that level, so a good match costs nothing more
+    unread: list[tuple[Path, str]] | None = None if searched_all else []
     exact = [f for f in files if f.session_id == key]
     for kind in ("main", "sidechain"):
         hits = [f for f in exact if f.kind == kind]
@@ -375,6 +378,9 @@ def resolve_session(
             raise AmbiguousSession(
                 f"session id {key!r} exists in several places", [_describe(f) for f in hits]
             )
+    if unread is None:
+        unread = unreadable_transcripts(home)
+    _refuse_unreadable(arg, [u for u in unread if _stem(u[0]) == key])
     for kind in ("main", "sidechain"):
         hits = [f for f in files if f.kind == kind and f.session_id.startswith(key)]
         if len(hits) == 1:
@@ -384,6 +390,7 @@ def resolve_session(
                 f"{key!r} matches {len(hits)} sessions; give more of the id",
                 [_describe(f) for f in hits],
             )
+    _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
     unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
@@ -391,6 +398,42 @@ def resolve_session(
         noun = "folder" if len(unread) == 1 else "folders"
         why = f" ({noun} {', '.join(unread)} could not be read)"
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
+
+
+def unreadable_transcripts(home: Home) -> list[tuple[Path, str]]:
+    """``(path, reason)`` of every transcript name under ``sessions/`` that cannot be
+    looked at (a symlink loop, a link through a folder we may not search): the entries
+    :func:`discover` skips and names in its ``errors``, in its order."""
+    out: list[tuple[Path, str]] = []
+    for folder in (home.sessions_dir, *(home.sessions_dir / n for n in project_folders(home))):
+        for e in _iter_dir(folder):
+            if _is_transcript_name(e.name):
+                try:
+                    e.is_file()
+                except OSError as exc:
+                    out.append((Path(e.path), exc.strerror or str(exc)))
+    return out
+
+
+def _stem(path: Path) -> str:
+    return path.name.removesuffix(".jsonl").removesuffix(".json")
+
+
+def _refuse_unreadable(arg: str, hits: list[tuple[Path, str]]) -> None:
+    """Raise for a session argument that only names files which cannot be read.
+
+    One such file: exit 1 with the wording ``show PATH`` gives it (``cannot read PATH:
+    Too many levels of symbolic links``); several: ambiguous (exit 2), each listed with
+    its reason. No hit: returns.
+    """
+    if len(hits) == 1:
+        path, why = hits[0]
+        raise UnreadableInput(f"cannot read {path}: {why}")
+    if hits:
+        raise AmbiguousSession(
+            f"{arg!r} matches {len(hits)} session files that cannot be read",
+            [f"{p}  (cannot read: {why})" for p, why in hits],
+        )
 
 
 def _unreadable_path(arg: str, exc: OSError) -> UnreadableInput:

@@ -201,12 +201,19 @@ def default_db_path(home: Home) -> Path:
     return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
 
 
-def scan_session_files(home: Home, stat: bool = True
+def scan_session_files(home: Home, stat: bool = True, errors: list[str] | None = None
                        ) -> list[tuple[str, str, os.stat_result | None]]:
     """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/``, by path — no
     file is opened (the warm path); with ``stat=False`` the stat is None (a cold cache
-    needs none: each file is read anyway)."""
+    needs none: each file is read anyway).
+
+    ``errors``, if given, gets one line per transcript name that cannot be stat'ed (a
+    symlink loop, ...), worded and ordered as :func:`~sidtui.core.home.candidate_files`
+    words them for ``ls --no-cache`` (flat files first, then each project folder, by
+    name). Only a failing entry costs anything: the warm path does no more syscalls.
+    """
     out: list[tuple[str, str, os.stat_result | None]] = []
+    bad: list[tuple[str, str, str]] = []
     base = home.sessions_dir
 
     def files_in(folder: Path, project: str) -> None:
@@ -217,7 +224,11 @@ def scan_session_files(home: Home, stat: bool = True
                         try:
                             if e.is_file():
                                 out.append((e.path, project, e.stat() if stat else None))
-                        except OSError:
+                        except FileNotFoundError:  # removed meanwhile
+                            continue
+                        except OSError as exc:
+                            bad.append((project, e.name,
+                                        f"cannot read {e.path}: {exc.strerror or exc}"))
                             continue
                     elif folder == base and e.name != "summaries":
                         try:
@@ -230,6 +241,9 @@ def scan_session_files(home: Home, stat: bool = True
 
     files_in(base, "")
     out.sort(key=lambda t: t[0])
+    if errors is not None and bad:
+        bad.sort(key=lambda t: (t[0] != "", t[0], t[1]))
+        errors += [line for _, _, line in bad]
     return out
 
 
@@ -492,7 +506,7 @@ class Catalog:
             for p, i, s, m, c in conn.execute(
                 "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions")
         }
-        files = scan_session_files(self.home, stat=bool(cached))
+        files = scan_session_files(self.home, stat=bool(cached), errors=res.errors)
         res.total = len(files)
         seen = {path for path, _, _ in files}
         todo = [(path, project) for path, project, st in files
