@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
+from sidtui.fmt import printable
 from sidtui.tui.fmt import cell, one_line, plain, short_time
 
 MODE_LABELS = (("conversation", "Conversation"), ("code", "Code"), ("conversation-and-code", "Both"))
@@ -81,7 +82,7 @@ class RewindScreen(ModalScreen[bool]):
                 if not self.view.loaded.loadable
                 else "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
             )
-            self.query_one("#rewind-preview", Static).update(Text(f"Nothing to rewind: {why}", style="yellow"))
+            self.query_one("#rewind-preview", Static).update(Text(printable(f"Nothing to rewind: {why}"), style="yellow"))
             return
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
@@ -127,7 +128,7 @@ class RewindScreen(ModalScreen[bool]):
             self._ask_force(msg.error)
             return
         if msg.error:
-            out.update(Text(msg.error, style="bold red"))
+            out.update(Text(printable(msg.error), style="bold red"))
             self.notify(msg.error, title="rewind", severity="error", markup=False)
             return
         res = msg.result
@@ -160,7 +161,7 @@ class RewindScreen(ModalScreen[bool]):
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
         for w in res.warnings:
-            head.append(f"⚠ {w}\n", style="yellow")
+            head.append(printable(f"⚠ {w}\n"), style="yellow")
         parts.append(head)
         if res.dropped:
             t = Table(title="Messages that drop", title_justify="left", show_edge=False, expand=True)
@@ -181,7 +182,7 @@ class RewindScreen(ModalScreen[bool]):
                 t.add_row(plain(f.get("action")), plain(f.get("path")), plain(f.get("reason")))
             parts.append(t)
         for d in res.diffs:
-            parts.append(Syntax(d, "diff", theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+            parts.append(Syntax(printable(d), "diff", theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
                                 word_wrap=True))
         return Group(*parts)
 
@@ -194,14 +195,14 @@ class RewindScreen(ModalScreen[bool]):
         skipped = [f for f in res.files if f.get("action") == "skipped"]
         t.append(f"files skipped: {len(skipped)}\n")
         for f in skipped:
-            t.append(f"  {f.get('path')}: {f.get('reason')}\n", style="dim")
+            t.append(printable(f"  {f.get('path')}: {f.get('reason')}\n"), style="dim")
         if res.safety_snapshot:
             t.append(f"safety snapshot: {res.safety_snapshot} (restore it to undo the file step)\n")
         if res.marker_uuid:
             t.append(f"rewind marker: {res.marker_uuid} (switch back to the old branch from the Chain tab)\n",
                      style="dim")
         for w in res.warnings:
-            t.append(f"⚠ {w}\n", style="yellow")
+            t.append(printable(f"⚠ {w}\n"), style="yellow")
         return t
 
     def _ask_force(self, reason: str | None) -> None:
@@ -213,7 +214,7 @@ class RewindScreen(ModalScreen[bool]):
             if yes and p is not None:
                 self.run_rewind(p.id, self.mode, dry_run=False, force=True)
             else:
-                self.query_one("#rewind-preview", Static).update(Text(f"Refused: {reason}", style="bold red"))
+                self.query_one("#rewind-preview", Static).update(Text(printable(f"Refused: {reason}"), style="bold red"))
                 self.query_one("#apply", Button).disabled = False
 
         self.app.push_screen(

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from sidtui.fmt import printable
 from sidtui.tui.fmt import cell, plain
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
 
@@ -92,7 +93,7 @@ class UndoPreviewScreen(ModalScreen[bool]):
     def on_undo_preview_screen_planned(self, msg: Planned) -> None:
         summary = self.query_one("#undo-summary", Static)
         if msg.error:
-            summary.update(Text(msg.error, style="bold red"))
+            summary.update(Text(printable(msg.error), style="bold red"))
             self.notify(msg.error, severity="error", markup=False)
             return
         res = msg.result

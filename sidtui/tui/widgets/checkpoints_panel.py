@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from sidtui.fmt import printable
 from sidtui.tui.fmt import cell, one_line
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
 
@@ -135,7 +136,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
         t = self.query_one("#snapshots", DataTable)
         t.clear()
         if msg.error:
-            note.update(Text(msg.error, style="bold red"))
+            note.update(Text(printable(msg.error), style="bold red"))
             self.notify(msg.error, severity="error", markup=False)
             return
         if not msg.snapshots:

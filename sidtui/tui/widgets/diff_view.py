@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sidtui.core.sidebyside import SideBySide, side_by_side, unified_rows, word_spans
+from sidtui.fmt import printable
 
 MAX_HIGHLIGHT_CHARS = 2_000_000
 
@@ -42,7 +43,12 @@ def highlight_lines(text: str, path: str, dark: bool = True) -> list[Text] | Non
 
 @dataclass
 class DiffData:
-    """What a DiffView shows: a title, the rows, and optional coloured lines per side."""
+    """What a DiffView shows: a title, the rows, and optional coloured lines per side.
+
+    Everything in it is already printable: file contents, the title and the note may hold
+    ESC sequences, NUL, BEL, CR, DEL or C1 bytes, shown as ``\\xNN``
+    (:func:`sidtui.fmt.printable`) and never sent to the terminal.
+    """
 
     title: str
     sbs: SideBySide
@@ -50,9 +56,15 @@ class DiffData:
     new_hl: list[Text] | None = None
     note: str | None = None
 
+    def __post_init__(self) -> None:
+        self.title = printable(self.title)
+        self.note = printable(self.note) if self.note else self.note
+
     @classmethod
     def build(cls, title: str, old: str, new: str, path: str = "", dark: bool = True,
               note: str | None = None) -> DiffData:
+        # escaped before the diff, so word spans and colouring index the text as drawn
+        old, new = printable(old), printable(new)
         return cls(title, side_by_side(old, new), highlight_lines(old, path, dark),
                    highlight_lines(new, path, dark), note)
 
