@@ -107,3 +107,17 @@ async def test_diff_views_show_control_characters(home):
         Console(file=buf, width=120, color_system=None).print(
             r.query_one("#rewind-preview", Static).content)
         _assert_safe(buf.getvalue(), "rewind preview")
+
+
+def test_crlf_on_both_sides_is_a_note_not_a_mark_on_every_line():
+    old = "a\r\nb\r\nc\r\n"
+    new = "a\r\nB\r\nc\r\n"
+    d = DiffData.build("f.txt", old, new)
+    assert d.note and "CRLF line endings" in d.note
+    drawn = "".join(str(r) for r in d.sbs.rows)
+    assert "\\x0d" not in drawn and "\r" not in drawn
+    # a change of line endings stays visible
+    d2 = DiffData.build("f.txt", "a\nb\n", "a\r\nb\r\n")
+    assert d2.note is None or "CRLF" not in d2.note
+    assert "\\x0d" in "".join(str(r) for r in d2.sbs.rows)
+    assert DiffData.build("f.txt", "one line", "one Line").note is None

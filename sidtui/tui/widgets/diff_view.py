@@ -63,10 +63,21 @@ class DiffData:
     @classmethod
     def build(cls, title: str, old: str, new: str, path: str = "", dark: bool = True,
               note: str | None = None) -> DiffData:
+        if _all_crlf(old) and _all_crlf(new) and ("\r\n" in old or "\r\n" in new):
+            # both sides end every line in CRLF: drawn as plain lines, said once in the
+            # note (a \x0d on every line hid the change; mixed endings stay visible)
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+            note = f"{note} · CRLF line endings" if note else "CRLF line endings"
         # escaped before the diff, so word spans and colouring index the text as drawn
         old, new = printable(old), printable(new)
         return cls(title, side_by_side(old, new), highlight_lines(old, path, dark),
                    highlight_lines(new, path, dark), note)
+
+
+def _all_crlf(text: str) -> bool:
+    """Every line break in ``text`` is CRLF and no other CR is there (an empty text or one
+    without line breaks counts: it does not make the other side's endings news)."""
+    return text.count("\r") == text.count("\r\n") == text.count("\n")
 
 
 class DiffView(ScrollView, can_focus=True):
