@@ -124,3 +124,19 @@ def test_column_measure_matches_rich():
         for s, lo, hi in got:  # each candidate cell measures at least what it claims
             m = Measurement.get(con, con.options, Text(s))
             assert m.minimum >= lo and m.maximum >= hi and m.maximum <= want_hi, (col, s)
+
+
+def test_without_richs_width_pass_the_plain_table_is_printed(tmp_path, monkeypatch):
+    """A Rich release without the private width pass still prints every row (one table)."""
+    from rich.table import Table
+
+    root = _home(tmp_path)
+    home = Home(root)
+    view = open_session(home, resolve_session(home, SID))
+    shown, msgs = view.recovery.messages, view.loaded.messages
+    con, table_out = _console(120, False)
+    con.print(show_cli._resumed_table("t", show_cli._resumed_cells(shown, msgs)))
+    monkeypatch.delattr(Table, "_calculate_column_widths")
+    con, stream_out = _console(120, False)
+    show_cli.print_resumed_streamed(con, "t", shown, msgs)
+    assert stream_out.getvalue() == table_out.getvalue()

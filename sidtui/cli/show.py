@@ -314,10 +314,15 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
     options = console.options
     # Rich's own width pass (private, but the one source of truth for the table's look;
     # tests compare the streamed output with the table's, byte for byte)
-    widths = probe._calculate_column_widths(
-        console, options.update_width(options.max_width - probe._extra_width))
-    inner = [w - 2 for w in widths]  # each cell is padded by one space per side
-    if min(inner) < 1:  # a terminal too narrow for the columns: Rich's own squeeze
+    measure = getattr(probe, "_calculate_column_widths", None)
+    extra = getattr(probe, "_extra_width", None)
+    try:
+        widths = None if measure is None or extra is None else measure(
+            console, options.update_width(options.max_width - extra))
+    except Exception:  # noqa: BLE001 - a Rich whose private pass changed: the plain table
+        widths = None
+    inner = [w - 2 for w in widths] if widths else [0]  # cells are padded by one space a side
+    if min(inner) < 1:  # too narrow for the columns (or no width pass): Rich's own table
         console.print(_resumed_table(title, _resumed_cells(shown, msgs)))
         return
     head = Table(title=title, title_justify="left")
