@@ -116,10 +116,11 @@ def _SafeConsole(base):  # noqa: N802 - a class factory (Rich is imported lazily
 
 def require_project(home: Home, project: str | None) -> None:
     """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/."""
-    if project is not None and ("/" in project or project in (".", "..")):
+    if project is not None and ("/" in project or project in ("", ".", "..")):
         from sidtui.core.errors import UsageError
 
-        raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not a path")
+        what = "an empty name" if not project else "a path"
+        raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not {what}")
     if project is None:
         return
     try:

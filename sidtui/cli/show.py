@@ -392,9 +392,12 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
 
 
 def _compress(types: list) -> list[str]:
+    from sidtui.core.loader import tool_name_text
+
     out: list[str] = []
     for t in types:
-        t = t or "?"
+        # a type that is no string (JSON allows `"type": 5`) is shown as its JSON text
+        t = tool_name_text(t) or "?"
         if out and out[-1].split(" ×")[0] == t:
             base, _, n = out[-1].partition(" ×")
             out[-1] = f"{base} ×{int(n or 1) + 1}"

@@ -58,17 +58,38 @@ class ChainResult:
         out: list[str] = []
         if self.cycle:
             out.append(
-                f"cycle in the parent chain at uuid {self.cycle_uuid}: the chain was "
+                f"cycle in the parent chain at uuid {uuid_text(self.cycle_uuid)}: the chain was "
                 "truncated there (the agent does the same)"
             )
         if self.lost_parent is not None:
             first = rf.records[self.chain[0]] if self.chain else None
             where = f" (needed by line {first.line})" if first else ""
             out.append(
-                f"parent {self.lost_parent} never appears in the file{where}: the chain "
+                f"parent {uuid_text(self.lost_parent)} {self.lost_parent_where(rf)}{where}: the chain "
                 "stops there and everything before it is unreachable to the agent"
             )
         return out
+
+    def lost_parent_where(self, rf: RecordFile) -> str:
+        """Why :attr:`lost_parent` was not found, as a phrase: it never appears in the file,
+        it is the record's own uuid, or it is only on a later line (the agent's walk looks
+        at earlier lines only, seed §5.4)."""
+        lost = self.lost_parent
+        uuids = rf.columns()[1]
+        try:
+            i = uuids.index(lost)
+        except ValueError:
+            return "never appears in the file"
+        line = rf.start_line + i + 1 if rf.is_fast else rf.records[i].line
+        if self.chain and i == self.chain[0]:
+            return f"is the record's own uuid (line {line})"
+        return (f"is only on a later line (line {line}), and the agent's walk looks at "
+                "earlier lines only")
+
+
+def uuid_text(u: str | None) -> str:
+    """A uuid for a message: as written, or ``""`` when empty (it would vanish)."""
+    return u if u else '""'
 
 
 def rebuild_chain(rf: RecordFile) -> ChainResult:

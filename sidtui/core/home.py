@@ -209,15 +209,23 @@ def entry_is_file(e: os.DirEntry[str], errors: list[str] | None = None) -> bool:
     loop, a link into a folder we may not search, a target name too long) is not a file.
 
     Such an entry whose name is a transcript's (``.jsonl``/``.json``) is named in
-    ``errors`` (it may be a session we cannot read); any other name is skipped quietly,
-    as non-transcript files are.
+    ``errors`` (it may be a session we cannot read), as is a symbolic link of that name
+    to nothing; any other name is skipped quietly, as non-transcript files are.
     """
     try:
-        return e.is_file()
+        if e.is_file():
+            return True
     except OSError as exc:
         if errors is not None and _is_transcript_name(e.name):
             errors.append(f"cannot read {e.path}: {exc.strerror or exc}")
         return False
+    if errors is not None and _is_transcript_name(e.name) and e.is_symlink():
+        errors.append(f"cannot read {e.path}: {DANGLING_LINK}")
+    return False
+
+
+#: Why a transcript name that is a symbolic link to nothing is not listed.
+DANGLING_LINK = "a symbolic link to a file that does not exist"
 
 
 def _entry_is_dir(e: os.DirEntry[str]) -> bool:
@@ -249,7 +257,8 @@ def unreadable_folders(home: Home, project: str | None = None) -> list[tuple[Pat
             ``sessions/`` and every project folder in it.
 
     Returns:
-        The unreadable folders in listing order; a missing folder is not one.
+        The unreadable folders in listing order (a file in a folder's place is one: "not
+        a folder"); a missing folder is not one.
     """
     base = home.sessions_dir
     if project is None:
@@ -261,8 +270,11 @@ def unreadable_folders(home: Home, project: str | None = None) -> list[tuple[Pat
         try:
             with os.scandir(folder):
                 pass
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             continue
+        except NotADirectoryError:
+            if os.path.lexists(folder):  # a file where the folder should be
+                out.append((folder, "not a folder"))
         except OSError as exc:
             out.append((folder, exc.strerror or str(exc)))
     return out
@@ -339,7 +351,7 @@ def resolve_session(
         raise UsageError("empty session id (give an id, a unique id prefix, a path or `latest`)")
     p = Path(arg).expanduser()
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
-    exists = path_exists(arg)
+    exists = looks_like_path and path_exists(arg)  # an id is never looked up on disk
     if looks_like_path and not exists:
         if os.path.lexists(p):  # a symlink: exists() says False for a loop as for no target
             try:
@@ -449,11 +461,14 @@ def path_exists(arg: str) -> bool:
 
     Raises:
         UnreadableInput: it cannot be told (a parent folder we may not search:
-            ``permission denied reading …``; a name too long, ...).
+            ``permission denied reading …``). A name too long for the system is not
+            on disk (False).
     """
     try:
         return Path(arg).expanduser().exists()
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # no file can have that name: not on disk
+            return False
         raise _unreadable_path(arg, exc) from None
     except ValueError:  # an embedded NUL byte: not a path
         return False

@@ -98,51 +98,51 @@ def js_number(x: float | int) -> str:
     return f"{sign}{digits[0]}.{digits[1:]}e{es}"
 
 
-def _encode(obj: Any, indent: str | None, level: int, out: list[str]) -> None:
-    if obj is None:
-        out.append("null")
-    elif obj is True:
-        out.append("true")
-    elif obj is False:
-        out.append("false")
-    elif isinstance(obj, str):
-        out.append(js_string(obj))
-    elif isinstance(obj, (int, float)):
-        out.append(js_number(obj))
-    elif isinstance(obj, dict):
-        if not obj:
-            out.append("{}")
-            return
-        out.append("{")
-        first = True
-        for k, v in obj.items():
-            if not first:
-                out.append(",")
-            first = False
-            if indent is not None:
-                out.append("\n" + indent * (level + 1))
-            out.append(js_string(str(k)))
-            out.append(": " if indent is not None else ":")
-            _encode(v, indent, level + 1, out)
-        if indent is not None:
-            out.append("\n" + indent * level)
-        out.append("}")
-    elif isinstance(obj, (list, tuple)):
-        if not obj:
-            out.append("[]")
-            return
-        out.append("[")
-        for i, v in enumerate(obj):
-            if i:
-                out.append(",")
-            if indent is not None:
-                out.append("\n" + indent * (level + 1))
-            _encode(v, indent, level + 1, out)
-        if indent is not None:
-            out.append("\n" + indent * level)
-        out.append("]")
-    else:
-        raise TypeError(f"cannot stringify {type(obj).__name__}")
+def _encode(obj: Any, indent: str | None, level: int, out: list[str],
+            default: Any = None) -> None:
+    """Append ``JSON.stringify(obj)``'s pieces to ``out``, walking with a stack of its own
+    (no recursion: a value nested thousands of levels deep, which ``JSON.parse`` reads,
+    is written too; orjson stops at 254). ``default`` turns any other value into one
+    JSON can hold (as orjson's); without it such a value raises TypeError."""
+    todo: list[Any] = [(obj, level)]  # a str is text to write, a tuple a value to encode
+    pop, push, write = todo.pop, todo.extend, out.append
+    while todo:
+        item = pop()
+        if type(item) is str:  # noqa: E721
+            write(item)
+            continue
+        obj, level = item
+        if obj is None:
+            write("null")
+        elif obj is True:
+            write("true")
+        elif obj is False:
+            write("false")
+        elif isinstance(obj, str):
+            write(js_string(obj))
+        elif isinstance(obj, (int, float)):
+            write(js_number(obj))
+        elif isinstance(obj, (dict, list, tuple)):
+            is_dict = isinstance(obj, dict)
+            if not obj:
+                write("{}" if is_dict else "[]")
+                continue
+            inner = "\n" + indent * (level + 1) if indent is not None else ""
+            colon = ": " if indent is not None else ":"
+            seq: list[Any] = []
+            pairs = obj.items() if is_dict else enumerate(obj)
+            for i, (k, v) in enumerate(pairs):
+                lead = inner if not i else "," + inner
+                seq.append(lead + js_string(str(k)) + colon if is_dict else lead)
+                seq.append((v, level + 1))
+            seq.append(("\n" + indent * level if indent is not None else "")
+                       + ("}" if is_dict else "]"))
+            write("{" if is_dict else "[")
+            push(reversed(seq))
+        elif default is not None:
+            todo.append((default(obj), level))
+        else:
+            raise TypeError(f"cannot stringify {type(obj).__name__}")
 
 
 def stringify(obj: Any) -> bytes:
@@ -233,4 +233,10 @@ def dumps_lenient(obj: Any, option: int = 0, default: Any = None) -> bytes:
         return orjson.dumps(obj, option=option, default=default)
     except TypeError:
         pass
-    return orjson.dumps(_kept(obj, default), option=option, default=default)
+    try:
+        return orjson.dumps(_kept(obj, default), option=option, default=default)
+    except (TypeError, RecursionError):
+        # nested deeper than orjson writes (254 levels): our own encoder has no limit
+        parts: list[str] = []
+        _encode(obj, "  " if option & orjson.OPT_INDENT_2 else None, 0, parts, default)
+        return "".join(parts).encode("utf-8", "surrogatepass")

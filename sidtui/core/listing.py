@@ -39,7 +39,7 @@ import orjson
 from sidtui.core.chain import _is_one_linear_chain, _walk
 from sidtui.core.errors import SidtuiError, UnreadableInput
 from sidtui.core.home import Home, SessionFile, candidate_files, classify_file, first_line_of
-from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line_slow
+from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line
 from sidtui.core.loader import (
     _MSG_DECODER,
     MESSAGE_RECORD_TYPES,
@@ -49,7 +49,7 @@ from sidtui.core.loader import (
     _str,
 )
 from sidtui.core.process import Registration, liveness_for, read_registrations, trace_session_ids
-from sidtui.core.records import _HEAD, RecordFile, RecordRef, _parse
+from sidtui.core.records import _HEAD, FAST_DECODE_ERRORS, RecordFile, RecordRef, _parse
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
 
 #: How many trailing chain messages are decoded to decide the interruption state.
@@ -169,7 +169,7 @@ def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
 def _head_at(mv: memoryview, start: int, end: int):
     try:
         return _HEAD.decode(mv[start:end])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except FAST_DECODE_ERRORS:
         return None
 
 
@@ -185,7 +185,7 @@ def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
             if h is not None:
                 return start, end, h
             try:
-                parse_line_slow(raw)
+                parse_line(raw)
             except JSONParseError:
                 pass
             else:
@@ -298,10 +298,10 @@ def _valid_heads(data: bytes) -> list | None:
     """
     try:
         heads = _LS_HEAD_T.decode_lines(data)
-    except msgspec.DecodeError:  # ValidationError included: a chain field of another type?
+    except FAST_DECODE_ERRORS:  # a chain field of another type? (or too deep)
         try:
             heads = _LS_HEAD.decode_lines(data)
-        except msgspec.DecodeError:
+        except FAST_DECODE_ERRORS:
             return None
     n = len(heads)
     if not n or n != _newlines(data) + (0 if data.endswith(b"\n") else 1):
@@ -368,7 +368,7 @@ def _walk_tail_search(data: bytes) -> _Walk | None:
                 break
             if cand is None and not is_blank(data[ls:le]):
                 try:
-                    parse_line_slow(data[ls:le])
+                    parse_line(data[ls:le])
                 except JSONParseError:
                     pass
                 else:
@@ -460,7 +460,7 @@ class _Reader:
         ls, le = span
         try:
             o = _MSG_DECODER.decode(self.data[ls:le])
-        except msgspec.DecodeError:  # ValidationError included: the loader's dict path
+        except FAST_DECODE_ERRORS:  # the loader's dict path
             o = None
         if o is not None and peek:
             return _message_from_struct(o, index, -1, uuid, 0, rtype, None)

@@ -23,9 +23,10 @@ from typing import Any
 import msgspec
 import orjson
 
-from sidtui.core.chain import ChainResult
+from sidtui.core.chain import ChainResult, uuid_text
 from sidtui.core.jsonparse import JS_WHITESPACE, JSONParseError, js_falsy, parse_line_slow
 from sidtui.core.records import (
+    FAST_DECODE_ERRORS,
     META_DECODER,
     Block,
     RecordFile,
@@ -335,7 +336,7 @@ def _meta_of(rf: RecordFile | None, record: int | None, record_type: str | None)
     raw = rf.raw_at(record)
     try:
         s = META_DECODER.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except FAST_DECODE_ERRORS:
         d = rf.decode_at(record)
         if not isinstance(d, dict):
             return {}
@@ -365,7 +366,7 @@ def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message 
     if s is None:
         try:
             s = _MSG_DECODER.decode(rf.raw(rec))
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except FAST_DECODE_ERRORS:
             return _message_from_dict(rf.decode(rec), rec, index)
     return _message_from_struct(s, index, rec.index, rec.uuid, rec.line, rec.type, rf)
 
@@ -767,7 +768,7 @@ def _failure_reason(rf: RecordFile, chain: ChainResult) -> str:
     if chain.cycle:
         return (
             f"the parent chain from line {recs[chain.tail].line} runs into a cycle at uuid "
-            f"{chain.cycle_uuid} before reaching session_start"
+            f"{uuid_text(chain.cycle_uuid)} before reaching session_start"
         )
     if chain.lost_parent is not None:
         bad = ""
@@ -776,7 +777,8 @@ def _failure_reason(rf: RecordFile, chain: ChainResult) -> str:
             bad = f"; line {prior_bad[-1].line} is unparseable and probably held it"
         return (
             f"the chain from the last line (line {recs[chain.tail].line}) reaches line "
-            f"{first.line}, whose parent {chain.lost_parent} is not in the file{bad}: "
+            f"{first.line}, whose parent {uuid_text(chain.lost_parent)} "
+            f"{chain.lost_parent_where(rf)}{bad}: "
             "session_start is never reached"
         )
     return (

@@ -26,7 +26,19 @@ import msgspec
 import orjson
 
 from sidtui.core.errors import UnreadableInput
-from sidtui.core.jsonparse import JS_WHITESPACE, JSONParseError, is_blank, parse_line_slow
+from sidtui.core.jsonparse import (
+    JS_WHITESPACE,
+    JSONParseError,
+    is_blank,
+    parse_line,
+    parse_line_slow,
+)
+
+#: What a msgspec decode of file content may raise instead of returning: invalid JSON or
+#: a field of another type, and nesting deeper than its C recursion allows (~1,000 levels,
+#: which JSON.parse still accepts). Every fast decode of a line catches all three and lets
+#: the tolerant path (JSON.parse's rules) decide.
+FAST_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 class _Head(msgspec.Struct, gc=False):
@@ -811,7 +823,7 @@ def _decode_pieces(
             view = memoryview(piece)[:cut]
             try:
                 part = decoder.decode_lines(view)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except FAST_DECODE_ERRORS:
                 if started:
                     ahead.wait()
                 return None
@@ -950,7 +962,7 @@ def scan_records(
     else:
         try:
             objs = decoder.decode_lines(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except FAST_DECODE_ERRORS:
             return _scan_tolerant(data, start_line, base_offset)
         # as many lines as records (a blank line would be one more); the line starts are
         # found only when asked (RecordFile.line_starts): the chain never needs them
@@ -992,13 +1004,13 @@ def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile
                 RecordRef(len(records), line_no, base_offset + pos, base_offset + end,
                           o.type, o.uuid, o.parentUuid, True, o)
             )
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except FAST_DECODE_ERRORS:
             raw = data[pos:end]
             if is_blank(raw):
                 rf.blank_lines += 1
             else:
                 try:
-                    value = parse_line_slow(raw)
+                    value = parse_line(raw)
                 except JSONParseError as exc:
                     rf.bad_lines.append(
                         BadLine(line_no, base_offset + pos, end - pos, exc.reason, nl >= 0)

@@ -527,21 +527,15 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
 
         import orjson
 
+        from sidtui.core.jsonout import dumps_lenient
         from sidtui.core.show_rows import RowChunks
 
         opts = orjson.OPT_NON_STR_KEYS
         write = out.write
 
         def dumps(val: Any) -> bytes:
-            try:
-                return orjson.dumps(val, option=opts, default=str)
-            except TypeError:
-                import json
-                import re
-
-                text = json.dumps(val, ensure_ascii=False, separators=(",", ":"), default=str)
-                text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
-                return text.encode()
+            # lone surrogates kept as escapes, any depth (orjson alone writes 254 levels)
+            return dumps_lenient(val, option=opts, default=str)
 
         def streamed(val: Any) -> bool:
             return isinstance(val, (RowChunks, types.GeneratorType)) or (
