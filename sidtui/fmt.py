@@ -17,10 +17,15 @@ def human_size(n: float) -> str:
 #: recolour, retitle) and a NUL or CR mangle the line.
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F,
                                           *range(0x80, 0xA0))}
+#: Bidirectional overrides and isolates too, as ``\uNNNN``: one in a prompt or a file
+#: path reorders what follows it on screen, so the text read is not the text there
+#: ("Trojan Source"). Marks that only hint direction (U+200E/F) stay.
+_CONTROLS.update({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 
 
 def printable(text: str) -> str:
-    """``text`` with every control character but newline and tab shown as ``\\xNN``.
+    """``text`` with every control character but newline and tab shown as ``\\xNN``, and
+    every bidirectional override or isolate as ``\\uNNNN``.
 
     Used for everything a person reads (CLI consoles, app widgets); JSON output escapes
     them itself.

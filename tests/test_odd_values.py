@@ -91,6 +91,17 @@ def test_control_characters_are_shown_not_sent(capsys, tmp_path):
     assert printable("a\tb\nc") == "a\tb\nc" and printable("\x85\x7f") == "\\x85\\x7f"
 
 
+def test_bidi_overrides_are_shown_not_applied(capsys, tmp_path):
+    """A right-to-left override in a prompt reorders what follows it on screen (helper-22):
+    overrides and isolates are shown as ``\\uNNNN``; emoji joiners and direction marks stay."""
+    assert printable("a\u202eb\u2066c\u2069") == "a\\u202eb\\u2066c\\u2069"
+    assert printable("\u200f\U0001f468\u200d\U0001f469") == "\u200f\U0001f468\u200d\U0001f469"
+    root = _home(tmp_path, start(sid=SID), user("u1", "S", text="ok \u202etxt.exe"),
+                 assistant("a1", "u1", text="done"))
+    code, out, _ = _run(capsys, "--home", str(root), "show", SID)
+    assert code == 0 and "\u202e" not in out and "\\u202etxt.exe" in out
+
+
 @pytest.mark.parametrize(
     "text, kind",
     [
