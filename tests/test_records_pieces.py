@@ -279,19 +279,25 @@ def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
         open_session(Home(tmp_path), classify_file(p, "p"))
 
 
-def test_read_ahead_thread_never_outlives_the_scan(tmp_path, monkeypatch):
-    """The next piece is read on a thread while one is decoded; the scan ends it on every
-    path (done, a line for the tolerant path, the file cut short) — listing forks workers
-    only while no other thread runs."""
+def test_the_scan_leaves_no_thread_and_asks_for_the_next_piece(tmp_path, monkeypatch):
+    """The kernel is asked to read each next piece ahead (no reader thread: waking one took
+    the GIL from the decode); no path (done, a line for the tolerant path, the file cut
+    short) leaves a thread behind — listing forks workers only while no other thread runs."""
     import threading
 
     monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
     monkeypatch.setattr(records, "PIECE_BYTES", 700)
     p = tmp_path / "s.jsonl"
     _big_session(p)
+    asked: list[tuple[int, int]] = []
+    real = records.FileSource.advise
+    monkeypatch.setattr(records.FileSource, "advise",
+                        lambda self, a, n: asked.append((a, n)) or real(self, a, n))
     before = threading.active_count()
     rf = scan_records(read_transcript(p))
     assert rf.objs is not None and threading.active_count() == before
+    starts = [a for a, _, _ in rf._pieces]
+    assert [a for a, _ in asked] == starts[1:] and all(n == 700 for _, n in asked)
     with open(p, "ab") as f:
         f.write(b"{not json}\n")
     assert scan_records(read_transcript(p)).bad_lines

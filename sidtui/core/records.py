@@ -507,6 +507,7 @@ PIECE_BYTES = 1 << 20
 
 
 _HAS_PREAD = hasattr(os, "pread")
+_ADVISE = getattr(os, "posix_fadvise", None)
 _HAS_PREADV = hasattr(os, "preadv")
 
 
@@ -548,6 +549,15 @@ class FileSource:
         with self._lock:  # seek + read is one step for other threads
             self._f.seek(start)
             return self._f.read(end - start)
+
+    def advise(self, start: int, length: int) -> None:
+        """Ask the kernel to start reading ``length`` bytes from ``start`` now
+        (``posix_fadvise(WILLNEED)``; asynchronous, a no-op where unsupported)."""
+        if _ADVISE is not None:
+            try:
+                _ADVISE(self._f.fileno(), start, length, os.POSIX_FADV_WILLNEED)
+            except (OSError, ValueError):
+                pass
 
     def read_into(self, view: memoryview, start: int) -> None:
         """Fill ``view`` with the file's bytes from ``start`` (a reused buffer).
@@ -708,56 +718,6 @@ class _Digest:
         return self.whole and self.count > 0 and len(self.seen) == self.count
 
 
-class _ReadAhead:
-    """Reads the next piece on a thread while the current one is decoded.
-
-    ``preadv`` releases the GIL, so on a machine with a second core the read costs the
-    scan nothing but the hand-over (issue 2: ~20 ms of a 105 MB file's ~550 ms).
-    """
-
-    __slots__ = ("src", "todo", "done", "thread")
-
-    def __init__(self, src: FileSource) -> None:
-        import queue
-
-        self.src = src
-        self.todo: queue.SimpleQueue = queue.SimpleQueue()
-        self.done: queue.SimpleQueue = queue.SimpleQueue()
-        self.thread = threading.Thread(target=self._run, name="sidtui-read-ahead", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            job = self.todo.get()
-            if job is None:
-                return
-            view, start = job
-            try:
-                self.src.read_into(view, start)
-            except BaseException as exc:  # handed to the scan, which raises it
-                self.done.put(exc)
-            else:
-                self.done.put(None)
-
-    def start(self, view: memoryview, start: int) -> None:
-        """Begin filling ``view`` from byte ``start``."""
-        self.todo.put((view, start))
-
-    def wait(self) -> None:
-        """Wait for the read begun last.
-
-        Raises:
-            FileChanged: the file is shorter now.
-        """
-        exc = self.done.get()
-        if exc is not None:
-            raise exc
-
-    def close(self) -> None:
-        self.todo.put(None)
-        self.thread.join()
-
-
 def _decode_pieces(
     src: FileSource,
     decoder: msgspec.json.Decoder,
@@ -769,9 +729,11 @@ def _decode_pieces(
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
 
-    Two buffers take turns: while one piece is decoded the next is read into the other
-    (:class:`_ReadAhead`); each is reused, since a fresh object per piece costs its
-    page faults every time.
+    One buffer is reused (a fresh object per piece costs its page faults every time). The
+    kernel is asked to read the next piece ahead while this one is decoded
+    (``posix_fadvise(WILLNEED)``): a reader thread did the same, but waking it took the GIL
+    from the decode every piece (``open_session`` of the 105 MB bench session: median
+    512 → 415 ms without it, 5 interleaved rounds).
 
     Returns ``(objs, line starts)``, or None when a line needs the tolerant path (a typed
     decode refused it, or blank lines are present).
@@ -785,82 +747,46 @@ def _decode_pieces(
     if not size:
         return objs, pieces
     length = min(PIECE_BYTES, size)
-    bufs = (bytearray(length), bytearray(length))
-    views = (memoryview(bufs[0]), memoryview(bufs[1]))
-    ahead = _ReadAhead(src) if size > length else None
-    last: tuple[list, int] | None = None
-    try:
-        turn = 0
+    buf = bytearray(length)
+    with memoryview(buf) as whole:
         a = 0
-        n = min(length, size)
-        src.read_into(views[0][:n], 0)
         while a < size:
-            buf = bufs[turn]
-            cut = n
-            if a + n < size:
-                cut = buf.rfind(b"\n", 0, n) + 1
-            nxt = a + cut
-            if cut == 0:  # one line longer than a piece: read it whole, no read-ahead
+            n = min(length, size - a)
+            src.read_into(whole[:n], a)
+            cut = n if a + n == size else buf.rfind(b"\n", 0, n) + 1
+            if cut == 0:  # one line longer than a piece: read it whole
                 end = a + n
-                big = src.read(a, end)
+                piece: bytes | bytearray = src.read(a, end)
                 while end < size:
                     more = src.read(end, min(size, end + PIECE_BYTES))
                     nl = more.find(b"\n")
                     if nl >= 0:
-                        big += more[: nl + 1]
+                        piece += more[: nl + 1]
                         break
-                    big += more
+                    piece += more
                     end += len(more)
-                piece, cut = big, len(big)
-                nxt = a + cut
-                started = False
+                cut = len(piece)
             else:
                 piece = buf
-                started = ahead is not None and nxt < size
-                if started:
-                    n_next = min(length, size - nxt)
-                    ahead.start(views[1 - turn][:n_next], nxt)
-            view = memoryview(piece)[:cut]
-            try:
-                part = decoder.decode_lines(view)
-            except FAST_DECODE_ERRORS:
-                if started:
-                    ahead.wait()
-                return None
-            finally:
-                view.release()
+            nxt = a + cut
+            if nxt < size:
+                src.advise(nxt, length)
+            with memoryview(piece) as mv, mv[:cut] as view:
+                try:
+                    part = decoder.decode_lines(view)
+                except FAST_DECODE_ERRORS:
+                    return None
             # as many lines as records (a blank line would be one more); the line starts
             # themselves are found only when asked (RecordFile.line_starts)
             lines = _newlines_before(piece, cut) + (0 if piece[cut - 1] == 10 else 1)
             if lines != len(part):
-                if started:
-                    ahead.wait()
                 return None
             digest.feed(part, full)
             if hook is not None and digest.whole:  # a file known to branch: no guess left
-                if nxt < size:
-                    hook(part, len(objs))
-                else:  # the last piece: fed once the buffers are freed (peak memory)
-                    last = (part, len(objs))
+                hook(part, len(objs))
             pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
             objs += part
             a = nxt
-            if a < size:
-                if started:
-                    ahead.wait()
-                    turn = 1 - turn
-                    n = n_next
-                else:
-                    n = min(length, size - a)
-                    src.read_into(views[turn][:n], a)
-    finally:
-        if ahead is not None:
-            ahead.close()
-    if last is not None:
-        for v in views:
-            v.release()
-        del views, bufs, buf, piece
-        hook(*last)  # type: ignore[misc]
     return objs, pieces
 
 
