@@ -23,7 +23,6 @@ from itertools import repeat
 from typing import Any
 
 import msgspec
-import orjson
 
 from sidtui.core.errors import UnreadableInput
 from sidtui.core.jsonparse import (
@@ -31,7 +30,6 @@ from sidtui.core.jsonparse import (
     JSONParseError,
     is_blank,
     parse_line,
-    parse_line_slow,
 )
 
 #: What a msgspec decode of file content may raise instead of returning: invalid JSON or
@@ -469,12 +467,9 @@ def _parse(raw: bytes) -> Any:
     """A valid line's value with JSON.parse's rules (orjson first); None for a line that is
     not valid any more (only a line read back after its file changed)."""
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            return parse_line_slow(raw)
-        except JSONParseError:
-            return None
+        return parse_line(raw)
+    except JSONParseError:
+        return None
 
 
 def _line_starts(data: bytes, base: int) -> array:
@@ -502,7 +497,7 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
 PIECE_MIN_BYTES = 16 << 20
 #: Bytes read and decoded per piece. 1 MB, not 4: the loader walks each piece's structs
 #: right after their decode (``on_piece``), and smaller pieces are still in the CPU cache
-#: then (``show`` of a 105 MB session ~15% faster; the two buffers cost 2 MB, not 8).
+#: then (``show`` of a 105 MB session ~15% faster).
 PIECE_BYTES = 1 << 20
 
 
@@ -795,6 +790,8 @@ def _newlines_before(buf: bytes | bytearray, cut: int) -> int:
     (~1.4–3 ms per 4 MB here) while ``replace`` finds them with ``memchr``
     (~0.6 ms). Done in 256 KB windows, so the copies it makes stay small (a whole-piece
     copy added 4 MB to ``show``'s peak memory)."""
+    if cut == len(buf) and cut <= _COUNT_WINDOW:  # a small whole buffer: no copy
+        return cut - len(buf.replace(b"\n", b""))
     n = 0
     with memoryview(buf) as mv:
         for i in range(0, cut, _COUNT_WINDOW):
