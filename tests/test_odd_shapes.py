@@ -229,3 +229,49 @@ def test_an_empty_uuid_is_quoted_in_messages(capsys, tmp_path):
     d = json.loads(out)
     assert code == 0
     assert any('""' in w for w in d["warnings"]), d["warnings"]
+
+
+def test_objects_nested_deep_in_a_metadata_value(capsys, tmp_path):
+    """``show --json`` looked for streamed values in every nested dict (helper-24: objects
+    ~500 levels deep in a metadata value stopped it half-way through its output)."""
+    deep = '{"a":' * 600 + "1" + "}" * 600
+    root = _home(tmp_path, start(sid=SID), user("u1", "S", text="hi"),
+                 rec("metadata", "m1", "u1", key="todo_state", value=_deep()),
+                 assistant("a1", "m1", text="ok"))
+    f = root / "sessions" / "proj" / f"{SID}.jsonl"
+    f.write_bytes(f.read_bytes().replace(b"[" * DEPTH + b'"bottom"' + b"]" * DEPTH,
+                                         deep.encode()))
+    code, out, err = _run(capsys, "--home", str(root), "show", SID, "--json")
+    assert code == 0, err
+    assert orjson.loads(out)["loadable"] is True
+
+
+@pytest.mark.parametrize("odd", [{"a": 1}, {}, [1, "text"], []])
+def test_block_types_that_are_objects_or_lists(capsys, tmp_path, odd):
+    root = _home(tmp_path, start(sid=SID),
+                 rec("user_message", "u1", "S", message={"role": "user", "content": [
+                     {"type": odd}, {"type": "text", "text": "hi"}]}),
+                 assistant("a1", "u1", text="ok"))
+    code, out, err = _run(capsys, "--home", str(root), "show", SID)
+    assert code == 0 and "internal error" not in err, err
+
+
+def test_odd_entries_in_a_home(capsys, tmp_path, monkeypatch):
+    """A folder with a transcript's name and a link to one are named; ``sessions`` that is a
+    link to nothing says so; a --project name too long for the system is a usage error."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _home(tmp_path, start(sid=SID), user("u1", "S"), assistant("a1", "u1", text="ok"))
+    folder = root / "sessions" / "proj"
+    (folder / "20260103-000000-cccccccc.jsonl").mkdir()
+    (folder / "20260104-000000-dddddddd.jsonl").symlink_to(tmp_path)
+    for extra in (["--no-cache"], []):
+        code, out, err = _run(capsys, "--home", str(root), "ls", "--json", *extra)
+        assert code == 0 and len(json.loads(out)) == 1
+        assert err.count("a folder, not a file") == 2, err
+    code, _, err = _run(capsys, "--home", str(root), "ls", "--project", "x" * 300)
+    assert code == 2 and "no project folder" in err
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sessions").symlink_to(tmp_path / "nowhere")
+    code, _, err = _run(capsys, "--home", str(other), "ls", "--no-cache")
+    assert code == 1 and "a symbolic link to a folder that does not exist" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -127,11 +128,12 @@ def require_project(home: Home, project: str | None) -> None:
         if (home.sessions_dir / project).is_dir():
             return
     except OSError as exc:  # sessions/ itself may not be searched
-        from sidtui.core.errors import UnreadableInput
+        if exc.errno != errno.ENAMETOOLONG:  # (a name too long is no folder: usage error)
+            from sidtui.core.errors import UnreadableInput
 
-        raise UnreadableInput(
-            f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
-        ) from None
+            raise UnreadableInput(
+                f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
+            ) from None
     from sidtui.core.errors import UsageError
     from sidtui.core.home import project_folders
 

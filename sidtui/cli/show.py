@@ -212,10 +212,15 @@ def _resumed_cells(shown, msgs) -> Iterator[tuple[str, str, str, str, str, bool]
     for chunk in resumed_rows(shown):
         for r in chunk:
             changed = r["changed"]
-            key = tuple(r["blocks"])
-            blocks = joined.get(key)
+            try:
+                key: tuple | None = tuple(r["blocks"])
+                blocks = joined.get(key)  # type: ignore[arg-type]
+            except TypeError:  # a block type that is an object or a list (JSON allows it)
+                key = blocks = None
             if blocks is None:
-                blocks = joined[key] = ", ".join(_compress(r["blocks"]))
+                blocks = ", ".join(_compress(r["blocks"]))
+                if key is not None:
+                    joined[key] = blocks
             yield (
                 str(r["src_index"]),
                 str(r["line"] or ""),

@@ -219,13 +219,25 @@ def entry_is_file(e: os.DirEntry[str], errors: list[str] | None = None) -> bool:
         if errors is not None and _is_transcript_name(e.name):
             errors.append(f"cannot read {e.path}: {exc.strerror or exc}")
         return False
-    if errors is not None and _is_transcript_name(e.name) and e.is_symlink():
-        errors.append(f"cannot read {e.path}: {DANGLING_LINK}")
+    if errors is not None and _is_transcript_name(e.name):
+        why = odd_transcript_entry(e)
+        if why:
+            errors.append(f"cannot read {e.path}: {why}")
     return False
 
 
 #: Why a transcript name that is a symbolic link to nothing is not listed.
 DANGLING_LINK = "a symbolic link to a file that does not exist"
+#: Why a folder with a transcript's name (``x.jsonl/``) is not listed.
+NOT_A_FILE = "a folder, not a file"
+
+
+def odd_transcript_entry(e: os.DirEntry[str]) -> str | None:
+    """Why an entry with a transcript's name that is not a regular file is none (a link to
+    nothing, a folder or a link to one), or None (something else: a FIFO, a device)."""
+    if e.is_symlink():
+        return NOT_A_FILE if os.path.isdir(e.path) else DANGLING_LINK
+    return NOT_A_FILE if _entry_is_dir(e) else None
 
 
 def _entry_is_dir(e: os.DirEntry[str]) -> bool:
@@ -271,6 +283,8 @@ def unreadable_folders(home: Home, project: str | None = None) -> list[tuple[Pat
             with os.scandir(folder):
                 pass
         except FileNotFoundError:
+            if os.path.islink(folder):  # there, but pointing at nothing
+                out.append((folder, "a symbolic link to a folder that does not exist"))
             continue
         except NotADirectoryError:
             if os.path.lexists(folder):  # a file where the folder should be

@@ -502,6 +502,11 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     return out
 
 
+#: How deep :func:`write_json_stream` looks for streamed values (``RowChunks``,
+#: generators) in the object it writes; deeper values are written as plain data.
+_STREAM_DEPTH = 3
+
+
 def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
     """Write a JSON object whose values may be generators, without materialising them.
 
@@ -537,9 +542,13 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
             # lone surrogates kept as escapes, any depth (orjson alone writes 254 levels)
             return dumps_lenient(val, option=opts, default=str)
 
-        def streamed(val: Any) -> bool:
-            return isinstance(val, (RowChunks, types.GeneratorType)) or (
-                isinstance(val, dict) and any(map(streamed, val.values()))
+        def streamed(val: Any, depth: int = 0) -> bool:
+            # streams sit in show's own keys, a few levels down at most; below that lies
+            # file content (a metadata value may nest hundreds of levels: never walked)
+            if isinstance(val, (RowChunks, types.GeneratorType)):
+                return True
+            return depth < _STREAM_DEPTH and isinstance(val, dict) and any(
+                streamed(v, depth + 1) for v in val.values()
             )
 
         def put(val: Any) -> None:

@@ -43,7 +43,7 @@ from typing import Any
 import orjson
 
 from sidtui.core.errors import SidtuiError
-from sidtui.core.home import DANGLING_LINK, Home, SessionFile
+from sidtui.core.home import Home, SessionFile, odd_transcript_entry
 from sidtui.core.jsonout import dumps_lenient
 from sidtui.core.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
 from sidtui.core.process import liveness_for, read_registrations
@@ -224,9 +224,8 @@ def scan_session_files(home: Home, stat: bool = True, errors: list[str] | None =
                         try:
                             if e.is_file():
                                 out.append((e.path, project, e.stat() if stat else None))
-                            elif e.is_symlink():  # to nothing (d_type: no extra syscall)
-                                bad.append((project, e.name,
-                                            f"cannot read {e.path}: {DANGLING_LINK}"))
+                            elif why := odd_transcript_entry(e):  # rare: a link, a folder
+                                bad.append((project, e.name, f"cannot read {e.path}: {why}"))
                         except FileNotFoundError:  # removed meanwhile
                             continue
                         except OSError as exc:
