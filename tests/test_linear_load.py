@@ -165,3 +165,39 @@ def test_a_uuid_written_again_on_the_chain_is_no_linear_guess():
     plain, fast, used = _both(data)
     assert not used
     assert _shape(fast) == _shape(plain)
+
+
+def test_a_failed_guess_is_dropped_before_the_rest_is_read(tmp_path, monkeypatch):
+    """A branching file, or a bad line that sends the scan to the tolerant path, makes the
+    scan abandon the run-ahead at once: its messages (and the structs they hold) must not
+    stay alive next to the tolerant scan or the loader's own walk (peak memory)."""
+    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(records, "PIECE_BYTES", 300)
+    specs = [{"type": "user_message", "role": "user", "content": "hello there",
+              "meta": None, "mode": None}] * 30
+    data = _transcript(specs)
+    lines = data.split(b"\n")
+    cases = {
+        "bad": b"\n".join(lines[:25] + [b"{oops"] + lines[25:]),
+        "fork": data + orjson.dumps({"type": "user_message", "uuid": "x", "parentUuid": "u3",
+                                     "message": {"role": "user", "content": "b"}}) + b"\n",
+    }
+    class Watched(LinearLoad):
+        __slots__ = ("calls",)
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls = 0
+
+        def abandon(self) -> None:
+            self.calls += 1
+            super().abandon()
+
+    for name, blob in cases.items():
+        ahead = Watched()
+        rf = scan_records(_source(tmp_path, blob), on_piece=ahead)
+        assert ahead.calls, name  # told during the scan
+        assert ahead.run is None and ahead.rf is None, name
+        plain_rf = scan_records(blob)
+        assert _shape(load_jsonl(rf, rebuild_chain(rf), ahead=ahead)) == _shape(
+            load_jsonl(plain_rf, rebuild_chain(plain_rf))), name

@@ -742,15 +742,23 @@ class LinearLoad:
         self.run.feed(enumerate(part, first))
         self.fed = first + len(part)
 
+    def abandon(self) -> None:
+        """The scan feeds no more (the guess failed): drop what was built, now, so it does
+        not stay alive next to the loader's own walk (or the tolerant scan)."""
+        self.broken = True
+        self.run = None
+        self.rf = None
+
     def result(self, rf: RecordFile, chain: ChainResult
                ) -> tuple[LoadedSession, str | None, dict[str, int]] | None:
-        """The loaded session if the guess held for ``rf`` and ``chain``, else None."""
+        """The loaded session if the guess held for ``rf`` and ``chain``, else None (and
+        what was built is dropped)."""
         run = self.run
-        if self.broken or run is None or rf is not self.rf or not rf.whole:
-            return None
         order = chain.chain
         n = rf.count
-        if self.fed != n or len(order) != n or (n and (order[0] != 0 or order[-1] != n - 1)):
+        if (self.broken or run is None or rf is not self.rf or not rf.whole or self.fed != n
+                or len(order) != n or (n and (order[0] != 0 or order[-1] != n - 1))):
+            self.abandon()
             return None
         last_ts, winners = run.finish()
         return run.ls, last_ts, winners

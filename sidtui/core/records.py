@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -713,6 +713,18 @@ class _Digest:
         return self.whole and self.count > 0 and len(self.seen) == self.count
 
 
+class PieceHook(Protocol):
+    """What :func:`scan_records` hands each run of freshly decoded records to
+    (:class:`sidtui.core.loader.LinearLoad`)."""
+
+    def __call__(self, rf: RecordFile, structs: list, first: int) -> None:
+        """Records ``first .. first + len(structs) - 1``, in file order."""
+
+    def abandon(self) -> None:
+        """The scan feeds no more: the file is not one linear chain, or a line sent it to
+        the tolerant path. Drop what was built (it would double the peak memory)."""
+
+
 def _decode_pieces(
     src: FileSource,
     decoder: msgspec.json.Decoder,
@@ -720,6 +732,7 @@ def _decode_pieces(
     digest: _Digest,
     full: bool,
     hook: Callable[[list, int], None] | None = None,
+    abandon: Callable[[], None] | None = None,
 ) -> tuple[list, array] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
@@ -777,8 +790,12 @@ def _decode_pieces(
             if lines != len(part):
                 return None
             digest.feed(part, full)
-            if hook is not None and digest.whole:  # a file known to branch: no guess left
-                hook(part, len(objs))
+            if hook is not None:
+                if digest.whole:
+                    hook(part, len(objs))
+                else:  # a file known to branch: no guess left
+                    hook = None
+                    abandon()  # type: ignore[misc]
             pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
             objs += part
             a = nxt
@@ -841,7 +858,7 @@ def scan_records(
     start_line: int = 0,
     base_offset: int = 0,
     chain_only: bool = False,
-    on_piece: Callable[[RecordFile, list, int], None] | None = None,
+    on_piece: PieceHook | None = None,
 ) -> RecordFile:
     """Index every line of ``data``: records, bad lines and blank lines.
 
@@ -861,8 +878,10 @@ def scan_records(
             with each run of freshly decoded :class:`RecordS` (records ``first`` on), in
             file order, while the file still reads as one linear chain and the structs
             are still in the CPU cache (:class:`sidtui.core.loader.LinearLoad`). ``rf``
-            is the object being built: only its identity and ``start_line`` hold yet; if
-            the scan falls back to the tolerant path, the file returned is another object.
+            is the object being built: only its identity and ``start_line`` hold yet.
+            When the scan stops feeding it (the file branches, or a line sends the scan
+            to the tolerant path, which returns another object) it calls
+            ``on_piece.abandon()`` first (:class:`PieceHook`).
 
     Returns:
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
@@ -878,8 +897,11 @@ def scan_records(
     rf.start_line = start_line
     hook = None if on_piece is None or chain_only else partial(on_piece, rf)
     if source is not None:
-        got = _decode_pieces(source, decoder, base_offset, digest, not chain_only, hook)
+        got = _decode_pieces(source, decoder, base_offset, digest, not chain_only, hook,
+                             None if hook is None else on_piece.abandon)  # type: ignore[union-attr]
         if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
+            if hook is not None:
+                on_piece.abandon()  # type: ignore[union-attr]
             return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
         objs, pieces = got
     else:
@@ -894,7 +916,7 @@ def scan_records(
             return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
         digest.feed(objs, not chain_only)
         if hook is not None and digest.whole:
-            hook(objs, 0)
+            hook(objs, 0)  # (not whole: never fed, nothing to abandon)
     rf._whole = digest.is_whole
     rf._heads = objs
     if source is not None:
