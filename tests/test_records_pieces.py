@@ -330,3 +330,37 @@ def test_line_starts_of_a_file_read_in_pieces_are_found_when_asked(tmp_path, mon
     assert rf._starts is None  # single lines came from their pieces
     assert list(rf.line_starts()) == list(mem.line_starts())
     assert [(r.offset, r.end) for r in rf.records] == [(r.offset, r.end) for r in mem.records]
+
+
+_TORN = st.sampled_from([b'{"type":"user_message","uuid":"u9', b"{", b"garbage", b'{"a":1}}',
+                         b'{"type":"assistant_message","message":{"role":"assi',
+                         b"\xff\xfe", b"NaN", b'{"x":1,}'])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 30),
+    torn=_TORN,
+    chunk=st.integers(1, 400),
+    final_newline=st.booleans(),
+)
+def test_a_torn_last_line_keeps_the_fast_scan(tmp_path_factory, n, torn, chunk, final_newline):
+    """A last line JSON.parse rejects (a write torn by a crash) after good records: the fast
+    scan keeps its columns and reports the line, exactly as the per-line scan does — in
+    memory and in pieces of any size."""
+    good = [_record(i, "user_message") for i in range(n)]
+    data = b"\n".join([*good, torn]) + (b"\n" if final_newline else b"")
+    p = tmp_path_factory.mktemp("t") / "s.jsonl"
+    p.write_bytes(data)
+    exact = records._scan_tolerant(data, 0, 0)
+    old = records.PIECE_BYTES
+    records.PIECE_BYTES = chunk
+    try:
+        for rf in (scan_records(data), scan_records(_mapped(p))):
+            assert rf.is_fast  # no fall-back to the per-line scan
+            assert _shape(rf)[:-1] == _shape(exact)[:-1]  # all but `whole`
+            assert rf.whole  # one chain through every record
+            assert [rf.raw_at(i) for i in range(n)] == good
+            assert rf.line_starts().tolist() == [r.offset for r in exact.records]
+    finally:
+        records.PIECE_BYTES = old

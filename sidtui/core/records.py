@@ -299,7 +299,8 @@ class RecordFile:
     @property
     def is_fast(self) -> bool:
         """True while the index is the fast scan's columns: every line is a JSON object,
-        none is blank or bad, so record ``i`` is physical line ``start_line + i + 1``."""
+        none is blank or bad — but a torn last line, after every record — so record ``i``
+        is physical line ``start_line + i + 1``."""
         return self._heads is not None
 
     @property
@@ -348,8 +349,17 @@ class RecordFile:
             self._starts = starts
             self._piece_starts = {}
         elif self._starts is None and self._heads is not None:  # bytes in memory
-            self._starts = _line_starts(self._data, self.base_offset)
+            starts = _line_starts(self._data, self.base_offset)
+            del starts[len(self._heads):]  # a torn last line starts no record
+            self._starts = starts
         return self._starts
+
+    def _records_end(self) -> int:
+        """File offset just past the last record's bytes (its ``\\n`` excluded) on a fast
+        scan: the end of the file, or where a torn last line begins (minus its ``\\n``)."""
+        if self.bad_lines:  # a fast scan holds at most one, the torn last line
+            return self.bad_lines[-1].offset - 1
+        return self.base_offset + self.size - (1 if self.ends_with_newline else 0)
 
     def _starts_of_piece(self, p: int) -> array:
         st = self._piece_starts.get(p)
@@ -369,18 +379,17 @@ class RecordFile:
         start = st[k]
         if k + 1 < len(st):
             return start, st[k + 1] - 1
-        end = a + n  # the piece ends after this line's newline (or at the end of the file)
-        last = p == len(pieces) - 1
-        return start, (end if last and not self.ends_with_newline else end - 1)
+        if p == len(pieces) - 1:
+            return start, self._records_end()
+        return start, a + n - 1  # the piece ends after this line's newline
 
     def _materialise(self) -> list[RecordRef]:
         types, uuids, parents = self.columns()
         starts = self.line_starts()
         k = len(types)
-        b = self.base_offset
-        n = b + self.size
         ends = [x - 1 for x in starts[1:k]]  # type: ignore[index]
-        ends.append(n - 1 if self.ends_with_newline else n)
+        if k:
+            ends.append(self._records_end())
         sl = self.start_line
         return list(
             map(
@@ -431,9 +440,7 @@ class RecordFile:
             starts = self.line_starts()
             assert starts is not None
             start = starts[index]
-            end = starts[index + 1] - 1 if index + 1 < len(starts) else (
-                self.base_offset + self.size - (1 if self.ends_with_newline else 0)
-            )
+            end = starts[index + 1] - 1 if index + 1 < len(starts) else self._records_end()
             return self._bytes(start, end)
         return self.raw(self.records[index])
 
@@ -713,6 +720,38 @@ class _Digest:
         return self.whole and self.count > 0 and len(self.seen) == self.count
 
 
+def _torn_tail(buf: Any, cut: int, decoder: msgspec.json.Decoder
+               ) -> tuple[list, int, int, str, bool] | None:
+    """``buf[:cut]`` (whole lines, from a line start) whose lines all decode but the last,
+    which JSON.parse rejects — a write torn by a crash, the usual corrupt line — read
+    without the per-line tolerant scan: ``(structs, last line start, its length, why,
+    terminated)``. None when that is not the case (a blank line, a bad line before the
+    last, a last line that is valid JSON the typed decode refused): the tolerant scan
+    decides then."""
+    end = cut - 1 if cut and buf[cut - 1] == 10 else cut
+    start = buf.rfind(b"\n", 0, end) + 1
+    raw = bytes(buf[start:end])
+    if is_blank(raw):
+        return None
+    try:
+        parse_line(raw)
+    except JSONParseError as exc:
+        reason = exc.reason
+    else:
+        return None
+    if start:
+        with memoryview(buf) as mv, mv[:start] as head:
+            try:
+                part = decoder.decode_lines(head)
+            except FAST_DECODE_ERRORS:
+                return None
+        if _newlines_before(buf, start) != len(part):
+            return None
+    else:
+        part = []
+    return part, start, end - start, reason, end < cut
+
+
 class PieceHook(Protocol):
     """What :func:`scan_records` hands each run of freshly decoded records to
     (:class:`sidtui.core.loader.LinearLoad`)."""
@@ -733,7 +772,7 @@ def _decode_pieces(
     full: bool,
     hook: Callable[[list, int], None] | None = None,
     abandon: Callable[[], None] | None = None,
-) -> tuple[list, array] | None:
+) -> tuple[list, list, tuple[int, int, str, bool] | None] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
 
@@ -743,8 +782,9 @@ def _decode_pieces(
     from the decode every piece (``open_session`` of the 105 MB bench session: median
     512 → 415 ms without it, 5 interleaved rounds).
 
-    Returns ``(objs, line starts)``, or None when a line needs the tolerant path (a typed
-    decode refused it, or blank lines are present).
+    Returns ``(objs, pieces, torn last line or None)`` (see :func:`_torn_tail`), or None
+    when a line needs the tolerant path (a typed decode refused it, a bad line before the
+    last, or blank lines are present).
 
     Raises:
         FileChanged: the file got shorter while it was read.
@@ -753,9 +793,10 @@ def _decode_pieces(
     objs: list = []
     pieces: list[tuple[int, int, int]] = []
     if not size:
-        return objs, pieces
+        return objs, pieces, None
     length = min(PIECE_BYTES, size)
     buf = bytearray(length)
+    tail: tuple[int, int, str, bool] | None = None  # a torn last line: offset, length, why, \n
     with memoryview(buf) as whole:
         a = 0
         while a < size:
@@ -781,14 +822,21 @@ def _decode_pieces(
                 src.advise(nxt, length)
             with memoryview(piece) as mv, mv[:cut] as view:
                 try:
-                    part = decoder.decode_lines(view)
+                    part: list | None = decoder.decode_lines(view)
                 except FAST_DECODE_ERRORS:
-                    return None
+                    part = None
             # as many lines as records (a blank line would be one more); the line starts
             # themselves are found only when asked (RecordFile.line_starts)
-            lines = _newlines_before(piece, cut) + (0 if piece[cut - 1] == 10 else 1)
-            if lines != len(part):
-                return None
+            if part is not None and (
+                _newlines_before(piece, cut) + (0 if piece[cut - 1] == 10 else 1) != len(part)
+            ):
+                part = None
+            if part is None:
+                torn = _torn_tail(piece, cut, decoder) if nxt == size else None
+                if torn is None:
+                    return None
+                part, cut, t_len, t_why, t_nl = torn
+                tail = (a + cut, t_len, t_why, t_nl)
             digest.feed(part, full)
             if hook is not None:
                 if digest.whole:
@@ -796,10 +844,11 @@ def _decode_pieces(
                 else:  # a file known to branch: no guess left
                     hook = None
                     abandon()  # type: ignore[misc]
-            pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
+            if cut:
+                pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
             objs += part
             a = nxt
-    return objs, pieces
+    return objs, pieces, tail
 
 
 def _newlines_before(buf: bytes | bytearray, cut: int) -> int:
@@ -903,17 +952,30 @@ def scan_records(
             if hook is not None:
                 on_piece.abandon()  # type: ignore[union-attr]
             return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
-        objs, pieces = got
+        objs, pieces, tail = got
+        if tail is not None and not objs:  # nothing but a torn line: no fast index
+            if hook is not None:
+                on_piece.abandon()  # type: ignore[union-attr]
+            return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
     else:
+        tail = None
         try:
             objs = decoder.decode_lines(data)
         except FAST_DECODE_ERRORS:
-            return _scan_tolerant(data, start_line, base_offset)
+            objs = None
         # as many lines as records (a blank line would be one more); the line starts are
         # found only when asked (RecordFile.line_starts): the chain never needs them
-        lines = _newlines_before(data, len(data)) + (1 if data[-1:] not in (b"", b"\n") else 0)
-        if lines != len(objs):
-            return _scan_tolerant(data, start_line, base_offset)  # blank lines: place them exactly
+        if objs is not None and len(objs) != _newlines_before(data, len(data)) + (
+            1 if data[-1:] not in (b"", b"\n") else 0
+        ):
+            objs = None
+        if objs is None:
+            torn = _torn_tail(data, len(data), decoder) if data else None
+            if torn is None or not torn[0]:  # blank or bad lines (not one torn tail after
+                # records): place them exactly
+                return _scan_tolerant(data, start_line, base_offset)
+            objs, t_start, t_len, t_why, t_nl = torn
+            tail = (base_offset + t_start, t_len, t_why, t_nl)
         digest.feed(objs, not chain_only)
         if hook is not None and digest.whole:
             hook(objs, 0)  # (not whole: never fed, nothing to abandon)
@@ -922,6 +984,10 @@ def scan_records(
     if source is not None:
         rf._pieces = pieces
     rf.line_count = len(objs)  # the fast path: one record per line, no blank line
+    if tail is not None:  # then a torn last line
+        t_off, t_len, t_why, t_nl = tail
+        rf.bad_lines.append(BadLine(start_line + len(objs) + 1, t_off, t_len, t_why, t_nl))
+        rf.line_count += 1
     if source is not None:
         rf.ends_with_newline = source.size == 0 or source.read(source.size - 1, source.size) == b"\n"
     else:
