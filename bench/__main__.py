@@ -2,7 +2,7 @@
 
 Every module ``bench/bench_*.py`` exposes ``run(quick: bool) -> list[dict]`` (keys in
 :mod:`bench.harness`); each figure is measured side by side with its baseline in the same
-run. The report (``BENCHMARKS.md`` for a full run; a ``--quick`` or ``--only`` run prints
+run, and each module runs in a fresh interpreter (as the CLI does). The report (``BENCHMARKS.md`` for a full run; a ``--quick`` or ``--only`` run prints
 it unless ``--out`` is given) records the machine (CPU model, cores, RAM),
 the Python version, the exact command, every figure as median and min–max spread, and each
 ratio with its target and pass/fail. A module that fails is reported as an error row and the
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import platform
 import sys
@@ -121,7 +122,8 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
         "",
         "Each figure is the median of the runs with the min–max spread in brackets; the value "
         "and its baseline were measured side by side, interleaved, in the same run; what a "
-        "timed call returns is freed after its time is taken (the CLI exits instead of freeing). "
+        "timed call returns is freed after its time is taken (the CLI exits instead of freeing); "
+        "each module runs in a fresh interpreter, as the CLI does. "
         "Regenerate with `python -m bench` (about a few minutes; data is cached in "
         "`bench/_data/`).",
         "",
@@ -154,6 +156,37 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
     return "\n".join(out)
 
 
+def _run_one(name: str, quick: bool, out: Path) -> int:
+    """Run module ``name`` here and write ``{"doc", "rows"}`` as JSON to ``out``."""
+    try:
+        mod = importlib.import_module(f"bench.{name}")
+        doc = (mod.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        rows = list(mod.run(quick))
+    except Exception as exc:
+        traceback.print_exc()
+        doc, rows = "", [{"name": name, "error": f"{type(exc).__name__}: {exc}"}]
+    out.write_text(json.dumps({"doc": doc, "rows": rows}, default=str), encoding="utf-8")
+    return 0
+
+
+def _run_isolated(name: str, quick: bool) -> tuple[str, list[dict]]:
+    """Run one module in a fresh interpreter, as the CLI runs: a benchmark before it in the
+    same process left a heap that slowed the next one's allocations (``show``'s core read
+    ~25% slower after the checkpoint benchmarks than alone)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sidtui-bench-") as tmp:
+        out = Path(tmp) / "rows.json"
+        cmd = [sys.executable, "-m", "bench", "--one", name, "--rows-to", str(out)]
+        proc = subprocess.run([*cmd, "--quick"] if quick else cmd, cwd=REPO)
+        try:
+            got = json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return "", [{"name": name, "error": f"the benchmark process exited {proc.returncode}"}]
+    return got["doc"], got["rows"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small data, timings never fail")
@@ -163,9 +196,14 @@ def main(argv: list[str] | None = None) -> int:
         "prints its report instead, so it never replaces the run of record)",
     )
     ap.add_argument("--only", default=None, help="only modules whose name contains this")
+    # internal: run one module in this (fresh) process and write its rows as JSON
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--rows-to", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+    if args.one is not None:
+        return _run_one(args.one, args.quick, Path(args.rows_to))
     t0 = time.perf_counter()
     load_before = _load()
     results: dict[str, list[dict]] = {}
@@ -173,14 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in modules(args.only):
         print(f"bench: {name} …", file=sys.stderr, flush=True)
         t = time.perf_counter()
-        try:
-            mod = importlib.import_module(f"bench.{name}")
-            docs[name] = (mod.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-            rows = list(mod.run(args.quick))
-        except Exception as exc:
-            traceback.print_exc()
-            rows = [{"name": name, "error": f"{type(exc).__name__}: {exc}"}]
-        results[name] = rows
+        docs[name], results[name] = _run_isolated(name, args.quick)
         print(f"bench: {name} done in {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
     cmd = "python -m bench" + (" " + " ".join(sys.argv[1:]) if argv is None and sys.argv[1:] else "")
     if argv is not None:
