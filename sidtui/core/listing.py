@@ -54,8 +54,8 @@ from sidtui.core.records import (
     FAST_DECODE_ERRORS,
     RecordFile,
     RecordRef,
-    _newlines_before,
     _parse,
+    count_lines,
 )
 from sidtui.core.recovery import TERMINAL_TOOL_NAMES, recover
 
@@ -305,7 +305,7 @@ def _valid_heads(data: bytes) -> list | None:
         except FAST_DECODE_ERRORS:
             return None
     n = len(heads)
-    if not n or n != _newlines_before(data, len(data)) + (0 if data.endswith(b"\n") else 1):
+    if not n or n != count_lines(data, len(data)):
         return None  # blank/odd lines: the exact per-line path
     if not isinstance(heads[-1].uuid, str):
         raise _FallBack  # linear legacy parse

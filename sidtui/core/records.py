@@ -16,9 +16,7 @@ import os
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from itertools import repeat
 from typing import Any, Protocol
 
@@ -720,6 +718,34 @@ class _Digest:
         return self.whole and self.count > 0 and len(self.seen) == self.count
 
 
+def count_lines(buf: bytes | bytearray, cut: int) -> int:
+    """Physical lines in ``buf[:cut]`` (which starts on a line start): its newlines, plus
+    one for a last line without ``\\n``."""
+    return _newlines_before(buf, cut) + (1 if cut and buf[cut - 1] != 10 else 0)
+
+
+def _decode_run(buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
+                ) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
+    """The whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``) decoded in one C
+    call: ``(structs, bytes they span, torn last line or None)``, the torn line as ``(file
+    offset, length, why, terminated)`` (only when ``last``: the run ends the file; see
+    :func:`_torn_tail`).
+    None when a line needs the tolerant scan (a typed decode refused it, a blank line —
+    which would be one line more than records — or a bad line before the last)."""
+    with memoryview(buf) as mv, mv[:cut] as view:
+        try:
+            part = decoder.decode_lines(view)
+        except FAST_DECODE_ERRORS:
+            part = None
+    if part is not None and count_lines(buf, cut) == len(part):
+        return part, cut, None
+    torn = _torn_tail(buf, cut, decoder) if last else None
+    if torn is None:
+        return None
+    part, start, length, why, terminated = torn
+    return part, start, (base + start, length, why, terminated)
+
+
 def _torn_tail(buf: Any, cut: int, decoder: msgspec.json.Decoder
                ) -> tuple[list, int, int, str, bool] | None:
     """``buf[:cut]`` (whole lines, from a line start) whose lines all decode but the last,
@@ -745,7 +771,7 @@ def _torn_tail(buf: Any, cut: int, decoder: msgspec.json.Decoder
                 part = decoder.decode_lines(head)
             except FAST_DECODE_ERRORS:
                 return None
-        if _newlines_before(buf, start) != len(part):
+        if count_lines(buf, start) != len(part):
             return None
     else:
         part = []
@@ -767,11 +793,9 @@ class PieceHook(Protocol):
 def _decode_pieces(
     src: FileSource,
     decoder: msgspec.json.Decoder,
-    base: int,
     digest: _Digest,
-    full: bool,
-    hook: Callable[[list, int], None] | None = None,
-    abandon: Callable[[], None] | None = None,
+    rf: RecordFile,
+    on_piece: PieceHook | None,
 ) -> tuple[list, list, tuple[int, int, str, bool] | None] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
@@ -781,6 +805,9 @@ def _decode_pieces(
     (``posix_fadvise(WILLNEED)``): a reader thread did the same, but waking it took the GIL
     from the decode every piece (``open_session`` of the 105 MB bench session: median
     512 → 415 ms without it, 5 interleaved rounds).
+
+    Each run of structs goes to ``on_piece`` (see :func:`scan_records`) while the file
+    still reads as one chain; it is abandoned at the first sign it does not.
 
     Returns ``(objs, pieces, torn last line or None)`` (see :func:`_torn_tail`), or None
     when a line needs the tolerant path (a typed decode refused it, a bad line before the
@@ -820,30 +847,19 @@ def _decode_pieces(
             nxt = a + cut
             if nxt < size:
                 src.advise(nxt, length)
-            with memoryview(piece) as mv, mv[:cut] as view:
-                try:
-                    part: list | None = decoder.decode_lines(view)
-                except FAST_DECODE_ERRORS:
-                    part = None
-            # as many lines as records (a blank line would be one more); the line starts
-            # themselves are found only when asked (RecordFile.line_starts)
-            if part is not None and (
-                _newlines_before(piece, cut) + (0 if piece[cut - 1] == 10 else 1) != len(part)
-            ):
-                part = None
-            if part is None:
-                torn = _torn_tail(piece, cut, decoder) if nxt == size else None
-                if torn is None:
-                    return None
-                part, cut, t_len, t_why, t_nl = torn
-                tail = (a + cut, t_len, t_why, t_nl)
-            digest.feed(part, full)
-            if hook is not None:
+            # the line starts are found only when asked (RecordFile.line_starts)
+            run = _decode_run(piece, cut, decoder, nxt == size, a)
+            if run is None:
+                return None
+            part, cut, torn = run
+            tail = torn or tail
+            digest.feed(part, rf._full)
+            if on_piece is not None:
                 if digest.whole:
-                    hook(part, len(objs))
+                    on_piece(rf, part, len(objs))
                 else:  # a file known to branch: no guess left
-                    hook = None
-                    abandon()  # type: ignore[misc]
+                    on_piece.abandon()
+                    on_piece = None
             if cut:
                 pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
             objs += part
@@ -944,41 +960,24 @@ def scan_records(
     rf._records = None
     rf._full = not chain_only
     rf.start_line = start_line
-    hook = None if on_piece is None or chain_only else partial(on_piece, rf)
+    if chain_only:
+        on_piece = None  # a chain-only scan has no messages to load ahead
     if source is not None:
-        got = _decode_pieces(source, decoder, base_offset, digest, not chain_only, hook,
-                             None if hook is None else on_piece.abandon)  # type: ignore[union-attr]
-        if got is None:  # an odd line somewhere: the exact per-line path, on the whole file
-            if hook is not None:
-                on_piece.abandon()  # type: ignore[union-attr]
-            return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
-        objs, pieces, tail = got
-        if tail is not None and not objs:  # nothing but a torn line: no fast index
-            if hook is not None:
-                on_piece.abandon()  # type: ignore[union-attr]
-            return _scan_tolerant(source.read(0, source.size), start_line, base_offset)
+        got = _decode_pieces(source, decoder, digest, rf, on_piece)
     else:
-        tail = None
-        try:
-            objs = decoder.decode_lines(data)
-        except FAST_DECODE_ERRORS:
-            objs = None
-        # as many lines as records (a blank line would be one more); the line starts are
-        # found only when asked (RecordFile.line_starts): the chain never needs them
-        if objs is not None and len(objs) != _newlines_before(data, len(data)) + (
-            1 if data[-1:] not in (b"", b"\n") else 0
-        ):
-            objs = None
-        if objs is None:
-            torn = _torn_tail(data, len(data), decoder) if data else None
-            if torn is None or not torn[0]:  # blank or bad lines (not one torn tail after
-                # records): place them exactly
-                return _scan_tolerant(data, start_line, base_offset)
-            objs, t_start, t_len, t_why, t_nl = torn
-            tail = (base_offset + t_start, t_len, t_why, t_nl)
-        digest.feed(objs, not chain_only)
-        if hook is not None and digest.whole:
-            hook(objs, 0)  # (not whole: never fed, nothing to abandon)
+        run = _decode_run(data, len(data), decoder, True, base_offset)
+        got = None if run is None else (run[0], None, run[2])
+        if got is not None:
+            digest.feed(got[0], not chain_only)
+            if on_piece is not None and digest.whole:
+                on_piece(rf, got[0], 0)  # (not whole: never fed, nothing to abandon)
+    if got is None or (got[2] is not None and not got[0]):
+        # an odd line somewhere, or nothing but a torn line: the exact per-line path
+        if on_piece is not None:
+            on_piece.abandon()
+        whole = source.read(0, source.size) if source is not None else data
+        return _scan_tolerant(whole, start_line, base_offset)
+    objs, pieces, tail = got
     rf._whole = digest.is_whole
     rf._heads = objs
     if source is not None:
