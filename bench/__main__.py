@@ -48,7 +48,7 @@ def machine() -> dict[str, str]:
         import psutil
 
         ram = f"{psutil.virtual_memory().total / 2**30:.1f} GiB"
-    except Exception:
+    except Exception:  # noqa: BLE001 - RAM is only a label in the report
         ram = "unknown"
     return {
         "cpu": cpu,
@@ -162,7 +162,7 @@ def _run_one(name: str, quick: bool, out: Path) -> int:
         mod = importlib.import_module(f"bench.{name}")
         doc = (mod.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         rows = list(mod.run(quick))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - one failing benchmark must not hide the others
         traceback.print_exc()
         doc, rows = "", [{"name": name, "error": f"{type(exc).__name__}: {exc}"}]
     out.write_text(json.dumps({"doc": doc, "rows": rows}, default=str), encoding="utf-8")

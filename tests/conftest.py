@@ -1,20 +1,16 @@
-"""Shared fixtures. The real home is off limits: tests use tmp_path copies."""
+"""Pytest fixtures. The user's real home is off limits: tests use tmp_path copies.
+
+Paths and builders live in ``tests/helpers.py``; test modules import them from there.
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-FIXTURES = SHARED / "fixtures"
-REAL_HOME = FIXTURES / "real-home"
-REAL_ORACLE = FIXTURES / "real-home-oracle"
-REAL_PROJECTS = FIXTURES / "real-projects"
-FIXTURE_PREFIX = "/tmp/sidtui-fixture-projects"
+from tests.helpers import FIXTURES, copy_real_home
 
 
 @pytest.fixture(autouse=True)
@@ -29,30 +25,14 @@ def _no_real_home(monkeypatch, tmp_path_factory):
 @pytest.fixture
 def real_home_copy(tmp_path) -> Path:
     """A writable copy of the real-home fixture (never mutate the committed one)."""
-    dst = tmp_path / "home"
-    shutil.copytree(REAL_HOME, dst)
-    return dst
-
-
-def remap_fixture_paths(home: Path, projects_root: Path) -> None:
-    """Rewrite ``/tmp/sidtui-fixture-projects`` to ``projects_root`` in every home file."""
-    old = FIXTURE_PREFIX.encode()
-    new = str(projects_root).encode()
-    for p in home.rglob("*"):
-        if p.is_file():
-            data = p.read_bytes()
-            if old in data:
-                p.write_bytes(data.replace(old, new))
+    return copy_real_home(tmp_path / "home")
 
 
 @pytest.fixture
 def real_home_with_projects(tmp_path) -> tuple[Path, Path]:
     """(home, projects): copies of real-home and real-projects with paths remapped."""
-    home = tmp_path / "home"
-    projects = tmp_path / "projects"
-    shutil.copytree(REAL_HOME, home)
-    shutil.copytree(REAL_PROJECTS, projects, symlinks=True)
-    remap_fixture_paths(home, projects)
+    home, projects = tmp_path / "home", tmp_path / "projects"
+    copy_real_home(home, projects)
     return home, projects
 
 

@@ -173,7 +173,7 @@ def test_chain_only_scan_gives_the_same_records_and_load():
     import glob
 
     from sidtui.core.loader import load_jsonl
-    from tests.conftest import REAL_HOME
+    from tests.helpers import REAL_HOME
 
     for f in sorted(glob.glob(str(REAL_HOME / "sessions" / "*" / "*.jsonl"))):
         data = open(f, "rb").read()

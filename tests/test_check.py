@@ -20,8 +20,7 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from tests.conftest import REAL_HOME
-from tests.helpers import assistant, jsonl, start, tool_results, user
+from tests.helpers import REAL_HOME, assistant, jsonl, start, tool_results, user
 
 # --- the independent recount ---------------------------------------------------------------
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 
-from conftest import REAL_ORACLE
-
 from sidtui.cli import main
+from tests.helpers import REAL_ORACLE
 
 S01 = "20261130-052907-9ff3799b"
 S11 = "20261130-052918-63b1c5f8"
@@ -148,7 +147,7 @@ def test_entry_without_file_path_is_reported_not_a_crash(real_home_copy, capsys)
 def test_undo_redo_restore_print_markup_paths_literally(tmp_path, capsys, monkeypatch):
     """A project path holding Rich markup ('[/]') is printed as written after the files were
     restored (it raised MarkupError after the change: the user was told "internal error")."""
-    from conftest import REAL_HOME, REAL_PROJECTS, remap_fixture_paths
+    from tests.helpers import REAL_HOME, REAL_PROJECTS, remap_fixture_paths
 
     monkeypatch.setenv("COLUMNS", "1000")  # tmp paths are long: keep each line whole
     home, projects = tmp_path / "home", tmp_path / "pro[/]j[bold]"

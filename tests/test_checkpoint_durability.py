@@ -10,12 +10,11 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import REAL_HOME, REPO
-
 from sidtui.core.checkpoint import CheckpointManager, chain_health
 from sidtui.core.checkpoint_evict import cleanup_old_sessions, evict, inherit_from
 from sidtui.core.checkpoint_index import CheckpointIndex, CorruptIndex
 from sidtui.core.home import Home
+from tests.helpers import REAL_HOME, REPO
 
 WRITER = textwrap.dedent(
     """

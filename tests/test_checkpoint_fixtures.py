@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REAL_HOME, REAL_ORACLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,7 @@ from sidtui.core.checkpoint import (
     uncertain_reason,
 )
 from sidtui.core.checkpoint_index import CheckpointIndex
+from tests.helpers import REAL_HOME, REAL_ORACLE
 
 INDEXES = sorted(p.parent.name for p in (REAL_HOME / "checkpoints").glob("*/index.json"))
 
@@ -189,10 +189,9 @@ def test_rollback_from_every_k_restores_truth_where_the_agent_does_not(
     at the first snapshot (UNDO_NOOP_ON_FIRST_SNAPSHOT) and its restore skips files first
     seen after the target (NO_BASE_FILE_FIRST_SEEN_LATER); we do none of these.
     """
-    from conftest import FIXTURE_PREFIX
-
     from sidtui.core.checkpoint import CheckpointManager
     from sidtui.core.home import Home
+    from tests.helpers import FIXTURE_PREFIX
 
     home, projects = real_home_with_projects
     mgr = CheckpointManager.for_session(Home(home), session, project_root=projects)

@@ -298,7 +298,7 @@ def _key_orders(home: Path) -> dict[str, set[tuple[str, ...]]]:
 def test_shapes_match_the_real_agent_files(demo):
     """Every record/file shape (keys and key order) the demo writes also occurs in the files
     the agent's own code wrote (fixtures/real-home)."""
-    from tests.conftest import REAL_HOME
+    from tests.helpers import REAL_HOME
 
     real = _key_orders(REAL_HOME)
     mine = _key_orders(demo.home)

@@ -18,7 +18,7 @@ from sidtui.core.home import (
     resolve_session,
     safe_id,
 )
-from tests.conftest import REAL_HOME
+from tests.helpers import REAL_HOME
 
 
 def test_resolve_home_order(tmp_path):

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from sidtui.cli import main
@@ -67,8 +68,11 @@ def test_symlink_loop_in_flat_layout_and_discover(real_home_copy):
 def test_symlink_loop_check_reports_it(real_home_copy, capsys):
     (real_home_copy / "sessions" / CLI / "x.jsonl").symlink_to("x.jsonl")
     code, out, err = run(capsys, "--home", str(real_home_copy), "check", "--json")
-    assert code in (0, 1), err
-    assert "x.jsonl" in out and "unreadable_file" in out
+    assert code == 1, err  # a structural fault: the unreadable file (and the fixture's own)
+    faults = orjson.loads(out)["faults"]
+    loop = [f for f in faults if f["file"].endswith("x.jsonl")]
+    assert [f["kind"] for f in loop] == ["unreadable_file"], faults
+    assert "symbolic links" in loop[0]["detail"]
 
 
 # --- 2. a session path whose parent folder cannot be searched -------------------------

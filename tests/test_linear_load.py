@@ -19,8 +19,7 @@ from sidtui.core.chain import rebuild_chain
 from sidtui.core.home import Home, discover
 from sidtui.core.loader import LinearLoad, LoadedSession, load_jsonl
 from sidtui.core.records import FileSource, read_transcript, scan_records
-from tests.conftest import REAL_HOME
-from tests.test_loader_scan import _SLOTS, _record, _transcript
+from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 
 
 def _shape(ls: LoadedSession) -> tuple:
@@ -33,7 +32,7 @@ def _shape(ls: LoadedSession) -> tuple:
     fields = {k: v for k, v in vars(ls).items() if k not in ("messages", "scan",
                                                               "metadata_entries")}
     entries = [(e.record, e.line, e.key) for e in ls.metadata_entries]
-    scan = None if ls.scan is None else tuple(getattr(ls.scan, k) for k in _SLOTS + ("ok",))
+    scan = None if ls.scan is None else tuple(getattr(ls.scan, k) for k in SCAN_SLOTS + ("ok",))
     return msgs, fields, entries, scan
 
 
@@ -54,14 +53,14 @@ def _both(src) -> tuple[LoadedSession, LoadedSession, bool]:
 def _source(tmp_path, data: bytes) -> FileSource:
     p = tmp_path / "s.jsonl"
     p.write_bytes(data)
-    f = open(p, "rb", buffering=0)  # noqa: SIM115 - the source keeps it open
+    f = open(p, "rb", buffering=0)
     return FileSource(p, f, len(data))
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_record, max_size=14))
+@given(st.lists(record_specs, max_size=14))
 def test_linear_transcripts_load_alike_and_use_the_guess(specs):
-    data = _transcript(specs)
+    data = spec_transcript(specs)
     plain, fast, used = _both(data)
     assert used  # every record on one chain in file order: the guess holds
     assert _shape(fast) == _shape(plain)
@@ -100,10 +99,10 @@ def _mutate(data: bytes, edits) -> bytes:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_record, min_size=1, max_size=10), _edits)
+@given(st.lists(record_specs, min_size=1, max_size=10), _edits)
 def test_any_transcript_loads_alike(specs, edits):
     """Branching, repeated, bad, blank, lost or reordered lines: the same load either way."""
-    data = _mutate(_transcript(specs), edits)
+    data = _mutate(spec_transcript(specs), edits)
     plain, fast, used = _both(data)
     assert _shape(fast) == _shape(plain)
     rf = scan_records(data)
@@ -138,7 +137,7 @@ def test_fixture_sessions_load_alike_in_memory():
 
 
 def test_a_guess_for_another_file_is_not_used():
-    data = _transcript([])
+    data = spec_transcript([])
     ahead = LinearLoad()
     scan_records(data, on_piece=ahead)
     other = scan_records(data)  # same bytes, another RecordFile
@@ -148,7 +147,7 @@ def test_a_guess_for_another_file_is_not_used():
 
 def test_a_chain_only_scan_is_not_fed():
     ahead = LinearLoad()
-    rf = scan_records(_transcript([]), chain_only=True, on_piece=ahead)
+    rf = scan_records(spec_transcript([]), chain_only=True, on_piece=ahead)
     assert ahead.result(rf, rebuild_chain(rf)) is None
 
 
@@ -175,7 +174,7 @@ def test_a_failed_guess_is_dropped_before_the_rest_is_read(tmp_path, monkeypatch
     monkeypatch.setattr(records, "PIECE_BYTES", 300)
     specs = [{"type": "user_message", "role": "user", "content": "hello there",
               "meta": None, "mode": None}] * 30
-    data = _transcript(specs)
+    data = spec_transcript(specs)
     lines = data.split(b"\n")
     cases = {
         "bad": b"\n".join(lines[:25] + [b"{oops"] + lines[25:]),

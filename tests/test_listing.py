@@ -9,8 +9,7 @@ import sidtui.core.listing as listing
 from sidtui.core.home import Home, SessionFile, discover
 from sidtui.core.listing import _full_summary, _LineIndex, count_records, list_sessions, summarize
 from sidtui.core.process import trace_session_ids
-from tests.conftest import REAL_HOME
-from tests.helpers import assistant, jsonl, rec, start, tool_results, user
+from tests.helpers import REAL_HOME, assistant, jsonl, rec, start, tool_results, user
 
 FIELDS = ["session_id", "format_version", "started", "model", "interruption", "tool_names",
           "loadable", "ended", "cost_usd", "first_prompt", "last_activity"]

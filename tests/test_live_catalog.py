@@ -8,14 +8,16 @@ import time
 
 import orjson
 import pytest
-from conftest import REAL_HOME
-from live_util import SID, assistant, line, make_home, neutralize_fixture_pids, start, user
 
 from sidtui.core.home import Home
 from sidtui.core.listing import list_sessions
 from sidtui.core.live import events as ev
 from sidtui.core.live.catalog import FORMAT, Catalog, default_db_path
 from sidtui.core.live.watcher import Watcher
+from tests.helpers import REAL_HOME, SID, line, make_home, neutralize_fixture_pids
+from tests.helpers import live_assistant as assistant
+from tests.helpers import live_start as start
+from tests.helpers import live_user as user
 
 
 def _cmp(rows):

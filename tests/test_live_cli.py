@@ -8,9 +8,11 @@ import signal
 import subprocess
 import sys
 
-from live_util import SID, assistant, line, make_home, start, user
-
 from sidtui.cli import main
+from tests.helpers import SID, line, make_home
+from tests.helpers import live_assistant as assistant
+from tests.helpers import live_start as start
+from tests.helpers import live_user as user
 
 
 def _home(tmp_path):

@@ -6,13 +6,16 @@ import os
 
 import orjson
 import pytest
-from live_util import SID, assistant, line, make_home, neutralize_fixture_pids, start, user
 
 from sidtui.core.errors import UsageError
 from sidtui.core.home import Home
 from sidtui.core.live.catalog import Catalog
 from sidtui.core.live.search import SearchIndex, documents_of, fts_query
 from sidtui.core.live.watcher import Watcher
+from tests.helpers import SID, line, make_home, neutralize_fixture_pids
+from tests.helpers import live_assistant as assistant
+from tests.helpers import live_start as start
+from tests.helpers import live_user as user
 
 SID2 = "20260101-000009-dddddddd"
 

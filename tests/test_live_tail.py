@@ -9,11 +9,14 @@ import textwrap
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from live_util import assistant, line, start, user
 
 from sidtui.core.chain import extend_chain, rebuild_chain
 from sidtui.core.live.tail import FileTail
 from sidtui.core.records import scan_records
+from tests.helpers import line
+from tests.helpers import live_assistant as assistant
+from tests.helpers import live_start as start
+from tests.helpers import live_user as user
 
 
 def _heads(rf):

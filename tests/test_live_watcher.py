@@ -11,11 +11,14 @@ import time
 
 import orjson
 import pytest
-from live_util import SID, assistant, line, make_home, start, user
 
 from sidtui.core.home import Home
 from sidtui.core.live import events as ev
 from sidtui.core.live.watcher import Watcher, needs_polling
+from tests.helpers import SID, line, make_home
+from tests.helpers import live_assistant as assistant
+from tests.helpers import live_start as start
+from tests.helpers import live_user as user
 
 
 def _names(batch):

@@ -8,7 +8,6 @@ result with the loader's scan as without it.
 
 from __future__ import annotations
 
-import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,9 +16,7 @@ from sidtui.core.home import Home, discover
 from sidtui.core.loader import MessageScan, load_jsonl
 from sidtui.core.records import read_transcript, scan_records
 from sidtui.core.recovery import recover
-from tests.conftest import REAL_HOME
-
-_SLOTS = ("uses", "use_pos", "results", "result_pos", "modes", "shells", "names_ok", "count")
+from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 
 
 def _same_scan(loaded_scan: MessageScan, messages) -> None:
@@ -27,7 +24,7 @@ def _same_scan(loaded_scan: MessageScan, messages) -> None:
     assert loaded_scan.count == ref.count == len(messages)
     assert loaded_scan.ok == ref.ok
     if ref.ok:  # after an unclassifiable message the lists do not matter
-        for name in _SLOTS:
+        for name in SCAN_SLOTS:
             assert getattr(loaded_scan, name) == getattr(ref, name), name
 
 
@@ -40,52 +37,10 @@ def _result(r):
     )
 
 
-_ids = st.sampled_from(["t1", "t2", "t3", None, "", 0, ["x"]])
-_block = st.one_of(
-    st.fixed_dictionaries({"type": st.just("text"), "text": st.sampled_from(["hi", " ", ""])}),
-    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": st.just("hm")}),
-    st.just({"type": "redacted_thinking"}),
-    st.fixed_dictionaries({"type": st.just("tool_use"), "id": _ids,
-                           "name": st.sampled_from(["Read", "", None])}),
-    st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": _ids,
-                           "content": st.just([{"type": "text", "text": "out"}])}),
-    st.fixed_dictionaries({"type": st.sampled_from(["image", None, ["odd"], 3])}),
-)
-_content = st.one_of(st.lists(_block, max_size=4), st.sampled_from(["plain text", "  "]))
-_record = st.fixed_dictionaries(
-    {
-        "type": st.sampled_from(["user_message", "assistant_message", "tool_result", "metadata"]),
-        "role": st.sampled_from(["user", "assistant"]),
-        "content": _content,
-        "meta": st.sampled_from([None, {}, {"permissionMode": "yolo"}]),
-        "mode": st.sampled_from([None, None, "default", "plan", "nope"]),
-    }
-)
-
-
-def _transcript(specs) -> bytes:
-    lines = [{"type": "session_start", "uuid": "u0", "parentUuid": None, "sessionId": "s",
-              "version": "3.0", "timestamp": "2026-01-01T00:00:00.000Z"}]
-    for i, spec in enumerate(specs, 1):
-        rec = {"type": spec["type"], "uuid": f"u{i}", "parentUuid": f"u{i - 1}",
-               "timestamp": f"2026-01-01T00:00:{i % 60:02d}.000Z"}
-        if spec["type"] == "metadata":
-            rec.update(key="session_name", value="x")
-        else:
-            msg = {"role": spec["role"], "content": spec["content"]}
-            if spec["meta"] is not None:
-                msg["_meta"] = spec["meta"]
-            rec["message"] = msg
-            if spec["mode"] is not None:
-                rec["permissionMode"] = spec["mode"]
-        lines.append(rec)
-    return b"".join(orjson.dumps(r) + b"\n" for r in lines)
-
-
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_record, max_size=14))
+@given(st.lists(record_specs, max_size=14))
 def test_loader_scan_equals_message_scan(specs):
-    rf = scan_records(_transcript(specs))
+    rf = scan_records(spec_transcript(specs))
     assert rf.objs is not None  # the fast scan, where the inlined copy runs
     ls = load_jsonl(rf, rebuild_chain(rf))
     assert ls.scan is not None
@@ -112,7 +67,7 @@ def test_a_scan_of_another_list_is_not_used():
     specs = [{"type": "assistant_message", "role": "assistant",
               "content": [{"type": "tool_use", "id": "t1", "name": "Read"}],
               "meta": None, "mode": None}]
-    rf = scan_records(_transcript(specs))
+    rf = scan_records(spec_transcript(specs))
     ls = load_jsonl(rf, rebuild_chain(rf))
     r = recover(ls.messages, scan=MessageScan())  # an empty scan: count 0 != 1
     assert r.dropped and r.dropped[0].layer == "filter_unresolved_tool_uses"
@@ -132,7 +87,7 @@ def test_visible_text_is_no_shell():
             "visible",
         )
     ]
-    rf = scan_records(_transcript(specs))
+    rf = scan_records(spec_transcript(specs))
     ls = load_jsonl(rf, rebuild_chain(rf))
     assert ls.scan.shells == [1, 2, 3]
     _same_scan(ls.scan, ls.messages)

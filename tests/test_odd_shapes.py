@@ -14,13 +14,13 @@ from pathlib import Path
 
 import orjson
 import pytest
-from tui_support import settle
 
 from sidtui.cli import main
 from sidtui.core.home import resolve_session
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.session import SessionScreen
 from tests.helpers import assistant, jsonl, rec, start, user
+from tests.tui_support import settle
 
 SID = "20260101-000000-aaaaaaaa"
 DEPTH = 990  # deeper than msgspec's recursion allows here, within orjson's 1,024

@@ -12,7 +12,7 @@ import pytest
 
 from sidtui.core.home import Home, resolve_session
 from sidtui.core.session import open_session
-from tests.conftest import REAL_HOME, REAL_ORACLE
+from tests.helpers import REAL_HOME, REAL_ORACLE
 
 ORACLES = sorted((REAL_ORACLE / "sessions").rglob("*.oracle.json"))
 

@@ -20,7 +20,7 @@ from sidtui.core.chain import _is_one_linear_chain
 from sidtui.core.home import Home, discover
 from sidtui.core.records import FileChanged, FileSource, read_transcript, scan_records
 from sidtui.core.session import open_session, session_to_json, write_json_stream
-from tests.conftest import REAL_HOME
+from tests.helpers import REAL_HOME
 
 SESSION_FILES = sorted(
     p for p in (REAL_HOME / "sessions").rglob("*.jsonl") if "summaries" not in p.parts
@@ -35,7 +35,7 @@ def _shape(rf: records.RecordFile) -> tuple:
 
 
 def _mapped(path: Path) -> FileSource:
-    f = open(path, "rb", buffering=0)  # noqa: SIM115 - the source keeps it open
+    f = open(path, "rb", buffering=0)
     return FileSource(path, f, path.stat().st_size)
 
 

@@ -23,7 +23,7 @@ from sidtui.core.rewind import (
     switch_branch,
 )
 from sidtui.core.session import open_session
-from tests.conftest import FIXTURE_PREFIX, REAL_ORACLE
+from tests.helpers import FIXTURE_PREFIX, REAL_ORACLE
 
 S01 = "20261130-052907-9ff3799b"
 S16 = "20261130-052921-ad7240fb"

@@ -24,6 +24,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -178,23 +179,22 @@ def test_rewind_every_point_every_mode(shape):
                     assert disk(proj) == final_files  # nothing had to change
 
 
+@pytest.mark.xfail(strict=True, reason="an unchanged pre-image stores no checkpoint entry")
 def test_unchanged_preimage_gap(tmp_path):
-    """Pins the gap above: a no-op batch, a prompt, then a real change is not undoable.
+    """Pins a gap of the agent's snapshot rule: a no-op batch, a prompt, then a real change.
 
     Prompt 1: the agent rewrites a.txt with the same bytes (s1 stores "x"). Prompt 2: it
     changes a.txt to "y"; its pre-image "x" equals s1's entry, so no entry is stored and
-    rewinding to prompt 2 cannot bring "x" back. Remove the xfail when the checkpoint layer
-    stores an entry whenever the file changes after an unchanged pre-image.
+    rewinding to prompt 2 cannot bring "x" back. Strict: when the checkpoint layer stores an
+    entry whenever the file changes after an unchanged pre-image, this passes, the run fails,
+    and the marker must go.
     """
-    import pytest
-
     shape = (["x", None, None], [[[(0, "x")]], [[(0, "y")]]])
     home, proj, states = simulate_plain(tmp_path, shape)
     h = Home(home)
     view = open_session(h, resolve_session(h, SID), with_sidechains=False)
     rewind(view, 2, "code")
-    if disk(proj) != states[1]:
-        pytest.xfail("checkpoint layer: unchanged pre-image stores no entry (issue 3)")
+    assert disk(proj) == states[1]
 
 
 def simulate_plain(root: Path, shape):

@@ -20,7 +20,7 @@ import sidtui.core.show_rows as show_rows
 from sidtui.core.home import Home, resolve_session
 from sidtui.core.records import scan_records
 from sidtui.core.session import open_session, session_to_json, write_json_stream
-from tests.conftest import REAL_HOME
+from tests.helpers import REAL_HOME
 
 SESSIONS = sorted(p for p in (REAL_HOME / "sessions").rglob("*.json*") if "summaries" not in p.parts)
 OPTS = orjson.OPT_NON_STR_KEYS

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from tui_support import fresh_demo, settle
 
 from sidtui.core.checkpoint import CheckpointManager
 from sidtui.core.home import Home, discover, resolve_session
@@ -17,6 +16,7 @@ from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.search import SearchScreen
 from sidtui.tui.screens.session import SessionScreen
 from sidtui.tui.screens.undo_preview import UndoPreviewScreen
+from tests.tui_support import fresh_demo, settle
 
 pytestmark = pytest.mark.asyncio
 

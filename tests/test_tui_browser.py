@@ -5,11 +5,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from tui_support import kill_fixture_pids, settle
 
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.browser import BrowserScreen
 from sidtui.tui.screens.session import SessionScreen
+from tests.tui_support import kill_fixture_pids, settle
 
 pytestmark = pytest.mark.asyncio
 

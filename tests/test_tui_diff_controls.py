@@ -14,7 +14,6 @@ import random
 import pytest
 from rich.console import Console
 from textual.widgets import Static
-from tui_support import settle
 
 from sidtui.core.home import Home, resolve_session
 from sidtui.demo.agent import SimAgent, edit, read
@@ -25,6 +24,7 @@ from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.session import SessionScreen
 from sidtui.tui.screens.undo_preview import UndoPreviewScreen
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
+from tests.tui_support import settle
 
 NEW = "t\x1b[2Jw\x00o\x07 \x1b]0;PWNED\x07 cr\r del\x7f csi\x9b1m end"
 SHOWN = ("\\x1b[2J", "\\x00", "\\x07", "\\x1b]0;PWNED", "\\x0d", "\\x7f", "\\x9b1m")

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from textual.widgets._toast import Toast
-from tui_support import settle
 
 from sidtui.core.home import Home, resolve_session
 from sidtui.demo.agent import Call, SimAgent, SubAgentPlan, edit, read, sub_agent, todo_write
@@ -31,6 +30,7 @@ from sidtui.tui.screens.search import SearchScreen
 from sidtui.tui.screens.session import SessionScreen
 from sidtui.tui.screens.undo_preview import UndoPreviewScreen
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
+from tests.tui_support import settle
 
 pytestmark = pytest.mark.asyncio
 

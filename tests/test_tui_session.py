@@ -6,11 +6,11 @@ import time
 
 import orjson
 import pytest
-from tui_support import kill_fixture_pids, settle
 
 from sidtui.core.home import Home, resolve_session
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.session import SessionScreen
+from tests.tui_support import kill_fixture_pids, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -40,7 +40,13 @@ async def test_conversation_shows_cleaning_drops_and_banner(home):
         assert model.banner_kind == "interrupted_prompt"
         dropped = [e for e in model.entries if e.dropped]
         assert dropped, "recovery drops the orphan tool_use and the thinking-only remnant"
-        assert any("filter" in (e.dropped or "") or ":" in (e.dropped or "") for e in dropped)
+        # layer 3 strips the orphan edit tool_use, which leaves a thinking-only message that
+        # layer 4 drops whole: its header and both blocks carry that layer and its reason
+        assert [e.kind for e in dropped] == ["header", "thinking", "tool_use"]
+        assert {e.dropped for e in dropped} == {
+            "filter_orphaned_thinking_only_messages: assistant message holds only thinking"
+            " (stream interrupted before text)"
+        }
         # the cursor starts on the banner (end of the session)
         assert model.entries[conv.cursor].kind == "banner"
 

@@ -8,10 +8,10 @@ catalog lives in memory. Update with ``pytest tests/test_tui_snapshots.py --snap
 from __future__ import annotations
 
 import pytest
-from tui_support import demo_home_fixed, settle
 
 from sidtui.core.home import resolve_session
 from sidtui.tui.app import make_app
+from tests.tui_support import demo_home_fixed, settle
 
 SIZE = (120, 40)
 

@@ -14,7 +14,7 @@ import pytest
 
 from sidtui.core.jsonout import stringify
 from sidtui.core.writer import SessionStore, flush_pending_writes
-from tests.conftest import REAL_HOME
+from tests.helpers import REAL_HOME
 
 SINGLE_WRITER = [
     "tmp-sidtui-fixture-projects-webapp/20261130-052907-9ff3799b.jsonl",

@@ -97,7 +97,7 @@ def stderr_console():
     return _SafeConsole(Console)(stderr=True, highlight=False)
 
 
-def _SafeConsole(base):  # noqa: N802 - a class factory (Rich is imported lazily)
+def _SafeConsole(base):
     """``base`` (Rich's Console) that shows control characters in printed text as ``\\xNN``
     (:func:`sidtui.fmt.printable`): session text reaches the terminal as text, never as
     escape sequences. Rich's own control segments and styles pass unchanged."""

@@ -73,7 +73,7 @@ def start_live(root: Path, home: Path, seed: int, rate: float = 3.0):
     proj = root / "projects" / "live-app"
     if not proj.exists():
         create_project(root / "projects", "live-app", LIVE_FILES, when_ms=DEMO_EPOCH_MS)
-    log = open(root / "live-agent.log", "ab")  # noqa: SIM115 - handed to the child
+    log = open(root / "live-agent.log", "ab")
     kwargs: dict = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True  # survives the terminal closing the app

@@ -242,6 +242,6 @@ def _summaries(home, args):
                 return cat.rows(args.project, include_sidechains=args.sidechains), errors
             finally:
                 cat.close()
-        except Exception as exc:  # an unusable cache never blocks a listing
+        except Exception as exc:  # noqa: BLE001 - an unusable cache never blocks a listing
             print(f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr)
     return list_sessions(home, args.project, include_sidechains=args.sidechains)

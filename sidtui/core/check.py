@@ -844,7 +844,7 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
         for fp in idx.tracked_files():
             try:
                 chain = chain_health(idx, fp)
-            except Exception as exc:  # a malformed entry must not hide the other files
+            except Exception as exc:  # noqa: BLE001 - a malformed entry must not hide the other files
                 bad = [{"session": sid, "snapshot": "?", "file": fp, "reason": str(exc)}]
             else:
                 bad = [
@@ -991,7 +991,7 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
         if sf is not None:
             try:
                 scan.jsonl(sf, data)
-            except Exception as exc:  # never let one file hide the others
+            except Exception as exc:  # noqa: BLE001 - never let one file hide the others
                 report.faults.append(
                     Finding("unreadable_file", str(path), f"{type(exc).__name__}: {exc}")
                 )

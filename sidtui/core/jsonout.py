@@ -108,7 +108,7 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str],
     pop, push, write = todo.pop, todo.extend, out.append
     while todo:
         item = pop()
-        if type(item) is str:  # noqa: E721
+        if type(item) is str:
             write(item)
             continue
         obj, level = item

@@ -528,13 +528,13 @@ def _interruption(s: SessionSummary, reader: _Reader, keys: list, bounds, types,
 def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[str] | None]:
     """The tail-walk summary and, when every line was valid, the file's trace ids."""
     heads = _valid_heads(data)
-    if heads is not None and type(heads[0]) is _LsHeadT and _is_linear(heads):  # noqa: E721
+    if heads is not None and type(heads[0]) is _LsHeadT and _is_linear(heads):
         return _linear_summary(sf, data, heads)
     w = _walk_tail(data, heads)
     if w is None:
         raise _FallBack  # no valid line: let the full reader explain
     order, types, bounds = w.order, w.types, w.bounds
-    linear = type(order) is range and w.heads is not None  # noqa: E721
+    linear = type(order) is range and w.heads is not None
     chain_types = types if linear else [types[i] for i in order]
     if "session_start" not in chain_types:
         raise _FallBack  # not loadable: let the full reader explain why, with lines and uuids

@@ -118,7 +118,7 @@ class Message(msgspec.Struct, gc=False):
         m = s.message
         if m is None or m.meta is None:
             return None
-        return m.meta.get("permissionMode") if type(m.meta) is dict else None  # noqa: E721
+        return m.meta.get("permissionMode") if type(m.meta) is dict else None
 
     @property
     def block_types(self) -> list[str | None]:
@@ -346,7 +346,7 @@ def _meta_of(rf: RecordFile | None, record: int | None, record_type: str | None)
     else:
         mm = s.message.meta if s.message is not None else None
         get = s.__getattribute__
-    meta = dict(mm) if type(mm) is dict else {}  # noqa: E721
+    meta = dict(mm) if type(mm) is dict else {}
     keys = (
         ASSISTANT_META_KEYS
         if record_type == "assistant_message"
@@ -384,7 +384,7 @@ def _message_from_struct(
     if m is None:
         return None
     content = m.content
-    if type(content) is list:  # noqa: E721 - the hot path: one exact type test
+    if type(content) is list:
         blocks, is_str = content, False
     elif isinstance(content, str):
         blocks, is_str = [make_block("text", text=content)], True
@@ -628,7 +628,7 @@ class _FastLoad:
             t = o.type
             if t in mt:
                 m = o.message
-                if m is not None and type(c := m.content) is list:  # noqa: E721 - the hot path
+                if m is not None and type(c := m.content) is list:
                     ts = o.timestamp
                     role = m.role
                     add(Message(k, ci, o.uuid, ci + sl, t, role, c, None, ts, False,

@@ -205,7 +205,7 @@ class BadLine:
     terminated: bool = True
 
 
-def _FIRST(piece: tuple[int, int, int]) -> int:  # noqa: N802 - a bisect key
+def _FIRST(piece: tuple[int, int, int]) -> int:
     return piece[2]
 
 
@@ -610,7 +610,7 @@ def read_transcript(path: Any) -> bytes | FileSource:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    f = open(path, "rb", buffering=0)  # noqa: SIM115 - a FileSource keeps it open
+    f = open(path, "rb", buffering=0)
     try:
         size = os.fstat(f.fileno()).st_size
         if size < PIECE_MIN_BYTES:

@@ -195,7 +195,7 @@ def restore_state(
     def item(number: int, name: str, fn) -> None:
         try:
             st.items.append(fn())
-        except Exception as exc:  # each item independent: a warning, never a failure
+        except Exception as exc:  # noqa: BLE001 - each item independent: a warning, never a failure
             msg = f"{name}: could not be restored ({type(exc).__name__}: {exc})"
             st.items.append(StateItem(number, name, None, "—", False, warning=msg))
             st.warnings.append(msg)

@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     stop = threading.Event()
 
-    def on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
+    def on_signal(signum, frame):
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)

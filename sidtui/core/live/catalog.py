@@ -156,7 +156,7 @@ def summary_from_blob(blob: bytes) -> SessionSummary:
         _SUMMARY_DECODER = msgspec.json.Decoder(SessionSummary)
     try:
         return _SUMMARY_DECODER.decode(blob)
-    except Exception:  # a row msgspec refuses (types changed, a lone surrogate escape)
+    except Exception:  # noqa: BLE001 - a row msgspec refuses (types changed, a lone surrogate escape)
         try:
             d = orjson.loads(blob)
         except orjson.JSONDecodeError:  # "\ud800": read as JSON.parse does
@@ -181,7 +181,7 @@ def summaries_from_blobs(blobs: list[bytes]) -> list[SessionSummary]:
         _SUMMARIES_DECODER = msgspec.json.Decoder(list[SessionSummary])
     try:
         out = _SUMMARIES_DECODER.decode(b"[" + b",".join(blobs) + b"]")
-    except Exception:  # a lone surrogate escape, a changed type: row by row
+    except Exception:  # noqa: BLE001 - a lone surrogate escape, a changed type: row by row
         return [summary_from_blob(b) for b in blobs]
     if len(out) != len(blobs):  # a stored blob that was not one JSON value
         return [summary_from_blob(b) for b in blobs]

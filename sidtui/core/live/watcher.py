@@ -78,7 +78,7 @@ def needs_polling(path: str | os.PathLike[str]) -> tuple[bool, str]:
             ):
                 best, fstype = mp, part.fstype
         return fstype.lower() in NETWORK_FS, fstype
-    except Exception:  # pragma: no cover - exotic platforms: let notify try
+    except Exception:  # noqa: BLE001 - exotic platforms: let notify try  # pragma: no cover
         return False, "unknown"
 
 
@@ -232,7 +232,7 @@ class Watcher:
             try:
                 self._run_notify()
                 return
-            except Exception as exc:  # inotify limits, unsupported fs...: poll instead
+            except Exception as exc:  # noqa: BLE001 - inotify limits, unsupported fs...: poll instead
                 if self._stop.is_set():
                     return
                 self.warnings.append(
@@ -241,7 +241,7 @@ class Watcher:
                 self.polling = True
         try:
             self._run_polling()
-        except Exception as exc:  # the home vanished...: report, stop
+        except Exception as exc:  # noqa: BLE001 - the home vanished...: report, stop
             self.errors.append(f"watcher stopped: {type(exc).__name__}: {exc}")
 
     def _after_changes(self, paths: list[str]) -> None:
@@ -327,7 +327,7 @@ class Watcher:
         for fn in list(self._subscribers):
             try:
                 fn(batch)  # type: ignore[arg-type]
-            except Exception as exc:  # a subscriber's bug must not kill the watcher
+            except Exception as exc:  # noqa: BLE001 - a subscriber's bug must not kill the watcher
                 if batch is not None:
                     self.errors.append(f"subscriber failed: {type(exc).__name__}: {exc}")
 

@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
+from textual.widgets.data_table import CellDoesNotExist
 from textual.widgets.option_list import Option
 
 from sidtui.fmt import printable
@@ -369,7 +370,7 @@ class BrowserScreen(Screen):
             return None
         try:
             return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        except Exception:
+        except CellDoesNotExist:
             return None
 
     def current_summary(self):

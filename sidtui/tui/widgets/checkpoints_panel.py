@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from sidtui.fmt import printable
 from sidtui.tui.fmt import cell, one_line
@@ -169,7 +170,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
             return None
         try:
             return f.coordinate_to_cell_key(f.cursor_coordinate).row_key.value
-        except Exception:
+        except CellDoesNotExist:
             return None
 
     def _show_files(self) -> None:

@@ -33,7 +33,7 @@ def highlight_lines(text: str, path: str, dark: bool = True) -> list[Text] | Non
         return None
     try:
         lexer = Syntax.guess_lexer(path, code=text[:4000])
-    except Exception:
+    except Exception:  # noqa: BLE001 - Pygments raises what its lexers raise: plain text then
         return None
     if lexer in ("default", "text"):
         return None
