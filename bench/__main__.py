@@ -110,7 +110,8 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
         "# Benchmarks",
         "",
         f"Written by `{meta['command']}` on {meta['date']} in {meta['elapsed']:.0f} s"
-        + (" — **quick mode: small data, timings not judged**" if quick else "") + ".",
+        + (" — **quick mode: small data, timings not judged**" if quick else "")
+        + ".",
         "",
         "| machine | |",
         "|---|---|",
@@ -191,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small data, timings never fail")
     ap.add_argument(
-        "--out", default=None,
+        "--out",
+        default=None,
         help="report path (default: BENCHMARKS.md for a full run; a --quick or --only run "
         "prints its report instead, so it never replaces the run of record)",
     )
@@ -213,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         docs[name], results[name] = _run_isolated(name, args.quick)
         print(f"bench: {name} done in {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
-    cmd = "python -m bench" + (" " + " ".join(sys.argv[1:]) if argv is None and sys.argv[1:] else "")
+    cmd = "python -m bench" + (
+        " " + " ".join(sys.argv[1:]) if argv is None and sys.argv[1:] else ""
+    )
     if argv is not None:
         cmd = "python -m bench " + " ".join(argv)
     meta = {

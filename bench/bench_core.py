@@ -98,11 +98,17 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     rows = [
         row(
             f"show's core (open_session, no printing) vs I/O floor (read + split lines), {what}",
-            runs["show"], runs["floor"], 4.0,
+            runs["show"],
+            runs["floor"],
+            4.0,
             extra=f"data generated or loaded from cache in {gen_s:.1f} s",
         ),
-        row(f"chain alone (scan_records + rebuild_chain) vs I/O floor, {what}",
-            runs["chain"], runs["floor"], 2.0),
+        row(
+            f"chain alone (scan_records + rebuild_chain) vs I/O floor, {what}",
+            runs["chain"],
+            runs["floor"],
+            2.0,
+        ),
     ]
     import orjson
 
@@ -111,9 +117,13 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
 
     ref = side_by_side({"floor": floor, "dicts": dicts}, 1, warmup=False)
     rows.append(
-        row(f"reference: every line into dicts with orjson vs I/O floor, {what}",
-            ref["dicts"], ref["floor"], None,
-            extra="what eager parsing would cost (issue 2: ≈ 13–16× the floor)")
+        row(
+            f"reference: every line into dicts with orjson vs I/O floor, {what}",
+            ref["dicts"],
+            ref["floor"],
+            None,
+            extra="what eager parsing would cost (issue 2: ≈ 13–16× the floor)",
+        )
     )
     argv = [sys.executable, "-m", "sidtui", "--home", str(root), "show", str(path), "--json"]
     peaks = [_peak_rss_kb(argv)]
@@ -131,7 +141,10 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
             "target": "≤ 3×",
             "passed": ratio <= 3.0,
             "median": {"value": peak_mb, "baseline": file_mb},
-            "spread": {"value": (min(peaks) / 1024, max(peaks) / 1024), "baseline": (file_mb, file_mb)},
+            "spread": {
+                "value": (min(peaks) / 1024, max(peaks) / 1024),
+                "baseline": (file_mb, file_mb),
+            },
             "runs": len(peaks),
             "extra": f"issue 2's stricter goal ≤ 2×: {'pass' if ratio <= 2 else 'FAIL'}; "
             f"the interpreter with the CLI imported (`sidtui --version`) peaks at "
@@ -209,8 +222,16 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
     what = f"{n:,} sessions, {total / n / 1024:.0f} KB each on average"
     try:
         read_all()  # the page cache holds every file (both sides alike)
-        runs = side_by_side({"floor": read_all, "cold": ls_cold, "catalog": ls_catalog_cold,
-                             "validate": read_validate}, repeat, warmup=False)
+        runs = side_by_side(
+            {
+                "floor": read_all,
+                "cold": ls_cold,
+                "catalog": ls_catalog_cold,
+                "validate": read_validate,
+            },
+            repeat,
+            warmup=False,
+        )
         ls_warm()  # fill the warm cache once
         warm = side_by_side({"floor": read_all, "warm": ls_warm}, repeat, warmup=False)
 
@@ -226,8 +247,9 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
             _evict(files)
             ls_catalog_cold()
 
-        disk = side_by_side({"floor": floor_disk, "cold": cold_disk, "catalog": catalog_disk}, 1,
-                            warmup=False)
+        disk = side_by_side(
+            {"floor": floor_disk, "cold": cold_disk, "catalog": catalog_disk}, 1, warmup=False
+        )
         read_all()
         workers = min(4, os.cpu_count() or 1)  # as the CLI runs it
         chk = side_by_side(
@@ -244,37 +266,70 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.listing import _workers
 
     procs = _workers(n)
-    how = (f"ls runs on {procs} forked worker processes (one per usable core), the floor in "
-           "one process" if procs > 1 else "ls runs in one process, as the floor")
+    how = (
+        f"ls runs on {procs} forked worker processes (one per usable core), the floor in "
+        "one process"
+        if procs > 1
+        else "ls runs in one process, as the floor"
+    )
     return [
-        row(f"ls cold (list_sessions, empty cache) vs reading every file once, {what}",
-            runs["cold"], runs["floor"], 1.5,
-            extra=f"OS page cache warm on both sides; {how}; data ready in {gen_s:.1f} s"),
-        row(f"reference: read + validate every line once (msgspec, one process) vs reading "
+        row(
+            f"ls cold (list_sessions, empty cache) vs reading every file once, {what}",
+            runs["cold"],
+            runs["floor"],
+            1.5,
+            extra=f"OS page cache warm on both sides; {how}; data ready in {gen_s:.1f} s",
+        ),
+        row(
+            f"reference: read + validate every line once (msgspec, one process) vs reading "
             f"every file once, {what}",
-            runs["validate"], runs["floor"], None,
+            runs["validate"],
+            runs["floor"],
+            None,
             extra="the least an exact ls must do (a line is good only if JSON.parse accepts "
             f"it): divided by {procs} worker(s), this is the floor of any exact cold ls here, "
-            "page cache warm"),
-        row(f"ls cold, disk-cold (pages evicted before each side), {what}",
-            disk["cold"], disk["floor"], 1.5,
+            "page cache warm",
+        ),
+        row(
+            f"ls cold, disk-cold (pages evicted before each side), {what}",
+            disk["cold"],
+            disk["floor"],
+            1.5,
             extra=f"{how}; each worker asks the kernel to read its next files ahead "
-            "(posix_fadvise WILLNEED)"),
-        row(f"ls cold as `sidtui ls` runs it (session catalog filled from an empty cache, "
+            "(posix_fadvise WILLNEED)",
+        ),
+        row(
+            f"ls cold as `sidtui ls` runs it (session catalog filled from an empty cache, "
             f"rows read back) vs reading every file once, {what}",
-            runs["catalog"], runs["floor"], 1.5,
+            runs["catalog"],
+            runs["floor"],
+            1.5,
             extra=f"OS page cache warm on both sides; {how}; Catalog.refresh summarizes through "
             "listing.summarize_files (the list_sessions path) and writes the SQLite rows; "
-            "interpreter start-up and printing not included"),
-        row(f"ls cold as `sidtui ls` runs it, disk-cold (pages evicted before each side), {what}",
-            disk["catalog"], disk["floor"], 1.5, extra=how),
-        row(f"ls warm (files unchanged, cache filled) vs reading every file once, {what}",
-            warm["warm"], warm["floor"], None,
+            "interpreter start-up and printing not included",
+        ),
+        row(
+            f"ls cold as `sidtui ls` runs it, disk-cold (pages evicted before each side), {what}",
+            disk["catalog"],
+            disk["floor"],
+            1.5,
+            extra=how,
+        ),
+        row(
+            f"ls warm (files unchanged, cache filled) vs reading every file once, {what}",
+            warm["warm"],
+            warm["floor"],
+            None,
             extra="warm = the session catalog (sidtui.core.live.catalog: SQLite rows keyed by "
-            "path, inode, size, mtime, ctime) refreshed and read with every file unchanged"),
-        row(f"reference: sidtui check (whole home, {workers} processes as the CLI runs it) vs "
+            "path, inode, size, mtime, ctime) refreshed and read with every file unchanged",
+        ),
+        row(
+            f"reference: sidtui check (whole home, {workers} processes as the CLI runs it) vs "
             f"reading every file once, {what}",
-            chk["check"], chk["floor"], None),
+            chk["check"],
+            chk["floor"],
+            None,
+        ),
     ]
 
 

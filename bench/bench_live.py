@@ -41,13 +41,27 @@ from bench.harness import data_dir, row, side_by_side
 
 
 def _record(uuid: str, parent: str, i: int) -> bytes:
-    return orjson.dumps({
-        "type": "user_message", "uuid": uuid, "parentUuid": parent,
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "message": {"role": "user", "content": [
-            {"type": "text", "text": f"follow-up prompt number {i}: tighten the login form "
-                                      "validation and re-run the tests"}]},
-    }) + b"\n"
+    return (
+        orjson.dumps(
+            {
+                "type": "user_message",
+                "uuid": uuid,
+                "parentUuid": parent,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": f"follow-up prompt number {i}: tighten the login form "
+                            "validation and re-run the tests",
+                        }
+                    ],
+                },
+            }
+        )
+        + b"\n"
+    )
 
 
 def _tail_uuid(path: Path) -> str:
@@ -100,9 +114,15 @@ def _append_bench(quick: bool, tmp: Path) -> list[dict]:
         os.close(fd)
     assert not w.tails[str(path)].chain.linear
     base = side_by_side({"full": full_rebuild}, 3 if quick else 5)["full"]
-    r = row("append_one_vs_full_rebuild", runs, base, 0.01, target="≤ 1/100",
-            extra=f"file {size / 2**20:.0f} MB, {n_records} records; {appends} appends, each "
-                  "handled by Watcher.process_paths (the watcher thread's work per change)")
+    r = row(
+        "append_one_vs_full_rebuild",
+        runs,
+        base,
+        0.01,
+        target="≤ 1/100",
+        extra=f"file {size / 2**20:.0f} MB, {n_records} records; {appends} appends, each "
+        "handled by Watcher.process_paths (the watcher thread's work per change)",
+    )
     return [r]
 
 
@@ -131,8 +151,7 @@ def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
                         lat.append((now - t) / 1e9)
                         got.set()
 
-    w = Watcher(Home(home), on_batch, force_polling=polling, poll_interval=0.5,
-                poll_delay_ms=50)
+    w = Watcher(Home(home), on_batch, force_polling=polling, poll_interval=0.5, poll_delay_ms=50)
     w.start()
     try:
         w.ready.wait(30)
@@ -155,12 +174,19 @@ def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
     p99 = lat[min(len(lat) - 1, int(round(0.99 * (len(lat) - 1))))]
     name = "watch_latency_polling" if polling else "watch_latency"
     return {
-        "name": name, "value_s": med, "baseline_s": None, "ratio": None,
-        "target": "reported only", "passed": None,
-        "median": {"value": med}, "p99_s": p99, "max_s": lat[-1], "runs": len(lat),
+        "name": name,
+        "value_s": med,
+        "baseline_s": None,
+        "ratio": None,
+        "target": "reported only",
+        "passed": None,
+        "median": {"value": med},
+        "p99_s": p99,
+        "max_s": lat[-1],
+        "runs": len(lat),
         "spread": {"value": (lat[0], lat[-1])},
         "extra": f"median {med * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(lat)} appends "
-                 f"({'polling, 50 ms' if polling else 'notify, step 10 ms'})",
+        f"({'polling, 50 ms' if polling else 'notify, step 10 ms'})",
     }
 
 
@@ -198,8 +224,16 @@ def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
 
     reps = 3 if quick else 3
     runs = side_by_side({"warm": warm, "cold": cold}, reps)
-    out = [row("catalog_warm_vs_cold", runs["warm"], runs["cold"], 0.1, target="≤ 1/10",
-               extra=f"{n} sessions")]
+    out = [
+        row(
+            "catalog_warm_vs_cold",
+            runs["warm"],
+            runs["cold"],
+            0.1,
+            target="≤ 1/10",
+            extra=f"{n} sessions",
+        )
+    ]
 
     cat = Catalog(home, warm_db)
     t0 = time.perf_counter()
@@ -222,9 +256,17 @@ def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
         assert hits
 
     runs = side_by_side({"search": search, "scan": scan}, 5 if quick else 3)
-    out.append(row("search_vs_scan", runs["search"], runs["scan"], 0.05, target="≤ 1/20",
-                   extra=f"{n} sessions, words {' '.join(words)!r}, 50 hits; index fill "
-                         f"{fill_s:.1f} s once ({fill.documents} documents)"))
+    out.append(
+        row(
+            "search_vs_scan",
+            runs["search"],
+            runs["scan"],
+            0.05,
+            target="≤ 1/20",
+            extra=f"{n} sessions, words {' '.join(words)!r}, 50 hits; index fill "
+            f"{fill_s:.1f} s once ({fill.documents} documents)",
+        )
+    )
     cat.close()
     return out
 
@@ -245,5 +287,7 @@ def run(quick: bool) -> list[dict]:
 if __name__ == "__main__":
     for r in run("--quick" in sys.argv):
         ratio = f"{r['ratio']:.4f}" if r.get("ratio") is not None else "-"
-        print(f"{r['name']:<28} value {r['value_s']:.6f}s  base {r.get('baseline_s')}  "
-              f"ratio {ratio}  {r['target']}  passed={r['passed']}  {r.get('extra') or ''}")
+        print(
+            f"{r['name']:<28} value {r['value_s']:.6f}s  base {r.get('baseline_s')}  "
+            f"ratio {ratio}  {r['target']}  passed={r['passed']}  {r.get('extra') or ''}"
+        )

@@ -101,8 +101,13 @@ def _launch(quick: bool, tmp: Path) -> dict:
     for _ in range(reps):
         app_runs.append(asyncio.run(_first_rows(root, db)))
         base_runs.append(asyncio.run(_minimal_launch()) + _catalog_warm(root, db))
-    return row("tui_launch_first_rows", app_runs, base_runs, 1.5,
-               extra=f"{n} sessions, warm catalog; baseline = minimal Textual app + catalog warm start")
+    return row(
+        "tui_launch_first_rows",
+        app_runs,
+        base_runs,
+        1.5,
+        extra=f"{n} sessions, warm catalog; baseline = minimal Textual app + catalog warm start",
+    )
 
 
 # --------------------------------------------------------------------------- keys while loading
@@ -160,11 +165,16 @@ def _keys(quick: bool, tmp: Path) -> dict:
     loading = asyncio.run(_key_latency(home, sid, 400, True))
     idle = asyncio.run(_key_latency(home, sid, 20, False))
     v, b = statistics.median(loading), statistics.median(idle)
-    r = row("tui_keypress_while_loading", loading, idle, None,
-            extra=f"{len(loading)} presses during the load of a {path.stat().st_size / 2**20:.0f} MB session; "
-                  f"p95 {sorted(loading)[int(len(loading) * 0.95)] * 1000:.0f} ms, max {max(loading) * 1000:.0f} ms "
-                  "(one msgspec decode_lines call over the whole file holds the GIL); "
-                  f"idle median {b * 1000:.1f} ms")
+    r = row(
+        "tui_keypress_while_loading",
+        loading,
+        idle,
+        None,
+        extra=f"{len(loading)} presses during the load of a {path.stat().st_size / 2**20:.0f} MB session; "
+        f"p95 {sorted(loading)[int(len(loading) * 0.95)] * 1000:.0f} ms, max {max(loading) * 1000:.0f} ms "
+        "(one msgspec decode_lines call over the whole file holds the GIL); "
+        f"idle median {b * 1000:.1f} ms",
+    )
     r["target"] = "≤ 50 ms (absolute)"
     r["passed"] = v <= 0.050
     return r
@@ -180,8 +190,12 @@ def _fake_model(n: int):
     m = ConversationModel()
     for i in range(n):
         role = "user" if i % 2 == 0 else "assistant"
-        msg = SimpleNamespace(role=role, line=i + 2, timestamp="2026-11-23T10:00:00.000Z",
-                              blocks=[make_block("text", text=f"message {i} " + "lorem ipsum " * 20)])
+        msg = SimpleNamespace(
+            role=role,
+            line=i + 2,
+            timestamp="2026-11-23T10:00:00.000Z",
+            blocks=[make_block("text", text=f"message {i} " + "lorem ipsum " * 20)],
+        )
         m.messages.append(msg)
         m.message_entry[i] = len(m.entries)
         m.entries.append(Entry("header", i, role=role))
@@ -232,9 +246,14 @@ def _render(quick: bool) -> list[dict]:
     small_runs, small_layout = asyncio.run(_render_cost(1_000, reps))
     big_runs, big_layout = asyncio.run(_render_cost(big, reps))
     return [
-        row(f"tui_render_{big // 1000}k_vs_1k", big_runs, small_runs, 2.0,
+        row(
+            f"tui_render_{big // 1000}k_vs_1k",
+            big_runs,
+            small_runs,
+            2.0,
             extra=f"one 40-line screen, cold strip cache; layout (O(n), in the loading worker) "
-                  f"{big_layout * 1000:.0f} ms vs {small_layout * 1000:.1f} ms"),
+            f"{big_layout * 1000:.0f} ms vs {small_layout * 1000:.1f} ms",
+        ),
     ]
 
 
@@ -253,5 +272,7 @@ def run(quick: bool) -> list[dict]:
 if __name__ == "__main__":
     for r in run("--quick" in sys.argv):
         ratio = f"{r['ratio']:.3f}" if r.get("ratio") is not None else "-"
-        print(f"{r['name']:<28} value {r['value_s']:.4f}s  base {r.get('baseline_s'):.4f}s  "
-              f"ratio {ratio}  {r['target']}  passed={r['passed']}  {r.get('extra') or ''}")
+        print(
+            f"{r['name']:<28} value {r['value_s']:.4f}s  base {r.get('baseline_s'):.4f}s  "
+            f"ratio {ratio}  {r['target']}  passed={r['passed']}  {r.get('extra') or ''}"
+        )

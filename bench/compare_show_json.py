@@ -46,8 +46,13 @@ def _show(pythonpath: Path, home: Path, path: Path) -> tuple[int, bytes, float, 
         "sys.stdout.buffer.write(p.stdout)\n"
     )
     argv = [sys.executable, "-m", "sidtui", "--home", str(home), "show", str(path), "--json"]
-    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, env=env,
-                         cwd=tempfile.gettempdir(), check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        env=env,
+        cwd=tempfile.gettempdir(),
+        check=True,
+    ).stdout
     head, _, body = out.partition(b"\n")
     rc, dt, rss = head.split()
     return int(rc), body, float(dt), int(rss)
@@ -65,8 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev")
     ap.add_argument("homes", nargs="*", type=Path)
-    ap.add_argument("--file", action="append", type=Path, default=[],
-                    help="a session file (its home is the folder 3 levels up)")
+    ap.add_argument(
+        "--file",
+        action="append",
+        type=Path,
+        default=[],
+        help="a session file (its home is the folder 3 levels up)",
+    )
     args = ap.parse_args(argv)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             size = path.stat().st_size
             extra = ""
             if size > 10_000_000:
-                extra = (f"  {args.rev}: {dt0:.2f} s {rss0 / 1024:.0f} MB; tree: {dt1:.2f} s "
-                         f"{rss1 / 1024:.0f} MB (file {size / 2**20:.0f} MB)")
+                extra = (
+                    f"  {args.rev}: {dt0:.2f} s {rss0 / 1024:.0f} MB; tree: {dt1:.2f} s "
+                    f"{rss1 / 1024:.0f} MB (file {size / 2**20:.0f} MB)"
+                )
             print(f"{'same' if same else 'DIFF'} {len(b):>10} B  {path}{extra}", flush=True)
     print(f"{bad} differ" if bad else "all identical")
     return 1 if bad else 0

@@ -109,7 +109,10 @@ def session_records(session_id: str, n_records: int, seed: int, result_chars: in
         yield emit(
             {
                 "type": "user_message",
-                "message": {"role": "user", "content": [{"type": "text", "text": corpus.take(rng.randrange(30, 300))}]},
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": corpus.take(rng.randrange(30, 300))}],
+                },
                 "timestamp": ts(),
             }
         )
@@ -122,16 +125,38 @@ def session_records(session_id: str, n_records: int, seed: int, result_chars: in
                 calls.append((f"toolu_{tool_n:08d}", name, path))
             content = []
             if rng.random() < 0.5:
-                content.append({"type": "thinking", "thinking": corpus.take(rng.randrange(60, 360)), "signature": "sig" + ids.uuid()})
+                content.append(
+                    {
+                        "type": "thinking",
+                        "thinking": corpus.take(rng.randrange(60, 360)),
+                        "signature": "sig" + ids.uuid(),
+                    }
+                )
             content.append({"type": "text", "text": corpus.take(rng.randrange(20, 200))})
             for cid, name, path in calls:
-                content.append({"type": "tool_use", "id": cid, "name": name, "input": {"file_path": path, "old_string": corpus.take(40), "new_string": corpus.take(40)}})
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": cid,
+                        "name": name,
+                        "input": {
+                            "file_path": path,
+                            "old_string": corpus.take(40),
+                            "new_string": corpus.take(40),
+                        },
+                    }
+                )
             yield emit(
                 {
                     "type": "assistant_message",
                     "message": {"role": "assistant", "content": content},
                     "timestamp": ts(),
-                    "usage": {"inputTokens": rng.randrange(1000, 90000), "outputTokens": rng.randrange(10, 4000), "cacheReadInputTokens": rng.randrange(0, 80000), "cacheCreationInputTokens": rng.randrange(0, 5000)},
+                    "usage": {
+                        "inputTokens": rng.randrange(1000, 90000),
+                        "outputTokens": rng.randrange(10, 4000),
+                        "cacheReadInputTokens": rng.randrange(0, 80000),
+                        "cacheCreationInputTokens": rng.randrange(0, 5000),
+                    },
                     "model": "claude-sonnet-4",
                     "stopReason": "tool_use",
                     "msgId": "msg_" + ids.uuid(),
@@ -154,7 +179,13 @@ def session_records(session_id: str, n_records: int, seed: int, result_chars: in
                     "message": {
                         "role": "user",
                         "content": [
-                            {"type": "tool_result", "tool_use_id": cid, "content": corpus.take(rng.randrange(result_chars // 4, result_chars * 2))}
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": cid,
+                                "content": corpus.take(
+                                    rng.randrange(result_chars // 4, result_chars * 2)
+                                ),
+                            }
                             for cid, _, _ in calls
                         ],
                     },
@@ -164,23 +195,64 @@ def session_records(session_id: str, n_records: int, seed: int, result_chars: in
         yield emit(
             {
                 "type": "assistant_message",
-                "message": {"role": "assistant", "content": [{"type": "text", "text": corpus.take(rng.randrange(60, 500))}]},
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": corpus.take(rng.randrange(60, 500))}],
+                },
                 "timestamp": ts(),
-                "usage": {"inputTokens": rng.randrange(1000, 90000), "outputTokens": rng.randrange(10, 4000)},
+                "usage": {
+                    "inputTokens": rng.randrange(1000, 90000),
+                    "outputTokens": rng.randrange(10, 4000),
+                },
                 "model": "claude-sonnet-4",
                 "stopReason": "end_turn",
                 "msgId": "msg_" + ids.uuid(),
             }
         )
-        yield emit({"type": "metadata", "key": "usage_stats", "value": {"totalCostUSD": rng.random(), "modelUsage": {"claude-sonnet-4": {"inputTokens": rng.randrange(1, 9**6), "stockPromptTokens": rng.randrange(1, 9**6), "cumulativePromptTokens": rng.randrange(1, 9**7), "cacheReadInputTokens": rng.randrange(1, 9**7), "requests": count, "costUSD": rng.random()}}}, "timestamp": ts()})
-        yield emit({"type": "metadata", "key": "todo_state", "value": {"todos": [{"content": corpus.take(40), "status": "completed"}]}, "timestamp": ts()})
-    yield emit({"type": "session_end", "totalCostUSD": rng.random(), "totalMessages": count, "timestamp": ts()})
+        yield emit(
+            {
+                "type": "metadata",
+                "key": "usage_stats",
+                "value": {
+                    "totalCostUSD": rng.random(),
+                    "modelUsage": {
+                        "claude-sonnet-4": {
+                            "inputTokens": rng.randrange(1, 9**6),
+                            "stockPromptTokens": rng.randrange(1, 9**6),
+                            "cumulativePromptTokens": rng.randrange(1, 9**7),
+                            "cacheReadInputTokens": rng.randrange(1, 9**7),
+                            "requests": count,
+                            "costUSD": rng.random(),
+                        }
+                    },
+                },
+                "timestamp": ts(),
+            }
+        )
+        yield emit(
+            {
+                "type": "metadata",
+                "key": "todo_state",
+                "value": {"todos": [{"content": corpus.take(40), "status": "completed"}]},
+                "timestamp": ts(),
+            }
+        )
+    yield emit(
+        {
+            "type": "session_end",
+            "totalCostUSD": rng.random(),
+            "totalMessages": count,
+            "timestamp": ts(),
+        }
+    )
 
 
 def session_bytes(session_id: str, n_records: int, seed: int, result_chars: int = 230) -> bytes:
     """One session's JSONL bytes (``JSON.stringify`` compact form, non-ASCII kept)."""
     dumps = orjson.dumps
-    return b"".join(dumps(r) + b"\n" for r in session_records(session_id, n_records, seed, result_chars))
+    return b"".join(
+        dumps(r) + b"\n" for r in session_records(session_id, n_records, seed, result_chars)
+    )
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -48,8 +48,9 @@ async def shoot(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, case, keys, theme in SCENES:
-        app = make_app(home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:",
-                       theme=theme)
+        app = make_app(
+            home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:", theme=theme
+        )
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
             if case is not None:

@@ -6,7 +6,6 @@ rewinds; never imports Textual) and :mod:`sidtui.tui` (the Textual app). The CLI
 """
 
 
-
 def __getattr__(name: str) -> str:
     # ``__version__`` is looked up on first use: importlib.metadata costs ~50 ms of
     # start-up that every CLI run would pay

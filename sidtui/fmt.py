@@ -15,8 +15,9 @@ def human_size(n: float) -> str:
 #: Control characters shown as escapes: C0 but newline and tab, DEL, C1. Session text is
 #: the user's and the model's; an ESC in it would drive the terminal (clear the screen,
 #: recolour, retitle) and a NUL or CR mangle the line.
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F,
-                                          *range(0x80, 0xA0))}
+_CONTROLS = {
+    c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0))
+}
 #: Bidirectional overrides and isolates too, as ``\uNNNN``: one in a prompt or a file
 #: path reorders what follows it on screen, so the text read is not the text there
 #: ("Trojan Source"). Marks that only hint direction (U+200E/F) stay.
@@ -42,8 +43,10 @@ def local_time(iso: str | None, seconds: bool = False) -> str:
     from datetime import datetime
 
     try:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime(
-            "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
+        return (
+            datetime.fromisoformat(iso.replace("Z", "+00:00"))
+            .astimezone()
+            .strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
         )
     except ValueError:
         return iso[:16]

@@ -54,18 +54,39 @@ def rec(type_: str, uuid: str | None, parent: str | None, **fields) -> dict:
 
 
 def start(uuid="S", parent=None, sid="20260101-000000-aaaaaaaa", **kw) -> dict:
-    return rec("session_start", uuid, parent, version="3.0", sessionId=sid, model="m",
-               provider="p", cwd="/tmp/x", timestamp="2026-01-01T00:00:00.000Z", **kw)
+    return rec(
+        "session_start",
+        uuid,
+        parent,
+        version="3.0",
+        sessionId=sid,
+        model="m",
+        provider="p",
+        cwd="/tmp/x",
+        timestamp="2026-01-01T00:00:00.000Z",
+        **kw,
+    )
 
 
 def user(uuid, parent, text="hi") -> dict:
-    return rec("user_message", uuid, parent,
-               message={"role": "user", "content": [{"type": "text", "text": text}]})
+    return rec(
+        "user_message",
+        uuid,
+        parent,
+        message={"role": "user", "content": [{"type": "text", "text": text}]},
+    )
 
 
 def tool_results(uuid, parent, *ids) -> dict:
-    return rec("user_message", uuid, parent, message={"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]})
+    return rec(
+        "user_message",
+        uuid,
+        parent,
+        message={
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids],
+        },
+    )
 
 
 def assistant(uuid, parent, text="ok", tools=(), thinking=None) -> dict:
@@ -97,26 +118,53 @@ def line(d: dict) -> bytes:
 
 
 def live_start(uuid: str = "u0", sid: str = SID, parent: str | None = None) -> dict:
-    return {"type": "session_start", "version": "3.0", "sessionId": sid, "model": "m",
-            "provider": "p", "cwd": "/tmp/x", "timestamp": "2026-01-01T00:00:00.000Z",
-            "uuid": uuid, "parentUuid": parent}
+    return {
+        "type": "session_start",
+        "version": "3.0",
+        "sessionId": sid,
+        "model": "m",
+        "provider": "p",
+        "cwd": "/tmp/x",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "uuid": uuid,
+        "parentUuid": parent,
+    }
 
 
 def live_user(uuid: str, parent: str | None, text: str = "hello") -> dict:
-    return {"type": "user_message", "uuid": uuid, "parentUuid": parent,
-            "timestamp": "2026-01-01T00:00:01.000Z",
-            "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+    return {
+        "type": "user_message",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+    }
 
 
-def live_assistant(uuid: str, parent: str | None, text: str = "ok", tool: str | None = None,
-              path: str | None = None) -> dict:
+def live_assistant(
+    uuid: str,
+    parent: str | None,
+    text: str = "ok",
+    tool: str | None = None,
+    path: str | None = None,
+) -> dict:
     content: list[dict] = [{"type": "text", "text": text}]
     if tool:
-        content.append({"type": "tool_use", "id": f"t-{uuid}", "name": tool,
-                        "input": {"file_path": path or "/tmp/x/a.py"}})
-    return {"type": "assistant_message", "uuid": uuid, "parentUuid": parent,
-            "timestamp": "2026-01-01T00:00:02.000Z",
-            "message": {"role": "assistant", "content": content}}
+        content.append(
+            {
+                "type": "tool_use",
+                "id": f"t-{uuid}",
+                "name": tool,
+                "input": {"file_path": path or "/tmp/x/a.py"},
+            }
+        )
+    return {
+        "type": "assistant_message",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": "2026-01-01T00:00:02.000Z",
+        "message": {"role": "assistant", "content": content},
+    }
 
 
 def make_home(root: Path, sessions: dict[str, bytes], project: str = "proj") -> Path:
@@ -157,10 +205,16 @@ _block = st.one_of(
     st.fixed_dictionaries({"type": st.just("text"), "text": st.sampled_from(["hi", " ", ""])}),
     st.fixed_dictionaries({"type": st.just("thinking"), "thinking": st.just("hm")}),
     st.just({"type": "redacted_thinking"}),
-    st.fixed_dictionaries({"type": st.just("tool_use"), "id": _ids,
-                           "name": st.sampled_from(["Read", "", None])}),
-    st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": _ids,
-                           "content": st.just([{"type": "text", "text": "out"}])}),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_use"), "id": _ids, "name": st.sampled_from(["Read", "", None])}
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("tool_result"),
+            "tool_use_id": _ids,
+            "content": st.just([{"type": "text", "text": "out"}]),
+        }
+    ),
     st.fixed_dictionaries({"type": st.sampled_from(["image", None, ["odd"], 3])}),
 )
 _content = st.one_of(st.lists(_block, max_size=4), st.sampled_from(["plain text", "  "]))
@@ -177,11 +231,23 @@ record_specs = st.fixed_dictionaries(
 
 def spec_transcript(specs) -> bytes:
     """A linear v3 transcript from ``record_specs`` draws (one record per spec)."""
-    lines = [{"type": "session_start", "uuid": "u0", "parentUuid": None, "sessionId": "s",
-              "version": "3.0", "timestamp": "2026-01-01T00:00:00.000Z"}]
+    lines = [
+        {
+            "type": "session_start",
+            "uuid": "u0",
+            "parentUuid": None,
+            "sessionId": "s",
+            "version": "3.0",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+        }
+    ]
     for i, spec in enumerate(specs, 1):
-        rec = {"type": spec["type"], "uuid": f"u{i}", "parentUuid": f"u{i - 1}",
-               "timestamp": f"2026-01-01T00:00:{i % 60:02d}.000Z"}
+        rec = {
+            "type": spec["type"],
+            "uuid": f"u{i}",
+            "parentUuid": f"u{i - 1}",
+            "timestamp": f"2026-01-01T00:00:{i % 60:02d}.000Z",
+        }
         if spec["type"] == "metadata":
             rec.update(key="session_name", value="x")
         else:

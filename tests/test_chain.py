@@ -35,8 +35,18 @@ def test_seed_5_3_interleaving_rebuilds_second_process_chain():
         user("B1", "A1", "write docs"),
         assistant("A3", "A2", "look at auth"),
         assistant("B2", "B1", "draft"),
-        rec("user_message", "A4", "A3", message={"role": "user", "content": [{"type": "text", "text": "auth code"}]}),
-        rec("user_message", "B3", "B2", message={"role": "user", "content": [{"type": "text", "text": "doc body"}]}),
+        rec(
+            "user_message",
+            "A4",
+            "A3",
+            message={"role": "user", "content": [{"type": "text", "text": "auth code"}]},
+        ),
+        rec(
+            "user_message",
+            "B3",
+            "B2",
+            message={"role": "user", "content": [{"type": "text", "text": "doc body"}]},
+        ),
     )
     rf = scan_records(data)
     chain = rebuild_chain(rf)
@@ -53,8 +63,12 @@ def test_seed_5_3_interleaving_rebuilds_second_process_chain():
 def test_resume_with_null_parent_rebuilds_new_part_and_warns(tmp_path):
     """Seed §5.6: a resume that restarts with parentUuid=null hides the old history."""
     data = jsonl(
-        start("A1"), user("A2", "A1"), assistant("A3", "A2"),
-        start("B0"), user("B1", "B0", "again"), assistant("B2", "B1"),
+        start("A1"),
+        user("A2", "A1"),
+        assistant("A3", "A2"),
+        start("B0"),
+        user("B1", "B0", "again"),
+        assistant("B2", "B1"),
     )
     v = view(tmp_path, data)
     assert [m.uuid for m in v.loaded.messages] == ["B1", "B2"]
@@ -75,7 +89,9 @@ def test_half_object_at_end_is_skipped_and_reported(tmp_path):
     v = view(tmp_path, data)
     assert [m.uuid for m in v.loaded.messages] == ["U", "A"]
     (bad,) = v.rf.bad_lines
-    assert bad.line == 4 and not bad.terminated and bad.offset == len(data) - len(b'{"type":"user_mes')
+    assert (
+        bad.line == 4 and not bad.terminated and bad.offset == len(data) - len(b'{"type":"user_mes')
+    )
     assert any("line 4" in w for w in v.warnings)
 
 
@@ -104,17 +120,33 @@ def test_empty_and_blank_files(tmp_path):
 
 def test_tool_result_record_type_is_read_but_never_relied_on():
     """Seed §4.6: `tool_result` as a record type is dead code upstream (0 on disk)."""
-    data = jsonl(start("S"), user("U", "S"), assistant("A", "U", tools=[("t1", "read")]),
-                 rec("tool_result", "R", "A", message={"role": "user", "content": [
-                     {"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}))
+    data = jsonl(
+        start("S"),
+        user("U", "S"),
+        assistant("A", "U", tools=[("t1", "read")]),
+        rec(
+            "tool_result",
+            "R",
+            "A",
+            message={
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}],
+            },
+        ),
+    )
     rf = scan_records(data)
     from sidtui.core.loader import load_jsonl
 
     ls = load_jsonl(rf, rebuild_chain(rf))
-    assert [m.record_type for m in ls.messages] == ["user_message", "assistant_message", "tool_result"]
+    assert [m.record_type for m in ls.messages] == [
+        "user_message",
+        "assistant_message",
+        "tool_result",
+    ]
 
 
 # --- property tests -------------------------------------------------------------------
+
 
 @st.composite
 def interleaved_files(draw):
@@ -135,7 +167,9 @@ def interleaved_files(draw):
     placed: list[int] = []
     remaining = set(order)
     while remaining:
-        ready = [i for i in remaining if parents[i] is None or parents[i] in {uuids[p] for p in placed}]
+        ready = [
+            i for i in remaining if parents[i] is None or parents[i] in {uuids[p] for p in placed}
+        ]
         pick = rnd.choice(sorted(ready))
         placed.append(pick)
         remaining.remove(pick)

@@ -47,16 +47,30 @@ def _reference_longest(rf, tree):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["session_start", "user_message", "metadata"]),
-                          st.sampled_from(["a", "b", "c", "d", "e", "f", "g"]),
-                          st.sampled_from(["a", "b", "c", "d", "x", None])),
-                min_size=1, max_size=25),
-       st.booleans())
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["session_start", "user_message", "metadata"]),
+            st.sampled_from(["a", "b", "c", "d", "e", "f", "g"]),
+            st.sampled_from(["a", "b", "c", "d", "x", None]),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    st.booleans(),
+)
 def test_longest_readable_chain_equals_per_tip_walks(recs, unique):
     lines = []
     for i, (t, u, p) in enumerate(recs):
-        lines.append(orjson.dumps({"type": t, "uuid": f"{u}{i}" if unique else u,
-                                   "parentUuid": p if not unique or p is None else f"{p}{i - 1}"}))
+        lines.append(
+            orjson.dumps(
+                {
+                    "type": t,
+                    "uuid": f"{u}{i}" if unique else u,
+                    "parentUuid": p if not unique or p is None else f"{p}{i - 1}",
+                }
+            )
+        )
     rf = scan_records(b"\n".join(lines) + b"\n")
     tree = build_tree(rf, rebuild_chain(rf))
     assert longest_readable_chain(rf, tree) == _reference_longest(rf, tree)
@@ -65,8 +79,10 @@ def test_longest_readable_chain_equals_per_tip_walks(recs, unique):
 def test_twenty_thousand_lost_parents_are_one_pass():
     """The trial's file: every record's parent is missing (each record is a tip)."""
     lines = [orjson.dumps({"type": "session_start", "uuid": "s", "parentUuid": None})]
-    lines += [orjson.dumps({"type": "user_message", "uuid": f"u{i}", "parentUuid": f"missing{i}"})
-              for i in range(20_000)]
+    lines += [
+        orjson.dumps({"type": "user_message", "uuid": f"u{i}", "parentUuid": f"missing{i}"})
+        for i in range(20_000)
+    ]
     rf = scan_records(b"\n".join(lines) + b"\n")
     tree = build_tree(rf, rebuild_chain(rf))
     assert len(tree.tips) == 20_001
@@ -82,8 +98,9 @@ def test_parent_at_is_the_walks_first_step(cols):
     for i in range(len(cols)):
         chain = _walk(uuids, parents, i)[0]
         first = chain[-2] if len(chain) > 1 else -1
-        assert w.parent_at(i) == first or (len(chain) == 1 and w.parent_at(i) >= 0
-                                           and uuids[w.parent_at(i)] in {uuids[i]})
+        assert w.parent_at(i) == first or (
+            len(chain) == 1 and w.parent_at(i) >= 0 and uuids[w.parent_at(i)] in {uuids[i]}
+        )
 
 
 def test_branch_warnings_are_capped():
@@ -92,8 +109,10 @@ def test_branch_warnings_are_capped():
     from sidtui.core.chain import MAX_BRANCH_WARNINGS
 
     lines = [orjson.dumps({"type": "session_start", "uuid": "s", "parentUuid": None})]
-    lines += [orjson.dumps({"type": "user_message", "uuid": f"u{i}", "parentUuid": "s"})
-              for i in range(300)]
+    lines += [
+        orjson.dumps({"type": "user_message", "uuid": f"u{i}", "parentUuid": "s"})
+        for i in range(300)
+    ]
     rf = scan_records(b"\n".join(lines) + b"\n")
     tree = build_tree(rf, rebuild_chain(rf))
     assert len(tree.branches) == 299

@@ -50,12 +50,34 @@ def recount(home: Path) -> dict:
         p for p in sessions.iterdir() if p.is_dir() and p.name != "summaries"
     )
     out = {
-        "main": 0, "sidechain": 0, "v1": 0, "linear": 0, "session_start": 0,
-        "null_heads": 0, "fork_heads": 0, "no_uuid": 0, "blank": 0, "non_blank": 0,
-        "types": Counter(), "side_types": Counter(), "meta": Counter(),
-        "human": 0, "tr_records": 0, "other_user": 0, "tr_blocks": 0, "tr_max": 0,
-        "bad": [], "strict": [], "sizes": [], "ends_with": 0, "ends_last": 0,
-        "end_records": 0, "fc": 0, "fc_last": 0, "fc_ids": 0, "start_version": 0,
+        "main": 0,
+        "sidechain": 0,
+        "v1": 0,
+        "linear": 0,
+        "session_start": 0,
+        "null_heads": 0,
+        "fork_heads": 0,
+        "no_uuid": 0,
+        "blank": 0,
+        "non_blank": 0,
+        "types": Counter(),
+        "side_types": Counter(),
+        "meta": Counter(),
+        "human": 0,
+        "tr_records": 0,
+        "other_user": 0,
+        "tr_blocks": 0,
+        "tr_max": 0,
+        "bad": [],
+        "strict": [],
+        "sizes": [],
+        "ends_with": 0,
+        "ends_last": 0,
+        "end_records": 0,
+        "fc": 0,
+        "fc_last": 0,
+        "fc_ids": 0,
+        "start_version": 0,
         "faults": set(),
     }
     for folder in folders:
@@ -96,7 +118,9 @@ def recount(home: Path) -> dict:
             out["main"] += 1
             out["sizes"].append(len(data))
             values = [v for _, v in parsed]
-            uuids = {v["uuid"] for v in values if isinstance(v, dict) and isinstance(v.get("uuid"), str)}
+            uuids = {
+                v["uuid"] for v in values if isinstance(v, dict) and isinstance(v.get("uuid"), str)
+            }
             if not uuids:
                 out["linear"] += 1
             starts = heads = 0
@@ -135,9 +159,11 @@ def recount(home: Path) -> dict:
                         continue
                     c = m.get("content")
                     kinds = (
-                        ["text"] if isinstance(c, str)
+                        ["text"]
+                        if isinstance(c, str)
                         else [b.get("type") if isinstance(b, dict) else None for b in c]
-                        if isinstance(c, list) else []
+                        if isinstance(c, list)
+                        else []
                     )
                     n = kinds.count("tool_result")
                     if m.get("role") == "user" and n == 0:
@@ -151,9 +177,15 @@ def recount(home: Path) -> dict:
             out["session_start"] += starts
             out["end_records"] += ends
             out["ends_with"] += ends > 0
-            out["ends_last"] += bool(values) and isinstance(values[-1], dict) and values[-1].get("type") == "session_end"
+            out["ends_last"] += (
+                bool(values)
+                and isinstance(values[-1], dict)
+                and values[-1].get("type") == "session_end"
+            )
             if starts != 1:
-                out["faults"].add(("session_start_missing" if starts == 0 else "session_start_multiple", str(p)))
+                out["faults"].add(
+                    ("session_start_missing" if starts == 0 else "session_start_multiple", str(p))
+                )
             if uuids and heads != 1:
                 out["faults"].add(("head_missing" if heads == 0 else "head_multiple", str(p)))
     out["checkpoints"] = _recount_checkpoints(home)
@@ -168,8 +200,16 @@ def _tkey(v) -> str:
 
 
 def _recount_checkpoints(home: Path) -> dict:
-    tot = {"indexes": 0, "snapshots": 0, "full": 0, "compressed": 0, "diff": 0, "bytes": 0,
-           "largest": 0, "unrecoverable": 0}
+    tot = {
+        "indexes": 0,
+        "snapshots": 0,
+        "full": 0,
+        "compressed": 0,
+        "diff": 0,
+        "bytes": 0,
+        "largest": 0,
+        "unrecoverable": 0,
+    }
     root = home / "checkpoints"
     if not root.is_dir():
         return tot
@@ -221,7 +261,9 @@ def run_json(capsys, *argv) -> tuple[int, dict]:
 
 def assert_matches(report: dict, rc: dict) -> None:
     assert report["files"] == {
-        "main": rc["main"], "sidechain": rc["sidechain"], "v1_json": rc["v1"],
+        "main": rc["main"],
+        "sidechain": rc["sidechain"],
+        "v1_json": rc["v1"],
         "main_linear": rc["linear"],
     }
     assert report["session_start"] == rc["session_start"]
@@ -231,30 +273,50 @@ def assert_matches(report: dict, rc: dict) -> None:
     assert report["sidechain_record_types"] == dict(rc["side_types"])
     assert report["metadata_keys"] == dict(rc["meta"])
     assert report["prompts"] == {
-        "human": rc["human"], "tool_result_records": rc["tr_records"],
-        "other_user_records": rc["other_user"], "tool_result_blocks": rc["tr_blocks"],
+        "human": rc["human"],
+        "tool_result_records": rc["tr_records"],
+        "other_user_records": rc["other_user"],
+        "tool_result_blocks": rc["tr_blocks"],
         "max_tool_results_per_record": rc["tr_max"],
     }
     assert report["lines"] == {
-        "non_blank": rc["non_blank"], "blank": rc["blank"], "bad": len(rc["bad"]),
+        "non_blank": rc["non_blank"],
+        "blank": rc["blank"],
+        "bad": len(rc["bad"]),
         "strict_only": len(rc["strict"]),
     }
     assert [(b["file"], b["line"], b["offset"]) for b in report["bad_lines"]] == rc["bad"]
-    assert [(b["file"], b["line"], b["offset"]) for b in report["strict_parser_only"]] == rc["strict"]
+    assert [(b["file"], b["line"], b["offset"]) for b in report["strict_parser_only"]] == rc[
+        "strict"
+    ]
     sizes = rc["sizes"]
     assert report["sizes"] == {
-        "n": len(sizes), "min": min(sizes), "p50": nearest_rank(sizes, 0.5),
-        "p95": nearest_rank(sizes, 0.95), "max": max(sizes), "total": sum(sizes),
+        "n": len(sizes),
+        "min": min(sizes),
+        "p50": nearest_rank(sizes, 0.5),
+        "p95": nearest_rank(sizes, 0.95),
+        "max": max(sizes),
+        "total": sum(sizes),
     }
     assert report["session_end"] == {
-        "files_with": rc["ends_with"], "files": rc["main"], "share": rc["ends_with"] / rc["main"],
-        "records": rc["end_records"], "last_record": rc["ends_last"],
+        "files_with": rc["ends_with"],
+        "files": rc["main"],
+        "share": rc["ends_with"] / rc["main"],
+        "records": rc["end_records"],
+        "last_record": rc["ends_last"],
     }
     land = {x["field"]: (x["count"], x["out_of"]) for x in report["landings"]}
     records = sum(rc["types"].values())
     metas = rc["types"]["metadata"]
-    for t in ("session_start", "user_message", "assistant_message", "tool_result",
-              "context_compact", "metadata", "session_end"):
+    for t in (
+        "session_start",
+        "user_message",
+        "assistant_message",
+        "tool_result",
+        "context_compact",
+        "metadata",
+        "session_end",
+    ):
         assert land[f"record.{t}"] == (rc["types"][t], records)
     for k in ("file_changes", "usage_stats", "trace_session_id", "kind", "side_call_stats"):
         assert land[f"metadata.{k}"] == (rc["meta"][k], metas)
@@ -268,7 +330,9 @@ def assert_matches(report: dict, rc: dict) -> None:
         assert ck[k] == rck[k], k
     assert ck["largest"]["snapshots"] == rck["largest"]
     assert ck["unrecoverable"] == rck["unrecoverable"]
-    faults = {(f["kind"], f["file"]) for f in report["faults"] if not f["kind"].startswith("checkpoint")}
+    faults = {
+        (f["kind"], f["file"]) for f in report["faults"] if not f["kind"].startswith("checkpoint")
+    }
     assert faults == rc["faults"]
 
 
@@ -301,7 +365,9 @@ def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
     code, report = run_json(capsys, "--home", str(demo.home), "check", "--json")
     rc = recount(demo.home)
     assert_matches(report, rc)
-    assert report["strict_parser_only"], "the demo's lone-surrogate line is not bad, only strict-rejected"
+    assert report["strict_parser_only"], (
+        "the demo's lone-surrogate line is not bad, only strict-rejected"
+    )
     assert any(w["kind"] == "cycle" for w in report["warnings"])  # the demo's cycle case
     assert code == (1 if report["faults"] else 0)
 
@@ -349,12 +415,22 @@ def _crafted(root: Path) -> Path:
         start("S1", sid="20260101-000000-00000001"),
         user("U1", "S1", "hello"),
         assistant("A1", "U1", tools=[("t1", "edit"), ("t2", "read")]),
-        {"type": "metadata", "key": "file_changes", "value": {"files": ["x"], "count": 1},
-         "uuid": "M1", "parentUuid": "A1"},
+        {
+            "type": "metadata",
+            "key": "file_changes",
+            "value": {"files": ["x"], "count": 1},
+            "uuid": "M1",
+            "parentUuid": "A1",
+        },
         tool_results("U2", "M1", "t1", "t2"),
         assistant("A2", "U2"),
-        {"type": "metadata", "key": "trace_session_id", "value": "20260101-000001-77777777",
-         "uuid": "M2", "parentUuid": "A2"},
+        {
+            "type": "metadata",
+            "key": "trace_session_id",
+            "value": "20260101-000001-77777777",
+            "uuid": "M2",
+            "parentUuid": "A2",
+        },
         {"type": "session_end", "totalCostUSD": 0.1, "uuid": "E1", "parentUuid": "M2"},
     )
     (a / "20260101-000000-00000001.jsonl").write_bytes(good)
@@ -390,27 +466,71 @@ def _crafted(root: Path) -> Path:
     )
     # A legacy v2 file (no uuids) and a sidechain (recognised by its first record).
     (b / "20260101-000000-00000006.jsonl").write_bytes(
-        jsonl({"type": "session_start", "sessionId": "x"}, {"type": "user_message", "message": {"role": "user", "content": "hi"}})
+        jsonl(
+            {"type": "session_start", "sessionId": "x"},
+            {"type": "user_message", "message": {"role": "user", "content": "hi"}},
+        )
     )
     (b / "20260101-000000-00000001-agent1.jsonl").write_bytes(
-        jsonl({"type": "sidechain_start", "sessionId": "20260101-000000-00000001", "agentId": "agent1"},
-              {"type": "message", "role": "user", "content": "go"})
+        jsonl(
+            {
+                "type": "sidechain_start",
+                "sessionId": "20260101-000000-00000001",
+                "agentId": "agent1",
+            },
+            {"type": "message", "role": "user", "content": "go"},
+        )
     )
     (b / "20260101-000000-00000007.json").write_text('{"version":"1.0","messages":[]}')
     # Checkpoints: one for a session, one whose session is gone.
     for sid in ("20260101-000000-00000001", "20250101-000000-99999999"):
         d = home / "checkpoints" / sid
         d.mkdir(parents=True)
-        (d / "index.json").write_text(json.dumps({
-            "sessionId": sid, "createdAt": 1, "nextId": 3,
-            "snapshots": [
-                {"id": "s1", "timestamp": 1, "toolName": "edit", "toolSummary": "x",
-                 "files": [{"filePath": "/p/x", "existedBefore": True, "type": "full", "content": "a\nb"}]},
-                {"id": "s2", "timestamp": 2, "toolName": "edit", "toolSummary": "x",
-                 "files": [{"filePath": "/p/x", "existedBefore": True, "type": "diff",
-                            "diff": {"ops": [{"type": "keep", "lines": ["a"]}, {"type": "remove", "lines": ["b"]}]}}]},
-            ],
-        }, indent=2))
+        (d / "index.json").write_text(
+            json.dumps(
+                {
+                    "sessionId": sid,
+                    "createdAt": 1,
+                    "nextId": 3,
+                    "snapshots": [
+                        {
+                            "id": "s1",
+                            "timestamp": 1,
+                            "toolName": "edit",
+                            "toolSummary": "x",
+                            "files": [
+                                {
+                                    "filePath": "/p/x",
+                                    "existedBefore": True,
+                                    "type": "full",
+                                    "content": "a\nb",
+                                }
+                            ],
+                        },
+                        {
+                            "id": "s2",
+                            "timestamp": 2,
+                            "toolName": "edit",
+                            "toolSummary": "x",
+                            "files": [
+                                {
+                                    "filePath": "/p/x",
+                                    "existedBefore": True,
+                                    "type": "diff",
+                                    "diff": {
+                                        "ops": [
+                                            {"type": "keep", "lines": ["a"]},
+                                            {"type": "remove", "lines": ["b"]},
+                                        ]
+                                    },
+                                }
+                            ],
+                        },
+                    ],
+                },
+                indent=2,
+            )
+        )
     return home
 
 
@@ -429,7 +549,10 @@ def test_counts_equal_recount_on_crafted_home(tmp_path, capsys):
     assert report["heads"]["forked"] == 1
     cov = report["coverage"]
     assert cov["indexes"] == {
-        "count": 2, "with_session": 1, "without_session": 1, "complete": True,
+        "count": 2,
+        "with_session": 1,
+        "without_session": 1,
+        "complete": True,
         "reasons": {next(iter(cov["indexes"]["reasons"])): 1},
     }
     assert cov["sessions"]["count"] == 7 and cov["sessions"]["with_index"] == 1
@@ -463,7 +586,11 @@ def test_clean_home_exits_0_and_scopes(tmp_path, capsys):
     assert report["zero_landing"]  # e.g. record.tool_result, file_changes.lastSnapshotId
     zl = {z["field"]: z for z in report["zero_landing"]}
     assert zl["file_changes.lastSnapshotId"]["out_of"] == 1
-    assert zl["file_changes.lastSnapshotId"]["readings"] == ["dead code", "not triggered", "broken wiring"]
+    assert zl["file_changes.lastSnapshotId"]["readings"] == [
+        "dead code",
+        "not triggered",
+        "broken wiring",
+    ]
     assert "13.9" in zl["file_changes.lastSnapshotId"]["seed_note"]
 
 
@@ -504,12 +631,25 @@ def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("line", [
-    b'{"a":"\\ud800"}', b'{"a":"\\uDFFF x"}', b'{"a":-1.5E+999}', b'[1e400]', b"1e400",
-    b'{"a":"\\\\ud83d"}', b'{"a":"\xe9"}', b'{"n":' + b"9" * 400 + b"}", b'{"a":"ok"}',
-    b'{"id":"9e345-1e400x"}', b'{"n":' + b"9" * 300 + b'e10}', b'{"n":' + b"1" * 120 + b'e-10}',
-    b'{"n":12E+308}', b'{"n":1e-999}',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"a":"\\ud800"}',
+        b'{"a":"\\uDFFF x"}',
+        b'{"a":-1.5E+999}',
+        b"[1e400]",
+        b"1e400",
+        b'{"a":"\\\\ud83d"}',
+        b'{"a":"\xe9"}',
+        b'{"n":' + b"9" * 400 + b"}",
+        b'{"a":"ok"}',
+        b'{"id":"9e345-1e400x"}',
+        b'{"n":' + b"9" * 300 + b"e10}",
+        b'{"n":' + b"1" * 120 + b"e-10}",
+        b'{"n":12E+308}',
+        b'{"n":1e-999}',
+    ],
+)
 def test_strict_prefilter_never_misses(tmp_path, line):
     """Only candidate lines are re-parsed strictly; the candidates must cover every line a
     strict parser refuses but JSON.parse accepts."""
@@ -556,7 +696,10 @@ def test_ten_thousand_sessions_with_progress_on_a_tty(tmp_path):
     env = {**os.environ, "COLUMNS": "100"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "sidtui", "--home", str(home), "check", "--json"],
-        stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        stdin=subprocess.DEVNULL,
+        env=env,
         cwd=Path(__file__).resolve().parent.parent,
     )
     os.close(slave)
@@ -653,4 +796,6 @@ def test_unreadable_folder_is_a_fault_not_silence(real_home_copy, monkeypatch, c
     out = json.loads(capsys.readouterr().out)
     assert code == 1
     faults = [f for f in out["faults"] if f["kind"] == "unreadable_folder"]
-    assert faults and faults[0]["file"] == str(blocked) and "Permission denied" in faults[0]["detail"]
+    assert (
+        faults and faults[0]["file"] == str(blocked) and "Permission denied" in faults[0]["detail"]
+    )

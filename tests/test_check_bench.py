@@ -17,7 +17,10 @@ def test_bench_quick_writes_the_table(tmp_path):
     out = tmp_path / "BENCH.md"
     proc = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--out", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = out.read_text("utf-8")
@@ -36,17 +39,41 @@ def test_bench_runner_renders_rows_without_running_anything():
     sys.path.insert(0, str(REPO))
     from bench.__main__ import render
 
-    rows = {"bench_x": [
-        {"name": "a", "value_s": 0.5, "baseline_s": 0.25, "ratio": 2.0, "target": "≤ 4×",
-         "passed": True, "spread": {"value": (0.4, 0.6), "baseline": (0.2, 0.3)}},
-        {"name": "m", "value_s": 300.0, "baseline_s": 100.0, "unit": "MB", "ratio": 3.0,
-         "target": "≤ 2×", "passed": False, "extra": "note"},
-        {"name": "boom", "error": "RuntimeError: x"},
-    ]}
-    meta = {"command": "python -m bench", "date": "d", "elapsed": 1.0,
-            "machine": {"cpu": "c", "cores": "2", "ram": "1 GiB", "os": "o", "python": "p"}}
+    rows = {
+        "bench_x": [
+            {
+                "name": "a",
+                "value_s": 0.5,
+                "baseline_s": 0.25,
+                "ratio": 2.0,
+                "target": "≤ 4×",
+                "passed": True,
+                "spread": {"value": (0.4, 0.6), "baseline": (0.2, 0.3)},
+            },
+            {
+                "name": "m",
+                "value_s": 300.0,
+                "baseline_s": 100.0,
+                "unit": "MB",
+                "ratio": 3.0,
+                "target": "≤ 2×",
+                "passed": False,
+                "extra": "note",
+            },
+            {"name": "boom", "error": "RuntimeError: x"},
+        ]
+    }
+    meta = {
+        "command": "python -m bench",
+        "date": "d",
+        "elapsed": 1.0,
+        "machine": {"cpu": "c", "cores": "2", "ram": "1 GiB", "os": "o", "python": "p"},
+    }
     text = render(rows, {"bench_x": "doc"}, meta, quick=False)
-    assert "| a | 500.0 ms (400.0 ms–600.0 ms) | 250.0 ms (200.0 ms–300.0 ms) | 2.00× | ≤ 4× | **pass** |" in text
+    assert (
+        "| a | 500.0 ms (400.0 ms–600.0 ms) | 250.0 ms (200.0 ms–300.0 ms) | 2.00× | ≤ 4× | **pass** |"
+        in text
+    )
     assert "| m | 300.0 MB | 100.0 MB | 3.00× | ≤ 2× | **FAIL** |" in text
     assert "| boom | — | — | — | — | ERROR |" in text
     assert "(quick: not judged)" in render(rows, {}, meta, quick=True)

@@ -12,11 +12,39 @@ import pytest
 from sidtui.cli import main
 from tests.helpers import REAL_HOME
 
-SHOW_KEYS = {"session_id", "path", "format_version", "kind", "loadable", "load_failure",
-             "messages", "resumed", "dropped", "interruption", "integrity", "bad_lines",
-             "branches", "cycle", "state", "warnings", "records"}
-LS_KEYS = {"session_id", "project", "path", "format_version", "started", "model", "records",
-           "bytes", "interruption", "loadable", "ended", "live"}
+SHOW_KEYS = {
+    "session_id",
+    "path",
+    "format_version",
+    "kind",
+    "loadable",
+    "load_failure",
+    "messages",
+    "resumed",
+    "dropped",
+    "interruption",
+    "integrity",
+    "bad_lines",
+    "branches",
+    "cycle",
+    "state",
+    "warnings",
+    "records",
+}
+LS_KEYS = {
+    "session_id",
+    "project",
+    "path",
+    "format_version",
+    "started",
+    "model",
+    "records",
+    "bytes",
+    "interruption",
+    "loadable",
+    "ended",
+    "live",
+}
 
 
 def run(capsys, *argv):
@@ -37,7 +65,9 @@ def test_show_json_contract(capsys):
 
 
 def test_show_unloadable_says_so(capsys):
-    code, out, _ = run(capsys, "show", "20261130-052921-ad7240fb", "--home", str(REAL_HOME), "--json")
+    code, out, _ = run(
+        capsys, "show", "20261130-052921-ad7240fb", "--home", str(REAL_HOME), "--json"
+    )
     assert code == 0
     j = json.loads(out)
     assert j["loadable"] is False and "line 12" in j["load_failure"]
@@ -59,7 +89,9 @@ def test_ls_json_contract(capsys):
 
 def test_ls_human_and_project_filter(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
-    code, out, _ = run(capsys, "--home", str(REAL_HOME), "ls", "--project", "tmp-sidtui-fixture-projects-cli-tool")
+    code, out, _ = run(
+        capsys, "--home", str(REAL_HOME), "ls", "--project", "tmp-sidtui-fixture-projects-cli-tool"
+    )
     assert code == 0 and "interrupted turn" in out and "webapp" not in out
     code, _, err = run(capsys, "--home", str(REAL_HOME), "ls", "--project", "nope")
     assert code == 2 and "no project folder" in err
@@ -101,7 +133,9 @@ def test_unreadable_file_exit_1(capsys, tmp_path):
 
 def test_env_home_and_python_m(tmp_path):
     env = {**os.environ, "SID_CONFIG_DIR": str(REAL_HOME)}
-    r = subprocess.run([sys.executable, "-m", "sidtui", "ls", "--json"], capture_output=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "sidtui", "ls", "--json"], capture_output=True, env=env
+    )
     assert r.returncode == 0 and json.loads(r.stdout)
 
 
@@ -149,8 +183,11 @@ def test_ls_prompts_are_text_not_markup(capsys, tmp_path, monkeypatch, max_rows)
     for i in range(2):
         sid = f"20260101-000000-aaaaaaa{i}"
         (folder / f"{sid}.jsonl").write_bytes(
-            jsonl(start(sid=sid), user("u", "S", text="fix arr[/] and [bold]x[/bold]"),
-                  assistant("a", "u"))
+            jsonl(
+                start(sid=sid),
+                user("u", "S", text="fix arr[/] and [bold]x[/bold]"),
+                assistant("a", "u"),
+            )
         )
     code, out, err = run(capsys, "--home", str(tmp_path), "ls", "--no-cache")
     assert code == 0, err
@@ -194,14 +231,24 @@ def test_markup_in_session_data_never_breaks_human_output(capsys, tmp_path, monk
     folder.mkdir(parents=True)
     sid = "20260101-000000-cccccccc"
     (folder / f"{sid}.jsonl").write_bytes(
-        jsonl(start(sid=sid), user("u", "S", text="see [/] and [bold]"),
-              rec("odd[/]kind", "o", "u"), assistant("a", "o"))
+        jsonl(
+            start(sid=sid),
+            user("u", "S", text="see [/] and [bold]"),
+            rec("odd[/]kind", "o", "u"),
+            assistant("a", "o"),
+        )
         + b'{"type": "user_message", "broken [/]\n'
     )
     # every read verb succeeds (a torn last line is no structural fault for check) except
     # checkpoints: this session has no index, a one-line error with exit 1
-    for argv, want in ((["ls", "--no-cache"], 0), (["show", sid], 0), (["check"], 0),
-                       (["rewind", sid], 0), (["search", "[/]"], 0), (["checkpoints", sid], 1)):
+    for argv, want in (
+        (["ls", "--no-cache"], 0),
+        (["show", sid], 0),
+        (["check"], 0),
+        (["rewind", sid], 0),
+        (["search", "[/]"], 0),
+        (["checkpoints", sid], 1),
+    ):
         code, out, err = run(capsys, "--home", str(tmp_path), *argv)
         assert "Traceback" not in err and "MarkupError" not in err, (argv, err)
         assert code == want, (argv, code, err)
@@ -232,7 +279,9 @@ def test_stdout_closed_early_exits_0_quietly(tmp_path, as_json):
     argv = ["show", sid, "--json"] if as_json else ["show", sid, "--messages", "all"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "sidtui", "--home", str(tmp_path), *argv],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "120"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "120"},
     )
     proc.stdout.readline()
     proc.stdout.close()  # the reader goes away with most of the output unread
@@ -265,11 +314,15 @@ def test_latest_outside_a_project_targets_no_other_project(
     assert code == 2, (out, err)
     assert f"no session of the project for {projects.resolve()}" in err
     assert "projects below it: cd into one, or give a session id" in err
-    assert f"{projects.resolve() / 'cli-tool'}  (folder tmp-sidtui-fixture-projects-cli-tool)" in err
+    assert (
+        f"{projects.resolve() / 'cli-tool'}  (folder tmp-sidtui-fixture-projects-cli-tool)" in err
+    )
     assert out == ""
 
 
-def test_latest_inside_a_project_is_its_newest_session(capsys, monkeypatch, real_home_with_projects):
+def test_latest_inside_a_project_is_its_newest_session(
+    capsys, monkeypatch, real_home_with_projects
+):
     home, projects = real_home_with_projects
     monkeypatch.chdir(projects / "cli-tool")
     code, out, err = run(capsys, "--home", str(home), "show", "latest", "--json")

@@ -45,7 +45,9 @@ def test_every_session_opens_and_shows(demo, capsys):
 def test_package_docstring_lists_the_seed0_ids(demo):
     import sidtui.demo as pkg
 
-    rows = re.findall(r"^(\S[^\n]*?)\s{2,}(\d{8}-\d{6}-[0-9a-f]{8}|[0-9a-f]{8})\s", pkg.__doc__, re.M)
+    rows = re.findall(
+        r"^(\S[^\n]*?)\s{2,}(\d{8}-\d{6}-[0-9a-f]{8}|[0-9a-f]{8})\s", pkg.__doc__, re.M
+    )
     listed = {}
     for names, sid in rows:
         for name in names.replace(",", " ").split():
@@ -65,7 +67,9 @@ def test_scripted_tools_really_ran(demo):
             continue
         for line in sf.path.read_bytes().splitlines():
             if b'"is_error":true' in line:
-                errors[sf.session_id] = errors.get(sf.session_id, 0) + line.count(b'"is_error":true')
+                errors[sf.session_id] = errors.get(sf.session_id, 0) + line.count(
+                    b'"is_error":true'
+                )
             if line.startswith(b'{"type":"user_message"'):
                 merged = max(merged, line.count(b'"type":"tool_result"'))
     assert errors == {demo.cases["sidechains"]: 1}
@@ -74,7 +78,9 @@ def test_scripted_tools_really_ran(demo):
 
 def test_interruption_states(demo):
     assert view(demo, "clean").to_json()["interruption"]["kind"] == "none"
-    assert view(demo, "interrupted_prompt").to_json()["interruption"]["kind"] == "interrupted_prompt"
+    assert (
+        view(demo, "interrupted_prompt").to_json()["interruption"]["kind"] == "interrupted_prompt"
+    )
     j = view(demo, "interrupted_turn").to_json()
     assert j["interruption"]["kind"] == "interrupted_turn"
     assert j["interruption"]["tool_names"] == ["bash", "bash"]
@@ -86,13 +92,24 @@ def test_interruption_states(demo):
 def test_metadata_keys_and_usage(demo):
     j = view(demo, "clean").to_json()
     meta = j["metadata"]
-    for key in ("file_changes", "usage_stats", "todo_state", "agent_setting", "goal_state", "session_name", "summary"):
+    for key in (
+        "file_changes",
+        "usage_stats",
+        "todo_state",
+        "agent_setting",
+        "goal_state",
+        "session_name",
+        "summary",
+    ):
         assert key in meta, key
     assert json.loads(meta["goal_state"])["status"] == "complete"
     assert meta["file_changes"]["snapshotIds"] == ["s1", "s2", "s3"]
     data = Path(j["path"]).read_bytes().splitlines()
     assistants = [orjson.loads(x) for x in data if b'"type":"assistant_message"' in x[:40]]
-    assert all(set(a["usage"]) >= {"inputTokens", "outputTokens", "cacheReadInputTokens"} for a in assistants)
+    assert all(
+        set(a["usage"]) >= {"inputTokens", "outputTokens", "cacheReadInputTokens"}
+        for a in assistants
+    )
     users = [orjson.loads(x) for x in data if x.startswith(b'{"type":"user_message"')]
     assert max(sum(b["type"] == "tool_result" for b in u["message"]["content"]) for u in users) == 3
 
@@ -206,7 +223,9 @@ def test_without_git(tmp_path):
     assert not any((p.root / ".git").exists() for p in d.projects.values())
     first = (d.home / "sessions").rglob(f"{d.cases['clean']}.jsonl").__next__().read_bytes()
     assert b"gitBranch" not in first
-    assert open_session(Home(d.home), resolve_session(Home(d.home), d.cases["clean"])).loaded.loadable
+    assert open_session(
+        Home(d.home), resolve_session(Home(d.home), d.cases["clean"])
+    ).loaded.loadable
 
 
 def test_demo_is_core_level():

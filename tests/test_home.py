@@ -67,7 +67,12 @@ def test_latest_in_project_scans_only_that_project(real_home_with_projects):
     latest = latest_in_project(home, projects / "webapp" / "src")
     assert latest is not None and latest.project == "tmp-sidtui-fixture-projects-webapp"
     # a newer file in another project must not be picked
-    other = home_dir / "sessions" / "tmp-sidtui-fixture-projects-cli-tool" / "20261130-052907-79e5ff19.jsonl"
+    other = (
+        home_dir
+        / "sessions"
+        / "tmp-sidtui-fixture-projects-cli-tool"
+        / "20261130-052907-79e5ff19.jsonl"
+    )
     os.utime(other, (2_000_000_000, 2_000_000_000))
     again = latest_in_project(home, projects / "webapp")
     assert again.project == "tmp-sidtui-fixture-projects-webapp"
@@ -82,7 +87,9 @@ def test_safe_id():
 
 
 def test_project_key_matches_the_agents_folders():
-    assert project_key("/tmp/sidtui-fixture-projects/webapp") == "tmp-sidtui-fixture-projects-webapp"
+    assert (
+        project_key("/tmp/sidtui-fixture-projects/webapp") == "tmp-sidtui-fixture-projects-webapp"
+    )
     key = project_key("/tmp/sidtui-fixture-projects/工作 notes")
     assert key == "tmp-sidtui-fixture-projects-notes-1c8af1"
     assert (REAL_HOME / "sessions" / key).is_dir()

@@ -90,11 +90,19 @@ def _deny_exists(monkeypatch, under: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "verb", [["show"], ["rewind"], ["fork", "--dry-run"], ["undo", "--dry-run"],
-             ["checkpoints"], ["check", "--session"]]
+    "verb",
+    [
+        ["show"],
+        ["rewind"],
+        ["fork", "--dry-run"],
+        ["undo", "--dry-run"],
+        ["checkpoints"],
+        ["check", "--session"],
+    ],
 )
-def test_unsearchable_sessions_folder_is_permission_denied(real_home_copy, capsys,
-                                                           monkeypatch, verb):
+def test_unsearchable_sessions_folder_is_permission_denied(
+    real_home_copy, capsys, monkeypatch, verb
+):
     path = real_home_copy / "sessions" / CLI / f"{SID}.jsonl"
     _deny_exists(monkeypatch, real_home_copy / "sessions")
     code, _, err = run(capsys, "--home", str(real_home_copy), *verb, str(path))
@@ -137,8 +145,9 @@ def test_ls_unreadable_sessions_folder_exits_1(real_home_copy, capsys, monkeypat
 
 
 @pytest.mark.parametrize("cache", [[], ["--no-cache"]])
-def test_ls_unreadable_project_exits_1_and_reads_nothing_else(real_home_copy, capsys,
-                                                              monkeypatch, cache):
+def test_ls_unreadable_project_exits_1_and_reads_nothing_else(
+    real_home_copy, capsys, monkeypatch, cache
+):
     q = real_home_copy / "sessions" / CLI
     _deny_scandir(monkeypatch, q)
     opened: list[str] = []
@@ -209,8 +218,7 @@ def _unprivileged(argv: list[str]) -> list[str] | None:
         return None
     import shlex
 
-    return [capsh, "--drop=cap_dac_override,cap_dac_read_search", "--", "-c",
-            shlex.join(argv)]
+    return [capsh, "--drop=cap_dac_override,cap_dac_read_search", "--", "-c", shlex.join(argv)]
 
 
 def test_real_chmod_000_end_to_end(real_home_copy, tmp_path):
@@ -227,16 +235,23 @@ def test_real_chmod_000_end_to_end(real_home_copy, tmp_path):
     try:
         cases = [
             ([*base, "show", str(path)], 1, f"permission denied reading {path}"),
-            ([*base, "--home", str(real_home_copy), "ls"], 1,
-             f"cannot read folder {sessions}: Permission denied"),
-            ([*base, "--home", str(real_home_copy), "show", SID], 2,
-             f"(folder {sessions} could not be read)"),
+            (
+                [*base, "--home", str(real_home_copy), "ls"],
+                1,
+                f"cannot read folder {sessions}: Permission denied",
+            ),
+            (
+                [*base, "--home", str(real_home_copy), "show", SID],
+                2,
+                f"(folder {sessions} could not be read)",
+            ),
         ]
         for argv, want_code, want in cases:
             cmd = _unprivileged(argv)
             assert cmd is not None
-            r = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                               cwd=Path(__file__).parent.parent)
+            r = subprocess.run(
+                cmd, capture_output=True, text=True, env=env, cwd=Path(__file__).parent.parent
+            )
             assert r.returncode == want_code, r.stderr
             assert want in r.stderr and "internal error" not in r.stderr
     finally:

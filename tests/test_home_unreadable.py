@@ -51,7 +51,9 @@ def test_readable_match_wins_and_several_unreadable_are_listed(real_home_copy):
     for stem in (LOOP_ID, LOOP_ID[:-1] + "b"):
         (folder / f"{stem}.jsonl").symlink_to(f"{stem}.jsonl")
     assert [p.name for p, _ in unreadable_transcripts(home)] == [
-        f"{LOOP_ID}.jsonl", f"{LOOP_ID[:-1]}b.jsonl"]
+        f"{LOOP_ID}.jsonl",
+        f"{LOOP_ID[:-1]}b.jsonl",
+    ]
     with pytest.raises(AmbiguousSession) as ei:
         resolve_session(home, "2099")
     assert len(ei.value.candidates) == 2 and all(ELOOP in c for c in ei.value.candidates)
@@ -70,7 +72,9 @@ def test_cached_ls_warns_like_no_cache(real_home_copy, capsys):
     (real_home_copy / "sessions" / "flat.jsonl").symlink_to("flat.jsonl")
     home = str(real_home_copy)
     _, _, no_cache = run(capsys, "--home", home, "ls", "--json", "--no-cache")
-    assert no_cache.count("warning:") == 2 and f"cannot read {folder / 'x.jsonl'}: {ELOOP}" in no_cache
+    assert (
+        no_cache.count("warning:") == 2 and f"cannot read {folder / 'x.jsonl'}: {ELOOP}" in no_cache
+    )
     for _ in range(2):  # cold, then warm (answered from the catalog)
         code, out, err = run(capsys, "--home", home, "ls", "--json")
         assert code == 0 and SID in out

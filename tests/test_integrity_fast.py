@@ -57,7 +57,9 @@ _ids = st.one_of(_plain_ids, _plain_ids, _plain_ids, _odd_ids)
 _block = st.one_of(
     st.builds(lambda: make_block("text", text="hi")),
     st.builds(lambda: make_block("thinking", thinking="hm")),
-    st.builds(lambda i, n: make_block("tool_use", id=i, name=n), _ids, st.sampled_from(["Read", "", None])),
+    st.builds(
+        lambda i, n: make_block("tool_use", id=i, name=n), _ids, st.sampled_from(["Read", "", None])
+    ),
     st.builds(lambda i: make_block("tool_result", tool_use_id=i), _ids),
     st.builds(make_block, st.sampled_from(["image", None])),
 )
@@ -65,10 +67,17 @@ _block = st.one_of(
 
 @st.composite
 def _messages(draw):
-    specs = draw(st.lists(st.tuples(st.sampled_from(["user", "assistant"]), st.lists(_block, max_size=4)),
-                          max_size=12))
+    specs = draw(
+        st.lists(
+            st.tuples(st.sampled_from(["user", "assistant"]), st.lists(_block, max_size=4)),
+            max_size=12,
+        )
+    )
     base = draw(st.integers(0, 3))
-    return [Message(base + i, None, f"u{i}", i + 1, None, role, blocks) for i, (role, blocks) in enumerate(specs)]
+    return [
+        Message(base + i, None, f"u{i}", i + 1, None, role, blocks)
+        for i, (role, blocks) in enumerate(specs)
+    ]
 
 
 @st.composite
@@ -81,16 +90,28 @@ def _histories(draw):
     for _ in range(n):
         ids = [f"t{k + j}" for j in range(draw(st.integers(0, 3)))]
         k += len(ids)
-        out.append(("assistant", [make_block("text", text="ok")]
-                    + [make_block("tool_use", id=i, name="Read") for i in ids]))
+        out.append(
+            (
+                "assistant",
+                [make_block("text", text="ok")]
+                + [make_block("tool_use", id=i, name="Read") for i in ids],
+            )
+        )
         answers = draw(st.lists(st.sampled_from(ids + ["t0", "zz", ""]), max_size=4)) if ids else []
         if draw(st.booleans()):
             answers = ids
-        out.append(("user", [make_block("tool_result", tool_use_id=i) for i in answers]
-                    or [make_block("text", text="go on")]))
+        out.append(
+            (
+                "user",
+                [make_block("tool_result", tool_use_id=i) for i in answers]
+                or [make_block("text", text="go on")],
+            )
+        )
     if draw(st.booleans()):
         out.append(("user", [make_block("text", text="next")]))
-    return [Message(i, None, f"u{i}", i + 1, None, role, blocks) for i, (role, blocks) in enumerate(out)]
+    return [
+        Message(i, None, f"u{i}", i + 1, None, role, blocks) for i, (role, blocks) in enumerate(out)
+    ]
 
 
 _any_messages = st.one_of(_messages(), _histories())
@@ -124,23 +145,49 @@ def test_usual_history_is_intact():
 
 def test_pair_in_one_message_follows_block_order():
     """A message holding both halves: block order decides (the walk's answer)."""
-    m = Message(0, None, "a", 1, None, "user", [
-        make_block("tool_result", tool_use_id="t"),
-        make_block("tool_use", id="t", name="Read"),
-        make_block("tool_use", id="s", name="Bash"),
-        make_block("tool_result", tool_use_id="s"),
-    ])
+    m = Message(
+        0,
+        None,
+        "a",
+        1,
+        None,
+        "user",
+        [
+            make_block("tool_result", tool_use_id="t"),
+            make_block("tool_use", id="t", name="Read"),
+            make_block("tool_use", id="s", name="Bash"),
+            make_block("tool_result", tool_use_id="s"),
+        ],
+    )
     got = check_integrity([m])
     assert got.dangling == [("t", 0, "a")] and got.orphans == [("t", "Read", 0, "a")]
 
 
 def test_orphan_and_dangling_tuples():
-    a = Message(0, None, "a", 1, None, "assistant", [
-        make_block("tool_use", id="x", name="Read"), make_block("tool_use", id="x", name="Other"),
-        make_block("tool_use", id="y", name="Bash"),
-    ])
-    u = Message(1, None, "b", 2, None, "user", [
-        make_block("tool_result", tool_use_id="y"), make_block("tool_result", tool_use_id="q"),
-    ])
+    a = Message(
+        0,
+        None,
+        "a",
+        1,
+        None,
+        "assistant",
+        [
+            make_block("tool_use", id="x", name="Read"),
+            make_block("tool_use", id="x", name="Other"),
+            make_block("tool_use", id="y", name="Bash"),
+        ],
+    )
+    u = Message(
+        1,
+        None,
+        "b",
+        2,
+        None,
+        "user",
+        [
+            make_block("tool_result", tool_use_id="y"),
+            make_block("tool_result", tool_use_id="q"),
+        ],
+    )
     got = check_integrity([a, u])
     assert got.orphans == [("x", "Read", 0, "a")] and got.dangling == [("q", 1, "b")]

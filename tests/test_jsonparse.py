@@ -18,15 +18,27 @@ from sidtui.core.jsonparse import (
 from sidtui.core.records import scan_records
 
 ACCEPTED = [
-    b'{"a":"\\ud800"}',          # lone surrogate escape: JSON.parse accepts, jq/orjson refuse
+    b'{"a":"\\ud800"}',  # lone surrogate escape: JSON.parse accepts, jq/orjson refuse
     b'{"a":"\\udc00\\ud800"}',
-    b'{"a":"\xff"}',             # invalid UTF-8 is read as U+FFFD by the agent
-    b'{"a":1e400}',              # Infinity after parsing, but the text is valid
+    b'{"a":"\xff"}',  # invalid UTF-8 is read as U+FFFD by the agent
+    b'{"a":1e400}',  # Infinity after parsing, but the text is valid
     b'  {"a":1}\r',
-    b"5", b"null", b"[1]",
+    b"5",
+    b"null",
+    b"[1]",
 ]
-REJECTED = [b'{"a":NaN}', b'{"a":Infinity}', b'{"a":1,}', b"{'a':1}", b'{"a":"\x01"}',
-            b'\xef\xbb\xbf{"a":1}', b'{"a":1} x', b'{"a":01}', b"{", b'{"a":"\\x41"}']
+REJECTED = [
+    b'{"a":NaN}',
+    b'{"a":Infinity}',
+    b'{"a":1,}',
+    b"{'a':1}",
+    b'{"a":"\x01"}',
+    b'\xef\xbb\xbf{"a":1}',
+    b'{"a":1} x',
+    b'{"a":01}',
+    b"{",
+    b'{"a":"\\x41"}',
+]
 
 
 @pytest.mark.parametrize("raw", ACCEPTED)
@@ -62,9 +74,14 @@ def test_bad_line_positions_are_physical():
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**60), 2**60)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=12,
 )
 

@@ -24,13 +24,23 @@ from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 
 def _shape(ls: LoadedSession) -> tuple:
     msgs = [
-        (m.index, m.record, m.uuid, m.line, m.record_type, m.role,
-         [(b.type, b.id, b.name, b.tool_use_id, b.text, b.thinking) for b in m.blocks],
-         m.timestamp, m.string_content, m.meta)
+        (
+            m.index,
+            m.record,
+            m.uuid,
+            m.line,
+            m.record_type,
+            m.role,
+            [(b.type, b.id, b.name, b.tool_use_id, b.text, b.thinking) for b in m.blocks],
+            m.timestamp,
+            m.string_content,
+            m.meta,
+        )
         for m in ls.messages
     ]
-    fields = {k: v for k, v in vars(ls).items() if k not in ("messages", "scan",
-                                                              "metadata_entries")}
+    fields = {
+        k: v for k, v in vars(ls).items() if k not in ("messages", "scan", "metadata_entries")
+    }
     entries = [(e.record, e.line, e.key) for e in ls.metadata_entries]
     scan = None if ls.scan is None else tuple(getattr(ls.scan, k) for k in SCAN_SLOTS + ("ok",))
     return msgs, fields, entries, scan
@@ -67,8 +77,9 @@ def test_linear_transcripts_load_alike_and_use_the_guess(specs):
 
 
 _edits = st.lists(
-    st.tuples(st.sampled_from(["fork", "dup", "bad", "blank", "lost", "reorder"]),
-              st.integers(0, 20)),
+    st.tuples(
+        st.sampled_from(["fork", "dup", "bad", "blank", "lost", "reorder"]), st.integers(0, 20)
+    ),
     max_size=3,
 )
 
@@ -155,10 +166,18 @@ def test_a_uuid_written_again_on_the_chain_is_no_linear_guess():
     """Each parent is the previous uuid, but a uuid repeats: not one linear chain."""
     lines = [
         {"type": "session_start", "uuid": "a", "parentUuid": None, "sessionId": "s"},
-        {"type": "user_message", "uuid": "b", "parentUuid": "a",
-         "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
-        {"type": "assistant_message", "uuid": "a", "parentUuid": "b",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "yo"}]}},
+        {
+            "type": "user_message",
+            "uuid": "b",
+            "parentUuid": "a",
+            "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        },
+        {
+            "type": "assistant_message",
+            "uuid": "a",
+            "parentUuid": "b",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "yo"}]},
+        },
     ]
     data = b"".join(orjson.dumps(x) + b"\n" for x in lines)
     plain, fast, used = _both(data)
@@ -172,15 +191,31 @@ def test_a_failed_guess_is_dropped_before_the_rest_is_read(tmp_path, monkeypatch
     stay alive next to the tolerant scan or the loader's own walk (peak memory)."""
     monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
     monkeypatch.setattr(records, "PIECE_BYTES", 300)
-    specs = [{"type": "user_message", "role": "user", "content": "hello there",
-              "meta": None, "mode": None}] * 30
+    specs = [
+        {
+            "type": "user_message",
+            "role": "user",
+            "content": "hello there",
+            "meta": None,
+            "mode": None,
+        }
+    ] * 30
     data = spec_transcript(specs)
     lines = data.split(b"\n")
     cases = {
         "bad": b"\n".join(lines[:25] + [b"{oops"] + lines[25:]),
-        "fork": data + orjson.dumps({"type": "user_message", "uuid": "x", "parentUuid": "u3",
-                                     "message": {"role": "user", "content": "b"}}) + b"\n",
+        "fork": data
+        + orjson.dumps(
+            {
+                "type": "user_message",
+                "uuid": "x",
+                "parentUuid": "u3",
+                "message": {"role": "user", "content": "b"},
+            }
+        )
+        + b"\n",
     }
+
     class Watched(LinearLoad):
         __slots__ = ("calls",)
 
@@ -199,4 +234,5 @@ def test_a_failed_guess_is_dropped_before_the_rest_is_read(tmp_path, monkeypatch
         assert ahead.run is None and ahead.rf is None, name
         plain_rf = scan_records(blob)
         assert _shape(load_jsonl(rf, rebuild_chain(rf), ahead=ahead)) == _shape(
-            load_jsonl(plain_rf, rebuild_chain(plain_rf))), name
+            load_jsonl(plain_rf, rebuild_chain(plain_rf))
+        ), name

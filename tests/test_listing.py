@@ -11,8 +11,19 @@ from sidtui.core.listing import _full_summary, _LineIndex, count_records, list_s
 from sidtui.core.process import trace_session_ids
 from tests.helpers import REAL_HOME, assistant, jsonl, rec, start, tool_results, user
 
-FIELDS = ["session_id", "format_version", "started", "model", "interruption", "tool_names",
-          "loadable", "ended", "cost_usd", "first_prompt", "last_activity"]
+FIELDS = [
+    "session_id",
+    "format_version",
+    "started",
+    "model",
+    "interruption",
+    "tool_names",
+    "loadable",
+    "ended",
+    "cost_usd",
+    "first_prompt",
+    "last_activity",
+]
 
 
 def agree(home, sf, fields=FIELDS):
@@ -21,7 +32,11 @@ def agree(home, sf, fields=FIELDS):
     full = _full_summary(home, sf, data, [])
     if sf.container == "jsonl":
         full.records = sum(1 for line in data.split(b"\n") if line.strip())  # ASCII blanks here
-    diff = {k: (getattr(fast, k), getattr(full, k)) for k in fields if getattr(fast, k) != getattr(full, k)}
+    diff = {
+        k: (getattr(fast, k), getattr(full, k))
+        for k in fields
+        if getattr(fast, k) != getattr(full, k)
+    }
     if sf.kind == "main" and fast.trace_ids != trace_session_ids(data):
         diff["trace_ids"] = (fast.trace_ids, trace_session_ids(data))
     return diff
@@ -53,8 +68,15 @@ def test_records_skip_whitespace_only_lines(tmp_path):
     assert agree(Home(tmp_path), SessionFile(p, p.stem, "p")) == {}
 
 
-@given(st.lists(st.binary(min_size=1, max_size=6).map(lambda b: b.replace(b"\n", b"x")),
-                min_size=1, max_size=12), st.booleans(), st.data())
+@given(
+    st.lists(
+        st.binary(min_size=1, max_size=6).map(lambda b: b.replace(b"\n", b"x")),
+        min_size=1,
+        max_size=12,
+    ),
+    st.booleans(),
+    st.data(),
+)
 def test_line_index_bounds_from_either_end(lines, trailing_nl, data):
     raw = b"\n".join(lines) + (b"\n" if trailing_nl else b"")
     idx = _LineIndex(raw, len(lines))
@@ -111,11 +133,26 @@ def test_list_sessions_sorted_newest_first():
     assert acts == sorted(acts, reverse=True)
 
 
-BLOCKS = st.sampled_from(["prompt", "answer", "tools", "results", "meta", "bad", "end", "restart",
-                          "name", "trace", "blank"])
+BLOCKS = st.sampled_from(
+    [
+        "prompt",
+        "answer",
+        "tools",
+        "results",
+        "meta",
+        "bad",
+        "end",
+        "restart",
+        "name",
+        "trace",
+        "blank",
+    ]
+)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(BLOCKS, max_size=14), st.integers(0, 3))
 def test_fast_and_full_agree_on_generated_files(tmp_path, kinds, branch_at):
     recs = [start("S")]
@@ -131,7 +168,9 @@ def test_fast_and_full_agree_on_generated_files(tmp_path, kinds, branch_at):
             recs.append(assistant(u, last, f"answer {n}"))
         elif k == "tools":
             pending = [f"t{n}a", f"t{n}b"]
-            recs.append(assistant(u, last, None, tools=[(pending[0], "bash"), (pending[1], "read")]))
+            recs.append(
+                assistant(u, last, None, tools=[(pending[0], "bash"), (pending[1], "read")])
+            )
         elif k == "results":
             recs.append(tool_results(u, last, *(pending or ["zz"])))
         elif k == "meta":

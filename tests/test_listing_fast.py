@@ -27,12 +27,15 @@ _block = st.one_of(
     st.builds(lambda t: make_block("text", text=t), _texts),
     st.builds(lambda t: make_block("thinking", thinking=t), _texts),
     st.just(make_block("redacted_thinking")),
-    st.builds(lambda i, n: make_block("tool_use", id=i, name=n), _ids, st.sampled_from(["Read", ""])),
+    st.builds(
+        lambda i, n: make_block("tool_use", id=i, name=n), _ids, st.sampled_from(["Read", ""])
+    ),
     st.builds(lambda i: make_block("tool_result", tool_use_id=i), _ids),
     st.builds(make_block, st.sampled_from(["image", None, "weird"])),
 )
-_meta = st.one_of(st.none(), st.fixed_dictionaries(
-    {"permissionMode": st.sampled_from(["default", "yolo", 3])}))
+_meta = st.one_of(
+    st.none(), st.fixed_dictionaries({"permissionMode": st.sampled_from(["default", "yolo", 3])})
+)
 _spec = st.tuples(st.sampled_from(["user", "assistant", None]), st.lists(_block, max_size=3), _meta)
 _reply = st.tuples(
     st.sampled_from(["assistant", "user", None]),
@@ -87,9 +90,24 @@ def test_linear_test_is_the_chains(pairs, chained):
 
 # --- generated files: linear summary = general summary = full reader --------------------
 
-KINDS = st.sampled_from(["prompt", "answer", "blank_answer", "tools", "results", "meta", "end",
-                         "restart", "name", "trace", "odd_type", "odd_key", "thinking",
-                         "str_content"])
+KINDS = st.sampled_from(
+    [
+        "prompt",
+        "answer",
+        "blank_answer",
+        "tools",
+        "results",
+        "meta",
+        "end",
+        "restart",
+        "name",
+        "trace",
+        "odd_type",
+        "odd_key",
+        "thinking",
+        "str_content",
+    ]
+)
 
 
 def _file(kinds, branch_at):
@@ -107,11 +125,19 @@ def _file(kinds, branch_at):
         elif k == "thinking":
             recs.append(assistant(u, last, None, thinking="hmm"))
         elif k == "str_content":
-            recs.append(rec("assistant_message", u, last,
-                            message={"role": "assistant", "content": f"plain {n}"}))
+            recs.append(
+                rec(
+                    "assistant_message",
+                    u,
+                    last,
+                    message={"role": "assistant", "content": f"plain {n}"},
+                )
+            )
         elif k == "tools":
             pending = [f"t{n}a", f"t{n}b"]
-            recs.append(assistant(u, last, None, tools=[(pending[0], "bash"), (pending[1], "read")]))
+            recs.append(
+                assistant(u, last, None, tools=[(pending[0], "bash"), (pending[1], "read")])
+            )
         elif k == "results":
             recs.append(tool_results(u, last, *(pending or ["zz"])))
         elif k == "meta":
@@ -126,8 +152,16 @@ def _file(kinds, branch_at):
         elif k == "odd_key":  # an unhashable metadata key
             recs.append(rec("metadata", u, last, key=["session_name"], value="not a title"))
         elif k == "end":
-            recs.append(rec("session_end", u, last, totalCostUSD=1.5, totalMessages=n,
-                            timestamp=f"2026-01-01T00:00:{n:02d}.000Z"))
+            recs.append(
+                rec(
+                    "session_end",
+                    u,
+                    last,
+                    totalCostUSD=1.5,
+                    totalMessages=n,
+                    timestamp=f"2026-01-01T00:00:{n:02d}.000Z",
+                )
+            )
         elif k == "restart":
             recs.append(start(u, None))
         last = u
@@ -143,7 +177,9 @@ def _row(home, sf, data):
     return d
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(KINDS, max_size=16), st.integers(0, 3))
 def test_linear_summary_equals_general_and_full(tmp_path, monkeypatch, kinds, branch_at):
     data = _file(kinds, branch_at)
@@ -158,8 +194,19 @@ def test_linear_summary_equals_general_and_full(tmp_path, monkeypatch, kinds, br
         mp.setattr(listing, "_is_visible_reply", lambda m: False)
         assert _row(home, sf, data) == fast
     full = _full_summary(home, sf, data, [])
-    for k in ("format_version", "started", "model", "cwd", "interruption", "tool_names",
-              "loadable", "ended", "cost_usd", "first_prompt", "title"):
+    for k in (
+        "format_version",
+        "started",
+        "model",
+        "cwd",
+        "interruption",
+        "tool_names",
+        "loadable",
+        "ended",
+        "cost_usd",
+        "first_prompt",
+        "title",
+    ):
         assert fast[k] == getattr(full, k), k
     if full.last_activity is not None:
         assert fast["last_activity"] == full.last_activity

@@ -21,8 +21,20 @@ from tests.helpers import live_user as user
 
 
 def _cmp(rows):
-    return [(s.path, s.session_id, s.interruption, s.loadable, s.records, s.ended, s.live,
-             s.stale, s.first_prompt) for s in rows]
+    return [
+        (
+            s.path,
+            s.session_id,
+            s.interruption,
+            s.loadable,
+            s.records,
+            s.ended,
+            s.live,
+            s.stale,
+            s.first_prompt,
+        )
+        for s in rows
+    ]
 
 
 def test_rows_equal_list_sessions_on_fixture_home(real_home_copy):
@@ -83,11 +95,13 @@ def test_liveness_never_trusted_from_cache(tmp_path):
     cat = Catalog(home)
     cat.refresh()
     assert not cat.rows()[0].live
-    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                             stdin=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
     try:
-        (home.active_sessions_dir / f"{SID}.json").write_bytes(orjson.dumps(
-            {"sessionId": SID, "pid": child.pid, "startedAt": int(time.time() * 1000)}))
+        (home.active_sessions_dir / f"{SID}.json").write_bytes(
+            orjson.dumps({"sessionId": SID, "pid": child.pid, "startedAt": int(time.time() * 1000)})
+        )
         assert cat.rows()[0].live  # no refresh needed
     finally:
         child.kill()
@@ -114,8 +128,10 @@ def test_corrupt_or_foreign_cache_is_rebuilt(tmp_path, damage):
         key, val = ("format", "sidtui-catalog/0") if damage == "foreign" else ("home", "/elsewhere")
         con.execute("UPDATE meta SET value = ? WHERE key = ?", (val, key))
         # a poisoned row that must not be served
-        con.execute("UPDATE sessions SET summary = ?", (orjson.dumps({"session_id": "POISON",
-                    "project": "x", "path": "/nope"}),))
+        con.execute(
+            "UPDATE sessions SET summary = ?",
+            (orjson.dumps({"session_id": "POISON", "project": "x", "path": "/nope"}),),
+        )
         con.commit()
         con.close()
     else:
@@ -179,8 +195,11 @@ def test_rows_readable_from_another_thread_during_refresh(tmp_path, monkeypatch)
     from sidtui.core.live import catalog as catalog_mod
 
     monkeypatch.setattr(catalog_mod, "BATCH", 2)
-    sessions = {f"20260101-00000{i}-aaaaaaa{i}": line(start(sid=f"20260101-00000{i}-aaaaaaa{i}"))
-                + line(user("u1", "u0", f"prompt {i}")) for i in range(6)}
+    sessions = {
+        f"20260101-00000{i}-aaaaaaa{i}": line(start(sid=f"20260101-00000{i}-aaaaaaa{i}"))
+        + line(user("u1", "u0", f"prompt {i}"))
+        for i in range(6)
+    }
     home = Home(make_home(tmp_path / "h", sessions))
     cat = Catalog(home)
     mid, go = threading.Event(), threading.Event()
@@ -202,8 +221,12 @@ def test_rows_readable_from_another_thread_during_refresh(tmp_path, monkeypatch)
 
 def _many(tmp_path, n=9):
     sids = [f"20260101-00000{i}-bbbbbbb{i}" for i in range(n)]
-    sessions = {sid: line(start(sid=sid)) + line(user("u1", "u0", f"prompt {i}"))
-                + (line(assistant("u2", "u1")) if i % 2 else b"") for i, sid in enumerate(sids)}
+    sessions = {
+        sid: line(start(sid=sid))
+        + line(user("u1", "u0", f"prompt {i}"))
+        + (line(assistant("u2", "u1")) if i % 2 else b"")
+        for i, sid in enumerate(sids)
+    }
     return Home(make_home(tmp_path / "h", sessions))
 
 
@@ -326,12 +349,16 @@ def test_rows_batch_decode_equals_row_by_row():
     from sidtui.core.listing import SessionSummary
     from sidtui.core.live.catalog import summaries_from_blobs, summary_from_blob
 
-    rows = [SessionSummary("a", "p", "/x/a.jsonl", "main", "jsonl", title="t"),
-            SessionSummary("b", "p", "/x/b.jsonl", "main", "jsonl", model="m")]
+    rows = [
+        SessionSummary("a", "p", "/x/a.jsonl", "main", "jsonl", title="t"),
+        SessionSummary("b", "p", "/x/b.jsonl", "main", "jsonl", model="m"),
+    ]
     blobs = [orjson.dumps(r) for r in rows]
     assert summaries_from_blobs(blobs) == rows == [summary_from_blob(b) for b in blobs]
-    odd = blobs + [b'{"session_id":"c","project":"p","path":"/x/c","kind":"main",'
-                   b'"container":"jsonl","title":"\\ud800"}']
+    odd = blobs + [
+        b'{"session_id":"c","project":"p","path":"/x/c","kind":"main",'
+        b'"container":"jsonl","title":"\\ud800"}'
+    ]
     got = summaries_from_blobs(odd)
     assert got[:2] == rows and got[2].title == "\ud800"
     assert summaries_from_blobs([]) == []

@@ -16,8 +16,14 @@ from tests.helpers import live_user as user
 
 
 def _home(tmp_path):
-    return make_home(tmp_path / "h", {SID: line(start()) + line(user("u1", "u0", "tune the ocelot"))
-                                      + line(assistant("u2", "u1", "done", tool="Bash"))})
+    return make_home(
+        tmp_path / "h",
+        {
+            SID: line(start())
+            + line(user("u1", "u0", "tune the ocelot"))
+            + line(assistant("u2", "u1", "done", tool="Bash"))
+        },
+    )
 
 
 def test_search_json_and_text(tmp_path, capsys):
@@ -25,7 +31,8 @@ def test_search_json_and_text(tmp_path, capsys):
     assert main(["search", "ocelot", "--home", str(root), "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert [(h["session_id"], h["uuid"], h["line"], h["kind"]) for h in hits] == [
-        (SID, "u1", 2, "prompt")]
+        (SID, "u1", 2, "prompt")
+    ]
     assert main(["search", "ocelot", "--home", str(root)]) == 0
     out = capsys.readouterr().out
     assert SID in out and "ocelot" in out
@@ -40,7 +47,10 @@ def test_watch_streams_json_lines_and_stops_on_ctrl_c(tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "sidtui", "watch", SID, "--json", "--home", str(root)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         assert proc.stderr.readline().startswith("watching ")  # ready: the watch is registered
@@ -68,8 +78,13 @@ def test_watch_text_lines(tmp_path):
     root = _home(tmp_path)
     t = FileTail(root / "sessions" / "proj" / f"{SID}.jsonl")
     upd = t.poll()
-    lines = event_lines([ev.RecordsAppended(SID, "p", tuple(upd.records)),
-                         ev.SessionBecameStale(SID, 123, "pid 123 is not running")], False)
+    lines = event_lines(
+        [
+            ev.RecordsAppended(SID, "p", tuple(upd.records)),
+            ev.SessionBecameStale(SID, 123, "pid 123 is not running"),
+        ],
+        False,
+    )
     assert lines[1].startswith(f"{SID}  line 2") and "tune the ocelot" in lines[1]
     assert "[Bash]" in lines[2]
     assert lines[-1].startswith("-- SessionBecameStale:") and "pid=123" in lines[-1]
@@ -79,7 +94,9 @@ def test_watch_stops_cleanly_on_sigterm(tmp_path):
     root = _home(tmp_path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "sidtui", "watch", "--home", str(root), "--polling"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert "(polling)" in proc.stderr.readline()
     proc.terminate()

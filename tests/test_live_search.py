@@ -22,11 +22,21 @@ SID2 = "20260101-000009-dddddddd"
 
 @pytest.fixture
 def idx(tmp_path):
-    a = (line(start()) + line(user("u1", "u0", "please refactor the frobnicator module"))
-         + line(assistant("u2", "u1", "I will edit it", tool="Edit", path="/src/frob_nicator.py"))
-         + line({"type": "metadata", "key": "file_changes", "uuid": "u3", "parentUuid": "u2",
-                 "value": {"files": ["/src/widgets/zebra.py"], "count": 1}})
-         + line(user("x1", "u0", "abandoned branch mentions quokka")))
+    a = (
+        line(start())
+        + line(user("u1", "u0", "please refactor the frobnicator module"))
+        + line(assistant("u2", "u1", "I will edit it", tool="Edit", path="/src/frob_nicator.py"))
+        + line(
+            {
+                "type": "metadata",
+                "key": "file_changes",
+                "uuid": "u3",
+                "parentUuid": "u2",
+                "value": {"files": ["/src/widgets/zebra.py"], "count": 1},
+            }
+        )
+        + line(user("x1", "u0", "abandoned branch mentions quokka"))
+    )
     b = line(start(sid=SID2)) + line(user("v1", "u0", "unrelated frobnicator question"))
     root = make_home(tmp_path / "h", {SID: a})
     make_home(root, {SID2: b}, project="other")
@@ -41,12 +51,16 @@ def idx(tmp_path):
 def test_search_prompts_assistant_tools_files_and_branches(idx):
     hits = idx.search("frobnicator")
     assert {(h.session_id, h.uuid, h.kind) for h in hits} == {
-        (SID, "u1", "prompt"), (SID2, "v1", "prompt")}
+        (SID, "u1", "prompt"),
+        (SID2, "v1", "prompt"),
+    }
     h = next(h for h in hits if h.session_id == SID)
     assert h.line == 2 and "«frobnicator»" in h.snippet and h.project == "proj"
     assert [(h.uuid, h.kind) for h in idx.search("frob_nicator")] == [("u2", "tool")]
     assert sorted((h.uuid, h.kind) for h in idx.search("edit")) == [
-        ("u2", "assistant"), ("u2", "tool")]  # "I will edit it" and the Edit tool
+        ("u2", "assistant"),
+        ("u2", "tool"),
+    ]  # "I will edit it" and the Edit tool
     assert [(h.uuid, h.kind) for h in idx.search("zebra")] == [("u3", "file")]
     assert [h.uuid for h in idx.search("quokka")] == ["x1"]  # skipped branches are searchable
     assert [h.session_id for h in idx.search("frobnicator", project="other")] == [SID2]
@@ -69,8 +83,9 @@ def test_incremental_append_reset_and_removal(idx):
     assert cat.conn.execute("SELECT count(*) FROM docs").fetchone()[0] == before + 1
     assert [(h.uuid, h.line) for h in idx.search("walrus")] == [("u4", 6)]
     with open(p, "ab") as fh:  # the partial line completes: indexed once, at its line
-        fh.write(b',"uuid":"u5","parentUuid":"u4","message":{"role":"user","content":"'
-                 b'pangolin"}}\n')
+        fh.write(
+            b',"uuid":"u5","parentUuid":"u4","message":{"role":"user","content":"pangolin"}}\n'
+        )
     idx.apply(w.process_paths([p]))
     assert [(h.uuid, h.line) for h in idx.search("pangolin")] == [("u5", 7)]
     assert len(idx.search("walrus")) == 1
@@ -87,8 +102,14 @@ def test_incremental_append_reset_and_removal(idx):
 
 
 def test_documents_of_shapes():
-    side = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": "t"},
-            {"type": "tool_use", "id": "1", "name": "Bash", "input": {"command": "ls"}}]}
+    side = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "t"},
+            {"type": "tool_use", "id": "1", "name": "Bash", "input": {"command": "ls"}},
+        ],
+    }
     assert documents_of(side) == [("assistant", "t"), ("tool", 'Bash {"command":"ls"}')]
     tr = user("a", None)
     tr["message"]["content"] = [{"type": "tool_result", "tool_use_id": "1", "content": "x"}]

@@ -48,14 +48,16 @@ class Clock:
 
 # --- the file as a sequence of lines: chained records, branches, junk ----------------------
 
+
 @st.composite
 def transcripts(draw):
     n = draw(st.integers(1, 30))
     lines: list[bytes] = [line(start("u0"))]
     uuids = ["u0"]
     for i in range(1, n):
-        kind = draw(st.sampled_from(["next", "next", "next", "branch", "bad", "blank", "dup",
-                                     "nouuid"]))
+        kind = draw(
+            st.sampled_from(["next", "next", "next", "branch", "bad", "blank", "dup", "nouuid"])
+        )
         if kind == "next":
             lines.append(line(user(f"u{i}", uuids[-1])))
             uuids.append(f"u{i}")
@@ -79,7 +81,9 @@ def transcripts(draw):
     return data, cuts
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(transcripts())
 def test_tail_equals_full_read_for_any_split(tmp_path_factory, case):
     data, cuts = case
@@ -180,8 +184,17 @@ def test_second_writer_branches_and_equals_full_rebuild(tmp_path):
     assert upd.branched == ("b1", "a3")
     _assert_exact(tail, path.read_bytes())
     with open(path, "ab") as fh:
-        fh.write(line({"type": "metadata", "key": "rewind", "value": {"toPoint": 1},
-                       "uuid": "r1", "parentUuid": "u0"}))
+        fh.write(
+            line(
+                {
+                    "type": "metadata",
+                    "key": "rewind",
+                    "value": {"toPoint": 1},
+                    "uuid": "r1",
+                    "parentUuid": "u0",
+                }
+            )
+        )
     upd = tail.poll()
     assert upd.branched == ("a3", "r1") and upd.rewind
 
@@ -249,7 +262,9 @@ def test_writer_in_another_process_followed_record_for_record(tmp_path):
     bursts, per = 20, 7
     proc = subprocess.Popen(
         [sys.executable, str(script), str(path), str(bursts), str(per)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     tail = FileTail(path)
     got: list[str | None] = []
@@ -297,8 +312,12 @@ def test_two_writer_processes_branch_and_equal_full_rebuild(tmp_path):
     script = tmp_path / "peer.py"
     script.write_text(_PEER)
     peers = {
-        name: subprocess.Popen([sys.executable, str(script), str(path), name, "u0"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        name: subprocess.Popen(
+            [sys.executable, str(script), str(path), name, "u0"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for name in ("a", "b")
     }
     tail = FileTail(path)

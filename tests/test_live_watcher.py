@@ -42,14 +42,23 @@ def _append(path: str, data: bytes) -> None:
 
 def _child() -> subprocess.Popen:
     # a process that lives until we kill it (never trust fixture PIDs: use our own)
-    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                            stdin=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
 
 
 def _register(home: Home, sid: str, pid: int) -> None:
-    (home.active_sessions_dir / f"{sid}.json").write_bytes(orjson.dumps(
-        {"sessionId": sid, "pid": pid, "kind": "interactive", "cwd": "/tmp/x",
-         "startedAt": int(time.time() * 1000)}))
+    (home.active_sessions_dir / f"{sid}.json").write_bytes(
+        orjson.dumps(
+            {
+                "sessionId": sid,
+                "pid": pid,
+                "kind": "interactive",
+                "cwd": "/tmp/x",
+                "startedAt": int(time.time() * 1000),
+            }
+        )
+    )
 
 
 def test_appends_to_existing_file_report_only_new_records(home):
@@ -75,13 +84,25 @@ def test_new_session_and_sidechain_lifecycle(home):
     p2 = _path(home, sid2)
     _append(p2, b'{"type":"session_st')  # half of the first line: not created yet
     assert w.process_paths([p2]) == []
-    _append(p2, line(start(sid=sid2))[len(b'{"type":"session_st'):])
+    _append(p2, line(start(sid=sid2))[len(b'{"type":"session_st') :])
     batch = w.process_paths([p2])
     assert _names(batch) == ["SessionCreated", "RecordsAppended"]
     assert batch[0].session_id == sid2 and batch[0].project == "proj"
     side = str(home.sessions_dir / "proj" / f"{SID}-agent1.jsonl")
-    _append(side, line({"type": "sidechain_start", "sessionId": SID, "agentId": "agent1",
-                        "agentType": "x", "description": "d", "model": "m", "timestamp": "t"}))
+    _append(
+        side,
+        line(
+            {
+                "type": "sidechain_start",
+                "sessionId": SID,
+                "agentId": "agent1",
+                "agentType": "x",
+                "description": "d",
+                "model": "m",
+                "timestamp": "t",
+            }
+        ),
+    )
     batch = w.process_paths([side])
     assert _names(batch) == ["SidechainStarted", "RecordsAppended"]
     assert batch[0].parent_session_id == SID and batch[1].kind == "sidechain"
@@ -98,8 +119,16 @@ def test_checkpoint_index_changed(home):
     w.prime()
     idx = home.checkpoint_index(SID)
     idx.parent.mkdir(parents=True)
-    idx.write_bytes(orjson.dumps({"sessionId": SID, "createdAt": 1, "nextId": 2,
-                                  "snapshots": [{"id": "s1", "files": []}]}))
+    idx.write_bytes(
+        orjson.dumps(
+            {
+                "sessionId": SID,
+                "createdAt": 1,
+                "nextId": 2,
+                "snapshots": [{"id": "s1", "files": []}],
+            }
+        )
+    )
     batch = w.process_paths([str(idx)])
     assert batch == [ev.CheckpointIndexChanged(SID, str(idx), 1)]
 
@@ -145,10 +174,23 @@ def test_file_intent_conflict_appeared(home):
     w.prime()
     now = int(time.time() * 1000)
     for sid, op in (("a", "edit"), ("b", "write")):
-        (home.file_intents_dir / f"{sid}.json").write_bytes(orjson.dumps(
-            {"sessionId": sid, "pid": os.getpid(), "cwd": "/x", "files": {
-                "/x/f.py": {"path": "/x/f.py", "declaredAt": now, "lastAccessAt": now,
-                            "operation": op}}}))
+        (home.file_intents_dir / f"{sid}.json").write_bytes(
+            orjson.dumps(
+                {
+                    "sessionId": sid,
+                    "pid": os.getpid(),
+                    "cwd": "/x",
+                    "files": {
+                        "/x/f.py": {
+                            "path": "/x/f.py",
+                            "declaredAt": now,
+                            "lastAccessAt": now,
+                            "operation": op,
+                        }
+                    },
+                }
+            )
+        )
     batch = w.process_paths([str(home.file_intents_dir / "b.json")])
     assert _names(batch) == ["FileIntentConflictAppeared"] * 2
     assert {e.conflict.severity for e in batch} == {"critical"}
@@ -192,11 +234,13 @@ async def test_async_batches_iterator(home):
     w.start()
     try:
         _append(_path(home), line(user("z1", "u1")))
+
         async def first_append():
             async for batch in w.batches():
                 for e in batch:
                     if isinstance(e, ev.RecordsAppended):
                         return e
+
         e = await asyncio.wait_for(first_append(), 20)
         assert e.records[0].ref.uuid == "z1"
         assert e.to_json()["records"][0]["uuid"] == "z1"

@@ -64,9 +64,15 @@ def test_fixture_sessions_scan_alike():
 
 def test_a_scan_of_another_list_is_not_used():
     """A scan whose length differs from the list given is ignored (recovery rescans)."""
-    specs = [{"type": "assistant_message", "role": "assistant",
-              "content": [{"type": "tool_use", "id": "t1", "name": "Read"}],
-              "meta": None, "mode": None}]
+    specs = [
+        {
+            "type": "assistant_message",
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Read"}],
+            "meta": None,
+            "mode": None,
+        }
+    ]
     rf = scan_records(spec_transcript(specs))
     ls = load_jsonl(rf, rebuild_chain(rf))
     r = recover(ls.messages, scan=MessageScan())  # an empty scan: count 0 != 1
@@ -77,8 +83,13 @@ def test_a_scan_of_another_list_is_not_used():
 def test_visible_text_is_no_shell():
     """Only messages layers 4–5 could drop are shells: thinking, blank text, nothing."""
     specs = [
-        {"type": "assistant_message", "role": "assistant", "meta": None, "mode": None,
-         "content": content}
+        {
+            "type": "assistant_message",
+            "role": "assistant",
+            "meta": None,
+            "mode": None,
+            "content": content,
+        }
         for content in (
             [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "done"}],
             [{"type": "thinking", "thinking": "hm"}],

@@ -47,8 +47,17 @@ def _records_deep_in_the_middle():
         start(sid=SID),
         user("u1", "S", text="hello"),
         assistant("a1", "u1", text=None, tools=[("t1", "Read")]),
-        rec("user_message", "r1", "a1", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": [{"deep": _deep()}]}]}),
+        rec(
+            "user_message",
+            "r1",
+            "a1",
+            message={
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": [{"deep": _deep()}]}
+                ],
+            },
+        ),
         assistant("a2", "r1", text="done"),
     )
 
@@ -79,8 +88,13 @@ def test_a_deep_valid_line_is_a_record(capsys, tmp_path):
 
 def test_a_deep_valid_last_line(capsys, tmp_path):
     recs = list(_records_deep_in_the_middle())
-    recs[-1] = rec("assistant_message", "a2", "r1", message={"role": "assistant", "content": [
-        {"type": "text", "text": "done"}]}, extra=_deep())
+    recs[-1] = rec(
+        "assistant_message",
+        "a2",
+        "r1",
+        message={"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        extra=_deep(),
+    )
     root = _home(tmp_path, *recs)
     code, out, err = _run(capsys, "--home", str(root), "ls", "--json", "--no-cache")
     assert code == 0, err
@@ -91,9 +105,25 @@ def test_a_deep_valid_last_line(capsys, tmp_path):
 def _weird_blocks():
     return (
         start(sid=SID),
-        rec("user_message", "u1", "S", message={"role": "user", "content": [
-            1, None, "s", [], {"type": 5}, {"type": None}, {"no": "type"},
-            {"type": "text", "text": 9}, {"type": "text", "text": "hi"}]}),
+        rec(
+            "user_message",
+            "u1",
+            "S",
+            message={
+                "role": "user",
+                "content": [
+                    1,
+                    None,
+                    "s",
+                    [],
+                    {"type": 5},
+                    {"type": None},
+                    {"no": "type"},
+                    {"type": "text", "text": 9},
+                    {"type": "text", "text": "hi"},
+                ],
+            },
+        ),
         assistant("a1", "u1", text="ok"),
     )
 
@@ -163,11 +193,14 @@ async def test_the_app_opens_odd_sessions_on_every_tab(tmp_path, records):
         app.export_screenshot()  # everything on screen renders
 
 
-@pytest.mark.parametrize("pairs, phrase", [
-    ([("u2", "u3"), ("u3", "u2")], "is only on a later line (line 3)"),
-    ([("u2", "u2")], "is the record's own uuid (line 2)"),
-    ([("u2", "nowhere")], "never appears in the file"),
-])
+@pytest.mark.parametrize(
+    "pairs, phrase",
+    [
+        ([("u2", "u3"), ("u3", "u2")], "is only on a later line (line 3)"),
+        ([("u2", "u2")], "is the record's own uuid (line 2)"),
+        ([("u2", "nowhere")], "never appears in the file"),
+    ],
+)
 def test_why_a_parent_was_not_found(capsys, tmp_path, pairs, phrase):
     """The agent's walk looks at earlier lines only: a parent on a later line, or the record
     itself, is not 'not in the file' (a tester was told so of a uuid on line 3)."""
@@ -235,12 +268,15 @@ def test_objects_nested_deep_in_a_metadata_value(capsys, tmp_path):
     """``show --json`` looked for streamed values in every nested dict (helper-24: objects
     ~500 levels deep in a metadata value stopped it half-way through its output)."""
     deep = '{"a":' * 600 + "1" + "}" * 600
-    root = _home(tmp_path, start(sid=SID), user("u1", "S", text="hi"),
-                 rec("metadata", "m1", "u1", key="todo_state", value=_deep()),
-                 assistant("a1", "m1", text="ok"))
+    root = _home(
+        tmp_path,
+        start(sid=SID),
+        user("u1", "S", text="hi"),
+        rec("metadata", "m1", "u1", key="todo_state", value=_deep()),
+        assistant("a1", "m1", text="ok"),
+    )
     f = root / "sessions" / "proj" / f"{SID}.jsonl"
-    f.write_bytes(f.read_bytes().replace(b"[" * DEPTH + b'"bottom"' + b"]" * DEPTH,
-                                         deep.encode()))
+    f.write_bytes(f.read_bytes().replace(b"[" * DEPTH + b'"bottom"' + b"]" * DEPTH, deep.encode()))
     code, out, err = _run(capsys, "--home", str(root), "show", SID, "--json")
     assert code == 0, err
     assert orjson.loads(out)["loadable"] is True
@@ -248,10 +284,17 @@ def test_objects_nested_deep_in_a_metadata_value(capsys, tmp_path):
 
 @pytest.mark.parametrize("odd", [{"a": 1}, {}, [1, "text"], []])
 def test_block_types_that_are_objects_or_lists(capsys, tmp_path, odd):
-    root = _home(tmp_path, start(sid=SID),
-                 rec("user_message", "u1", "S", message={"role": "user", "content": [
-                     {"type": odd}, {"type": "text", "text": "hi"}]}),
-                 assistant("a1", "u1", text="ok"))
+    root = _home(
+        tmp_path,
+        start(sid=SID),
+        rec(
+            "user_message",
+            "u1",
+            "S",
+            message={"role": "user", "content": [{"type": odd}, {"type": "text", "text": "hi"}]},
+        ),
+        assistant("a1", "u1", text="ok"),
+    )
     code, out, err = _run(capsys, "--home", str(root), "show", SID)
     assert code == 0 and "internal error" not in err, err
 

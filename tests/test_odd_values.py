@@ -55,9 +55,13 @@ def _ls(capsys, root: Path) -> dict:
     [(5, "5"), (["x"], '["x"]'), (True, "true"), ([], "[]"), ({}, "{}")],  # [] and {}: truthy in JS
 )
 def test_a_tool_name_that_is_no_string(capsys, tmp_path, name, shown):
-    root = _home(tmp_path, start(sid=SID), user("u1", "S"),
-                 assistant("a1", "u1", text=None, tools=[("t1", name)]),
-                 tool_results("r1", "a1", "t1"))
+    root = _home(
+        tmp_path,
+        start(sid=SID),
+        user("u1", "S"),
+        assistant("a1", "u1", text=None, tools=[("t1", name)]),
+        tool_results("r1", "a1", "t1"),
+    )
     j = _show(capsys, root)
     assert j["interruption"] == {"kind": "interrupted_turn", "tool_names": [shown]}
     row = _ls(capsys, root)
@@ -68,8 +72,17 @@ def test_a_tool_name_that_is_no_string(capsys, tmp_path, name, shown):
 
 
 def test_session_fields_that_are_no_strings(capsys, tmp_path):
-    first = rec("session_start", "S", None, version=3, sessionId=12, model=["x"], provider=None,
-                cwd=5, timestamp=7)
+    first = rec(
+        "session_start",
+        "S",
+        None,
+        version=3,
+        sessionId=12,
+        model=["x"],
+        provider=None,
+        cwd=5,
+        timestamp=7,
+    )
     root = _home(tmp_path, first, user("u1", "S"), assistant("a1", "u1"))
     j = _show(capsys, root)
     row = _ls(capsys, root)
@@ -80,8 +93,12 @@ def test_session_fields_that_are_no_strings(capsys, tmp_path):
 
 
 def test_control_characters_are_shown_not_sent(capsys, tmp_path):
-    root = _home(tmp_path, start(sid=SID), user("u1", "S", text="\x1b[2Jred\x00nul\rback"),
-                 assistant("a1", "u1", text="\x1b]0;title\x07ok"))
+    root = _home(
+        tmp_path,
+        start(sid=SID),
+        user("u1", "S", text="\x1b[2Jred\x00nul\rback"),
+        assistant("a1", "u1", text="\x1b]0;title\x07ok"),
+    )
     for argv in (["show", SID], ["ls", "--no-cache"]):
         code, out, err = _run(capsys, "--home", str(root), *argv)
         assert code == 0, err
@@ -96,8 +113,12 @@ def test_bidi_overrides_are_shown_not_applied(capsys, tmp_path):
     overrides and isolates are shown as ``\\uNNNN``; emoji joiners and direction marks stay."""
     assert printable("a\u202eb\u2066c\u2069") == "a\\u202eb\\u2066c\\u2069"
     assert printable("\u200f\U0001f468\u200d\U0001f469") == "\u200f\U0001f468\u200d\U0001f469"
-    root = _home(tmp_path, start(sid=SID), user("u1", "S", text="ok \u202etxt.exe"),
-                 assistant("a1", "u1", text="done"))
+    root = _home(
+        tmp_path,
+        start(sid=SID),
+        user("u1", "S", text="ok \u202etxt.exe"),
+        assistant("a1", "u1", text="done"),
+    )
     code, out, _ = _run(capsys, "--home", str(root), "show", SID)
     assert code == 0 and "\u202e" not in out and "\\u202etxt.exe" in out
 
@@ -123,17 +144,30 @@ def test_layer_5_reads_whitespace_as_javascript(capsys, tmp_path, text, kind):
 
 @pytest.mark.parametrize("name", [None, False, 0, ""])
 def test_a_falsy_tool_name_is_dropped_by_layer_6(capsys, tmp_path, name):
-    root = _home(tmp_path, start(sid=SID), user("u1", "S"),
-                 assistant("a1", "u1", text="ok", tools=[("t1", name)]),
-                 tool_results("r1", "a1", "t1"))
+    root = _home(
+        tmp_path,
+        start(sid=SID),
+        user("u1", "S"),
+        assistant("a1", "u1", text="ok", tools=[("t1", name)]),
+        tool_results("r1", "a1", "t1"),
+    )
     j = _show(capsys, root)
     reasons = [d["reason"] for d in j["dropped"]]
     assert "tool_use block without name" in reasons
 
 
 def test_empty_session_fields_read_as_absent_in_ls_and_show(capsys, tmp_path):
-    first = rec("session_start", "S", None, version="3.0", sessionId=SID, model="", provider="",
-                cwd="", timestamp="")
+    first = rec(
+        "session_start",
+        "S",
+        None,
+        version="3.0",
+        sessionId=SID,
+        model="",
+        provider="",
+        cwd="",
+        timestamp="",
+    )
     root = _home(tmp_path, first, user("u1", "S"), assistant("a1", "u1"))
     j, row = _show(capsys, root), _ls(capsys, root)
     assert row["model"] is None and row["started"] is None and row["cwd"] is None

@@ -27,7 +27,9 @@ def home() -> Home:
 
 
 def test_every_session_file_has_an_oracle():
-    files = sorted(p for p in (REAL_HOME / "sessions").rglob("*.json*") if "summaries" not in p.parts)
+    files = sorted(
+        p for p in (REAL_HOME / "sessions").rglob("*.json*") if "summaries" not in p.parts
+    )
     assert files, "fixtures missing"
     for f in files:
         rel = f.relative_to(REAL_HOME / "sessions")
@@ -54,7 +56,10 @@ def test_show_json_matches_oracle(home, oracle_path):
         (m["uuid"], m["line"], m["role"], m["blocks"]) for m in result["messages"]
     ]
     rec = oracle["recovery"]
-    assert [(m["src_index"], m["uuid"], m["line"], m["role"], m["blocks"], m["changed"]) for m in out["resumed"]] == [
+    assert [
+        (m["src_index"], m["uuid"], m["line"], m["role"], m["blocks"], m["changed"])
+        for m in out["resumed"]
+    ] == [
         (m["srcIndex"], m["uuid"], m["line"], m["role"], m["blocks"], m["changed"])
         for m in rec["messages"]
     ]

@@ -61,7 +61,9 @@ def test_reused_pid_is_not_our_agent(real_home_copy):
     # our own process started long before this fake registration time? no: after it.
     old_ms = 1_000_000  # 1970: this process was created long after ⇒ a reused PID
     set_reg(real_home_copy, "20261130-052915-f2217f0e", pid=os.getpid(), startedAt=old_ms)
-    (reg,) = [r for r in read_registrations(Home(real_home_copy)) if r.session_id.endswith("f2217f0e")]
+    (reg,) = [
+        r for r in read_registrations(Home(real_home_copy)) if r.session_id.endswith("f2217f0e")
+    ]
     assert not reg.live and "reused" in reg.reason
 
 
@@ -69,8 +71,17 @@ def test_resumed_process_registers_under_trace_id(real_home_copy):
     """A resumed process registers under its own id, recorded in the file as trace_session_id."""
     home = Home(real_home_copy)
     reg = real_home_copy / "active-sessions" / "20261130-052910-3f250dcf.json"
-    reg.write_text(json.dumps({"sessionId": "20261130-052910-3f250dcf", "pid": os.getpid(),
-                               "kind": "interactive", "cwd": "/x", "startedAt": int(time.time() * 1000)}))
+    reg.write_text(
+        json.dumps(
+            {
+                "sessionId": "20261130-052910-3f250dcf",
+                "pid": os.getpid(),
+                "kind": "interactive",
+                "cwd": "/x",
+                "startedAt": int(time.time() * 1000),
+            }
+        )
+    )
     v = open_session(home, resolve_session(home, "20261130-052907-f197a796"))
     assert "20261130-052910-3f250dcf" in v.trace_ids and v.liveness.live
 

@@ -28,8 +28,10 @@ SESSION_FILES = sorted(
 
 
 def _shape(rf: records.RecordFile) -> tuple:
-    recs = [(r.index, r.line, r.offset, r.end, r.type, r.uuid, r.parent, r.is_object, r.obj)
-            for r in rf.records]
+    recs = [
+        (r.index, r.line, r.offset, r.end, r.type, r.uuid, r.parent, r.is_object, r.obj)
+        for r in rf.records
+    ]
     bad = [(b.line, b.offset, b.length, b.reason, b.terminated) for b in rf.bad_lines]
     return recs, bad, rf.blank_lines, rf.line_count, rf.ends_with_newline, rf.size, rf.whole
 
@@ -126,9 +128,7 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
             assert _shape(scan_records(_mapped(p), chain_only=chain_only)) == _shape(rf)
             if rf.is_fast:  # the scan's one-pass test agrees with the column test
                 _, uuids, parents = rf.columns()
-                assert rf.whole == (
-                    None not in uuids and _is_one_linear_chain(uuids, parents)
-                )
+                assert rf.whole == (None not in uuids and _is_one_linear_chain(uuids, parents))
                 if rf.whole:  # each parent is its parent record's very uuid string
                     assert all(p is u for p, u in zip(parents[1:], uuids, strict=False))
     finally:
@@ -167,8 +167,9 @@ def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, ch
             expect = None not in uuids and _is_one_linear_chain(uuids, parents)
             assert rf.whole == expect
             intact = cut is None or cut >= n
-            assert expect == (intact or (how == "null_parent" and cut == 0)
-                              or (how == "drop" and cut == n - 1))
+            assert expect == (
+                intact or (how == "null_parent" and cut == 0) or (how == "drop" and cut == n - 1)
+            )
     finally:
         records.PIECE_BYTES = old
 
@@ -263,8 +264,10 @@ def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
     p = folder / "20260101-000000-ffffffff.jsonl"
     lines = [_record(i, "user_message") for i in range(30)]
     lines[0] = lines[0].replace(b'"type":"user_message"', b'"type":"session_start"')
-    lines[25] = (b'{"type":"metadata","key":"usage_stats","value":{"totalCostUSD":1},'
-                 b'"uuid":"u25","parentUuid":"u24"}')
+    lines[25] = (
+        b'{"type":"metadata","key":"usage_stats","value":{"totalCostUSD":1},'
+        b'"uuid":"u25","parentUuid":"u24"}'
+    )
     p.write_bytes(b"\n".join(lines) + b"\n")
     real_scan = records.scan_records
 
@@ -291,8 +294,9 @@ def test_the_scan_leaves_no_thread_and_asks_for_the_next_piece(tmp_path, monkeyp
     _big_session(p)
     asked: list[tuple[int, int]] = []
     real = records.FileSource.advise
-    monkeypatch.setattr(records.FileSource, "advise",
-                        lambda self, a, n: asked.append((a, n)) or real(self, a, n))
+    monkeypatch.setattr(
+        records.FileSource, "advise", lambda self, a, n: asked.append((a, n)) or real(self, a, n)
+    )
     before = threading.active_count()
     rf = scan_records(read_transcript(p))
     assert rf.objs is not None and threading.active_count() == before
@@ -311,8 +315,9 @@ def test_the_scan_leaves_no_thread_and_asks_for_the_next_piece(tmp_path, monkeyp
 
 
 @pytest.mark.parametrize("final_newline", [True, False])
-def test_line_starts_of_a_file_read_in_pieces_are_found_when_asked(tmp_path, monkeypatch,
-                                                                    final_newline):
+def test_line_starts_of_a_file_read_in_pieces_are_found_when_asked(
+    tmp_path, monkeypatch, final_newline
+):
     """The scan of a big file finds no line starts (the core needs none); a line asked for
     is found from its own piece, and every start equals the in-memory scan's."""
     monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
@@ -332,9 +337,18 @@ def test_line_starts_of_a_file_read_in_pieces_are_found_when_asked(tmp_path, mon
     assert [(r.offset, r.end) for r in rf.records] == [(r.offset, r.end) for r in mem.records]
 
 
-_TORN = st.sampled_from([b'{"type":"user_message","uuid":"u9', b"{", b"garbage", b'{"a":1}}',
-                         b'{"type":"assistant_message","message":{"role":"assi',
-                         b"\xff\xfe", b"NaN", b'{"x":1,}'])
+_TORN = st.sampled_from(
+    [
+        b'{"type":"user_message","uuid":"u9',
+        b"{",
+        b"garbage",
+        b'{"a":1}}',
+        b'{"type":"assistant_message","message":{"role":"assi',
+        b"\xff\xfe",
+        b"NaN",
+        b'{"x":1,}',
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)

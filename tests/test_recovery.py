@@ -27,9 +27,12 @@ def test_trailing_user_prompt_is_interrupted_prompt_and_requeued():
 
 
 def test_trailing_tool_result_is_interrupted_turn_with_names():
-    msgs = load(start(), user("U1", "S"),
-                assistant("A1", "U1", tools=[("t1", "bash"), ("t2", "read")]),
-                tool_results("R1", "A1", "t1", "t2"))
+    msgs = load(
+        start(),
+        user("U1", "S"),
+        assistant("A1", "U1", tools=[("t1", "bash"), ("t2", "read")]),
+        tool_results("R1", "A1", "t1", "t2"),
+    )
     r = recover(msgs)
     assert r.interruption.kind == "interrupted_turn"
     assert r.interruption.tool_names == ["bash", "read"]
@@ -37,8 +40,12 @@ def test_trailing_tool_result_is_interrupted_turn_with_names():
 
 
 def test_trailing_terminal_tool_result_is_none():
-    msgs = load(start(), user("U1", "S"), assistant("A1", "U1", tools=[("t1", "exit_plan")]),
-                tool_results("R1", "A1", "t1"))
+    msgs = load(
+        start(),
+        user("U1", "S"),
+        assistant("A1", "U1", tools=[("t1", "exit_plan")]),
+        tool_results("R1", "A1", "t1"),
+    )
     r = recover(msgs, terminal_tool_names={"exit_plan"})
     assert r.interruption.kind == "none"
     assert recover(msgs).interruption.kind == "interrupted_turn"  # default: empty set
@@ -51,18 +58,28 @@ def test_trailing_assistant_is_none():
 
 
 def test_thinking_only_assistant_at_end_dropped_by_its_layer_first():
-    msgs = load(start(), user("U1", "S"), assistant("A1", "U1"), user("U2", "A1"),
-                assistant("A2", "U2", text=None, thinking="hmm"))
+    msgs = load(
+        start(),
+        user("U1", "S"),
+        assistant("A1", "U1"),
+        user("U2", "A1"),
+        assistant("A2", "U2", text=None, thinking="hmm"),
+    )
     r = recover(msgs)
-    assert [(d.layer, d.index) for d in r.dropped] == [("filter_orphaned_thinking_only_messages", 3)]
+    assert [(d.layer, d.index) for d in r.dropped] == [
+        ("filter_orphaned_thinking_only_messages", 3)
+    ]
     # with the remnant gone the history ends on the prompt
     assert r.interruption.kind == "interrupted_prompt"
 
 
 def test_orphan_tool_use_stripped_then_thinking_remnant_dropped():
     """The fixture S07 shape: thinking + tool_use whose result was lost in a SIGKILL."""
-    msgs = load(start(), user("U1", "S"), assistant("A1", "U1", text=None, thinking="t",
-                                                    tools=[("t9", "edit")]))
+    msgs = load(
+        start(),
+        user("U1", "S"),
+        assistant("A1", "U1", text=None, thinking="t", tools=[("t9", "edit")]),
+    )
     r = recover(msgs)
     assert [(d.layer, d.block) for d in r.dropped] == [
         ("filter_unresolved_tool_uses", 1),
@@ -73,7 +90,9 @@ def test_orphan_tool_use_stripped_then_thinking_remnant_dropped():
 
 def test_whitespace_only_assistant_and_incomplete_blocks():
     m_ws = Message(0, None, None, None, None, "assistant", [make_block("text", text="  \n")])
-    m_user = Message(1, None, None, None, None, "user", [make_block("tool_result")])  # no tool_use_id
+    m_user = Message(
+        1, None, None, None, None, "user", [make_block("tool_result")]
+    )  # no tool_use_id
     m_ok = Message(2, None, None, None, None, "user", [make_block("text", text="hi")])
     r = recover([m_ws, m_user, m_ok])
     layers = [d.layer for d in r.dropped]
@@ -84,8 +103,16 @@ def test_whitespace_only_assistant_and_incomplete_blocks():
 
 
 def test_invalid_permission_mode_is_stripped():
-    m = Message(0, None, "u", 1, "user_message", "user", [make_block("text", text="x")],
-                {"permissionMode": "yolo"})
+    m = Message(
+        0,
+        None,
+        "u",
+        1,
+        "user_message",
+        "user",
+        [make_block("text", text="x")],
+        {"permissionMode": "yolo"},
+    )
     a = Message(1, None, "a", 2, "assistant_message", "assistant", [make_block("text", text="y")])
     r = recover([m, a])
     assert r.messages[0].changed and "permissionMode" not in r.messages[0].message.meta
@@ -108,8 +135,10 @@ def test_safe_slice_tail_expands_then_shrinks():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["use", "res", "text"]), st.integers(0, 4)), max_size=25),
-       st.integers(0, 30))
+@given(
+    st.lists(st.tuples(st.sampled_from(["use", "res", "text"]), st.integers(0, 4)), max_size=25),
+    st.integers(0, 30),
+)
 def test_safe_slice_tail_never_dangling(spec, n):
     msgs = []
     for i, (kind, k) in enumerate(spec):
@@ -120,5 +149,9 @@ def test_safe_slice_tail_never_dangling(spec, n):
         else:
             msgs.append(_m(i, "user", make_block("text", text="t")))
     out = safe_slice_tail(msgs, n)
-    assert not check_integrity(out).dangling or len(out) == len(msgs) and check_integrity(msgs).dangling
-    assert out == msgs[len(msgs) - len(out):] if out else True
+    assert (
+        not check_integrity(out).dangling
+        or len(out) == len(msgs)
+        and check_integrity(msgs).dangling
+    )
+    assert out == msgs[len(msgs) - len(out) :] if out else True

@@ -22,7 +22,9 @@ from sidtui.core.records import scan_records
 from sidtui.core.session import open_session, session_to_json, write_json_stream
 from tests.helpers import REAL_HOME
 
-SESSIONS = sorted(p for p in (REAL_HOME / "sessions").rglob("*.json*") if "summaries" not in p.parts)
+SESSIONS = sorted(
+    p for p in (REAL_HOME / "sessions").rglob("*.json*") if "summaries" not in p.parts
+)
 OPTS = orjson.OPT_NON_STR_KEYS
 
 
@@ -62,25 +64,32 @@ def _ref_json(v) -> dict:
     tips = []
     for t in tree.tips:
         br = next((b for b in tree.branches if b.tip == t), None)
-        tips.append({
-            "line": recs[t].line,
-            "uuid": recs[t].uuid,
-            "live": t == tree.live_tip,
-            "skipped": br.skipped if br else 0,
-            "joins_at_line": recs[br.joins_at].line if br and br.joins_at is not None else None,
-        })
-    out["branches"].update({
-        "heads": [{"line": recs[h].line, "uuid": recs[h].uuid} for h in tree.heads],
-        "forked_heads": [
-            {"line": recs[h].line, "uuid": recs[h].uuid, "source": recs[h].parent} for h in tree.forked_heads
-        ],
-        "tips": tips,
-        "branch_points": [recs[b].line for b in tree.branch_points],
-    })
-    out["chain"].update({
-        "lines": [recs[i].line for i in v.chain.chain] if v.rf else [],
-        "longest_readable_lines": [recs[i].line for i in v.longest_chain()] if v.rf else [],
-    })
+        tips.append(
+            {
+                "line": recs[t].line,
+                "uuid": recs[t].uuid,
+                "live": t == tree.live_tip,
+                "skipped": br.skipped if br else 0,
+                "joins_at_line": recs[br.joins_at].line if br and br.joins_at is not None else None,
+            }
+        )
+    out["branches"].update(
+        {
+            "heads": [{"line": recs[h].line, "uuid": recs[h].uuid} for h in tree.heads],
+            "forked_heads": [
+                {"line": recs[h].line, "uuid": recs[h].uuid, "source": recs[h].parent}
+                for h in tree.forked_heads
+            ],
+            "tips": tips,
+            "branch_points": [recs[b].line for b in tree.branch_points],
+        }
+    )
+    out["chain"].update(
+        {
+            "lines": [recs[i].line for i in v.chain.chain] if v.rf else [],
+            "longest_readable_lines": [recs[i].line for i in v.longest_chain()] if v.rf else [],
+        }
+    )
     return out
 
 
@@ -137,11 +146,18 @@ _text = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.none() | _text, st.none() | _text, st.none() | _text), min_size=1, max_size=12),
-       st.lists(st.integers(0, 11), max_size=12), st.integers(1, 5))
+@given(
+    st.lists(
+        st.tuples(st.none() | _text, st.none() | _text, st.none() | _text), min_size=1, max_size=12
+    ),
+    st.lists(st.integers(0, 11), max_size=12),
+    st.integers(1, 5),
+)
 def test_encoded_record_rows_equal_orjson_rows(recs, chain, chunk):
     """msgspec's bytes for the fast records rows are orjson's, for any string."""
-    data = b"".join(orjson.dumps({"type": t, "uuid": u, "parentUuid": p}) + b"\n" for t, u, p in recs)
+    data = b"".join(
+        orjson.dumps({"type": t, "uuid": u, "parentUuid": p}) + b"\n" for t, u, p in recs
+    )
     rf = scan_records(data)
     assert rf.is_fast
     on = [i for i in chain if i < len(recs)]

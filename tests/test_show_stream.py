@@ -42,13 +42,25 @@ def _home(tmp_path: Path, n: int = 260) -> Path:
         if i % 7 == 3:  # recovery rewrites it ("(changed)" in yellow)
             recs[-1]["permissionMode"] = "no-such-mode"
         if rng.random() < 0.3:
-            recs.append(assistant(f"a{i}", f"u{i}", text=rng.choice(TEXTS),
-                                  tools=[(f"t{i}", "x"), (f"t{i}b", "y")]))
+            recs.append(
+                assistant(
+                    f"a{i}",
+                    f"u{i}",
+                    text=rng.choice(TEXTS),
+                    tools=[(f"t{i}", "x"), (f"t{i}b", "y")],
+                )
+            )
             recs.append(tool_results(f"r{i}", f"a{i}", f"t{i}", f"t{i}b"))
             parent = f"r{i}"
         else:
-            recs.append(assistant(f"a{i}", f"u{i}", text=rng.choice(TEXTS),
-                                  thinking="hmm" if rng.random() < 0.5 else None))
+            recs.append(
+                assistant(
+                    f"a{i}",
+                    f"u{i}",
+                    text=rng.choice(TEXTS),
+                    thinking="hmm" if rng.random() < 0.5 else None,
+                )
+            )
             parent = f"a{i}"
     folder = tmp_path / "home" / "sessions" / "p"
     folder.mkdir(parents=True)
@@ -58,9 +70,14 @@ def _home(tmp_path: Path, n: int = 260) -> Path:
 
 def _console(width: int, color: bool) -> tuple[Console, io.StringIO]:
     buf = io.StringIO()
-    con = _SafeConsole(Console)(file=buf, width=width, force_terminal=color,
-                                color_system="truecolor" if color else None,
-                                highlight=False, soft_wrap=False)
+    con = _SafeConsole(Console)(
+        file=buf,
+        width=width,
+        force_terminal=color,
+        color_system="truecolor" if color else None,
+        highlight=False,
+        soft_wrap=False,
+    )
     return con, buf
 
 
@@ -89,8 +106,11 @@ def test_cli_streams_only_long_listings(tmp_path, capsys, monkeypatch):
     root = _home(tmp_path, n=30)
     calls: list[int] = []
     real = show_cli.print_resumed_streamed
-    monkeypatch.setattr(show_cli, "print_resumed_streamed",
-                        lambda c, t, s, m: calls.append(len(s)) or real(c, t, s, m))
+    monkeypatch.setattr(
+        show_cli,
+        "print_resumed_streamed",
+        lambda c, t, s, m: calls.append(len(s)) or real(c, t, s, m),
+    )
     assert main(["--home", str(root), "show", SID]) == 0  # the default 50: one table
     table = capsys.readouterr().out
     assert calls == []
@@ -112,11 +132,19 @@ def test_column_measure_matches_rich():
     rng = random.Random(7)
     alphabet = ["a", "bb", " ", "  ", "\n", "\t", "宽", "\x1b", "x" * 12, "", "é"]
     for _ in range(300):
-        col = tuple("".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 6)))
-                    for _ in range(rng.randrange(1, 6)))
+        col = tuple(
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 6)))
+            for _ in range(rng.randrange(1, 6))
+        )
         if rng.random() < 0.5:  # the usual: printable ASCII only
-            col = tuple(c.replace("\n", " ").replace("\t", "a").replace("\x1b", "b")
-                        .replace("宽", "c").replace("é", "e") for c in col)
+            col = tuple(
+                c.replace("\n", " ")
+                .replace("\t", "a")
+                .replace("\x1b", "b")
+                .replace("宽", "c")
+                .replace("é", "e")
+                for c in col
+            )
         want_lo = max(Measurement.get(con, con.options, Text(c)).minimum for c in col)
         want_hi = max(Measurement.get(con, con.options, Text(c)).maximum for c in col)
         got = list(show_cli._measure_column(col))

@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from sidtui.core.sidebyside import side_by_side, unified_rows, word_spans
 
-lines = st.lists(st.sampled_from(["a", "b", "c", "", "def f():", "  return 1", "x = 2"]), max_size=30)
+lines = st.lists(
+    st.sampled_from(["a", "b", "c", "", "def f():", "  return 1", "x = 2"]), max_size=30
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -164,7 +164,10 @@ async def test_fork_jumps_to_new_session(demo):
         assert len(new) == 1
         assert isinstance(app.screen, SessionScreen) and app.screen is not s
         assert app.screen.sf.session_id in new
-        assert app.screen.view.loaded.metadata.get("forked_from", {}).get("sessionId") == s.view.session_id
+        assert (
+            app.screen.view.loaded.metadata.get("forked_from", {}).get("sessionId")
+            == s.view.session_id
+        )
 
 
 async def test_salvage_unloadable_session(demo):
@@ -226,8 +229,16 @@ async def test_help_lists_bindings_and_palette_has_actions(demo):
         assert {"Rewind", "Fork/Salvage", "Undo preview", "Help", "Search"} <= does
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(s)}
-        assert {"Rewind…", "Fork / salvage…", "Undo preview…", "Search sessions", "Help",
-                "Light theme", "Dark theme", "Toggle follow"} <= titles
+        assert {
+            "Rewind…",
+            "Fork / salvage…",
+            "Undo preview…",
+            "Search sessions",
+            "Help",
+            "Light theme",
+            "Dark theme",
+            "Toggle follow",
+        } <= titles
 
 
 async def test_live_session_refused_then_forced(demo):
@@ -240,8 +251,17 @@ async def test_live_session_refused_then_forced(demo):
     sid = demo.cases["clean"]
     reg = Home(demo.home).active_sessions_dir / f"{safe_id(sid)}.json"
     reg.parent.mkdir(parents=True, exist_ok=True)
-    reg.write_bytes(orjson.dumps({"sessionId": sid, "pid": os.getpid(), "kind": "interactive",
-                                  "cwd": "/", "startedAt": int(time.time() * 1000)}))
+    reg.write_bytes(
+        orjson.dumps(
+            {
+                "sessionId": sid,
+                "pid": os.getpid(),
+                "kind": "interactive",
+                "cwd": "/",
+                "startedAt": int(time.time() * 1000),
+            }
+        )
+    )
     app = make_app(demo.home, poll_interval=0)
     async with app.run_test(size=(120, 40)) as pilot:
         s = await _open(app, pilot, sid)

@@ -70,7 +70,9 @@ async def test_type_to_filter_and_project_filter(home):
         projects.highlighted = webapp
         await pilot.pause()
         assert 0 < table.row_count < total
-        assert {b.summaries[r.value].project for r in table.rows} == {"tmp-sidtui-fixture-projects-webapp"}
+        assert {b.summaries[r.value].project for r in table.rows} == {
+            "tmp-sidtui-fixture-projects-webapp"
+        }
 
 
 async def test_fuzzy_filter_on_first_prompt(home):
@@ -102,7 +104,12 @@ async def test_new_session_appears_and_rows_update_without_refresh_key(home):
         await settle(app, pilot)
         b = app.screen
         before = b.query_one("#sessions").row_count
-        src = home / "sessions" / "tmp-sidtui-fixture-projects-webapp" / "20261130-052907-9ff3799b.jsonl"
+        src = (
+            home
+            / "sessions"
+            / "tmp-sidtui-fixture-projects-webapp"
+            / "20261130-052907-9ff3799b.jsonl"
+        )
         dst = src.with_name("20261201-000000-abcdef12.jsonl")
         shutil.copyfile(src, dst)
         b.poll()  # what the interval timer does
@@ -112,14 +119,18 @@ async def test_new_session_appears_and_rows_update_without_refresh_key(home):
         key = str(src)
         old_records = b.summaries[key].records
         with open(src, "ab") as fh:
-            fh.write(b'{"type":"metadata","key":"x","value":1,"timestamp":"2026-11-30T00:00:00.000Z"}\n')
+            fh.write(
+                b'{"type":"metadata","key":"x","value":1,"timestamp":"2026-11-30T00:00:00.000Z"}\n'
+            )
         b.poll()
         await settle(app, pilot)
         assert b.summaries[key].records == old_records + 1
 
 
 async def test_scan_survives_unreadable_file(home):
-    bad = home / "sessions" / "tmp-sidtui-fixture-projects-webapp" / "20261130-000000-00000000.jsonl"
+    bad = (
+        home / "sessions" / "tmp-sidtui-fixture-projects-webapp" / "20261130-000000-00000000.jsonl"
+    )
     bad.write_bytes(b'{"type":"session_start"}\n')
     bad.chmod(0)
     try:

@@ -44,8 +44,7 @@ def _diff_text(dv: DiffView) -> str:
 
 
 def test_diff_data_is_printable():
-    d = DiffData.build("a\x1b]0;t\x07.txt", "one\ntwo\n", f"one\n{NEW}\n", "x.py",
-                       note="n\x1b[2J")
+    d = DiffData.build("a\x1b]0;t\x07.txt", "one\ntwo\n", f"one\n{NEW}\n", "x.py", note="n\x1b[2J")
     assert d.title == "a\\x1b]0;t\\x07.txt" and d.note == "n\\x1b[2J"
     texts = [t for r in d.sbs.rows for t in (r.old_text, r.new_text) if t]
     _assert_safe("\n".join(texts), "rows")
@@ -54,11 +53,18 @@ def test_diff_data_is_printable():
 @pytest.fixture
 def home(tmp_path):
     clock = SimClock(DEMO_EPOCH_MS, rng=random.Random(1))
-    project = create_project(tmp_path / "projects", "ctl", {"f.py": "one\ntwo\n"},
-                             when_ms=clock.ms(), use_git=False)
+    project = create_project(
+        tmp_path / "projects", "ctl", {"f.py": "one\ntwo\n"}, when_ms=clock.ms(), use_git=False
+    )
     h = Home(tmp_path / "home")
-    a = SimAgent(h, project, clock=clock, ids=SeededIds(random.Random(2)),
-                 rng=random.Random(3), register=False)
+    a = SimAgent(
+        h,
+        project,
+        clock=clock,
+        ids=SeededIds(random.Random(2)),
+        rng=random.Random(3),
+        register=False,
+    )
     sid = a.start()
     a.turn("first", [(None, [read(project, "f.py")])], "looked")
     a.turn("change it", [(None, [edit(project, "f.py", "two", NEW)])], "done")
@@ -105,7 +111,8 @@ async def test_diff_views_show_control_characters(home):
         assert r.last_result is not None and r.last_result.diffs
         buf = io.StringIO()
         Console(file=buf, width=120, color_system=None).print(
-            r.query_one("#rewind-preview", Static).content)
+            r.query_one("#rewind-preview", Static).content
+        )
         _assert_safe(buf.getvalue(), "rewind preview")
 
 

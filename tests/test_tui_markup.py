@@ -58,7 +58,9 @@ def screen_text(app) -> str:
     """What the screen shows (every line of an SVG screenshot, tags removed)."""
     svg = app.export_screenshot()
     lines: dict[int, list[tuple[float, str]]] = {}
-    for m in re.finditer(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>', svg):
+    for m in re.finditer(
+        r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>', svg
+    ):
         lines.setdefault(int(m.group(2)), []).append((float(m.group(1)), html.unescape(m.group(3))))
     return "\n".join("".join(t for _, t in sorted(v)) for _, v in sorted(lines.items()))
 
@@ -72,21 +74,55 @@ def assert_shown(app, *literals: str) -> None:
 @pytest.fixture
 def home(tmp_path):
     clock = SimClock(DEMO_EPOCH_MS, rng=random.Random(1))
-    project = create_project(tmp_path / "projects", "[bold]p [x]",
-                             {FILE: "one\ntwo\n", "b.txt": "x\n"}, when_ms=clock.ms(), use_git=False)
+    project = create_project(
+        tmp_path / "projects",
+        "[bold]p [x]",
+        {FILE: "one\ntwo\n", "b.txt": "x\n"},
+        when_ms=clock.ms(),
+        use_git=False,
+    )
     project = dataclasses.replace(project, key=PROJECT_KEY)  # a hand-made folder name
     h = Home(tmp_path / "home")
-    a = SimAgent(h, project, clock=clock, ids=SeededIds(random.Random(2)), rng=random.Random(3),
-                 register=False)
+    a = SimAgent(
+        h,
+        project,
+        clock=clock,
+        ids=SeededIds(random.Random(2)),
+        rng=random.Random(3),
+        register=False,
+    )
     sid = a.start()
-    a.turn(PROMPT, [
-        ("looking at [red]it[/]", [read(project, FILE), edit(project, FILE, "two", "two [/] [bold]2")]),
-        (None, [todo_write([(TODO, "doing [x]", "in_progress"), ("- [x] done", "d", "pending")])]),
-        (None, [Call(TOOL, {"query": TOOL_QUERY}, output="[/] out [link=http://x]y[/link]")]),
-        (None, [sub_agent(SubAgentPlan("[red]Explore[/]", DESCRIPTION, "sub prompt [x]",
-                                       steps=[("s [/]", "read", {"file_path": "[/]p"}, "r [/]")],
-                                       final="f [/]"))]),
-    ], ANSWER, thinking=THINKING, name=NAME)
+    a.turn(
+        PROMPT,
+        [
+            (
+                "looking at [red]it[/]",
+                [read(project, FILE), edit(project, FILE, "two", "two [/] [bold]2")],
+            ),
+            (
+                None,
+                [todo_write([(TODO, "doing [x]", "in_progress"), ("- [x] done", "d", "pending")])],
+            ),
+            (None, [Call(TOOL, {"query": TOOL_QUERY}, output="[/] out [link=http://x]y[/link]")]),
+            (
+                None,
+                [
+                    sub_agent(
+                        SubAgentPlan(
+                            "[red]Explore[/]",
+                            DESCRIPTION,
+                            "sub prompt [x]",
+                            steps=[("s [/]", "read", {"file_path": "[/]p"}, "r [/]")],
+                            final="f [/]",
+                        )
+                    )
+                ],
+            ),
+        ],
+        ANSWER,
+        thinking=THINKING,
+        name=NAME,
+    )
     a.store.append_record({"type": OPAQUE, "data": "[red]v"})
     a.turn(PROMPT2, [(None, [edit(project, "b.txt", "x", "y [/]")])], "ok [x]")
     a.end()
@@ -119,8 +155,11 @@ async def test_session_text_is_literal_everywhere(home):
         await settle(app, pilot)
         assert_shown(app, OPAQUE[:18])
         chain = s.query_one("#chain-view")
-        row = next(i for i, r in enumerate(chain.index.rows)
-                   if r.kind == "record" and s.view.rf.records[r.index].type == OPAQUE)
+        row = next(
+            i
+            for i, r in enumerate(chain.index.rows)
+            if r.kind == "record" and s.view.rf.records[r.index].type == OPAQUE
+        )
         chain.cursor = row
         await settle(app, pilot)
         assert_shown(app, OPAQUE)  # the raw JSON pane
@@ -200,10 +239,15 @@ async def test_control_characters_are_shown_not_sent(tmp_path):
     proj = "pj\x1b]0;PWNED\x07x"
     folder = tmp_path / "home" / "sessions" / proj
     folder.mkdir(parents=True)
-    (folder / f"{sid}.jsonl").write_bytes(jsonl(
-        start(sid=sid), user("u1", "S", text="\x1b[2Jred\x00nul"),
-        assistant("a1", "u1", text="\x1b]0;title\x07ok", tools=[("t1", "[red]x\n\x1b[2J")]),
-        tool_results("r1", "a1", "t1"), assistant("a2", "r1", text="done")))
+    (folder / f"{sid}.jsonl").write_bytes(
+        jsonl(
+            start(sid=sid),
+            user("u1", "S", text="\x1b[2Jred\x00nul"),
+            assistant("a1", "u1", text="\x1b]0;title\x07ok", tools=[("t1", "[red]x\n\x1b[2J")]),
+            tool_results("r1", "a1", "t1"),
+            assistant("a2", "r1", text="done"),
+        )
+    )
     app = make_app(tmp_path / "home", poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

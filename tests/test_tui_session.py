@@ -75,7 +75,9 @@ async def test_parallel_results_are_grouped(home):
     async with app.run_test(size=(120, 40)) as pilot:
         s = await _open(app, pilot, "20261130-052907-9ff3799b")  # 3 parallel reads
         model = s.query_one("#conversation-view").model
-        assert any(e.kind == "header" and "3 parallel results" in (e.note or "") for e in model.entries)
+        assert any(
+            e.kind == "header" and "3 parallel results" in (e.note or "") for e in model.entries
+        )
 
 
 async def test_chain_tab_marks_skipped_branch_and_shows_raw_json(home):
@@ -152,9 +154,14 @@ async def test_follow_live_append(home):
         tail = [ln for ln in path.read_bytes().splitlines() if ln.strip()][-1]
         parent = orjson.loads(tail)["uuid"]
         rec = {
-            "type": "user_message", "uuid": "live-0001", "parentUuid": parent,
+            "type": "user_message",
+            "uuid": "live-0001",
+            "parentUuid": parent,
             "timestamp": "2026-11-30T00:00:00.000Z",
-            "message": {"role": "user", "content": [{"type": "text", "text": "appended while open"}]},
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "appended while open"}],
+            },
         }
         with open(path, "ab") as fh:
             fh.write(orjson.dumps(rec) + b"\n")
@@ -200,9 +207,13 @@ async def test_watcher_batch_triggers_reload(home):
         conv = s.query_one("#conversation-view")
         n = len(conv.model.messages)
         tail = [ln for ln in s.sf.path.read_bytes().splitlines() if ln.strip()][-1]
-        rec = {"type": "user_message", "uuid": "w-1", "parentUuid": orjson.loads(tail)["uuid"],
-               "timestamp": "2026-11-30T00:00:00.000Z",
-               "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}
+        rec = {
+            "type": "user_message",
+            "uuid": "w-1",
+            "parentUuid": orjson.loads(tail)["uuid"],
+            "timestamp": "2026-11-30T00:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        }
         with open(s.sf.path, "ab") as fh:
             fh.write(orjson.dumps(rec) + b"\n")
         app.post_message(LiveChanged({str(s.sf.path)}))
@@ -210,7 +221,9 @@ async def test_watcher_batch_triggers_reload(home):
         assert len(conv.model.messages) == n + 1
 
 
-@pytest.mark.parametrize("sid", ["20261130-052916-63e39b3e", "20261130-052915-f2217f0e", "20261130-052917-0c88f996"])
+@pytest.mark.parametrize(
+    "sid", ["20261130-052916-63e39b3e", "20261130-052915-f2217f0e", "20261130-052917-0c88f996"]
+)
 async def test_measure_matches_drawn_lines(home, sid):
     """The virtual height (measured cheaply, in the worker) equals the lines drawn."""
     from sidtui.tui.widgets.conversation_view import measure

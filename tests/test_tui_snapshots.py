@@ -22,7 +22,9 @@ def demo():
 
 
 def _app(home, theme="dark"):
-    return make_app(home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:", theme=theme)
+    return make_app(
+        home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:", theme=theme
+    )
 
 
 def _session(app, sid):
@@ -86,7 +88,9 @@ def test_sidechains(snap_compare, demo):
 
 
 def test_rewind_modal(snap_compare, demo):
-    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "r", "m", "m"))
+    assert snap_compare(
+        make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "r", "m", "m")
+    )
 
 
 def test_undo_preview(snap_compare, demo):

@@ -31,9 +31,11 @@ from tests.helpers import assistant, jsonl, start, user
 
 SID = "20261201-000000-aaaaaaaa"
 LONE_STR = "lone \ud800 high and \udfff low"
-LONE_LINE = (b'{"type":"user_message","uuid":"U","parentUuid":"S","message":{"role":"user",'
-             b'"content":[{"type":"text","text":"lone \\ud800 high and \\udfff low"},'
-             b'{"type":"tool_use","id":"t1","name":"Grep","input":{"pattern":"\\udfffzz"}}]}}')
+LONE_LINE = (
+    b'{"type":"user_message","uuid":"U","parentUuid":"S","message":{"role":"user",'
+    b'"content":[{"type":"text","text":"lone \\ud800 high and \\udfff low"},'
+    b'{"type":"tool_use","id":"t1","name":"Grep","input":{"pattern":"\\udfffzz"}}]}}'
+)
 BAD_FILE = b"20261201-000001-\xe9x"  # a name byte that is not UTF-8
 BAD_FOLDER = b"pr\xe9j"
 OPTS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
@@ -49,7 +51,9 @@ def lone_home(tmp_path: Path) -> Path:
     root = tmp_path / "home"
     proj = root / "sessions" / "proj"
     proj.mkdir(parents=True)
-    (proj / f"{SID}.jsonl").write_bytes(jsonl(start(sid=SID), LONE_LINE, assistant("A", "U", "done")))
+    (proj / f"{SID}.jsonl").write_bytes(
+        jsonl(start(sid=SID), LONE_LINE, assistant("A", "U", "done"))
+    )
     return root
 
 
@@ -57,12 +61,22 @@ def bad_names_home(tmp_path: Path) -> Path:
     root = lone_home(tmp_path)
     sessions = os.fsencode(root / "sessions")
     with open(sessions + b"/proj/" + BAD_FILE + b".jsonl", "wb") as f:
-        f.write(jsonl(start(sid="20261201-000001-bbbbbbbb"), user("U", "S", "bytes name"),
-                      assistant("A", "U", "ok")))
+        f.write(
+            jsonl(
+                start(sid="20261201-000001-bbbbbbbb"),
+                user("U", "S", "bytes name"),
+                assistant("A", "U", "ok"),
+            )
+        )
     os.mkdir(sessions + b"/" + BAD_FOLDER)
     with open(sessions + b"/" + BAD_FOLDER + b"/20261201-000002-cccccccc.jsonl", "wb") as f:
-        f.write(jsonl(start(sid="20261201-000002-cccccccc"), user("U", "S", "bad folder"),
-                      assistant("A", "U", "ok")))
+        f.write(
+            jsonl(
+                start(sid="20261201-000002-cccccccc"),
+                user("U", "S", "bad folder"),
+                assistant("A", "U", "ok"),
+            )
+        )
     return root
 
 
@@ -72,6 +86,7 @@ def bad_file_path(root: Path) -> str:
 
 # --- the lenient writer -------------------------------------------------------------------
 
+
 @dataclasses.dataclass
 class _Inner:
     name: str
@@ -79,8 +94,14 @@ class _Inner:
 
 
 NORMAL = [
-    SessionSummary("20261201-000000-aaaaaaaa", "proj", "/x/a.jsonl", first_prompt="héllo 周三 😀",
-                   tool_names=["Edit"], cost_usd=0.25),
+    SessionSummary(
+        "20261201-000000-aaaaaaaa",
+        "proj",
+        "/x/a.jsonl",
+        first_prompt="héllo 周三 😀",
+        tool_names=["Edit"],
+        cost_usd=0.25,
+    ),
     {"a": [1, 2.5, None, True], 3: "int key", "nested": {"t": (1, "x")}},
     {"path": Path("/tmp/x"), "inner": _Inner("n", datetime.datetime(2026, 1, 2, 3, 4, 5))},
     "plain \x00 control \n and \u2028",
@@ -90,15 +111,23 @@ NORMAL = [
 
 @pytest.mark.parametrize("obj", NORMAL)
 def test_normal_data_is_written_exactly_as_orjson_writes_it(obj):
-    assert dumps_lenient(obj, option=OPTS, default=str) == orjson.dumps(obj, option=OPTS, default=str)
+    assert dumps_lenient(obj, option=OPTS, default=str) == orjson.dumps(
+        obj, option=OPTS, default=str
+    )
     # the fallback walk changes nothing either (only strings holding a surrogate)
     assert orjson.dumps(_kept(obj, str), option=OPTS, default=str) == orjson.dumps(
-        obj, option=OPTS, default=str)
+        obj, option=OPTS, default=str
+    )
 
 
 def test_lone_surrogates_keep_their_escape():
-    obj = {"prompt": LONE_STR, "path": Path("/s/\udce9x.jsonl"), "k\ud800": 1, "ok": "😀",
-           "rows": [SessionSummary("a\udce9", "p", "/p/a\udce9.jsonl")]}
+    obj = {
+        "prompt": LONE_STR,
+        "path": Path("/s/\udce9x.jsonl"),
+        "k\ud800": 1,
+        "ok": "😀",
+        "rows": [SessionSummary("a\udce9", "p", "/p/a\udce9.jsonl")],
+    }
     out = dumps_lenient(obj, option=OPTS, default=str)
     assert b"\\ud800" in out and b"\\udfff" in out and b"\\udce9" in out
     back = json.loads(out)
@@ -111,10 +140,16 @@ def test_lone_surrogates_keep_their_escape():
         dumps_lenient({"x": {1, 2}, "y": "\ud800"})
 
 
-_LONELY = st.text(st.characters(codec=None, categories=("Cs", "Ll", "Lo", "Nd", "Zs", "Cc")),
-                  max_size=12).filter(
-    lambda s: not any("\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff"
-                      for a, b in zip(s, s[1:], strict=False)))
+_LONELY = st.text(
+    st.characters(codec=None, categories=("Cs", "Ll", "Lo", "Nd", "Zs", "Cc")), max_size=12
+).filter(
+    lambda s: (
+        not any(
+            "\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff"
+            for a, b in zip(s, s[1:], strict=False)
+        )
+    )
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -133,13 +168,15 @@ def test_db_text_round_trips():
 
 
 def test_watch_json_lines_keep_lone_surrogates():
-    e = ev.SessionCreated(session_id="20261201-000001-\udce9x", path="/s/\udce9x.jsonl",
-                          project="proj")
+    e = ev.SessionCreated(
+        session_id="20261201-000001-\udce9x", path="/s/\udce9x.jsonl", project="proj"
+    )
     (line,) = event_lines([e], as_json=True)
     assert json.loads(line)["path"] == "/s/\udce9x.jsonl"
 
 
 # --- catalog and search with a lone surrogate ----------------------------------------------
+
 
 def test_catalog_stores_and_returns_lone_surrogates_and_caches(tmp_path):
     root = lone_home(tmp_path)
@@ -184,6 +221,7 @@ def test_cli_search_and_ls_with_a_lone_surrogate_prompt(capsys, tmp_path):
 
 # --- non-UTF-8 bytes in file and folder names -----------------------------------------------
 
+
 def test_ls_json_with_non_utf8_names_is_valid_json_that_names_the_files(capsys, tmp_path):
     root = str(bad_names_home(tmp_path))
     code, out, err = run(capsys, "--home", root, "ls", "--json")
@@ -204,12 +242,16 @@ def test_search_with_non_utf8_names(capsys, tmp_path):
     code, out, err = run(capsys, "--home", root, "search", "--json", "bytes")
     assert code == 0, err
     (hit,) = json.loads(out)
-    assert hit["session_id"] == "20261201-000001-\udce9x" and hit["path"] == bad_file_path(Path(root))
-    code, out, err = run(capsys, "--home", root, "search", "--json", "--project", "pr\\udce9j",
-                         "folder")
+    assert hit["session_id"] == "20261201-000001-\udce9x" and hit["path"] == bad_file_path(
+        Path(root)
+    )
+    code, out, err = run(
+        capsys, "--home", root, "search", "--json", "--project", "pr\\udce9j", "folder"
+    )
     assert code == 0 and json.loads(out)[0]["project"] == "pr\udce9j"
-    code, out, err = run(capsys, "--home", root, "search", "--project", os.fsdecode(BAD_FOLDER),
-                         "folder")
+    code, out, err = run(
+        capsys, "--home", root, "search", "--project", os.fsdecode(BAD_FOLDER), "folder"
+    )
     assert code == 0 and "bad folder" in out
 
 

@@ -199,7 +199,14 @@ def test_user_context_written_only_when_changed(tmp_path):
     s.flush()
     recs = lines(s.path)[1:]
     assert list(recs[0]) == [
-        "type", "message", "timestamp", "cwd", "gitBranch", "permissionMode", "uuid", "parentUuid",
+        "type",
+        "message",
+        "timestamp",
+        "cwd",
+        "gitBranch",
+        "permissionMode",
+        "uuid",
+        "parentUuid",
     ]
     assert list(recs[1]) == ["type", "message", "timestamp", "uuid", "parentUuid"]
     assert list(recs[2]) == ["type", "message", "timestamp", "gitBranch", "uuid", "parentUuid"]
@@ -346,7 +353,7 @@ def test_sidechain_writer(tmp_path):
 
 # --------------------------------------------------------------------------- crash safety
 
-_ZYGOTE = r'''
+_ZYGOTE = r"""
 import os, random, sys
 from sidtui.core.writer import SessionStore
 
@@ -393,7 +400,7 @@ for line in sys.stdin:
     os.write(1, f"pid {pid}\n".encode())
     os.waitpid(pid, 0)
     os.write(1, b"reaped\n")
-'''
+"""
 
 
 def test_crash_safety_sigkill_50_times(tmp_path):

@@ -48,8 +48,13 @@ class _Parser(argparse.ArgumentParser):
 class _Version(argparse.Action):
     """``--version``, with the version looked up only when asked (it costs start-up time)."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="show the version and exit") -> None:
+    def __init__(
+        self,
+        option_strings,
+        dest=argparse.SUPPRESS,
+        default=argparse.SUPPRESS,
+        help="show the version and exit",
+    ) -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:

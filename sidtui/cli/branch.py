@@ -40,9 +40,11 @@ def run(args: argparse.Namespace) -> int:
             c = stdout_console()
             for t in tips:
                 live = "  (live)" if t["live"] else ""
-                c.print(Text(
-                    f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{live}"
-                ))
+                c.print(
+                    Text(
+                        f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{live}"
+                    )
+                )
         return 0
     res = switch_branch(view, args.tip, force=args.force, dry_run=args.dry_run)
     if args.json:
@@ -61,10 +63,12 @@ def run(args: argparse.Namespace) -> int:
     for m in res.joining:
         c.print(Text(f"  + {m['role']}: {m['preview']}", style="green"))
     if res.marker_uuid:
-        c.print(Text(
-            f"marker {res.marker_uuid[:8]} appended (switch back: `sidtui branch "
-            f"{view.session_id} --tip {(res.previous_tip_uuid or '')[:8]}`)"
-        ))
+        c.print(
+            Text(
+                f"marker {res.marker_uuid[:8]} appended (switch back: `sidtui branch "
+                f"{view.session_id} --tip {(res.previous_tip_uuid or '')[:8]}`)"
+            )
+        )
     return 0
 
 

@@ -101,7 +101,9 @@ def _print(report) -> None:
     j = report.to_json()
     files, lines = j["files"], j["lines"]
     scope = report.scope["session"] or (
-        f"project {report.scope['project']}" if report.scope["project"] is not None else "all projects"
+        f"project {report.scope['project']}"
+        if report.scope["project"] is not None
+        else "all projects"
     )
     c.print(f"[bold]sidtui check[/] {esc(str(report.home))} ({esc(scope)})")
     c.print(
@@ -175,16 +177,22 @@ def _print(report) -> None:
     )
     cov = j["coverage"]
     ss, ii = cov["sessions"], cov["indexes"]
-    c.print(f"sessions      {ss['count']}: {ss['with_index']} with a checkpoint index, {ss['without_index']} without")
+    c.print(
+        f"sessions      {ss['count']}: {ss['with_index']} with a checkpoint index, {ss['without_index']} without"
+    )
     for reason, n in ss["reasons"].items():
         c.print(f"                {n} × {esc(reason)}")
-    c.print(f"indexes       {ii['count']}: {ii['with_session']} with a session file, {ii['without_session']} without")
+    c.print(
+        f"indexes       {ii['count']}: {ii['with_session']} with a session file, {ii['without_session']} without"
+    )
     for reason, n in ii["reasons"].items():
         c.print(f"                {n} × {esc(reason)}")
     if not ii["complete"]:
         c.print("                (indexes without a session are only counted for the whole home)")
     for b in j["bad_lines"]:
-        c.print(f"[yellow]bad line[/] {esc(b['file'])}:{b['line']} (byte {b['offset']}): {esc(b['reason'])}")
+        c.print(
+            f"[yellow]bad line[/] {esc(b['file'])}:{b['line']} (byte {b['offset']}): {esc(b['reason'])}"
+        )
     for b in j["strict_parser_only"]:
         c.print(
             f"[dim]strict-only[/] {esc(b['file'])}:{b['line']} (byte {b['offset']}): not bad — "

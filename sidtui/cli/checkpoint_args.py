@@ -215,7 +215,9 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
     else:
         for f in res.files:
             if f.action in ("restored", "deleted"):
-                c.print(f"{f.action:9} {esc(str(f.path))}  [dim](from {esc(str(f.source_snapshot))})[/dim]")
+                c.print(
+                    f"{f.action:9} {esc(str(f.path))}  [dim](from {esc(str(f.source_snapshot))})[/dim]"
+                )
         if res.safety_snapshot_id:
             back = "undo" if res.op == "redo" else "redo"
             c.print(

@@ -108,8 +108,7 @@ def _SafeConsole(base):
     class SafeConsole(base):
         def _render_buffer(self, buffer):  # the one place every printed segment passes
             return super()._render_buffer(
-                seg if seg.control else Segment(printable(seg.text), seg.style)
-                for seg in buffer
+                seg if seg.control else Segment(printable(seg.text), seg.style) for seg in buffer
             )
 
     return SafeConsole

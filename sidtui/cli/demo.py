@@ -25,11 +25,22 @@ def register(subparsers, parents) -> None:
         "killed, resumed, forked, concurrent, rewound, corrupt and legacy sessions; "
         "sidechains; checkpoints) with a simulated agent, then open the app on it.",
     )
-    p.add_argument("--dir", metavar="DIR", help="where to build (default: a new folder in the user cache dir)")
+    p.add_argument(
+        "--dir", metavar="DIR", help="where to build (default: a new folder in the user cache dir)"
+    )
     p.add_argument("--seed", type=int, default=0, help="same seed, same bytes (default 0)")
     p.add_argument("--no-open", action="store_true", help="build and print the home path only")
-    p.add_argument("--live", action="store_true", help="also run a simulated agent in the background until stopped")
-    p.add_argument("--scale", type=int, metavar="N", help="write N sessions with the real size distribution instead")
+    p.add_argument(
+        "--live",
+        action="store_true",
+        help="also run a simulated agent in the background until stopped",
+    )
+    p.add_argument(
+        "--scale",
+        type=int,
+        metavar="N",
+        help="write N sessions with the real size distribution instead",
+    )
     p.add_argument("--huge", action="store_true", help="write one ~100 MB session (~142k records)")
     p.add_argument("--rate", type=float, default=3.0, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -48,8 +59,7 @@ def _fresh_dir() -> Path:
         return Path(tempfile.mkdtemp(prefix="demo-", dir=base))
     except OSError as exc:
         raise UsageError(
-            f"cannot create a demo folder under {base} ({exc.strerror or exc}); "
-            "pass --dir DIR"
+            f"cannot create a demo folder under {base} ({exc.strerror or exc}); pass --dir DIR"
         ) from None
 
 
@@ -80,9 +90,23 @@ def start_live(root: Path, home: Path, seed: int, rate: float = 3.0):
     else:  # pragma: no cover - Windows
         kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidtui.demo.live", "--home", str(home), "--project", str(proj),
-         "--seed", str(seed), "--rate", str(rate)],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log, **kwargs,
+        [
+            sys.executable,
+            "-m",
+            "sidtui.demo.live",
+            "--home",
+            str(home),
+            "--project",
+            str(proj),
+            "--seed",
+            str(seed),
+            "--rate",
+            str(rate),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        **kwargs,
     )
     log.close()
     (root / "live-agent.pid").write_text(f"{proc.pid}\n")
@@ -116,12 +140,16 @@ def run(args: argparse.Namespace) -> int:
 
         demo = build_demo_home(root, args.seed)
         n = sum(1 for f in discover(Home(demo.home)) if f.kind == "main")
-        _err(f"demo home with {n} sessions ({len(set(demo.cases.values()))} planned cases) in {root}")
+        _err(
+            f"demo home with {n} sessions ({len(set(demo.cases.values()))} planned cases) in {root}"
+        )
         _err(f"  agent home:  {demo.home}")
         _err(f"  projects:    {root / 'projects'}")
     if args.live:
         pid = start_live(root, home, args.seed, args.rate).pid
-        _err(f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})")
+        _err(
+            f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})"
+        )
     _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}")
     if args.no_open:
         print(home)

@@ -43,16 +43,20 @@ def render(res, verb: str) -> None:
 
     c = stdout_console()
     if res.dry_run:
-        c.print(Text(
-            f"would write {res.message_count} messages ({res.records_copied} records) "
-            f"from {res.source_session_id} into a new session (dry run: nothing written)"
-        ))
+        c.print(
+            Text(
+                f"would write {res.message_count} messages ({res.records_copied} records) "
+                f"from {res.source_session_id} into a new session (dry run: nothing written)"
+            )
+        )
     else:
         c.print(Text(f"{verb}: {res.session_id}", style="bold"))
         c.print(Text(f"  {res.path}"))
-        c.print(Text(
-            f"  {res.message_count} messages, {res.records_copied} records copied from "
-            f"{res.source_session_id}; {res.checkpoints_inherited} checkpoint snapshots inherited"
-        ))
+        c.print(
+            Text(
+                f"  {res.message_count} messages, {res.records_copied} records copied from "
+                f"{res.source_session_id}; {res.checkpoints_inherited} checkpoint snapshots inherited"
+            )
+        )
     for w in res.warnings:
         c.print(Text(f"warning: {w}", style="yellow"))

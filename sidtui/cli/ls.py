@@ -69,10 +69,25 @@ def run(args: argparse.Namespace) -> int:
         # is what `show` takes); optional columns join in priority order while the prompt
         # keeps at least 24 characters.
         base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
-        optional = [("records", 7, "right"), ("ended", 5, "left"), ("cost", 9, "right"),
-                    ("model", 14, "left"), ("started", 16, "left"), ("size", 8, "right")]
-        order = ["id", "state", "started", "last activity", "model", "records", "size", "cost",
-                 "ended"]
+        optional = [
+            ("records", 7, "right"),
+            ("ended", 5, "left"),
+            ("cost", 9, "right"),
+            ("model", 14, "left"),
+            ("started", 16, "left"),
+            ("size", 8, "right"),
+        ]
+        order = [
+            "id",
+            "state",
+            "started",
+            "last activity",
+            "model",
+            "records",
+            "size",
+            "cost",
+            "ended",
+        ]
 
         def spare_for(cs) -> int:
             return console.width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
@@ -110,9 +125,14 @@ def run(args: argparse.Namespace) -> int:
         if len(rows) <= TABLE_MAX_ROWS:
             t = Table(title=Text(title), title_justify="left", expand=False)
             for name, w, just in cols:
-                t.add_column(name, no_wrap=True, min_width=w,
-                             max_width=w if name == "model" else None,
-                             justify=just, overflow="ellipsis")
+                t.add_column(
+                    name,
+                    no_wrap=True,
+                    min_width=w,
+                    max_width=w if name == "model" else None,
+                    justify=just,
+                    overflow="ellipsis",
+                )
             t.add_column("first prompt / why", no_wrap=True, overflow="ellipsis", max_width=spare)
             for row in cells:
                 t.add_row(*row)
@@ -154,8 +174,10 @@ def _plain_table(title: str, cols: list, last_width: int, cells: list[list[Text]
                 out.append("  ")
         return out
 
-    header = line([Text(name, style="bold") for name, _, _ in cols]
-                  + [Text("first prompt / why", style="bold")])
+    header = line(
+        [Text(name, style="bold") for name, _, _ in cols]
+        + [Text("first prompt / why", style="bold")]
+    )
     lines = [Text(title, style="italic"), header, Text("─" * header.cell_len, style="dim")]
     lines += [line(row) for row in cells]
     return Text("\n").join(lines)
@@ -243,5 +265,7 @@ def _summaries(home, args):
             finally:
                 cat.close()
         except Exception as exc:  # noqa: BLE001 - an unusable cache never blocks a listing
-            print(f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr)
+            print(
+                f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr
+            )
     return list_sessions(home, args.project, include_sidechains=args.sidechains)

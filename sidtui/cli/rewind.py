@@ -103,8 +103,13 @@ def render_points(view, points) -> None:
         t.add_column(col, **kw)
     for p in points:
         files = p.restore_from or "— (no snapshot after it)"
-        t.add_row(str(p.id), local_time(p.timestamp, seconds=True) or "—", str(p.message_index),
-                  Text(files), Text(p.preview or ""))
+        t.add_row(
+            str(p.id),
+            local_time(p.timestamp, seconds=True) or "—",
+            str(p.message_index),
+            Text(files),
+            Text(p.preview or ""),
+        )
     c.print(t)
     c.print(
         "[dim]message: messages before the prompt that a conversation rewind keeps; "
@@ -158,11 +163,13 @@ def render_result(r) -> None:
         c.print(Text(f"new session: {r.fork.session_id}  ({r.fork.path})"))
     if not r.dry_run:
         if r.marker_uuid:
-            c.print(Text(
-                f"marker {r.marker_uuid[:8]} appended; the old branch stays in the file "
-                f"(`sidtui branch {r.session_id} --tip {(r.abandoned_tip or '')[:8]}` makes it "
-                "live again)"
-            ))
+            c.print(
+                Text(
+                    f"marker {r.marker_uuid[:8]} appended; the old branch stays in the file "
+                    f"(`sidtui branch {r.session_id} --tip {(r.abandoned_tip or '')[:8]}` makes it "
+                    "live again)"
+                )
+            )
         if r.safety_snapshot:
             c.print(
                 f"safety snapshot {r.safety_snapshot} holds the files as they were "

@@ -19,6 +19,7 @@ DEFAULT_MESSAGES = 50
 #: Bad lines and drops listed before "… N more".
 MAX_LISTED = 50
 
+
 def register(subparsers, parents) -> None:
     p = subparsers.add_parser(
         "show",
@@ -56,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.messages.isdigit():
         max_messages = int(args.messages)
     else:
-        print(f"sidtui: error: --messages takes a number or 'all', not {args.messages!r}",
-              file=sys.stderr)
+        print(
+            f"sidtui: error: --messages takes a number or 'all', not {args.messages!r}",
+            file=sys.stderr,
+        )
         return 2
     home = session_home(args)
     sf = resolve_session(home, args.session)
@@ -114,12 +117,21 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
             "none": "clean: the agent continues with a resume note",
             "interrupted_prompt": "interrupted prompt: the last prompt is re-sent to the agent",
             "interrupted_turn": "interrupted turn: tools ran but were never answered ("
-            + ", ".join(tools) + ")",
+            + ", ".join(tools)
+            + ")",
         }.get(kind, kind)
         head.add_row("on resume", Text(label, style=colour))
     else:
-        head.add_row("on resume", Text(f"the agent sees NOTHING: {j['load_failure']}", style="bold red"))
-    live = "live (a running process writes it)" if j["live"] else "stale registration" if j["stale"] else "not running"
+        head.add_row(
+            "on resume", Text(f"the agent sees NOTHING: {j['load_failure']}", style="bold red")
+        )
+    live = (
+        "live (a running process writes it)"
+        if j["live"]
+        else "stale registration"
+        if j["stale"]
+        else "not running"
+    )
     head.add_row("process", live)
     c.print(Panel(head, title="sidtui show", title_align="left"))
 
@@ -129,13 +141,19 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     chain_t = Table.grid(padding=(0, 2))
     chain_t.add_column(style="bold")
     chain_t.add_column()
-    chain_t.add_row("records", f"{n_records} good lines, {len(j['bad_lines'])} bad, chain {n_chain}" + (" (linear legacy parse)" if j["chain"]["linear"] else ""))
+    chain_t.add_row(
+        "records",
+        f"{n_records} good lines, {len(j['bad_lines'])} bad, chain {n_chain}"
+        + (" (linear legacy parse)" if j["chain"]["linear"] else ""),
+    )
     if not j["chain"]["linear"]:
         chain_t.add_row("heads", ", ".join(f"line {h['line']}" for h in br["heads"]) or "—")
         if br["forked_heads"]:
             chain_t.add_row("forked from", Text(", ".join(h["source"] for h in br["forked_heads"])))
         tips = [
-            f"line {t['line']} (live)" if t["live"] else f"line {t['line']} ({t['skipped']} skipped)"
+            f"line {t['line']} (live)"
+            if t["live"]
+            else f"line {t['line']} ({t['skipped']} skipped)"
             for t in br["tips"]
         ]
         chain_t.add_row("tips", ", ".join(tips))
@@ -145,16 +163,26 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     for b in j["bad_lines"][:MAX_LISTED]:
         chain_t.add_row(f"bad line {b['line']}", Text(f"byte {b['offset']}: {b['reason']}"))
     if len(j["bad_lines"]) > MAX_LISTED:
-        chain_t.add_row("", Text(f"… {len(j['bad_lines']) - MAX_LISTED} more bad lines (--json lists all)", style="dim"))
+        chain_t.add_row(
+            "",
+            Text(
+                f"… {len(j['bad_lines']) - MAX_LISTED} more bad lines (--json lists all)",
+                style="dim",
+            ),
+        )
     c.print(Panel(chain_t, title="chain", title_align="left"))
 
     if j["loadable"] and view.recovery is not None:
         cms = view.recovery.messages
         total = len(cms)
-        shown = cms if max_messages is None or total <= max_messages else cms[total - max_messages :]
+        shown = (
+            cms if max_messages is None or total <= max_messages else cms[total - max_messages :]
+        )
         title = "what the agent sends on resume"
         if len(shown) < total:
-            title += f" (the last {len(shown)} of {total:,} messages; --messages all lists every one)"
+            title += (
+                f" (the last {len(shown)} of {total:,} messages; --messages all lists every one)"
+            )
         msgs = view.loaded.messages
         if len(shown) > STREAM_MIN_ROWS:
             print_resumed_streamed(c, title, shown, msgs)
@@ -171,12 +199,26 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
                 d.add_row(x["layer"], where, str(line or ""), Text(x["reason"]))
             c.print(d)
             if len(dropped) > MAX_LISTED:
-                c.print(Text(f"… {len(dropped) - MAX_LISTED} more drops (--json lists all)", style="dim"))
+                c.print(
+                    Text(
+                        f"… {len(dropped) - MAX_LISTED} more drops (--json lists all)", style="dim"
+                    )
+                )
         im = j["interruption"].get("message")
         if im:
-            c.print(Text.assemble(("re-queued prompt", "yellow"), f" (line {im['line']}): {im['text'][:100]}"))
+            c.print(
+                Text.assemble(
+                    ("re-queued prompt", "yellow"), f" (line {im['line']}): {im['text'][:100]}"
+                )
+            )
         if j["resume_note"]:
-            c.print(Panel(Text(j["resume_note"]), title="resume note the agent injects", title_align="left"))
+            c.print(
+                Panel(
+                    Text(j["resume_note"]),
+                    title="resume note the agent injects",
+                    title_align="left",
+                )
+            )
 
     s = Table(title="restored state", title_justify="left")
     for col in ("#", "item", "value", "source"):
@@ -314,16 +356,20 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
                     widest[i] = (s, hi)
                 if lo > wordiest[i][1]:
                     wordiest[i] = (s, lo)
-    probe = _resumed_table(title, [
-        (*(v for v, _ in widest), False), (*(v for v, _ in wordiest), False)])
+    probe = _resumed_table(
+        title, [(*(v for v, _ in widest), False), (*(v for v, _ in wordiest), False)]
+    )
     options = console.options
     # Rich's own width pass (private, but the one source of truth for the table's look;
     # tests compare the streamed output with the table's, byte for byte)
     measure = getattr(probe, "_calculate_column_widths", None)
     extra = getattr(probe, "_extra_width", None)
     try:
-        widths = None if measure is None or extra is None else measure(
-            console, options.update_width(options.max_width - extra))
+        widths = (
+            None
+            if measure is None or extra is None
+            else measure(console, options.update_width(options.max_width - extra))
+        )
     except Exception:  # noqa: BLE001 - a Rich whose private pass changed: the plain table
         widths = None
     inner = [w - 2 for w in widths] if widths else [0]  # cells are padded by one space a side
@@ -352,9 +398,16 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
                     if all(n <= w for n, w in zip(lens, inner, strict=True)) and all(
                         c.isprintable() for c in cells
                     ):
-                        yield Segment(left + mid.join([
-                            f" {c}{' ' * (w - n)} " for c, n, w in zip(cells, lens, inner, strict=True)
-                        ]) + right)
+                        yield Segment(
+                            left
+                            + mid.join(
+                                [
+                                    f" {c}{' ' * (w - n)} "
+                                    for c, n, w in zip(cells, lens, inner, strict=True)
+                                ]
+                            )
+                            + right
+                        )
                         yield line
                         continue
                 # else each cell as the table draws it: a plain one that fits is one
@@ -363,8 +416,13 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
                     [f" {c}{' ' * (w - cell_len(c))} "]
                     if (i != 3 or not changed) and c.isprintable() and cell_len(c) <= w
                     else _cell_text(i, c, changed).wrap(
-                        con, w, justify="left", overflow="ellipsis", tab_size=8,
-                        no_wrap=_RESUMED_COLUMNS[i] != "preview")
+                        con,
+                        w,
+                        justify="left",
+                        overflow="ellipsis",
+                        tab_size=8,
+                        no_wrap=_RESUMED_COLUMNS[i] != "preview",
+                    )
                     for i, (c, w) in enumerate(zip(cells, inner, strict=True))
                 ]
                 for k in range(max(len(p) for p in parts)):

@@ -23,8 +23,11 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument("session", nargs="?", help="session id, id prefix or path (default: all)")
     p.add_argument("--json", action="store_true", help="print JSON lines")
-    p.add_argument("--polling", action="store_true",
-                   help="poll instead of filesystem notifications (auto on network filesystems)")
+    p.add_argument(
+        "--polling",
+        action="store_true",
+        help="poll instead of filesystem notifications (auto on network filesystems)",
+    )
     p.set_defaults(func=run)
 
 
@@ -83,13 +86,25 @@ def event_lines(batch, as_json: bool) -> list[str]:
         if isinstance(e, ev.RecordsAppended):
             for r in e.records:
                 if as_json:
-                    out.append(dumps_lenient({
-                        "event": "RecordAppended", "session_id": e.session_id, "path": e.path,
-                        "line": r.ref.line, "uuid": r.ref.uuid, "type": r.ref.type,
-                        "record": r.record}, default=str).decode())
+                    out.append(
+                        dumps_lenient(
+                            {
+                                "event": "RecordAppended",
+                                "session_id": e.session_id,
+                                "path": e.path,
+                                "line": r.ref.line,
+                                "uuid": r.ref.uuid,
+                                "type": r.ref.type,
+                                "record": r.record,
+                            },
+                            default=str,
+                        ).decode()
+                    )
                 else:
-                    out.append(f"{e.session_id}  line {r.ref.line:<5} {r.ref.type or '?':<18} "
-                               f"{record_preview(r.record)}")
+                    out.append(
+                        f"{e.session_id}  line {r.ref.line:<5} {r.ref.type or '?':<18} "
+                        f"{record_preview(r.record)}"
+                    )
             continue
         if as_json:
             out.append(dumps_lenient(e.to_json(), default=str).decode())
@@ -100,8 +115,10 @@ def event_lines(batch, as_json: bool) -> list[str]:
             detail = f"line {e.line.line}: {e.line.reason}"
         elif isinstance(e, ev.FileIntentConflictAppeared):
             c = e.conflict
-            detail = (f"{c.severity}: {c.session_id} and {c.other_session_id} "
-                      f"({c.other_operation}) on {c.path}")
+            detail = (
+                f"{c.severity}: {c.session_id} and {c.other_session_id} "
+                f"({c.other_operation}) on {c.path}"
+            )
         else:
             d.pop("path", None)
             sid = d.pop("session_id", "")
@@ -161,8 +178,11 @@ def run(args: argparse.Namespace) -> int:
                 for e in w.errors:
                     print(f"sidtui: error: {e}", file=sys.stderr)
                 return 1
-        print(f"watching {what} ({'polling' if w.polling else 'notify'}); Ctrl-C to stop",
-              file=sys.stderr, flush=True)
+        print(
+            f"watching {what} ({'polling' if w.polling else 'notify'}); Ctrl-C to stop",
+            file=sys.stderr,
+            flush=True,
+        )
         while not done.wait(0.5):
             if w.errors:
                 for e in w.errors:

@@ -83,8 +83,10 @@ class ChainResult:
         line = rf.start_line + i + 1 if rf.is_fast else rf.records[i].line
         if self.chain and i == self.chain[0]:
             return f"is the record's own uuid (line {line})"
-        return (f"is only on a later line (line {line}), and the agent's walk looks at "
-                "earlier lines only")
+        return (
+            f"is only on a later line (line {line}), and the agent's walk looks at "
+            "earlier lines only"
+        )
 
 
 def uuid_text(u: str | None) -> str:
@@ -121,7 +123,10 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
     if _is_one_linear_chain(uuids, parents):
         # one writer, nothing skipped: the walk would take every line (checked in C)
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
-            list(range(n)), None, None, True,
+            list(range(n)),
+            None,
+            None,
+            True,
         )
         res.whole = True
     else:
@@ -290,7 +295,11 @@ class RecordTree:
     def warnings(self, rf: RecordFile) -> list[str]:
         """Human-readable warnings about the tree (several heads, skipped branches...)."""
         out: list[str] = []
-        if len(self.heads) + len(self.forked_heads) <= 1 and not self.branches and not self.duplicate_uuids:
+        if (
+            len(self.heads) + len(self.forked_heads) <= 1
+            and not self.branches
+            and not self.duplicate_uuids
+        ):
             return out  # nothing to say: never build the records for it
         recs = rf.records
         real_heads = [h for h in self.heads]

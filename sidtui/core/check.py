@@ -641,9 +641,7 @@ class _Scan:
                     )
                 )
             elif n > 1:
-                lines = [
-                    str(x.line) for x in rf.records if x.uuid is not None and x.parent is None
-                ]
+                lines = [str(x.line) for x in rf.records if x.uuid is not None and x.parent is None]
                 r.faults.append(
                     Finding(
                         "head_multiple",
@@ -848,7 +846,12 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
                 bad = [{"session": sid, "snapshot": "?", "file": fp, "reason": str(exc)}]
             else:
                 bad = [
-                    {"session": sid, "snapshot": ln.snapshot_id, "file": fp, "reason": ln.reason or ""}
+                    {
+                        "session": sid,
+                        "snapshot": ln.snapshot_id,
+                        "file": fp,
+                        "reason": ln.reason or "",
+                    }
                     for ln in chain.links
                     if not ln.rebuilds
                 ]
@@ -956,8 +959,11 @@ def run_check(
         todo = _candidates(home, project, unreadable)
         for folder, why in unreadable:
             report.faults.append(
-                Finding("unreadable_folder", str(folder), f"cannot list it ({why}): its "
-                        "sessions were not counted")
+                Finding(
+                    "unreadable_folder",
+                    str(folder),
+                    f"cannot list it ({why}): its sessions were not counted",
+                )
             )
     scan = _Scan(report)
     total = len(todo)
@@ -1028,7 +1034,9 @@ def _scan_parallel(
         max_workers=workers, mp_context=ctx, initializer=_ignore_sigint
     ) as pool:
         # map() yields in submission order, so the merged report equals a serial scan.
-        for chunk, part in zip(chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True):
+        for chunk, part in zip(
+            chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True
+        ):
             _merge(scan, part)
             done += len(chunk)
             if progress is not None:
@@ -1071,7 +1079,11 @@ def _v1(report: CheckReport, path: Path, data: bytes) -> None:
         value = js_json_parse(decode_text(data))
     except JSONParseError as exc:
         report.warnings.append(
-            Finding("v1_unreadable", str(path), f"not valid JSON ({exc.reason}): the agent loads nothing")
+            Finding(
+                "v1_unreadable",
+                str(path),
+                f"not valid JSON ({exc.reason}): the agent loads nothing",
+            )
         )
         return
     if not isinstance(value, dict):

@@ -277,14 +277,17 @@ def inherit_from(
         lfm = src.data.get("latestFullMap")
         if before_ms is not None:
             snaps = [
-                s for s in snaps
+                s
+                for s in snaps
                 if isinstance(s.get("timestamp"), (int, float)) and s["timestamp"] < before_ms
             ]
             lfm = {}
             for s in snaps:
                 for e in s.get("files") or []:
-                    if isinstance(e, dict) and e.get("type") == "full" and isinstance(
-                        e.get("filePath"), str
+                    if (
+                        isinstance(e, dict)
+                        and e.get("type") == "full"
+                        and isinstance(e.get("filePath"), str)
                     ):
                         lfm[e["filePath"]] = s.get("id")
         child = CheckpointIndex(

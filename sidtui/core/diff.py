@@ -367,9 +367,7 @@ def keeps_match(base: list[str], ops: Sequence[dict[str, Any]]) -> bool:
 EditRow = tuple[str, int, int, str]
 
 
-def edit_hunks(
-    a: list[str], b: list[str], context: int = 3
-) -> list[list[EditRow]]:
+def edit_hunks(a: list[str], b: list[str], context: int = 3) -> list[list[EditRow]]:
     """The edit script of ``a`` → ``b`` grouped into hunks with ``context`` lines around.
 
     Args:

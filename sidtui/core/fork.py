@@ -270,9 +270,7 @@ def _chain_before(view, point) -> list[int]:
     return chain[:pos]
 
 
-def fork(
-    view, point=None, *, dry_run: bool = False, inherit_all: bool = False
-) -> ForkResult:
+def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) -> ForkResult:
     """Fork ``view`` into a new session holding its history up to ``point`` (seed §5.5 ②).
 
     Args:

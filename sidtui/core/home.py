@@ -156,9 +156,7 @@ def first_line_of(data: bytes, cap: int = FIRST_LINE_CAP) -> bytes:
     return (data[:cap] if nl < 0 else data[: nl + 1]).rstrip(b"\r\n")
 
 
-def classify_file(
-    path: Path, project: str, first_line: bytes | None = None
-) -> SessionFile | None:
+def classify_file(path: Path, project: str, first_line: bytes | None = None) -> SessionFile | None:
     """A :class:`SessionFile` for ``path``, or None when it is not a transcript.
 
     Args:

@@ -98,8 +98,7 @@ def js_number(x: float | int) -> str:
     return f"{sign}{digits[0]}.{digits[1:]}e{es}"
 
 
-def _encode(obj: Any, indent: str | None, level: int, out: list[str],
-            default: Any = None) -> None:
+def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: Any = None) -> None:
     """Append ``JSON.stringify(obj)``'s pieces to ``out``, walking with a stack of its own
     (no recursion: a value nested thousands of levels deep, which ``JSON.parse`` reads,
     is written too; orjson stops at 254). ``default`` turns any other value into one
@@ -135,8 +134,9 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str],
                 lead = inner if not i else "," + inner
                 seq.append(lead + js_string(str(k)) + colon if is_dict else lead)
                 seq.append((v, level + 1))
-            seq.append(("\n" + indent * level if indent is not None else "")
-                       + ("}" if is_dict else "]"))
+            seq.append(
+                ("\n" + indent * level if indent is not None else "") + ("}" if is_dict else "]")
+            )
             write("{" if is_dict else "[")
             push(reversed(seq))
         elif default is not None:
@@ -194,8 +194,9 @@ def _kept(obj: Any, default: Any) -> Any:
         return orjson.Fragment(js_string(obj).encode("utf-8")) if _has_surrogate(obj) else obj
     if isinstance(obj, dict):
         return {
-            (_LONE.sub("\ufffd", k) if isinstance(k, str) and _has_surrogate(k) else k):
-            _kept(v, default)
+            (_LONE.sub("\ufffd", k) if isinstance(k, str) and _has_surrogate(k) else k): _kept(
+                v, default
+            )
             for k, v in obj.items()
         }
     if isinstance(obj, (list, tuple)):

@@ -62,8 +62,7 @@ def js_json_parse(text: str) -> Any:
         JSONParseError: when JSON.parse would throw; ``reason`` names the cause.
     """
     if text[:1] == "\ufeff":  # not JSON whitespace: JSON.parse throws, as here
-        raise JSONParseError("starts with a byte-order mark (U+FEFF), which JSON.parse rejects",
-                             0)
+        raise JSONParseError("starts with a byte-order mark (U+FEFF), which JSON.parse rejects", 0)
     try:
         value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
     except JSONParseError:

@@ -147,8 +147,10 @@ class _FallBack(Exception):
 
 
 def _iso_from_ns(ns: int) -> str:
-    return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z"
+    return (
+        datetime.fromtimestamp(ns / 1e9, tz=UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
     )
 
 
@@ -386,8 +388,14 @@ def _walk_tail_search(data: bytes) -> _Walk | None:
         pos = ls
     chain.reverse()
     spans = [(ls, le) for ls, le, _, _ in chain]
-    return _Walk(range(len(chain)), [c[2] for c in chain], [c[3] for c in chain],
-                 spans.__getitem__, None, None)
+    return _Walk(
+        range(len(chain)),
+        [c[2] for c in chain],
+        [c[3] for c in chain],
+        spans.__getitem__,
+        None,
+        None,
+    )
 
 
 def _decode_line(data: bytes, start: int, end: int) -> Any:
@@ -404,8 +412,9 @@ def _summary_file_title(sf: SessionFile) -> str | None:
     return s if isinstance(s, str) else None
 
 
-def _start_and_end(s: SessionSummary, data: bytes, bounds, start_key: int, keys_back,
-                   tail_type: str | None) -> None:
+def _start_and_end(
+    s: SessionSummary, data: bytes, bounds, start_key: int, keys_back, tail_type: str | None
+) -> None:
     """The start record's fields, ``ended``, ``last_activity`` and the end's cost.
 
     Args:
@@ -456,8 +465,14 @@ class _Reader:
             self._rf = RecordFile(data=self.data, records=[])
         return self._rf
 
-    def message(self, span: tuple[int, int], rtype: str | None, uuid: str | None,
-                index: int, peek: bool = False) -> Message | None:
+    def message(
+        self,
+        span: tuple[int, int],
+        rtype: str | None,
+        uuid: str | None,
+        index: int,
+        peek: bool = False,
+    ) -> Message | None:
         ls, le = span
         try:
             o = _MSG_DECODER.decode(self.data[ls:le])
@@ -493,8 +508,7 @@ def _is_visible_reply(m: Message | None) -> bool:
     return visible
 
 
-def _ends_in_reply(s: SessionSummary, reader: _Reader, k: int | None, bounds, types,
-                   uuids) -> bool:
+def _ends_in_reply(s: SessionSummary, reader: _Reader, k: int | None, bounds, types, uuids) -> bool:
     """Whether the chain's last message record (line key ``k``; None: there is none) is a
     visible reply; then ``s`` gets the state :func:`recover` would give, ``none``."""
     if k is None or not _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0, True)):
@@ -503,8 +517,9 @@ def _ends_in_reply(s: SessionSummary, reader: _Reader, k: int | None, bounds, ty
     return True
 
 
-def _interruption(s: SessionSummary, reader: _Reader, keys: list, bounds, types, uuids,
-                  more: bool) -> None:
+def _interruption(
+    s: SessionSummary, reader: _Reader, keys: list, bounds, types, uuids, more: bool
+) -> None:
     """The recovery pipeline's interruption state of the last chain messages.
 
     Args:
@@ -541,15 +556,28 @@ def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[st
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
     s.records = w.n_lines or 0  # every line valid and non-blank: the count is exact
     s.loadable = True
-    _start_and_end(s, data, bounds, order[chain_types.index("session_start")], reversed(order),
-                   types[order[-1]])
+    _start_and_end(
+        s,
+        data,
+        bounds,
+        order[chain_types.index("session_start")],
+        reversed(order),
+        types[order[-1]],
+    )
     # decode only the last messages on the chain, plus the latest cost/title metadata
     uuids = w.uuids
     reader = _Reader(data)
     msg_keys = [k for k in order if types[k] in MESSAGE_RECORD_TYPES]
     if not _ends_in_reply(s, reader, msg_keys[-1] if msg_keys else None, bounds, types, uuids):
-        _interruption(s, reader, msg_keys[-TAIL_MESSAGES:], bounds, types, uuids,
-                      len(msg_keys) > TAIL_MESSAGES)
+        _interruption(
+            s,
+            reader,
+            msg_keys[-TAIL_MESSAGES:],
+            bounds,
+            types,
+            uuids,
+            len(msg_keys) > TAIL_MESSAGES,
+        )
     for k in msg_keys:
         if types[k] != "user_message":
             continue
@@ -621,8 +649,9 @@ def _linear_summary(sf: SessionFile, data: bytes, heads: list) -> tuple[SessionS
     return s, _metadata(s, data, bounds, heads, types, None)
 
 
-def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types,
-              on_chain: set | None) -> list[str]:
+def _metadata(
+    s: SessionSummary, data: bytes, bounds, heads: list, types, on_chain: set | None
+) -> list[str]:
     """The title and (unless the end gave it) the cost from the last metadata records on
     the chain, when every line's head is decoded; returns the file's trace ids (any
     branch, file order, as :func:`sidtui.core.process.trace_session_ids`).
@@ -635,8 +664,11 @@ def _metadata(s: SessionSummary, data: bytes, bounds, heads: list, types,
     # the keys present (few lines have one): scanning those is much cheaper than
     # comparing every None with each wanted key
     present = list(filter(None, keys))
-    if ("session_name" not in present and "trace_session_id" not in present
-            and (s.cost_usd is not None or "usage_stats" not in present)):
+    if (
+        "session_name" not in present
+        and "trace_session_id" not in present
+        and (s.cost_usd is not None or "usage_stats" not in present)
+    ):
         s.title = None
         return []
     name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
@@ -884,7 +916,9 @@ class _Job:
             self.summaries[folder] = names
         return names
 
-    def one(self, path: str, project: str, fd: int | OSError | None = None) -> SessionSummary | None:
+    def one(
+        self, path: str, project: str, fd: int | OSError | None = None
+    ) -> SessionSummary | None:
         """The summary of one candidate file (None: a sidechain not listed, or no transcript).
 
         Args:
@@ -896,8 +930,9 @@ class _Job:
         """
         return self._one(path, project, fd)[0]
 
-    def _one(self, path: str, project: str, fd: int | OSError | None
-             ) -> tuple[SessionSummary | None, os.stat_result | None]:
+    def _one(
+        self, path: str, project: str, fd: int | OSError | None
+    ) -> tuple[SessionSummary | None, os.stat_result | None]:
         is_jsonl = path.endswith(".jsonl")
         if fd is None:
             try:
@@ -923,7 +958,11 @@ class _Job:
             os.close(fd)
         folder = os.path.dirname(path)
         return summarize(
-            self.home, sf, registrations=self.regs, data=data, st=st,
+            self.home,
+            sf,
+            registrations=self.regs,
+            data=data,
+            st=st,
             summary_file=f"{sf.session_id}.json" in self.summary_names(folder),
         ), st
 
@@ -946,8 +985,9 @@ class _Job:
                     if not self.keyed:
                         raise
                     # a catalog must not stop on a reader bug in one file
-                    out.append(f"{path}: internal error while summarizing "
-                               f"({type(exc).__name__}: {exc})")
+                    out.append(
+                        f"{path}: internal error while summarizing ({type(exc).__name__}: {exc})"
+                    )
                     continue
                 if not self.keyed:
                     out.append(s)
@@ -955,8 +995,9 @@ class _Job:
                     out.append(None)
                 else:
                     assert st is not None
-                    out.append(Summarized(s, (st.st_ino, st.st_size, st.st_mtime_ns,
-                                              st.st_ctime_ns)))
+                    out.append(
+                        Summarized(s, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+                    )
         finally:
             for fd in fds[taken:]:  # only after an unexpected error
                 if isinstance(fd, int):
@@ -1019,8 +1060,9 @@ def _workers(n_files: int) -> int:
     return min(cores, MAX_WORKERS)
 
 
-def _iter_chunks(job: _Job, items: list[tuple[str, str]], chunk_files: int = CHUNK_FILES
-                 ) -> Iterator[list]:
+def _iter_chunks(
+    job: _Job, items: list[tuple[str, str]], chunk_files: int = CHUNK_FILES
+) -> Iterator[list]:
     """Each chunk's results, in order: in-process, or on forked workers for a big home.
 
     Closing the generator early cancels the chunks not yet started (the running ones

@@ -52,7 +52,15 @@ KNOWN_RECORD_TYPES = frozenset(
 )
 
 
-__all__ = ["Block", "LinearLoad", "LoadedSession", "Message", "MessageScan", "load_jsonl", "load_v1_json"]
+__all__ = [
+    "Block",
+    "LinearLoad",
+    "LoadedSession",
+    "Message",
+    "MessageScan",
+    "load_jsonl",
+    "load_v1_json",
+]
 _MSG_DECODER = msgspec.json.Decoder(RecordS)
 
 
@@ -184,8 +192,17 @@ class MessageScan:
         count: messages scanned (the scan belongs to a list of exactly this length).
     """
 
-    __slots__ = ("uses", "use_pos", "results", "result_pos", "modes", "shells", "names_ok",
-                 "ok", "count")
+    __slots__ = (
+        "uses",
+        "use_pos",
+        "results",
+        "result_pos",
+        "modes",
+        "shells",
+        "names_ok",
+        "ok",
+        "count",
+    )
 
     def __init__(self) -> None:
         self.uses: list = []
@@ -532,9 +549,7 @@ def _load_records(
         if t in MESSAGE_RECORD_TYPES:
             msg = _message_from_record(rf, rec, len(messages))
             if msg is None:
-                ls.warnings.append(
-                    f"line {rec.line}: {t} without a message object (not loaded)"
-                )
+                ls.warnings.append(f"line {rec.line}: {t} without a message object (not loaded)")
                 continue
             messages.append(msg)
             if msg.timestamp:
@@ -564,8 +579,6 @@ def _load_records(
         else:
             _other_record(ls, t, rec.index)
     return last_ts, winners
-
-
 
 
 def _load_fast(
@@ -631,12 +644,9 @@ class _FastLoad:
                 if m is not None and type(c := m.content) is list:
                     ts = o.timestamp
                     role = m.role
-                    add(Message(k, ci, o.uuid, ci + sl, t, role, c, None, ts, False,
-                                None, o, rf))
+                    add(Message(k, ci, o.uuid, ci + sl, t, role, c, None, ts, False, None, o, rf))
                     # MessageScan.add, inlined (a call per message costs ~15 ms here)
-                    if m.meta is not None or (
-                        o.permissionMode is not None and t == "user_message"
-                    ):
+                    if m.meta is not None or (o.permissionMode is not None and t == "user_message"):
                         modes.append(k)
                     textish = True
                     try:
@@ -655,8 +665,10 @@ class _FastLoad:
                             elif bt == "text":
                                 if textish:  # visible_text(b.text), inlined
                                     x = b.text
-                                    if isinstance(x, str) and x and (
-                                        x[0] not in ws or x[-1] not in ws or x.strip(ws)
+                                    if (
+                                        isinstance(x, str)
+                                        and x
+                                        and (x[0] not in ws or x[-1] not in ws or x.strip(ws))
                                     ):
                                         textish = False
                             elif textish and bt not in thinking:
@@ -749,15 +761,23 @@ class LinearLoad:
         self.run = None
         self.rf = None
 
-    def result(self, rf: RecordFile, chain: ChainResult
-               ) -> tuple[LoadedSession, str | None, dict[str, int]] | None:
+    def result(
+        self, rf: RecordFile, chain: ChainResult
+    ) -> tuple[LoadedSession, str | None, dict[str, int]] | None:
         """The loaded session if the guess held for ``rf`` and ``chain``, else None (and
         what was built is dropped)."""
         run = self.run
         order = chain.chain
         n = rf.count
-        if (self.broken or run is None or rf is not self.rf or not rf.whole or self.fed != n
-                or len(order) != n or (n and (order[0] != 0 or order[-1] != n - 1))):
+        if (
+            self.broken
+            or run is None
+            or rf is not self.rf
+            or not rf.whole
+            or self.fed != n
+            or len(order) != n
+            or (n and (order[0] != 0 or order[-1] != n - 1))
+        ):
             self.abandon()
             return None
         last_ts, winners = run.finish()
@@ -859,5 +879,3 @@ def load_v1_json(data: bytes) -> LoadedSession:
         )
     ls.loadable = True
     return ls
-
-

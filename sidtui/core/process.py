@@ -226,9 +226,7 @@ def liveness_for(
         return Liveness(live=False, stale=False, registrations=[])
     ids = {session_id, *trace_ids}
     matched = [
-        r
-        for r in registrations
-        if (r.session_id in ids) or (r.logical_session_id == session_id)
+        r for r in registrations if (r.session_id in ids) or (r.logical_session_id == session_id)
     ]
     live = any(r.live for r in matched)
     return Liveness(live=live, stale=bool(matched) and not live, registrations=matched)

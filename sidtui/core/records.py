@@ -231,9 +231,22 @@ class RecordFile:
     """
 
     __slots__ = (
-        "_data", "source", "_records", "bad_lines", "blank_lines", "line_count", "ends_with_newline",
-        "base_offset", "_cols", "_starts", "_heads", "_full", "_whole", "start_line",
-        "_pieces", "_piece_starts",
+        "_data",
+        "source",
+        "_records",
+        "bad_lines",
+        "blank_lines",
+        "line_count",
+        "ends_with_newline",
+        "base_offset",
+        "_cols",
+        "_starts",
+        "_heads",
+        "_full",
+        "_whole",
+        "start_line",
+        "_pieces",
+        "_piece_starts",
     )
 
     def __init__(
@@ -348,7 +361,7 @@ class RecordFile:
             self._piece_starts = {}
         elif self._starts is None and self._heads is not None:  # bytes in memory
             starts = _line_starts(self._data, self.base_offset)
-            del starts[len(self._heads):]  # a torn last line starts no record
+            del starts[len(self._heads) :]  # a torn last line starts no record
             self._starts = starts
         return self._starts
 
@@ -724,8 +737,9 @@ def count_lines(buf: bytes | bytearray, cut: int) -> int:
     return _newlines_before(buf, cut) + (1 if cut and buf[cut - 1] != 10 else 0)
 
 
-def _decode_run(buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
-                ) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
+def _decode_run(
+    buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
+) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
     """The whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``) decoded in one C
     call: ``(structs, bytes they span, torn last line or None)``, the torn line as ``(file
     offset, length, why, terminated)`` (only when ``last``: the run ends the file; see
@@ -746,8 +760,9 @@ def _decode_run(buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, b
     return part, start, (base + start, length, why, terminated)
 
 
-def _torn_tail(buf: Any, cut: int, decoder: msgspec.json.Decoder
-               ) -> tuple[list, int, int, str, bool] | None:
+def _torn_tail(
+    buf: Any, cut: int, decoder: msgspec.json.Decoder
+) -> tuple[list, int, int, str, bool] | None:
     """``buf[:cut]`` (whole lines, from a line start) whose lines all decode but the last,
     which JSON.parse rejects — a write torn by a crash, the usual corrupt line — read
     without the per-line tolerant scan: ``(structs, last line start, its length, why,
@@ -955,8 +970,9 @@ def scan_records(
     decoder = _HEAD if chain_only else _RECORD
     digest = _Digest()
     source = data if isinstance(data, FileSource) else None
-    rf = RecordFile(data=b"" if source is not None else data, base_offset=base_offset,
-                    source=source)
+    rf = RecordFile(
+        data=b"" if source is not None else data, base_offset=base_offset, source=source
+    )
     rf._records = None
     rf._full = not chain_only
     rf.start_line = start_line
@@ -988,7 +1004,9 @@ def scan_records(
         rf.bad_lines.append(BadLine(start_line + len(objs) + 1, t_off, t_len, t_why, t_nl))
         rf.line_count += 1
     if source is not None:
-        rf.ends_with_newline = source.size == 0 or source.read(source.size - 1, source.size) == b"\n"
+        rf.ends_with_newline = (
+            source.size == 0 or source.read(source.size - 1, source.size) == b"\n"
+        )
     else:
         rf.ends_with_newline = len(data) == 0 or data[-1:] == b"\n"
     return rf
@@ -1011,8 +1029,17 @@ def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile
         try:
             o = decode(mv[pos:end])
             records.append(
-                RecordRef(len(records), line_no, base_offset + pos, base_offset + end,
-                          o.type, o.uuid, o.parentUuid, True, o)
+                RecordRef(
+                    len(records),
+                    line_no,
+                    base_offset + pos,
+                    base_offset + end,
+                    o.type,
+                    o.uuid,
+                    o.parentUuid,
+                    True,
+                    o,
+                )
             )
         except FAST_DECODE_ERRORS:
             raw = data[pos:end]
@@ -1029,8 +1056,14 @@ def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile
                     t, u, p, is_obj = _classify(value)
                     records.append(
                         RecordRef(
-                            len(records), line_no, base_offset + pos, base_offset + end,
-                            t, u, p, is_obj,
+                            len(records),
+                            line_no,
+                            base_offset + pos,
+                            base_offset + end,
+                            t,
+                            u,
+                            p,
+                            is_obj,
                         )
                     )
         pos = end + 1

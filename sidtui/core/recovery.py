@@ -61,6 +61,7 @@ LAYERS = (
     "validate_content_block_integrity",
 )
 
+
 @dataclass
 class Drop:
     """One removal by a cleaning layer.
@@ -148,8 +149,10 @@ class CleanMessages(Sequence[CleanMessage]):
         if isinstance(i, slice):
             r = range(len(self._msgs))[i]
             if r.step != 1:
-                return CleanMessages([cm.message for cm in self._materialize()[i]],
-                                     dict(enumerate(self._materialize()[i])))
+                return CleanMessages(
+                    [cm.message for cm in self._materialize()[i]],
+                    dict(enumerate(self._materialize()[i])),
+                )
             ch = {p - r.start: cm for p, cm in self._changed.items() if p in r}
             return CleanMessages(self._msgs[i], ch)
         if self._list is not None:
@@ -246,7 +249,9 @@ class RecoveryResult:
         if "before" not in self._integrity:
             tb = self._before_blocks()
             integ = _pair(tb, self.loaded) if tb is not None else None
-            self._integrity["before"] = integ if integ is not None else _check_integrity_walk(self.loaded)
+            self._integrity["before"] = (
+                integ if integ is not None else _check_integrity_walk(self.loaded)
+            )
         return self._integrity["before"]
 
     @property
@@ -520,6 +525,7 @@ class _ToolBlocks(NamedTuple):
     results: list
     result_pos: list[int]
 
+
 #: falsy values JSON can give that a set can hold (0 also stands for False and 0.0)
 _FALSY = (None, 0, "")
 
@@ -560,7 +566,12 @@ def _prescan(msgs: list[Message], scan: MessageScan | None = None) -> _Plan | No
         scan = MessageScan.of(msgs)
     if not scan.ok:
         return None
-    use_ids, use_pos, result_ids, result_pos = scan.uses, scan.use_pos, scan.results, scan.result_pos
+    use_ids, use_pos, result_ids, result_pos = (
+        scan.uses,
+        scan.use_pos,
+        scan.results,
+        scan.result_pos,
+    )
     modes, shells, names_ok = scan.modes, scan.shells, scan.names_ok
     if not set(map(type, use_ids)).isdisjoint((list, dict)):
         return None
@@ -611,7 +622,9 @@ def _take(
     return out
 
 
-def _lost(positions: list[int], wrapped: dict[int, CleanMessage], kept: list[CleanMessage]) -> set[int]:
+def _lost(
+    positions: list[int], wrapped: dict[int, CleanMessage], kept: list[CleanMessage]
+) -> set[int]:
     kept_ids = set(map(id, kept))
     return {i for i in positions if id(wrapped[i]) not in kept_ids}
 

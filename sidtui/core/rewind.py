@@ -697,8 +697,11 @@ def _half_done(result: RewindResult, exc: BaseException) -> str:
         f"the files WERE rewound ({result.files_restored} file(s): {shown or 'see checkpoints'}) "
         f"but the conversation was NOT: {reason}. "
         f"`sidtui redo {result.session_id}` takes the files back"
-        + (f" (safety snapshot {result.safety_snapshot} holds them as they were)"
-           if result.safety_snapshot else "")
+        + (
+            f" (safety snapshot {result.safety_snapshot} holds them as they were)"
+            if result.safety_snapshot
+            else ""
+        )
         + f"; or fix the cause and run `sidtui rewind {result.session_id} --to "
         f"{result.point.id} --mode conversation`"
     )

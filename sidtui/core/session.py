@@ -190,8 +190,9 @@ def open_session(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        view = _open_session(home, sf, data, current_cwd, terminal_tool_names, registrations,
-                             with_sidechains)
+        view = _open_session(
+            home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
+        )
         src = view.rf.source if view.rf is not None else None
         if src is not None and src.changed:  # a line read back after the scan was missing
             raise FileChanged(
@@ -203,8 +204,9 @@ def open_session(
             gc.enable()
 
 
-def _open_session(home, sf, data, current_cwd, terminal_tool_names, registrations,
-                  with_sidechains) -> SessionView:
+def _open_session(
+    home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
+) -> SessionView:
     warnings: list[str] = []
     if sf.container == "json":
         rf = None
@@ -220,8 +222,12 @@ def _open_session(home, sf, data, current_cwd, terminal_tool_names, registration
         trace_ids = trace_session_ids_of(rf, loaded, chain)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
         for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
-            tail_note = "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
-            warnings.append(f"line {b.line} (byte {b.offset}) is not valid JSON: {b.reason}{tail_note}")
+            tail_note = (
+                "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
+            )
+            warnings.append(
+                f"line {b.line} (byte {b.offset}) is not valid JSON: {b.reason}{tail_note}"
+            )
         if len(rf.bad_lines) > MAX_BAD_LINE_WARNINGS:
             more = len(rf.bad_lines) - MAX_BAD_LINE_WARNINGS
             warnings.append(f"… and {more} more bad lines (all listed in --json bad_lines)")
@@ -359,7 +365,13 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         r = v.recovery
         resumed = materialize(resumed_rows(r.messages))
         dropped = [
-            {"layer": d.layer, "index": d.index, "uuid": d.uuid, "reason": d.reason, "block": d.block}
+            {
+                "layer": d.layer,
+                "index": d.index,
+                "uuid": d.uuid,
+                "reason": d.reason,
+                "block": d.block,
+            }
             for d in r.dropped
         ]
         interruption = {
@@ -465,7 +477,13 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         "live": v.liveness.live,
         "stale": v.liveness.stale,
         "registrations": [
-            {"session_id": r.session_id, "pid": r.pid, "live": r.live, "reason": r.reason, "path": str(r.path)}
+            {
+                "session_id": r.session_id,
+                "pid": r.pid,
+                "live": r.live,
+                "reason": r.reason,
+                "path": str(r.path),
+            }
             for r in v.liveness.registrations
         ],
         "trace_session_ids": v.trace_ids,
@@ -483,7 +501,13 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
             "status": s.status,
             "unfinished": s.unfinished,
             "messages": [
-                {"index": m.index, "role": m.role, "blocks": [b.type for b in m.blocks], "turn": m.turn, "line": m.line}
+                {
+                    "index": m.index,
+                    "role": m.role,
+                    "blocks": [b.type for b in m.blocks],
+                    "turn": m.turn,
+                    "line": m.line,
+                }
                 for m in s.messages
             ],
         }
@@ -547,8 +571,10 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
             # file content (a metadata value may nest hundreds of levels: never walked)
             if isinstance(val, (RowChunks, types.GeneratorType)):
                 return True
-            return depth < _STREAM_DEPTH and isinstance(val, dict) and any(
-                streamed(v, depth + 1) for v in val.values()
+            return (
+                depth < _STREAM_DEPTH
+                and isinstance(val, dict)
+                and any(streamed(v, depth + 1) for v in val.values())
             )
 
         def put(val: Any) -> None:

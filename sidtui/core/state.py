@@ -223,15 +223,27 @@ def restore_state(
 
     def usage() -> StateItem:
         if "usage_stats" not in md:
-            return StateItem(3, "usage", None, source("usage_stats"), False,
-                             note="no usage recorded: counters start at zero")
+            return StateItem(
+                3,
+                "usage",
+                None,
+                source("usage_stats"),
+                False,
+                note="no usage recorded: counters start at zero",
+            )
         return StateItem(3, "usage", split_usage(md["usage_stats"]), source("usage_stats"))
 
     def file_changes() -> StateItem:
         v = md.get("file_changes")
         if v is None:
-            return StateItem(4, "file_changes", None, source("file_changes"), False,
-                             note="no file changes recorded")
+            return StateItem(
+                4,
+                "file_changes",
+                None,
+                source("file_changes"),
+                False,
+                note="no file changes recorded",
+            )
         if not isinstance(v, dict):
             raise ValueError("file_changes is not an object")
         return StateItem(4, "file_changes", v, source("file_changes"))
@@ -239,8 +251,9 @@ def restore_state(
     def todos() -> StateItem:
         v = md.get("todo_state")
         if v is None:
-            return StateItem(5, "todos", None, source("todo_state"), False,
-                             note="no todo list recorded")
+            return StateItem(
+                5, "todos", None, source("todo_state"), False, note="no todo list recorded"
+            )
         if not isinstance(v, dict) or not isinstance(v.get("todos", []), list):
             raise ValueError("todo_state has no todos list")
         return StateItem(5, "todos", v.get("todos", []), source("todo_state"))
@@ -251,7 +264,9 @@ def restore_state(
             it.note = "no cwd recorded (legacy session): a resume runs in the current directory"
         elif current_cwd is not None:
             here = git_toplevel(current_cwd)
-            there = git_toplevel(Path(loaded.cwd)) if Path(loaded.cwd).exists() else Path(loaded.cwd)
+            there = (
+                git_toplevel(Path(loaded.cwd)) if Path(loaded.cwd).exists() else Path(loaded.cwd)
+            )
             if here != there:
                 it.warning = (
                     f"cross-project resume: the session belongs to {there}, the current "
@@ -264,8 +279,14 @@ def restore_state(
     def effort() -> StateItem:
         setting = md.get("agent_setting")
         if setting is None:
-            return StateItem(7, "effort", None, source("agent_setting"), False,
-                             note="no agent setting recorded: defaults apply")
+            return StateItem(
+                7,
+                "effort",
+                None,
+                source("agent_setting"),
+                False,
+                note="no agent setting recorded: defaults apply",
+            )
         if not isinstance(setting, dict):
             raise ValueError("agent_setting is not an object")
         val = {k: setting[k] for k in ("effortLevel", "thinking") if k in setting}
@@ -276,24 +297,39 @@ def restore_state(
 
     def goal() -> StateItem:
         if "goal_state" not in md:
-            return StateItem(8, "goal", None, source("goal_state"), False,
-                             note="no goal recorded")
+            return StateItem(8, "goal", None, source("goal_state"), False, note="no goal recorded")
         raw = md["goal_state"]
         if raw == CLEARED_GOAL:
-            return StateItem(8, "goal", None, source("goal_state"), False,
-                             note="goal cleared (/clear): nothing to restore")
+            return StateItem(
+                8,
+                "goal",
+                None,
+                source("goal_state"),
+                False,
+                note="goal cleared (/clear): nothing to restore",
+            )
         g = parse_goal(raw)
         status = g.get("status") if isinstance(g, dict) else None
         if status in TERMINAL_GOAL_STATUSES:
-            return StateItem(8, "goal", g, source("goal_state"), False,
-                             note=f"goal is {status}: a finished goal is not restored")
+            return StateItem(
+                8,
+                "goal",
+                g,
+                source("goal_state"),
+                False,
+                note=f"goal is {status}: a finished goal is not restored",
+            )
         return StateItem(8, "goal", g, source("goal_state"))
 
     def sidechains() -> StateItem:
         sc = unfinished_sidechains or []
         return StateItem(
-            9, "unfinished_sidechains", sc, "sidechain files without sidechain_end",
-            bool(sc), note=None if sc else "no unfinished sub-agent",
+            9,
+            "unfinished_sidechains",
+            sc,
+            "sidechain files without sidechain_end",
+            bool(sc),
+            note=None if sc else "no unfinished sub-agent",
         )
 
     def worktree() -> StateItem:
@@ -301,8 +337,9 @@ def restore_state(
             return StateItem(10, "worktree", None, "—", False, note="no cwd, no worktree config")
         cfg = Path(loaded.cwd) / ".sid-code" / "session-config.json"
         if not cfg.exists():
-            return StateItem(10, "worktree", None, str(cfg), False,
-                             note="no worktree recorded for this project")
+            return StateItem(
+                10, "worktree", None, str(cfg), False, note="no worktree recorded for this project"
+            )
         return StateItem(10, "worktree", orjson.loads(cfg.read_bytes()), str(cfg))
 
     def progress() -> StateItem:
@@ -315,8 +352,14 @@ def restore_state(
 
     def ledger() -> StateItem:
         v = md.get("hypothesis_ledger")
-        return StateItem(12, "hypothesis_ledger", v, source("hypothesis_ledger"),
-                         v is not None, note=None if v is not None else "no ledger recorded")
+        return StateItem(
+            12,
+            "hypothesis_ledger",
+            v,
+            source("hypothesis_ledger"),
+            v is not None,
+            note=None if v is not None else "no ledger recorded",
+        )
 
     item(1, "messages", messages)
     item(2, "model", model)
@@ -332,7 +375,11 @@ def restore_state(
     item(12, "hypothesis_ledger", ledger)
     st.items.append(
         StateItem(
-            0, "permission_mode", None, "—", False,
+            0,
+            "permission_mode",
+            None,
+            "—",
+            False,
             note="not restored (by design): every resume starts in default or the CLI's mode",
         )
     )

@@ -113,9 +113,7 @@ def new_uuid() -> str:
             _uuid_hex, _uuid_pos = os.urandom(16 * _UUID_BLOCK).hex(), 0
         h = _uuid_hex[_uuid_pos : _uuid_pos + 32]
         _uuid_pos += 32
-    return (
-        f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16)]}{h[17:20]}-{h[20:]}"
-    )
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16)]}{h[17:20]}-{h[20:]}"
 
 
 def _reset_uuid_buffer() -> None:
@@ -509,9 +507,7 @@ class SessionStore:
             {"type": "metadata", "key": key, "value": value, "timestamp": self._clock()}
         )
 
-    def append_compact(
-        self, summary: str, removed_count: int, *, source: str | None = None
-    ) -> str:
+    def append_compact(self, summary: str, removed_count: int, *, source: str | None = None) -> str:
         """Append a ``context_compact`` boundary marker (it never truncates what loads)."""
         rec: dict[str, Any] = {
             "type": "context_compact",

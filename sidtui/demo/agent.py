@@ -320,7 +320,11 @@ class SimAgent:
         if self.max_per_file is not None:
             kwargs["max_per_file"] = self.max_per_file
         return CheckpointManager.for_session(
-            self.home, self.session_id, project_root=self.project.root, clock=self.clock.ms, **kwargs
+            self.home,
+            self.session_id,
+            project_root=self.project.root,
+            clock=self.clock.ms,
+            **kwargs,
         )
 
     def start(self, *, session_id: str | None = None, forked_from: str | None = None) -> str:
@@ -461,7 +465,9 @@ class SimAgent:
         mu.cache_read += cache_read
         mu.cache_creation += creation
         mu.requests += 1
-        mu.cost += (inp * p_in + out_tokens * p_out + cache_read * p_read + creation * p_write) / 1e6
+        mu.cost += (
+            inp * p_in + out_tokens * p_out + cache_read * p_read + creation * p_write
+        ) / 1e6
         mu.savings += cache_read * (p_in - p_read) / 1e6
         return usage
 
@@ -550,7 +556,11 @@ class SimAgent:
             for c in calls:
                 fp = c.input.get("file_path")
                 if isinstance(fp, str):
-                    self.intents.declare(fp, {"read": "read", "edit": "edit", "write": "write"}.get(c.name, "read"), now)
+                    self.intents.declare(
+                        fp,
+                        {"read": "read", "edit": "edit", "write": "write"}.get(c.name, "read"),
+                        now,
+                    )
             for c in calls:
                 if c.name == "bash":
                     for p in c.affects:
@@ -593,7 +603,9 @@ class SimAgent:
         self.messages += 1
         return results
 
-    def _result(self, c: Call, content: str, *, is_error: bool = False, **extra: Any) -> dict[str, Any]:
+    def _result(
+        self, c: Call, content: str, *, is_error: bool = False, **extra: Any
+    ) -> dict[str, Any]:
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": c.id, "content": content}
         if is_error:
             block["is_error"] = True
@@ -627,7 +639,9 @@ class SimAgent:
             _write_text(path, c.input["content"])
             verb = "文件已创建" if old is None else "文件已写入"
             return self._result(
-                c, f"{verb}: {path}", structuredPatch=structured_patch(old or "", c.input["content"])
+                c,
+                f"{verb}: {path}",
+                structuredPatch=structured_patch(old or "", c.input["content"]),
             )
         if c.name == "bash":
             self._bash_effect(c.effect)
@@ -662,7 +676,9 @@ class SimAgent:
             hits = sorted(
                 str(p)
                 for p in root.rglob("*")
-                if p.is_file() and ".git" not in p.parts and fnmatch.fnmatch(str(p.relative_to(root)), c.input["pattern"])
+                if p.is_file()
+                and ".git" not in p.parts
+                and fnmatch.fnmatch(str(p.relative_to(root)), c.input["pattern"])
             )
             return "\n".join(hits) if hits else "No files found"
         pat = c.input["pattern"]
@@ -682,7 +698,9 @@ class SimAgent:
             for t in todos
         ]
         mark = {"completed": "✅", "in_progress": "🔄", "pending": "⬜"}
-        lines = [f"  {mark.get(t['status'], '⬜')} {i}. {t['content']}" for i, t in enumerate(todos, 1)]
+        lines = [
+            f"  {mark.get(t['status'], '⬜')} {i}. {t['content']}" for i, t in enumerate(todos, 1)
+        ]
         if all(t["status"] == "completed" for t in todos):
             self.todos_written = self.todos
             self.todos = []
@@ -697,7 +715,9 @@ class SimAgent:
     def _sub_agent(self, c: Call) -> dict[str, Any]:
         plan = c.sub
         assert plan is not None
-        sc = SidechainWriter(self.session_dir, self.session_id, self.ids.agent_id(), clock=self.clock.iso)
+        sc = SidechainWriter(
+            self.session_dir, self.session_id, self.ids.agent_id(), clock=self.clock.iso
+        )
         sc.start(plan.agent_type, plan.description, self.model)
         sc.message("user", [{"type": "text", "text": plan.prompt}], 1)
         turn = 1
@@ -706,11 +726,16 @@ class SimAgent:
             tid = self.ids.tool_use_id()
             sc.message(
                 "assistant",
-                [{"type": "text", "text": text}, {"type": "tool_use", "id": tid, "name": tool, "input": tool_input}],
+                [
+                    {"type": "text", "text": text},
+                    {"type": "tool_use", "id": tid, "name": tool, "input": tool_input},
+                ],
                 turn,
             )
             self.clock.step(5, 90)
-            sc.message("user", [{"type": "tool_result", "tool_use_id": tid, "content": result}], turn)
+            sc.message(
+                "user", [{"type": "tool_result", "tool_use_id": tid, "content": result}], turn
+            )
             turn += 1
         if plan.status is None:  # killed mid-run: the last turn landed, no sidechain_end
             return self._result(c, "")

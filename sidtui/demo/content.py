@@ -234,7 +234,7 @@ def main(argv=None):
     return 0
 '''
 
-PYTOOL_TEST = '''from pytool.util import slugify, word_count
+PYTOOL_TEST = """from pytool.util import slugify, word_count
 
 
 def test_slugify():
@@ -243,7 +243,7 @@ def test_slugify():
 
 def test_word_count():
     assert word_count("a b  c") == 3
-'''
+"""
 
 PYTOOL_CONFIG = "[server]\r\nhost = localhost\r\nport = 8080\r\n\r\n[log]\r\nlevel = info\r\n"
 PYTOOL_TODO = "# todo\n\n- [ ] add a --json flag\n- [ ] release 0.2"

@@ -139,29 +139,108 @@ def write_cycle_session(
         return iso_ms(t0 + k * 4_100)
 
     tool_id = ids.tool_use_id()
-    usage = {"inputTokens": 64, "outputTokens": 190, "cacheReadInputTokens": 5120, "cacheCreationInputTokens": 411}
+    usage = {
+        "inputTokens": 64,
+        "outputTokens": 190,
+        "cacheReadInputTokens": 5120,
+        "cacheCreationInputTokens": 411,
+    }
     recs = [
-        {"type": "session_start", "version": "3.0", "schemaCompat": "claude-code-like/v3",
-         "sessionId": session_id, "model": model, "provider": "anthropic", "cwd": cwd,
-         "timestamp": ts(0), "uuid": u[0], "parentUuid": None},
-        {"type": "user_message", "message": {"role": "user", "content": [
-            {"type": "text", "text": "Why does the import script run forever on the March data?"}]},
-         "timestamp": ts(1), "cwd": cwd, "permissionMode": "default", "uuid": u[1], "parentUuid": u[0]},
-        {"type": "assistant_message", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "Let me look for the loop."},
-            {"type": "tool_use", "id": tool_id, "name": "grep", "input": {"pattern": "while", "path": "."}}]},
-         "timestamp": ts(2), "usage": usage, "model": model, "stopReason": "tool_use",
-         "msgId": ids.msg_id(), "uuid": u[2], "parentUuid": u[1]},
-        {"type": "user_message", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": tool_id, "content": f"{cwd}/analyze.py:12:    while row:"}]},
-         "timestamp": ts(3), "uuid": u[3], "parentUuid": u[2]},
-        {"type": "assistant_message", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "Line 12 never advances `row`; reading the next row inside the loop fixes it."}]},
-         "timestamp": ts(4), "usage": usage, "model": model, "stopReason": "end_turn",
-         "msgId": ids.msg_id(), "uuid": u[4], "parentUuid": u[3]},
+        {
+            "type": "session_start",
+            "version": "3.0",
+            "schemaCompat": "claude-code-like/v3",
+            "sessionId": session_id,
+            "model": model,
+            "provider": "anthropic",
+            "cwd": cwd,
+            "timestamp": ts(0),
+            "uuid": u[0],
+            "parentUuid": None,
+        },
+        {
+            "type": "user_message",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "Why does the import script run forever on the March data?",
+                    }
+                ],
+            },
+            "timestamp": ts(1),
+            "cwd": cwd,
+            "permissionMode": "default",
+            "uuid": u[1],
+            "parentUuid": u[0],
+        },
+        {
+            "type": "assistant_message",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me look for the loop."},
+                    {
+                        "type": "tool_use",
+                        "id": tool_id,
+                        "name": "grep",
+                        "input": {"pattern": "while", "path": "."},
+                    },
+                ],
+            },
+            "timestamp": ts(2),
+            "usage": usage,
+            "model": model,
+            "stopReason": "tool_use",
+            "msgId": ids.msg_id(),
+            "uuid": u[2],
+            "parentUuid": u[1],
+        },
+        {
+            "type": "user_message",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tool_id,
+                        "content": f"{cwd}/analyze.py:12:    while row:",
+                    }
+                ],
+            },
+            "timestamp": ts(3),
+            "uuid": u[3],
+            "parentUuid": u[2],
+        },
+        {
+            "type": "assistant_message",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "Line 12 never advances `row`; reading the next row inside the loop fixes it.",
+                    }
+                ],
+            },
+            "timestamp": ts(4),
+            "usage": usage,
+            "model": model,
+            "stopReason": "end_turn",
+            "msgId": ids.msg_id(),
+            "uuid": u[4],
+            "parentUuid": u[3],
+        },
         # A record copied back in by a buggy sync tool: it re-uses u[2] as its own uuid.
-        {"type": "metadata", "key": "session_name", "value": "Import loop",
-         "timestamp": ts(5), "uuid": u[2], "parentUuid": u[4]},
+        {
+            "type": "metadata",
+            "key": "session_name",
+            "value": "Import loop",
+            "timestamp": ts(5),
+            "uuid": u[2],
+            "parentUuid": u[4],
+        },
     ]
     if path.exists():
         os.unlink(path)
@@ -174,7 +253,9 @@ def write_v1_session(path: Path, data: dict[str, Any]) -> None:
     write_pretty(path, data)
 
 
-def write_v2_session(path: Path, records: list[dict[str, Any]], *, torn_tail: str | None = None) -> None:
+def write_v2_session(
+    path: Path, records: list[dict[str, Any]], *, torn_tail: str | None = None
+) -> None:
     """A v2 JSONL session (no uuid chain); ``torn_tail`` is appended without a newline."""
     if path.exists():
         os.unlink(path)
@@ -184,7 +265,9 @@ def write_v2_session(path: Path, records: list[dict[str, Any]], *, torn_tail: st
             fh.write(torn_tail.encode("utf-8"))
 
 
-def write_legacy_checkpoints(index_path: Path, session_id: str, created_at: int, files: dict[str, list[dict[str, Any]]]) -> None:
+def write_legacy_checkpoints(
+    index_path: Path, session_id: str, created_at: int, files: dict[str, list[dict[str, Any]]]
+) -> None:
     """The legacy index ``{sessionId, createdAt, files: {path: {filePath, entries}}}``."""
     write_pretty(
         index_path,

@@ -47,7 +47,7 @@ from sidtui.demo.projects import Project, project_key
 
 LIVE_FILES = {
     "README.md": "# live-app\n\nA project the live demo agent keeps editing.\n",
-    "src/counter.ts": "export const count = 0;\nexport const label = \"start\";\n",
+    "src/counter.ts": 'export const count = 0;\nexport const label = "start";\n',
     "src/config.json": '{\n  "retries": 1,\n  "verbose": false\n}\n',
     "notes/journal.md": "# journal\n",
 }
@@ -88,7 +88,9 @@ class LiveRunner:
         stop: an event that ends the loop after the current step.
     """
 
-    def __init__(self, home: Home, project: Project, seed: int, rate: float, stop: threading.Event) -> None:
+    def __init__(
+        self, home: Home, project: Project, seed: int, rate: float, stop: threading.Event
+    ) -> None:
         self.home = home
         self.project = project
         self.rng = random.Random(f"{seed}:live")
@@ -114,7 +116,12 @@ class LiveRunner:
         label = text.split('label = "', 1)[1].split('"', 1)[0] if 'label = "' in text else "start"
         return [
             edit(p, "src/counter.ts", f"count = {cur};", f"count = {int(cur) + 1};"),
-            edit(p, "src/counter.ts", f'label = "{label}"', f'label = "{self.rng.choice(["alpha", "beta", "gamma", "delta"])}"'),
+            edit(
+                p,
+                "src/counter.ts",
+                f'label = "{label}"',
+                f'label = "{self.rng.choice(["alpha", "beta", "gamma", "delta"])}"',
+            ),
         ][: self.rng.randint(1, 2)]
 
     def _step_calls(self, n: int) -> tuple[str, list]:
@@ -125,26 +132,60 @@ class LiveRunner:
         if kind == 1:
             text = _read(p.root / "src/config.json")
             cur = text.split('"retries": ', 1)[1].split(",", 1)[0] if '"retries": ' in text else "1"
-            return "Raising retries.", [read(p, "src/config.json"), edit(p, "src/config.json", f'"retries": {cur},', f'"retries": {int(cur) % 9 + 1},')]
+            return "Raising retries.", [
+                read(p, "src/config.json"),
+                edit(p, "src/config.json", f'"retries": {cur},', f'"retries": {int(cur) % 9 + 1},'),
+            ]
         if kind == 2:
             line = f"- step {n}: {self.rng.choice(['counter bumped', 'config tuned', 'notes tidied', 'checked status'])}\n"
-            return "Appending to the journal.", [bash("echo ... >> notes/journal.md", affects=["notes/journal.md"], effect=("append", "notes/journal.md", line))]
+            return "Appending to the journal.", [
+                bash(
+                    "echo ... >> notes/journal.md",
+                    affects=["notes/journal.md"],
+                    effect=("append", "notes/journal.md", line),
+                )
+            ]
         if kind == 3:
-            return "Reading the counter and searching for uses.", [read(p, "src/counter.ts"), read(p, "notes/journal.md"), grep("count", "src")]
+            return "Reading the counter and searching for uses.", [
+                read(p, "src/counter.ts"),
+                read(p, "notes/journal.md"),
+                grep("count", "src"),
+            ]
         if kind == 4:
             plan = SubAgentPlan(
-                "Explore", "Review config.json", "Is src/config.json sane? Report only.",
-                steps=[("Reading it.", "read", {"file_path": p.path("src/config.json")}, _read(p.root / "src/config.json")[:200])],
+                "Explore",
+                "Review config.json",
+                "Is src/config.json sane? Report only.",
+                steps=[
+                    (
+                        "Reading it.",
+                        "read",
+                        {"file_path": p.path("src/config.json")},
+                        _read(p.root / "src/config.json")[:200],
+                    )
+                ],
                 final="Config looks fine; retries are bounded.",
                 status=self.rng.choice(["completed", "completed", "failed"]),
             )
             return "Asking a sub-agent.", [sub_agent(plan)]
         if kind == 5:
             text = _read(p.root / "src/config.json")
-            old, new = ('"verbose": false', '"verbose": true') if '"verbose": false' in text else ('"verbose": true', '"verbose": false')
+            old, new = (
+                ('"verbose": false', '"verbose": true')
+                if '"verbose": false' in text
+                else ('"verbose": true', '"verbose": false')
+            )
             return "Toggling verbose.", [edit(p, "src/config.json", old, new)]
         slot = n % 3
-        return "Writing a scratch note.", [write(p, f"notes/scratch-{slot}.md", f"scratch {n}\n"), todo_write([("Write scratch note", "Writing scratch note", "completed"), ("Tidy up", "Tidying up", "pending")])]
+        return "Writing a scratch note.", [
+            write(p, f"notes/scratch-{slot}.md", f"scratch {n}\n"),
+            todo_write(
+                [
+                    ("Write scratch note", "Writing scratch note", "completed"),
+                    ("Tidy up", "Tidying up", "pending"),
+                ]
+            ),
+        ]
 
     def run(self, max_seconds: float | None = None) -> None:
         a = self.agent
@@ -193,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    runner = LiveRunner(Home(Path(args.home)), live_project(Path(args.project)), args.seed, args.rate, stop)
+    runner = LiveRunner(
+        Home(Path(args.home)), live_project(Path(args.project)), args.seed, args.rate, stop
+    )
     runner.run(args.max_seconds)
     return 0
 

@@ -129,9 +129,7 @@ class IntentFile:
             pass
 
 
-def append_history(
-    home: Home, display: str, timestamp: str, project: str, session_id: str
-) -> None:
+def append_history(home: Home, display: str, timestamp: str, project: str, session_id: str) -> None:
     """Append one prompt line to ``history.jsonl``."""
     home.root.mkdir(parents=True, exist_ok=True)
     line = stringify(

@@ -96,29 +96,65 @@ class _Writer:
         return self.pool[start : start + n]
 
     def usage(self) -> dict:
-        inp, out, read = self.rng.randint(20, 160), self.rng.randint(30, 900), self.rng.randint(2000, 90000)
+        inp, out, read = (
+            self.rng.randint(20, 160),
+            self.rng.randint(30, 900),
+            self.rng.randint(2000, 90000),
+        )
         self.cost += (inp * 3 + out * 15 + read * 0.3) / 1e6
-        return {"inputTokens": inp, "outputTokens": out, "cacheReadInputTokens": read, "cacheCreationInputTokens": self.rng.choice((0, 411, 633))}
+        return {
+            "inputTokens": inp,
+            "outputTokens": out,
+            "cacheReadInputTokens": read,
+            "cacheCreationInputTokens": self.rng.choice((0, 411, 633)),
+        }
 
     def assistant(self, blocks: list, stop: str, model: str) -> None:
         self.messages += 1
-        self.put({"type": "assistant_message", "message": {"role": "assistant", "content": blocks},
-                  "usage": self.usage(), "model": model, "stopReason": stop, "msgId": self.ids.msg_id()})
+        self.put(
+            {
+                "type": "assistant_message",
+                "message": {"role": "assistant", "content": blocks},
+                "usage": self.usage(),
+                "model": model,
+                "stopReason": stop,
+                "msgId": self.ids.msg_id(),
+            }
+        )
 
 
 def _write_session(
-    fh, rng: random.Random, ids: SeededIds, *, session_id: str, cwd: str, t_ms: int,
-    target: int, end: bool, model: str = "claude-sonnet-4-6", history: list | None = None,
+    fh,
+    rng: random.Random,
+    ids: SeededIds,
+    *,
+    session_id: str,
+    cwd: str,
+    t_ms: int,
+    target: int,
+    end: bool,
+    model: str = "claude-sonnet-4-6",
+    history: list | None = None,
     pool: str | None = None,
 ) -> _Writer:
     w = _Writer(fh, rng, ids, t_ms, pool or word_pool(rng))
-    start = {"type": "session_start", "version": "3.0", "schemaCompat": "claude-code-like/v3",
-             "sessionId": session_id, "model": model, "provider": "anthropic", "cwd": cwd}
+    start = {
+        "type": "session_start",
+        "version": "3.0",
+        "schemaCompat": "claude-code-like/v3",
+        "sessionId": session_id,
+        "model": model,
+        "provider": "anthropic",
+        "cwd": cwd,
+    }
     w.put(start)
     first = True
     while w.bytes < target:
         prompt = w.text(20, 240).strip() or "continue"
-        user = {"type": "user_message", "message": {"role": "user", "content": [{"type": "text", "text": prompt}]}}
+        user = {
+            "type": "user_message",
+            "message": {"role": "user", "content": [{"type": "text", "text": prompt}]},
+        }
         if first:
             user.update({"cwd": cwd, "gitBranch": "main", "permissionMode": "default"})
         w.messages += 1
@@ -134,7 +170,13 @@ def _write_session(
             for _ in range(k):
                 name = rng.choice(_TOOLS)
                 fp = f"{cwd}/src/{rng.choice(_WORDS)}.ts"
-                inp = {"command": w.text(10, 60)} if name == "bash" else {"pattern": rng.choice(_WORDS)} if name in ("grep", "glob") else {"file_path": fp}
+                inp = (
+                    {"command": w.text(10, 60)}
+                    if name == "bash"
+                    else {"pattern": rng.choice(_WORDS)}
+                    if name in ("grep", "glob")
+                    else {"file_path": fp}
+                )
                 if name == "edit":
                     inp.update({"old_string": w.text(10, 120), "new_string": w.text(10, 160)})
                 elif name == "write":
@@ -142,28 +184,71 @@ def _write_session(
                 calls.append((ids.tool_use_id(), name, inp))
             blocks: list = []
             if rng.random() < 0.3:
-                blocks.append({"type": "thinking", "thinking": w.text(40, 400), "signature": ids.signature()})
+                blocks.append(
+                    {"type": "thinking", "thinking": w.text(40, 400), "signature": ids.signature()}
+                )
             if rng.random() < 0.7:
                 blocks.append({"type": "text", "text": w.text(10, 200)})
-            blocks += [{"type": "tool_use", "id": i, "name": n, "input": inp} for i, n, inp in calls]
+            blocks += [
+                {"type": "tool_use", "id": i, "name": n, "input": inp} for i, n, inp in calls
+            ]
             w.assistant(blocks, "tool_use", model)
             changed = [inp["file_path"] for _, n, inp in calls if n in ("edit", "write")]
             if changed:
                 new = [f for f in changed if f not in w.files]
                 w.files.extend(new)
                 if new or rng.random() < 0.3:
-                    w.put({"type": "metadata", "key": "file_changes", "value": {"files": list(w.files[-40:]), "lastTool": ", ".join(n for _, n, _ in calls), "count": len(w.files)}})
+                    w.put(
+                        {
+                            "type": "metadata",
+                            "key": "file_changes",
+                            "value": {
+                                "files": list(w.files[-40:]),
+                                "lastTool": ", ".join(n for _, n, _ in calls),
+                                "count": len(w.files),
+                            },
+                        }
+                    )
             results = []
             for i, _n, _ in calls:
                 size = int(min(20000, rng.lognormvariate(math.log(150), 1.1)))
-                block = {"type": "tool_result", "tool_use_id": i, "content": w.text(size // 2, size)}
+                block = {
+                    "type": "tool_result",
+                    "tool_use_id": i,
+                    "content": w.text(size // 2, size),
+                }
                 if rng.random() < 0.03:
                     block["is_error"] = True
                 results.append(block)
             w.messages += 1
             w.put({"type": "user_message", "message": {"role": "user", "content": results}})
         w.assistant([{"type": "text", "text": w.text(20, 400)}], "end_turn", model)
-        w.put({"type": "metadata", "key": "usage_stats", "value": {"totalCostUSD": w.cost, "sideCostUSD": 0, "totalAPIDuration": w.t - t_ms, "totalToolDuration": w.records * 7, "modelUsage": {model: {"inputTokens": 80, "stockPromptTokens": 9000, "cumulativePromptTokens": w.records * 40, "outputTokens": w.records * 90, "cacheReadInputTokens": w.records * 3000, "cacheCreationInputTokens": 411, "requests": w.messages // 2, "costUSD": w.cost, "cacheSavingsUSD": w.cost * 2, "provider": "anthropic"}}}})
+        w.put(
+            {
+                "type": "metadata",
+                "key": "usage_stats",
+                "value": {
+                    "totalCostUSD": w.cost,
+                    "sideCostUSD": 0,
+                    "totalAPIDuration": w.t - t_ms,
+                    "totalToolDuration": w.records * 7,
+                    "modelUsage": {
+                        model: {
+                            "inputTokens": 80,
+                            "stockPromptTokens": 9000,
+                            "cumulativePromptTokens": w.records * 40,
+                            "outputTokens": w.records * 90,
+                            "cacheReadInputTokens": w.records * 3000,
+                            "cacheCreationInputTokens": 411,
+                            "requests": w.messages // 2,
+                            "costUSD": w.cost,
+                            "cacheSavingsUSD": w.cost * 2,
+                            "provider": "anthropic",
+                        }
+                    },
+                },
+            }
+        )
         w.put({"type": "metadata", "key": "todo_state", "value": {"todos": []}})
         first = False
     if end:
@@ -199,8 +284,18 @@ def write_scale_home(root: str | os.PathLike[str], n: int, seed: int = 0) -> Sca
         path = folder / f"{sid}.jsonl"
         prompts: list = []
         with open(path, "wb", buffering=1 << 20) as fh:
-            w = _write_session(fh, rng, ids, session_id=sid, cwd=project, t_ms=t,
-                               target=session_size(rng), end=rng.random() < 0.33, history=prompts, pool=pool)
+            w = _write_session(
+                fh,
+                rng,
+                ids,
+                session_id=sid,
+                cwd=project,
+                t_ms=t,
+                target=session_size(rng),
+                end=rng.random() < 0.33,
+                history=prompts,
+                pool=pool,
+            )
         os.utime(path, (w.t / 1000, w.t / 1000))
         history.extend((p, ts, project, sid) for p, ts in prompts)
         stats.sessions += 1
@@ -209,11 +304,24 @@ def write_scale_home(root: str | os.PathLike[str], n: int, seed: int = 0) -> Sca
     history.sort(key=lambda h: h[1])
     with open(home / "history.jsonl", "ab") as fh:
         for display, ts, project, sid in history:
-            fh.write(stringify({"display": display, "pastedContents": [], "timestamp": iso_ms(ts), "project": project, "sessionId": sid}) + b"\n")
+            fh.write(
+                stringify(
+                    {
+                        "display": display,
+                        "pastedContents": [],
+                        "timestamp": iso_ms(ts),
+                        "project": project,
+                        "sessionId": sid,
+                    }
+                )
+                + b"\n"
+            )
     return stats
 
 
-def write_huge_session(path: str | os.PathLike[str], target_bytes: int = 100 * 1024 * 1024, seed: int = 0) -> ScaleStats:
+def write_huge_session(
+    path: str | os.PathLike[str], target_bytes: int = 100 * 1024 * 1024, seed: int = 0
+) -> ScaleStats:
     """Write one session of about ``target_bytes`` at ``path`` (its stem is the id).
 
     Returns:
@@ -224,10 +332,24 @@ def write_huge_session(path: str | os.PathLike[str], target_bytes: int = 100 * 1
     rng = random.Random(f"{seed}:huge")
     ids = SeededIds(random.Random(f"{seed}:huge-ids"))
     with open(p, "wb", buffering=1 << 22) as fh:
-        w = _write_session(fh, rng, ids, session_id=p.stem, cwd="/tmp/sidtui-scale/huge", t_ms=DEMO_EPOCH_MS, target=target_bytes, end=True)
+        w = _write_session(
+            fh,
+            rng,
+            ids,
+            session_id=p.stem,
+            cwd="/tmp/sidtui-scale/huge",
+            t_ms=DEMO_EPOCH_MS,
+            target=target_bytes,
+            end=True,
+        )
     return ScaleStats(1, w.records, w.bytes)
 
 
 def huge_session_path(home: str | os.PathLike[str], seed: int = 0) -> Path:
     """Where ``sidtui demo --huge`` puts the huge session inside ``home``."""
-    return Path(home) / "sessions" / project_key("/tmp/sidtui-scale/huge") / f"20261122-000000-{seed & 0xFFFFFFFF:08x}.jsonl"
+    return (
+        Path(home)
+        / "sessions"
+        / project_key("/tmp/sidtui-scale/huge")
+        / f"20261122-000000-{seed & 0xFFFFFFFF:08x}.jsonl"
+    )

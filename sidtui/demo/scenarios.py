@@ -90,7 +90,12 @@ class _Builder:
     def agent(self, project: str, **kw) -> SimAgent:
         kw.setdefault("pid", self.dead_pid)  # a clean exit removes it; a kill leaves it stale
         return SimAgent(
-            self.home, self.projects[project], clock=self.clock, ids=self.ids, rng=self.rng(f"a{len(self.cases)}:{project}:{self.clock.ms()}"), **kw
+            self.home,
+            self.projects[project],
+            clock=self.clock,
+            ids=self.ids,
+            rng=self.rng(f"a{len(self.cases)}:{project}:{self.clock.ms()}"),
+            **kw,
         )
 
     # ---------------------------------------------------------------- projects
@@ -199,7 +204,11 @@ class _Builder:
                     [
                         todo_write(
                             [
-                                ("Validate card and expiry", "Validating card and expiry", "completed"),
+                                (
+                                    "Validate card and expiry",
+                                    "Validating card and expiry",
+                                    "completed",
+                                ),
                                 ("Document the rule", "Documenting the rule", "completed"),
                                 ("Add unit tests", "Adding unit tests", "pending"),
                             ]
@@ -208,7 +217,13 @@ class _Builder:
                 ),
                 (
                     "Quick sanity check.",
-                    [bash("grep -c 'ok: false' src/checkout.ts", output="3", description="count checks")],
+                    [
+                        bash(
+                            "grep -c 'ok: false' src/checkout.ts",
+                            output="3",
+                            description="count checks",
+                        )
+                    ],
                 ),
             ],
             "Done: `checkout` now rejects malformed card numbers and expiry dates, and the README documents the rule.",
@@ -241,7 +256,11 @@ class _Builder:
                     [
                         todo_write(
                             [
-                                ("Validate card and expiry", "Validating card and expiry", "completed"),
+                                (
+                                    "Validate card and expiry",
+                                    "Validating card and expiry",
+                                    "completed",
+                                ),
                                 ("Document the rule", "Documenting the rule", "completed"),
                                 ("Add unit tests", "Adding unit tests", "completed"),
                             ]
@@ -251,10 +270,22 @@ class _Builder:
             ],
             "Added `src/checkout.test.ts` and negative amounts now format as `-$1.00`.",
             thinking="Two independent changes: one new file, one edit. One batch.",
-            goal={**goal, "status": "complete", "tokensUsed": 18234, "turnsUsed": 2,
-                  "updatedAt": self.clock.ms() + 1,
-                  "evidenceLog": [{"turn": 2, "timestamp": self.clock.ms(), "type": "file_change", "summary": "checkout.test.ts created"}],
-                  "lastEvalReason": "tests and docs present"},
+            goal={
+                **goal,
+                "status": "complete",
+                "tokensUsed": 18234,
+                "turnsUsed": 2,
+                "updatedAt": self.clock.ms() + 1,
+                "evidenceLog": [
+                    {
+                        "turn": 2,
+                        "timestamp": self.clock.ms(),
+                        "type": "file_change",
+                        "summary": "checkout.test.ts created",
+                    }
+                ],
+                "lastEvalReason": "tests and docs present",
+            },
             name="Checkout payment validation",
             summary="Validated card number and expiry in checkout, documented the rule, added tests.",
         )
@@ -319,7 +350,19 @@ class _Builder:
         sid = a.start()
         a.turn(
             "Make the cart border a bit darker.",
-            [(None, [edit(p, "src/styles.css", "border: 1px solid #ddd;", "border: 1px solid #bbb;")])],
+            [
+                (
+                    None,
+                    [
+                        edit(
+                            p,
+                            "src/styles.css",
+                            "border: 1px solid #ddd;",
+                            "border: 1px solid #bbb;",
+                        )
+                    ],
+                )
+            ],
             "Done, the border is now #bbb.",
         )
         a.prompt("And make the button green.")
@@ -340,7 +383,19 @@ class _Builder:
         sid = a.start()
         a.turn(
             "Add a --version flag to the CLI.",
-            [(None, [edit(p, "pytool/cli.py", '    parser.add_argument("command"', '    parser.add_argument("--version", action="version", version="0.1")\n    parser.add_argument("command"')])],
+            [
+                (
+                    None,
+                    [
+                        edit(
+                            p,
+                            "pytool/cli.py",
+                            '    parser.add_argument("command"',
+                            '    parser.add_argument("--version", action="version", version="0.1")\n    parser.add_argument("command"',
+                        )
+                    ],
+                )
+            ],
             "Added `--version`.",
         )
         a.end()
@@ -350,7 +405,16 @@ class _Builder:
         b.resume(sid)
         b.turn(
             "Tick off the json flag in the todo notes.",
-            [(None, [edit(p, "notes/todo.md", "- [ ] add a --json flag", "- [x] add a --json flag")])],
+            [
+                (
+                    None,
+                    [
+                        edit(
+                            p, "notes/todo.md", "- [ ] add a --json flag", "- [x] add a --json flag"
+                        )
+                    ],
+                )
+            ],
             "Ticked.",
         )
         b.end()
@@ -358,7 +422,11 @@ class _Builder:
         c = self.agent("pytool")
         c.adopt(b)
         c.resume(sid)
-        c.turn("What is left in the todo list?", [(None, [read(p, "notes/todo.md")])], "Only `release 0.2` is left.")
+        c.turn(
+            "What is left in the todo list?",
+            [(None, [read(p, "notes/todo.md")])],
+            "Only `release 0.2` is left.",
+        )
         c.end()
         self.cases["resumed"] = sid
 
@@ -383,7 +451,11 @@ class _Builder:
         p = self.projects["pytool"]
         a0 = self.agent("pytool")
         sid = a0.start()
-        a0.turn("Explain word_count.", [(None, [grep("def word_count", "pytool")])], "It splits on whitespace and counts the parts.")
+        a0.turn(
+            "Explain word_count.",
+            [(None, [grep("def word_count", "pytool")])],
+            "It splits on whitespace and counts the parts.",
+        )
         a0.end()
         self.clock.advance(HOUR)
         procs = [self.agent("pytool"), self.agent("pytool")]
@@ -391,10 +463,30 @@ class _Builder:
             proc.adopt(a0)
             proc.resume(sid)
         asks = [
-            ("[A] Add a docstring to slugify.", "Docstring added.", ("pytool/util.py", "def slugify(text):\n", 'def slugify(text):\n    """Lowercase, dashes between words."""\n')),
-            ("[B] Set the log level to debug.", "Log level is now debug.", ("config.ini", "level = info", "level = debug")),
-            ("[A] Now count words in the README too.", "There is no README in pytool; nothing to count.", None),
-            ("[B] Bump the port to 9090.", "Port is now 9090.", ("config.ini", "port = 8080", "port = 9090")),
+            (
+                "[A] Add a docstring to slugify.",
+                "Docstring added.",
+                (
+                    "pytool/util.py",
+                    "def slugify(text):\n",
+                    'def slugify(text):\n    """Lowercase, dashes between words."""\n',
+                ),
+            ),
+            (
+                "[B] Set the log level to debug.",
+                "Log level is now debug.",
+                ("config.ini", "level = info", "level = debug"),
+            ),
+            (
+                "[A] Now count words in the README too.",
+                "There is no README in pytool; nothing to count.",
+                None,
+            ),
+            (
+                "[B] Bump the port to 9090.",
+                "Port is now 9090.",
+                ("config.ini", "port = 8080", "port = 9090"),
+            ),
         ]
         for n, (ask, answer, change) in enumerate(asks):
             proc = procs[n % 2]
@@ -410,9 +502,33 @@ class _Builder:
         p = self.projects["webshop"]
         a = self.agent("webshop")
         sid = a.start()
-        a.turn("Rename formatDate to formatDay.", [(None, [edit(p, "src/format.ts", "formatDate", "formatDay")])], "Renamed.")
-        a.turn("Add a formatPercent helper.", [(None, [edit(p, "src/format.ts", "export function formatDay", "export function formatPercent(x: number): string {\n  return (x * 100).toFixed(1) + \"%\";\n}\n\nexport function formatDay")])], "Added `formatPercent`.")
-        a.turn("Actually use Intl.NumberFormat for it.", [], "Switched to `Intl.NumberFormat` (no file change needed yet).")
+        a.turn(
+            "Rename formatDate to formatDay.",
+            [(None, [edit(p, "src/format.ts", "formatDate", "formatDay")])],
+            "Renamed.",
+        )
+        a.turn(
+            "Add a formatPercent helper.",
+            [
+                (
+                    None,
+                    [
+                        edit(
+                            p,
+                            "src/format.ts",
+                            "export function formatDay",
+                            'export function formatPercent(x: number): string {\n  return (x * 100).toFixed(1) + "%";\n}\n\nexport function formatDay',
+                        )
+                    ],
+                )
+            ],
+            "Added `formatPercent`.",
+        )
+        a.turn(
+            "Actually use Intl.NumberFormat for it.",
+            [],
+            "Switched to `Intl.NumberFormat` (no file change needed yet).",
+        )
         a.end()
         # The marker hangs off the record before prompt 2 (DESIGN §7); written through the store.
         prompt_uuid, before, index = a.prompt_points[1]
@@ -423,8 +539,14 @@ class _Builder:
         store.last_uuid = before
         store.append_metadata(
             "rewind",
-            {"toPoint": 2, "mode": "conversation", "promptUuid": prompt_uuid, "abandonedTip": abandoned,
-             "messagesDropped": len(a.transcript) - index, "by": "sidtui"},
+            {
+                "toPoint": 2,
+                "mode": "conversation",
+                "promptUuid": prompt_uuid,
+                "abandonedTip": abandoned,
+                "messagesDropped": len(a.transcript) - index,
+                "by": "sidtui",
+            },
         )
         store.flush()
         self.cases["rewind"] = sid
@@ -436,14 +558,26 @@ class _Builder:
         a = self.agent("webshop", pid=self.dead_pid)
         sid = a.start()
         ok = SubAgentPlan(
-            "Explore", "Security review of checkout.ts", "Review src/checkout.ts for security issues. Report findings only.",
-            steps=[("Reading checkout.ts.", "read", {"file_path": p.path("src/checkout.ts")}, "1\timport { Cart } from \"./cart\";")],
+            "Explore",
+            "Security review of checkout.ts",
+            "Review src/checkout.ts for security issues. Report findings only.",
+            steps=[
+                (
+                    "Reading checkout.ts.",
+                    "read",
+                    {"file_path": p.path("src/checkout.ts")},
+                    '1\timport { Cart } from "./cart";',
+                )
+            ],
             final="No secrets or injection risks; card numbers are never logged.",
         )
         bad = SubAgentPlan(
-            "general-purpose", "Check README for stale docs", "Compare README.md with src/ and list stale sections.",
+            "general-purpose",
+            "Check README for stale docs",
+            "Compare README.md with src/ and list stale sections.",
             steps=[("Listing src.", "bash", {"command": "ls src"}, "bash: permission denied")],
-            final="tool permission denied", status="failed",
+            final="tool permission denied",
+            status="failed",
         )
         a.turn(
             "Audit the repo: one agent reviews checkout security, another checks the README for stale docs.",
@@ -452,8 +586,17 @@ class _Builder:
         )
         a.prompt("Retry the README check.")
         killed = SubAgentPlan(
-            "Explore", "README staleness check (retry)", "Compare README.md with src/; list stale sections.",
-            steps=[("Listing src.", "glob", {"pattern": "src/*.ts"}, "\n".join(p.path(f"src/{n}") for n in ("cart.ts", "checkout.ts", "format.ts")))],
+            "Explore",
+            "README staleness check (retry)",
+            "Compare README.md with src/; list stale sections.",
+            steps=[
+                (
+                    "Listing src.",
+                    "glob",
+                    {"pattern": "src/*.ts"},
+                    "\n".join(p.path(f"src/{n}") for n in ("cart.ts", "checkout.ts", "format.ts")),
+                )
+            ],
             status=None,
         )
         calls = [sub_agent(killed)]
@@ -465,7 +608,11 @@ class _Builder:
         b = self.agent("webshop")
         b.adopt(a)
         b.resume(sid)
-        b.turn("The last run was killed. What did the README check find before it died?", [], "It had listed src/ and found three modules; it was killed before comparing them with the README.")
+        b.turn(
+            "The last run was killed. What did the README check find before it died?",
+            [],
+            "It had listed src/ and found three modules; it was killed before comparing them with the README.",
+        )
         b.end()
         # The killed process's registration stays; drop it (the stale case is `killed`).
         from sidtui.demo.registry import unregister
@@ -482,23 +629,51 @@ class _Builder:
         p = self.projects["notes"]
         a = self.agent("notes", model="claude-opus-4-7")
         sid = a.start()
-        a.turn("把周报按项目整理一下，每个项目下按完成/计划分组。", [(None, [read(p, "周报.md")])], "周报已经按项目分组了，我只需要把计划项单独列出来。")
+        a.turn(
+            "把周报按项目整理一下，每个项目下按完成/计划分组。",
+            [(None, [read(p, "周报.md")])],
+            "周报已经按项目分组了，我只需要把计划项单独列出来。",
+        )
         a.prompt("好的，直接改吧。")
-        calls = [write(p, "周报.md", C.NOTES_WEEKLY.replace("- 下周计划：灰度发布 10%\n", "\n### 计划\n- 灰度发布 10%\n"))]
+        calls = [
+            write(
+                p,
+                "周报.md",
+                C.NOTES_WEEKLY.replace(
+                    "- 下周计划：灰度发布 10%\n", "\n### 计划\n- 灰度发布 10%\n"
+                ),
+            )
+        ]
         a.say("改好了结构。", calls, redacted=True)
         a.execute(calls)
         a.say("已把计划项单独列为「计划」小节。")
         a.end_turn()
-        for q, ans in (("本周每天有什么会？", "只有周一的例会和周三的技术评审。"), ("周三的评审结论是什么？", "先用本地缓存，之后再评估 Redis。")):
+        for q, ans in (
+            ("本周每天有什么会？", "只有周一的例会和周三的技术评审。"),
+            ("周三的评审结论是什么？", "先用本地缓存，之后再评估 Redis。"),
+        ):
             a.turn(q, [(None, [read(p, "会议.md")])], ans)
         a.clock.step()
-        a.store.append_compact("用户在整理周报（已按项目分组）并询问了本周的会议安排；会议记录只有周一和周三。", 10)
+        a.store.append_compact(
+            "用户在整理周报（已按项目分组）并询问了本周的会议安排；会议记录只有周一和周三。", 10
+        )
         a.say(None, thinking="上下文已压缩，继续回答。", redacted=True)
-        a.turn("统计一下周报里一共有几条。", [], "一共 6 条：项目 A 2 条，项目 B 2 条，杂项 2 条。", name="整理周报")
+        a.turn(
+            "统计一下周报里一共有几条。",
+            [],
+            "一共 6 条：项目 A 2 条，项目 B 2 条，杂项 2 条。",
+            name="整理周报",
+        )
         a.end()
         write_summary(
-            a.session_dir, sid, "整理周报并按项目分组；询问会议安排；统计周报条目。", a.model, a.provider,
-            iso_ms(self.clock.ms()), a.messages, 5120,
+            a.session_dir,
+            sid,
+            "整理周报并按项目分组；询问会议安排；统计周报条目。",
+            a.model,
+            a.provider,
+            iso_ms(self.clock.ms()),
+            a.messages,
+            5120,
         )
         self.cases["context_compact"] = sid
         self.cases["non_ascii_project"] = sid
@@ -511,20 +686,46 @@ class _Builder:
         r = self.rng("datalab")
         a = self.agent("datalab", max_per_file=4)
         sid = a.start()
-        a.turn("Read the config and the data.", [(None, [read(p, "config.yaml"), read(p, "data/readings.csv"), glob("**/*.py")])], "The threshold is 30 °C and there are 80 readings.")
+        a.turn(
+            "Read the config and the data.",
+            [(None, [read(p, "config.yaml"), read(p, "data/readings.csv"), glob("**/*.py")])],
+            "The threshold is 30 °C and there are 80 readings.",
+        )
         for i in range(1, 7):
             row = f"{80 + i},Oslo,{r.randint(-5, 35)},{r.randint(20, 95)}\n"
-            calls = [bash(f"echo '{row.strip()}' >> data/readings.csv", affects=["data/readings.csv"], effect=("append", "data/readings.csv", row))]
+            calls = [
+                bash(
+                    f"echo '{row.strip()}' >> data/readings.csv",
+                    affects=["data/readings.csv"],
+                    effect=("append", "data/readings.csv", row),
+                )
+            ]
             if i % 2 == 0:
                 # 30 → 32 → 34 → 36
                 calls.append(edit(p, "config.yaml", f"threshold: {28 + i}", f"threshold: {30 + i}"))
-            a.turn(f"Add reading #{80 + i} and adjust the threshold if needed.", [(None, calls)], f"Reading {80 + i} added.")
+            a.turn(
+                f"Add reading #{80 + i} and adjust the threshold if needed.",
+                [(None, calls)],
+                f"Reading {80 + i} added.",
+            )
         a.turn(
             "Replace notes.txt with a fresh log, and remove analyze.py for now.",
-            [(None, [write(p, "notes.txt", "Run log\n=======\n\nRun 2: six new readings.\n"), bash("rm analyze.py", affects=["analyze.py"], effect=("rm", "analyze.py"))])],
+            [
+                (
+                    None,
+                    [
+                        write(p, "notes.txt", "Run log\n=======\n\nRun 2: six new readings.\n"),
+                        bash("rm analyze.py", affects=["analyze.py"], effect=("rm", "analyze.py")),
+                    ],
+                )
+            ],
             "Done.",
         )
-        a.turn("Bring analyze.py back.", [(None, [write(p, "analyze.py", C.DATALAB_ANALYZE)])], "Restored analyze.py.")
+        a.turn(
+            "Bring analyze.py back.",
+            [(None, [write(p, "analyze.py", C.DATALAB_ANALYZE)])],
+            "Restored analyze.py.",
+        )
         a.end()
         self.cases["checkpoints"] = sid
         self.cases["reanchored"] = sid
@@ -539,7 +740,20 @@ class _Builder:
         for n in (1, 2, 3):
             a.turn(
                 f"Append run {n + 2} to notes.txt.",
-                [(None, [edit(p, "notes.txt", "six new readings.\n" if n == 1 else f"Run {n + 1}.\n", ("six new readings.\n" if n == 1 else f"Run {n + 1}.\n") + f"Run {n + 2}.\n")])],
+                [
+                    (
+                        None,
+                        [
+                            edit(
+                                p,
+                                "notes.txt",
+                                "six new readings.\n" if n == 1 else f"Run {n + 1}.\n",
+                                ("six new readings.\n" if n == 1 else f"Run {n + 1}.\n")
+                                + f"Run {n + 2}.\n",
+                            )
+                        ],
+                    )
+                ],
                 "Appended.",
             )
         a.end()
@@ -554,7 +768,11 @@ class _Builder:
         cut = "🎉 发布完成 🎉 用户反馈：“很好用 👍”"  # cut after the first UTF-16 unit of 👍
         out = cut[:-2] + "\ud83d"
         calls = [bash("tail -c 60 release.log", output=out)]
-        a.turn("看一下发布日志的最后几行。", [(None, calls)], "发布已完成，日志末尾的表情被截断了一半。")
+        a.turn(
+            "看一下发布日志的最后几行。",
+            [(None, calls)],
+            "发布已完成，日志末尾的表情被截断了一半。",
+        )
         a.exit()
         self.cases["lone_surrogate"] = sid
 
@@ -564,7 +782,23 @@ class _Builder:
         p = self.projects["pytool"]
         a = self.agent("pytool")
         sid = a.start()
-        a.turn("Add a test for slugify with accents.", [(None, [edit(p, "tests/test_util.py", "def test_word_count", "def test_slugify_accents():\n    assert slugify(\"Crème brûlée\") == \"cr-me-br-l-e\"\n\n\ndef test_word_count")])], "Added the test; accents are dropped by the current regex.")
+        a.turn(
+            "Add a test for slugify with accents.",
+            [
+                (
+                    None,
+                    [
+                        edit(
+                            p,
+                            "tests/test_util.py",
+                            "def test_word_count",
+                            'def test_slugify_accents():\n    assert slugify("Crème brûlée") == "cr-me-br-l-e"\n\n\ndef test_word_count',
+                        )
+                    ],
+                )
+            ],
+            "Added the test; accents are dropped by the current regex.",
+        )
         a.killed()
         a.exit()
         crafted.truncate_last_line(a.path)
@@ -575,7 +809,14 @@ class _Builder:
         p = self.projects["datalab"]
         sid = self.ids.session_id(self.clock)
         path = self.home.sessions_dir / p.key / f"{sid}.jsonl"
-        crafted.write_cycle_session(path, session_id=sid, clock=self.clock, ids=self.ids, cwd=str(p.root), model="claude-sonnet-4-6")
+        crafted.write_cycle_session(
+            path,
+            session_id=sid,
+            clock=self.clock,
+            ids=self.ids,
+            cwd=str(p.root),
+            model="claude-sonnet-4-6",
+        )
         self.cases["cycle"] = sid
 
     def torn_glued(self) -> None:
@@ -585,12 +826,22 @@ class _Builder:
         a = self.agent("oldproj")
         sid = a.start()
         a.turn("What does main.go print?", [(None, [read(p, "main.go")])], "It prints `hi`.")
-        a.turn("Make it print the time too.", [(None, [edit(p, "main.go", 'fmt.Println("hi")', 'fmt.Println("hi", time.Now())')])], "Done (remember to import time).")
+        a.turn(
+            "Make it print the time too.",
+            [(None, [edit(p, "main.go", 'fmt.Println("hi")', 'fmt.Println("hi", time.Now())')])],
+            "Done (remember to import time).",
+        )
         a.end()
         crafted.truncate_last_line(a.path, 0.7)
         crafted.glue_resume(
-            a.path, clock=self.clock, ids=self.ids, process_id=self.ids.session_id(self.clock),
-            cwd=str(p.root), model=a.model, prompt="Continue after the crash.", answer="Picking up: main.go still needs the time import.",
+            a.path,
+            clock=self.clock,
+            ids=self.ids,
+            process_id=self.ids.session_id(self.clock),
+            cwd=str(p.root),
+            model=a.model,
+            prompt="Continue after the crash.",
+            answer="Picking up: main.go still needs the time import.",
         )
         self.cases["torn_glued"] = sid
 
@@ -605,7 +856,11 @@ class _Builder:
         self.clock.advance(HOUR)
         b = self.agent("oldproj")
         b.start(session_id=sid)
-        b.turn("Add a newline at the end of main.go output.", [(None, [edit(p, "main.go", 'fmt.Println("hi"', 'fmt.Print("hi\\n"')])], "Done.")
+        b.turn(
+            "Add a newline at the end of main.go output.",
+            [(None, [edit(p, "main.go", 'fmt.Println("hi"', 'fmt.Print("hi\\n"')])],
+            "Done.",
+        )
         b.end()
         self.cases["reused_id"] = sid
 
@@ -624,10 +879,35 @@ class _Builder:
                 "model": "claude-sonnet-4-20250514",
                 "provider": "anthropic",
                 "messages": [
-                    {"role": "user", "content": [{"type": "text", "text": "Add a comment to main.go"}]},
-                    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01V1bbbbbbbbbbbbbbbbbbbb", "name": "edit",
-                                                       "input": {"file_path": main_go, "old_string": "func main() {", "new_string": "// entry point\nfunc main() {"}}]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01V1bbbbbbbbbbbbbbbbbbbb", "content": f"文件已编辑: {main_go}（替换了 1 处）"}]},
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "Add a comment to main.go"}],
+                    },
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": "toolu_01V1bbbbbbbbbbbbbbbbbbbb",
+                                "name": "edit",
+                                "input": {
+                                    "file_path": main_go,
+                                    "old_string": "func main() {",
+                                    "new_string": "// entry point\nfunc main() {",
+                                },
+                            }
+                        ],
+                    },
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": "toolu_01V1bbbbbbbbbbbbbbbbbbbb",
+                                "content": f"文件已编辑: {main_go}（替换了 1 处）",
+                            }
+                        ],
+                    },
                     {"role": "assistant", "content": [{"type": "text", "text": "Comment added."}]},
                 ],
                 "createdAt": "2026-03-01T02:10:10.000Z",
@@ -636,8 +916,19 @@ class _Builder:
             },
         )
         crafted.write_legacy_checkpoints(
-            self.home.checkpoint_index(v1_id), v1_id, 1772331010000,
-            {main_go: [{"filePath": main_go, "timestamp": 1772331030000, "type": "full", "content": C.OLDPROJ_MAIN}]},
+            self.home.checkpoint_index(v1_id),
+            v1_id,
+            1772331010000,
+            {
+                main_go: [
+                    {
+                        "filePath": main_go,
+                        "timestamp": 1772331030000,
+                        "type": "full",
+                        "content": C.OLDPROJ_MAIN,
+                    }
+                ]
+            },
         )
         crafted.write_v1_session(
             folder / "8f3c2a1b.json",
@@ -647,7 +938,10 @@ class _Builder:
                 "provider": "deepseek",
                 "messages": [
                     {"role": "user", "content": [{"type": "text", "text": "hello"}]},
-                    {"role": "assistant", "content": [{"type": "text", "text": "Hi! How can I help?"}]},
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "Hi! How can I help?"}],
+                    },
                 ],
                 "createdAt": "2026-02-11T09:00:00.000Z",
                 "updatedAt": "2026-02-11T09:00:30.000Z",
@@ -658,13 +952,66 @@ class _Builder:
         crafted.write_v2_session(
             folder / f"{v2_id}.jsonl",
             [
-                {"type": "session_start", "sessionId": v2_id, "model": "claude-sonnet-4-5-20250514", "provider": "anthropic", "cwd": str(p.root), "timestamp": "2026-03-02T08:15:00.000Z"},
-                {"type": "user_message", "message": {"role": "user", "content": [{"type": "text", "text": "Is main.go runnable?"}]}, "timestamp": "2026-03-02T08:15:05.000Z"},
-                {"type": "assistant_message", "message": {"role": "assistant", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": tool, "name": "bash", "input": {"command": "go run ."}}]}, "timestamp": "2026-03-02T08:15:09.000Z"},
-                {"type": "user_message", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool, "content": "hi"}]}, "timestamp": "2026-03-02T08:15:12.000Z"},
-                {"type": "assistant_message", "message": {"role": "assistant", "content": [{"type": "text", "text": "Yes, it runs and prints `hi`."}]}, "timestamp": "2026-03-02T08:15:15.000Z"},
-                {"type": "metadata", "key": "session_name", "value": "v2 runnable check", "timestamp": "2026-03-02T08:15:16.000Z"},
-                {"type": "session_end", "totalCostUSD": 0.0123, "totalMessages": 4, "timestamp": "2026-03-02T08:15:20.000Z"},
+                {
+                    "type": "session_start",
+                    "sessionId": v2_id,
+                    "model": "claude-sonnet-4-5-20250514",
+                    "provider": "anthropic",
+                    "cwd": str(p.root),
+                    "timestamp": "2026-03-02T08:15:00.000Z",
+                },
+                {
+                    "type": "user_message",
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "Is main.go runnable?"}],
+                    },
+                    "timestamp": "2026-03-02T08:15:05.000Z",
+                },
+                {
+                    "type": "assistant_message",
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": "Checking."},
+                            {
+                                "type": "tool_use",
+                                "id": tool,
+                                "name": "bash",
+                                "input": {"command": "go run ."},
+                            },
+                        ],
+                    },
+                    "timestamp": "2026-03-02T08:15:09.000Z",
+                },
+                {
+                    "type": "user_message",
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": tool, "content": "hi"}],
+                    },
+                    "timestamp": "2026-03-02T08:15:12.000Z",
+                },
+                {
+                    "type": "assistant_message",
+                    "message": {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "Yes, it runs and prints `hi`."}],
+                    },
+                    "timestamp": "2026-03-02T08:15:15.000Z",
+                },
+                {
+                    "type": "metadata",
+                    "key": "session_name",
+                    "value": "v2 runnable check",
+                    "timestamp": "2026-03-02T08:15:16.000Z",
+                },
+                {
+                    "type": "session_end",
+                    "totalCostUSD": 0.0123,
+                    "totalMessages": 4,
+                    "timestamp": "2026-03-02T08:15:20.000Z",
+                },
             ],
             torn_tail='{"type":"user_message","message":{"role":"user","content":[{"type":"te',
         )
@@ -672,10 +1019,29 @@ class _Builder:
         crafted.write_v2_session(
             legacy / "5d2e9f01.jsonl",
             [
-                {"type": "session_start", "sessionId": "5d2e9f01", "model": "deepseek-chat", "provider": "deepseek", "timestamp": "2026-02-15T01:30:00.000Z"},
-                {"type": "user_message", "message": {"role": "user", "content": [{"type": "text", "text": "ping"}]}, "timestamp": "2026-02-15T01:30:03.000Z"},
-                {"type": "assistant_message", "message": {"role": "assistant", "content": [{"type": "text", "text": "pong"}]}, "timestamp": "2026-02-15T01:30:04.000Z"},
-                {"type": "session_end", "totalCostUSD": 0, "totalMessages": 2, "timestamp": "2026-02-15T01:30:06.000Z"},
+                {
+                    "type": "session_start",
+                    "sessionId": "5d2e9f01",
+                    "model": "deepseek-chat",
+                    "provider": "deepseek",
+                    "timestamp": "2026-02-15T01:30:00.000Z",
+                },
+                {
+                    "type": "user_message",
+                    "message": {"role": "user", "content": [{"type": "text", "text": "ping"}]},
+                    "timestamp": "2026-02-15T01:30:03.000Z",
+                },
+                {
+                    "type": "assistant_message",
+                    "message": {"role": "assistant", "content": [{"type": "text", "text": "pong"}]},
+                    "timestamp": "2026-02-15T01:30:04.000Z",
+                },
+                {
+                    "type": "session_end",
+                    "totalCostUSD": 0,
+                    "totalMessages": 2,
+                    "timestamp": "2026-02-15T01:30:06.000Z",
+                },
             ],
         )
         self.cases["legacy_v1"] = v1_id
@@ -692,12 +1058,30 @@ class _Builder:
         r = self.rng("long")
         a = self.agent("pytool")
         sid = a.start()
-        a.prompt("Use casefold() instead of lower() in every helper in util.py, run the tests after each few, and keep a todo list.")
-        eight = [read(p, f) for f in ("pytool/util.py", "pytool/cli.py", "pytool/__init__.py", "tests/test_util.py", "config.ini", "notes/todo.md")]
+        a.prompt(
+            "Use casefold() instead of lower() in every helper in util.py, run the tests after each few, and keep a todo list."
+        )
+        eight = [
+            read(p, f)
+            for f in (
+                "pytool/util.py",
+                "pytool/cli.py",
+                "pytool/__init__.py",
+                "tests/test_util.py",
+                "config.ini",
+                "notes/todo.md",
+            )
+        ]
         eight += [grep("lower()", "pytool"), glob("**/*.py")]
-        a.say("Surveying the package first.", eight, thinking="Read everything relevant at once, then edit helper by helper.")
+        a.say(
+            "Surveying the package first.",
+            eight,
+            thinking="Read everything relevant at once, then edit helper by helper.",
+        )
         a.execute(eight)
-        todos = [(f"Convert helper_{i}", f"Converting helper_{i}", "pending") for i in range(0, 12, 3)]
+        todos = [
+            (f"Convert helper_{i}", f"Converting helper_{i}", "pending") for i in range(0, 12, 3)
+        ]
         a.turn(None, [(None, [todo_write(todos)])], None)
         for block in range(4):
             for i in range(block * 3, block * 3 + 3):
@@ -707,14 +1091,23 @@ class _Builder:
                     calls.append(read(p, "tests/test_util.py"))
                 a.say(f"helper_{i}.", calls)
                 a.execute(calls)
-            test = [bash("python -m pytest -q", output=f"{'.' * (2 + block)}\n{2 + block} passed in 0.0{block + 2}s")]
+            test = [
+                bash(
+                    "python -m pytest -q",
+                    output=f"{'.' * (2 + block)}\n{2 + block} passed in 0.0{block + 2}s",
+                )
+            ]
             a.say("Running the tests.", test)
             a.execute(test)
             todos[block] = (todos[block][0], todos[block][1], "completed")
             a.turn(None, [(None, [todo_write(todos)])], None)
         a.say("All twelve helpers now use `casefold()`; tests pass after every group of three.")
         a.end_turn(name="casefold helpers")
-        a.turn("Any other lower() left?", [(None, [grep("lower()", ".")])], "Only `slugify` still uses `lower()`, which is intended for ASCII slugs.")
+        a.turn(
+            "Any other lower() left?",
+            [(None, [grep("lower()", ".")])],
+            "Only `slugify` still uses `lower()`, which is intended for ASCII slugs.",
+        )
         a.exit()
         self.cases["long_session"] = sid
 
@@ -722,17 +1115,44 @@ class _Builder:
         """Everyday sessions so the browser looks lived in (a third end cleanly, seed §4.9)."""
         r = self.rng("filler")
         asks = [
-            ("pytool", "Why does slugify keep leading dashes?", [("pytool/util.py",)], "It strips them: `.strip(\"-\")` runs last."),
-            ("webshop", "Is there any floating point money math left?", [], "No: every amount is in integer cents."),
-            ("datalab", "Which city is hottest on average?", [("data/readings.csv",)], "Quito, by a small margin."),
-            ("pytool", "Add a py.typed marker.", "write:pytool/py.typed", "Added `pytool/py.typed`."),
+            (
+                "pytool",
+                "Why does slugify keep leading dashes?",
+                [("pytool/util.py",)],
+                'It strips them: `.strip("-")` runs last.',
+            ),
+            (
+                "webshop",
+                "Is there any floating point money math left?",
+                [],
+                "No: every amount is in integer cents.",
+            ),
+            (
+                "datalab",
+                "Which city is hottest on average?",
+                [("data/readings.csv",)],
+                "Quito, by a small margin.",
+            ),
+            (
+                "pytool",
+                "Add a py.typed marker.",
+                "write:pytool/py.typed",
+                "Added `pytool/py.typed`.",
+            ),
             ("webshop", "Tighten the button padding.", "edit:src/styles.css", "Padding reduced."),
-            ("notes", "会议记录里周三讨论了什么？", [("会议.md",)], "缓存方案：先本地缓存，再评估 Redis。"),
+            (
+                "notes",
+                "会议记录里周三讨论了什么？",
+                [("会议.md",)],
+                "缓存方案：先本地缓存，再评估 Redis。",
+            ),
         ]
         for n, (proj, ask, work, answer) in enumerate(asks):
             self.at(26 + n * 1.5)
             p = self.projects[proj]
-            a = self.agent(proj, model=r.choice(["claude-sonnet-4-6", "claude-sonnet-4-6", "claude-haiku-4-5"]))
+            a = self.agent(
+                proj, model=r.choice(["claude-sonnet-4-6", "claude-sonnet-4-6", "claude-haiku-4-5"])
+            )
             sid = a.start()
             steps = []
             if isinstance(work, list) and work:
@@ -740,14 +1160,66 @@ class _Builder:
             elif isinstance(work, str) and work.startswith("write:"):
                 steps = [(None, [write(p, work[6:], "")])]
             elif isinstance(work, str) and work.startswith("edit:"):
-                steps = [(None, [edit(p, work[5:], "  color: white;\n", "  color: white;\n  padding: 0.25rem 0.5rem;\n")])]
+                steps = [
+                    (
+                        None,
+                        [
+                            edit(
+                                p,
+                                work[5:],
+                                "  color: white;\n",
+                                "  color: white;\n  padding: 0.25rem 0.5rem;\n",
+                            )
+                        ],
+                    )
+                ]
             a.turn(ask, steps, answer)
             if isinstance(work, str) and work.startswith("edit:"):
-                a.turn("And round the card corners.", [(None, [edit(p, "src/styles.css", "  border-radius: 0.5rem;\n", "  border-radius: 0.75rem;\n")])], "Corners are rounder now.")
-                a.turn("Make the footer text a little lighter.", [(None, [edit(p, "src/styles.css", "  color: #666;\n", "  color: #888;\n")])], "Footer text is now #888.")
+                a.turn(
+                    "And round the card corners.",
+                    [
+                        (
+                            None,
+                            [
+                                edit(
+                                    p,
+                                    "src/styles.css",
+                                    "  border-radius: 0.5rem;\n",
+                                    "  border-radius: 0.75rem;\n",
+                                )
+                            ],
+                        )
+                    ],
+                    "Corners are rounder now.",
+                )
+                a.turn(
+                    "Make the footer text a little lighter.",
+                    [(None, [edit(p, "src/styles.css", "  color: #666;\n", "  color: #888;\n")])],
+                    "Footer text is now #888.",
+                )
             if isinstance(work, str) and work.startswith("write:"):
-                a.turn("Also note the marker in the todo file.", [(None, [edit(p, "notes/todo.md", "- [ ] release 0.2", "- [ ] release 0.2\n- [x] ship py.typed")])], "Noted.")
-                a.turn("And tick the release item.", [(None, [edit(p, "notes/todo.md", "- [ ] release 0.2", "- [x] release 0.2")])], "Ticked.")
+                a.turn(
+                    "Also note the marker in the todo file.",
+                    [
+                        (
+                            None,
+                            [
+                                edit(
+                                    p,
+                                    "notes/todo.md",
+                                    "- [ ] release 0.2",
+                                    "- [ ] release 0.2\n- [x] ship py.typed",
+                                )
+                            ],
+                        )
+                    ],
+                    "Noted.",
+                )
+                a.turn(
+                    "And tick the release item.",
+                    [(None, [edit(p, "notes/todo.md", "- [ ] release 0.2", "- [x] release 0.2")])],
+                    "Ticked.",
+                )
             if n % 3 == 0:
                 a.end()
             else:
@@ -796,13 +1268,19 @@ def _set_mtimes(home: Home) -> None:
         import orjson
 
         d = orjson.loads(p.read_bytes())
-        times = [s.get("timestamp") for s in d.get("snapshots", []) if isinstance(s.get("timestamp"), int)]
+        times = [
+            s.get("timestamp")
+            for s in d.get("snapshots", [])
+            if isinstance(s.get("timestamp"), int)
+        ]
         when = (max(times) if times else d.get("createdAt")) or None
         if isinstance(when, int):
             os.utime(p, (when / 1000, when / 1000))
 
 
-def build_demo_home(root: str | os.PathLike[str], seed: int = 0, *, use_git: bool = True) -> DemoHome:
+def build_demo_home(
+    root: str | os.PathLike[str], seed: int = 0, *, use_git: bool = True
+) -> DemoHome:
     """Build the demo home and projects under ``root`` (created; must be empty or absent).
 
     Args:

@@ -88,7 +88,9 @@ class SidtuiApp(App):
 
     # ------------------------------------------------------------------ navigation
 
-    def open_session(self, sf, *, then: str | None = None, scroll_to_line: int | None = None) -> None:
+    def open_session(
+        self, sf, *, then: str | None = None, scroll_to_line: int | None = None
+    ) -> None:
         """Push a Session screen for ``sf`` (a ``SessionFile``)."""
         from sidtui.tui.screens.session import SessionScreen
 
@@ -144,8 +146,12 @@ class SidtuiApp(App):
             w = Watcher(self.home, on_batch=self._on_live_batch)
             w.start()
         except Exception as exc:  # noqa: BLE001 - polling keeps working without it
-            self.call_from_thread(self.notify, f"live watching unavailable ({exc}); polling instead",
-                                  severity="warning", markup=False)
+            self.call_from_thread(
+                self.notify,
+                f"live watching unavailable ({exc}); polling instead",
+                severity="warning",
+                markup=False,
+            )
             return
         self._watcher = w
 
@@ -210,9 +216,17 @@ class SidtuiApp(App):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key binding of this screen (?)", self.action_help)
-        yield SystemCommand("Search sessions", "Full-text search across every session (/)", self.action_search)
-        yield SystemCommand("Dark theme", "Switch to the dark theme", lambda: setattr(self, "theme", "textual-dark"))
-        yield SystemCommand("Light theme", "Switch to the light theme", lambda: setattr(self, "theme", "textual-light"))
+        yield SystemCommand(
+            "Search sessions", "Full-text search across every session (/)", self.action_search
+        )
+        yield SystemCommand(
+            "Dark theme", "Switch to the dark theme", lambda: setattr(self, "theme", "textual-dark")
+        )
+        yield SystemCommand(
+            "Light theme",
+            "Switch to the light theme",
+            lambda: setattr(self, "theme", "textual-light"),
+        )
         entries = getattr(screen, "command_entries", None)
         if entries is not None:
             for title, help_text, callback in entries():

@@ -87,7 +87,9 @@ class ConversationModel:
             for i, m in enumerate(model.messages):
                 model._add_message(i, m, None, {}, None)
             status = view.sidechain.status or ("unfinished" if view.sidechain.unfinished else "")
-            model.banner = [f"Sub-agent {view.sidechain.agent_type or ''}: {status or 'no end record'}"]
+            model.banner = [
+                f"Sub-agent {view.sidechain.agent_type or ''}: {status or 'no end record'}"
+            ]
             model.banner_kind = "none" if view.sidechain.ended else "interrupted_turn"
             model.entries.append(Entry("banner", None))
             return model
@@ -176,8 +178,10 @@ class ConversationModel:
             rf = self.view.rf
             rec = rf.decode(rf.records[e.block]) if rf is not None else {}
             removed = rec.get("removedCount") if isinstance(rec, dict) else None
-            return (f"── context compacted here (line {rf.records[e.block].line}, removedCount "
-                    f"{removed}): a marker only, the agent still restores every message above ──")
+            return (
+                f"── context compacted here (line {rf.records[e.block].line}, removedCount "
+                f"{removed}): a marker only, the agent still restores every message above ──"
+            )
         m = self.messages[e.msg]
         if e.kind == "header":
             role = m.role or "?"
@@ -237,7 +241,11 @@ def _compact_positions(view, messages) -> dict[int, list[int]]:
     if not compacts or view.rf is None:
         return {}
     pos = {ri: p for p, ri in enumerate(view.chain.chain)}
-    msg_pos = [(pos.get(m.record, -1), i) for i, m in enumerate(messages) if getattr(m, "record", None) is not None]
+    msg_pos = [
+        (pos.get(m.record, -1), i)
+        for i, m in enumerate(messages)
+        if getattr(m, "record", None) is not None
+    ]
     out: dict[int, list[int]] = {}
     for c in compacts:
         cp = pos.get(c)
@@ -265,9 +273,14 @@ def _banner(view) -> tuple[list[str], str]:
     kind = rec.interruption.kind
     tools = ", ".join(rec.interruption.tool_names)
     head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")
-    lines = [head, f"{len(rec.messages)} messages are sent; {len(rec.dropped)} removals by cleaning"]
+    lines = [
+        head,
+        f"{len(rec.messages)} messages are sent; {len(rec.dropped)} removals by cleaning",
+    ]
     if rec.interruption.message is not None:
-        lines.append("Re-queued prompt: " + one_line(rec.interruption.message.message.preview(200), 200))
+        lines.append(
+            "Re-queued prompt: " + one_line(rec.interruption.message.message.preview(200), 200)
+        )
     if rec.resume_note:
         lines.append("Resume note the agent injects:")
         lines.append(rec.resume_note)

@@ -20,7 +20,16 @@ from rich.text import Text
 from sidtui.core.listing import state_badge
 from sidtui.fmt import human_size, printable  # the CLI's own wording, one source
 
-__all__ = ["human_size", "state_badge", "short_time", "one_line", "pretty_json", "cost", "plain", "cell"]
+__all__ = [
+    "human_size",
+    "state_badge",
+    "short_time",
+    "one_line",
+    "pretty_json",
+    "cost",
+    "plain",
+    "cell",
+]
 
 
 def short_time(iso: str | None) -> str:

@@ -19,10 +19,19 @@ class SessionsScanned(Message):
         errors: one line per unreadable file.
     """
 
-    def __init__(self, rows: list[Any], files: list[Any], done: int, total: int, *,
-                 final: bool = False, removed: list[str] | None = None,
-                 errors: list[str] | None = None, incremental: bool = False,
-                 replace: bool = False) -> None:
+    def __init__(
+        self,
+        rows: list[Any],
+        files: list[Any],
+        done: int,
+        total: int,
+        *,
+        final: bool = False,
+        removed: list[str] | None = None,
+        errors: list[str] | None = None,
+        incremental: bool = False,
+        replace: bool = False,
+    ) -> None:
         super().__init__()
         self.rows = rows
         self.files = files

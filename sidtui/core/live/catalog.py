@@ -201,8 +201,9 @@ def default_db_path(home: Home) -> Path:
     return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
 
 
-def scan_session_files(home: Home, stat: bool = True, errors: list[str] | None = None
-                       ) -> list[tuple[str, str, os.stat_result | None]]:
+def scan_session_files(
+    home: Home, stat: bool = True, errors: list[str] | None = None
+) -> list[tuple[str, str, os.stat_result | None]]:
     """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/``, by path — no
     file is opened (the warm path); with ``stat=False`` the stat is None (a cold cache
     needs none: each file is read anyway).
@@ -229,8 +230,9 @@ def scan_session_files(home: Home, stat: bool = True, errors: list[str] | None =
                         except FileNotFoundError:  # removed meanwhile
                             continue
                         except OSError as exc:
-                            bad.append((project, e.name,
-                                        f"cannot read {e.path}: {exc.strerror or exc}"))
+                            bad.append(
+                                (project, e.name, f"cannot read {e.path}: {exc.strerror or exc}")
+                            )
                             continue
                     elif folder == base and e.name != "summaries":
                         try:
@@ -258,8 +260,12 @@ def _chunked(items: list, n: int) -> Iterator[list]:
     return (items[i : i + n] for i in range(0, len(items), n))
 
 
-def _rows_of(items: list[tuple[str, str]], part: list[Summarized | str | None],
-             errors: list[str], dropped: list[str]) -> list[tuple]:
+def _rows_of(
+    items: list[tuple[str, str]],
+    part: list[Summarized | str | None],
+    errors: list[str],
+    dropped: list[str],
+) -> list[tuple]:
     """Database rows of one chunk of :func:`summarize_files` results (error lines go to
     ``errors``; files that gave no row, unreadable or no transcript, to ``dropped``)."""
     rows = []
@@ -270,8 +276,17 @@ def _rows_of(items: list[tuple[str, str]], part: list[Summarized | str | None],
                 errors.append(r)
         else:
             s = r.summary
-            rows.append((db_text(path), *r.key, db_text(project), db_text(s.session_id), s.kind,
-                         s.last_activity, dumps_lenient(s)))  # = to_json(), without asdict's copy
+            rows.append(
+                (
+                    db_text(path),
+                    *r.key,
+                    db_text(project),
+                    db_text(s.session_id),
+                    s.kind,
+                    s.last_activity,
+                    dumps_lenient(s),
+                )
+            )  # = to_json(), without asdict's copy
     return rows
 
 
@@ -313,8 +328,10 @@ class Catalog:
         except (OSError, sqlite3.OperationalError) as exc:
             if self._memory:
                 raise
-            self.warning = (f"cannot use the cache at {self.db_path} ({exc}); "
-                            "the catalog is kept in memory for this run")
+            self.warning = (
+                f"cannot use the cache at {self.db_path} ({exc}); "
+                "the catalog is kept in memory for this run"
+            )
             self._memory, self.db_path = True, None
             self._generation += 1
             self._open_checked()
@@ -357,16 +374,22 @@ class Catalog:
             self._rebuild(f"unreadable cache ({exc})")
 
     def _check(self, conn: sqlite3.Connection) -> None:
-        have = dict(conn.execute(
-            "SELECT name, type FROM sqlite_master WHERE name IN ('meta','sessions')"
-        ).fetchall())
+        have = dict(
+            conn.execute(
+                "SELECT name, type FROM sqlite_master WHERE name IN ('meta','sessions')"
+            ).fetchall()
+        )
         if not have:
             with self._write_lock, conn:
                 conn.executescript(SCHEMA)
-                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                 [("format", FORMAT), ("home", self._root_key)])
+                conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("format", FORMAT), ("home", self._root_key)],
+                )
             return
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if "meta" in have else {}
+        meta = (
+            dict(conn.execute("SELECT key, value FROM meta").fetchall()) if "meta" in have else {}
+        )
         if meta.get("format") != FORMAT:
             self._rebuild(f"cache format {meta.get('format')!r} is not {FORMAT!r}")
         elif meta.get("home") != self._root_key:
@@ -398,8 +421,10 @@ class Catalog:
             conn = self.conn
             with conn:
                 conn.executescript(SCHEMA)
-                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                 [("format", FORMAT), ("home", self._root_key)])
+                conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("format", FORMAT), ("home", self._root_key)],
+                )
 
     def _guarded(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn``; a corrupt database found on the way is rebuilt and ``fn`` retried."""
@@ -420,8 +445,9 @@ class Catalog:
 
     # --- reading ------------------------------------------------------------------------
 
-    def rows(self, project: str | None = None, *, include_sidechains: bool = False
-             ) -> list[SessionSummary]:
+    def rows(
+        self, project: str | None = None, *, include_sidechains: bool = False
+    ) -> list[SessionSummary]:
         """Cached summaries, newest activity first; ``live``/``stale`` recomputed now.
 
         Args:
@@ -431,6 +457,7 @@ class Catalog:
         Returns:
             The rows as of the last refresh/apply (empty before the first refresh).
         """
+
         def q() -> list[bytes]:
             sql = "SELECT summary FROM sessions"
             cond, args = [], []
@@ -454,15 +481,22 @@ class Catalog:
 
     def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
         """The cached row of one file (liveness as cached), or None."""
-        row = self._guarded(lambda: self.conn.execute(
-            "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)).fetchone())
+        row = self._guarded(
+            lambda: self.conn.execute(
+                "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)
+            ).fetchone()
+        )
         return summary_from_blob(row[0]) if row else None
 
     def paths(self, oldest_first: bool = False) -> list[str]:
         """Every cached file path (main and sidechain), by path or oldest activity first."""
         order = "last_activity, path" if oldest_first else "path"
-        return [py_text(p) for (p,) in self._guarded(lambda: self.conn.execute(
-            f"SELECT path FROM sessions ORDER BY {order}").fetchall())]
+        return [
+            py_text(p)
+            for (p,) in self._guarded(
+                lambda: self.conn.execute(f"SELECT path FROM sessions ORDER BY {order}").fetchall()
+            )
+        ]
 
     # --- writing ------------------------------------------------------------------------
 
@@ -506,19 +540,27 @@ class Catalog:
         cached = {
             py_text(p): (i, s, m, c)
             for p, i, s, m, c in conn.execute(
-                "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions")
+                "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
+            )
         }
         files = scan_session_files(self.home, stat=bool(cached), errors=res.errors)
         res.total = len(files)
         seen = {path for path, _, _ in files}
-        todo = [(path, project) for path, project, st in files
-                if st is None or cached.get(path) != _key(st)]
+        todo = [
+            (path, project)
+            for path, project, st in files
+            if st is None or cached.get(path) != _key(st)
+        ]
         done = res.total - len(todo)  # unchanged files need no work
         reported = done // BATCH
         pending: list[tuple] = []
         dropped: list[str] = []  # files that now give no row (unreadable, no transcript)
-        chunks = summarize_files(self.home, todo, registrations=read_registrations(self.home)
-                                 if todo else [], chunk_files=min(CHUNK_FILES, BATCH))
+        chunks = summarize_files(
+            self.home,
+            todo,
+            registrations=read_registrations(self.home) if todo else [],
+            chunk_files=min(CHUNK_FILES, BATCH),
+        )
         try:
             for items, part in zip(_chunked(todo, min(CHUNK_FILES, BATCH)), chunks, strict=False):
                 rows = _rows_of(items, part, res.errors, dropped)
@@ -544,19 +586,25 @@ class Catalog:
             self._delete_rows(gone)
             res.removed = len(gone)
         if progress is not None:
-            progress(RefreshProgress(res.total if not res.cancelled else done, res.total,
-                                     res.changed, res.removed))
+            progress(
+                RefreshProgress(
+                    res.total if not res.cancelled else done, res.total, res.changed, res.removed
+                )
+            )
         res.seconds = time.perf_counter() - t0
         return res
 
-    def _summarize_rows(self, items: list[tuple[str, str]], errors: list[str],
-                        dropped: list[str]) -> list[tuple]:
+    def _summarize_rows(
+        self, items: list[tuple[str, str]], errors: list[str], dropped: list[str]
+    ) -> list[tuple]:
         """Rows of ``items`` (path, project), summarized now through the batch path."""
         rows: list[tuple] = []
         regs = read_registrations(self.home)
-        for batch, part in zip(_chunked(items, CHUNK_FILES),
-                               summarize_files(self.home, items, registrations=regs),
-                               strict=False):
+        for batch, part in zip(
+            _chunked(items, CHUNK_FILES),
+            summarize_files(self.home, items, registrations=regs),
+            strict=False,
+        ):
             rows += _rows_of(batch, part, errors, dropped)
         return rows
 
@@ -615,9 +663,18 @@ class Catalog:
         from sidtui.core.live import events as ev
 
         for e in batch:
-            if isinstance(e, (ev.SessionCreated, ev.RecordsAppended, ev.FileReset,
-                              ev.SidechainStarted, ev.SidechainEnded, ev.ChainBranched,
-                              ev.BadLineFound)):
+            if isinstance(
+                e,
+                (
+                    ev.SessionCreated,
+                    ev.RecordsAppended,
+                    ev.FileReset,
+                    ev.SidechainStarted,
+                    ev.SidechainEnded,
+                    ev.ChainBranched,
+                    ev.BadLineFound,
+                ),
+            ):
                 self._dirty.add(e.path)
         if not self._dirty:
             return []

@@ -233,7 +233,8 @@ class SearchIndex:
         if not path.endswith(".jsonl"):
             return None
         row = self.catalog.conn.execute(
-            "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(path),)).fetchone()
+            "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(path),)
+        ).fetchone()
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
@@ -268,8 +269,9 @@ class SearchIndex:
                     value = None
             for kind, text in documents_of(value):
                 docs.append((rec.uuid, rec.line, kind, text))
-        return _Pending(path, restart, docs, (st.st_ino, start + end, line + rf.line_count),
-                        end, row)
+        return _Pending(
+            path, restart, docs, (st.st_ino, start + end, line + rf.line_count), end, row
+        )
 
     def _store(self, batch: list[_Pending]) -> None:
         """Write collected documents of several files in one transaction (fewer FTS5
@@ -278,9 +280,14 @@ class SearchIndex:
         conn = cat.conn
         with cat._write_lock, conn:
             # another thread (fill vs watcher) may have indexed a file since it was read
-            batch = [p for p in batch if conn.execute(
-                "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(p.path),)
-            ).fetchone() == p.seen]
+            batch = [
+                p
+                for p in batch
+                if conn.execute(
+                    "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(p.path),)
+                ).fetchone()
+                == p.seen
+            ]
             for p in batch:
                 if p.restart or p.indexed is None:
                     delete_docs(conn, p.path)
@@ -288,15 +295,20 @@ class SearchIndex:
             rows = []
             for p in batch:
                 key = db_text(p.path)
-                rows += [(key, db_text(u) if u else u, line, kind, _utf8(text))
-                         for u, line, kind, text in p.docs]
+                rows += [
+                    (key, db_text(u) if u else u, line, kind, _utf8(text))
+                    for u, line, kind, text in p.docs
+                ]
             if rows:
                 conn.executemany(
                     "INSERT INTO docs(id, path, uuid, line, kind, text) VALUES (?,?,?,?,?,?)",
                     [(first + i, *r) for i, r in enumerate(rows)],
                 )
-                conn.execute("INSERT INTO fts(rowid, text) SELECT id, sidtui_cjk(text) FROM docs "
-                             "WHERE id >= ?", (first,))
+                conn.execute(
+                    "INSERT INTO fts(rowid, text) SELECT id, sidtui_cjk(text) FROM docs "
+                    "WHERE id >= ?",
+                    (first,),
+                )
             conn.executemany(
                 "INSERT OR REPLACE INTO indexed(path, inode, offset, line) VALUES (?,?,?,?)",
                 [(db_text(p.path), *p.indexed) for p in batch if p.indexed is not None],
@@ -366,12 +378,18 @@ class SearchIndex:
         """
         from sidtui.core.live import events as ev
 
-        paths = sorted({e.path for e in batch if isinstance(
-            e, (ev.RecordsAppended, ev.FileReset, ev.SessionCreated, ev.SidechainStarted))})
+        paths = sorted(
+            {
+                e.path
+                for e in batch
+                if isinstance(
+                    e, (ev.RecordsAppended, ev.FileReset, ev.SessionCreated, ev.SidechainStarted)
+                )
+            }
+        )
         return sum(self.catalog._guarded(lambda p=p: self.index_file(p))[0] for p in paths)
 
-    def search(self, query: str, *, project: str | None = None, limit: int = 50
-               ) -> list[SearchHit]:
+    def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
         """The best ``limit`` matches of ``query`` (see module docstring).
 
         Cost is bounded whatever the number of matches: FTS5 yields the matching rowids
@@ -387,9 +405,11 @@ class SearchIndex:
         terms = query_terms(query)
         where = "WHERE fts MATCH ?" + (" AND s.project = ?" if project is not None else "")
         args: list[Any] = [q] + ([db_text(project)] if project is not None else [])
-        sql = ("SELECT fts.rowid FROM fts JOIN docs d ON d.id = fts.rowid "
-               f"JOIN sessions s ON s.path = d.path {where} "
-               "ORDER BY fts.rowid DESC LIMIT ?")
+        sql = (
+            "SELECT fts.rowid FROM fts JOIN docs d ON d.id = fts.rowid "
+            f"JOIN sessions s ON s.path = d.path {where} "
+            "ORDER BY fts.rowid DESC LIMIT ?"
+        )
         conn = self.catalog.conn
 
         def candidates() -> list[tuple]:
@@ -400,15 +420,19 @@ class SearchIndex:
             return conn.execute(
                 "SELECT d.id, s.session_id, s.project, d.path, d.uuid, d.line, d.kind, d.text "
                 "FROM docs d JOIN sessions s ON s.path = d.path "
-                f"WHERE d.id IN ({marks})", ids).fetchall()
+                f"WHERE d.id IN ({marks})",
+                ids,
+            ).fetchall()
 
         rows = self.catalog._guarded(candidates)
-        scored = sorted(((score_text(r[7], terms), r[0], r) for r in rows),
-                        key=lambda t: (-t[0], -t[1]))
+        scored = sorted(
+            ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
+        )
         pat = _hit_pattern(terms)
-        return [SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat),
-                          score=sc)
-                for sc, _, r in scored[:limit]]
+        return [
+            SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat), score=sc)
+            for sc, _, r in scored[:limit]
+        ]
 
 
 _WORD = re.compile(r"\w+")
@@ -443,8 +467,9 @@ def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
     return re.compile("(?:" + "|".join(alts) + ")" if alts else r"(?!)", re.IGNORECASE)
 
 
-def make_snippet(text: str, terms: list[tuple[str, bool]], width: int = 120,
-                 pat: re.Pattern[str] | None = None) -> str:
+def make_snippet(
+    text: str, terms: list[tuple[str, bool]], width: int = 120, pat: re.Pattern[str] | None = None
+) -> str:
     """About ``width`` characters around the first hit (whole words), every hit between «
     and », "…" where the text was cut. Whitespace is collapsed."""
     pat = pat or _hit_pattern(terms)

@@ -254,7 +254,9 @@ class FileTail:
             if size < self.offset:
                 self._restart("truncated", upd)
                 continue
-            return _pread_all(self._fd, size - self.offset, self.offset) if size > self.offset else b""
+            return (
+                _pread_all(self._fd, size - self.offset, self.offset) if size > self.offset else b""
+            )
         return None  # pragma: no cover - the file keeps changing under us
 
     def _absorb(self, part: RecordFile) -> None:

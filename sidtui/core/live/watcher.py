@@ -52,10 +52,35 @@ CHECKPOINT_PARSE_MAX = 4 << 20
 #: Filesystems where inotify/FSEvents do not see other machines' writes.
 NETWORK_FS = frozenset(
     {
-        "nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "sshfs", "fuse.sshfs", "9p",
-        "afs", "ceph", "fuse.ceph", "glusterfs", "fuse.glusterfs", "lustre", "gpfs",
-        "fuse.rclone", "davfs", "fuse.davfs", "fuse.gcsfuse", "fuse.s3fs", "virtiofs",
-        "vboxsf", "prl_fs", "fuse.vmhgfs-fuse", "afpfs", "webdav", "drvfs",
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb",
+        "smb2",
+        "smb3",
+        "smbfs",
+        "sshfs",
+        "fuse.sshfs",
+        "9p",
+        "afs",
+        "ceph",
+        "fuse.ceph",
+        "glusterfs",
+        "fuse.glusterfs",
+        "lustre",
+        "gpfs",
+        "fuse.rclone",
+        "davfs",
+        "fuse.davfs",
+        "fuse.gcsfuse",
+        "fuse.s3fs",
+        "virtiofs",
+        "vboxsf",
+        "prl_fs",
+        "fuse.vmhgfs-fuse",
+        "afpfs",
+        "webdav",
+        "drvfs",
     }
 )
 
@@ -312,10 +337,12 @@ class Watcher:
 
         if self.session is not None:
             own = self.session.path
-            add(own.parent, lambda n: n.endswith(".jsonl") and self._wanted_session_path(
-                str(own.parent / n)), 0)
-            add(self.home.checkpoints_dir / self.session.session_id,
-                lambda n: n == "index.json", 0)
+            add(
+                own.parent,
+                lambda n: n.endswith(".jsonl") and self._wanted_session_path(str(own.parent / n)),
+                0,
+            )
+            add(self.home.checkpoints_dir / self.session.session_id, lambda n: n == "index.json", 0)
         else:
             add(self.home.sessions_dir, lambda n: n.endswith(".jsonl"), 2)
             add(self.home.checkpoints_dir, lambda n: n == "index.json", 1)
@@ -474,8 +501,14 @@ class Watcher:
             for r in upd.records:
                 if r.ref.type == "sidechain_end":
                     status = r.record.get("status") if isinstance(r.record, dict) else None
-                    out.append(ev.SidechainEnded(sid, p, sf.parent_session_id if sf else None,
-                                                 status if isinstance(status, str) else None))
+                    out.append(
+                        ev.SidechainEnded(
+                            sid,
+                            p,
+                            sf.parent_session_id if sf else None,
+                            status if isinstance(status, str) else None,
+                        )
+                    )
         return out
 
     def _checkpoint_event(self, p: str) -> Batch:
@@ -491,8 +524,12 @@ class Watcher:
         d = read_json_tolerant(Path(p))
         snaps = d.get("snapshots") if isinstance(d, dict) else None
         if snaps is None and isinstance(d, dict) and isinstance(d.get("files"), dict):
-            snaps = [e for f in d["files"].values() if isinstance(f, dict)
-                     for e in f.get("entries") or []]
+            snaps = [
+                e
+                for f in d["files"].values()
+                if isinstance(f, dict)
+                for e in f.get("entries") or []
+            ]
         n = len(snaps) if isinstance(snaps, list) else -1
         return [ev.CheckpointIndexChanged(sid, p, n)]
 

@@ -40,7 +40,9 @@ LATER_CHUNK = 1000
 
 def haystack(s) -> str:
     """What type-to-filter searches: id, project, title and first prompt (lower case)."""
-    return " ".join(x for x in (s.session_id, s.project, s.title or "", s.first_prompt or "") if x).lower()
+    return " ".join(
+        x for x in (s.session_id, s.project, s.title or "", s.first_prompt or "") if x
+    ).lower()
 
 
 def matches(query: str, s) -> bool:
@@ -57,7 +59,9 @@ def filter_rows(query: str, rows: list) -> list:
     hays = [haystack(s) for s in rows]
     hit = {i for i, h in enumerate(hays) if q in h}
     if len(q) >= 3:
-        for _, _, i in process.extract(q, hays, scorer=fuzz.partial_ratio, score_cutoff=85, limit=None):
+        for _, _, i in process.extract(
+            q, hays, scorer=fuzz.partial_ratio, score_cutoff=85, limit=None
+        ):
             hit.add(i)
     return [s for i, s in enumerate(rows) if i in hit]
 
@@ -105,7 +109,11 @@ class BrowserScreen(Screen):
         with Horizontal(id="browser-body"):
             yield OptionList(id="projects")
             with Vertical(id="browser-right"):
-                yield Input(placeholder="type to filter: id, project, first prompt", id="filter", select_on_focus=False)
+                yield Input(
+                    placeholder="type to filter: id, project, first prompt",
+                    id="filter",
+                    select_on_focus=False,
+                )
                 yield SessionTable(id="sessions")
                 yield Static("", id="preview")
         yield Static("", id="scan-status")
@@ -133,8 +141,12 @@ class BrowserScreen(Screen):
         try:
             cat = self.app.catalog()
         except Exception as exc:  # noqa: BLE001 - an unusable cache must not stop the browser
-            self.app.call_from_thread(self.notify, f"catalog unusable, reading files directly: {exc}",
-                                      severity="warning", markup=False)
+            self.app.call_from_thread(
+                self.notify,
+                f"catalog unusable, reading files directly: {exc}",
+                severity="warning",
+                markup=False,
+            )
             cat = None
         if cat is None:
             self._scan_direct(worker)
@@ -160,15 +172,21 @@ class BrowserScreen(Screen):
             self.post_message(SessionsScanned(batch, [], p.done, p.total, replace=cold))
 
         try:
-            res = cat.refresh(progress=progress, cancel=lambda: bool(worker and worker.is_cancelled))
+            res = cat.refresh(
+                progress=progress, cancel=lambda: bool(worker and worker.is_cancelled)
+            )
         except Exception as exc:  # noqa: BLE001
-            self.app.call_from_thread(self.notify, f"catalog refresh failed: {exc}", severity="error",
-                                      markup=False)
+            self.app.call_from_thread(
+                self.notify, f"catalog refresh failed: {exc}", severity="error", markup=False
+            )
             self._scan_direct(worker)
             return
         rows = cat.rows()
-        self.post_message(SessionsScanned(rows, [], len(rows), len(rows), final=True, replace=True,
-                                          errors=res.errors))
+        self.post_message(
+            SessionsScanned(
+                rows, [], len(rows), len(rows), final=True, replace=True, errors=res.errors
+            )
+        )
 
     def _scan_direct(self, worker) -> None:
         from sidtui.core.errors import SidtuiError
@@ -181,8 +199,9 @@ class BrowserScreen(Screen):
             files = [f for f in discover(home) if f.kind == "main"]
             regs = read_registrations(home)
         except OSError as exc:
-            self.app.call_from_thread(self.notify, f"cannot read {home.root}: {exc}", severity="error",
-                                      markup=False)
+            self.app.call_from_thread(
+                self.notify, f"cannot read {home.root}: {exc}", severity="error", markup=False
+            )
             files, regs = [], []
         rows, errors = [], []
         last = time.monotonic()
@@ -197,7 +216,9 @@ class BrowserScreen(Screen):
             if len(rows) >= BATCH_FILES or (rows and now - last >= BATCH_SECONDS):
                 self.post_message(SessionsScanned(rows, [], i + 1, len(files), errors=errors))
                 rows, errors, last = [], [], now
-        self.post_message(SessionsScanned(rows, [], len(files), len(files), final=True, errors=errors))
+        self.post_message(
+            SessionsScanned(rows, [], len(files), len(files), final=True, errors=errors)
+        )
 
     @work(thread=True, exclusive=True, group="poll")
     def poll(self) -> None:
@@ -211,12 +232,26 @@ class BrowserScreen(Screen):
         except Exception:  # noqa: BLE001 - the next poll tries again
             return
         known = dict(self.summaries)
-        changed = [r for r in rows if (old := known.get(str(r.path))) is None or old.to_json() != r.to_json()]
+        changed = [
+            r
+            for r in rows
+            if (old := known.get(str(r.path))) is None or old.to_json() != r.to_json()
+        ]
         present = {str(r.path) for r in rows}
         removed = [k for k in known if k not in present]
         if changed or removed or res.errors:
-            self.post_message(SessionsScanned(changed, [], len(rows), len(rows), final=True,
-                                              removed=removed, errors=res.errors, incremental=True))
+            self.post_message(
+                SessionsScanned(
+                    changed,
+                    [],
+                    len(rows),
+                    len(rows),
+                    final=True,
+                    removed=removed,
+                    errors=res.errors,
+                    incremental=True,
+                )
+            )
 
     def _current_worker(self):
         from textual.worker import get_current_worker
@@ -262,8 +297,10 @@ class BrowserScreen(Screen):
         if msg.final:
             self.scanning = False
             self.app.start_watching()
-            status.update(f" {len(self.summaries)} sessions · {len(self._project_counts()) } projects"
-                          + (f" · {len(self.errors)} unreadable" if self.errors else ""))
+            status.update(
+                f" {len(self.summaries)} sessions · {len(self._project_counts())} projects"
+                + (f" · {len(self.errors)} unreadable" if self.errors else "")
+            )
             if not unchanged:
                 self.refresh_table()
             self.refresh_projects()
@@ -309,7 +346,7 @@ class BrowserScreen(Screen):
         ol.add_option(Option(f"All sessions ({len(self.summaries)})", id=ALL))
         prefix = common_key_prefix([n for n, _ in counts])
         for name, n in counts:
-            label = name[len(prefix):] if name.startswith(prefix) else name
+            label = name[len(prefix) :] if name.startswith(prefix) else name
             label = label if len(label) <= 22 else "…" + label[-21:]
             ol.add_option(Option(plain(f"{label} ({n})"), id=name))  # folder names are literal
         ids = [ALL] + [n for n, _ in counts]
@@ -322,8 +359,11 @@ class BrowserScreen(Screen):
 
     def visible_rows(self) -> list:
         q = self.query_one("#filter", Input).value
-        rows = [s for s in self.summaries.values()
-                if self.project == ALL or (s.project or "(flat)") == self.project]
+        rows = [
+            s
+            for s in self.summaries.values()
+            if self.project == ALL or (s.project or "(flat)") == self.project
+        ]
         rows = filter_rows(q, rows)
         rows.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return rows
@@ -388,10 +428,16 @@ class BrowserScreen(Screen):
         where = printable(s.project or "(flat)")
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
         # Session text goes in as template variables: literal, never read as markup.
-        preview.update(Content.from_markup(
-            f"[b]$text[/b]\n[dim]$where · started $started · [{colour}]$label[/]$extra[/]",
-            text=one_line(text, 200), where=where, started=short_time(s.started), label=label, extra=extra,
-        ))
+        preview.update(
+            Content.from_markup(
+                f"[b]$text[/b]\n[dim]$where · started $started · [{colour}]$label[/]$extra[/]",
+                text=one_line(text, 200),
+                where=where,
+                started=short_time(s.started),
+                label=label,
+                extra=extra,
+            )
+        )
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -426,7 +472,12 @@ class BrowserScreen(Screen):
     def on_key(self, event) -> None:
         # Type-to-filter: a printable key in the table goes to the filter box.
         table = self.query_one("#sessions", SessionTable)
-        if self.focused is table and event.is_printable and event.character and event.character not in "/? ":
+        if (
+            self.focused is table
+            and event.is_printable
+            and event.character
+            and event.character not in "/? "
+        ):
             inp = self.query_one("#filter", Input)
             inp.focus()
             inp.insert_text_at_cursor(event.character)
@@ -463,8 +514,14 @@ class BrowserScreen(Screen):
         s = self.summaries.get(key)
         if s is None:
             return None
-        return SessionFile(Path(s.path), s.session_id, s.project, kind=s.kind, container=s.container,
-                           parent_session_id=s.parent_session_id)
+        return SessionFile(
+            Path(s.path),
+            s.session_id,
+            s.project,
+            kind=s.kind,
+            container=s.container,
+            parent_session_id=s.parent_session_id,
+        )
 
     def open_key(self, key: str) -> None:
         sf = self.session_file(key)
@@ -482,7 +539,15 @@ class BrowserScreen(Screen):
         """(title, help, callback) for the command palette on this screen."""
         return [
             ("Open session", "Open the highlighted session", self.action_open_session),
-            ("Fork / salvage session", "Fork the highlighted session (salvage if unloadable)", self.action_fork),
-            ("Filter sessions", "Type to filter by id, project or first prompt", self.action_focus_filter),
+            (
+                "Fork / salvage session",
+                "Fork the highlighted session (salvage if unloadable)",
+                self.action_fork,
+            ),
+            (
+                "Filter sessions",
+                "Type to filter by id, project or first prompt",
+                self.action_focus_filter,
+            ),
             ("Rescan home", "Read every session again", self.action_rescan),
         ]

@@ -52,8 +52,12 @@ class ForkScreen(ModalScreen):
     def on_mount(self) -> None:
         summary = self.query_one("#fork-summary", Static)
         if self.salvage:
-            summary.update(Text("The agent cannot load this session. Salvage writes a loadable copy "
-                                "as a new session; the file itself is not changed.\ncomputing…"))
+            summary.update(
+                Text(
+                    "The agent cannot load this session. Salvage writes a loadable copy "
+                    "as a new session; the file itself is not changed.\ncomputing…"
+                )
+            )
             self.run(dry_run=True)
             return
         from sidtui.core.rewind import rewind_points
@@ -64,10 +68,17 @@ class ForkScreen(ModalScreen):
             t.add_column(c)
         t.add_row("end", "", "the whole session (default)", key="end")
         for p in reversed(self.points):
-            t.add_row(str(p.id), short_time(p.timestamp)[11:], cell(one_line(p.preview, 60)), key=str(p.id))
+            t.add_row(
+                str(p.id),
+                short_time(p.timestamp)[11:],
+                cell(one_line(p.preview, 60)),
+                key=str(p.id),
+            )
         t.focus()
-        summary.update("A new session gets the history up to the chosen point; its checkpoints are "
-                       "inherited. The source is not changed.")
+        summary.update(
+            "A new session gets the history up to the chosen point; its checkpoints are "
+            "inherited. The source is not changed."
+        )
 
     def selected_point(self):
         if self.salvage:
@@ -101,17 +112,24 @@ class ForkScreen(ModalScreen):
         res = msg.result
         if msg.preview:
             lo = res.left_out or {}
-            t = Text(f"Salvage copies {res.message_count} messages ({res.records_copied} records).\n")
+            t = Text(
+                f"Salvage copies {res.message_count} messages ({res.records_copied} records).\n"
+            )
             if lo:
-                t.append(f"left out: {len(lo.get('badLines', []))} bad line(s), "
-                         f"{lo.get('recordsNotCopied', 0)} record(s) off the salvaged chain, "
-                         f"{len(lo.get('joins', []))} join(s)\n", style="yellow")
+                t.append(
+                    f"left out: {len(lo.get('badLines', []))} bad line(s), "
+                    f"{lo.get('recordsNotCopied', 0)} record(s) off the salvaged chain, "
+                    f"{len(lo.get('joins', []))} join(s)\n",
+                    style="yellow",
+                )
             for b in lo.get("badLines", [])[:5]:
                 t.append(f"  line {b.get('line')}: {b.get('reason')}\n", style="dim")
             summary.update(t)
             return
         verb = "salvaged" if self.salvage else "forked"
-        self.notify(f"{verb} into {res.session_id} ({res.message_count} messages)", title=verb, markup=False)
+        self.notify(
+            f"{verb} into {res.session_id} ({res.message_count} messages)", title=verb, markup=False
+        )
         self.dismiss(res)
 
     def action_apply(self) -> None:

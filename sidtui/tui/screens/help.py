@@ -37,10 +37,14 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(f"Keys — {type(self.under).__name__.removesuffix('Screen')}", classes="modal-title")
+            yield Static(
+                f"Keys — {type(self.under).__name__.removesuffix('Screen')}", classes="modal-title"
+            )
             yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
-            yield Static("Mouse works everywhere; ctrl+p opens the command palette with every action.",
-                         classes="modal-summary")
+            yield Static(
+                "Mouse works everywhere; ctrl+p opens the command palette with every action.",
+                classes="modal-summary",
+            )
 
     def on_mount(self) -> None:
         t = self.query_one("#help-table", DataTable)
@@ -63,7 +67,9 @@ class HelpScreen(ModalScreen[None]):
                 if key in seen or b.action.startswith("noop") or b.action == "help_quit":
                     continue
                 seen.add(key)
-                keys = ", ".join(self.app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(","))
+                keys = ", ".join(
+                    self.app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(",")
+                )
                 t.add_row(where, cell(keys), cell(desc))  # keys like '[' are literal
         t.focus()
 

@@ -24,7 +24,11 @@ from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 from sidtui.fmt import printable
 from sidtui.tui.fmt import cell, one_line, plain, short_time
 
-MODE_LABELS = (("conversation", "Conversation"), ("code", "Code"), ("conversation-and-code", "Both"))
+MODE_LABELS = (
+    ("conversation", "Conversation"),
+    ("code", "Code"),
+    ("conversation-and-code", "Both"),
+)
 
 
 class RewindScreen(ModalScreen[bool]):
@@ -38,8 +42,9 @@ class RewindScreen(ModalScreen[bool]):
     ]
 
     class Previewed(Message):
-        def __init__(self, result, error: str | None = None, applied: bool = False,
-                     live: bool = False) -> None:
+        def __init__(
+            self, result, error: str | None = None, applied: bool = False, live: bool = False
+        ) -> None:
             super().__init__()
             self.result = result
             self.error = error
@@ -82,11 +87,19 @@ class RewindScreen(ModalScreen[bool]):
                 if not self.view.loaded.loadable
                 else "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
             )
-            self.query_one("#rewind-preview", Static).update(Text(printable(f"Nothing to rewind: {why}"), style="yellow"))
+            self.query_one("#rewind-preview", Static).update(
+                Text(printable(f"Nothing to rewind: {why}"), style="yellow")
+            )
             return
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
-            t.add_row(str(p.id), short_time(p.timestamp)[11:], cell(one_line(p.preview, 34)), files, key=str(p.id))
+            t.add_row(
+                str(p.id),
+                short_time(p.timestamp)[11:],
+                cell(one_line(p.preview, 34)),
+                files,
+                key=str(p.id),
+            )
         t.move_cursor(row=len(self.points) - 1, animate=False)
         t.focus()
         self.refresh_preview()
@@ -138,8 +151,12 @@ class RewindScreen(ModalScreen[bool]):
             self.query_one("#apply", Button).disabled = True
             self.query_one("#cancel", Button).label = "Close (Esc)"
             out.update(self._result_renderable(res))
-            self.notify(f"rewound to point {res.point.id}: {res.messages_dropped} messages dropped, "
-                        f"{res.files_restored} files restored", title="rewind", markup=False)
+            self.notify(
+                f"rewound to point {res.point.id}: {res.messages_dropped} messages dropped, "
+                f"{res.files_restored} files restored",
+                title="rewind",
+                markup=False,
+            )
             return
         out.update(self._preview_renderable(res))
         self.query_one("#apply", Button).disabled = False
@@ -152,24 +169,34 @@ class RewindScreen(ModalScreen[bool]):
         )
         if res.mode != "code":
             head.append(f"{res.messages_dropped} message(s) leave the conversation", style="yellow")
-            head.append(" (append-only: a rewind marker; the old branch stays in the file)\n", style="dim")
+            head.append(
+                " (append-only: a rewind marker; the old branch stays in the file)\n", style="dim"
+            )
         if res.mode != "conversation":
             changing = [f for f in res.files if f.get("action") in ("restored", "deleted")]
             skipped = [f for f in res.files if f.get("action") == "skipped"]
-            head.append(f"{len(changing)} file(s) change, {len(skipped)} skipped\n",
-                        style="yellow" if changing else "dim")
+            head.append(
+                f"{len(changing)} file(s) change, {len(skipped)} skipped\n",
+                style="yellow" if changing else "dim",
+            )
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
         for w in res.warnings:
             head.append(printable(f"⚠ {w}\n"), style="yellow")
         parts.append(head)
         if res.dropped:
-            t = Table(title="Messages that drop", title_justify="left", show_edge=False, expand=True)
+            t = Table(
+                title="Messages that drop", title_justify="left", show_edge=False, expand=True
+            )
             t.add_column("#", width=5)
             t.add_column("role", width=10)
             t.add_column("preview")
             for d in res.dropped[:60]:
-                t.add_row(str(d.get("index", "")), plain(d.get("role")), plain(one_line(d.get("preview") or "", 80)))
+                t.add_row(
+                    str(d.get("index", "")),
+                    plain(d.get("role")),
+                    plain(one_line(d.get("preview") or "", 80)),
+                )
             if len(res.dropped) > 60:
                 t.add_row("…", "", f"and {len(res.dropped) - 60} more")
             parts.append(t)
@@ -182,8 +209,14 @@ class RewindScreen(ModalScreen[bool]):
                 t.add_row(plain(f.get("action")), plain(f.get("path")), plain(f.get("reason")))
             parts.append(t)
         for d in res.diffs:
-            parts.append(Syntax(printable(d), "diff", theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
-                                word_wrap=True))
+            parts.append(
+                Syntax(
+                    printable(d),
+                    "diff",
+                    theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+                    word_wrap=True,
+                )
+            )
         return Group(*parts)
 
     def _result_renderable(self, res):
@@ -199,8 +232,10 @@ class RewindScreen(ModalScreen[bool]):
         if res.safety_snapshot:
             t.append(f"safety snapshot: {res.safety_snapshot} (restore it to undo the file step)\n")
         if res.marker_uuid:
-            t.append(f"rewind marker: {res.marker_uuid} (switch back to the old branch from the Chain tab)\n",
-                     style="dim")
+            t.append(
+                f"rewind marker: {res.marker_uuid} (switch back to the old branch from the Chain tab)\n",
+                style="dim",
+            )
         for w in res.warnings:
             t.append(printable(f"⚠ {w}\n"), style="yellow")
         return t
@@ -214,12 +249,17 @@ class RewindScreen(ModalScreen[bool]):
             if yes and p is not None:
                 self.run_rewind(p.id, self.mode, dry_run=False, force=True)
             else:
-                self.query_one("#rewind-preview", Static).update(Text(printable(f"Refused: {reason}"), style="bold red"))
+                self.query_one("#rewind-preview", Static).update(
+                    Text(printable(f"Refused: {reason}"), style="bold red")
+                )
                 self.query_one("#apply", Button).disabled = False
 
         self.app.push_screen(
-            ConfirmScreen(f"{reason}\n\nRewind anyway (force)? The running agent may overwrite it.",
-                          yes="Force rewind", danger=True),
+            ConfirmScreen(
+                f"{reason}\n\nRewind anyway (force)? The running agent may overwrite it.",
+                yes="Force rewind",
+                danger=True,
+            ),
             answered,
         )
 

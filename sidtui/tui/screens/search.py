@@ -54,7 +54,9 @@ class SearchScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static("Search every session (all words required; word* = prefix)", classes="modal-title")
+            yield Static(
+                "Search every session (all words required; word* = prefix)", classes="modal-title"
+            )
             yield Input(placeholder="search words…", id="search-input")
             yield Static("", id="search-status")
             yield DataTable(id="search-results", cursor_type="row", zebra_stripes=True)
@@ -78,10 +80,14 @@ class SearchScreen(ModalScreen[None]):
 
         try:
             idx = self.app.search_index(
-                progress=lambda p: self.post_message(self.Results(None, status=f" indexing {p.done}/{p.total} files…"))
+                progress=lambda p: self.post_message(
+                    self.Results(None, status=f" indexing {p.done}/{p.total} files…")
+                )
             )
             if not query.strip():
-                self.post_message(self.Results([], status=" index ready: type words and press Enter"))
+                self.post_message(
+                    self.Results([], status=" index ready: type words and press Enter")
+                )
                 return
             hits = idx.search(query, limit=200)
         except (SidtuiError, OSError, ValueError) as exc:
@@ -106,8 +112,14 @@ class SearchScreen(ModalScreen[None]):
         t.clear()
         started = self.app.started_by_path()
         for i, h in enumerate(msg.hits):
-            t.add_row(cell(h.session_id), short_time(started.get(h.path)), str(h.line), cell(h.kind),
-                      snippet_text(h.snippet), key=str(i))
+            t.add_row(
+                cell(h.session_id),
+                short_time(started.get(h.path)),
+                str(h.line),
+                cell(h.kind),
+                snippet_text(h.snippet),
+                key=str(i),
+            )
         if msg.hits:
             t.focus()
 

@@ -139,7 +139,11 @@ class SessionScreen(Screen):
             self.post_message(SessionLoadFailed(str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug must become a message, never a crash
-            self.post_message(SessionLoadFailed(f"internal error reading the session: {type(exc).__name__}: {exc}"))
+            self.post_message(
+                SessionLoadFailed(
+                    f"internal error reading the session: {type(exc).__name__}: {exc}"
+                )
+            )
             return
         from textual.worker import get_current_worker
 
@@ -173,7 +177,9 @@ class SessionScreen(Screen):
         their duration, so a huge session being written keeps at most a third of a core
         busy instead of re-reading back to back; quicker ones re-read at once.
         """
-        if any(w.node is self and w.group == "open-session" and not w.is_finished for w in self.workers):
+        if any(
+            w.node is self and w.group == "open-session" and not w.is_finished for w in self.workers
+        ):
             self._reload_pending = True
             return
         wait = self.reload_wait()
@@ -202,8 +208,11 @@ class SessionScreen(Screen):
             self._show_loaded(msg)
         except Exception as exc:  # noqa: BLE001 - shown, never a crash
             self.query_one("#tabs").loading = False
-            self.notify(f"internal error showing the session: {type(exc).__name__}: {exc}",
-                        severity="error", markup=False)
+            self.notify(
+                f"internal error showing the session: {type(exc).__name__}: {exc}",
+                severity="error",
+                markup=False,
+            )
 
     def _show_loaded(self, msg: SessionLoaded) -> None:
         if self._reload_pending:
@@ -213,8 +222,12 @@ class SessionScreen(Screen):
         self.query_one("#tabs").loading = False
         self._show_head()
         conv = self.query_one("#conversation-view", ConversationView)
-        conv.set_model(msg.conversation, keep_position=msg.reload,
-                       starts=getattr(msg, "starts", None), width=getattr(msg, "width", None))
+        conv.set_model(
+            msg.conversation,
+            keep_position=msg.reload,
+            starts=getattr(msg, "starts", None),
+            width=getattr(msg, "width", None),
+        )
         if not msg.reload:
             if self.scroll_to_line is not None:
                 conv.scroll_to_line(self.scroll_to_line)
@@ -275,14 +288,25 @@ class SessionScreen(Screen):
         if event.row.kind == "bad":
             b = v.rf.bad_lines[event.row.index]
             data = v.rf.data[b.offset : b.offset + min(b.length, 4000)]
-            raw.update(Text.assemble((f"line {b.line}: {b.reason}\n\n", "bold red"),
-                                     data.decode("utf-8", errors="replace")))
+            raw.update(
+                Text.assemble(
+                    (f"line {b.line}: {b.reason}\n\n", "bold red"),
+                    data.decode("utf-8", errors="replace"),
+                )
+            )
             return
         rec = v.rf.records[event.row.index]
         text = pretty_json(v.rf.decode(rec))
         if len(text) > 20000:
             text = text[:20000] + "\n… (cut)"
-        raw.update(Syntax(text, "json", word_wrap=True, theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))
+        raw.update(
+            Syntax(
+                text,
+                "json",
+                word_wrap=True,
+                theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+            )
+        )
 
     @on(SidechainsTable.SidechainOpened)
     def _open_sidechain(self, event: SidechainsTable.SidechainOpened) -> None:
@@ -330,9 +354,13 @@ class SessionScreen(Screen):
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab
         # Focus must move into the new pane: TabbedContent follows the focus.
-        focus = {"conversation": "#conversation-view", "chain": "#chain-view",
-                 "checkpoints": "#checkpoints-panel", "state": "#state-panel",
-                 "sidechains": "#sidechains-table"}.get(tab)
+        focus = {
+            "conversation": "#conversation-view",
+            "chain": "#chain-view",
+            "checkpoints": "#checkpoints-panel",
+            "state": "#state-panel",
+            "sidechains": "#sidechains-table",
+        }.get(tab)
         if focus:
             self.query_one(focus).focus()
 
@@ -391,7 +419,9 @@ class SessionScreen(Screen):
             return
         rec = self.view.rf.records[rows[chain.cursor].index]
         if not rec.uuid:
-            self.notify(f"line {rec.line} has no uuid: it cannot be a tip", severity="warning", markup=False)
+            self.notify(
+                f"line {rec.line} has no uuid: it cannot be a tip", severity="warning", markup=False
+            )
             return
         self.branch_switch(rec.uuid, rec.line, dry_run=True, force=False)
 
@@ -406,8 +436,9 @@ class SessionScreen(Screen):
             self.app.call_from_thread(self._confirm_branch, uuid, line, None, str(exc))
             return
         except (SidtuiError, OSError, ValueError) as exc:
-            self.app.call_from_thread(self.notify, str(exc), title="branch switch", severity="error",
-                                      markup=False)
+            self.app.call_from_thread(
+                self.notify, str(exc), title="branch switch", severity="error", markup=False
+            )
             return
         if dry_run:
             self.app.call_from_thread(self._confirm_branch, uuid, line, res, None)
@@ -415,7 +446,8 @@ class SessionScreen(Screen):
             self.app.call_from_thread(
                 self.notify,
                 f"line {line} is the live tip now ({res.messages_after} messages; marker {res.marker_uuid})",
-                title="branch switch", markup=False,
+                title="branch switch",
+                markup=False,
             )
             self.app.call_from_thread(self.load, True)
 
@@ -460,15 +492,44 @@ class SessionScreen(Screen):
 
     def command_entries(self):
         return [
-            ("Rewind…", "Rewind conversation, code or both to a prompt (Esc Esc, r)", self.action_rewind),
-            ("Fork / salvage…", "Fork this session at a point (salvage if unloadable) (f)", self.action_fork),
-            ("Undo preview…", "What /undo would change, then confirm (u)", self.action_undo_preview),
-            ("Toggle follow", "Follow the end of a live session like tail -f (t)", self.action_toggle_follow),
-            ("Expand all", "Expand every thinking block, tool call and result (e)", self.action_expand_all),
+            (
+                "Rewind…",
+                "Rewind conversation, code or both to a prompt (Esc Esc, r)",
+                self.action_rewind,
+            ),
+            (
+                "Fork / salvage…",
+                "Fork this session at a point (salvage if unloadable) (f)",
+                self.action_fork,
+            ),
+            (
+                "Undo preview…",
+                "What /undo would change, then confirm (u)",
+                self.action_undo_preview,
+            ),
+            (
+                "Toggle follow",
+                "Follow the end of a live session like tail -f (t)",
+                self.action_toggle_follow,
+            ),
+            (
+                "Expand all",
+                "Expand every thinking block, tool call and result (e)",
+                self.action_expand_all,
+            ),
             ("Collapse all", "Collapse every block (E)", self.action_collapse_all),
             ("Reload session", "Read the file again (ctrl+r)", self.action_reload),
-            ("Make branch live…", "Make the record under the Chain cursor the live tip (b in Chain)",
-             self.action_switch_branch),
+            (
+                "Make branch live…",
+                "Make the record under the Chain cursor the live tip (b in Chain)",
+                self.action_switch_branch,
+            ),
             ("Back to browser", "Return to the session list (Esc)", self.action_back),
-        ] + [(f"Show {t} tab", f"Switch to the {t} tab ({i + 1})", lambda t=t: self.action_show_tab(t))
-             for i, t in enumerate(TABS)]
+        ] + [
+            (
+                f"Show {t} tab",
+                f"Switch to the {t} tab ({i + 1})",
+                lambda t=t: self.action_show_tab(t),
+            )
+            for i, t in enumerate(TABS)
+        ]

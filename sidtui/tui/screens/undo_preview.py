@@ -102,7 +102,9 @@ class UndoPreviewScreen(ModalScreen[bool]):
             lines = [
                 f"Done: {len(res.changed)} file(s) restored, {len(res.skipped)} skipped.",
                 f"Safety snapshot {res.safety_snapshot_id} holds the contents before the undo "
-                "(redo takes it back)." if res.safety_snapshot_id else (res.note or ""),
+                "(redo takes it back)."
+                if res.safety_snapshot_id
+                else (res.note or ""),
             ]
             summary.update(plain("\n".join(x for x in lines if x)))
             self.query_one("#apply", Button).disabled = True
@@ -119,10 +121,12 @@ class UndoPreviewScreen(ModalScreen[bool]):
         if res.note and not res.files:
             summary.update(plain(res.note))
         else:
-            summary.update(plain(
-                f"Rolls back {reverts} (from {res.target_snapshot_id}): {len(res.changed)} file(s) "
-                f"change, {len(res.skipped)} skipped. A safety snapshot is written first."
-            ))
+            summary.update(
+                plain(
+                    f"Rolls back {reverts} (from {res.target_snapshot_id}): {len(res.changed)} file(s) "
+                    f"change, {len(res.skipped)} skipped. A safety snapshot is written first."
+                )
+            )
         self.query_one("#apply", Button).disabled = not res.changed
         self._show_file(0)
 

@@ -111,7 +111,13 @@ class ChainIndex:
 class ChainView(ScrollView, can_focus=True):
     """The record tree, one line per physical line, virtualised."""
 
-    COMPONENT_CLASSES = {"chain--chain", "chain--skipped", "chain--bad", "chain--marker", "chain--cursor"}
+    COMPONENT_CLASSES = {
+        "chain--chain",
+        "chain--skipped",
+        "chain--bad",
+        "chain--marker",
+        "chain--cursor",
+    }
     DEFAULT_CSS = """
     ChainView { background: $surface; }
     ChainView > .chain--chain { color: $text; }

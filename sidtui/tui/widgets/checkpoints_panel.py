@@ -116,7 +116,9 @@ class CheckpointsPanel(Vertical, can_focus=False):
         from sidtui.core.errors import SidtuiError
 
         view = self.view
-        mgr = CheckpointManager.for_session(view.home, view.session_id, project_root=self.project_root())
+        mgr = CheckpointManager.for_session(
+            view.home, view.session_id, project_root=self.project_root()
+        )
         self.manager = mgr
         if not mgr.exists:
             self.post_message(self.Loaded([], {}, None))
@@ -153,8 +155,14 @@ class CheckpointsPanel(Vertical, can_focus=False):
         )
         for s in msg.snapshots:
             sid = Text(s.id, style="dim strike" if s.reverted else ("cyan" if s.is_restore else ""))
-            t.add_row(sid, ms_time(s.timestamp), cell(one_line(s.tool_name, 16)),
-                      cell(one_line(s.tool_summary, 30)), str(len(s.files)), key=s.id)
+            t.add_row(
+                sid,
+                ms_time(s.timestamp),
+                cell(one_line(s.tool_name, 16)),
+                cell(one_line(s.tool_summary, 30)),
+                str(len(s.files)),
+                key=s.id,
+            )
         t.move_cursor(row=len(msg.snapshots) - 1, animate=False)
         self._show_files()
 
@@ -184,7 +192,9 @@ class CheckpointsPanel(Vertical, can_focus=False):
             if not isinstance(path, str):
                 continue
             chain = self.chains.get(path)
-            drawing = Text(chain.drawing if chain else "?", style="" if (chain and chain.healthy) else "red")
+            drawing = Text(
+                chain.drawing if chain else "?", style="" if (chain and chain.healthy) else "red"
+            )
             f.add_row(cell(one_line(path.rsplit("/", 1)[-1], 24)), drawing, key=path)
         self._load_diff()
 
@@ -227,7 +237,9 @@ class CheckpointsPanel(Vertical, can_focus=False):
             new = _text(after.content) if after.exists else ""
             title = f"{path}  {sid} → {nxt_id}"
             if not after.recoverable:
-                note = (note + "; " if note else "") + f"✗ {nxt_id} cannot be rebuilt: {after.reason}"
+                note = (
+                    note + "; " if note else ""
+                ) + f"✗ {nxt_id} cannot be rebuilt: {after.reason}"
         else:
             exists, data, err = read_current(path)
             new = _text(data) if exists else ""
@@ -244,7 +256,11 @@ class CheckpointsPanel(Vertical, can_focus=False):
 
     def action_toggle_disk(self) -> None:
         self.vs_disk = not self.vs_disk
-        self.notify("diff against the file on disk now" if self.vs_disk else "diff against the next snapshot")
+        self.notify(
+            "diff against the file on disk now"
+            if self.vs_disk
+            else "diff against the next snapshot"
+        )
         self._load_diff()
 
     def action_undo_preview(self) -> None:

@@ -98,8 +98,11 @@ def measure(model: ConversationModel, e: Entry, width: int) -> int:
             return max(1, n)
         return max(1, len(wrap(text, avail)))
     if e.kind == "banner":
-        return 1 + len(wrap(model.banner[0] if model.banner else "", width - 1)) + len(
-            wrap(model.body(e), width - 2))
+        return (
+            1
+            + len(wrap(model.banner[0] if model.banner else "", width - 1))
+            + len(wrap(model.body(e), width - 2))
+        )
     if e.collapsed:
         return 1
     return 1 + len(wrap(model.body(e), width - BODY_INDENT - 2))
@@ -167,7 +170,9 @@ class ConversationView(ScrollView, can_focus=True):
             super().__init__()
             self.entry = entry
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.model: ConversationModel | None = None
         self._starts = array("q", [0])  # line where each entry starts; last = total
@@ -177,8 +182,14 @@ class ConversationView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ model
 
-    def set_model(self, model: ConversationModel, *, keep_position: bool = False,
-                  starts: array | None = None, width: int | None = None) -> None:
+    def set_model(
+        self,
+        model: ConversationModel,
+        *,
+        keep_position: bool = False,
+        starts: array | None = None,
+        width: int | None = None,
+    ) -> None:
         """Show ``model`` (attributes down); keeps the cursor's message when asked."""
         old_msg = None
         if keep_position and self.model is not None and self.model.entries:
@@ -268,7 +279,9 @@ class ConversationView(ScrollView, can_focus=True):
         head = [(style, "  " + marker + m.header_text(e)[: max(0, width * 2)])]
         if e.collapsed:
             return head
-        return head + [(style if style != "tool" else "", ind + line) for line in wrap(m.body(e), avail)]
+        return head + [
+            (style if style != "tool" else "", ind + line) for line in wrap(m.body(e), avail)
+        ]
 
     def _relayout(self, starts: array | None = None) -> None:
         """Recompute the line → entry map for the current width.
@@ -300,7 +313,13 @@ class ConversationView(ScrollView, can_focus=True):
         try:
             return self._render_virtual(scroll_y + y)
         except Exception as exc:  # noqa: BLE001 - a bad record must not take the app down
-            return Strip([Segment(f"  (cannot draw this line: {type(exc).__name__}: {exc})", self.rich_style)])
+            return Strip(
+                [
+                    Segment(
+                        f"  (cannot draw this line: {type(exc).__name__}: {exc})", self.rich_style
+                    )
+                ]
+            )
 
     def _render_virtual(self, y: int) -> Strip:
         width = self.size.width
@@ -333,7 +352,9 @@ class ConversationView(ScrollView, can_focus=True):
             self._relayout_in_worker(self.model, width)
 
     # A description, or Textual would repr() the whole model to name the worker.
-    @work(thread=True, exclusive=True, group="conversation-layout", description="conversation layout")
+    @work(
+        thread=True, exclusive=True, group="conversation-layout", description="conversation layout"
+    )
     def _relayout_in_worker(self, model: ConversationModel, width: int) -> None:
         """Big sessions: measure in a thread; the old layout stays on screen meanwhile."""
         starts = layout(model, width)

@@ -61,8 +61,15 @@ class DiffData:
         self.note = printable(self.note) if self.note else self.note
 
     @classmethod
-    def build(cls, title: str, old: str, new: str, path: str = "", dark: bool = True,
-              note: str | None = None) -> DiffData:
+    def build(
+        cls,
+        title: str,
+        old: str,
+        new: str,
+        path: str = "",
+        dark: bool = True,
+        note: str | None = None,
+    ) -> DiffData:
         if _all_crlf(old) and _all_crlf(new) and ("\r\n" in old or "\r\n" in new):
             # both sides end every line in CRLF: drawn as plain lines, said once in the
             # note (a \x0d on every line hid the change; mixed endings stay visible)
@@ -70,8 +77,13 @@ class DiffData:
             note = f"{note} · CRLF line endings" if note else "CRLF line endings"
         # escaped before the diff, so word spans and colouring index the text as drawn
         old, new = printable(old), printable(new)
-        return cls(title, side_by_side(old, new), highlight_lines(old, path, dark),
-                   highlight_lines(new, path, dark), note)
+        return cls(
+            title,
+            side_by_side(old, new),
+            highlight_lines(old, path, dark),
+            highlight_lines(new, path, dark),
+            note,
+        )
 
 
 def _all_crlf(text: str) -> bool:
@@ -83,8 +95,16 @@ def _all_crlf(text: str) -> bool:
 class DiffView(ScrollView, can_focus=True):
     """Two texts compared, side by side or unified."""
 
-    COMPONENT_CLASSES = {"diff--add", "diff--remove", "diff--add-word", "diff--remove-word",
-                         "diff--lineno", "diff--fold", "diff--title", "diff--hunk"}
+    COMPONENT_CLASSES = {
+        "diff--add",
+        "diff--remove",
+        "diff--add-word",
+        "diff--remove-word",
+        "diff--lineno",
+        "diff--fold",
+        "diff--title",
+        "diff--hunk",
+    }
     DEFAULT_CSS = """
     DiffView { background: $surface; }
     DiffView > .diff--add { background: $success-muted; }
@@ -187,20 +207,35 @@ class DiffView(ScrollView, can_focus=True):
         if self.data is None:
             if row:
                 return Strip.blank(width, base)
-            return Strip([Segment(" select a file to see its diff", base + self._style("fold"))]).crop_extend(0, width, base)
+            return Strip(
+                [Segment(" select a file to see its diff", base + self._style("fold"))]
+            ).crop_extend(0, width, base)
         d = self.data
         if row == 0:
-            stats = f"  +{d.sbs.added} −{d.sbs.removed}" + ("  (identical)" if d.sbs.identical else "")
+            stats = f"  +{d.sbs.added} −{d.sbs.removed}" + (
+                "  (identical)" if d.sbs.identical else ""
+            )
             mode = "unified" if self.unified else "side by side"
-            t = Text(f" {d.title}{stats}  [{mode}; n/p hunks, s toggles]", style=base + self._style("title"))
-            return Strip(t.render(self.app.console)).crop_extend(0, width, base + self._style("title"))
+            t = Text(
+                f" {d.title}{stats}  [{mode}; n/p hunks, s toggles]",
+                style=base + self._style("title"),
+            )
+            return Strip(t.render(self.app.console)).crop_extend(
+                0, width, base + self._style("title")
+            )
         row -= 1
         if d.note:
             if row == 0:
-                return Strip([Segment(" " + d.note, base + self._style("fold"))]).crop_extend(0, width, base)
+                return Strip([Segment(" " + d.note, base + self._style("fold"))]).crop_extend(
+                    0, width, base
+                )
             row -= 1
         hunk_rows = self._hunk_rows()
-        in_hunk = self.current_hunk >= 0 and hunk_rows and hunk_rows[self.current_hunk] == row + 1 + (1 if d.note else 0)
+        in_hunk = (
+            self.current_hunk >= 0
+            and hunk_rows
+            and hunk_rows[self.current_hunk] == row + 1 + (1 if d.note else 0)
+        )
         if self.unified:
             return self._unified_line(row, width, base, in_hunk)
         return self._sbs_line(row, width, base, in_hunk)
@@ -216,10 +251,16 @@ class DiffView(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         tag, old_no, new_no, text = self._urows[row]
         if tag == "~":
-            return Strip([Segment(f"      ⋯ {text}", base + self._style("fold"))]).crop_extend(0, width, base + self._style("fold"))
+            return Strip([Segment(f"      ⋯ {text}", base + self._style("fold"))]).crop_extend(
+                0, width, base + self._style("fold")
+            )
         bg = {"+": self._style("add"), "-": self._style("remove")}.get(tag, Style())
-        num = Text(f"{old_no or '':>5} {new_no or '':>5} {tag} ", style=base + self._style("lineno") + bg)
-        body = self._text_for("new" if tag == "+" else "old", new_no if tag == "+" else old_no, text)
+        num = Text(
+            f"{old_no or '':>5} {new_no or '':>5} {tag} ", style=base + self._style("lineno") + bg
+        )
+        body = self._text_for(
+            "new" if tag == "+" else "old", new_no if tag == "+" else old_no, text
+        )
         body.stylize(base + bg)
         line = Text.assemble(num, body)
         if in_hunk:
@@ -233,7 +274,9 @@ class DiffView(ScrollView, can_focus=True):
         r = rows[row]
         half = max(10, (width - 1) // 2)
         if r.tag == "fold":
-            return Strip([Segment(f"      ⋯ {r.old_text}", base + self._style("fold"))]).crop_extend(0, width, base + self._style("fold"))
+            return Strip(
+                [Segment(f"      ⋯ {r.old_text}", base + self._style("fold"))]
+            ).crop_extend(0, width, base + self._style("fold"))
         left = self._half("old", r.old_no, r.old_text, r.tag, half, base, r.new_text)
         right = self._half("new", r.new_no, r.new_text, r.tag, width - half - 1, base, r.old_text)
         sep = Segment("│", base + self._style("lineno"))
@@ -244,7 +287,9 @@ class DiffView(ScrollView, can_focus=True):
         if text is None:
             return Strip.blank(width, base + self._style("fold"))
         changed = tag != "equal"
-        bg = (self._style("remove") if side == "old" else self._style("add")) if changed else Style()
+        bg = (
+            (self._style("remove") if side == "old" else self._style("add")) if changed else Style()
+        )
         body = self._text_for(side, no, text)
         body.stylize(base + bg)
         if tag == "replace" and other is not None:

@@ -24,8 +24,17 @@ COLUMNS = (
 # layout jumped while a scan or a live update ran (and a screenshot could catch it half
 # measured). Session ids are 24 characters; longer legacy ids are cut here and shown whole
 # on the session screen.
-WIDTHS = {"id": 24, "state": 26, "last": 13, "started": 11, "model": 18, "records": 7,
-          "size": 8, "cost": 8, "ended": 5}
+WIDTHS = {
+    "id": 24,
+    "state": 26,
+    "last": 13,
+    "started": 11,
+    "model": 18,
+    "records": 7,
+    "size": 8,
+    "cost": 8,
+    "ended": 5,
+}
 
 
 def _when(iso: str | None) -> str:

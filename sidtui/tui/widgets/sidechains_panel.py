@@ -31,7 +31,9 @@ class SidechainsTable(DataTable):
         self.clear()
         for s in view.sidechains:
             if s.ended:
-                status = Text(s.status or "ended", style="green" if s.status == "completed" else "red")
+                status = Text(
+                    s.status or "ended", style="green" if s.status == "completed" else "red"
+                )
             else:
                 status = Text("unfinished", style="bold yellow")
             self.add_row(

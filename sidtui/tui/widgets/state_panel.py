@@ -52,7 +52,9 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     by_name = {}
     for it in view.state.items:
         by_name[it.name] = it
-        val = Text(_short(it.value)) if it.restored else Text(it.note or "not restored", style="dim")
+        val = (
+            Text(_short(it.value)) if it.restored else Text(it.note or "not restored", style="dim")
+        )
         if it.warning:
             val.append(f"\n⚠ {it.warning}", style="bold red")
         items.add_row(str(it.number or "—"), plain(it.name), val, plain(src(it.source)))
@@ -63,8 +65,12 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     usage = by_name.get("usage")
     if usage is not None and isinstance(usage.value, dict):
         u = usage.value
-        t = Table(title="Usage (stock = last request size · flow = summed over the session)",
-                  title_justify="left", expand=True, show_edge=False)
+        t = Table(
+            title="Usage (stock = last request size · flow = summed over the session)",
+            title_justify="left",
+            expand=True,
+            show_edge=False,
+        )
         t.add_column("model", style="bold")
         t.add_column("stock", ratio=2)
         t.add_column("flow", ratio=3)
@@ -72,7 +78,9 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         for name, mu in (u.get("models") or {}).items():
             stock = ", ".join(f"{k}={v}" for k, v in (mu.get("stock") or {}).items())
             flow = ", ".join(f"{k}={v}" for k, v in (mu.get("flow") or {}).items())
-            t.add_row(plain(name), plain(stock or "—"), plain(flow or "—"), _pct(mu.get("cacheHitRatio")))
+            t.add_row(
+                plain(name), plain(stock or "—"), plain(flow or "—"), _pct(mu.get("cacheHitRatio"))
+            )
         cost = u.get("totalCostUSD")
         t.caption = (
             f"total cost {fmt_cost(cost) if isinstance(cost, (int, float)) else '—'} · "
@@ -83,27 +91,45 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
 
     todos = by_name.get("todos")
     if todos is not None and todos.restored and isinstance(todos.value, list):
-        t = Table(title=f"Todo list ({len(todos.value)})", title_justify="left", expand=True,
-                  show_edge=False, show_header=False)
+        t = Table(
+            title=f"Todo list ({len(todos.value)})",
+            title_justify="left",
+            expand=True,
+            show_edge=False,
+            show_header=False,
+        )
         t.add_column("status", width=12)
         t.add_column("todo")
         for td in todos.value:
             if isinstance(td, dict):
                 status = str(td.get("status", ""))
                 mark = {"completed": "✔", "in_progress": "▶"}.get(status, "○")
-                t.add_row(plain(f"{mark} {status}"), plain(td.get("content") or td.get("text") or _short(td)))
+                t.add_row(
+                    plain(f"{mark} {status}"),
+                    plain(td.get("content") or td.get("text") or _short(td)),
+                )
         parts.append(t)
 
     goal = by_name.get("goal")
     if goal is not None and goal.value is not None:
-        parts.append(Text.assemble(("Goal: ", "bold"), _short(goal.value, 200),
-                                   (f"  ({goal.note})" if goal.note else "", "dim")))
+        parts.append(
+            Text.assemble(
+                ("Goal: ", "bold"),
+                _short(goal.value, 200),
+                (f"  ({goal.note})" if goal.note else "", "dim"),
+            )
+        )
 
     fc = by_name.get("file_changes")
     if fc is not None and isinstance(fc.value, dict):
         files = fc.value.get("files") or []
-        t = Table(title=f"Changed files ({len(files)})", title_justify="left", expand=True,
-                  show_edge=False, show_header=False)
+        t = Table(
+            title=f"Changed files ({len(files)})",
+            title_justify="left",
+            expand=True,
+            show_edge=False,
+            show_header=False,
+        )
         t.add_column("path")
         for f in files:
             t.add_row(plain(f if isinstance(f, str) else _short(f)))
