@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.writer import flush_pending_writes
+from sidtui.core.edits.writer import flush_pending_writes
 
 S01 = "20261130-052907-9ff3799b"  # webapp: s1 login.ts+README.md, s2 validate*, s3 login.ts
 S11 = "20261130-052918-63b1c5f8"  # cli-tool: medium.txt (1,500 lines) in s9/s10
@@ -130,7 +130,7 @@ def test_directory_swapped_after_the_safety_snapshot_cannot_redirect_writes(
 
 
 def test_thread_swapping_a_folder_during_restores_never_writes_outside(tmp_path):
-    from sidtui.core.checkpoint import CheckpointManager
+    from sidtui.core.checkpoints.manager import CheckpointManager
 
     root = tmp_path / "proj"
     src = root / "src"

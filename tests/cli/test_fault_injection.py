@@ -30,9 +30,9 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.checkpoint_index import CheckpointIndex
-from sidtui.core.home import Home, discover
-from sidtui.core.session import open_session
+from sidtui.core.checkpoints.index import CheckpointIndex
+from sidtui.core.base.home import Home, discover
+from sidtui.core.views.session import open_session
 from tests.helpers import REAL_HOME, REAL_PROJECTS, remap_fixture_paths
 
 pytestmark = pytest.mark.slow
