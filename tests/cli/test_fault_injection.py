@@ -41,7 +41,7 @@ S01 = "20261130-052907-9ff3799b"
 S16 = "20261130-052921-ad7240fb"
 WEBAPP = "tmp-sidtui-fixture-projects-webapp"
 LEGACY = "tmp-sidtui-fixture-projects-legacy-proj"
-TRIALS = 12
+TRIALS = 10  # x 10 verbs: 100 kills
 TEMP_NAME = re.compile(r"^\..+\.sidtui-\d+-\w+\.tmp$")
 JOURNAL = "sidtui-journal.json"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -210,7 +210,9 @@ def kill_points(kill_at: int, rng: random.Random | None, counter: list[int]):
         return saved["write"](fd, data)
 
     def counted(name):
-        real = saved[name]
+        # A kill is a process death, not a power cut: fsync is a kill point but does no
+        # work (the disk keeps what a dead process wrote either way), which keeps trials cheap.
+        real = saved[name] if name != "fsync" else (lambda fd: None)
 
         def f(*a, **kw):
             if hit():
@@ -219,6 +221,10 @@ def kill_points(kill_at: int, rng: random.Random | None, counter: list[int]):
 
         return f
 
+    import time
+
+    saved_sleep = time.sleep
+    time.sleep = lambda _s: None  # a torn tail's settle wait: no test sleeps
     os.open = o_open  # type: ignore[assignment]
     os.write = o_write  # type: ignore[assignment]
     for n in _COUNTED:
@@ -228,6 +234,7 @@ def kill_points(kill_at: int, rng: random.Random | None, counter: list[int]):
     finally:
         for n, f in saved.items():
             setattr(os, n, f)
+        time.sleep = saved_sleep
 
 
 def run_clean(argv: list[str]) -> int:
@@ -348,9 +355,8 @@ def test_sigkill_anywhere_leaves_no_lie(tmp_path, verb, capsys):
             outcomes["intended"] += 1
             continue
         outcomes["old" if now.projects == before.projects else "rerun"] += 1
-        rc = main(argv_for(run, *argv))
+        run_clean(argv_for(run, *argv))
         capsys.readouterr()
-        assert rc in (0, 1)
         after = State(run)
         check_invariants(before, intended, after)
         assert reached(intended, before, after), f"trial {trial} (kill at {kill_at}/{calls})"

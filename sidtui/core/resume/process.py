@@ -211,25 +211,31 @@ def read_registrations(home: Home, warnings: list[str] | None = None) -> list[Re
 
 
 def liveness_for(
-    session_id: str,
+    session_id: str | Iterable[str],
     trace_ids: Iterable[str],
     registrations: list[Registration],
 ) -> Liveness:
     """Match registrations to a session file (see module docstring).
 
     Args:
-        session_id: the file's id.
+        session_id: the file's id, or all its ids: one rule for every verb is the file
+            stem *and* its ``session_start.sessionId`` (:func:`session_ids`).
         trace_ids: every ``trace_session_id`` value recorded in the file.
         registrations: from :func:`read_registrations`.
     """
     if not registrations:  # the usual listing: nothing runs, nothing to match
         return Liveness(live=False, stale=False, registrations=[])
-    ids = {session_id, *trace_ids}
-    matched = [
-        r for r in registrations if (r.session_id in ids) or (r.logical_session_id == session_id)
-    ]
+    own = {session_id} if isinstance(session_id, str) else set(session_id)
+    ids = own | set(trace_ids)
+    matched = [r for r in registrations if (r.session_id in ids) or (r.logical_session_id in own)]
     live = any(r.live for r in matched)
     return Liveness(live=live, stale=bool(matched) and not live, registrations=matched)
+
+
+def session_ids(stem: str, start_id: str | None) -> set[str]:
+    """The ids a session file answers to: its file stem and its ``session_start.sessionId``
+    (they differ for a renamed or copied file); a registration under either is its own."""
+    return {stem} | ({start_id} if start_id else set())
 
 
 def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:

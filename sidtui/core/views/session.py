@@ -23,6 +23,7 @@ from sidtui.core.resume.process import (
     Liveness,
     liveness_for,
     read_registrations,
+    session_ids,
     trace_session_ids_of,
 )
 from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
@@ -295,7 +296,7 @@ def _open_session(
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)
-    liveness = liveness_for(loaded.session_id or sf.session_id, trace_ids, registrations)
+    liveness = liveness_for(session_ids(sf.session_id, loaded.session_id), trace_ids, registrations)
     if liveness.live:
         warnings.append(
             "a running agent process is writing this session now: what it holds in memory "
