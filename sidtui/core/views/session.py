@@ -12,12 +12,12 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.resume.process import (
     Liveness,
@@ -89,13 +89,8 @@ class SessionView:
             if self.rf is None:
                 self._tree = RecordTree()
             else:
-                gc_was_enabled = gc.isenabled()
-                gc.disable()
-                try:
+                with gc_paused():
                     self._tree = build_tree(self.rf, self.chain)
-                finally:
-                    if gc_was_enabled:
-                        gc.enable()
         return self._tree
 
     @property
@@ -192,21 +187,16 @@ def open_session(
         data = _read_bytes(sf.path, pieces=sf.container != "json")
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         view = _open_session(
             home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
         )
-        src = view.rf.source if view.rf is not None else None
-        if src is not None and src.changed:  # a line read back after the scan was missing
-            raise FileChanged(
-                f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
-            )
-        return view
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    src = view.rf.source if view.rf is not None else None
+    if src is not None and src.changed:  # a line read back after the scan was missing
+        raise FileChanged(
+            f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
+        )
+    return view
 
 
 def _open_session(
@@ -554,9 +544,7 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
     The cyclic GC is paused while writing: the rows are short-lived dicts and lists with
     no cycles, and its passes over them cost as much as building them.
     """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         import types
 
         import orjson
@@ -625,6 +613,3 @@ def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
 
         put_object(obj)
         write(b"\n")
-    finally:
-        if gc_was_enabled:
-            gc.enable()
