@@ -26,7 +26,7 @@ from sidtui.core.base.jsonout import _kept, dumps_lenient
 from sidtui.core.index.catalog import Catalog, db_text, py_text
 from sidtui.core.index.search import SearchIndex
 from sidtui.core.live import events as ev
-from sidtui.core.views.listing import SessionSummary
+from sidtui.core.views.summary import SessionSummary
 from tests.helpers import assistant, jsonl, start, user
 
 SID = "20261201-000000-aaaaaaaa"

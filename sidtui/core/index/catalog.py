@@ -1,6 +1,6 @@
 """The session catalog: every session's summary, cached in SQLite (issue 6; seed §4.10, §13.5).
 
-The browser lists from here. Rows are :class:`~sidtui.core.views.listing.SessionSummary` objects
+The browser lists from here. Rows are :class:`~sidtui.core.views.summary.SessionSummary` objects
 built by :func:`sidtui.core.views.listing.summarize_files` (the ``ls`` batch path: one open per
 file, the tail-walk fast path, forked workers for a big home), and stored in one SQLite database per home in the user's
 cache directory (``platformdirs.user_cache_dir("sidtui")/catalog/<hash of the root>.sqlite3``,
@@ -46,7 +46,8 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.resume.process import liveness_for, read_registrations
-from sidtui.core.views.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
+from sidtui.core.views.listing import CHUNK_FILES, Summarized, summarize_files
+from sidtui.core.views.summary import SessionSummary
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
 FORMAT = "sidtui-catalog/4"

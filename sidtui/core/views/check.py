@@ -43,6 +43,7 @@ from typing import Any
 from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_of, project_folders
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
+from sidtui.core.base.pool import ordered_map
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import _message_from_record
 from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
@@ -940,7 +941,8 @@ def run_check(
         progress: called as ``progress(done, total, path)`` after each file (after each
             chunk of :data:`CHUNK_FILES` files when parallel).
         workers: processes to scan with (files are split in chunks; the report is the same
-            as with one). Parallel scanning forks, so callers with threads (the app) keep 1.
+            as with one). Parallel scanning forks, so only a caller without other threads
+            gets processes (:func:`sidtui.core.base.pool.can_fork`).
 
     Returns:
         A :class:`CheckReport`. Never raises on file content: unreadable files and
@@ -967,7 +969,7 @@ def run_check(
             )
     scan = _Scan(report)
     total = len(todo)
-    if workers > 1 and total > CHUNK_FILES and _fork_available():
+    if workers > 1 and total > CHUNK_FILES:
         _scan_parallel(scan, todo, workers, progress)
     else:
         for n, (path, folder) in enumerate(todo, 1):
@@ -1003,12 +1005,6 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
                 )
 
 
-def _fork_available() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
 def _scan_chunk(root: str, chunk: list[tuple[Path, str]]) -> tuple:
     """Worker: scan ``chunk`` into a fresh partial report."""
     scan = _Scan(CheckReport(root, {}))
@@ -1024,30 +1020,16 @@ def _scan_parallel(
     progress: Callable[[int, int, str], None] | None,
 ) -> None:
     """Scan ``todo`` in chunks on ``workers`` forked processes; merge in file order."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     chunks = [todo[i : i + CHUNK_FILES] for i in range(0, len(todo), CHUNK_FILES)]
     done = 0
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_ignore_sigint
-    ) as pool:
-        # map() yields in submission order, so the merged report equals a serial scan.
-        for chunk, part in zip(
-            chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True
-        ):
-            _merge(scan, part)
-            done += len(chunk)
-            if progress is not None:
-                progress(done, len(todo), str(chunk[-1][0]))
-
-
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent (which stops the pool), so no worker tracebacks."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    root = scan.r.home
+    # results come in submission order, so the merged report equals a serial scan
+    parts = ordered_map(lambda chunk: _scan_chunk(root, chunk), chunks, workers)
+    for chunk, part in zip(chunks, parts, strict=True):
+        _merge(scan, part)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, len(todo), str(chunk[-1][0]))
 
 
 def _merge(scan: _Scan, part: tuple) -> None:
