@@ -656,7 +656,8 @@ def test_strict_prefilter_never_misses(tmp_path, line):
     """Only candidate lines are re-parsed strictly; the candidates must cover every line a
     strict parser refuses but JSON.parse accepts."""
     from sidtui.core.transcript.records import scan_records
-    from sidtui.core.views.check import CheckReport, _Scan
+    from sidtui.core.views.check import _Scan
+    from sidtui.core.views.check_report import CheckReport
 
     data = b'{"type":"x"}\n' + line + b"\n"
     rep = CheckReport("h", {})
