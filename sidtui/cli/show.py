@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
     args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
-        from sidtui.core.views.session import session_to_json, write_json_stream
+        from sidtui.core.views.show_json import session_to_json, write_json_stream
 
         write_json_stream(session_to_json(view, lazy=True), sys.stdout.buffer)
         sys.stdout.flush()
@@ -98,7 +98,7 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from sidtui.core.views.session import session_to_json
+    from sidtui.core.views.show_json import session_to_json
 
     c = stdout_console()
     j = session_to_json(view, lazy=True)
