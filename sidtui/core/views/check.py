@@ -437,7 +437,8 @@ def _read(path: Path) -> bytes | str:
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
     """Checkpoint totals (App. B.9) through the checkpoint layer's own reader."""
     from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-    from sidtui.core.checkpoints.manager import RESTORE_TOOL, chain_health
+    from sidtui.core.checkpoints.manager import RESTORE_TOOL
+    from sidtui.core.checkpoints.rebuild import chain_health
 
     tot = report.checkpoints
     try:
