@@ -1,4 +1,4 @@
-"""File checkpoints: rebuild, chain health, snapshots and the one restore primitive (seed §9).
+"""File checkpoints: rebuild, chain health, snapshots and the one restore primitive (FORMAT.md §10).
 
 Reading (no writes):
 
@@ -24,7 +24,7 @@ Writing (:class:`CheckpointManager`, one per session):
   full at first sighting (gzip+base64 above 1024 UTF-16 units), diff later, nothing when
   unchanged, ``existedBefore: false`` for missing files, no snapshot without files; then
   eviction (:mod:`sidtui.core.checkpoints.evict`) and an atomic ``index.json`` write.
-* ``rollback_from(k)`` — the one restore primitive (DESIGN §6): every file in
+* ``rollback_from(k)`` — the one restore primitive (FORMAT.md §10.13): every file in
   ``snapshots[k:]`` gets the pre-image of its earliest entry there (deleted when that entry
   says it did not exist). Built on it: ``undo()``, ``redo()``, ``undo_file(path)``,
   ``restore_before(snapshot_id)``, ``rollback_to_time(t_ms)``. Each takes ``dry_run`` and
@@ -245,7 +245,7 @@ def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str |
     The state is unproven when that entry is the file's oldest remaining one, a full (a
     re-anchored base, or a base whose older entries were evicted), and either snapshot ids between
     ``k`` and ``j`` are gone or a batch in between names the file without an entry: its
-    history there was evicted (seed §9.6, §13.10 — report, never guess).
+    history there was evicted (FORMAT.md §10.9, §10.13 — report, never guess).
     """
     if j == k:
         return None
@@ -582,7 +582,7 @@ class CheckpointManager:
         session_id: the session (used for a new index).
         project_root: writes are confined to it (symlinks resolved).
         allow_outside_root: lift the confinement (NUL bytes still refused).
-        max_per_file / max_total_bytes: eviction quotas (seed §9.6: 50, 200 MB).
+        max_per_file / max_total_bytes: eviction quotas (FORMAT.md §10.9: 50, 200 MB).
         clock: ``() -> ms`` (tests inject one).
     """
 
