@@ -98,7 +98,7 @@ def _v1_cwd(path: Path) -> str | None:
 
 
 def refuse_live(home, session_id: str, sf) -> None:
-    """Refuse to write while an agent process has this session open (DESIGN §7).
+    """Refuse to write while an agent process has this session open (FORMAT.md §11.6).
 
     The agent keeps its checkpoint index in memory and rewrites ``index.json`` on its next
     snapshot, which would drop our safety snapshot.

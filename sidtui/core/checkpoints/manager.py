@@ -1,4 +1,4 @@
-"""The checkpoint manager: snapshots before a change and the one restore primitive (seed §9).
+"""The checkpoint manager: snapshots before a change and the one restore primitive (FORMAT.md §10).
 
 Rebuilding a file from an index (no writes) is :mod:`sidtui.core.checkpoints.rebuild`.
 
@@ -8,7 +8,7 @@ Writing (:class:`CheckpointManager`, one per session):
   full at first sighting (gzip+base64 above 1024 UTF-16 units), diff later, nothing when
   unchanged, ``existedBefore: false`` for missing files, no snapshot without files; then
   eviction (:mod:`sidtui.core.checkpoints.evict`) and an atomic ``index.json`` write.
-* ``rollback_from(k)`` — the one restore primitive (DESIGN §6): every file in
+* ``rollback_from(k)`` — the one restore primitive (FORMAT.md §10.13): every file in
   ``snapshots[k:]`` gets the pre-image of its earliest entry there (deleted when that entry
   says it did not exist). Built on it: ``undo()``, ``redo()``, ``undo_file(path)``,
   ``restore_before(snapshot_id)``, ``rollback_to_time(t_ms)``. Each takes ``dry_run`` and
@@ -233,7 +233,7 @@ class CheckpointManager:
         session_id: the session (used for a new index).
         project_root: writes are confined to it (symlinks resolved).
         allow_outside_root: lift the confinement (NUL bytes still refused).
-        max_per_file / max_total_bytes: eviction quotas (seed §9.6: 50, 200 MB).
+        max_per_file / max_total_bytes: eviction quotas (FORMAT.md §10.9: 50, 200 MB).
         clock: ``() -> ms`` (tests inject one).
     """
 

@@ -1,4 +1,4 @@
-"""Rebuilding a tracked file from a checkpoint index, and its chain health (no writes; seed §9).
+"""Rebuilding a tracked file from a checkpoint index, and its chain health (no writes; FORMAT.md §10).
 
 * :func:`rebuild(index, path, position) -> Rebuilt` — the content stored for ``path`` in
   snapshot ``position`` (its pre-image before that batch): nearest full at or before it,
@@ -206,7 +206,7 @@ def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str |
     The state is unproven when that entry is the file's oldest remaining one, a full (a
     re-anchored base, or a base whose older entries were evicted), and either snapshot ids between
     ``k`` and ``j`` are gone or a batch in between names the file without an entry: its
-    history there was evicted (seed §9.6, §13.10 — report, never guess).
+    history there was evicted (FORMAT.md §10.9, §10.13 — report, never guess).
     """
     if j == k:
         return None

@@ -1,6 +1,6 @@
 """Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
 
-What is indexed, one document per record and kind (seed §3 record shapes):
+What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
 
 * ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
   not indexed: they are bulky command output) and ``user`` messages of sidechains;

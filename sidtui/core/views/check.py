@@ -1,29 +1,29 @@
-"""Count what is on disk: the seed's Appendix B as one function (seed §13, App. B; DESIGN §10).
+"""Count what is on disk: as one function (FORMAT.md §13).
 
-Persistence bugs rarely crash; they show up only when someone counts (seed §13.11). The
-seed's three counting rules are built in:
+Persistence bugs rarely crash; they show up only when someone counts (FORMAT.md §13.1). Its
+three counting rules are built in:
 
-1. **Per file** (B.0 ①): every file is read once and scanned with the product's own
+1. **Per file** (rule 1): every file is read once and scanned with the product's own
    tolerant parser (:func:`sidtui.core.transcript.records.scan_records`); a bad line is reported with
    file, line and byte offset and never hides the rest of its file or other files. A file
    that cannot be read at all is a fault of its own, and the others are still counted.
-2. **Structure, not text** (B.0 ②): counts come from decoded records (record-level
+2. **Structure, not text** (rule 2): counts come from decoded records (record-level
    ``type``, metadata ``key``, content blocks), never from a byte search that would count
    nested fields with the same name.
-3. **The production parser decides** (B.0 ③, §13.4): a line is bad only when
+3. **The production parser decides** (rule 3, FORMAT.md §2.4): a line is bad only when
    ``JSON.parse`` rejects it. Lines a strict RFC 8259 parser (jq, orjson) would also refuse
    are listed separately (:func:`sidtui.core.base.jsonparse.would_strict_parser_reject`), so a
    user who cross-checks with jq knows why the numbers differ.
 
-The **zero-landing scan** (B.8, §13.1, §13.9) counts fields the format defines; a field that
-landed zero times is given with the seed's three readings — dead code / not triggered /
+The **zero-landing scan** (FORMAT.md §13.3) counts fields the format defines; a field that
+landed zero times is given with its three readings — dead code / not triggered /
 broken wiring — which only the call chain can tell apart, so the count is given and the
-user decides (with the seed's own finding for sid-code where it has one).
+user decides (with the finding for sid-code itself where there is one).
 
-**Denominators** (B.10): sessions vs checkpoint indexes are each counted against their own
+**Denominators** (FORMAT.md §13.5): sessions vs checkpoint indexes are each counted against their own
 set with the reasons they differ; a ratio of the two is never printed.
 
-Checkpoint totals (B.9) come from the checkpoint layer's own reader
+Checkpoint totals (FORMAT.md §13.4) come from the checkpoint layer's own reader
 (:class:`sidtui.core.checkpoints.index.CheckpointIndex`, :func:`sidtui.core.checkpoints.manager.chain_health`).
 
 Public API: :func:`run_check` → :class:`CheckReport` (``to_json()``, ``exit_code``).
@@ -435,7 +435,7 @@ def _read(path: Path) -> bytes | str:
 
 
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
-    """Checkpoint totals (App. B.9) through the checkpoint layer's own reader."""
+    """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
     from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
     from sidtui.core.checkpoints.manager import RESTORE_TOOL
     from sidtui.core.checkpoints.rebuild import chain_health
@@ -513,7 +513,7 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
 
 
 def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
-    """Sessions vs checkpoint indexes, each against its own denominator (App. B.10)."""
+    """Sessions vs checkpoint indexes, each against its own denominator (FORMAT.md §13.5)."""
     session_ids = {f.session_id for f in report.main_files}
     session_ids |= {Path(p).name.removesuffix(".json") for p in report.v1_files}
     index_ids = set(report.checkpoints.ids)
@@ -576,7 +576,7 @@ def run_check(
     progress: Callable[[int, int, str], None] | None = None,
     workers: int = 1,
 ) -> CheckReport:
-    """Count everything Appendix B counts, per file, with the product's own parser.
+    """Count everything FORMAT.md §13 counts, per file, with the product's own parser.
 
     Args:
         home: the home to check.

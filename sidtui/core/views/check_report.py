@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Record types DESIGN §3 defines (anything else is kept as an opaque record).
+#: Record types FORMAT.md §3 defines (anything else is kept as an opaque record).
 DEFINED_RECORD_TYPES = (
     "session_start",
     "user_message",
@@ -23,7 +23,7 @@ DEFINED_RECORD_TYPES = (
 )
 
 
-#: Metadata keys DESIGN §3 defines.
+#: Metadata keys FORMAT.md §3.7 defines.
 DEFINED_METADATA_KEYS = (
     "kind",
     "summary",
@@ -40,7 +40,7 @@ DEFINED_METADATA_KEYS = (
 )
 
 
-#: The seed's three readings of a field that landed zero times (§13.1, §13.9).
+#: The three readings of a field that landed zero times (FORMAT.md §13.3).
 READINGS = (
     {
         "reading": "dead code",
@@ -60,7 +60,7 @@ READINGS = (
 )
 
 
-#: What the seed found for sid-code itself (a hint, not a verdict on this home).
+#: What was found for sid-code itself (FORMAT.md §13.3; a hint, not a verdict on this home).
 SEED_NOTES = {
     "record.tool_result": "seed §13.1: sid-code's tool_result branch is unreachable (roles "
     "are only user|assistant; tool results travel as user_message blocks) — dead code",
@@ -167,7 +167,7 @@ class FileCounts:
 
 @dataclass
 class CheckpointTotals:
-    """Checkpoint layer totals (seed App. B.9).
+    """Checkpoint layer totals (FORMAT.md §13.4).
 
     Attributes:
         indexes: readable ``index.json`` files; unreadable: those that are not.

@@ -378,7 +378,7 @@ def _is_visible_reply(m: Message | None) -> bool:
     No cleaning layer touches such a message (they strip unanswered tool_use blocks and
     tool blocks missing their ids, drop thinking-only and empty or whitespace-only
     assistant messages, and rewrite ``permissionMode``), so when it is the last message
-    the last cleaned one is not the user's: the state is ``none`` (seed §7.5, §11.2).
+    the last cleaned one is not the user's: the state is ``none`` (FORMAT.md §6.9).
     tests/test_listing_fast.py checks this against :func:`recover`.
     """
     if m is None or m.role != "assistant" or not m.blocks:

@@ -1,4 +1,4 @@
-"""Per-session summaries for ``ls``, the catalog and the browser (seed §4.9–4.10, §13.5).
+"""Per-session summaries for ``ls``, the catalog and the browser (FORMAT.md §2.6, §3.8).
 
 :func:`summarize` answers "how did this session end, can the agent load it, is it running"
 without decoding whole files: the fast path (:mod:`sidtui.core.views.fast_summary`) reads

@@ -181,7 +181,7 @@ def open_session(
             was read back from it may be wrong (an ``UnreadableInput``: exit 1).
     """
     if data is None:
-        # seed §7.6: anything this process still holds in its write queue lands first
+        # FORMAT.md §8.5: anything this process still holds in its write queue lands first
         from sidtui.core.edits.writer import flush_pending_writes
 
         flush_pending_writes(sf.path)

@@ -3,7 +3,7 @@
 The recount below reads every file line by line with the standard library's ``json`` (plus
 the two places where JSON.parse differs from it: ``NaN``/``Infinity`` are refused, and bytes
 are decoded as UTF-8 with U+FFFD for invalid sequences) and shares no code with sidtui's
-reader. The seed's rule (Appendix B.0 ③): count the same thing two ways; if they disagree,
+reader. The rule of FORMAT.md §13.1 (3): count the same thing two ways; if they disagree,
 one of them is wrong.
 """
 
