@@ -37,6 +37,7 @@ from sidtui.core.transcript.chain import (
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
 
 _TREE_SLOT = "\x00tree"  # where the tree's warnings go in the warning order
@@ -182,8 +183,6 @@ def open_session(
     """
     if data is None:
         # FORMAT.md §8.5: anything this process still holds in its write queue lands first
-        from sidtui.core.edits.writer import flush_pending_writes
-
         flush_pending_writes(sf.path)
         data = _read_bytes(sf.path, pieces=sf.container != "json")
     # Millions of small objects: the cyclic GC would rescan them over and over while
