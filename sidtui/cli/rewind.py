@@ -56,7 +56,8 @@ def open_view(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.edits.rewind import rewind, rewind_points
+    from sidtui.core.edits.points import rewind_points
+    from sidtui.core.edits.rewind import rewind
 
     view = open_view(args)
     if args.to is None:

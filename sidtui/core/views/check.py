@@ -42,6 +42,9 @@ from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_o
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
+from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
+from sidtui.core.checkpoints.manager import RESTORE_TOOL
+from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import _message_from_record
 from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
@@ -436,10 +439,6 @@ def _read(path: Path) -> bytes | str:
 
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
     """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
-    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-    from sidtui.core.checkpoints.manager import RESTORE_TOOL
-    from sidtui.core.checkpoints.rebuild import chain_health
-
     tot = report.checkpoints
     try:
         with os.scandir(home.checkpoints_dir) as it:

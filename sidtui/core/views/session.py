@@ -12,6 +12,7 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -306,3 +307,18 @@ def _open_session(
         format_version=fmt,
         base_warnings=warnings,
     )
+
+
+def current_view(view):
+    """``view``, re-read when the file changed size since it was read (an agent or our own
+    queue appended): rewinds, forks and switches decide on what is on disk now."""
+    flush_pending_writes(view.file.path)
+    if view.rf is None:
+        return view
+    try:
+        size = os.stat(view.file.path).st_size
+    except OSError:
+        return view
+    if size == view.rf.size:
+        return view
+    return open_session(view.home, view.file, with_sidechains=False)
