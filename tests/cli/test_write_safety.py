@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.edits.writer import flush_pending_writes
+from sidtui.core.transcript.writer import flush_pending_writes
 
 S01 = "20261130-052907-9ff3799b"  # webapp: s1 login.ts+README.md, s2 validate*, s3 login.ts
 S11 = "20261130-052918-63b1c5f8"  # cli-tool: medium.txt (1,500 lines) in s9/s10

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sidtui.core.checkpoints.index import CheckpointIndex
+from sidtui.core.checkpoints.rebuild import named_in_batch, rebuild, rollback_target
 
 RESTORE_TOOL = "sidtui-restore"
 UNKNOWN = "unknown"
@@ -63,8 +64,6 @@ class Expected:
 def _last_touch(index: CheckpointIndex, path: str) -> int | None:
     """The last snapshot with an entry for ``path`` (a restore that wrote nothing aside) or
     an agent batch naming it without one (the agent skips a file equal to its last entry)."""
-    from sidtui.core.checkpoints.manager import named_in_batch
-
     has_entry = {i for i, _ in index.entries_for(path)}
     snaps = index.snapshots
     for i in range(len(snaps) - 1, -1, -1):
@@ -84,8 +83,6 @@ def _last_before(index: CheckpointIndex, path: str, position: int) -> int | None
 
 def expected_now(index: CheckpointIndex, path: str, post_image: PostImage | None) -> Expected:
     """What this session last left in ``path`` (see the module docstring)."""
-    from sidtui.core.checkpoints.manager import rebuild, rollback_target
-
     pos = _last_touch(index, path)
     if pos is None:
         return Expected(False, source="no snapshot of this session touched it")

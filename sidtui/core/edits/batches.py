@@ -166,7 +166,7 @@ class BatchResults:
     @classmethod
     def from_records(cls, rf: Any) -> BatchResults:
         """From a scanned transcript (only lines naming a tool or ``file_changes`` decoded)."""
-        from sidtui.core.edits.rewind import iso_to_ms
+        from sidtui.core.edits.points import iso_to_ms
 
         assistants: list[_Assistant] = []
         by_id: dict[str, _Call] = {}

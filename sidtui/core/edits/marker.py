@@ -5,7 +5,7 @@ size while it is checked, or a writer that writes one record in two ``write()`` 
 would get our marker glued inside its record (docs/DECISIONS.md). Otherwise it waits
 briefly and checks again (:class:`TailPolicy`, injectable: tests never sleep). A tail that
 stays torn and still is a crashed writer's last line: it is ended with ``\\n`` first, as
-:class:`sidtui.core.edits.writer.SessionStore` does on resume. A tail that keeps moving is
+:class:`sidtui.core.transcript.writer.SessionStore` does on resume. A tail that keeps moving is
 refused.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 
 _TAIL_PROBE = 64 * 1024
 

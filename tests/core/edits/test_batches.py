@@ -7,7 +7,7 @@ import pytest
 from sidtui.core.base.home import Home, discover
 from sidtui.core.checkpoints.drift import Expected, drift_of, expected_now
 from sidtui.core.checkpoints.index import CheckpointIndex
-from sidtui.core.checkpoints.manager import rebuild
+from sidtui.core.checkpoints.rebuild import rebuild
 from sidtui.core.edits.batches import (
     UNKNOWN,
     BatchResults,
