@@ -57,7 +57,9 @@ def _project(root: Path, files: int, size: int) -> None:
     for i in range(files):
         lines, n = [], 0
         while n < size:
-            ln = f"    {' '.join(rng.choices(words, k=rng.randint(3, 9)))}  # {rng.randrange(10**6)}"
+            ln = (
+                f"    {' '.join(rng.choices(words, k=rng.randint(3, 9)))}  # {rng.randrange(10**6)}"
+            )
             lines.append(ln)
             n += len(ln) + 1
         p = root / f"pkg{i % 7}" / f"mod{i}.py"
