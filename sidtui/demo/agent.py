@@ -1,4 +1,4 @@
-"""The simulated agent: a scripted LLM driving sidtui's own writers (issue 5).
+"""The simulated agent: a scripted LLM driving sidtui's own writers.
 
 :class:`SimAgent` behaves like one sid-code *process*: it starts or resumes a session, takes
 prompts, answers with assistant messages carrying per-call ``usage``, runs tool batches

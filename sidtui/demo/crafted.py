@@ -1,4 +1,4 @@
-"""Hand-crafted files that no correct writer produces (issue 5).
+"""Hand-crafted files that no correct writer produces.
 
 Corruption, crashes mid-write and old formats cannot come out of ``SessionStore`` — that is
 the point of it — so these are written here, line by line with

@@ -17,7 +17,7 @@ Public API:
 * :func:`ops_are_empty(diff)` — the agent's empty-ops bug marker (unrecoverable when read).
 * :func:`has_keep(ops)` — whether the result depends on the base at all.
 
-Speed (issue 3): the common prefix and suffix are stripped with galloping slice compares
+Speed: the common prefix and suffix are stripped with galloping slice compares
 (C speed, no per-line Python loop); the middle is diffed with Myers' O(ND) greedy algorithm
 whose snakes also gallop, so scattered small edits in huge or highly repetitive files stay
 near linear. Small middles go to rapidfuzz's bit-parallel ``Indel.opcodes`` over interned

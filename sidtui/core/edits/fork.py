@@ -10,7 +10,7 @@ index). The source file and its ``index.json`` are never written.
 
 Salvage (a fork of a file the agent cannot load) is :mod:`sidtui.core.edits.salvage`.
 
-[sidtui] choices (docs/DECISIONS.md, issue 4): copied records keep their original
+[sidtui] choices (docs/DECISIONS.md, "Writing, rewind, fork and salvage"): copied records keep their original
 ``timestamp`` (the agent re-stamps them) so rewind points of the copy still map onto the
 inherited checkpoints; metadata on the copied chain is copied too (so todo/goal/usage state
 restores as it was at that point), except ``trace_session_id``, ``forked_from`` and

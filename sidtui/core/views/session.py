@@ -2,7 +2,7 @@
 
 :func:`open_session` scans the file once (:mod:`records`), rebuilds the loader's chain and
 the whole record tree (:mod:`chain`), loads messages and metadata (:mod:`loader`), runs
-the recovery pipeline (:mod:`recovery`), restores the ten state items (:mod:`state`) and
+the recovery pipeline (:mod:`recovery`), restores the twelve state items (:mod:`state`) and
 checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the ``sidtui show --json``
 object (:mod:`sidtui.core.views.show_json`).
 
@@ -126,7 +126,7 @@ class SessionView:
         return self.rf.decode(self.rf.records[record_index])
 
     def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object (see the issue's machine-readable contract)."""
+        """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`)."""
         return session_to_json(self)
 
 
