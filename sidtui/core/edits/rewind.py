@@ -391,31 +391,45 @@ def rewind(
         return result
 
     if as_fork:
-        child = fork_session(view, pt if convo else None, inherit_all=True)
-        result.fork = child
-        result.warnings.extend(child.warnings)
-        if code:
-            try:
-                step = _files_step(
-                    view,
-                    child.session_id,
-                    pt,
-                    dry_run=False,
-                    force=force,
-                    allow_outside_root=allow_outside_root,
-                )
-            except Exception:
-                _remove_fork(view, child)
-                raise
-            _apply_step(result, step)
-            if step.failed:
-                raise RewindError(
-                    f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                    f"fork {child.session_id} was written; safety snapshot "
-                    f"{step.safety} in its checkpoints holds the files as they were"
-                )
-        return result
+        return _rewind_as_fork(view, pt, result, convo, code, force, allow_outside_root)
+    return _rewind_in_place(view, pt, result, convo, code, force, allow_outside_root)
 
+
+def _rewind_as_fork(
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, force: bool, outside: bool
+) -> RewindResult:
+    """:func:`rewind` with ``as_fork``: the rewound conversation as a new session, files
+    restored through the child's inherited checkpoints; the source stays untouched."""
+    child = fork_session(view, pt if convo else None, inherit_all=True)
+    result.fork = child
+    result.warnings.extend(child.warnings)
+    if code:
+        try:
+            step = _files_step(
+                view,
+                child.session_id,
+                pt,
+                dry_run=False,
+                force=force,
+                allow_outside_root=outside,
+            )
+        except Exception:
+            _remove_fork(view, child)
+            raise
+        _apply_step(result, step)
+        if step.failed:
+            raise RewindError(
+                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                f"fork {child.session_id} was written; safety snapshot "
+                f"{step.safety} in its checkpoints holds the files as they were"
+            )
+    return result
+
+
+def _rewind_in_place(
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, force: bool, outside: bool
+) -> RewindResult:
+    """:func:`rewind` in the session itself: files first, then the ``rewind`` marker."""
     if convo:
         _check_appendable(view.file.path)  # before any file is touched: all or nothing
     if code:
@@ -425,7 +439,7 @@ def rewind(
             pt,
             dry_run=False,
             force=force,
-            allow_outside_root=allow_outside_root,
+            allow_outside_root=outside,
         )
         _apply_step(result, step)
         if step.failed:
@@ -439,7 +453,7 @@ def rewind(
         result.abandoned_tip = view.rf.records[view.chain.tail].uuid
         value: dict[str, Any] = {
             "toPoint": pt.id,
-            "mode": mode,
+            "mode": result.mode,
             "promptUuid": pt.uuid,
             "abandonedTip": result.abandoned_tip,
             "messagesDropped": result.messages_dropped,
