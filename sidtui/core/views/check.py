@@ -317,6 +317,7 @@ class _Scan:
                     )
                 )
             if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                assert chain.tail is not None  # a chain has a tail
                 first = rf.records[chain.chain[0]]
                 why = (
                     f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
@@ -346,13 +347,13 @@ class _Scan:
                     )
                 )
         if rf.bad_lines:
-            first = rf.bad_lines[0]
+            bad = rf.bad_lines[0]
             r.warnings.append(
                 Finding(
                     "bad_lines",
                     path,
                     f"{len(rf.bad_lines)} line(s) JSON.parse rejects (first: line "
-                    f"{first.line}, byte {first.offset}: {first.reason})",
+                    f"{bad.line}, byte {bad.offset}: {bad.reason})",
                 )
             )
 
@@ -602,11 +603,11 @@ def run_check(
     else:
         unreadable: list[tuple[Path, str]] = []
         todo = _candidates(home, project, unreadable)
-        for folder, why in unreadable:
+        for unlisted, why in unreadable:
             report.faults.append(
                 Finding(
                     "unreadable_folder",
-                    str(folder),
+                    str(unlisted),
                     f"cannot list it ({why}): its sessions were not counted",
                 )
             )
