@@ -1,19 +1,6 @@
 """Hand-crafted files that no correct writer produces.
 
-Corruption, crashes mid-write and old formats cannot come out of ``SessionStore`` — that is
-the point of it — so these are written here, line by line with
-:func:`sidtui.core.base.jsonout.stringify` (the bytes ``JSON.stringify`` gives), or by cutting a
-file the simulated agent wrote:
-
-* :func:`truncate_last_line` — a half line at the end (SIGKILL during a write).
-* :func:`glue_resume` — the S16 shape: the torn last line with the next process's first
-  record glued onto it, and that process's records chained to the lost uuid, so the agent's
-  loader returns nothing for the file.
-* :func:`write_cycle_session` — a duplicated uuid that makes the parent walk repeat.
-* :func:`write_v1_session`, :func:`write_v2_session`, :func:`write_legacy_checkpoints` —
-  the old formats (FORMAT.md §5.4 versions 1.0 and 2.0; the legacy checkpoint index, FORMAT.md §10.8).
-* :func:`evict_base_without_reanchor` — an index whose full base was removed without
-  re-anchoring the diff after it (what FORMAT.md §10.9 warns against): that diff is unrecoverable.
+Design notes: docs/ARCHITECTURE.md, “demo/crafted.py”.
 """
 
 from __future__ import annotations

@@ -7,14 +7,7 @@
 * :func:`write_huge_session(path, target_bytes, seed)` — one session of about
   ``target_bytes`` (100 MB ≈ 142k records, FORMAT.md §2.6).
 
-For speed these write lines directly with :func:`sidtui.core.base.jsonout.stringify` instead of
-going through ``SessionStore`` (no per-record queue or timer), but every record has the
-exact shape and key order the store writes (checked against ``fixtures/real-home``) and the
-``uuid``/``parentUuid`` chain is valid from ``session_start`` to the last line. The mix
-follows FORMAT.md §3: about 92% of user records carry tool results, parallel results are merged
-up to 8 per record (1:735, 2:123, 3:26, 4:11, 5:2, 6:2, 8:1), about 13% of records are
-metadata (mostly ``file_changes``, ``usage_stats``, ``todo_state``). No checkpoints are
-written (the benchmarks time transcripts).
+Design notes: docs/ARCHITECTURE.md, “demo/scale.py”.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
-core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session files:
+core code never calls ``Path.home()`` elsewhere. :func:`discover` lists the session files
+(v1 ``.json``, v2/v3 ``.jsonl``, sidechains known by their first record, the legacy flat
+layout) by scanning folders, never by recomputing project keys; :func:`resolve_session`
+finds one by id, id prefix or path.
 
-* ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
-* sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
-  **first record** (``sidechain_start``), never by name: ids contain dashes;
-* ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
-* ``summaries/<id>.json`` beside them.
-
-The project key is never recomputed to find files (it is lossy); folders are scanned.
-``continue``-style lookup (:func:`latest_in_project`) looks only at the current
-project's folder, as the agent's ``-c`` does (FORMAT.md §1.5); lookups by id scan all folders.
+Design notes: docs/ARCHITECTURE.md, “core/base/home.py”.
 """
 
 from __future__ import annotations

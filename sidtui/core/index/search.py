@@ -1,27 +1,10 @@
 """Full-text search over every session: an FTS5 index in the catalog's database.
 
-What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
+:class:`SearchIndex` indexes prompts, replies, tool text and file paths, only the new bytes
+of each file; a query matches every word as a prefix (CJK character by character) and ranks
+a bounded set of candidates itself.
 
-* ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
-  not indexed: they are bulky command output) and ``user`` messages of sidechains;
-* ``assistant`` — text blocks of ``assistant_message`` records and sidechain replies;
-* ``tool`` — each ``tool_use`` block as ``name`` + its compact JSON input (file paths,
-  commands, patterns);
-* ``file`` — the paths of ``file_changes`` metadata.
-
-Every document keeps the file path, the record's ``uuid`` (None in sidechains) and its
-1-based line. Documents are capped at :data:`MAX_DOC_CHARS`. Records of skipped branches
-are indexed too (search finds what the loader drops; the hit's uuid tells which record).
-
-Indexing is incremental per file: ``indexed(path, inode, offset, line)`` remembers how far
-a file was read; appended bytes are indexed from there (work proportional to the new
-bytes); a new inode or a file shorter than the offset drops the file's documents and
-starts over. :meth:`SearchIndex.fill` does every cached session (in the background, with
-progress and cancel); :meth:`SearchIndex.apply` follows watcher batches.
-
-Queries: whitespace-separated words, all required (each quoted, so FTS5 syntax characters
-are literal); a trailing ``*`` makes a word a prefix. At most :data:`CANDIDATES` matches,
-newest first, are ranked (so a word found everywhere still answers fast).
+Design notes: docs/ARCHITECTURE.md, “core/index/search.py”.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The twelve items the agent restores on resume, each on its own (FORMAT.md §7).
 
-Every item is restored independently: one failing gives that item a warning and the rest
-go on (FORMAT.md §7.2) — except the messages, whose failure is an error (an empty
-history must be said out loud). Metadata is last-wins. Deliberate non-restorations:
-``permissionMode`` is never restored (a safety state returns to the most conservative
-value, FORMAT.md §7.3); goals in a terminal state (``complete``/``impossible``) or cleared
-(``"__CLEARED__"``) are not restored (FORMAT.md §7.3). An explicit CLI/env value would beat a
-restored one (FORMAT.md §7.4). A ``cwd`` in another project than the current one is warned
-about (FORMAT.md §7.5). Usage keeps stock (the last call's water level) and flow (cumulative)
-apart; the cache hit ratio is flow over flow (FORMAT.md §3.11).
+Each item is restored on its own: one failing gets a warning and the others go on. Metadata
+is last-wins; ``permissionMode`` and finished or cleared goals are never restored; a ``cwd``
+in another project is warned about; usage keeps stock and flow apart.
+
+Design notes: docs/ARCHITECTURE.md, “core/resume/state.py”.
 """
 
 from __future__ import annotations
