@@ -1,4 +1,4 @@
-"""Writer benchmark (issue 4): the buffered path costs ≤ 2× encoding + one write.
+"""Writer benchmark: the buffered path costs ≤ 2× encoding + one write.
 
 100,000 records (20,000 with ``quick``) are appended through :class:`SessionStore`'s
 buffered path (queue per file, one ``write`` per 100 ms flush, plus the final flush),

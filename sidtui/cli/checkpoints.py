@@ -1,4 +1,4 @@
-"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (issue 3, FORMAT.md §10)."""
+"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (FORMAT.md §10)."""
 
 from __future__ import annotations
 

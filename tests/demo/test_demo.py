@@ -1,4 +1,4 @@
-"""`sidtui demo` (issue 5): the seeded home opens everywhere and shows every planned case."""
+"""`sidtui demo`: the seeded home opens everywhere and shows every planned case."""
 
 from __future__ import annotations
 

@@ -1,18 +1,13 @@
 """The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
-core code never calls ``Path.home()`` elsewhere (but :func:`user_home`, for
-:func:`project_root_for`, the project root rule). :func:`discover` lists session files:
+core code never calls ``Path.home()`` elsewhere (but :func:`user_home`, for the project
+root rule). :func:`discover` lists the session files
+(v1 ``.json``, v2/v3 ``.jsonl``, sidechains known by their first record, the legacy flat
+layout) by scanning folders, never by recomputing project keys; :func:`resolve_session`
+finds one by id, id prefix or path.
 
-* ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
-* sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
-  **first record** (``sidechain_start``), never by name: ids contain dashes;
-* ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
-* ``summaries/<id>.json`` beside them.
-
-The project key is never recomputed to find files (it is lossy); folders are scanned.
-``continue``-style lookup (:func:`latest_in_project`) looks only at the current
-project's folder, as the agent's ``-c`` does (FORMAT.md §1.5); lookups by id scan all folders.
+Design notes: docs/ARCHITECTURE.md, “core/base/home.py”.
 """
 
 from __future__ import annotations
@@ -418,10 +413,10 @@ def resolve_session(
     _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
-    unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
-    if unread:
-        noun = "folder" if len(unread) == 1 else "folders"
-        why = f" ({noun} {', '.join(unread)} could not be read)"
+    folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
+    if folders:
+        noun = "folder" if len(folders) == 1 else "folders"
+        why = f" ({noun} {', '.join(folders)} could not be read)"
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
 
 

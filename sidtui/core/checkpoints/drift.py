@@ -1,18 +1,11 @@
 """Drift: is a file still what this session last left there? (docs/DECISIONS.md)
 
-Before a code rewind, undo or restore replaces a file, its content on disk is compared
-with what the session last left in it, found from the *last snapshot that touched the
-file* (an entry for it, or a batch whose ``toolSummary`` names it):
+``expected_now(index, path, post_image)`` finds what the session last left in ``path``
+(the last snapshot that touched it: a ``sidtui-restore``'s target, or an agent batch's
+post-image proven by ``post_image``); ``drift_of`` compares the file on disk with it:
+``same``, ``changed`` (needs ``--force`` to replace), ``unknown`` (not provable).
 
-* a ``sidtui-restore`` snapshot: what that restore wrote (its ``sidtuiTargets`` hash, or for
-  an older one its target recomputed with :func:`rollback_target`);
-* an agent batch: its post-image, which the index cannot hold (a pre-image is taken before
-  a batch); a ``post_image(snapshot, path, pre)`` callable proves it from the transcript's
-  tool results (:class:`sidtui.core.edits.batches.BatchResults`), or says it is unknown.
-
-Per file: ``same``, ``changed`` (drift: a hand edit or another session), ``unknown`` (not
-provable: a shell command, a lost tool result, an unrecoverable entry) — only ``changed``
-needs ``--force``.
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/drift.py”.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The journal of a write in progress: ``checkpoints/<sessionId>/sidtui-journal.json``.
 
-Written (atomically) before the safety snapshot, removed when every step is done, so a
-killed undo, redo, restore, rewind or fork leaves it behind and the next mutating verb on
-that session finishes the work instead of starting another (docs/DECISIONS.md). Shape::
+Written atomically before the safety snapshot and removed when every step is done, so a
+killed undo, redo, restore, rewind or fork leaves it behind and the next mutating verb
+finishes that work instead of starting another (docs/DECISIONS.md, "Writes on a hostile
+disk"). Its ``token`` is also the safety snapshot's ``sidtuiJournal``.
 
-    {"version": 1, "pid": 123, "op": "undo", "token": "<hex>",
-     "root": "/abs/project" | null, "allowOutsideRoot": false,
-     "restore": {"from": "s3", "paths": [...], "reverts": [...]},   # files to write
-     "marker": {"transcript": path, "parentUuid": ..., "key": "rewind", "value": {...}},
-     "fork": {"transcript": final path, "temp": temp path, "ready": false}}
-
-``token`` is also the safety snapshot's ``sidtuiJournal``: no snapshot with it ⇒ the run
-died before changing anything.
+Design notes (the shape): docs/ARCHITECTURE.md, “core/checkpoints/journal.py”.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
 """The checkpoint manager: snapshots before a change and the one restore primitive (FORMAT.md §10).
 
-Rebuilding a file from an index (no writes) is :mod:`sidtui.core.checkpoints.rebuild`.
+:class:`CheckpointManager` (one per session) takes snapshots before a change and restores
+files through one primitive, ``rollback_from(k)`` (undo, redo, undo a file, restore before a
+snapshot, roll back to a time): a safety snapshot first, atomic writes, confinement to the
+project root, unprovable pre-images skipped unless forced.
 
-Writing (:class:`CheckpointManager`, one per session):
-
-* ``create_snapshot(paths, tool_names, summary) -> snapshot id | None`` — before a change:
-  full at first sighting (gzip+base64 above 1024 UTF-16 units), diff later, nothing when
-  unchanged, ``existedBefore: false`` for missing files, no snapshot without files; then
-  eviction (:mod:`sidtui.core.checkpoints.evict`) and an atomic ``index.json`` write.
-* ``rollback_from(k)`` — the one restore primitive (FORMAT.md §10.13): every file in
-  ``snapshots[k:]`` gets the pre-image of its earliest entry there (deleted when that entry
-  says it did not exist). Built on it: ``undo()``, ``redo()``, ``undo_file(path)``,
-  ``restore_before(snapshot_id)``, ``rollback_to_time(t_ms)``. Each takes ``dry_run`` and
-  ``force`` and returns a :class:`RestoreResult` with one :class:`FileRestore` per file
-  (``restored`` / ``deleted`` / ``unchanged`` / ``skipped`` + reason, with old/new bytes for
-  previews). Before any file is written a ``sidtui-restore`` snapshot holding the current
-  contents of every file about to change is appended (with ``sidtuiReverts``: the ids it
-  reverts, and ``sidtuiOp``) and the index saved; then files are written temp + rename.
-  Rolled-back snapshots are never removed. Targets outside the project root (after
-  resolving symlinks; ``..``, NUL bytes, relative paths) are refused unless allowed; files
-  whose pre-image cannot be proven (history evicted) are skipped as *uncertain* unless
-  ``force``.
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/manager.py”.
 """
 
 from __future__ import annotations
@@ -881,7 +866,7 @@ class CheckpointManager:
             # Every write failed: the safety snapshot stays (append-only) but is marked so
             # it does not count as having reverted anything, and there is nothing to redo.
             self.reload()
-            pos = self.index.index_of(safety) if safety else -1
+            pos = self.index.index_of(safety) if safety is not None else -1
             if pos >= 0:
                 self.index.snapshots[pos]["sidtuiFailed"] = True
                 self.index.invalidate()

@@ -1,20 +1,10 @@
 """Rebuilding a tracked file from a checkpoint index, and its chain health (no writes; FORMAT.md §10).
 
-* :func:`rebuild(index, path, position) -> Rebuilt` — the content stored for ``path`` in
-  snapshot ``position`` (its pre-image before that batch): nearest full at or before it,
-  then diffs forward over an in-memory line list (decoded once). Unrecoverable entries are
-  reported with a reason, never guessed: an empty ops list (⚠ the agent's ≥ 10,000-line
-  bug, ``EMPTY_OPS_DIFF_AT_sN``), a diff with no full base (history cut), corrupt data.
-  A diff without ``keep`` ops does not read its base, so it rebuilds even after a broken
-  link (this is how the agent's own later diffs computed against ``""`` stay exact).
-* :func:`state_at(index, path, position)` — the file as it was when snapshot ``position``
-  was taken: the content of its **first entry at or after** it (the rule that matches the
-  oracle's ``truthAtSnapshotTime`` everywhere); None when it has no such entry (then the
-  file as on disk is that state). ⚠ The agent rebuilds *at or before* instead
-  (``REBUILD_STALE_FOR_FILE_NOT_IN_THIS_SNAPSHOT``) and its undo restores one entry too far
-  back (``UNDO_RESTORES_PREVIOUS_SNAPSHOT``).
-* :func:`chain_health(index, path) -> FileChain` — per entry type, compression, stored size
-  and whether it rebuilds; ``FileChain.drawing`` is ``"full·gz → diff → diff"``.
+:func:`rebuild` gives a file's stored content at one entry (nearest full, then diffs),
+:func:`state_at` the file as it was when a snapshot was taken, :func:`chain_health` each
+entry's rebuildability; unrecoverable entries are reported with a reason, never guessed.
+
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/rebuild.py”.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """What an agent batch left in a file, proven from the transcript (docs/DECISIONS.md, drift).
 
-A checkpoint snapshot holds the files' pre-images *before* a batch; what the batch left is
-known from the index only when a later snapshot has an entry for the file. For the last
-batch that touched a file, the transcript is the proof: the batch is found through its
-``file_changes`` metadata (``lastSnapshotId``) or, failing that, as the last assistant
-message with tool calls before the snapshot's time whose tool names are the snapshot's
-``toolName``; each of its tool results on the file carries the agent's ``structuredPatch``
-(jsdiff hunks), applied to the pre-image with every context and removed line checked. A
-``write`` without a patch proves its ``content``; a failed call (``is_error``) changed
-nothing. Anything else (a shell command on the file, a patch that does not apply) is
-unknown, and said so.
+:class:`BatchResults` holds a transcript's tool calls (every branch, in file order);
+``post_image(snapshot, path, pre)`` applies the calls on ``path`` from that snapshot's
+batch on (the agent's ``structuredPatch`` hunks, checked line by line; a ``write``'s
+content) to ``pre``, or returns :data:`UNKNOWN`. :func:`apply_structured_patch` is the
+hunk applier.
+
+Design notes: docs/ARCHITECTURE.md, “core/edits/batches.py”.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Fork: a new session made from an existing one (FORMAT.md §8.7, §10.11, §11.5).
 
-**Fork** (:func:`fork`) writes a new session file in the same project folder, in the agent's
-own fork shape (the S05 fixture): ``session_start`` whose ``parentUuid`` is the *source
-session id*; then ``metadata forked_from {sessionId, uuid, messageCount}`` (the anchor goes
-first so a half-copied fork is still recognisable, FORMAT.md §8.7); then the history with fresh
-uuids, re-chained, each message carrying ``message._meta`` as the agent's loader returns it.
-Checkpoints are inherited through the checkpoint layer (deep copy into the empty child
-index). The source file and its ``index.json`` are never written.
+:func:`fork` writes a new session in the agent's own fork shape (``forked_from`` first,
+fresh uuids, re-chained history) and inherits the source's checkpoints; the source file and
+its index are never written. :func:`write_copy` is shared with :mod:`~sidtui.core.edits.salvage`.
 
-Salvage (a fork of a file the agent cannot load) is :mod:`sidtui.core.edits.salvage`.
-
-[sidtui] choices (docs/DECISIONS.md, issue 4): copied records keep their original
-``timestamp`` (the agent re-stamps them) so rewind points of the copy still map onto the
-inherited checkpoints; metadata on the copied chain is copied too (so todo/goal/usage state
-restores as it was at that point), except ``trace_session_id``, ``forked_from`` and
-sidtui's own markers; ``session_start``/``session_end`` of the source are not copied.
+Design notes: docs/ARCHITECTURE.md, “core/edits/fork.py”.
 """
 
 from __future__ import annotations

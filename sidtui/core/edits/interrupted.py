@@ -1,15 +1,12 @@
 """Finishing what a killed sidtui run left half done (docs/DECISIONS.md, "Writes on a hostile disk").
 
-Every mutating verb first calls :func:`finish_interrupted` for its session: a journal
-(:mod:`sidtui.core.checkpoints.journal`) whose safety snapshot is in the index means files
-were being written; the rest of them are written, a rewind's marker is appended if it is
-not there yet, leftover temp files are removed, and the journal goes. A journal without its
-safety snapshot changed nothing and is dropped. The caller then stops (the interrupted
-operation *was* the user's request) when something was finished, else goes on.
+:func:`finish_interrupted` (every mutating verb calls it first for its session) finishes
+the journal of an interrupted undo/redo/restore/rewind, or drops one that changed
+nothing; :func:`finish_forks` finishes or removes the copies killed forks and salvages
+left in a sessions folder. :class:`Finished` says what was done; when the interrupted run
+had changed something, finishing it is all the caller does.
 
-Forks are written under a temporary name (:mod:`sidtui.core.edits.fork`);
-:func:`finish_forks` finishes (a rewind ``--fork`` whose files were being restored) or
-removes the copies a killed fork left in one sessions folder.
+Design notes: docs/ARCHITECTURE.md, “core/edits/interrupted.py”.
 """
 
 from __future__ import annotations

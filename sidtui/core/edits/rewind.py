@@ -1,34 +1,11 @@
 """Three-mode rewind and branch switch (FORMAT.md §11); the points are :mod:`~sidtui.core.edits.points`.
 
-**Rewind** (:func:`rewind`), modes ``conversation`` / ``code`` / ``conversation-and-code``:
+:func:`rewind` restores files first (through the checkpoint layer) and then appends a
+``rewind`` marker (append-only), or writes the rewound conversation as a fork;
+:func:`switch_branch` makes any record the live tip again with a ``branch_switch`` marker.
+Nothing is ever deleted from a transcript; live sessions are refused unless forced.
 
-1. files first (FORMAT.md §11.2: the step that can fail goes before the irreversible one),
-   through the checkpoint layer's ``rollback_to_time`` with its ``sidtui-restore`` safety
-   snapshot, atomic writes and project-root confinement; if it fails, the conversation is
-   left untouched; no snapshot for the point ⇒ files skipped and reported;
-2. conversation second, **append-only** [sidtui]: a ``metadata`` record with key
-   ``rewind`` whose ``parentUuid`` is the record just before the target prompt. The
-   loader's chain then ends at the marker; the abandoned branch stays in the file, and a
-   later resume by the agent continues from the marker (it is the physical last line).
-   Points at or after the target disappear because they are no longer on the chain.
-
-All or nothing where it can be checked: before any project file is touched, the session
-file is opened for append (and closed unwritten), so a read-only session file or folder
-refuses the whole rewind with nothing changed. A marker append that still fails after the
-files were rewound (disk full, the file replaced meanwhile) raises a :class:`RewindError`
-saying the files *were* rewound and the conversation was not, naming the files and the
-safety snapshot that ``sidtui redo`` reverts (its ``result`` holds what was done).
-
-A live session (a live registration under the file's id, a ``trace_session_id`` in it, or
-its ``logicalSessionId``) is refused unless forced: its in-memory tail would silently win
-over our marker. ``as_fork=True`` leaves the source untouched and writes the rewound
-conversation as a new session (:mod:`sidtui.core.edits.fork`); files are then restored through
-the child's inherited checkpoint index.
-
-**Branch switch** (:func:`switch_branch`): any record of the tree becomes the live tip again
-by appending a ``metadata`` ``branch_switch`` marker whose ``parentUuid`` is that record, so
-an in-place rewind can always be taken back and a branch lost to a concurrent writer
-recovered. Nothing is ever deleted from a transcript.
+Design notes: docs/ARCHITECTURE.md, “core/edits/rewind.py”.
 """
 
 from __future__ import annotations
@@ -449,13 +426,21 @@ def rewind(
 
     if as_fork:
         return _rewind_as_fork(view, pt, result, convo, code, step_args)
+    return _rewind_in_place(view, pt, result, convo, code, step_args)
+
+
+def _rewind_in_place(
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, step_args
+) -> RewindResult:
+    """:func:`rewind` in the session itself: files first (journalled with the marker still
+    to append), then the ``rewind`` marker."""
 
     if convo:
         _check_appendable(view.file.path)  # before any file is touched: all or nothing
         result.abandoned_tip = view.rf.records[view.chain.tail].uuid
     value: dict[str, Any] = {
         "toPoint": pt.id,
-        "mode": mode,
+        "mode": result.mode,
         "promptUuid": pt.uuid,
         "abandonedTip": result.abandoned_tip,
         "messagesDropped": result.messages_dropped,
@@ -509,7 +494,6 @@ def _drop_journal(folder: Path, token: str | None) -> None:
     """Remove the journal of this run (``token``), if it kept one."""
     if token is None:
         return
-
     j = read_journal(folder)
     if j is not None and j.get("token") == token:
         remove_journal(folder)
@@ -521,7 +505,6 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
     The file step runs once the copy is complete and before it becomes visible, so a
     kill never leaves a fork that looks like the result while its files were not rewound.
     """
-
     for f in finish_forks(view.home, view.file.path.parent):
         same = f.op == "rewind --fork" and (f.fork or {}).get("source") == view.session_id
         if f.changed and same:

@@ -59,7 +59,7 @@ def stitch_readable(rf: RecordFile, tail: int) -> tuple[list[int], list[dict[str
 
 
 def salvage(view, *, dry_run: bool = False) -> ForkResult:
-    """Write a loadable copy of a session the agent cannot load (issue 4 §5).
+    """Write a loadable copy of a session the agent cannot load (FORMAT.md §11.5).
 
     The stitched chain (or, if it holds fewer messages, the longest readable chain) is
     copied into a new session with fresh uuids, a proper ``session_start`` and a

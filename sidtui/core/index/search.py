@@ -1,27 +1,10 @@
-"""Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
+"""Full-text search over every session: an FTS5 index in the catalog's database.
 
-What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
+:class:`SearchIndex` indexes prompts, replies, tool text and file paths, only the new bytes
+of each file; a query matches every word as a prefix (CJK character by character) and ranks
+a bounded set of candidates itself.
 
-* ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
-  not indexed: they are bulky command output) and ``user`` messages of sidechains;
-* ``assistant`` — text blocks of ``assistant_message`` records and sidechain replies;
-* ``tool`` — each ``tool_use`` block as ``name`` + its compact JSON input (file paths,
-  commands, patterns);
-* ``file`` — the paths of ``file_changes`` metadata.
-
-Every document keeps the file path, the record's ``uuid`` (None in sidechains) and its
-1-based line. Documents are capped at :data:`MAX_DOC_CHARS`. Records of skipped branches
-are indexed too (search finds what the loader drops; the hit's uuid tells which record).
-
-Indexing is incremental per file: ``indexed(path, inode, offset, line)`` remembers how far
-a file was read; appended bytes are indexed from there (work proportional to the new
-bytes); a new inode or a file shorter than the offset drops the file's documents and
-starts over. :meth:`SearchIndex.fill` does every cached session (in the background, with
-progress and cancel); :meth:`SearchIndex.apply` follows watcher batches.
-
-Queries: whitespace-separated words, all required (each quoted, so FTS5 syntax characters
-are literal); a trailing ``*`` makes a word a prefix. At most :data:`CANDIDATES` matches,
-newest first, are ranked (so a word found everywhere still answers fast).
+Design notes: docs/ARCHITECTURE.md, “core/index/search.py”.
 """
 
 from __future__ import annotations
@@ -33,6 +16,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -312,7 +296,7 @@ class SearchIndex:
         def flush() -> None:
             nonlocal batch, batch_bytes
             if batch:
-                cat.guarded(lambda b=batch: self._store(b))
+                cat.guarded(partial(self._store, batch))
             batch, batch_bytes = [], 0
 
         for i, p in enumerate(paths, 1):
@@ -320,7 +304,7 @@ class SearchIndex:
                 res.cancelled = True
                 break
             try:
-                pending = cat.guarded(lambda p=p: self._collect(p))
+                pending = cat.guarded(partial(self._collect, p))
             except sqlite3.OperationalError as exc:
                 res.errors.append(f"{p}: {exc}")
                 continue
@@ -362,7 +346,7 @@ class SearchIndex:
                 )
             }
         )
-        return sum(self.catalog.guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+        return sum(self.catalog.guarded(partial(self.index_file, p))[0] for p in paths)
 
     def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
         """The best ``limit`` matches of ``query`` (see module docstring).
@@ -404,10 +388,12 @@ class SearchIndex:
             ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
         )
         pat = _hit_pattern(terms)
-        return [
-            SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat), score=sc)
-            for sc, _, r in scored[:limit]
-        ]
+        hits = []
+        for sc, _, r in scored[:limit]:
+            sid, project_key, path, uuid, line, kind = map(py_text, r[1:7])
+            snippet = make_snippet(r[7], terms, pat=pat)
+            hits.append(SearchHit(sid, project_key, path, uuid, line, kind, snippet, sc))
+        return hits
 
 
 _WORD = re.compile(r"\w+")

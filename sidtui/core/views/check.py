@@ -1,32 +1,11 @@
 """Count what is on disk: as one function (FORMAT.md §13).
 
-Persistence bugs rarely crash; they show up only when someone counts (FORMAT.md §13.1). Its
-three counting rules are built in:
+Every file is read once and scanned with the product's own parser (a bad line never hides
+the rest), counts come from decoded records, and a line is bad only when JSON.parse rejects
+it (strict-parser rejections are listed apart); fields that never landed, checkpoint totals
+and sessions vs indexes come with it. :func:`run_check` → :class:`CheckReport`.
 
-1. **Per file** (rule 1): every file is read once and scanned with the product's own
-   tolerant parser (:func:`sidtui.core.transcript.records.scan_records`); a bad line is reported with
-   file, line and byte offset and never hides the rest of its file or other files. A file
-   that cannot be read at all is a fault of its own, and the others are still counted.
-2. **Structure, not text** (rule 2): counts come from decoded records (record-level
-   ``type``, metadata ``key``, content blocks), never from a byte search that would count
-   nested fields with the same name.
-3. **The production parser decides** (rule 3, FORMAT.md §2.4): a line is bad only when
-   ``JSON.parse`` rejects it. Lines a strict RFC 8259 parser (jq, orjson) would also refuse
-   are listed separately (:func:`sidtui.core.base.jsonparse.would_strict_parser_reject`), so a
-   user who cross-checks with jq knows why the numbers differ.
-
-The **zero-landing scan** (FORMAT.md §13.3) counts fields the format defines; a field that
-landed zero times is given with its three readings — dead code / not triggered /
-broken wiring — which only the call chain can tell apart, so the count is given and the
-user decides (with the finding for sid-code itself where there is one).
-
-**Denominators** (FORMAT.md §13.5): sessions vs checkpoint indexes are each counted against their own
-set with the reasons they differ; a ratio of the two is never printed.
-
-Checkpoint totals (FORMAT.md §13.4) come from the checkpoint layer's own reader
-(:class:`sidtui.core.checkpoints.index.CheckpointIndex`, :func:`sidtui.core.checkpoints.manager.chain_health`).
-
-Public API: :func:`run_check` → :class:`CheckReport` (``to_json()``, ``exit_code``).
+Design notes: docs/ARCHITECTURE.md, “core/views/check.py”.
 """
 
 from __future__ import annotations
@@ -317,6 +296,7 @@ class _Scan:
                     )
                 )
             if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                assert chain.tail is not None  # a chain has a tail
                 first = rf.records[chain.chain[0]]
                 why = (
                     f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
@@ -346,13 +326,13 @@ class _Scan:
                     )
                 )
         if rf.bad_lines:
-            first = rf.bad_lines[0]
+            bad = rf.bad_lines[0]
             r.warnings.append(
                 Finding(
                     "bad_lines",
                     path,
                     f"{len(rf.bad_lines)} line(s) JSON.parse rejects (first: line "
-                    f"{first.line}, byte {first.offset}: {first.reason})",
+                    f"{bad.line}, byte {bad.offset}: {bad.reason})",
                 )
             )
 
@@ -602,11 +582,11 @@ def run_check(
     else:
         unreadable: list[tuple[Path, str]] = []
         todo = _candidates(home, project, unreadable)
-        for folder, why in unreadable:
+        for unlisted, why in unreadable:
             report.faults.append(
                 Finding(
                     "unreadable_folder",
-                    str(folder),
+                    str(unlisted),
                     f"cannot list it ({why}): its sessions were not counted",
                 )
             )

@@ -12,7 +12,7 @@ for a big home (:func:`sidtui.core.base.pool.ordered_map`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -392,7 +392,7 @@ def summarize_files(
     registrations: list[Registration] | None = None,
     include_sidechains: bool = True,
     chunk_files: int = CHUNK_FILES,
-) -> Iterator[list[Summarized | str | None]]:
+) -> Generator[list[Summarized | str | None], None, None]:
     """Summarize many files the way :func:`list_sessions` does, chunk by chunk.
 
     Each file is opened and read once; the same parallel rules apply (forked workers for

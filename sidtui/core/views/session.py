@@ -2,7 +2,7 @@
 
 :func:`open_session` scans the file once (:mod:`records`), rebuilds the loader's chain and
 the whole record tree (:mod:`chain`), loads messages and metadata (:mod:`loader`), runs
-the recovery pipeline (:mod:`recovery`), restores the ten state items (:mod:`state`) and
+the recovery pipeline (:mod:`recovery`), restores the twelve state items (:mod:`state`) and
 checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the ``sidtui show --json``
 object (:mod:`sidtui.core.views.show_json`).
 
@@ -38,7 +38,13 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.records import (
+    FileChanged,
+    FileSource,
+    RecordFile,
+    read_transcript,
+    scan_records,
+)
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
 
@@ -104,7 +110,8 @@ class SessionView:
             out: list[str] = []
             for w in self.base_warnings:
                 if w == _TREE_SLOT:
-                    out.extend(self.tree.warnings(self.rf))
+                    if self.rf is not None:  # the slot is only set for a scanned file
+                        out.extend(self.tree.warnings(self.rf))
                 else:
                     out.append(w)
             self._warnings = out
@@ -127,11 +134,11 @@ class SessionView:
         return self.rf.decode(self.rf.records[record_index])
 
     def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object (see the issue's machine-readable contract)."""
+        """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`)."""
         return session_to_json(self)
 
 
-def _read_bytes(path: Path, pieces: bool = False) -> bytes:
+def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:
         return read_transcript(path) if pieces else path.read_bytes()
     except IsADirectoryError:
@@ -183,18 +190,21 @@ def open_session(
         FileChanged: a big file (read in pieces) got shorter while it was read, so what
             was read back from it may be wrong (an ``UnreadableInput``: exit 1).
     """
+    src: bytes | FileSource
     if data is None:
         # FORMAT.md §8.5: anything this process still holds in its write queue lands first
         flush_pending_writes(sf.path)
-        data = _read_bytes(sf.path, pieces=sf.container != "json")
+        src = _read_bytes(sf.path, pieces=sf.container != "json")
+    else:
+        src = data
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
     with gc_paused():
         view = _open_session(
-            home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
+            home, sf, src, current_cwd, terminal_tool_names, registrations, with_sidechains
         )
-    src = view.rf.source if view.rf is not None else None
-    if src is not None and src.changed:  # a line read back after the scan was missing
+    pieces = view.rf.source if view.rf is not None else None
+    if pieces is not None and pieces.changed:  # a line read back after the scan was missing
         raise FileChanged(
             f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
         )
@@ -283,7 +293,8 @@ def _open_session(
     else:
         for w in state.warnings:
             # the unloadable reason is already the first warning; say it once
-            if w not in warnings and not (not loaded.loadable and loaded.load_failure in w):
+            failure = loaded.load_failure if not loaded.loadable else None
+            if w not in warnings and not (failure is not None and failure in w):
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)

@@ -1,4 +1,4 @@
-"""Rewind points, three-mode rewind, branch switch, fork and salvage (issue 4)."""
+"""Rewind points, three-mode rewind, branch switch, fork and salvage."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rewind property test over a simulated agent (issue 4 "Must hold").
+"""Rewind property test over a simulated agent.
 
 A simulated agent writes a session through :class:`SessionStore` and snapshots files
 through :class:`CheckpointManager` before every tool batch that edits, creates or deletes
