@@ -185,6 +185,16 @@ def test_thread_swapping_a_folder_during_restores_never_writes_outside(tmp_path,
         )
 
 
+def test_a_fifo_at_a_tracked_path_is_skipped_not_waited_for(real_home_with_projects, capsys):
+    home, projects = real_home_with_projects
+    login = projects / "webapp" / "src" / "login.ts"
+    login.unlink()
+    os.mkfifo(login)  # opening it for reading would block until a writer comes
+    rc, _, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run", "--force")
+    assert rc == 1 and "not a regular file" in err
+    assert stat.S_ISFIFO(os.lstat(login).st_mode)
+
+
 # --------------------------------------------------------------------------- 3. the project root
 
 

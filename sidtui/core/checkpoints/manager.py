@@ -85,16 +85,26 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
 
 
 def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
-    """``(exists, data, error)`` for a file on disk (a directory is an error)."""
+    """``(exists, data, error)`` for a file on disk (a directory, FIFO or device is an
+    error: opened ``O_NONBLOCK`` and checked with ``fstat`` before any read)."""
     try:
-        with open(real_path, "rb") as fh:
-            return True, fh.read(), None
+        fd = os.open(real_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return False, None, None
-    except IsADirectoryError:
-        return True, None, "is a directory"
     except OSError as exc:
         return os.path.lexists(real_path), None, exc.strerror or str(exc)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            return True, None, "is a directory"
+        if not stat.S_ISREG(mode):
+            return True, None, "is not a regular file (a FIFO, socket or device)"
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return True, fh.read(), None
+    except OSError as exc:
+        return True, None, exc.strerror or str(exc)
+    finally:
+        os.close(fd)
 
 
 def _as_content(data: bytes) -> str | bytes:
