@@ -49,7 +49,7 @@ from sidtui.core.resume.process import liveness_for, read_registrations
 from sidtui.core.views.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
-FORMAT = "sidtui-catalog/4"
+FORMAT = "sidtui-catalog/5"  # 5: emoji are search words (search.cjk_split)
 #: Files per transaction and per progress report (reports come at the end of the chunk
 #: that reaches each multiple; chunks are at most this many files).
 BATCH = 200

@@ -19,6 +19,7 @@ from typing import Any
 
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.home import Home, SessionFile
+from sidtui.core.base.regular import read_regular
 from sidtui.core.resume.process import (
     Liveness,
     liveness_for,
@@ -134,7 +135,7 @@ class SessionView:
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes:
     try:
-        return read_transcript(path) if pieces else path.read_bytes()
+        return read_transcript(path) if pieces else read_regular(path)
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:
@@ -261,11 +262,15 @@ def _open_session(
     if sf.kind == "sidechain" and rf is not None:
         sidechain = parse_sidechain(sf.path, rf)
     elif with_sidechains:
-        for scf in sidechains_of(home, sf):
+        odd: list[str] = []
+        for scf in sidechains_of(home, sf, odd):
             try:
                 sidechains.append(parse_sidechain(scf.path))
             except OSError as exc:
                 warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+            except UnreadableInput as exc:  # replaced by a FIFO or a device since listed
+                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+        warnings.extend(f"sidechain {line}" for line in odd)
     unfinished = [
         {
             "agentId": s.agent_id,
@@ -295,12 +300,17 @@ def _open_session(
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)
-    liveness = liveness_for(loaded.session_id or sf.session_id, trace_ids, registrations)
-    if liveness.live:
+    liveness = liveness_for(
+        {sf.session_id, loaded.session_id or sf.session_id}, trace_ids, registrations
+    )
+    if liveness.live and not all(r.possibly for r in liveness.registrations if r.live):
         warnings.append(
             "a running agent process is writing this session now: what it holds in memory "
             "may differ from the file"
         )
+    elif liveness.live:
+        odd = "; ".join(f"{r.path}: {r.reason}" for r in liveness.registrations if r.live)
+        warnings.append(f"counted as possibly live: its registration cannot be told ({odd})")
     return SessionView(
         home=home,
         file=sf,

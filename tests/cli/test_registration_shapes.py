@@ -140,6 +140,6 @@ def test_one_rule_matches_a_registration_to_a_file(fixture, capsys, registered):
         assert rc == 1 and "live" in err, (argv, err)
     assert login.read_bytes() == before
     rc, out, _ = run(capsys, "--home", home, "show", new, "--json")
-    assert json.loads(out)["live"]["live"] is True
+    assert json.loads(out)["live"] is True
     rc, out, _ = run(capsys, "--home", home, "ls", "--json", "--no-cache")
     assert next(s for s in json.loads(out) if s["session_id"] == new)["live"] is True
