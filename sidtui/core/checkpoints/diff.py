@@ -16,6 +16,8 @@ Public API:
 * :func:`apply_ops(base_lines, ops) -> list[str]` and :func:`apply_diff(base, diff) -> str`.
 * :func:`ops_are_empty(diff)` — the agent's empty-ops bug marker (unrecoverable when read).
 * :func:`has_keep(ops)` — whether the result depends on the base at all.
+* :func:`invalid_ops(ops)` / :func:`ops_overrun(base_len, ops)` — why stored ops cannot be
+  applied (an unknown type, lines that are not strings, counts past the base), or None.
 
 Speed (issue 3): the common prefix and suffix are stripped with galloping slice compares
 (C speed, no per-line Python loop); the middle is diffed with Myers' O(ND) greedy algorithm
@@ -338,6 +340,45 @@ def apply_diff(base: str, diff: dict[str, Any]) -> str:
 def ops_are_empty(diff: Any) -> bool:
     """True for the agent's ≥ 10,000-line bug: a stored diff with no ops (unrecoverable)."""
     return not isinstance(diff, dict) or not diff.get("ops")
+
+
+OP_TYPES = frozenset({"keep", "add", "remove"})
+
+
+def invalid_ops(ops: Any) -> str | None:
+    """Why a stored ``ops`` list is not one the agent writes (None: it is): a list of
+    objects with a known ``type`` and ``lines`` a list of strings. Such a diff rebuilds to
+    nothing true, so its entry is unrecoverable (docs/DECISIONS.md)."""
+    if not isinstance(ops, list):
+        return f"its ops are {type(ops).__name__}, not a list"
+    for n, op in enumerate(ops, 1):
+        if not isinstance(op, dict):
+            return f"op {n} is {type(op).__name__}, not an object"
+        kind = op.get("type")
+        if kind not in OP_TYPES:
+            return f"op {n} has an unknown type {kind!r}"
+        lines = op.get("lines")
+        if not isinstance(lines, list):
+            return f"op {n} ({kind}) has lines of type {type(lines).__name__}, not a list"
+        for k, line in enumerate(lines, 1):
+            if not isinstance(line, str):
+                return f"op {n} ({kind}) line {k} is {type(line).__name__}, not a string"
+    return None
+
+
+def ops_overrun(base_len: int, ops: Sequence[dict[str, Any]]) -> str | None:
+    """Why valid ``ops`` cannot apply to a base of ``base_len`` lines (their keep and
+    remove ops run past its end), or None."""
+    i = 0
+    for n, op in enumerate(ops, 1):
+        if op["type"] != "add":
+            i += len(op["lines"])
+            if i > base_len:
+                return (
+                    f"op {n} ({op['type']}) reaches line {i} of a base of {base_len} "
+                    "line(s): the diff was not made against it"
+                )
+    return None
 
 
 def has_keep(ops: Sequence[dict[str, Any]]) -> bool:

@@ -51,7 +51,15 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
-from sidtui.core.checkpoints.diff import apply_ops, compute_diff, has_keep, split_lines
+from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.checkpoints.diff import (
+    apply_ops,
+    compute_diff,
+    has_keep,
+    invalid_ops,
+    ops_overrun,
+    split_lines,
+)
 from sidtui.core.checkpoints.index import (
     CheckpointIndex,
     CorruptEntry,
@@ -87,6 +95,8 @@ class Rebuilt:
         exists: the entry's ``existedBefore`` (False ⇒ the file did not exist).
         content: str (text), bytes (``binary`` entries), or None when unrecoverable.
         reason: why it is unrecoverable (None when it rebuilds).
+        uncertain: the state cannot be proven (its history was evicted): restores skip it
+            unless forced, readers of past versions refuse it (``reason`` says why).
     """
 
     file_path: str
@@ -95,6 +105,7 @@ class Rebuilt:
     exists: bool
     content: str | bytes | None
     reason: str | None = None
+    uncertain: bool = False
 
     @property
     def recoverable(self) -> bool:
@@ -137,14 +148,25 @@ def _step(state: _State, entry: dict[str, Any], sid: str, verify: bool = False) 
             f"{sid}: stored diff has no ops (the agent's ≥ 10,000-line diff bug, "
             f"EMPTY_OPS_DIFF_AT_{sid}); its content was never saved"
         )
+    bad = invalid_ops(ops)
+    if bad is not None:  # never guessed: this entry and every later one built on it
+        return None, f"{sid}: stored diff is corrupt ({bad})"
     if not has_keep(ops):
-        return apply_ops([], ops), None  # independent of the base
+        # independent of the base; but its removes must fit a base that is known
+        if reason is None and isinstance(lines, list):
+            over = ops_overrun(len(lines), ops)
+            if over is not None:
+                return None, f"{sid}: stored diff is corrupt ({over})"
+        return apply_ops([], ops), None
     if reason is not None:
         return None, reason
     if isinstance(lines, bytes):
         return None, f"{sid}: line diff over a binary base"
     if lines is None:
         return None, f"{sid}: diff has no full base (history cut)"
+    over = ops_overrun(len(lines), ops)
+    if over is not None:
+        return None, f"{sid}: stored diff is corrupt ({over})"
     if verify:
         from sidtui.core.checkpoints.diff import keeps_match
 
@@ -179,15 +201,10 @@ def rebuild(index: CheckpointIndex, file_path: str, position: int) -> Rebuilt:
     j = next((n for n, (i, _) in enumerate(entries) if i == position), -1)
     if j < 0:
         raise KeyError(f"{file_path} has no entry in snapshot #{position}")
-    # Start at the nearest entry that does not need a base: a full, or a keep-less diff.
+    # Start at the nearest full: the walk from there is rebuild_all's (a keep-less diff
+    # needs no base, but its removes are checked against a base that is known).
     start = j
-    while start > 0:
-        e = entries[start][1]
-        if e.get("type") == "full":
-            break
-        ops = (e.get("diff") or {}).get("ops") if isinstance(e.get("diff"), dict) else None
-        if ops and not has_keep(ops):
-            break
+    while start > 0 and entries[start][1].get("type") != "full":
         start -= 1
     snaps = index.snapshots
     state: _State = (None, None)
@@ -450,12 +467,13 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
 def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
     """``(exists, data, error)`` for a file on disk (a directory is an error)."""
     try:
-        with open(real_path, "rb") as fh:
-            return True, fh.read(), None
+        return True, read_regular(real_path), None  # a FIFO would block a plain open
     except FileNotFoundError:
         return False, None, None
     except IsADirectoryError:
         return True, None, "is a directory"
+    except NotRegularFile as exc:
+        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
     except OSError as exc:
         return os.path.lexists(real_path), None, exc.strerror or str(exc)
 
@@ -616,7 +634,7 @@ class CheckpointManager:
 
     @property
     def exists(self) -> bool:
-        return self.index_path.exists()
+        return os.path.lexists(self.index_path)  # a symlink loop is there, unreadable
 
     @property
     def index(self) -> CheckpointIndex:
@@ -632,7 +650,7 @@ class CheckpointManager:
 
     def reload(self) -> CheckpointIndex:
         """Re-read ``index.json`` (the agent may have written it meanwhile)."""
-        if self.index_path.exists():
+        if os.path.lexists(self.index_path):
             self._index = CheckpointIndex.load(self.index_path)
         else:
             self._index = CheckpointIndex.empty(self.session_id, self.clock(), self.index_path)
@@ -703,17 +721,20 @@ class CheckpointManager:
         """The pre-image of ``file_path`` stored in ``snapshot_id``.
 
         Without an entry there, the state when that snapshot was taken (its first entry
-        at or after it). Raises :class:`UsageError` when there is neither.
+        at or after it). The proof rule is restore's (:func:`rollback_target`): a state
+        that cannot be proven (history evicted) is returned without content, ``uncertain``
+        and with the reason — never another version's content. Raises
+        :class:`UsageError` when there is neither an entry there nor after it.
         """
         k = self.position(snapshot_id)
-        if self.index.entry_at(file_path, k) is not None:
-            return rebuild(self.index, file_path, k)
-        r = state_at(self.index, file_path, k)
+        r, why = rollback_target(self.index, file_path, k)
         if r is None:
             raise UsageError(
                 f"{file_path} has no entry at or after {snapshot_id}: its state then is "
                 "the file on disk"
             )
+        if why is not None:
+            return Rebuilt(file_path, snapshot_id, k, r.exists, None, why, uncertain=True)
         return r
 
     # --- writing snapshots -----------------------------------------------------------
@@ -930,7 +951,13 @@ class CheckpointManager:
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
         if dry_run or not todo:
             if not todo and not dry_run:
-                result.note = "nothing to change: every file is already as it was"
+                n = len(result.skipped)
+                result.note = (
+                    f"nothing was changed: {n} file{'s' * (n != 1)} could not be restored "
+                    "(skipped; the others are already as they were)"
+                    if n
+                    else "nothing to change: every file is already as it was"
+                )
             return result
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
