@@ -216,7 +216,7 @@ def _inherited_times(view) -> dict[int, str]:
     from sidtui.core.base.home import resolve_session
     from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
     from sidtui.core.transcript.loader import load_jsonl
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.records import read_transcript, scan_records
 
     ff = view.loaded.metadata.get("forked_from")
     if not isinstance(ff, dict):
@@ -232,7 +232,7 @@ def _inherited_times(view) -> dict[int, str]:
                 return {}
             path = sf.path
         flush_pending_writes(path)
-        rf = scan_records(path.read_bytes())
+        rf = scan_records(read_transcript(path))  # a FIFO in its place is refused, not read
     except (SidtuiError, OSError):
         return {}
     tail_uuid = ff.get("uuid")
@@ -372,13 +372,15 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
+    from sidtui.core.resume.process import live_refusal
+
     lv = view.liveness
     if lv.live and not force:
-        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        holds = "in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
+        holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): what it holds in "
-            f"{holds} would silently override the {what}; stop it first or pass --force"
+            live_refusal(
+                view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
+            )
         )
 
 
@@ -605,8 +607,13 @@ def rewind(
             force,
             "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
         )
-    elif view.liveness.live:
+    elif view.liveness.live and dry_run and (code or not as_fork):
         result.warnings.append("the session is live: a real run would be refused without --force")
+    elif view.liveness.live:  # a fork of the conversation only: the source is not touched
+        result.warnings.append(
+            "the session is live: the fork copies what is on disk now (the agent may still "
+            "be adding to it)"
+        )
     flush_pending_writes(view.file.path)
 
     if dry_run:
