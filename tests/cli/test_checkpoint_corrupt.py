@@ -104,11 +104,27 @@ def test_non_string_line_skips_only_that_file(webapp, capsys):
     _bad_login(index, "non-string line")
     webapp_dir = projects / "webapp"
     readme = webapp_dir / "README.md"
-    readme_before, login_before = readme.read_bytes(), (webapp_dir / "src/login.ts").read_bytes()
-    rc, out, err = run(capsys, "--home", home, "restore", S01, "--before", "s1")
+
+    def readme_in_s3(d):  # the same batch also saved README.md (a good entry)
+        d["snapshots"][2]["files"].append(
+            {
+                "filePath": str(readme),
+                "existedBefore": True,
+                "type": "full",
+                "content": "old readme\n",
+                "compressed": False,
+            }
+        )
+
+    _edit_index(index, readme_in_s3)
+    login_before = (webapp_dir / "src/login.ts").read_bytes()
+    for argv in (["undo", S01, "--dry-run"], ["checkpoints", S01, "--show", "src/login.ts@s3"]):
+        rc, out, err = run(capsys, "--home", home, *argv)
+        assert rc == 1 and "internal error" not in err, (argv, err)
+    rc, out, err = run(capsys, "--home", home, "restore", S01, "--before", "s3")
     assert rc == 1 and "internal error" not in err
     assert "login.ts" in err and "unrecoverable" in err
-    assert readme.read_bytes() != readme_before  # the other files are restored
+    assert readme.read_text() == "old readme\n"  # the other file of the batch is restored
     assert (webapp_dir / "src/login.ts").read_bytes() == login_before
 
 
