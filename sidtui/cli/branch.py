@@ -79,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
             "--tip",
             (res.previous_tip_uuid or "")[:8],
         )
-        c.print(Text(f"marker {res.marker_uuid[:8]} appended (switch back: `{back}`)"))
+        c.print(
+            Text(f"marker {res.marker_uuid[:8]} appended (switch back: `{back}`)"), soft_wrap=True
+        )
     return 0
 
 

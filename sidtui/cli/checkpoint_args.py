@@ -101,7 +101,7 @@ def _v1_cwd(path: Path) -> str | None:
 
 
 def refuse_live(home, session_id: str, sf) -> None:
-    """Refuse to write while an agent process has this session open (DESIGN §7).
+    """Refuse to write while an agent process has this session open (FORMAT.md §11.6).
 
     The agent keeps its checkpoint index in memory and rewrites ``index.json`` on its next
     snapshot, which would drop our safety snapshot.
@@ -247,7 +247,8 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
             )
             c.print(
                 f"saved the previous contents as {res.safety_snapshot_id}; take this back with "
-                f"[bold]`{esc(cmd)}`[/bold]"
+                f"[bold]`{esc(cmd)}`[/bold]",
+                soft_wrap=True,  # a command is never broken across lines
             )
         elif res.note:
             print(res.note, file=err)

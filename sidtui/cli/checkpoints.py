@@ -1,4 +1,4 @@
-"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (issue 3, seed §9)."""
+"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (issue 3, FORMAT.md §10)."""
 
 from __future__ import annotations
 

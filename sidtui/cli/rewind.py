@@ -214,7 +214,7 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
             back = followup(
                 args,
                 "branch",
-                session_word(args, r.session_id),
+                session_word(args, getattr(args, "session_id", r.session_id)),
                 "--tip",
                 (r.abandoned_tip or "")[:8],
             )
@@ -222,7 +222,8 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
                 Text(
                     f"marker {r.marker_uuid[:8]} appended; the old branch stays in the file "
                     f"(`{back}` makes it live again)"
-                )
+                ),
+                soft_wrap=True,  # a command is never broken across lines
             )
         if r.safety_snapshot:
             owner = sid or getattr(args, "session_id", r.session_id)
@@ -232,5 +233,6 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
                     f"safety snapshot {r.safety_snapshot}{where} holds the files as they were "
                     f"(`{followup(args, 'redo', owner if sid else session_word(args, owner))}` "
                     "takes the file step back)"
-                )
+                ),
+                soft_wrap=True,
             )

@@ -11,9 +11,9 @@ file the simulated agent wrote:
   loader returns nothing for the file.
 * :func:`write_cycle_session` — a duplicated uuid that makes the parent walk repeat.
 * :func:`write_v1_session`, :func:`write_v2_session`, :func:`write_legacy_checkpoints` —
-  the old formats (seed §4.3 versions 1.0 and 2.0; the legacy checkpoint index, DESIGN §6).
+  the old formats (FORMAT.md §5.4 versions 1.0 and 2.0; the legacy checkpoint index, FORMAT.md §10.8).
 * :func:`evict_base_without_reanchor` — an index whose full base was removed without
-  re-anchoring the diff after it (what seed §9.6 warns against): that diff is unrecoverable.
+  re-anchoring the diff after it (what FORMAT.md §10.9 warns against): that diff is unrecoverable.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def write_cycle_session(
 ) -> None:
     """A session whose last record re-uses an earlier record's uuid.
 
-    The parent walk from the tail meets that uuid again and stops (a cycle, seed §5.5①):
+    The parent walk from the tail meets that uuid again and stops (a cycle, FORMAT.md §4.4):
     the loader keeps only the records walked before the repeat.
     """
     u = [ids.uuid() for _ in range(5)]

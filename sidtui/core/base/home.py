@@ -1,4 +1,4 @@
-"""The sid-code home and its layout (DESIGN §2, seed §4.1–4.2).
+"""The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
 core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session files:
@@ -11,7 +11,7 @@ core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session 
 
 The project key is never recomputed to find files (it is lossy); folders are scanned.
 ``continue``-style lookup (:func:`latest_in_project`) looks only at the current
-project's folder, as the agent's ``-c`` does (seed §4.2); lookups by id scan all folders.
+project's folder, as the agent's ``-c`` does (FORMAT.md §1.5); lookups by id scan all folders.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ FIRST_LINE_CAP = 1 << 20  # a first record larger than 1 MiB is not a sidechain 
 
 
 def safe_id(session_id: str) -> str:
-    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (DESIGN §2)."""
+    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (FORMAT.md §1.2)."""
     return _SAFE_ID_RE.sub("_", session_id)
 
 
@@ -581,7 +581,7 @@ def resolve_latest(home: Home, cwd: Path | None = None) -> SessionFile:
 
 
 def _refuse_non_session_file(home: Home, p: Path) -> None:
-    """Raise a usage error for files of the home that are not transcripts (DESIGN §2)."""
+    """Raise a usage error for files of the home that are not transcripts (FORMAT.md §1.4)."""
     parts = p.resolve().parts
     name = p.name
     reason = None
@@ -674,7 +674,7 @@ def project_key(root: str | os.PathLike[str]) -> str:
     ``/tmp/sidtui-fixture-projects/工作 notes`` → ``tmp-sidtui-fixture-projects-notes-1c8af1``).
     A path with no such character at all (``/``) gives ``root`` (a guess: the fixtures
     have none). The key is lossy: used only to find the agent's ``-c`` folder and by
-    writers, never to find a session by id (DESIGN §2).
+    writers, never to find a session by id (FORMAT.md §1.3).
 
     Args:
         root: the project root (the git top level of the cwd, else the cwd).
@@ -691,7 +691,7 @@ def project_key(root: str | os.PathLike[str]) -> str:
 
 @dataclass(frozen=True)
 class ProjectLookup:
-    """Where the agent's ``-c`` looks for the current directory (seed §4.2).
+    """Where the agent's ``-c`` looks for the current directory (FORMAT.md §1.5).
 
     Attributes:
         cwd: the directory asked about (resolved).
@@ -728,7 +728,7 @@ def _main_roots(home: Home, folder: str) -> Iterator[Path]:
 
 
 def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
-    """The agent's mapping of ``cwd`` to its project folder (``-c``, seed §4.2).
+    """The agent's mapping of ``cwd`` to its project folder (``-c``, FORMAT.md §1.5).
 
     The agent writes a session to ``sessions/<project_key(git top level of cwd, else
     cwd)>/`` and its ``-c`` scans only that folder. So: that folder when it exists.

@@ -1,4 +1,4 @@
-"""Bytes exactly as JavaScript's ``JSON.stringify`` writes them (seed §6, DESIGN §5–§6).
+"""Bytes exactly as JavaScript's ``JSON.stringify`` writes them (FORMAT.md §8.1).
 
 sid-code appends ``JSON.stringify(record) + "\\n"`` and writes checkpoint indexes with
 ``JSON.stringify(index, null, 2)``. For the agent to read our records and indexes as its own,

@@ -1,4 +1,4 @@
-"""Line diffs in the agent's own op format (seed §9.4–9.5, DESIGN §6).
+"""Line diffs in the agent's own op format (FORMAT.md §10.4–10.6).
 
 The agent stores a later version of a file as ``{"ops": [Op, ...]}`` with
 ``Op = {"type": "keep"|"add"|"remove", "lines": [str, ...]}`` over ``text.split("\\n")``.

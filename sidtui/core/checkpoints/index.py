@@ -1,4 +1,4 @@
-"""The checkpoint index model: ``checkpoints/<sessionId>/index.json`` (seed §9.4, §9.8; DESIGN §6).
+"""The checkpoint index model: ``checkpoints/<sessionId>/index.json`` (FORMAT.md §10.1–10.3, §10.8).
 
 Shape (current)::
 
@@ -49,7 +49,7 @@ from sidtui.core.base.jsonout import stringify_pretty
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.regular import ceiling, read_regular
 
-COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), seed §9.4
+COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), FORMAT.md §10.3
 _ID_RE = re.compile(r"^s(\d+)$")
 # Number tokens orjson may print differently from JS in indented output: integral floats
 # ("1.0", "-0.0") and exponents ("1e+21"). A match inside a string only costs speed.
@@ -322,7 +322,7 @@ class CheckpointIndex:
         )
 
     def copy(self) -> CheckpointIndex:
-        """A deep copy (structuredClone): changing it never changes this one (§9.8)."""
+        """A deep copy (structuredClone): changing it never changes this one (FORMAT.md §10.11)."""
         return CheckpointIndex(copy.deepcopy(self.data), self.migrated, self.path)
 
     # --- reading -------------------------------------------------------------------

@@ -1,9 +1,9 @@
-"""Fork and salvage: new sessions made from an existing one (seed §5.5 ②, §9.8; DESIGN §5, §7).
+"""Fork and salvage: new sessions made from an existing one (FORMAT.md §8.7, §10.11, §11.5).
 
 **Fork** (:func:`fork`) writes a new session file in the same project folder, in the agent's
 own fork shape (the S05 fixture): ``session_start`` whose ``parentUuid`` is the *source
 session id*; then ``metadata forked_from {sessionId, uuid, messageCount}`` (the anchor goes
-first so a half-copied fork is still recognisable, seed §5.5 ②); then the history with fresh
+first so a half-copied fork is still recognisable, FORMAT.md §8.7); then the history with fresh
 uuids, re-chained, each message carrying ``message._meta`` as the agent's loader returns it.
 Checkpoints are inherited through the checkpoint layer (deep copy into the empty child
 index). The source file and its ``index.json`` are never written.
@@ -173,7 +173,7 @@ def _copy_records(
 def _inherit_checkpoints(
     home, source_id: str, child_id: str, warnings: list[str], before_ms: int | None = None
 ) -> int:
-    """Inherit the source's checkpoints into the child through the checkpoint layer (§9.8);
+    """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt."""
     from sidtui.core.checkpoints.evict import inherit_from
 
@@ -271,7 +271,7 @@ def _chain_before(view, point) -> list[int]:
 
 
 def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) -> ForkResult:
-    """Fork ``view`` into a new session holding its history up to ``point`` (seed §5.5 ②).
+    """Fork ``view`` into a new session holding its history up to ``point`` (FORMAT.md §8.7).
 
     Args:
         view: a :class:`sidtui.core.views.session.SessionView` of a loadable jsonl session.

@@ -1,16 +1,16 @@
-"""Rewind points, three-mode rewind and branch switch (seed §10; DESIGN §7).
+"""Rewind points, three-mode rewind and branch switch (FORMAT.md §11).
 
-**Rewind points** are never persisted by the agent (in memory, last 30, seed §10.6), so we
+**Rewind points** are never persisted by the agent (in memory, last 30, FORMAT.md §11.1), so we
 derive them from the file: every human prompt (a user message without ``tool_result``
 blocks) on the live chain, numbered from 1, with its ``messageIndex`` in the loader's
-message list (truncating there = back to just before that prompt, seed §10.2), a 60-char
+message list (truncating there = back to just before that prompt, FORMAT.md §11.1), a 60-char
 preview, its time, and the checkpoint state it maps to: ``snapshot_id`` (the latest
 snapshot taken before the prompt, the agent's anchor) and ``restore_from`` (the first
-snapshot at or after it: what a code rewind rolls back from, DESIGN §6).
+snapshot at or after it: what a code rewind rolls back from, FORMAT.md §10.13).
 
 **Rewind** (:func:`rewind`), modes ``conversation`` / ``code`` / ``conversation-and-code``:
 
-1. files first (seed §10.4: the step that can fail goes before the irreversible one),
+1. files first (FORMAT.md §11.2: the step that can fail goes before the irreversible one),
    through the checkpoint layer's ``rollback_to_time`` with its ``sidtui-restore`` safety
    snapshot, atomic writes and project-root confinement; if it fails, the conversation is
    left untouched; no snapshot for the point ⇒ files skipped and reported;
@@ -54,7 +54,7 @@ from sidtui.core.edits.writer import SessionStore, flush_pending_writes
 MODES = ("conversation", "code", "conversation-and-code")
 MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}
 PREVIEW_CHARS = 60
-MAX_PICKER_POINTS = 30  # seed §10.6: the picker shows the last 30; the CLI takes any
+MAX_PICKER_POINTS = 30  # FORMAT.md §11.1: the picker shows the last 30; the CLI takes any
 
 
 class RewindError(SidtuiError):
@@ -253,7 +253,7 @@ def _inherited_times(view) -> dict[int, str]:
 
 
 def rewind_points(view) -> list[RewindPoint]:
-    """Every human prompt on the live chain, numbered from 1 (seed §10.2, DESIGN §7).
+    """Every human prompt on the live chain, numbered from 1 (FORMAT.md §11.3).
 
     Args:
         view: a :class:`sidtui.core.views.session.SessionView`.
@@ -386,7 +386,7 @@ def _refuse_live(view, force: bool, what: str) -> None:
 
 def project_root(view) -> Path | None:
     """The project root file restores are confined to: the git top level of the session's
-    ``cwd`` (seed §9; DESIGN §6), or None when the session records no cwd."""
+    ``cwd`` (FORMAT.md §10.13), or None when the session records no cwd."""
     from sidtui.core.base.home import git_toplevel
 
     cwd = view.loaded.cwd
@@ -566,7 +566,7 @@ def rewind(
     dry_run: bool = False,
     allow_outside_root: bool = False,
 ) -> RewindResult:
-    """Rewind a session to just before a prompt (seed §10.3–10.4, DESIGN §7).
+    """Rewind a session to just before a prompt (FORMAT.md §11.2, §11.4).
 
     Args:
         view: a :class:`sidtui.core.views.session.SessionView` of a loadable v3 session.
@@ -668,7 +668,7 @@ def rewind(
         )
         _apply_step(result, step)
         if step.failed:
-            # Files first: a failed file step leaves the conversation untouched (seed §10.4).
+            # Files first: a failed file step leaves the conversation untouched (FORMAT.md §11.2).
             raise RewindError(
                 f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
                 f"the conversation was left untouched; safety snapshot {step.safety} holds "
@@ -807,7 +807,7 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     """Make the record ``tip`` (a uuid or unique prefix) the live tip again.
 
     Appends ``metadata branch_switch {tip, previousTip}`` whose ``parentUuid`` is that
-    record, so the loader's chain runs through it (DESIGN §7 [sidtui]).
+    record, so the loader's chain runs through it (FORMAT.md §11.4 [sidtui]).
 
     Raises:
         UnknownPoint: no unique record matches, or it is already the live tip.

@@ -1,6 +1,6 @@
 """Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
 
-What is indexed, one document per record and kind (seed §3 record shapes):
+What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
 
 * ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
   not indexed: they are bulky command output) and ``user`` messages of sidechains;
@@ -41,7 +41,17 @@ from sidtui.core.base.errors import UsageError
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.base.regular import NotRegularFile, has_holes, open_regular
-from sidtui.core.index.catalog import Catalog, RefreshProgress, db_text, py_text
+from sidtui.core.index.catalog import Catalog, RefreshProgress
+from sidtui.core.index.database import (
+    CJK,
+    EMOJI,
+    EMOJI_WORD,
+    cjk_split,
+    db_text,
+    delete_docs,
+    py_text,
+)
+from sidtui.core.live import events as ev
 from sidtui.core.transcript.records import PIECE_MIN_BYTES, FileSource, scan_records
 from sidtui.core.views.listing import WHOLE_READ_MAX
 
@@ -166,45 +176,6 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
     return out
 
 
-def delete_docs(conn: sqlite3.Connection, path: str) -> None:
-    """Drop every document of ``path`` (caller holds a transaction)."""
-    conn.execute(
-        "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, sidtui_cjk(text) FROM docs "
-        "WHERE path = ?",
-        (db_text(path),),
-    )
-    conn.execute("DELETE FROM docs WHERE path = ?", (db_text(path),))
-    conn.execute("DELETE FROM indexed WHERE path = ?", (db_text(path),))
-
-
-_CJK = re.compile(
-    "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f])"
-)
-
-
-#: Pictographs FTS5's unicode61 tokenizer drops as separators (emoji, dingbats, arrows…).
-_EMOJI = re.compile("[\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
-
-
-def _emoji_token(m: re.Match[str]) -> str:
-    return f" sidtuiemoji{ord(m.group()):x} "
-
-
-def cjk_split(text: str | None) -> str | None:
-    """Put spaces around every CJK character, so FTS5's unicode61 tokenizer (which keeps a
-    run of CJK characters as one token) indexes each as a word and a phrase query finds any
-    run inside a sentence ("周三" in "会议记录里周三讨论了什么"); and turn every emoji into
-    a word of its own (``sidtuiemoji1f389``: the tokenizer drops emoji as separators, so
-    "🎉" could not be found). Used at index and query time."""
-    if text is None:
-        return text
-    if _EMOJI.search(text) is not None:
-        text = _EMOJI.sub(_emoji_token, text)
-    if _CJK.search(text) is None:
-        return text
-    return _CJK.sub(r" \1 ", text)
-
-
 def fts_query(query: str) -> str:
     """Turn user words into an FTS5 query: every word required and matched as a prefix
     (``slug`` finds ``slugify``); a CJK word becomes a phrase of its characters.
@@ -220,7 +191,7 @@ def fts_query(query: str) -> str:
         tokens = (cjk_split(w) or "").split()
         if not tokens:
             continue
-        star = "" if tokens[-1].startswith("sidtuiemoji") else "*"  # an emoji is only itself
+        star = "" if tokens[-1].startswith(EMOJI_WORD) else "*"  # an emoji is only itself
         parts.append('"' + " ".join(tokens).replace('"', '""') + '"' + star)
     if not parts:
         raise UsageError("empty search query")
@@ -318,7 +289,7 @@ class SearchIndex:
         segments, one commit)."""
         cat = self.catalog
         conn = cat.conn
-        with cat._write_lock, conn:
+        with cat.write_lock, conn:
             # another thread (fill vs watcher) may have indexed a file since it was read
             batch = [
                 p
@@ -375,7 +346,7 @@ class SearchIndex:
         def flush() -> None:
             nonlocal batch, batch_bytes
             if batch:
-                cat._guarded(lambda b=batch: self._store(b))
+                cat.guarded(lambda b=batch: self._store(b))
             batch, batch_bytes = [], 0
 
         for i, p in enumerate(paths, 1):
@@ -383,7 +354,7 @@ class SearchIndex:
                 res.cancelled = True
                 break
             try:
-                pending = cat._guarded(lambda p=p: self._collect(p))
+                pending = cat.guarded(lambda p=p: self._collect(p))
             except sqlite3.OperationalError as exc:
                 res.errors.append(f"{p}: {exc}")
                 continue
@@ -404,7 +375,7 @@ class SearchIndex:
             known = set(paths)
             indexed = [py_text(p) for (p,) in cat.conn.execute("SELECT path FROM indexed")]
             stale = [p for p in indexed if p not in known]
-            with cat._write_lock, cat.conn as conn:
+            with cat.write_lock, cat.conn as conn:
                 for p in stale:
                     delete_docs(conn, p)
         res.seconds = time.perf_counter() - t0
@@ -416,8 +387,6 @@ class SearchIndex:
         Returns:
             Documents added.
         """
-        from sidtui.core.live import events as ev
-
         paths = sorted(
             {
                 e.path
@@ -427,7 +396,7 @@ class SearchIndex:
                 )
             }
         )
-        return sum(self.catalog._guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+        return sum(self.catalog.guarded(lambda p=p: self.index_file(p))[0] for p in paths)
 
     def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
         """The best ``limit`` matches of ``query`` (see module docstring).
@@ -464,7 +433,7 @@ class SearchIndex:
                 ids,
             ).fetchall()
 
-        rows = self.catalog._guarded(candidates)
+        rows = self.catalog.guarded(candidates)
         scored = sorted(
             ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
         )
@@ -475,7 +444,7 @@ class SearchIndex:
         ]
 
 
-_TERM = re.compile(r"\w+|" + _EMOJI.pattern)  # words, and each emoji on its own
+_TERM = re.compile(r"\w+|" + EMOJI.pattern)  # words, and each emoji on its own
 
 
 def query_terms(query: str) -> list[tuple[str, bool]]:
@@ -485,7 +454,7 @@ def query_terms(query: str) -> list[tuple[str, bool]]:
         toks = _TERM.findall(w.rstrip("*").lower())
         for i, t in enumerate(toks):
             # every word is a prefix match (an emoji is only itself)
-            out.append((t, i == len(toks) - 1 and _EMOJI.fullmatch(t) is None))
+            out.append((t, i == len(toks) - 1 and EMOJI.fullmatch(t) is None))
     return out
 
 
@@ -500,7 +469,7 @@ def score_text(text: str, terms: list[tuple[str, bool]]) -> float:
 def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
     alts = []
     for t, p in terms:
-        if _CJK.search(t) or _EMOJI.fullmatch(t):  # no spaces around them: match anywhere
+        if CJK.search(t) or EMOJI.fullmatch(t):  # no spaces around them: match anywhere
             alts.append(re.escape(t))
         else:
             alts.append(r"(?<!\w)" + re.escape(t) + (r"\w*" if p else "") + r"(?!\w)")

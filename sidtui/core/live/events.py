@@ -151,7 +151,7 @@ class SessionUnregistered(Event):
 
 @dataclass(frozen=True)
 class FileIntentConflictAppeared(Event):
-    """Two sessions declared intents on the same file (seed §12.4)."""
+    """Two sessions declared intents on the same file (FORMAT.md §12.4)."""
 
     conflict: Conflict = field(compare=True)
 

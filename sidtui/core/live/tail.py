@@ -1,7 +1,7 @@
-"""Incremental tail of one transcript file (issue 6; seed §6, §5.4).
+"""Incremental tail of one transcript file (issue 6; FORMAT.md §8, §4.3).
 
 The agent appends ``JSON.stringify(record) + "\\n"`` through a 100 ms buffered queue, so a
-record can appear late and a half line can be visible for a moment (seed §6). A
+record can appear late and a half line can be visible for a moment (FORMAT.md §8.3). A
 :class:`FileTail` keeps the byte offset just past the last complete line and, on each
 :meth:`FileTail.poll`, reads only the bytes after it with ``os.pread``:
 

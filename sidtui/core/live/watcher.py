@@ -1,4 +1,4 @@
-"""Watch a sid-code home as agents write it (issue 6; DESIGN §2, §8; seed §6, §11.6, §12.3–12.4).
+"""Watch a sid-code home as agents write it (issue 6; FORMAT.md §1, §8, §12).
 
 A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
 backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps
@@ -47,7 +47,7 @@ from sidtui.core.resume.process import (
 )
 
 Batch = list[ev.Event]
-#: Checkpoint indexes above this size are not parsed to count snapshots (DESIGN §9: 4 MB).
+#: Checkpoint indexes above this size are not parsed to count snapshots (FORMAT.md §14: 4 MB).
 CHECKPOINT_PARSE_MAX = 4 << 20
 
 #: Filesystems where inotify/FSEvents do not see other machines' writes.

@@ -1,20 +1,20 @@
-"""The process layer, read side: who is running, who is editing what (seed §11.6, §12.3–12.4).
+"""The process layer, read side: who is running, who is editing what (FORMAT.md §12.1–12.4).
 
 ``active-sessions/<safeId>.json`` registers a running agent process
 ``{sessionId, pid, kind, cwd, startedAt (ms), team?, model?, logicalSessionId?}``. A
 registration is **live** only while its PID is alive *and* that process started no later
-than the registration (psutil create time: a reused PID is not our agent, DESIGN §8
+than the registration (psutil create time: a reused PID is not our agent, FORMAT.md §12.2
 [sidtui]); a permission error while probing still means alive. Otherwise it is **stale**
-(a crashed process never unregisters, seed §11.6).
+(a crashed process never unregisters, FORMAT.md §12.1).
 
 A session *file* is live when a live registration's ``sessionId`` is one of the file's ids
 (its name or its ``session_start.sessionId``: one rule for every verb), or is any
 ``trace_session_id`` recorded in that file (a resumed process registers under its own new
-id, seed §12.5), or its ``logicalSessionId`` is the file's id. A registration that cannot be
+id, FORMAT.md §12.3), or its ``logicalSessionId`` is the file's id. A registration that cannot be
 read or is not shaped as the agent writes it is *possibly live* (docs/DECISIONS.md).
 
 ``file-intents/<safeId>.json`` declares which files a session is touching (intents, not
-locks, seed §12.4): an intent expires 5 minutes after ``lastAccessAt`` or when its PID is
+locks, FORMAT.md §12.4): an intent expires 5 minutes after ``lastAccessAt`` or when its PID is
 dead. Two sessions on one file conflict: ``critical`` when the other one writes/edits,
 ``warning`` when it only reads. Both kinds of file are rewritten in place upstream, so a
 torn read is retried once and then treated as missing (with a warning).
@@ -98,7 +98,7 @@ class FileIntent:
 
 @dataclass
 class Conflict:
-    """Two sessions on one file (seed §12.4). ``severity`` is critical or warning."""
+    """Two sessions on one file (FORMAT.md §12.4). ``severity`` is critical or warning."""
 
     path: str
     session_id: str | None
@@ -462,7 +462,7 @@ def find_conflicts(intents: list[FileIntent]) -> list[Conflict]:
     """Conflicts between active intents of different sessions on the same file.
 
     One :class:`Conflict` per (session, other session, file): ``critical`` when the other
-    edits/writes, ``warning`` when it only reads (seed §12.4).
+    edits/writes, ``warning`` when it only reads (FORMAT.md §12.4).
     """
     import unicodedata
 

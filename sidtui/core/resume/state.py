@@ -1,14 +1,14 @@
-"""The ten items the agent restores on resume, each on its own (seed §8; DESIGN §4.7).
+"""The ten items the agent restores on resume, each on its own (FORMAT.md §7).
 
 Every item is restored independently: one failing gives that item a warning and the rest
-go on (seed §8.5 "不阻断") — except the messages, whose failure is an error (an empty
+go on (FORMAT.md §7.2) — except the messages, whose failure is an error (an empty
 history must be said out loud). Metadata is last-wins. Deliberate non-restorations:
 ``permissionMode`` is never restored (a safety state returns to the most conservative
-value, seed §8.2); goals in a terminal state (``complete``/``impossible``) or cleared
-(``"__CLEARED__"``) are not restored (seed §8.3). An explicit CLI/env value would beat a
-restored one (seed §8.4). A ``cwd`` in another project than the current one is warned
-about (seed §8.6). Usage keeps stock (the last call's water level) and flow (cumulative)
-apart; the cache hit ratio is flow over flow (seed §13.8).
+value, FORMAT.md §7.3); goals in a terminal state (``complete``/``impossible``) or cleared
+(``"__CLEARED__"``) are not restored (FORMAT.md §7.3). An explicit CLI/env value would beat a
+restored one (FORMAT.md §7.4). A ``cwd`` in another project than the current one is warned
+about (FORMAT.md §7.5). Usage keeps stock (the last call's water level) and flow (cumulative)
+apart; the cache hit ratio is flow over flow (FORMAT.md §3.11).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class StateItem:
     """One restored item.
 
     Attributes:
-        number: 1–10 (the seed §8.1 list), 11+ for the extra mechanisms.
+        number: 1–10 (the FORMAT.md §7.1 list), 11+ for the extra mechanisms.
         name: short name (``messages``, ``model``, ``usage`` ...).
         value: what would be restored (None when nothing is).
         source: where it comes from (record line, metadata key, file).
@@ -112,7 +112,7 @@ def split_usage(usage_stats: Any) -> dict[str, Any]:
         cacheReadInputTokens + cacheCreationInputTokens)``, all flows: in the agent's
         files ``cumulativePromptTokens`` counts only uncached input (the fixtures show
         it), so cached reads and writes are added to get every prompt token processed.
-        Stock fields never enter a ratio (seed §13.8's 444%).
+        Stock fields never enter a ratio (FORMAT.md §3.11).
 
     Raises:
         ValueError: ``usage_stats`` is not an object.
@@ -172,7 +172,7 @@ def restore_state(
     unfinished_sidechains: list[dict] | None = None,
     current_cwd: Path | None = None,
 ) -> RestoredState:
-    """Compute the ten restored items (seed §8.1) for a loaded session.
+    """Compute the ten restored items (FORMAT.md §7.1) for a loaded session.
 
     Args:
         home: the home (for the progress file).
@@ -182,7 +182,7 @@ def restore_state(
         unfinished_sidechains: ``[{agentId, agentType, description, messages}]`` for
             sidechains without ``sidechain_end`` (item 9).
         current_cwd: the directory a resume would run in; when given, a ``cwd`` in
-            another project gives a warning (seed §8.6).
+            another project gives a warning (FORMAT.md §7.5).
 
     Returns:
         A :class:`RestoredState`; never raises (each item's failure is its warning).
