@@ -142,6 +142,10 @@ def inflate(raw: bytes, file_path: Any = None) -> bytearray:
         zlib.error: it is not a gzip/zlib stream.
     """
     limit = inflate_limit(len(raw))
+    # a gzip stream ends with its size mod 2**32 (ISIZE): the true size is at least that,
+    # so an honest bomb is refused before a byte is unpacked (a lying one at the limit)
+    if len(raw) >= 18 and raw[:2] == b"\x1f\x8b" and int.from_bytes(raw[-4:], "little") > limit:
+        raise _too_big_entry(file_path, limit, len(raw))
     d = zlib.decompressobj(47)
     out = bytearray()
     buf = raw
@@ -153,17 +157,21 @@ def inflate(raw: bytes, file_path: Any = None) -> bytearray:
                 break
         out += chunk
         if len(out) > limit:
-            raise CorruptEntry(
-                f"stored content of {file_path!r} unpacks to more than {limit:,} bytes, "
-                f"the limit for {len(raw):,} compressed bytes ({INFLATE_RATIO}× that, at "
-                f"least {INFLATE_FLOOR >> 20} MiB, at most {INFLATE_ENV} = "
-                f"{ceiling(INFLATE_ENV, INFLATE_CEILING):,}): a gzip bomb or a file too big "
-                "to unpack; not unpacked"
-            )
+            raise _too_big_entry(file_path, limit, len(raw))
         buf = d.unconsumed_tail
     if not d.eof:
         raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
     return out
+
+
+def _too_big_entry(file_path: Any, limit: int, packed: int) -> CorruptEntry:
+    return CorruptEntry(
+        f"stored content of {file_path!r} unpacks to more than {limit:,} bytes, "
+        f"the limit for {packed:,} compressed bytes ({INFLATE_RATIO}× that, at "
+        f"least {INFLATE_FLOOR >> 20} MiB, at most {INFLATE_ENV} = "
+        f"{ceiling(INFLATE_ENV, INFLATE_CEILING):,}): a gzip bomb or a file too big "
+        "to unpack; not unpacked"
+    )
 
 
 #: Environment variable and default of the largest ``index.json`` sidtui reads: 2.5× the

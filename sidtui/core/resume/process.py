@@ -165,8 +165,10 @@ def read_json_file(path: Path) -> tuple[Any, str | None]:
     for _ in range(2):
         try:
             data = read_regular(path, SMALL_JSON_MAX)
-        except (NotRegularFile, TooBig) as exc:
-            return None, str(exc).removeprefix(f"{path} ")
+        except NotRegularFile as exc:
+            return None, f"not a regular file ({exc.kind})"
+        except TooBig as exc:
+            return None, str(exc)
         except OSError as exc:
             why = exc.strerror or str(exc)
             continue
