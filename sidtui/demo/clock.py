@@ -1,6 +1,6 @@
 """Time and identifiers for the simulated agent: a fixed fake clock or the real one.
 
-A demo home built with a seed must be the same bytes every time (issue 5), so everything the
+A demo home built with a seed must be the same bytes every time, so everything the
 agent would take from the wall clock or from ``crypto.randomUUID()`` comes from here:
 
 * :class:`SimClock` — milliseconds since the epoch that only move when the scenario says so
@@ -12,7 +12,7 @@ agent would take from the wall clock or from ``crypto.randomUUID()`` comes from 
 
 Session ids follow the agent's ``YYYYMMDD-HHMMSS-<8 hex>`` (FORMAT.md §1.2). The agent uses local
 time; the demo uses UTC so a seeded home does not depend on the machine's time zone
-(docs/DECISIONS.md, issue 5).
+(docs/DECISIONS.md, "Demo").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hand-crafted files that no correct writer produces (issue 5).
+"""Hand-crafted files that no correct writer produces.
 
 Corruption, crashes mid-write and old formats cannot come out of ``SessionStore`` — that is
 the point of it — so these are written here, line by line with
@@ -122,30 +122,9 @@ def glue_resume(
             fh.write(stringify(rec) + b"\n")
 
 
-def write_cycle_session(
-    path: Path, *, session_id: str, clock: SimClock, ids: SeededIds, cwd: str, model: str
-) -> None:
-    """A session whose last record re-uses an earlier record's uuid.
-
-    The parent walk from the tail meets that uuid again and stops (a cycle, FORMAT.md §4.4):
-    the loader keeps only the records walked before the repeat.
-    """
-    u = [ids.uuid() for _ in range(5)]
-    t0 = clock.ms()
-
-    def ts(k: int) -> str:
-        from sidtui.demo.clock import iso_ms
-
-        return iso_ms(t0 + k * 4_100)
-
-    tool_id = ids.tool_use_id()
-    usage = {
-        "inputTokens": 64,
-        "outputTokens": 190,
-        "cacheReadInputTokens": 5120,
-        "cacheCreationInputTokens": 411,
-    }
-    recs = [
+def _cycle_opening(session_id: str, model: str, cwd: str, ts, u: list[str]) -> list[dict]:
+    """The cycle session's ``session_start`` and first prompt."""
+    return [
         {
             "type": "session_start",
             "version": "3.0",
@@ -175,6 +154,34 @@ def write_cycle_session(
             "uuid": u[1],
             "parentUuid": u[0],
         },
+    ]
+
+
+def write_cycle_session(
+    path: Path, *, session_id: str, clock: SimClock, ids: SeededIds, cwd: str, model: str
+) -> None:
+    """A session whose last record re-uses an earlier record's uuid.
+
+    The parent walk from the tail meets that uuid again and stops (a cycle, FORMAT.md §4.4):
+    the loader keeps only the records walked before the repeat.
+    """
+    u = [ids.uuid() for _ in range(5)]
+    t0 = clock.ms()
+
+    def ts(k: int) -> str:
+        from sidtui.demo.clock import iso_ms
+
+        return iso_ms(t0 + k * 4_100)
+
+    tool_id = ids.tool_use_id()
+    usage = {
+        "inputTokens": 64,
+        "outputTokens": 190,
+        "cacheReadInputTokens": 5120,
+        "cacheCreationInputTokens": 411,
+    }
+    recs = [
+        *_cycle_opening(session_id, model, cwd, ts, u),
         {
             "type": "assistant_message",
             "message": {

@@ -1,4 +1,4 @@
-"""``sidtui demo --live``: the simulated agent as a background process (issue 5).
+"""``sidtui demo --live``: the simulated agent as a background process.
 
 Run as ``python -m sidtui.demo.live --home H --project P [--seed N] [--rate R]``. It
 registers itself in ``active-sessions/`` with its own PID and the real time, starts one

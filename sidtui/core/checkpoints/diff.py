@@ -19,7 +19,7 @@ Public API:
 * :func:`invalid_ops(ops)` / :func:`ops_overrun(base_len, ops)` — why stored ops cannot be
   applied (an unknown type, lines that are not strings, counts past the base), or None.
 
-Speed (issue 3): the common prefix and suffix are stripped with galloping slice compares
+Speed: the common prefix and suffix are stripped with galloping slice compares
 (C speed, no per-line Python loop); the middle is diffed with Myers' O(ND) greedy algorithm
 whose snakes also gallop, so scattered small edits in huge or highly repetitive files stay
 near linear. Small middles go to rapidfuzz's bit-parallel ``Indel.opcodes`` over interned

@@ -1,4 +1,4 @@
-"""The session catalog: every session's summary, cached in SQLite (issue 6; FORMAT.md §2.6).
+"""The session catalog: every session's summary, cached in SQLite (FORMAT.md §2.6).
 
 The browser lists from here. Rows are :class:`~sidtui.core.views.summary.SessionSummary` objects
 built by :func:`sidtui.core.views.listing.summarize_files` (the ``ls`` batch path: one open per

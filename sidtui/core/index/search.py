@@ -1,4 +1,4 @@
-"""Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
+"""Full-text search over every session: an FTS5 index in the catalog's database.
 
 What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
 

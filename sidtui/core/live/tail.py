@@ -1,4 +1,4 @@
-"""Incremental tail of one transcript file (issue 6; FORMAT.md §8, §4.3).
+"""Incremental tail of one transcript file (FORMAT.md §8, §4.3).
 
 The agent appends ``JSON.stringify(record) + "\\n"`` through a 100 ms buffered queue, so a
 record can appear late and a half line can be visible for a moment (FORMAT.md §8.3). A

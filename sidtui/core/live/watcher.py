@@ -1,4 +1,4 @@
-"""Watch a sid-code home as agents write it (issue 6; FORMAT.md §1, §8, §12).
+"""Watch a sid-code home as agents write it (FORMAT.md §1, §8, §12).
 
 A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
 backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps

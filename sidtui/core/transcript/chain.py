@@ -482,7 +482,7 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
 def extend_chain(rf: RecordFile, res: ChainResult, first_new: int, known_uuids: set[str]) -> bool:
     """Extend ``res`` in place with records appended at ``rf.records[first_new:]``.
 
-    For incremental tails (issue 6): when the appended records continue the live tip one by
+    For incremental tails (:mod:`sidtui.core.live.tail`): when the appended records continue the live tip one by
     one (each one's parent is the previous record's uuid, the first one's parent is the old
     tail's uuid, no uuid seen before), the loader's walk from the new tail is the old chain
     plus these records, so no walk is needed. Linear (uuid-less) files stay linear while

@@ -51,6 +51,9 @@ from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_pars
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
+from sidtui.core.checkpoints.manager import RESTORE_TOOL
+from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import _message_from_record
 from sidtui.core.transcript.records import (
@@ -485,10 +488,6 @@ def _read(path: Path) -> bytes | FileSource | str:
 
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
     """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
-    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-    from sidtui.core.checkpoints.manager import RESTORE_TOOL
-    from sidtui.core.checkpoints.rebuild import chain_health
-
     tot = report.checkpoints
     try:
         with os.scandir(home.checkpoints_dir) as it:

@@ -86,6 +86,7 @@ def _summary_file_title(sf: SessionFile) -> str | None:
 def _full_summary(
     home: Home, sf: SessionFile, data: bytes | FileSource, registrations
 ) -> SessionSummary:
+    # imported on the first fall-back: `ls` of usual files never builds a whole view
     from sidtui.core.views.session import open_session
 
     v = open_session(home, sf, data=data, registrations=registrations, with_sidechains=False)

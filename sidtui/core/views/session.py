@@ -2,7 +2,7 @@
 
 :func:`open_session` scans the file once (:mod:`records`), rebuilds the loader's chain and
 the whole record tree (:mod:`chain`), loads messages and metadata (:mod:`loader`), runs
-the recovery pipeline (:mod:`recovery`), restores the ten state items (:mod:`state`) and
+the recovery pipeline (:mod:`recovery`), restores the twelve state items (:mod:`state`) and
 checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the ``sidtui show --json``
 object (:mod:`sidtui.core.views.show_json`).
 
@@ -12,6 +12,7 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from sidtui.core.transcript.chain import (
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
 
 _TREE_SLOT = "\x00tree"  # where the tree's warnings go in the warning order
@@ -125,7 +127,7 @@ class SessionView:
         return self.rf.decode(self.rf.records[record_index])
 
     def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object (see the issue's machine-readable contract)."""
+        """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`)."""
         return session_to_json(self)
 
 
@@ -183,8 +185,6 @@ def open_session(
     """
     if data is None:
         # FORMAT.md §8.5: anything this process still holds in its write queue lands first
-        from sidtui.core.edits.writer import flush_pending_writes
-
         flush_pending_writes(sf.path)
         data = _read_bytes(sf.path, pieces=sf.container != "json")
     # Millions of small objects: the cyclic GC would rescan them over and over while
@@ -317,3 +317,18 @@ def _open_session(
         format_version=fmt,
         base_warnings=warnings,
     )
+
+
+def current_view(view):
+    """``view``, re-read when the file changed size since it was read (an agent or our own
+    queue appended): rewinds, forks and switches decide on what is on disk now."""
+    flush_pending_writes(view.file.path)
+    if view.rf is None:
+        return view
+    try:
+        size = os.stat(view.file.path).st_size
+    except OSError:
+        return view
+    if size == view.rf.size:
+        return view
+    return open_session(view.home, view.file, with_sidechains=False)
