@@ -450,10 +450,10 @@ def resolve_session(
     _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
-    unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
-    if unread:
-        noun = "folder" if len(unread) == 1 else "folders"
-        why = f" ({noun} {', '.join(unread)} could not be read)"
+    folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
+    if folders:
+        noun = "folder" if len(folders) == 1 else "folders"
+        why = f" ({noun} {', '.join(folders)} could not be read)"
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
 
 

@@ -129,7 +129,7 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: A
             inner = "\n" + indent * (level + 1) if indent is not None else ""
             colon = ": " if indent is not None else ":"
             seq: list[Any] = []
-            pairs = obj.items() if is_dict else enumerate(obj)
+            pairs = obj.items() if isinstance(obj, dict) else enumerate(obj)
             for i, (k, v) in enumerate(pairs):
                 lead = inner if not i else "," + inner
                 seq.append(lead + js_string(str(k)) + colon if is_dict else lead)

@@ -31,8 +31,8 @@ their own; only anchor-less (repetitive) middles go to rapidfuzz whole. Scripts 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from rapidfuzz.distance import Indel
 
@@ -146,7 +146,8 @@ def _rapidfuzz_runs(a: list[str], b: list[str]) -> list[tuple[str, int]]:
     ia = [ids.setdefault(s, len(ids)) for s in a]
     ib = [ids.setdefault(s, len(ids)) for s in b]
     runs: list[tuple[str, int]] = []
-    for tag, i1, i2, j1, j2 in Indel.opcodes(ia, ib):
+    opcodes = cast("Iterable[tuple[str, int, int, int, int]]", Indel.opcodes(ia, ib))
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             runs.append(("k", i2 - i1))
         elif tag == "delete":

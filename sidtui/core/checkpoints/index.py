@@ -224,7 +224,7 @@ def migrate(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
                 continue
             n += 1
             sid = f"s{n}"
-            fp = e.get("filePath") if isinstance(e.get("filePath"), str) else path
+            fp = e["filePath"] if isinstance(e.get("filePath"), str) else path
             entry: dict[str, Any] = {"filePath": fp}
             kind = e.get("type")
             content = e.get("content")

@@ -629,7 +629,7 @@ class CheckpointManager:
             # Every write failed: the safety snapshot stays (append-only) but is marked so
             # it does not count as having reverted anything, and there is nothing to redo.
             self.reload()
-            pos = self.index.index_of(safety)
+            pos = self.index.index_of(safety) if safety is not None else -1
             if pos >= 0:
                 self.index.snapshots[pos]["sidtuiFailed"] = True
                 self.index.invalidate()

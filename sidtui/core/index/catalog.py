@@ -640,7 +640,12 @@ class Catalog:
             parent = Path(p).parent
             items.append((p, "" if parent == self.home.sessions_dir else parent.name))
         rows = self._summarize_rows(items, [], gone) if items else []
-        self.guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
+
+        def write() -> None:
+            self._write_rows(rows)
+            self._delete_rows(gone)
+
+        self.guarded(write)
         return [r[0] for r in rows] + gone
 
     def follow(self, watcher: Any, search: Any = None) -> Callable[[], None]:

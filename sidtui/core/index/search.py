@@ -33,6 +33,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -346,7 +347,7 @@ class SearchIndex:
         def flush() -> None:
             nonlocal batch, batch_bytes
             if batch:
-                cat.guarded(lambda b=batch: self._store(b))
+                cat.guarded(partial(self._store, batch))
             batch, batch_bytes = [], 0
 
         for i, p in enumerate(paths, 1):
@@ -354,7 +355,7 @@ class SearchIndex:
                 res.cancelled = True
                 break
             try:
-                pending = cat.guarded(lambda p=p: self._collect(p))
+                pending = cat.guarded(partial(self._collect, p))
             except sqlite3.OperationalError as exc:
                 res.errors.append(f"{p}: {exc}")
                 continue
@@ -396,7 +397,7 @@ class SearchIndex:
                 )
             }
         )
-        return sum(self.catalog.guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+        return sum(self.catalog.guarded(partial(self.index_file, p))[0] for p in paths)
 
     def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
         """The best ``limit`` matches of ``query`` (see module docstring).
@@ -438,10 +439,12 @@ class SearchIndex:
             ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
         )
         pat = _hit_pattern(terms)
-        return [
-            SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat), score=sc)
-            for sc, _, r in scored[:limit]
-        ]
+        hits = []
+        for sc, _, r in scored[:limit]:
+            sid, project_key, path, uuid, line, kind = map(py_text, r[1:7])
+            snippet = make_snippet(r[7], terms, pat=pat)
+            hits.append(SearchHit(sid, project_key, path, uuid, line, kind, snippet, sc))
+        return hits
 
 
 _TERM = re.compile(r"\w+|" + EMOJI.pattern)  # words, and each emoji on its own

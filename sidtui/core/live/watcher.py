@@ -247,7 +247,7 @@ class Watcher:
         def put(batch: Batch | None) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, batch)
 
-        unsubscribe = self.subscribe(put)  # type: ignore[arg-type]
+        unsubscribe = self.subscribe(put)
         try:
             while True:
                 batch = await queue.get()
@@ -386,7 +386,7 @@ class Watcher:
     def _initial_files(self) -> list[str]:
         if self.session is not None:
             return [str(self.session.path)]
-        out = []
+        out: list[str] = []
         for dirpath, _dirs, files in os.walk(self.home.sessions_dir):
             out.extend(os.path.join(dirpath, f) for f in files if f.endswith(".jsonl"))
         return out

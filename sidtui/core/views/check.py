@@ -153,7 +153,7 @@ class _Scan:
         self.denoms: Counter = Counter()
         self.has_file_changes: dict[str, bool] = {}
 
-    def jsonl(self, sf: SessionFile, data: bytes) -> None:
+    def jsonl(self, sf: SessionFile, data: bytes | FileSource) -> None:
         r = self.r
         path = str(sf.path)
         rf = scan_records(data)
@@ -333,6 +333,7 @@ class _Scan:
                     )
                 )
             if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                assert chain.tail is not None  # a chain has a tail
                 first = rf.records[chain.chain[0]]
                 why = (
                     f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
@@ -362,13 +363,13 @@ class _Scan:
                     )
                 )
         if rf.bad_lines:
-            first = rf.bad_lines[0]
+            bad = rf.bad_lines[0]
             r.warnings.append(
                 Finding(
                     "bad_lines",
                     path,
                     f"{len(rf.bad_lines)} line(s) JSON.parse rejects (first: line "
-                    f"{first.line}, byte {first.offset}: {first.reason})",
+                    f"{bad.line}, byte {bad.offset}: {bad.reason})",
                 )
             )
 
@@ -651,11 +652,11 @@ def run_check(
     else:
         unreadable: list[tuple[Path, str]] = []
         todo = _candidates(home, project, unreadable)
-        for folder, why in unreadable:
+        for unlisted, why in unreadable:
             report.faults.append(
                 Finding(
                     "unreadable_folder",
-                    str(folder),
+                    str(unlisted),
                     f"cannot list it ({why}): its sessions were not counted",
                 )
             )
@@ -684,7 +685,7 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
     data = _read(path)
     if isinstance(data, str):
         report.faults.append(Finding("unreadable_file", str(path), data))
-    elif path.name.endswith(".json"):
+    elif isinstance(data, bytes) and path.name.endswith(".json"):  # (read whole: _read)
         _v1(report, path, data)
     else:
         head = data if isinstance(data, bytes) else data.read_any(0, FIRST_LINE_CAP)

@@ -191,6 +191,7 @@ def _valid_heads(data: bytes) -> list | None:
     Raises:
         FallBack: the tail has no string uuid (linear legacy parse).
     """
+    heads: list[Any]
     try:
         heads = _LS_HEAD_T.decode_lines(data)
     except FAST_DECODE_ERRORS:  # a chain field of another type? (or too deep)

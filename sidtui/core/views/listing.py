@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -259,7 +259,8 @@ def summarize(
         s.title = _summary_file_title(sf)
     if sf.kind == "main":
         if tids is None:
-            tids = trace_session_ids(data) if sf.container == "jsonl" else []
+            text = data if sf.container == "jsonl" and isinstance(data, bytes) else None
+            tids = trace_session_ids(text) if text is not None else []  # (pieces: the view's)
         own = _start_session_id(data) if sf.container == "jsonl" else None
         if own and own != s.session_id and own not in tids:  # a renamed or copied file
             tids = [*tids, own]  # registrations under either id match it (one rule)
@@ -468,7 +469,7 @@ def summarize_files(
     registrations: list[Registration] | None = None,
     include_sidechains: bool = True,
     chunk_files: int = CHUNK_FILES,
-) -> Iterator[list[Summarized | str | None]]:
+) -> Generator[list[Summarized | str | None], None, None]:
     """Summarize many files the way :func:`list_sessions` does, chunk by chunk.
 
     Each file is opened and read once; the same parallel rules apply (forked workers for

@@ -38,7 +38,13 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.records import (
+    FileChanged,
+    FileSource,
+    RecordFile,
+    read_transcript,
+    scan_records,
+)
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
 
@@ -104,7 +110,8 @@ class SessionView:
             out: list[str] = []
             for w in self.base_warnings:
                 if w == _TREE_SLOT:
-                    out.extend(self.tree.warnings(self.rf))
+                    if self.rf is not None:  # the slot is only set for a scanned file
+                        out.extend(self.tree.warnings(self.rf))
                 else:
                     out.append(w)
             self._warnings = out
@@ -131,7 +138,7 @@ class SessionView:
         return session_to_json(self)
 
 
-def _read_bytes(path: Path, pieces: bool = False) -> bytes:
+def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:
         return read_transcript(path) if pieces else read_regular(path)
     except IsADirectoryError:
@@ -158,7 +165,7 @@ def open_session(
     home: Home,
     sf: SessionFile,
     *,
-    data: bytes | None = None,
+    data: bytes | FileSource | None = None,
     current_cwd: Path | None = None,
     terminal_tool_names=TERMINAL_TOOL_NAMES,
     registrations=None,
@@ -183,18 +190,21 @@ def open_session(
         FileChanged: a big file (read in pieces) got shorter while it was read, so what
             was read back from it may be wrong (an ``UnreadableInput``: exit 1).
     """
+    src: bytes | FileSource
     if data is None:
         # FORMAT.md §8.5: anything this process still holds in its write queue lands first
         flush_pending_writes(sf.path)
-        data = _read_bytes(sf.path, pieces=sf.container != "json")
+        src = _read_bytes(sf.path, pieces=sf.container != "json")
+    else:
+        src = data
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
     with gc_paused():
         view = _open_session(
-            home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
+            home, sf, src, current_cwd, terminal_tool_names, registrations, with_sidechains
         )
-    src = view.rf.source if view.rf is not None else None
-    if src is not None and src.changed:  # a line read back after the scan was missing
+    pieces = view.rf.source if view.rf is not None else None
+    if pieces is not None and pieces.changed:  # a line read back after the scan was missing
         raise FileChanged(
             f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
         )
@@ -287,7 +297,8 @@ def _open_session(
     else:
         for w in state.warnings:
             # the unloadable reason is already the first warning; say it once
-            if w not in warnings and not (not loaded.loadable and loaded.load_failure in w):
+            failure = loaded.load_failure if not loaded.loadable else None
+            if w not in warnings and not (failure is not None and failure in w):
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)
