@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from sidtui.core.base import safefs
+from sidtui.core.base.regular import NotRegularFile, TooBig, read_regular
 
 JOURNAL_NAME = "sidtui-journal.json"
 VERSION = 1
@@ -35,21 +36,13 @@ def read_journal(folder: Path) -> dict[str, Any] | None:
     """
     path = journal_path(folder)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        data = read_regular(path, 16 * 1024 * 1024, follow=False)
     except FileNotFoundError:
         return None
+    except (NotRegularFile, TooBig):
+        return {"invalid": f"{path} is not a journal sidtui wrote"}
     except OSError as exc:
         return {"invalid": f"cannot read {path}: {exc.strerror or exc}"}
-    try:
-        import stat
-
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > 16 * 1024 * 1024:
-            return {"invalid": f"{path} is not a journal sidtui wrote"}
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read()
-    finally:
-        os.close(fd)
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:

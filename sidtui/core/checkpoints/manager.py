@@ -20,6 +20,7 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
+from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.checkpoints.diff import compute_diff
 from sidtui.core.checkpoints.drift import FileDrift, PostImage
 from sidtui.core.checkpoints.evict import evict as run_eviction
@@ -34,7 +35,6 @@ from sidtui.core.checkpoints.rebuild import (
     chain_health,
     rebuild,
     rollback_target,
-    state_at,
 )
 
 RESTORE_TOOL = "sidtui-restore"
@@ -85,26 +85,17 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
 
 
 def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
-    """``(exists, data, error)`` for a file on disk (a directory, FIFO or device is an
-    error: opened ``O_NONBLOCK`` and checked with ``fstat`` before any read)."""
+    """``(exists, data, error)`` for a file on disk (a directory is an error)."""
     try:
-        fd = os.open(real_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return True, read_regular(real_path), None  # a FIFO would block a plain open
     except FileNotFoundError:
         return False, None, None
+    except IsADirectoryError:
+        return True, None, "is a directory"
+    except NotRegularFile as exc:
+        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
     except OSError as exc:
         return os.path.lexists(real_path), None, exc.strerror or str(exc)
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            return True, None, "is a directory"
-        if not stat.S_ISREG(mode):
-            return True, None, "is not a regular file (a FIFO, socket or device)"
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return True, fh.read(), None
-    except OSError as exc:
-        return True, None, exc.strerror or str(exc)
-    finally:
-        os.close(fd)
 
 
 def _as_content(data: bytes) -> str | bytes:
@@ -325,7 +316,7 @@ class CheckpointManager:
 
     @property
     def exists(self) -> bool:
-        return self.index_path.exists()
+        return os.path.lexists(self.index_path)  # a symlink loop is there, unreadable
 
     @property
     def index(self) -> CheckpointIndex:
@@ -341,7 +332,7 @@ class CheckpointManager:
 
     def reload(self) -> CheckpointIndex:
         """Re-read ``index.json`` (the agent may have written it meanwhile)."""
-        if self.index_path.exists():
+        if os.path.lexists(self.index_path):
             self._index = CheckpointIndex.load(self.index_path)
         else:
             self._index = CheckpointIndex.empty(self.session_id, self.clock(), self.index_path)
@@ -412,17 +403,20 @@ class CheckpointManager:
         """The pre-image of ``file_path`` stored in ``snapshot_id``.
 
         Without an entry there, the state when that snapshot was taken (its first entry
-        at or after it). Raises :class:`UsageError` when there is neither.
+        at or after it). The proof rule is restore's (:func:`rollback_target`): a state
+        that cannot be proven (history evicted) is returned without content, ``uncertain``
+        and with the reason — never another version's content. Raises
+        :class:`UsageError` when there is neither an entry there nor after it.
         """
         k = self.position(snapshot_id)
-        if self.index.entry_at(file_path, k) is not None:
-            return rebuild(self.index, file_path, k)
-        r = state_at(self.index, file_path, k)
+        r, why = rollback_target(self.index, file_path, k)
         if r is None:
             raise UsageError(
                 f"{file_path} has no entry at or after {snapshot_id}: its state then is "
                 "the file on disk"
             )
+        if why is not None:
+            return Rebuilt(file_path, snapshot_id, k, r.exists, None, why, uncertain=True)
         return r
 
     # --- writing snapshots -----------------------------------------------------------
@@ -806,10 +800,12 @@ class CheckpointManager:
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
         if dry_run or not todo:
             if not todo and not dry_run:
+                n = len(result.skipped)
                 result.note = (
-                    "nothing to change: every file is already as it was"
-                    if not result.skipped
-                    else "no file was changed"
+                    f"nothing was changed: {n} file{'s' * (n != 1)} could not be restored "
+                    "(skipped; the others are already as they were)"
+                    if n
+                    else "nothing to change: every file is already as it was"
                 )
             return result
         if result.drifted and not force:

@@ -12,7 +12,6 @@ refused.
 from __future__ import annotations
 
 import os
-import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.regular import NotRegularFile, open_regular
 from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 
 _TAIL_PROBE = 64 * 1024
@@ -49,11 +49,11 @@ class TailPolicy:
 
 def _tail(path: Path) -> tuple[int, bool]:
     """``(size, ends after a whole line)`` of ``path`` (an empty file counts as whole)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise MarkerError(f"{path} is not a regular file")
+        fd, st = open_regular(path)
+    except NotRegularFile as exc:
+        raise MarkerError(str(exc)) from None
+    try:
         size = st.st_size
         if size == 0:
             return 0, True
@@ -128,13 +128,16 @@ def find_marker(path: Path, key: str, field: str, expected: Any) -> str | None:
     import orjson
 
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - 4 * 1024 * 1024))
-            data = fh.read()
+        fd, st = open_regular(path)
+    except (OSError, NotRegularFile):
+        return None
+    try:
+        start = max(0, st.st_size - 4 * 1024 * 1024)
+        data = os.pread(fd, st.st_size - start, start)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     needle = f'"{key}"'.encode()
     for line in reversed(data.split(b"\n")):
         if needle not in line:

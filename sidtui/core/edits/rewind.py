@@ -152,13 +152,15 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
+    from sidtui.core.resume.process import live_refusal
+
     lv = view.liveness
     if lv.live and not force:
-        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        holds = "in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
+        holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): what it holds in "
-            f"{holds} would silently override the {what}; stop it first or pass --force"
+            live_refusal(
+                view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
+            )
         )
 
 
@@ -409,8 +411,13 @@ def rewind(
     if convo:
         result.dropped = _dropped(view, pt)
         result.messages_dropped = len(result.dropped)
-    if dry_run and view.liveness.live:
+    if view.liveness.live and dry_run and (code or not as_fork):
         result.warnings.append("the session is live: a real run would be refused without --force")
+    elif view.liveness.live and as_fork and not code:  # the source is not touched
+        result.warnings.append(
+            "the session is live: the fork copies what is on disk now (the agent may still "
+            "be adding to it)"
+        )
     if dry_run and (j := read_journal(view.home.checkpoints_dir / view.session_id)):
         result.warnings.append(
             f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; "
