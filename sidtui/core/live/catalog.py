@@ -192,6 +192,14 @@ def _root_key(home: Home) -> str:
     return str(Path(home.root).expanduser().resolve())
 
 
+def canonical_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as the catalog keys it: absolute, its folders' symbolic links resolved
+    (the file name itself is kept: a linked transcript is not its target). The same home
+    spelled ``rel/home``, ``/abs/home`` or through a link is one set of rows."""
+    p = os.path.abspath(os.fspath(path))
+    return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+
+
 def default_db_path(home: Home) -> Path:
     """Where the catalog of ``home`` lives (one database per resolved home root)."""
     import platformdirs
@@ -308,7 +316,8 @@ class Catalog:
     """
 
     def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
-        self.home = home
+        # every path kept is under the resolved root (see canonical_path)
+        self.home = Home(Path(_root_key(home)))
         self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
         if db_path is None:
             self.db_path = default_db_path(home)
@@ -483,7 +492,7 @@ class Catalog:
         """The cached row of one file (liveness as cached), or None."""
         row = self._guarded(
             lambda: self.conn.execute(
-                "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)
+                "SELECT summary FROM sessions WHERE path = ?", (db_text(canonical_path(path)),)
             ).fetchone()
         )
         return summary_from_blob(row[0]) if row else None
@@ -675,7 +684,7 @@ class Catalog:
                     ev.BadLineFound,
                 ),
             ):
-                self._dirty.add(e.path)
+                self._dirty.add(canonical_path(e.path))
         if not self._dirty:
             return []
         now = time.monotonic()

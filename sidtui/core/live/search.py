@@ -40,7 +40,13 @@ import orjson
 from sidtui.core.errors import UsageError
 from sidtui.core.jsonout import dumps_lenient
 from sidtui.core.jsonparse import JSONParseError, parse_line_slow
-from sidtui.core.live.catalog import Catalog, RefreshProgress, db_text, py_text
+from sidtui.core.live.catalog import (
+    Catalog,
+    RefreshProgress,
+    canonical_path,
+    db_text,
+    py_text,
+)
 from sidtui.core.records import scan_records
 
 MAX_DOC_CHARS = 4000
@@ -222,7 +228,7 @@ class SearchIndex:
             a vanished file drops its documents. v1 whole-file ``.json`` sessions are not
             indexed.
         """
-        pending = self._collect(path)
+        pending = self._collect(canonical_path(path))
         if pending is None:
             return 0, 0
         self._store([pending])
@@ -380,7 +386,7 @@ class SearchIndex:
 
         paths = sorted(
             {
-                e.path
+                canonical_path(e.path)
                 for e in batch
                 if isinstance(
                     e, (ev.RecordsAppended, ev.FileReset, ev.SessionCreated, ev.SidechainStarted)
