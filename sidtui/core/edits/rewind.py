@@ -375,10 +375,11 @@ def _refuse_live(view, force: bool, what: str) -> None:
     lv = view.liveness
     if lv.live and not force:
         pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        holds = "in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
+        marker = what in ("rewind marker", "branch switch")
+        holds = "its in-memory tail" if marker else "what it holds in memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): what it holds in "
-            f"{holds} would silently override the {what}; stop it first or pass --force"
+            f"session {view.session_id} is live (agent process {pids}): {holds} would "
+            f"silently override the {what}; stop it first or pass --force"
         )
 
 
