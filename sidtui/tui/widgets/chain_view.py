@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from sidtui.fmt import printable
+
 MARKER_KEYS = ("rewind", "branch_switch")
 
 
@@ -178,6 +180,7 @@ class ChainView(ScrollView, can_focus=True):
                 desc = ("bad", f"  (cannot describe this line: {type(exc).__name__}: {exc})")
             self._text[row] = desc
         cls, text = desc
+        text = printable(text).expandtabs(4)  # types, keys and reasons come from the file
         style = self.rich_style + self.get_component_rich_style(f"chain--{cls}")
         if is_cursor:
             style += self.get_component_rich_style("chain--cursor")

@@ -7,6 +7,7 @@ and warning; usage already split into stock and flow with the cache hit ratio by
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -15,14 +16,32 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from sidtui.fmt import printable
 from sidtui.tui.fmt import cost as fmt_cost
 from sidtui.tui.fmt import plain, pretty_json
+
+
+#: A JSON number with a fraction (what a sum of costs prints as: 0.055447500000000004).
+_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def _rounded(json_text: str) -> str:
+    """``json_text`` with every long fraction cut to 6 significant digits (display only;
+    a pass over the text, so values nested thousands deep cost no recursion)."""
+    return _FLOAT.sub(lambda m: f"{float(m.group()):.6g}", json_text)
+
+
+def _num(key: str, v: Any) -> str:
+    """One usage figure: costs in dollars, other floats rounded, ints as they are."""
+    if isinstance(v, float) and not isinstance(v, bool):
+        return fmt_cost(v) if "cost" in key.lower() else f"{v:.6g}"
+    return str(v)
 
 
 def _short(v: Any, width: int = 70) -> str:
     if v is None:
         return "—"
-    s = v if isinstance(v, str) else pretty_json(v).replace("\n", " ")
+    s = v if isinstance(v, str) else _rounded(pretty_json(v).replace("\n", " "))
     s = " ".join(s.split())
     return s if len(s) <= width else s[: width - 1] + "…"
 
@@ -76,8 +95,8 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         t.add_column("flow", ratio=3)
         t.add_column("cache hit", justify="right")
         for name, mu in (u.get("models") or {}).items():
-            stock = ", ".join(f"{k}={v}" for k, v in (mu.get("stock") or {}).items())
-            flow = ", ".join(f"{k}={v}" for k, v in (mu.get("flow") or {}).items())
+            stock = ", ".join(f"{k}={_num(k, v)}" for k, v in (mu.get("stock") or {}).items())
+            flow = ", ".join(f"{k}={_num(k, v)}" for k, v in (mu.get("flow") or {}).items())
             t.add_row(
                 plain(name), plain(stock or "—"), plain(flow or "—"), _pct(mu.get("cacheHitRatio"))
             )
@@ -115,7 +134,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         parts.append(
             Text.assemble(
                 ("Goal: ", "bold"),
-                _short(goal.value, 200),
+                printable(_short(goal.value, 200)),
                 (f"  ({goal.note})" if goal.note else "", "dim"),
             )
         )
@@ -138,7 +157,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     if view.warnings:
         w = Text("Warnings\n", style="bold")
         for line in view.warnings:
-            w.append(f"⚠ {src(line)}\n", style="yellow")
+            w.append(printable(f"⚠ {src(line)}\n"), style="yellow")
         parts.append(w)
     else:
         parts.append(Text("No warnings.", style="dim"))
