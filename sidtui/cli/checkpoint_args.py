@@ -98,7 +98,7 @@ def _v1_cwd(path: Path) -> str | None:
 
 
 def refuse_live(home, session_id: str, sf) -> None:
-    """Refuse to write while an agent process has this session open (DESIGN §7).
+    """Refuse to write while an agent process has this session open (FORMAT.md §11.6).
 
     The agent keeps its checkpoint index in memory and rewrites ``index.json`` on its next
     snapshot, which would drop our safety snapshot.
@@ -165,6 +165,33 @@ def manager(args: argparse.Namespace, writes: bool = False):
     for line in mgr.index.malformed_entries():  # load now: a corrupt index fails first
         print(f"sidtui: warning: {line}", file=sys.stderr)
     return mgr
+
+
+def match_path(mgr, given: str) -> str:
+    """The tracked path ``given`` names: as stored, relative to the project root, absolute,
+    or the one tracked path ending in it.
+
+    Raises:
+        UsageError: no tracked path, or several, match.
+    """
+    from sidtui.core.base.errors import UsageError
+
+    tracked = mgr.index.tracked_files()
+    if given in tracked:
+        return given
+    if mgr.project_root is not None:
+        cand = os.path.join(str(mgr.project_root), given)
+        if cand in tracked:
+            return cand
+    absolute = os.path.abspath(given)
+    if absolute in tracked:
+        return absolute
+    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
+    raise UsageError(f"{given!r} is not tracked in {mgr.index_path}")
 
 
 def fmt_time(ms: int) -> str:

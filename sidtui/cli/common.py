@@ -13,7 +13,7 @@ from sidtui.core.base.home import Home
 
 
 def home_from_args(args: argparse.Namespace) -> Home:
-    """The home root: ``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code`` (DESIGN §2)."""
+    """The home root: ``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code`` (FORMAT.md §1.1)."""
     return Home.resolve(getattr(args, "home", None), os.environ)
 
 

@@ -5,7 +5,7 @@ Without ``--dir`` the demo goes to a fresh folder under the user's cache directo
 ``--live`` also starts the simulated agent in the background (its PID and how to stop it
 are printed). ``--scale N`` / ``--huge`` write benchmark-sized homes instead of the case
 catalogue. When stdout is not a terminal the app cannot run full screen, so the listing is
-printed instead (docs/DECISIONS.md, issue 5).
+printed instead (docs/DECISIONS.md, "Demo").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`sidtui checkpoints / undo / restore / redo` on the real fixture home (issue 3 item 9)."""
+"""`sidtui checkpoints / undo / restore / redo` on the real fixture home."""
 
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
-"""The sid-code home and its layout (DESIGN §2, seed §4.1–4.2).
+"""The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
-core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session files:
+core code never calls ``Path.home()`` elsewhere. :func:`discover` lists the session files
+(v1 ``.json``, v2/v3 ``.jsonl``, sidechains known by their first record, the legacy flat
+layout) by scanning folders, never by recomputing project keys; :func:`resolve_session`
+finds one by id, id prefix or path.
 
-* ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
-* sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
-  **first record** (``sidechain_start``), never by name: ids contain dashes;
-* ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
-* ``summaries/<id>.json`` beside them.
-
-The project key is never recomputed to find files (it is lossy); folders are scanned.
-``continue``-style lookup (:func:`latest_in_project`) looks only at the current
-project's folder, as the agent's ``-c`` does (seed §4.2); lookups by id scan all folders.
+Design notes: docs/ARCHITECTURE.md, “core/base/home.py”.
 """
 
 from __future__ import annotations
@@ -33,7 +28,7 @@ FIRST_LINE_CAP = 1 << 20  # a first record larger than 1 MiB is not a sidechain 
 
 
 def safe_id(session_id: str) -> str:
-    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (DESIGN §2)."""
+    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (FORMAT.md §1.2)."""
     return _SAFE_ID_RE.sub("_", session_id)
 
 
@@ -440,10 +435,10 @@ def resolve_session(
     _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
-    unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
-    if unread:
-        noun = "folder" if len(unread) == 1 else "folders"
-        why = f" ({noun} {', '.join(unread)} could not be read)"
+    folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
+    if folders:
+        noun = "folder" if len(folders) == 1 else "folders"
+        why = f" ({noun} {', '.join(folders)} could not be read)"
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
 
 
@@ -556,7 +551,7 @@ def resolve_latest(home: Home, cwd: Path | None = None) -> SessionFile:
 
 
 def _refuse_non_session_file(home: Home, p: Path) -> None:
-    """Raise a usage error for files of the home that are not transcripts (DESIGN §2)."""
+    """Raise a usage error for files of the home that are not transcripts (FORMAT.md §1.4)."""
     parts = p.resolve().parts
     name = p.name
     reason = None
@@ -634,7 +629,7 @@ def project_key(root: str | os.PathLike[str]) -> str:
     ``/tmp/sidtui-fixture-projects/工作 notes`` → ``tmp-sidtui-fixture-projects-notes-1c8af1``).
     A path with no such character at all (``/``) gives ``root`` (a guess: the fixtures
     have none). The key is lossy: used only to find the agent's ``-c`` folder and by
-    writers, never to find a session by id (DESIGN §2).
+    writers, never to find a session by id (FORMAT.md §1.3).
 
     Args:
         root: the project root (the git top level of the cwd, else the cwd).
@@ -651,7 +646,7 @@ def project_key(root: str | os.PathLike[str]) -> str:
 
 @dataclass(frozen=True)
 class ProjectLookup:
-    """Where the agent's ``-c`` looks for the current directory (seed §4.2).
+    """Where the agent's ``-c`` looks for the current directory (FORMAT.md §1.5).
 
     Attributes:
         cwd: the directory asked about (resolved).
@@ -693,7 +688,7 @@ def _first_main_root(home: Home, folder: str) -> Path | None:
 
 
 def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
-    """The agent's mapping of ``cwd`` to its project folder (``-c``, seed §4.2).
+    """The agent's mapping of ``cwd`` to its project folder (``-c``, FORMAT.md §1.5).
 
     The agent writes a session to ``sessions/<project_key(git top level of cwd, else
     cwd)>/`` and its ``-c`` scans only that folder. So: that folder when it exists.

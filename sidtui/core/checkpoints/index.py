@@ -1,33 +1,11 @@
-"""The checkpoint index model: ``checkpoints/<sessionId>/index.json`` (seed §9.4, §9.8; DESIGN §6).
+"""The checkpoint index model: ``checkpoints/<sessionId>/index.json`` (FORMAT.md §10.1–10.3, §10.8).
 
-Shape (current)::
+:class:`CheckpointIndex` keeps the parsed JSON (unknown fields survive a rewrite), migrates
+the legacy shape through the one :func:`migrate`, writes ``JSON.stringify(index, null, 2)``
+byte-exact and atomically; :func:`encode_full` / :func:`decode_entry` handle gzip+base64 and
+binary contents.
 
-    {sessionId, createdAt: ms, nextId, snapshots: Snapshot[], latestFullMap?: {path: id}}
-    Snapshot  {id: "s<N>", timestamp: ms, toolName, toolSummary, messageId?, files: Entry[]}
-    Entry     {filePath, existedBefore, type: "full"|"diff", content?, compressed?,
-               diff?: {ops: Op[]}, binary?}
-
-Shape (legacy): ``{sessionId, createdAt, files: {path: {filePath, entries: [{filePath,
-timestamp, type, content?, compressed?, diff?}]}}}``. :func:`migrate` is the **one**
-migration function: every reader (load, inherit, eviction) goes through it. As the agent
-does, ids are handed out per file in ``files`` order, then snapshots are sorted by time
-(``s1, s3, s2`` for the fixture), ``toolName`` is ``"write"``, ``toolSummary`` the path.
-
-The index is kept as the parsed JSON (plain dicts, key order as read) so fields we do not
-know survive a rewrite; :meth:`CheckpointIndex.to_bytes` is ``JSON.stringify(index, null, 2)``
-byte-exact (no trailing newline, as the agent's ``Bun.write``). :meth:`CheckpointIndex.write`
-is atomic (temp in the same folder, fsync, ``os.replace``, fsync of the folder) — ⚠ the agent
-writes in place.
-
-Content: a ``full`` entry whose text is longer than 1024 UTF-16 code units is stored as
-``base64(gzip(utf8))`` with ``compressed: true`` (:func:`encode_full`). Bytes that are not
-UTF-8 are stored ``binary: true`` as ``base64(gzip(bytes))`` with ``compressed: true`` — an
-agent that ignores ``binary`` still decodes it (lossily) instead of failing (DECISIONS.md).
-
-Public API: :func:`migrate`, :func:`encode_full`, :func:`decode_entry`, :func:`utf16_len`,
-:class:`CheckpointIndex` (``load``, ``parse``, ``empty``, ``snapshots``, ``index_of``,
-``entries_for``, ``tracked_files``, ``allocate_id``, ``to_bytes``, ``write``,
-``serialized_size``), :class:`CorruptIndex`.
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/index.py”.
 """
 
 from __future__ import annotations
@@ -48,7 +26,7 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.jsonout import stringify_pretty
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 
-COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), seed §9.4
+COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), FORMAT.md §10.3
 _ID_RE = re.compile(r"^s(\d+)$")
 # Number tokens orjson may print differently from JS in indented output: integral floats
 # ("1.0", "-0.0") and exponents ("1e+21"). A match inside a string only costs speed.
@@ -163,7 +141,7 @@ def migrate(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
                 continue
             n += 1
             sid = f"s{n}"
-            fp = e.get("filePath") if isinstance(e.get("filePath"), str) else path
+            fp = e["filePath"] if isinstance(e.get("filePath"), str) else path
             entry: dict[str, Any] = {"filePath": fp}
             kind = e.get("type")
             content = e.get("content")
@@ -262,7 +240,7 @@ class CheckpointIndex:
         )
 
     def copy(self) -> CheckpointIndex:
-        """A deep copy (structuredClone): changing it never changes this one (§9.8)."""
+        """A deep copy (structuredClone): changing it never changes this one (FORMAT.md §10.11)."""
         return CheckpointIndex(copy.deepcopy(self.data), self.migrated, self.path)
 
     # --- reading -------------------------------------------------------------------

@@ -1,29 +1,10 @@
-"""Watch a sid-code home as agents write it (issue 6; DESIGN §2, §8; seed §6, §11.6, §12.3–12.4).
+"""Watch a sid-code home as agents write it (FORMAT.md §1, §8, §12).
 
-A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
-backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps
-a batch at 250 ms). Where notify cannot see changes (network filesystems: NFS, SMB/CIFS,
-sshfs, 9p, …, detected from the mount table), when notify fails (inotify limits) or when
-asked (``force_polling=True``) it polls instead, with its own ``stat`` scan of the watched
-files every ``poll_delay_ms`` (notify's poller compares whole-second mtimes and misses
-appends made within one second). Every changed path is mapped to events:
+:class:`Watcher` turns file changes under the home (watchfiles/notify, or its own stat
+polling where notify cannot watch) and PID polls into batches of
+:mod:`~sidtui.core.live.events`, delivered on its thread or as an async iterator.
 
-* ``sessions/**.jsonl`` → a :class:`~sidtui.core.live.tail.FileTail` per file, created
-  lazily: a file that existed when the watcher started is tailed from its size then
-  (earlier records only build the chain), a new one from byte 0 (``SessionCreated`` /
-  ``SidechainStarted`` once its first line is complete). Updates become
-  ``RecordsAppended``, ``BadLineFound``, ``ChainBranched``, ``FileReset``,
-  ``SidechainEnded``;
-* ``checkpoints/<sid>/index.json`` → ``CheckpointIndexChanged``;
-* ``active-sessions/*`` → a registration poll now; registrations are also polled about once
-  a second (psutil) so a crashed process turns stale without any file changing;
-* ``file-intents/*`` → ``FileIntentConflictAppeared`` for conflicts not seen before.
-
-Held partial lines are re-polled on every tick so they are decided after the settle period
-or as soon as their writer is known dead. Events go to ``on_batch`` callbacks (called from
-the watcher thread) or to :meth:`Watcher.batches`, an async iterator. :meth:`process_paths`
-and :meth:`poll_liveness` are public so tests and benchmarks drive the watcher without the
-thread or any timing.
+Design notes: docs/ARCHITECTURE.md, “core/live/watcher.py”.
 """
 
 from __future__ import annotations
@@ -46,7 +27,7 @@ from sidtui.core.resume.process import (
 )
 
 Batch = list[ev.Event]
-#: Checkpoint indexes above this size are not parsed to count snapshots (DESIGN §9: 4 MB).
+#: Checkpoint indexes above this size are not parsed to count snapshots (FORMAT.md §14: 4 MB).
 CHECKPOINT_PARSE_MAX = 4 << 20
 
 #: Filesystems where inotify/FSEvents do not see other machines' writes.
@@ -240,7 +221,7 @@ class Watcher:
         def put(batch: Batch | None) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, batch)
 
-        unsubscribe = self.subscribe(put)  # type: ignore[arg-type]
+        unsubscribe = self.subscribe(put)
         try:
             while True:
                 batch = await queue.get()
@@ -379,7 +360,7 @@ class Watcher:
     def _initial_files(self) -> list[str]:
         if self.session is not None:
             return [str(self.session.path)]
-        out = []
+        out: list[str] = []
         for dirpath, _dirs, files in os.walk(self.home.sessions_dir):
             out.extend(os.path.join(dirpath, f) for f in files if f.endswith(".jsonl"))
         return out

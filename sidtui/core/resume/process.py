@@ -1,21 +1,10 @@
-"""The process layer, read side: who is running, who is editing what (seed §11.6, §12.3–12.4).
+"""The process layer, read side: who is running, who is editing what (FORMAT.md §12.1–12.4).
 
-``active-sessions/<safeId>.json`` registers a running agent process
-``{sessionId, pid, kind, cwd, startedAt (ms), team?, model?, logicalSessionId?}``. A
-registration is **live** only while its PID is alive *and* that process started no later
-than the registration (psutil create time: a reused PID is not our agent, DESIGN §8
-[sidtui]); a permission error while probing still means alive. Otherwise it is **stale**
-(a crashed process never unregisters, seed §11.6).
+Registrations (``active-sessions/``) with PID liveness checked against the start time,
+which session a running process writes (file id, ``trace_session_id``,
+``logicalSessionId``), and file intents with their conflicts.
 
-A session *file* is live when a live registration's ``sessionId`` is the file's id, or is
-any ``trace_session_id`` recorded in that file (a resumed process registers under its own
-new id, seed §12.5), or its ``logicalSessionId`` is the file's id.
-
-``file-intents/<safeId>.json`` declares which files a session is touching (intents, not
-locks, seed §12.4): an intent expires 5 minutes after ``lastAccessAt`` or when its PID is
-dead. Two sessions on one file conflict: ``critical`` when the other one writes/edits,
-``warning`` when it only reads. Both kinds of file are rewritten in place upstream, so a
-torn read is retried once and then treated as missing (with a warning).
+Design notes: docs/ARCHITECTURE.md, “core/resume/process.py”.
 """
 
 from __future__ import annotations
@@ -90,7 +79,7 @@ class FileIntent:
 
 @dataclass
 class Conflict:
-    """Two sessions on one file (seed §12.4). ``severity`` is critical or warning."""
+    """Two sessions on one file (FORMAT.md §12.4). ``severity`` is critical or warning."""
 
     path: str
     session_id: str | None
@@ -346,7 +335,7 @@ def find_conflicts(intents: list[FileIntent]) -> list[Conflict]:
     """Conflicts between active intents of different sessions on the same file.
 
     One :class:`Conflict` per (session, other session, file): ``critical`` when the other
-    edits/writes, ``warning`` when it only reads (seed §12.4).
+    edits/writes, ``warning`` when it only reads (FORMAT.md §12.4).
     """
     import unicodedata
 

@@ -1,10 +1,10 @@
-"""Sub-agent transcripts (seed §12.2, §12.6; DESIGN §3).
+"""Sub-agent transcripts (FORMAT.md §9).
 
 A sidechain ``<parentId>-<agentId>.jsonl`` is linear (no uuid chain) and written
 synchronously: ``sidechain_start`` {sessionId (parent), agentId, agentType, description,
 model}, ``message`` {role, content, turn}, ``sidechain_end`` {status}. Unlike a main
 session's ``session_end``, ``sidechain_end`` is written by the program on every normal
-path, so its absence reliably means the sub-agent was killed: *unfinished* (seed §12.2).
+path, so its absence reliably means the sub-agent was killed: *unfinished* (FORMAT.md §9.3).
 """
 
 from __future__ import annotations

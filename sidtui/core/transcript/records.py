@@ -1,4 +1,4 @@
-"""Line index and partial decoding of a transcript file (seed §4, §5.4, §13.4–13.5).
+"""Line index and partial decoding of a transcript file (FORMAT.md §2).
 
 A transcript is ``JSON.stringify(record) + "\\n"`` per line. :func:`scan_records` walks the
 bytes once, keeping for every line only what the chain needs — ``type``, ``uuid``,

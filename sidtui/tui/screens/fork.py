@@ -75,7 +75,7 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
         description="listing the fork points",
     )
     def _list_points(self, view) -> None:
-        from sidtui.core.edits.rewind import rewind_points
+        from sidtui.core.edits.points import rewind_points
 
         self.post_message(RewindPointsListed(rewind_points(view)))
 
@@ -101,7 +101,8 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
     @work(thread=True, exclusive=True, group="fork", exit_on_error=False, description="forking")
     def run(self, dry_run: bool, point=None) -> None:
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.edits.fork import fork, salvage
+        from sidtui.core.edits.fork import fork
+        from sidtui.core.edits.salvage import salvage
 
         try:
             if self.salvage:

@@ -1,6 +1,6 @@
 """Rewind modal (``Esc Esc`` or ``r``): pick a point and a mode, see what changes, confirm.
 
-Points are :func:`sidtui.core.edits.rewind.rewind_points` (the last 30 shown, as the agent's
+Points are :func:`sidtui.core.edits.points.rewind_points` (the last 30 shown, as the agent's
 picker); the live preview is :func:`sidtui.core.edits.rewind.rewind` with ``dry_run=True`` in a
 worker, re-run whenever the point or the mode changes; confirming runs the same call for
 real (files first, then the append-only conversation marker). A live session is refused
@@ -85,7 +85,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
     )
     def _list_points(self, view) -> None:
         """The last prompts of the live chain (the checkpoint index says which restore files)."""
-        from sidtui.core.edits.rewind import MAX_PICKER_POINTS, rewind_points
+        from sidtui.core.edits.points import MAX_PICKER_POINTS, rewind_points
 
         points = rewind_points(view)[-MAX_PICKER_POINTS:]
         why = None

@@ -27,10 +27,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.fmt import plural, printable
 from sidtui.tui.conversation_model import ConversationModel
 from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
-from sidtui.tui.gcpause import gc_paused
 from sidtui.tui.messages import (
     BranchSwitched,
     BranchSwitchPlanned,
@@ -187,7 +187,7 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         t0 = time.monotonic()
         try:
             st = self.sf.path.stat()
-            with gc_paused():
+            with gc_paused(freeze=True):
                 view = open_session(self.app.home, self.sf)
                 conversation = ConversationModel.from_view(view)
                 chain = ChainIndex(view)

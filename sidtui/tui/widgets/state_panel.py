@@ -16,38 +16,25 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sidtui.fmt import printable
+from sidtui.fmt import pct, printable, short_value
 from sidtui.tui.fmt import cost as fmt_cost
-from sidtui.tui.fmt import plain, pretty_json
+from sidtui.tui.fmt import plain
 
-
-#: A JSON number with a fraction (what a sum of costs prints as: 0.055447500000000004).
+#: A number with a long fraction (what a sum of costs prints as: 0.055447500000000004).
 _FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:[eE][-+]?\d+)?(?![\w.])")
 
 
-def _rounded(json_text: str) -> str:
-    """``json_text`` with every long fraction cut to 6 significant digits (display only;
-    a pass over the text, so values nested thousands deep cost no recursion)."""
-    return _FLOAT.sub(lambda m: f"{float(m.group()):.6g}", json_text)
+def _short(v: Any, width: int = 70) -> str:
+    """:func:`sidtui.fmt.short_value` with long fractions cut to 6 significant digits
+    (a pass over the text: values nested thousands deep cost no recursion)."""
+    return _FLOAT.sub(lambda m: f"{float(m.group()):.6g}", short_value(v, width, spaced=True))
 
 
 def _num(key: str, v: Any) -> str:
     """One usage figure: costs in dollars, other floats rounded, ints as they are."""
-    if isinstance(v, float) and not isinstance(v, bool):
+    if isinstance(v, float):
         return fmt_cost(v) if "cost" in key.lower() else f"{v:.6g}"
     return str(v)
-
-
-def _short(v: Any, width: int = 70) -> str:
-    if v is None:
-        return "—"
-    s = v if isinstance(v, str) else _rounded(pretty_json(v).replace("\n", " "))
-    s = " ".join(s.split())
-    return s if len(s) <= width else s[: width - 1] + "…"
-
-
-def _pct(x: Any) -> str:
-    return f"{x * 100:.1f}%" if isinstance(x, (int, float)) else "—"
 
 
 def state_renderable(view, home_label: str | None = None) -> RenderableType:
@@ -98,12 +85,12 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
             stock = ", ".join(f"{k}={_num(k, v)}" for k, v in (mu.get("stock") or {}).items())
             flow = ", ".join(f"{k}={_num(k, v)}" for k, v in (mu.get("flow") or {}).items())
             t.add_row(
-                plain(name), plain(stock or "—"), plain(flow or "—"), _pct(mu.get("cacheHitRatio"))
+                plain(name), plain(stock or "—"), plain(flow or "—"), pct(mu.get("cacheHitRatio"))
             )
         cost = u.get("totalCostUSD")
         t.caption = (
             f"total cost {fmt_cost(cost) if isinstance(cost, (int, float)) else '—'} · "
-            f"cache hit ratio {_pct(u.get('cacheHitRatio'))} (flow / flow)"
+            f"cache hit ratio {pct(u.get('cacheHitRatio'))} (flow / flow)"
         )
         t.caption_justify = "left"
         parts.append(t)

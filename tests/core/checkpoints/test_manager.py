@@ -1,4 +1,4 @@
-"""CheckpointManager: snapshots, rebuild, rollback_from(k), undo/redo, confinement (issue 3)."""
+"""CheckpointManager: snapshots, rebuild, rollback_from(k), undo/redo, confinement."""
 
 from __future__ import annotations
 
@@ -10,13 +10,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.checkpoints.evict import evict
-from sidtui.core.checkpoints.manager import (
-    RESTORE_TOOL,
-    CheckpointManager,
-    chain_health,
-    rebuild,
-    rebuild_all,
-)
+from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.rebuild import chain_health, rebuild, rebuild_all
 
 
 class Clock:
@@ -412,7 +407,7 @@ def test_outside_root_allowed_explicitly(tmp_path):
 
 
 def test_evicting_oldest_full_reanchors_and_keeps_every_point(tmp_path):
-    """Seed §15 stage 3: full → diff → diff → diff, evict the full, undo still works."""
+    """FORMAT.md §10.9: full → diff → diff → diff, evict the full, undo still works."""
     mgr, root = make_manager(tmp_path, max_per_file=3)
     f = root / "f.txt"
     versions = [f"line {i}\ncommon\n" for i in range(5)]

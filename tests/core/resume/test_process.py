@@ -1,4 +1,4 @@
-"""Process layer: registrations, PID liveness, file intents (seed §11.6, §12.3–12.4).
+"""Process layer: registrations, PID liveness, file intents (FORMAT.md §12).
 
 The fixture PIDs are machine-local and may belong to anything here: every test rewrites
 them in a temp copy of the home.
