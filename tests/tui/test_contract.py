@@ -64,16 +64,16 @@ def test_messages_are_dataclasses_read_without_getattr():
 async def test_rewind_and_fork_points_are_read_off_the_ui_thread(monkeypatch):
     """Regression: the rewind dialog called ``rewind_points`` (which reads the checkpoint
     index) in ``on_mount``, on the UI thread."""
-    from sidtui.core.edits import rewind as core_rewind
+    from sidtui.core.edits import points as core_points
 
     threads = []
-    real = core_rewind.rewind_points
+    real = core_points.rewind_points
 
     def spy(view):
         threads.append(threading.current_thread() is threading.main_thread())
         return real(view)
 
-    monkeypatch.setattr(core_rewind, "rewind_points", spy)
+    monkeypatch.setattr(core_points, "rewind_points", spy)
     home, cases = demo_home_fixed()
     app = make_app(home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:

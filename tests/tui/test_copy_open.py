@@ -9,8 +9,6 @@ from sidtui.tui.app import make_app
 from sidtui.tui.screens.copy import CopyScreen
 from tests.tui_support import demo_home_fixed, open_session, settle
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture
 def app_and_runs(monkeypatch):

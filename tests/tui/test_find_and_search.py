@@ -12,8 +12,6 @@ from sidtui.tui.screens.search import SearchScreen
 from sidtui.tui.screens.session import SessionScreen
 from tests.tui_support import demo_home_fixed, fresh_demo, open_session, screen_lines, settle
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture(scope="module")
 def demo():

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.confirm import ConfirmScreen
 from sidtui.tui.screens.help import HelpScreen
 from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 from tests.tui_support import demo_home_fixed, fresh_demo, open_session, screen_lines, settle
-
-pytestmark = pytest.mark.asyncio
 
 
 async def _checkpoints(app, pilot, sid):

@@ -16,8 +16,6 @@ from tests.tui_support import (
     settle,
 )
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture(scope="module")
 def demo():
