@@ -166,3 +166,35 @@ async def test_search_survives_another_spelling_of_the_home(tmp_path, monkeypatc
         await settle(app, pilot)
         modal = await _search(app, pilot, "threshold")
         assert len(modal.hits) == before
+
+
+@pytest.mark.parametrize("case", ["checkpoints", "killed", "long_session", "sidechains"])
+def test_narrowing_by_the_file_bytes_finds_the_same_entries(demo, case):
+    """Big sessions are narrowed with the transcript's bytes before any entry is decoded;
+    the matches must be those of the full scan, words sidtui adds (roles, line numbers,
+    times, tool names, status words, drop reasons) included."""
+    from sidtui.tui.conversation_model import ConversationModel
+    from sidtui.tui.find import Finder, find_entries
+
+    home, cases = demo
+    sf = resolve_session(Home(home), cases[case])
+    model = ConversationModel.from_view(core_open(Home(home), sf))
+    raw = sf.path.read_bytes()
+    queries = [
+        "threshold",
+        "reading threshold",
+        "assistant line",
+        "ok",
+        "thinking chars",
+        "19:0",
+        "read",
+        "dropped filter_orphaned",
+        "helper_1",
+        "re-queued",
+        "zzqq",
+        "turn 2",
+        "会议",
+    ]
+    for q in queries:
+        f = Finder.of(q)
+        assert find_entries(model, f, raw=raw) == find_entries(model, f), q

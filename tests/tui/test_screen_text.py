@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from sidtui.tui.app import make_app
-from sidtui.tui.screens.browser import BrowserScreen
 from sidtui.tui.screens.session import SessionScreen
 from tests.tui_support import (
     controls_on_screen,
@@ -33,43 +32,35 @@ async def _assert_clean(app, where: str) -> None:
 
 async def test_no_raw_control_character_on_any_screen(demo):
     """Regression: a folded ``read`` result starting with a tab drew ``⮑ read ok  1\\t…``
-    and the tab reached the terminal, leaving cells of the line before. The Conversation
-    (every block expanded) and the Chain of every session of the demo home, the other
-    tabs where a session has something to show there, every modal."""
+    and the tab reached the terminal, leaving cells of the line before. Every screen and
+    tab, drawn for the sessions that have something odd to show there, and every modal;
+    the next test covers every line of every session."""
     home, cases = demo
     app = _app(home)
-    more_tabs = {
-        cases[c]: keys
-        for c, keys in (
-            ("checkpoints", "345"),
-            ("reanchored", "3"),
-            ("evicted_base", "3"),
-            ("legacy_checkpoints", "3"),
-            ("sidechains", "5"),
-            ("goal_state", "4"),
-            ("lone_surrogate", "4"),
-            ("killed", "4"),
-        )
+    tabs = {
+        "checkpoints": "2345",
+        "killed": "24",
+        "concurrent": "2",
+        "sidechains": "25",
+        "lone_surrogate": "24",
+        "torn_glued": "2",
+        "legacy_v1": "2",
     }
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         await _assert_clean(app, "browser")
-        browser = app.screen
-        assert isinstance(browser, BrowserScreen)
-        sessions = sorted({s.session_id for s in browser.summaries.values()})
-        assert len(sessions) >= 20
-        for sid in sessions:
-            s = await open_session(app, pilot, sid)
+        for case, keys in tabs.items():
+            s = await open_session(app, pilot, cases[case])
             s.action_expand_all()  # bodies are drawn too
             await settle(app, pilot)
-            await _assert_clean(app, f"{sid} conversation end")
+            await _assert_clean(app, f"{case} conversation end")
             s.query_one("#conversation-view").action_first()
             await settle(app, pilot)
-            await _assert_clean(app, f"{sid} conversation top")
-            for key in "2" + more_tabs.get(sid, ""):
+            await _assert_clean(app, f"{case} conversation top")
+            for key in keys:
                 await pilot.press(key)
                 await settle(app, pilot)
-                await _assert_clean(app, f"{sid} tab {key}")
+                await _assert_clean(app, f"{case} tab {key}")
             s.action_back()
             await settle(app, pilot)
         s = await open_session(app, pilot, cases["checkpoints"])
@@ -83,6 +74,41 @@ async def test_no_raw_control_character_on_any_screen(demo):
         await pilot.press("1", "slash", *"threshold", "enter")
         await settle(app, pilot)
         await _assert_clean(app, "find")
+        s.action_back()
+        await settle(app, pilot)
+        await pilot.press("slash", *"read", "enter")
+        await settle(app, pilot)
+        await _assert_clean(app, "search results")
+
+
+def test_no_raw_control_character_in_any_session_line(demo):
+    """Every line the Conversation draws (folded and expanded, at 80 columns) and every
+    Chain row, for every session of the demo home, as the widgets build them."""
+    from sidtui.core.base.home import Home, discover
+    from sidtui.core.views.session import open_session as core_open
+    from sidtui.tui.conversation_model import ConversationModel
+    from sidtui.tui.widgets.chain_view import ChainIndex
+    from sidtui.tui.widgets.conversation_view import ConversationView
+    from tests.tui_support import CONTROL_CHARS
+
+    h = Home(demo[0])
+    files = discover(h)
+    assert len([f for f in files if f.kind == "main"]) >= 20
+    view_widget = ConversationView()
+    for sf in files:
+        view = core_open(h, sf)
+        model = ConversationModel.from_view(view)
+        view_widget.model = model
+        for e in model.entries:
+            for collapsed in (True, False):
+                if e.collapsible:
+                    e.collapsed = collapsed
+                for _, text in view_widget._build_lines(e, 80):
+                    assert not set(text) & CONTROL_CHARS, (sf.path.name, e, text)
+        chain = ChainIndex(view)
+        for row in chain.rows:
+            text = chain.describe(row)[1]
+            assert not set(text) & CONTROL_CHARS, (sf.path.name, row, text)
 
 
 async def test_session_head_says_stale_and_counts_in_words(demo):

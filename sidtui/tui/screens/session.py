@@ -315,15 +315,20 @@ class SessionScreen(ReportsWorkerErrors, Screen):
             getattr(self, f"action_{then}")()
 
     def _place_reader(self, conv: ConversationView) -> None:
-        """Where a freshly opened session starts: at a search hit, else at the end."""
+        """Where a freshly opened session starts: at a search hit, else at the end.
+
+        The cursor goes to the hit's message at once; finding the words (a pass over every
+        entry, in a worker) then moves it to the match inside that message.
+        """
+        anchor = self.at_line
+        if anchor is not None and not conv.scroll_to_line(anchor):
+            self._show_line_in_chain(anchor)
+            anchor = None
         if self.find_query:
             self.query_one("#find", Input).value = self.find_query
             self._show_find_bar(True)
-            conv.find(self.find_query, anchor_line=self.at_line)
-        elif self.at_line is not None:
-            if not conv.scroll_to_line(self.at_line):
-                self._show_line_in_chain(self.at_line)
-        else:
+            conv.find(self.find_query, anchor_line=anchor)
+        elif self.at_line is None:
             conv.action_last()
 
     @on(ConversationView.LineNotShown)

@@ -63,7 +63,12 @@ class ChainIndex:
                 self.branch_of[ri] = bi
 
     def describe(self, row: ChainRow) -> tuple[str, str]:
-        """(style class, text) of one row."""
+        """(style class, text) of one row; types, keys and reasons come from the file, so
+        control characters are shown as ``\\xNN`` and tabs as spaces."""
+        cls, text = self._describe(row)
+        return cls, printable(text).expandtabs(4)
+
+    def _describe(self, row: ChainRow) -> tuple[str, str]:
         rf = self.view.rf
         if row.kind == "bad":
             b = rf.bad_lines[row.index]
@@ -180,7 +185,6 @@ class ChainView(ScrollView, can_focus=True):
                 desc = ("bad", f"  (cannot describe this line: {type(exc).__name__}: {exc})")
             self._text[row] = desc
         cls, text = desc
-        text = printable(text).expandtabs(4)  # types, keys and reasons come from the file
         style = self.rich_style + self.get_component_rich_style(f"chain--{cls}")
         if is_cursor:
             style += self.get_component_rich_style("chain--cursor")

@@ -540,8 +540,16 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
     def _find_worker(self, model: ConversationModel, finder: Finder) -> None:
         from textual.worker import get_current_worker
 
+        from sidtui.tui.find import PREFILTER_FROM
+
         worker = get_current_worker()
-        matches = find_entries(model, finder, lambda: worker.is_cancelled)
+        raw = None
+        if len(model.entries) > PREFILTER_FROM and model.view.rf is not None:
+            try:
+                raw = model.view.file.path.read_bytes()
+            except OSError:  # gone or unreadable since: decode every entry instead
+                raw = None
+        matches = find_entries(model, finder, lambda: worker.is_cancelled, raw)
         if not worker.is_cancelled:
             self.post_message(FindAnswered(finder.query, matches))
 
