@@ -293,12 +293,12 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         conv.set_model(
             msg.conversation, keep_position=msg.reload, starts=msg.starts, width=msg.width
         )
+        self.query_one("#chain-view", ChainView).set_index(msg.chain)
         if not msg.reload:
-            self._place_reader(conv)
             conv.focus()
+            self._place_reader(conv)
         elif conv.finder is not None:
             conv.find(conv.finder.query)  # new records may hold the words
-        self.query_one("#chain-view", ChainView).set_index(msg.chain)
         if msg.view.rf is None:
             self.query_one("#raw-json", Static).update(
                 "A v1 whole-file JSON session: no records, no chain (the agent reads it in one piece)."
