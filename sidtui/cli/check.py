@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    args.exit_code = report.exit_code  # kept when stdout is closed early (`| head -1`)
     if args.json:
         print_json(report.to_json())
     else:

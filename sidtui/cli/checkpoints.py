@@ -49,9 +49,8 @@ def _show(mgr, spec: str) -> int:
         raise UsageError("--show takes PATH@SNAPSHOT, e.g. src/login.ts@s3")
     r = mgr.rebuild_at(match_path(mgr, path), sid)
     if not r.recoverable:
-        print(
-            f"sidtui: unrecoverable: {r.file_path} at {r.snapshot_id}: {r.reason}", file=sys.stderr
-        )
+        what = "unknown" if r.uncertain else "unrecoverable"
+        print(f"sidtui: {what}: {r.file_path} at {r.snapshot_id}: {r.reason}", file=sys.stderr)
         return 1
     if not r.exists:
         print(f"sidtui: {r.file_path} did not exist before {r.snapshot_id}", file=sys.stderr)

@@ -117,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
     from sidtui.core.base.errors import UsageError
     from sidtui.core.base.home import Home
 
+    if getattr(args, "home", None) is not None:  # the demo builds a home; it reads none
+        raise UsageError(
+            "demo builds its own home: give the folder to build in with --dir DIR "
+            "(the home is DIR/home), not --home"
+        )
     if args.scale is not None and args.scale < 1:
         raise UsageError(f"--scale needs a number of sessions ≥ 1 (got {args.scale})")
     root = Path(args.dir).expanduser().absolute() if args.dir else _fresh_dir()

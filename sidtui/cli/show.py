@@ -70,7 +70,15 @@ def run(args: argparse.Namespace) -> int:
         if args.terminal_tools is not None
         else TERMINAL_TOOL_NAMES
     )
-    view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
+    from sidtui.cli.common import registrations_warned
+
+    view = open_session(
+        home,
+        sf,
+        current_cwd=Path.cwd(),
+        terminal_tool_names=terminal,
+        registrations=registrations_warned(home),
+    )
     args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
         from sidtui.core.views.show_json import session_to_json, write_json_stream
@@ -141,7 +149,9 @@ def _head_panel(j: dict):
         tools = j["interruption"]["tool_names"]
         colour = {"none": "green", "interrupted_prompt": "yellow"}.get(kind, "red")
         label = {
-            "none": "clean: the agent continues with a resume note",
+            "none": "clean: the agent continues with a resume note"
+            if j["resume_note"]  # none only when no message is resumed
+            else "empty: no messages yet (a resume starts from nothing; no resume note)",
             "interrupted_prompt": "interrupted prompt: the last prompt is re-sent to the agent",
             "interrupted_turn": "interrupted turn: tools ran but were never answered ("
             + ", ".join(tools)

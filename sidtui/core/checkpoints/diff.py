@@ -322,6 +322,45 @@ def ops_are_empty(diff: Any) -> bool:
     return not isinstance(diff, dict) or not diff.get("ops")
 
 
+OP_TYPES = frozenset({"keep", "add", "remove"})
+
+
+def invalid_ops(ops: Any) -> str | None:
+    """Why a stored ``ops`` list is not one the agent writes (None: it is): a list of
+    objects with a known ``type`` and ``lines`` a list of strings. Such a diff rebuilds to
+    nothing true, so its entry is unrecoverable (docs/DECISIONS.md)."""
+    if not isinstance(ops, list):
+        return f"its ops are {type(ops).__name__}, not a list"
+    for n, op in enumerate(ops, 1):
+        if not isinstance(op, dict):
+            return f"op {n} is {type(op).__name__}, not an object"
+        kind = op.get("type")
+        if kind not in OP_TYPES:
+            return f"op {n} has an unknown type {kind!r}"
+        lines = op.get("lines")
+        if not isinstance(lines, list):
+            return f"op {n} ({kind}) has lines of type {type(lines).__name__}, not a list"
+        for k, line in enumerate(lines, 1):
+            if not isinstance(line, str):
+                return f"op {n} ({kind}) line {k} is {type(line).__name__}, not a string"
+    return None
+
+
+def ops_overrun(base_len: int, ops: Sequence[dict[str, Any]]) -> str | None:
+    """Why valid ``ops`` cannot apply to a base of ``base_len`` lines (their keep and
+    remove ops run past its end), or None."""
+    i = 0
+    for n, op in enumerate(ops, 1):
+        if op["type"] != "add":
+            i += len(op["lines"])
+            if i > base_len:
+                return (
+                    f"op {n} ({op['type']}) reaches line {i} of a base of {base_len} "
+                    "line(s): the diff was not made against it"
+                )
+    return None
+
+
 def has_keep(ops: Sequence[dict[str, Any]]) -> bool:
     """Whether applying ``ops`` reads the base at all (no keep ⇒ base-independent)."""
     return any(op.get("type") == "keep" and op.get("lines") for op in ops)

@@ -19,6 +19,7 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
+from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.checkpoints.diff import compute_diff
 from sidtui.core.checkpoints.evict import evict as run_eviction
 from sidtui.core.checkpoints.index import (
@@ -33,7 +34,6 @@ from sidtui.core.checkpoints.rebuild import (
     chain_health,
     rebuild,
     rollback_target,
-    state_at,
 )
 
 RESTORE_TOOL = "sidtui-restore"
@@ -86,12 +86,13 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
 def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
     """``(exists, data, error)`` for a file on disk (a directory is an error)."""
     try:
-        with open(real_path, "rb") as fh:
-            return True, fh.read(), None
+        return True, read_regular(real_path), None  # a FIFO would block a plain open
     except FileNotFoundError:
         return False, None, None
     except IsADirectoryError:
         return True, None, "is a directory"
+    except NotRegularFile as exc:
+        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
     except OSError as exc:
         return os.path.lexists(real_path), None, exc.strerror or str(exc)
 
@@ -252,7 +253,7 @@ class CheckpointManager:
 
     @property
     def exists(self) -> bool:
-        return self.index_path.exists()
+        return os.path.lexists(self.index_path)  # a symlink loop is there, unreadable
 
     @property
     def index(self) -> CheckpointIndex:
@@ -268,7 +269,7 @@ class CheckpointManager:
 
     def reload(self) -> CheckpointIndex:
         """Re-read ``index.json`` (the agent may have written it meanwhile)."""
-        if self.index_path.exists():
+        if os.path.lexists(self.index_path):
             self._index = CheckpointIndex.load(self.index_path)
         else:
             self._index = CheckpointIndex.empty(self.session_id, self.clock(), self.index_path)
@@ -339,17 +340,20 @@ class CheckpointManager:
         """The pre-image of ``file_path`` stored in ``snapshot_id``.
 
         Without an entry there, the state when that snapshot was taken (its first entry
-        at or after it). Raises :class:`UsageError` when there is neither.
+        at or after it). The proof rule is restore's (:func:`rollback_target`): a state
+        that cannot be proven (history evicted) is returned without content, ``uncertain``
+        and with the reason — never another version's content. Raises
+        :class:`UsageError` when there is neither an entry there nor after it.
         """
         k = self.position(snapshot_id)
-        if self.index.entry_at(file_path, k) is not None:
-            return rebuild(self.index, file_path, k)
-        r = state_at(self.index, file_path, k)
+        r, why = rollback_target(self.index, file_path, k)
         if r is None:
             raise UsageError(
                 f"{file_path} has no entry at or after {snapshot_id}: its state then is "
                 "the file on disk"
             )
+        if why is not None:
+            return Rebuilt(file_path, snapshot_id, k, r.exists, None, why, uncertain=True)
         return r
 
     # --- writing snapshots -----------------------------------------------------------
@@ -564,7 +568,13 @@ class CheckpointManager:
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
         if dry_run or not todo:
             if not todo and not dry_run:
-                result.note = "nothing to change: every file is already as it was"
+                n = len(result.skipped)
+                result.note = (
+                    f"nothing was changed: {n} file{'s' * (n != 1)} could not be restored "
+                    "(skipped; the others are already as they were)"
+                    if n
+                    else "nothing to change: every file is already as it was"
+                )
             return result
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"

@@ -19,7 +19,7 @@ from sidtui.core.base.home import resolve_session
 from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
 from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.records import read_transcript, scan_records
 from sidtui.core.transcript.writer import flush_pending_writes
 
 PREVIEW_CHARS = 60
@@ -125,7 +125,7 @@ def _inherited_times(view) -> dict[int, str]:
                 return {}
             path = sf.path
         flush_pending_writes(path)
-        rf = scan_records(path.read_bytes())
+        rf = scan_records(read_transcript(path))  # a FIFO in its place is refused, not read
     except (SidtuiError, OSError):
         return {}
     tail_uuid = ff.get("uuid")

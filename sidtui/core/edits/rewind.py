@@ -138,14 +138,15 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
+    from sidtui.core.resume.process import live_refusal
+
     lv = view.liveness
     if lv.live and not force:
-        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        marker = what in ("rewind marker", "branch switch")
-        holds = "its in-memory tail" if marker else "what it holds in memory"
+        holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): {holds} would "
-            f"silently override the {what}; stop it first or pass --force"
+            live_refusal(
+                view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
+            )
         )
 
 
@@ -351,8 +352,13 @@ def rewind(
             force,
             "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
         )
-    elif view.liveness.live:
+    elif view.liveness.live and dry_run and (code or not as_fork):
         result.warnings.append("the session is live: a real run would be refused without --force")
+    elif view.liveness.live:  # a fork of the conversation only: the source is not touched
+        result.warnings.append(
+            "the session is live: the fork copies what is on disk now (the agent may still "
+            "be adding to it)"
+        )
     flush_pending_writes(view.file.path)
 
     if dry_run:

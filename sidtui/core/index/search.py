@@ -24,9 +24,12 @@ import orjson
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.regular import NotRegularFile, has_holes, open_regular
 from sidtui.core.index.catalog import Catalog, RefreshProgress
 from sidtui.core.index.database import (
     CJK,
+    EMOJI,
+    EMOJI_WORD,
     canonical_path,
     cjk_split,
     db_text,
@@ -34,7 +37,8 @@ from sidtui.core.index.database import (
     py_text,
 )
 from sidtui.core.live import events as ev
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.records import PIECE_MIN_BYTES, FileSource, scan_records
+from sidtui.core.views.listing import WHOLE_READ_MAX
 
 MAX_DOC_CHARS = 4000
 #: Files / bytes written per transaction while filling.
@@ -170,7 +174,10 @@ def fts_query(query: str) -> str:
         if not w:
             continue
         tokens = (cjk_split(w) or "").split()
-        parts.append('"' + " ".join(tokens).replace('"', '""') + '"*')
+        if not tokens:
+            continue
+        star = "" if tokens[-1].startswith(EMOJI_WORD) else "*"  # an emoji is only itself
+        parts.append('"' + " ".join(tokens).replace('"', '""') + '"' + star)
     if not parts:
         raise UsageError("empty search query")
     return " ".join(parts)
@@ -204,11 +211,10 @@ class SearchIndex:
             "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(path),)
         ).fetchone()
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
+            fd, st = open_regular(path)  # a FIFO or a device in its place: gone
+        except (OSError, NotRegularFile):
             return _Pending(path, True, [], None, 0, row) if row is not None else None
         try:
-            st = os.fstat(fd)
             start, line = 0, 0
             restart = False
             if row is not None:
@@ -219,7 +225,10 @@ class SearchIndex:
                     restart = True
             if row is not None and not restart and st.st_size == start:
                 return None
-            data = os.pread(fd, st.st_size - start, start) if st.st_size > start else b""
+            new = st.st_size - start
+            if new > WHOLE_READ_MAX or (new >= PIECE_MIN_BYTES and has_holes(fd, st.st_size)):
+                return self._collect_in_pieces(path, fd, st, row)
+            data = os.pread(fd, new, start) if new > 0 else b""
         finally:
             os.close(fd)
         end = data.rfind(b"\n") + 1
@@ -240,6 +249,25 @@ class SearchIndex:
         return _Pending(
             path, restart, docs, (st.st_ino, start + end, line + rf.line_count), end, row
         )
+
+    def _collect_in_pieces(self, path: str, fd: int, st: os.stat_result, row) -> _Pending:
+        """A sparse or huge file indexed again from the start through a :class:`FileSource`
+        (its holes never read into memory); only complete lines are consumed."""
+        src = FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size)
+        rf = scan_records(src)
+        end, lines = st.st_size, rf.line_count
+        if not rf.ends_with_newline:  # the last line may still grow: not consumed
+            lines -= 1
+            last = [r.offset for r in rf.records[-1:] if r.end == st.st_size]
+            last += [b.offset for b in rf.bad_lines[-1:] if not b.terminated]
+            end = max(last) if last else end
+        docs: list[tuple[str | None, int, str, str]] = []
+        for rec in rf.records:
+            if rec.end >= end and not rf.ends_with_newline:
+                continue
+            for kind, text in documents_of(rf.decode(rec)):
+                docs.append((rec.uuid, rec.line, kind, text))
+        return _Pending(path, True, docs, (st.st_ino, end, lines), end, row)
 
     def _store(self, batch: list[_Pending]) -> None:
         """Write collected documents of several files in one transaction (fewer FTS5
@@ -403,16 +431,17 @@ class SearchIndex:
         return hits
 
 
-_WORD = re.compile(r"\w+")
+_TERM = re.compile(r"\w+|" + EMOJI.pattern)  # words, and each emoji on its own
 
 
 def query_terms(query: str) -> list[tuple[str, bool]]:
     """(lower-cased token, is_prefix) for every token of the query, as FTS5 splits words."""
     out: list[tuple[str, bool]] = []
     for w in query.split():
-        toks = _WORD.findall(w.rstrip("*").lower())
+        toks = _TERM.findall(w.rstrip("*").lower())
         for i, t in enumerate(toks):
-            out.append((t, i == len(toks) - 1))  # every word is a prefix match
+            # every word is a prefix match (an emoji is only itself)
+            out.append((t, i == len(toks) - 1 and EMOJI.fullmatch(t) is None))
     return out
 
 
@@ -427,7 +456,7 @@ def score_text(text: str, terms: list[tuple[str, bool]]) -> float:
 def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
     alts = []
     for t, p in terms:
-        if CJK.search(t):  # CJK has no spaces between words: match anywhere
+        if CJK.search(t) or EMOJI.fullmatch(t):  # no spaces around them: match anywhere
             alts.append(re.escape(t))
         else:
             alts.append(r"(?<!\w)" + re.escape(t) + (r"\w*" if p else "") + r"(?!\w)")

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.regular import open_regular
 from sidtui.core.live.events import LiveRecord
 from sidtui.core.transcript.chain import ChainResult, extend_chain, rebuild_chain
 from sidtui.core.transcript.records import BadLine, RecordFile, scan_records
@@ -146,7 +147,7 @@ class FileTail:
         """Decode record ``rf.records[index]`` from the file (``os.pread``)."""
         rec = self.rf.records[index]
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY)
+            self._fd, _ = open_regular(self.path)
         return _decode(os.pread(self._fd, rec.end - rec.offset, rec.offset))
 
     def _restart(self, reason: str, upd: TailUpdate) -> None:
@@ -165,6 +166,10 @@ class FileTail:
         Returns:
             A :class:`TailUpdate`. Never raises on content; a file that disappeared gives
             ``reset="removed"`` and an empty state.
+
+        Raises:
+            NotRegularFile: the path is a FIFO, a device or a socket (never opened for a
+                blocking read). OSError: it cannot be opened.
         """
         upd = TailUpdate()
         data = self._read_new(upd)
@@ -227,10 +232,9 @@ class FileTail:
                 self._restart("truncated", upd)
             if self._fd is None:
                 try:
-                    self._fd = os.open(self.path, os.O_RDONLY)
+                    self._fd, fst = open_regular(self.path)  # a FIFO: NotRegularFile
                 except FileNotFoundError:
                     return None
-                fst = os.fstat(self._fd)
                 if self.inode is not None and fst.st_ino != self.inode:
                     self._restart("replaced", upd)  # replaced between stat and open
                     continue

@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 
+from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.home import Home, SessionFile, classify_file
 from sidtui.core.live import events as ev
 from sidtui.core.live.tail import SETTLE_S, FileTail
@@ -147,6 +148,7 @@ class Watcher:
         #: set once the watch is registered and writes made before it were caught up
         self.ready = threading.Event()
         self.errors: list[str] = []
+        self._warned: set[tuple[str, str]] = set()
         #: non-fatal problems (e.g. notify failed and the watcher fell back to polling)
         self.warnings: list[str] = []
 
@@ -191,10 +193,15 @@ class Watcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
-            self._thread = None
-        with self._lock:
-            for t in self.tails.values():
-                t.close()
+            if not self._thread.is_alive():
+                self._thread = None
+        # bounded: a thread stuck in a system call must not keep the caller from exiting
+        if self._lock.acquire(timeout=timeout):
+            try:
+                for t in self.tails.values():
+                    t.close()
+            finally:
+                self._lock.release()
         self._deliver(None)
 
     @property
@@ -393,10 +400,7 @@ class Watcher:
             for p in sorted(set(paths)):
                 if p.startswith(sessions) and p.endswith(".jsonl"):
                     if self._wanted_session_path(p):
-                        try:
-                            out += self._tail_events(p)
-                        except OSError as exc:  # unreadable now: say so, keep watching
-                            self.warnings.append(f"{p}: {exc.strerror or exc}")
+                        out += self._safe_tail(p)
                 elif p.startswith(checkpoints) and p.endswith(os.sep + "index.json"):
                     out += self._checkpoint_event(p)
                 elif p.startswith(str(self.home.active_sessions_dir) + os.sep):
@@ -410,13 +414,29 @@ class Watcher:
                 out += self._conflict_events()
             return out
 
+    def _safe_tail(self, p: str) -> Batch:
+        """:meth:`_tail_events`, a file that cannot be read being one warning."""
+        try:
+            return self._tail_events(p)
+        except OSError as exc:  # unreadable now: say so, keep watching
+            self._warn_once(p, f"{p}: {exc.strerror or exc}")
+        except UnreadableInput as exc:  # a FIFO, a device: never opened
+            self._warn_once(p, str(exc))
+        return []
+
+    def _warn_once(self, path: str, line: str) -> None:
+        """A warning about ``path``, unless this one was given already."""
+        if (path, line) not in self._warned:
+            self._warned.add((path, line))
+            self.warnings.append(line)
+
     def tick(self) -> Batch:
         """Periodic work: the registration poll, then held partial lines re-polled."""
         with self._lock:
             out = self.poll_liveness()
             for p, t in list(self.tails.items()):
                 if t.pending:
-                    out += self._tail_events(p)
+                    out += self._safe_tail(p)
             return out
 
     def _writer_alive(self, session_id: str | None) -> bool | None:

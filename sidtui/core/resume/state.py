@@ -15,7 +15,9 @@ from typing import Any
 
 import orjson
 
+from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, git_toplevel
+from sidtui.core.base.regular import read_regular
 from sidtui.core.transcript.loader import LoadedSession
 
 STOCK_FIELDS = ("inputTokens", "stockPromptTokens")
@@ -324,7 +326,7 @@ def _worktree(c: _Context) -> StateItem:
         return StateItem(
             10, "worktree", None, str(cfg), False, note="no worktree recorded for this project"
         )
-    return StateItem(10, "worktree", orjson.loads(cfg.read_bytes()), str(cfg))
+    return StateItem(10, "worktree", orjson.loads(read_regular(cfg, 1 << 20)), str(cfg))
 
 
 def _progress(c: _Context) -> StateItem:
@@ -332,7 +334,7 @@ def _progress(c: _Context) -> StateItem:
     p = c.home.root / "progress" / f"{sid}.md"
     if not p.exists():
         return StateItem(11, "progress_file", None, str(p), False, note="no progress file")
-    text = p.read_text("utf-8", errors="replace")
+    text = read_regular(p, 8192, head=True).decode("utf-8", errors="replace")
     return StateItem(11, "progress_file", text[:2000], str(p))
 
 
@@ -405,7 +407,8 @@ def restore_state(
         try:
             st.items.append(fn(c))
         except Exception as exc:  # noqa: BLE001 - each item independent: a warning, never a failure
-            msg = f"{name}: could not be restored ({type(exc).__name__}: {exc})"
+            why = str(exc) if isinstance(exc, SidtuiError) else f"{type(exc).__name__}: {exc}"
+            msg = f"{name}: could not be restored ({why})"
             st.items.append(StateItem(number, name, None, "—", False, warning=msg))
             st.warnings.append(msg)
     st.items.append(

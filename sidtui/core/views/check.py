@@ -17,16 +17,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_of, project_folders
+from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.home import (
+    FIRST_LINE_CAP,
+    Home,
+    SessionFile,
+    classify_file,
+    first_line_of,
+    project_folders,
+)
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
+from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
 from sidtui.core.checkpoints.manager import RESTORE_TOOL
 from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import _message_from_record
-from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
+from sidtui.core.transcript.records import (
+    FileSource,
+    RecordFile,
+    RecordRef,
+    read_transcript,
+    scan_records,
+)
 from sidtui.core.views.check_report import (
     DEFINED_METADATA_KEYS,
     DEFINED_RECORD_TYPES,
@@ -70,9 +85,10 @@ _LONG_DIGITS = b"0" * 100
 
 def _is_file_or_unstatable(e: os.DirEntry[str]) -> bool:
     """``e.is_file()``, but True when it cannot be stat'ed (a symlink loop, a link into a
-    folder we may not search): reading it then reports an ``unreadable_file`` with why."""
+    folder we may not search) or is a FIFO, a device or a socket (or a link to one):
+    reading it then reports an ``unreadable_file`` with why."""
     try:
-        return e.is_file()
+        return e.is_file() or not (e.is_dir() or not os.path.exists(e.path))
     except OSError:
         return True
 
@@ -116,7 +132,7 @@ class _Scan:
         self.denoms: Counter = Counter()
         self.has_file_changes: dict[str, bool] = {}
 
-    def jsonl(self, sf: SessionFile, data: bytes) -> None:
+    def jsonl(self, sf: SessionFile, data: bytes | FileSource) -> None:
         r = self.r
         path = str(sf.path)
         rf = scan_records(data)
@@ -358,12 +374,38 @@ def _type_key(rec: RecordRef) -> str:
 
 def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     """Good lines a strict parser might refuse (a superset; the parser decides)."""
-    data = rf.data
+    if rf.source is not None and not rf._data:  # read in pieces: span by span
+        out: list[RecordRef] = []
+        for recs, base, span in _spans(rf):
+            out += _candidates_in(recs, span, base)
+        return out
+    return _candidates_in(rf.records, rf.data, rf.base_offset)
+
+
+def _spans(rf: RecordFile, most: int = 4 << 20):
+    """``(records, file offset, bytes)`` runs of consecutive records about ``most`` bytes
+    long, read back from a file read in pieces (a bad line between records is never read)."""
+    recs = rf.records
+    i = 0
+    while i < len(recs):
+        j = i + 1
+        while j < len(recs) and recs[j].end - recs[i].offset <= most:
+            j += 1
+        start, end = recs[i].offset, recs[j - 1].end
+        try:
+            yield recs[i:j], start, rf._bytes(start, end)
+        except UnreadableInput:  # the file got shorter: its lines are not candidates
+            return
+        i = j
+
+
+def _candidates_in(records: list[RecordRef], data: bytes, base: int) -> list[RecordRef]:
+    """:func:`_strict_candidates` of ``records``, whose bytes are ``data`` from ``base``."""
     if not data.isascii():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return rf.records  # invalid UTF-8 somewhere: every line is a candidate
+            return list(records)  # invalid UTF-8 somewhere: every line is a candidate
     offsets = [m.end() - 1 for m in _SURROGATE.finditer(data)]
     folded = data.translate(_FOLD)
     offsets += [m.start() for m in _BIG_EXPONENT.finditer(folded)]
@@ -374,19 +416,19 @@ def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     if not offsets:
         return []
     offsets.sort()
-    return _records_at(rf, offsets)
+    return _records_at(records, [base + o for o in offsets])
 
 
-def _records_at(rf: RecordFile, offsets: list[int]) -> list[RecordRef]:
-    """The good records containing the given byte offsets (each once, in order)."""
+def _records_at(records: list[RecordRef], offsets: list[int]) -> list[RecordRef]:
+    """The good records containing the given file offsets (each once, in order)."""
     from bisect import bisect_right
 
-    starts = [rec.offset for rec in rf.records]
+    starts = [rec.offset for rec in records]
     seen: dict[int, RecordRef] = {}
     for off in offsets:
         i = bisect_right(starts, off) - 1
         if i >= 0:
-            rec = rf.records[i]
+            rec = records[i]
             if rec.offset <= off < rec.end:
                 seen.setdefault(i, rec)
     return [seen[i] for i in sorted(seen)]
@@ -402,10 +444,17 @@ def _strict_reason(raw: bytes) -> str:
     return "a strict parser refuses it; JSON.parse accepts it"
 
 
-def _read(path: Path) -> bytes | str:
-    """The file's bytes, or a one-line reason it cannot be read."""
+def _read(path: Path) -> bytes | FileSource | str:
+    """The file's bytes (a :class:`FileSource` when sparse or huge), or a one-line reason it
+    cannot be read (a FIFO or a device is never opened for a blocking read)."""
     try:
-        return path.read_bytes()
+        if path.name.endswith(".json"):
+            return read_regular(path)
+        from sidtui.core.views.listing import WHOLE_READ_MAX
+
+        return read_transcript(path, WHOLE_READ_MAX)
+    except NotRegularFile as exc:
+        return f"not a regular file ({exc.kind})"
     except PermissionError:
         return "permission denied"
     except FileNotFoundError:
@@ -429,7 +478,7 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
         if wanted is not None and sid not in wanted:
             continue
         path = home.checkpoint_index(sid)
-        if not path.is_file():
+        if not os.path.lexists(path):  # (a FIFO or a link loop there is unreadable: a fault)
             report.warnings.append(
                 Finding("checkpoint_without_index", str(path.parent), "folder has no index.json")
             )
@@ -615,10 +664,11 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
     data = _read(path)
     if isinstance(data, str):
         report.faults.append(Finding("unreadable_file", str(path), data))
-    elif path.name.endswith(".json"):
+    elif isinstance(data, bytes) and path.name.endswith(".json"):  # (read whole: _read)
         _v1(report, path, data)
     else:
-        sf = classify_file(path, folder, first_line_of(data))
+        head = data if isinstance(data, bytes) else data.read_any(0, FIRST_LINE_CAP)
+        sf = classify_file(path, folder, first_line_of(head))
         if sf is not None:
             try:
                 scan.jsonl(sf, data)

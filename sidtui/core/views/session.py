@@ -20,6 +20,7 @@ from typing import Any
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
+from sidtui.core.base.regular import read_regular
 from sidtui.core.resume.process import (
     Liveness,
     liveness_for,
@@ -139,7 +140,7 @@ class SessionView:
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:
-        return read_transcript(path) if pieces else path.read_bytes()
+        return read_transcript(path) if pieces else read_regular(path)
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:
@@ -164,7 +165,7 @@ def open_session(
     home: Home,
     sf: SessionFile,
     *,
-    data: bytes | None = None,
+    data: bytes | FileSource | None = None,
     current_cwd: Path | None = None,
     terminal_tool_names=TERMINAL_TOOL_NAMES,
     registrations=None,
@@ -262,11 +263,15 @@ def _open_session(
     if sf.kind == "sidechain" and rf is not None:
         sidechain = parse_sidechain(sf.path, rf)
     elif with_sidechains:
-        for scf in sidechains_of(home, sf):
+        odd: list[str] = []
+        for scf in sidechains_of(home, sf, odd):
             try:
                 sidechains.append(parse_sidechain(scf.path))
             except OSError as exc:
                 warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+            except UnreadableInput as exc:  # replaced by a FIFO or a device since listed
+                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+        warnings.extend(f"sidechain {line}" for line in odd)
     unfinished = [
         {
             "agentId": s.agent_id,
@@ -297,12 +302,17 @@ def _open_session(
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)
-    liveness = liveness_for(loaded.session_id or sf.session_id, trace_ids, registrations)
-    if liveness.live:
+    liveness = liveness_for(
+        {sf.session_id, loaded.session_id or sf.session_id}, trace_ids, registrations
+    )
+    if liveness.live and not all(r.possibly for r in liveness.registrations if r.live):
         warnings.append(
             "a running agent process is writing this session now: what it holds in memory "
             "may differ from the file"
         )
+    elif liveness.live:
+        odd = "; ".join(f"{r.path}: {r.reason}" for r in liveness.registrations if r.live)
+        warnings.append(f"counted as possibly live: its registration cannot be told ({odd})")
     return SessionView(
         home=home,
         file=sf,
