@@ -123,11 +123,6 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         self.view = view
         self.load()
 
-    def project_root(self):
-        from sidtui.core.edits.rewind import project_root
-
-        return project_root(self.view)
-
     def _root(self) -> str | None:
         root = self.manager.project_root if self.manager is not None else None
         return str(root) if root else None
@@ -145,10 +140,16 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
     def _load(self, view) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.checkpoints.manager import CheckpointManager
+        from sidtui.core.edits.batches import post_image_of
         from sidtui.core.edits.rewind import project_root
 
+        root = project_root(view)
         mgr = CheckpointManager.for_session(
-            view.home, view.session_id, project_root=project_root(view)
+            view.home,
+            view.session_id,
+            project_root=root.path,
+            root_refusal=root.refusal,
+            post_image=post_image_of(view.rf),
         )
         if not mgr.exists:
             self.post_message(CheckpointsLoaded(mgr, [], {}))
