@@ -114,37 +114,41 @@ def _read(path: str) -> bytes | None:
 
 
 async def test_drifted_files_are_named_and_asked_about_again(tmp_path):
-    """A file changed on disk after the agent's last batch is marked in the preview, and
-    confirming asks a second time before it is overwritten."""
-    from sidtui.tui.messages import RestorePlanned
+    """A file changed after the session's last batch (a hand edit) is marked in the undo
+    preview with the core's drift wording, and confirming asks a second time before it is
+    replaced (then applied with force, as ``sidtui undo --force``)."""
+    from sidtui.core.checkpoints.drift import DRIFT_WORDING
 
     demo = fresh_demo(tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
         s, panel = await _checkpoints(app, pilot, demo.cases["checkpoints"])
         await pilot.press("u")
         await settle(app, pilot)
-        undo = app.screen
-        plan = undo.plan
-        path = plan.changed[0].path
-        current = _read(path)
-        undo.post_message(
-            RestorePlanned(plan, drift=[(path, "changed after the agent's last batch")])
-        )
+        path = app.screen.plan.changed[0].path
+        assert not app.screen.drift  # as the session left it: nothing to ask twice
+        await pilot.press("escape")
         await settle(app, pilot)
-        drawn = " ".join(screen_lines(app))
-        assert "⚠ 1 file changed on disk after the agent's last batch" in drawn
-        assert "⚠ changed after the agent's last batch" in drawn
+        with open(path, "ab") as fh:
+            fh.write(b"# a hand edit after the session\n")
+        edited = _read(path)
+        await pilot.press("u")
+        await settle(app, pilot)
+        undo = app.screen
+        assert isinstance(undo, RestorePreviewScreen) and path in undo.drift
+        drawn = " ".join(" ".join(screen_lines(app)).split())
+        assert f"⚠ 1 file {DRIFT_WORDING}" in drawn
+        assert "⚠ changed after this session" in drawn
         await pilot.press("y")
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        assert path in str(app.screen.question)
+        assert Path(path).name in str(app.screen.question)
         await pilot.press("n")
         await settle(app, pilot)
-        assert app.screen is undo and not undo.applied and _read(path) == current
+        assert app.screen is undo and not undo.applied and _read(path) == edited
         await pilot.press("y")
         await settle(app, pilot)
         await pilot.press("y")
         await settle(app, pilot)
-        assert undo.applied and _read(path) != current
+        assert undo.applied and _read(path) != edited

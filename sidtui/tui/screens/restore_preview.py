@@ -7,8 +7,9 @@ file), ``redo`` (take back the last undo or restore), ``restore_before`` (every 
 to before the selected snapshot). Each dialog is titled and its button named after what
 it does; the result names the ``sidtui-restore`` safety snapshot that takes it back.
 
-Files that changed on disk after the agent's last batch (drift) are marked in the file
-list and listed in the summary, and confirming asks a second time before overwriting them.
+Files no longer what this session left there (drift, the core's check) are marked in the
+file list and named in the summary; confirming asks a second time, then applies with
+``force`` as ``--force`` does.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from sidtui.core.checkpoints.drift import DRIFT_WORDING
 from sidtui.fmt import plural, printable, project_relative
 from sidtui.tui.fmt import cell, plain
 from sidtui.tui.messages import RestorePlanned
@@ -182,11 +184,11 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             drifted = [p for p in self.drift if any(f.path == p for f in res.changed)]
             if drifted:
+                names = ", ".join(self._shown(p) for p in drifted)
                 text.append(
                     printable(
-                        f"\n⚠ {plural(len(drifted), 'file')} changed on disk after the agent's "
-                        f"last batch ({', '.join(drifted)}): {self.verb.lower()} overwrites "
-                        "those changes; confirming asks again."
+                        f"\n⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: {names}. "
+                        "Confirming asks again."
                     ),
                     style="bold yellow",
                 )
@@ -236,19 +238,21 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         from sidtui.tui.screens.confirm import ConfirmScreen
 
         question = (
-            f"{plural(len(drifted), 'file')} changed on disk after the agent's last batch:\n"
-            + "\n".join(f"  {p}: {self.drift[p]}" for p in drifted)
-            + f"\n\n{self.verb} overwrites those changes (the safety snapshot keeps them). "
-            f"{self.verb} anyway?"
+            f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
+            + "\n".join(f"  {self._shown(p)}: {self.drift[p]}" for p in drifted)
+            + f"\n\n{self.verb} anyway (as --force: files whose history cannot be proven are "
+            "restored too)?"
         )
         self.app.push_screen(
             ConfirmScreen(question, yes=f"{self.verb} anyway", danger=True),
-            lambda yes: self._run() if yes else None,
+            lambda yes: self._run(force=True) if yes else None,
         )
 
-    def _run(self) -> None:
+    def _run(self, force: bool = False) -> None:
+        """Apply the plan; ``force`` (after the second question) replaces drifted files,
+        as ``--force`` does on the command line."""
         self.query_one("#apply", Button).disabled = True
-        self.compute(dry_run=False)
+        self.compute(dry_run=False, force=force)
 
     def action_cancel(self) -> None:
         self.dismiss(self.applied)
@@ -261,7 +265,13 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
 
 def drift_of(manager, result) -> list[tuple[str, str]]:
-    """(path, warning) for each file of ``result`` that changed on disk after the agent's
-    last batch. The core's per-file drift check is being built (write safety); until it
-    lands, no file is reported and the dialog asks once, as before."""
-    return []
+    """(path, warning) for each file ``result`` would change that is no longer what this
+    session left there (the core's drift check: ``RestoreResult.drifted``)."""
+    return [
+        (f.path, f"changed after this session ({f.drift.source})" if f.drift else DRIFTED)
+        for f in result.drifted
+    ]
+
+
+#: A drifted file's warning when the core names no source.
+DRIFTED = "changed after this session"

@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
+from sidtui.core.checkpoints.drift import DRIFT_WORDING
 from sidtui.fmt import plural, printable
 from sidtui.tui.fmt import cell, one_line, plain, short_time
 from sidtui.tui.messages import RewindComputed, RewindPointsListed
@@ -206,9 +207,8 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             if drifted:
                 head.append(
                     printable(
-                        f"⚠ {plural(len(drifted), 'file')} changed on disk after the agent's "
-                        f"last batch ({', '.join(drifted)}): the rewind overwrites those "
-                        "changes; confirming asks again\n"
+                        f"⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: "
+                        f"{', '.join(drifted)}. Confirming asks again.\n"
                     ),
                     style="bold yellow",
                 )
@@ -342,26 +342,33 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         from sidtui.tui.screens.confirm import ConfirmScreen
 
         question = (
-            f"{plural(len(drifted), 'file')} changed on disk after the agent's last batch:\n"
+            f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
             + "\n".join(f"  {path}: {self.drift[path]}" for path in drifted)
-            + "\n\nThe rewind overwrites those changes (the safety snapshot keeps them). "
-            "Rewind anyway?"
+            + "\n\nRewind anyway (as --force: files whose history cannot be proven are "
+            "restored too)?"
         )
         self.app.push_screen(
             ConfirmScreen(question, yes="Rewind anyway", danger=True),
-            lambda yes: self._run(p.id) if yes else None,
+            lambda yes: self._run(p.id, force=True) if yes else None,
         )
 
-    def _run(self, point: int) -> None:
+    def _run(self, point: int, force: bool = False) -> None:
         self.query_one("#apply", Button).disabled = True
-        self.run_rewind(point, self.mode, dry_run=False, force=False)
+        self.run_rewind(point, self.mode, dry_run=False, force=force)
 
     def action_cancel(self) -> None:
         self.dismiss(self.applied)
 
 
 def rewind_drift(result) -> list[tuple[str, str]]:
-    """(path, warning) for each file the rewind changes that changed on disk after the
-    agent's last batch. The core's per-file drift check is being built (write safety);
-    until it lands, no file is reported and the preview is the only confirmation."""
-    return []
+    """(path, warning) for each file the rewind would change that is no longer what this
+    session left there (the core's drift check: ``RewindResult.drift``)."""
+    return [
+        (
+            d["path"],
+            f"changed after this session ({d['source']})"
+            if d.get("source")
+            else "changed after this session",
+        )
+        for d in result.drift
+    ]
