@@ -28,7 +28,7 @@ def _run(a: argparse.Namespace) -> int:
     rep = run(cmd, a.seed, a.cases, start=a.start, batch=a.batch, big_share=a.big_share)
     out = Path(a.out or tempfile.mkdtemp(prefix="sidtui-difftest-report-"))
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(rep.to_json(), ensure_ascii=False, indent=1))
+    (out / "report.json").write_text(json.dumps(rep.to_json(), indent=1))
     if a.examples:
         write_examples(cmd, rep, out, shrink=a.minimize)
     md = rep.markdown()

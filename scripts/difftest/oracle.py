@@ -64,6 +64,20 @@ def finish(proc: subprocess.Popen, count: int) -> list[dict[str, Any]]:
     return rows
 
 
+def run_raw(cmd: Sequence[str], files: Sequence[Path]) -> list[bytes]:
+    """The oracle's output line for each file, as printed (no newline)."""
+    if not files:
+        return []
+    proc = start_batch(cmd, files)
+    assert proc.stdout is not None
+    raw = proc.stdout.read()
+    rc = proc.wait()
+    rows = [x for x in raw.split(b"\n") if x.strip()]
+    if len(rows) != len(files):
+        raise OracleError(f"oracle exited {rc} with {len(rows)} objects for {len(files)} files")
+    return rows
+
+
 def run_batch(cmd: Sequence[str], files: Sequence[Path]) -> list[dict[str, Any]]:
     """The oracle's object for each file, in order."""
     if not files:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scripts.difftest.gen import FILLER_UNIT, REPO
-from scripts.difftest.oracle import run_batch
+from scripts.difftest.oracle import run_raw
 
 CASES_DIR = REPO / "tests" / "fixtures" / "oracle-cases"
 
@@ -49,13 +49,14 @@ def vendor(
         written += [core, spec]
     try:
         rel = target.relative_to(REPO)
-        out = run_batch(cmd, [rel])[0] if Path.cwd() == REPO else run_batch(cmd, [target])[0]
+        raw = run_raw(cmd, [rel])[0] if Path.cwd() == REPO else run_raw(cmd, [target])[0]
     finally:
         if pad is not None:
             target.unlink()
+    out = json.loads(raw.decode("utf-8", "surrogatepass"))
     if out.get("error"):
         raise RuntimeError(f"the oracle could not read {target}: {out['error']}")
     o = folder / f"{name}.jsonl.oracle.json"
-    o.write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
+    o.write_bytes(raw + b"\n")  # verbatim: one line, as the oracle printed it
     written.append(o)
     return written
