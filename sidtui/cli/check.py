@@ -61,9 +61,9 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.check import run_check
-    from sidtui.core.errors import UsageError
-    from sidtui.core.home import resolve_session
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.base.home import resolve_session
+    from sidtui.core.views.check import run_check
 
     home = session_home(args) if args.session is not None else home_from_args(args).require()
     require_project(home, args.project)

@@ -10,11 +10,11 @@ against ``fixtures/real-home``):
     assistant_message(tool_use…) → [snapshot sN] → metadata file_changes → user_message(tool_result…)
     … → assistant_message(end_turn) → metadata usage_stats, todo_state, hypothesis_ledger[, …]
 
-There is no second writer: transcripts go through :class:`sidtui.core.writer.SessionStore`
-(sub-agents through :class:`~sidtui.core.writer.SidechainWriter`), checkpoints through
-:class:`sidtui.core.checkpoint.CheckpointManager` (a snapshot before each changing batch,
+There is no second writer: transcripts go through :class:`sidtui.core.edits.writer.SessionStore`
+(sub-agents through :class:`~sidtui.core.edits.writer.SidechainWriter`), checkpoints through
+:class:`sidtui.core.checkpoints.manager.CheckpointManager` (a snapshot before each changing batch,
 holding the pre-images) and fork inheritance through
-:func:`sidtui.core.checkpoint_evict.inherit_from`. The process-layer files (registration,
+:func:`sidtui.core.checkpoints.evict.inherit_from`. The process-layer files (registration,
 file intents, history, summaries) come from :mod:`sidtui.demo.registry`.
 
 Determinism: every timestamp comes from a :class:`~sidtui.demo.clock.SimClock` and every id
@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.checkpoint import CheckpointManager
-from sidtui.core.diff import edit_hunks
-from sidtui.core.home import Home
-from sidtui.core.jsonout import stringify
-from sidtui.core.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.base.home import Home
+from sidtui.core.base.jsonout import stringify
+from sidtui.core.checkpoints.diff import edit_hunks
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
 from sidtui.demo import registry
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.projects import Project
@@ -366,7 +366,7 @@ class SimAgent:
         messages with fresh uuids and their per-message fields in ``message._meta``; the
         source's checkpoints are inherited (seed §9.8).
         """
-        from sidtui.core.checkpoint_evict import inherit_from
+        from sidtui.core.checkpoints.evict import inherit_from
 
         self.start(forked_from=src.session_id)
         self.store.append_metadata(

@@ -2,7 +2,7 @@
 
 Corruption, crashes mid-write and old formats cannot come out of ``SessionStore`` — that is
 the point of it — so these are written here, line by line with
-:func:`sidtui.core.jsonout.stringify` (the bytes ``JSON.stringify`` gives), or by cutting a
+:func:`sidtui.core.base.jsonout.stringify` (the bytes ``JSON.stringify`` gives), or by cutting a
 file the simulated agent wrote:
 
 * :func:`truncate_last_line` — a half line at the end (SIGKILL during a write).
@@ -22,8 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.checkpoint_index import CheckpointIndex
-from sidtui.core.jsonout import stringify
+from sidtui.core.base.jsonout import stringify
+from sidtui.core.checkpoints.index import CheckpointIndex
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.registry import write_pretty
 
@@ -54,7 +54,7 @@ def truncate_last_line(path: Path, keep_fraction: float = 0.55) -> int:
 
 
 def _last_uuid(path: Path) -> str | None:
-    from sidtui.core.records import scan_records
+    from sidtui.core.transcript.records import scan_records
 
     rf = scan_records(path.read_bytes())
     return rf.records[-1].uuid if rf.records else None

@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from sidtui.core.home import Home
+from sidtui.core.base.home import Home
 from sidtui.demo.agent import (
     SimAgent,
     SubAgentPlan,

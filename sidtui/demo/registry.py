@@ -25,9 +25,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.checkpoint_index import atomic_write_bytes
-from sidtui.core.home import Home, safe_id
-from sidtui.core.jsonout import stringify, stringify_pretty
+from sidtui.core.base.home import Home, safe_id
+from sidtui.core.base.jsonout import stringify, stringify_pretty
+from sidtui.core.checkpoints.index import atomic_write_bytes
 
 
 def write_pretty(path: Path, obj: Any, *, durable: bool = False) -> None:

@@ -7,7 +7,7 @@
 * :func:`write_huge_session(path, target_bytes, seed)` — one session of about
   ``target_bytes`` (100 MB ≈ 142k records, §15 stage 5).
 
-For speed these write lines directly with :func:`sidtui.core.jsonout.stringify` instead of
+For speed these write lines directly with :func:`sidtui.core.base.jsonout.stringify` instead of
 going through ``SessionStore`` (no per-record queue or timer), but every record has the
 exact shape and key order the store writes (checked against ``fixtures/real-home``) and the
 ``uuid``/``parentUuid`` chain is valid from ``session_start`` to the last line. The mix
@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from sidtui.core.jsonout import stringify
+from sidtui.core.base.jsonout import stringify
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, iso_ms
 from sidtui.demo.projects import project_key
 

@@ -15,8 +15,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sidtui.core.home import Home
-from sidtui.core.writer import SessionStore, flush_pending_writes
+from sidtui.core.base.home import Home
+from sidtui.core.edits.writer import SessionStore, flush_pending_writes
 from sidtui.demo import content as C
 from sidtui.demo import crafted
 from sidtui.demo.agent import (
@@ -1233,7 +1233,7 @@ def _set_mtimes(home: Home) -> None:
     timeline rather than the build time, and so do repeated builds."""
     from datetime import datetime
 
-    from sidtui.core.records import scan_records
+    from sidtui.core.transcript.records import scan_records
 
     def stamp(text: object) -> float | None:
         if not isinstance(text, str):

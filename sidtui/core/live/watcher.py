@@ -35,10 +35,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 
-from sidtui.core.home import Home, SessionFile, classify_file
+from sidtui.core.base.home import Home, SessionFile, classify_file
 from sidtui.core.live import events as ev
 from sidtui.core.live.tail import SETTLE_S, FileTail
-from sidtui.core.process import (
+from sidtui.core.resume.process import (
     find_conflicts,
     read_file_intents,
     read_json_tolerant,

@@ -5,7 +5,7 @@ like the Conversation view. The live chain (what the loader follows from the tai
 highlighted; records of skipped branches (concurrent writers, restarts) are dimmed with
 their branch's record count; heads, branch points, the live tip, sidtui's rewind and
 branch-switch markers and bad lines (with their reason) are marked. All of it comes from
-:class:`sidtui.core.chain.RecordTree` and :class:`~sidtui.core.chain.ChainResult`.
+:class:`sidtui.core.transcript.chain.RecordTree` and :class:`~sidtui.core.transcript.chain.ChainResult`.
 """
 
 from __future__ import annotations
