@@ -55,8 +55,8 @@ def sidtui_view(path: Path) -> dict[str, Any]:
     Raises:
         sidtui.core.errors.SidtuiError: the file cannot be read at all.
     """
-    from sidtui.core.home import Home, classify_file
-    from sidtui.core.session import open_session
+    from sidtui.core.base.home import Home, classify_file
+    from sidtui.core.views.session import open_session
 
     with tempfile.TemporaryDirectory(prefix="sidtui-difftest-") as tmp:
         home_dir = Path(tmp)
