@@ -61,7 +61,8 @@ from sidtui.core.transcript.records import (
     RecordFile,
     RecordRef,
     _parse,
-    count_lines,
+    agent_reads_as_lines,
+    decode_lines_exact,
 )
 
 #: How many trailing chain messages are decoded to decide the interruption state.
@@ -265,6 +266,8 @@ class _LsHeadT(msgspec.Struct, gc=False):
 
 
 _LS_HEAD_T = msgspec.json.Decoder(_LsHeadT)
+_LS_HEADS = msgspec.json.Decoder(list[_LsHead])
+_LS_HEADS_T = msgspec.json.Decoder(list[_LsHeadT])
 
 
 class _Walk:
@@ -304,16 +307,16 @@ def _valid_heads(data: bytes) -> list | None:
     Raises:
         _FallBack: the tail has no string uuid (linear legacy parse).
     """
-    try:
-        heads = _LS_HEAD_T.decode_lines(data)
-    except FAST_DECODE_ERRORS:  # a chain field of another type? (or too deep)
-        try:
-            heads = _LS_HEAD.decode_lines(data)
-        except FAST_DECODE_ERRORS:
-            return None
-    n = len(heads)
-    if not n or n != count_lines(data, len(data)):
-        return None  # blank/odd lines: the exact per-line path
+    if not agent_reads_as_lines(data):
+        return None  # the agent's trim or streaming reader changes a line: the exact path
+    # one value per line, or None: a chain field of another type, a blank line, two
+    # records glued on one line, too deep (the exact per-line path decides then)
+    heads = decode_lines_exact(data, len(data), _LS_HEADS_T)
+    if heads is None:
+        heads = decode_lines_exact(data, len(data), _LS_HEADS)
+    n = len(heads) if heads is not None else 0
+    if not n:
+        return None
     if not isinstance(heads[-1].uuid, str):
         raise _FallBack  # linear legacy parse
     return heads

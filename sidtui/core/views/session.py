@@ -36,7 +36,14 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.records import (
+    STREAM_ABOVE,
+    FileChanged,
+    RecordFile,
+    read_transcript,
+    scan_records,
+    trim_note,
+)
 
 _TREE_SLOT = "\x00tree"  # where the tree's warnings go in the warning order
 
@@ -226,6 +233,13 @@ def _open_session(
         loaded = load_jsonl(rf, chain, ahead=ahead)
         trace_ids = trace_session_ids_of(rf, loaded, chain)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
+        if rf.trimmed is not None:
+            original = data if isinstance(data, bytes) else b""
+            warnings.append(
+                f"the file holds {trim_note(original, rf.trimmed)}: the agent trims it "
+                f"away because it reads a file of at most {STREAM_ABOVE >> 20} MiB whole; "
+                "above that size it reads line by line and would find that line unreadable"
+            )
         for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
             tail_note = (
                 "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
