@@ -109,7 +109,12 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     head.add_row("format", Text(f"{j['format_version']}  ({j['kind']})"))
     head.add_row("model", Text(f"{j['model'] or '—'}  {j['provider'] or ''}"))
     head.add_row("cwd", Text(j["cwd"] or "—"))
-    if j["loadable"]:
+    if j["resume_fails"]:
+        head.add_row(
+            "on resume",
+            Text(f"the agent cannot resume this session: {j['resume_failure']}", style="bold red"),
+        )
+    elif j["loadable"]:
         kind = j["interruption"]["kind"]
         tools = j["interruption"]["tool_names"]
         colour = {"none": "green", "interrupted_prompt": "yellow"}.get(kind, "red")
@@ -172,7 +177,14 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
         )
     c.print(Panel(chain_t, title="chain", title_align="left"))
 
-    if j["loadable"] and view.recovery is not None:
+    if j["resume_fails"]:
+        c.print(
+            Text(
+                "`sidtui salvage` writes a copy the agent can resume (the file is never changed).",
+                style="yellow",
+            )
+        )
+    if j["loadable"] and view.recovery is not None and not j["resume_fails"]:
         cms = view.recovery.messages
         total = len(cms)
         shown = (

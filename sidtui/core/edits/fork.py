@@ -63,6 +63,8 @@ class ForkResult:
         checkpoints_inherited: snapshots inherited (0 when the source has none).
         warnings: non-fatal problems (checkpoint inheritance failed, ...).
         left_out: for salvage, what was not copied (see :func:`salvage`).
+        repairs: messages the agent's resume pipeline would throw on, repaired or left
+            out in the copy: ``[{line, what}]``.
         dry_run: nothing was written.
     """
 
@@ -76,6 +78,7 @@ class ForkResult:
     checkpoints_inherited: int = 0
     warnings: list[str] = field(default_factory=list)
     left_out: dict[str, Any] = field(default_factory=dict)
+    repairs: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -90,6 +93,7 @@ class ForkResult:
             "checkpoints_inherited": self.checkpoints_inherited,
             "warnings": self.warnings,
             "left_out": self.left_out,
+            "repairs": self.repairs,
             "dry_run": self.dry_run,
         }
 
@@ -142,12 +146,38 @@ def _copyable(rf: RecordFile, indexes: list[int]) -> list[int]:
     return out
 
 
+def _repaired_message(msg: dict[str, Any], line: int, repairs: list[dict[str, Any]]) -> dict | None:
+    """``msg`` as the agent's resume pipeline can take it, or None to leave it out: a
+    string content becomes one text block, null blocks go, content that is no list at all
+    leaves the message out (each change is noted in ``repairs``)."""
+    content = msg.get("content")
+    if isinstance(content, str):
+        repairs.append({"line": line, "what": "string content made one text block"})
+        return {**msg, "content": [{"type": "text", "text": content}]}
+    if not isinstance(content, list):
+        repairs.append({"line": line, "what": "left out: its content is not a list"})
+        return None
+    if None in content:
+        repairs.append({"line": line, "what": "null blocks removed"})
+        return {**msg, "content": [b for b in content if b is not None]}
+    return msg
+
+
 def _copy_records(
-    store: SessionStore, rf: RecordFile, indexes: list[int], loaded: LoadedSession
+    store: SessionStore,
+    rf: RecordFile,
+    indexes: list[int],
+    loaded: LoadedSession,
+    repairs: list[dict[str, Any]] | None = None,
 ) -> tuple[int, int]:
-    """Append ``indexes`` (already filtered) to ``store``; returns (records, messages)."""
+    """Append ``indexes`` (already filtered) to ``store``; returns (records, messages).
+
+    Messages the agent's resume pipeline would throw on are repaired or left out
+    (:func:`_repaired_message`; noted in ``repairs``), so the copy resumes.
+    """
     by_record = {m.record: m for m in loaded.messages}
     records = messages = 0
+    fixes: list[dict[str, Any]] = [] if repairs is None else repairs
     for i in indexes:
         rec = rf.records[i]
         d = rf.decode(rec)
@@ -155,7 +185,12 @@ def _copy_records(
             m = by_record.get(i)
             msg = d.get("message")
             if m is None or not isinstance(msg, dict):
-                continue  # the loader skips it too
+                if m is not None or msg is not None or "message" in d:
+                    fixes.append({"line": rec.line, "what": "left out: no message object"})
+                continue  # the agent's loader fails on it or keeps an empty shell
+            msg = _repaired_message(msg, rec.line, fixes)
+            if msg is None:
+                continue
             copied = dict(msg)
             if m.meta:
                 copied["_meta"] = dict(m.meta)
@@ -249,7 +284,11 @@ def write_copy(
     if forked_from_extra:
         value.update(forked_from_extra)
     store.append_metadata("forked_from", value)
-    result.records_copied, result.message_count = _copy_records(store, rf, copy_idx, sub_loaded)
+    repairs: list[dict[str, Any]] = []
+    result.records_copied, result.message_count = _copy_records(
+        store, rf, copy_idx, sub_loaded, repairs
+    )
+    result.repairs = repairs
     store.flush()
     if errors:
         try:
@@ -357,7 +396,9 @@ def stitch_readable(rf: RecordFile, tail: int) -> tuple[list[int], list[dict[str
 
 
 def salvage(view, *, dry_run: bool = False) -> ForkResult:
-    """Write a loadable copy of a session the agent cannot load (issue 4 §5).
+    """Write a loadable copy of a session the agent cannot load, or cannot resume (its
+    resume pipeline throws on a message: that copy repairs or leaves out such messages,
+    :attr:`ForkResult.repairs`) (issue 4 §5).
 
     The stitched chain (or, if it holds fewer messages, the longest readable chain) is
     copied into a new session with fresh uuids, a proper ``session_start`` and a
@@ -366,7 +407,7 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
     salvaged chain), ``joins``. The source stays untouched.
 
     Raises:
-        UsageError: the agent loads this file already (fork it instead), or it is a v1
+        UsageError: the agent loads and resumes this file already (fork it instead), or it is a v1
             file/sidechain, or nothing in it is readable.
         ForkError: the new file could not be written.
     """
@@ -374,7 +415,9 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
 
     view = current_view(view)
     _require_chained(view, "salvage")
-    if view.loaded.loadable:
+    rec = view.recovery
+    fails = view.loaded.loadable and rec is not None and rec.failure is not None
+    if view.loaded.loadable and not fails:
         raise UsageError(
             f"nothing to salvage: the agent loads {view.file.path.name} "
             "(use `sidtui fork` to copy it)"
@@ -383,7 +426,7 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
     if not rf.records:
         raise UsageError(f"nothing readable in {view.file.path.name}")
     flush_pending_writes(view.file.path)
-    if view.chain.linear:
+    if view.chain.linear or fails:  # (the agent loads it; only its resume fails)
         indexes, joins = list(view.chain.chain), []
     else:
         indexes, joins = stitch_readable(rf, view.chain.tail)
@@ -401,6 +444,8 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
         "joins": joins,
     }
     extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
+    if fails:
+        left_out["resumeFailure"] = rec.failure  # type: ignore[union-attr]
     result = write_copy(view, indexes, forked_from_extra=extra, dry_run=dry_run)
     result.left_out = left_out
     return result

@@ -44,7 +44,7 @@ from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_o
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.transcript.chain import rebuild_chain
-from sidtui.core.transcript.loader import _message_from_record
+from sidtui.core.transcript.loader import LoaderFails, _message_from_record
 from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
 
 #: Record types DESIGN §3 defines (anything else is kept as an opaque record).
@@ -593,7 +593,10 @@ class _Scan:
             fc.trace_ids.append(value)
 
     def _user(self, rf: RecordFile, rec: RecordRef) -> None:
-        msg = _message_from_record(rf, rec, 0)
+        try:
+            msg = _message_from_record(rf, rec, 0)
+        except LoaderFails:  # no message object (the loader's verdict is reported elsewhere)
+            msg = None
         r = self.r
         if msg is None:
             r.other_user_records += 1

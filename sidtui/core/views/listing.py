@@ -50,13 +50,13 @@ from sidtui.core.transcript.chain import _is_one_linear_chain, _walk
 from sidtui.core.transcript.loader import (
     _MSG_DECODER,
     MESSAGE_RECORD_TYPES,
+    LoaderFails,
     Message,
     _message_from_record,
     _message_from_struct,
     _str,
 )
 from sidtui.core.transcript.records import (
-    _HEAD,
     FAST_DECODE_ERRORS,
     RecordFile,
     RecordRef,
@@ -176,10 +176,19 @@ def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def _head_at(mv: memoryview, start: int, end: int):
+    """The line's head (None: the fast decoder refuses it).
+
+    Raises:
+        _FallBack: a message record without a message object or content list (the
+            agent's loader or resume may fail on it: the full reader decides).
+    """
     try:
-        return _HEAD.decode(mv[start:end])
+        h = _LS_ONE.decode(mv[start:end])
     except FAST_DECODE_ERRORS:
         return None
+    if h.type in MESSAGE_RECORD_TYPES and (h.message is None or h.message.content is None):
+        raise _FallBack
+    return h
 
 
 def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
@@ -242,6 +251,19 @@ class _LineIndex:
         return back[j], back[j - 1] - 1
 
 
+class _Obj(msgspec.Struct, gc=False):
+    """Any JSON object (its keys skipped)."""
+
+
+class _LsMessage(msgspec.Struct, gc=False):
+    """A message as far as ``ls`` must see it: an object whose content is a list of
+    objects. Anything else (a message or block that is no object, content that is no
+    list) fails the fast decode or leaves ``content`` None, and the full reader decides
+    what the agent does with it (its loader or resume may fail on it)."""
+
+    content: list[_Obj] | None = None
+
+
 class _LsHead(msgspec.Struct, gc=False):
     """The chain fields plus a metadata record's ``key``; msgspec skips every other key."""
 
@@ -249,9 +271,11 @@ class _LsHead(msgspec.Struct, gc=False):
     uuid: Any = None
     parentUuid: Any = None
     key: Any = None
+    message: _LsMessage | None = None
 
 
-_LS_HEAD = msgspec.json.Decoder(_LsHead)
+#: every line's head, one per line (:func:`~sidtui.core.transcript.records.decode_lines_exact`)
+_LS_HEAD = msgspec.json.Decoder(list[_LsHead])
 
 
 class _LsHeadT(msgspec.Struct, gc=False):
@@ -263,11 +287,11 @@ class _LsHeadT(msgspec.Struct, gc=False):
     uuid: str | None = None
     parentUuid: str | None = None
     key: Any = None
+    message: _LsMessage | None = None
 
 
-_LS_HEAD_T = msgspec.json.Decoder(_LsHeadT)
-_LS_HEADS = msgspec.json.Decoder(list[_LsHead])
-_LS_HEADS_T = msgspec.json.Decoder(list[_LsHeadT])
+_LS_HEAD_T = msgspec.json.Decoder(list[_LsHeadT])
+_LS_ONE = msgspec.json.Decoder(_LsHeadT)
 
 
 class _Walk:
@@ -311,12 +335,18 @@ def _valid_heads(data: bytes) -> list | None:
         return None  # the agent's trim or streaming reader changes a line: the exact path
     # one value per line, or None: a chain field of another type, a blank line, two
     # records glued on one line, too deep (the exact per-line path decides then)
-    heads = decode_lines_exact(data, len(data), _LS_HEADS_T)
+    heads = decode_lines_exact(data, len(data), _LS_HEAD_T)
     if heads is None:
-        heads = decode_lines_exact(data, len(data), _LS_HEADS)
+        heads = decode_lines_exact(data, len(data), _LS_HEAD)
     n = len(heads) if heads is not None else 0
     if not n:
         return None
+    mt = MESSAGE_RECORD_TYPES
+    if any(
+        (h.message is None or h.message.content is None) and type(h.type) is str and h.type in mt
+        for h in heads
+    ):
+        return None  # a message without a message object or content list: the full reader
     if not isinstance(heads[-1].uuid, str):
         raise _FallBack  # linear legacy parse
     return heads
@@ -486,15 +516,26 @@ class _Reader:
             o = _MSG_DECODER.decode(self.data[ls:le])
         except FAST_DECODE_ERRORS:  # the loader's dict path
             o = None
+        if o is not None and o.message is None:
+            raise _FallBack  # no message object: the full reader says what the agent does
         if o is not None and peek:
-            return _message_from_struct(o, index, -1, uuid, 0, rtype, None)
-        rf = self.rf
-        refs = rf.records
-        ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
-        refs.append(ref)
-        if o is None:
-            return _message_from_record(rf, ref, index)
-        return _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
+            m = _message_from_struct(o, index, -1, uuid, 0, rtype, None)
+        else:
+            rf = self.rf
+            refs = rf.records
+            ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
+            refs.append(ref)
+            try:
+                m = (
+                    _message_from_record(rf, ref, index)
+                    if o is None
+                    else _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
+                )
+            except LoaderFails:
+                raise _FallBack from None
+        if m is not None and m.shape is not None:
+            raise _FallBack  # a message the agent's resume cannot take: the full reader
+        return m
 
 
 def _is_visible_reply(m: Message | None) -> bool:

@@ -270,6 +270,8 @@ def _open_session(
     )
     if sf.kind == "main" and not loaded.loadable:
         warnings.insert(0, f"the agent will see nothing in this file: {loaded.load_failure}")
+    elif recovery is not None and recovery.failure is not None:
+        warnings.insert(0, f"the agent cannot resume this session: {recovery.failure}")
     sidechain = None
     sidechains: list[Sidechain] = []
     if sf.kind == "sidechain" and rf is not None:
@@ -380,7 +382,8 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     dropped = []
     interruption: dict[str, Any] = {"kind": None, "tool_names": []}
     integrity: dict[str, Any] = {"orphans": [], "dangling": []}
-    if loadable and v.recovery is not None:
+    fails = loadable and v.recovery is not None and v.recovery.failure is not None
+    if loadable and v.recovery is not None and not fails:
         r = v.recovery
         resumed = materialize(resumed_rows(r.messages))
         dropped = [
@@ -463,6 +466,8 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         "updated_at": v.loaded.updated_at,
         "messages": messages,
         "resumed": resumed,
+        "resume_fails": fails,
+        "resume_failure": v.recovery.failure if fails else None,  # type: ignore[union-attr]
         "dropped": dropped,
         "interruption": interruption,
         "resume_note": v.recovery.resume_note if (loadable and v.recovery) else None,

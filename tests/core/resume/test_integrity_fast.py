@@ -33,10 +33,10 @@ def _ref_check_integrity(messages) -> Integrity:
     for pos, m in enumerate(messages):
         for b in m.blocks:
             t = b.type
-            if t == "tool_use":
-                if b.id and _hashable(b.id):
+            if t == "tool_use":  # empty and missing ids count, as the agent counts them
+                if _hashable(b.id):
                     uses.setdefault(b.id, (b.name, pos, m.uuid))
-            elif t == "tool_result" and b.tool_use_id and _hashable(b.tool_use_id):
+            elif t == "tool_result" and _hashable(b.tool_use_id):
                 if b.tool_use_id in uses:
                     answered.add(b.tool_use_id)
                 else:
