@@ -317,7 +317,7 @@ def _compare_sidechain(sc: dict[str, Any], s: dict[str, Any]) -> Disagreement | 
         (m.get("role"), m.get("blocks"))
         for m in (sc.get("reconstructed") or {}).get("messages") or []
     ]
-    s_msgs = [(m.get("role"), m.get("blocks")) for m in s.get("messages") or []]
+    s_msgs = [(m.get("role"), m.get("blocks")) for m in s.get("resumed") or []]
     if o_msgs != s_msgs:
         diff.append("messages")
     if not diff:

@@ -5,7 +5,8 @@ core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session 
 
 * ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
 * sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
-  **first record** (``sidechain_start``), never by name: ids contain dashes;
+  **first record** (``sidechain_start``; the first line JSON.parse accepts, as the
+  agent's sidechain readers see it), never by name: ids contain dashes;
 * ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
 * ``summaries/<id>.json`` beside them.
 
@@ -26,6 +27,13 @@ from pathlib import Path
 import orjson
 
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
+from sidtui.core.base.jsonparse import (
+    JS_WHITESPACE,
+    JSONParseError,
+    decode_text,
+    is_blank,
+    parse_line,
+)
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -136,15 +144,42 @@ def read_first_line(path: Path, cap: int = FIRST_LINE_CAP) -> bytes:
         return b""
 
 
+def _first_value(head: bytes) -> tuple[object, bool]:
+    """The first line of ``head`` (a file's first bytes) that JSON.parse accepts, as the
+    agent's sidechain readers find it: the whitespace ``trim()`` removes before the first
+    record, blank lines and lines JSON.parse rejects are skipped. ``(value, found)``."""
+    for i, line in enumerate(head.split(b"\n")):
+        if i == 0 and line[:1] != b"{":
+            line = decode_text(line).lstrip(JS_WHITESPACE).encode("utf-8", "surrogatepass")
+        if is_blank(line):
+            continue
+        try:
+            return parse_line(line), True
+        except JSONParseError:
+            continue
+    return None, False
+
+
 def _sidechain_header(path: Path, first: bytes | None = None) -> dict | None:
-    if first is None:
-        first = read_first_line(path)
-    if b"sidechain_start" not in first:
-        return None
-    try:
-        rec = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return None
+    """The ``sidechain_start`` record when the file is a sidechain, else None: its first
+    line JSON.parse accepts (:func:`_first_value`) is one. ``first``: the file's first
+    line when already read; the rest of its first MiB is read only when that line is
+    blank or unreadable (tests/fixtures/oracle-cases/sidechain-first-line)."""
+    head = first if first is not None else read_first_line(path)
+    line1 = head.split(b"\n", 1)[0]
+    if b"sidechain_start" not in line1 and line1[:1] == b"{":
+        try:
+            orjson.loads(line1)
+            return None  # the usual file: its first line is a record, and no sidechain's
+        except orjson.JSONDecodeError:
+            pass
+    rec, found = _first_value(head)
+    if not found:  # the first line is blank or unreadable: the agent reads on
+        try:
+            with open(path, "rb") as fh:
+                rec, found = _first_value(fh.read(FIRST_LINE_CAP))
+        except OSError:
+            return None
     if isinstance(rec, dict) and rec.get("type") == "sidechain_start":
         return rec
     return None

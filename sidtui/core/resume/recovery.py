@@ -245,9 +245,10 @@ class RecoveryResult:
     _tool_blocks: _ToolBlocks | None = field(default=None, repr=False)
 
     def _before_blocks(self) -> _ToolBlocks | None:
-        if self._tool_blocks is None:
-            self._tool_blocks = _collect_tool_blocks(self.loaded)
-        return self._tool_blocks
+        tb = self._tool_blocks
+        if tb is None or not _roles_fit(tb, self.loaded):  # the scan's take every role
+            self._tool_blocks = tb = _collect_tool_blocks(self.loaded)
+        return tb
 
     @property
     def integrity_before(self) -> Integrity:
@@ -706,9 +707,22 @@ def check_integrity(messages: Iterable[Message]) -> Integrity:
     return integ if integ is not None else _check_integrity_walk(msgs)
 
 
+def _roles_fit(tb: _ToolBlocks, msgs: Sequence[Message]) -> bool:
+    """Every tool_use of ``tb`` is in an assistant message and every tool_result in a
+    user message (the usual history: then ``tb`` is what integrity counts)."""
+    try:
+        return {msgs[i].role for i in set(tb.use_pos)} <= {"assistant"} and {
+            msgs[i].role for i in set(tb.result_pos)
+        } <= {"user"}
+    except IndexError:
+        return False
+
+
 def _collect_tool_blocks(msgs: Sequence[Message], start: int = 0) -> _ToolBlocks | None:
-    """The tool blocks of ``msgs[start:]`` (positions counted in ``msgs``); None when a
-    message or block is not shaped like one (the walk decides then)."""
+    """The tool blocks integrity counts in ``msgs[start:]`` (positions counted in
+    ``msgs``): tool_use blocks of assistant messages and tool_result blocks of user
+    messages, as the agent's check counts them. None when a message or block is not
+    shaped like one (the walk decides then)."""
     uses: list = []
     use_pos: list[int] = []
     results: list = []
@@ -719,12 +733,16 @@ def _collect_tool_blocks(msgs: Sequence[Message], start: int = 0) -> _ToolBlocks
     try:
         for m in msgs[start:] if start else msgs:
             i += 1
+            role = m.role
+            if role != "assistant" and role != "user":
+                continue
             for b in m.blocks:
                 t = b.type
                 if t == "tool_use":
-                    add_use(b.id)
-                    add_use_pos(i)
-                elif t == "tool_result":
+                    if role == "assistant":
+                        add_use(b.id)
+                        add_use_pos(i)
+                elif t == "tool_result" and role == "user":
                     add_result(b.tool_use_id)
                     add_result_pos(i)
     except (AttributeError, TypeError):
@@ -780,6 +798,10 @@ def _check_integrity_walk(messages: Iterable[Message]) -> Integrity:
     for pos, m in enumerate(messages):
         for b in m.blocks:
             t = b.type
+            if (t == "tool_use" and m.role != "assistant") or (
+                t == "tool_result" and m.role != "user"
+            ):
+                continue  # the agent counts tool_uses of assistants, results of users
             if t == "tool_use":
                 if _hashable(b.id):  # an empty or missing id too, as the agent counts it
                     uses.setdefault(b.id, (b.name, pos, m.uuid))

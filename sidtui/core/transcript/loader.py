@@ -33,6 +33,7 @@ from sidtui.core.transcript.records import (
     RecordRef,
     RecordS,
     make_block,
+    trim_whole_file,
     visible_text,
 )
 
@@ -969,6 +970,7 @@ def load_v1_json(data: bytes) -> LoadedSession:
         is not loadable (``load_failure`` says why).
     """
     ls = LoadedSession()
+    data = trim_whole_file(data)  # the agent trims the text first (a BOM costs nothing)
     try:
         try:
             d = orjson.loads(data)

@@ -988,6 +988,7 @@ def scan_records(
     chain_only: bool = False,
     on_piece: PieceHook | None = None,
     whole_file: bool | None = None,
+    streamed: bool | None = None,
 ) -> RecordFile:
     """Index every line of ``data``: records, bad lines and blank lines.
 
@@ -1016,6 +1017,8 @@ def scan_records(
             of that size: a file of at most :data:`STREAM_ABOVE` bytes is trimmed first
             (:func:`trim_whole_file`), a bigger one also ends lines at a lone ``\\r`` and
             at U+2028/U+2029 (its streaming reader; :func:`_scan_tolerant`).
+        streamed: whether the agent reads the file with its streaming reader (default:
+            when it is bigger than :data:`STREAM_ABOVE`; its sidechain readers never do).
 
     Returns:
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
@@ -1028,7 +1031,9 @@ def scan_records(
     if whole_file is None:
         whole_file = base_offset == 0 and start_line == 0
     # the agent's reader depends on the file's size (STREAM_ABOVE)
-    streaming = whole_file and (source.size if source is not None else len(data)) > STREAM_ABOVE
+    if streamed is None:
+        streamed = (source.size if source is not None else len(data)) > STREAM_ABOVE
+    streaming = whole_file and streamed
     if whole_file and not streaming:
         if source is not None:  # (pieces of a small file: only in tests)
             edges = (

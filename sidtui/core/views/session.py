@@ -228,7 +228,9 @@ def _open_session(
         fmt = loaded.version
     else:
         ahead = LinearLoad()  # the loader runs during the scan if the file is linear
-        rf = scan_records(data, on_piece=ahead)
+        # the agent's sidechain readers read a file whole at any size (no streaming)
+        side = sf.kind == "sidechain"
+        rf = scan_records(data, on_piece=None if side else ahead, streamed=False if side else None)
         chain = rebuild_chain(rf)
         loaded = load_jsonl(rf, chain, ahead=ahead)
         trace_ids = trace_session_ids_of(rf, loaded, chain)
@@ -534,6 +536,10 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
                 }
                 for m in s.messages
             ],
+            # what the agent rebuilds to resume the sub-agent (None: its rebuild throws)
+            "resumed": None
+            if s.resumed is None
+            else [{"role": m.role, "blocks": [b.type for b in m.blocks]} for m in s.resumed],
         }
     if v.sidechains:
         out["sidechains"] = [
