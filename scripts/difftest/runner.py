@@ -84,7 +84,7 @@ class Report:
         for d in diffs:
             cause = (causes or {}).get(d.key, "?")
             self.causes.setdefault(cause, set()).add(case.name)
-            key = f"{d.key} ← {cause}"
+            key = f"{d.key} ← {cause}" + (" [kept on purpose]" if d.known else "")
             st = self.classes.setdefault(key, ClassStats(key, d.key))
             st.count += 1
             for t in case.tags:

@@ -714,7 +714,7 @@ def _roles_fit(tb: _ToolBlocks, msgs: Sequence[Message]) -> bool:
         return {msgs[i].role for i in set(tb.use_pos)} <= {"assistant"} and {
             msgs[i].role for i in set(tb.result_pos)
         } <= {"user"}
-    except IndexError:
+    except (IndexError, TypeError):
         return False
 
 
@@ -849,9 +849,9 @@ def safe_slice_tail(messages: list[Message], n: int, max_expand: int = 5) -> lis
 def _tool_names_for_results(msgs: Sequence[CleanMessage], last: CleanMessage) -> list[str]:
     """The tool names of ``last``'s tool_results, as the agent finds them: each result
     whose ``tool_use_id`` names a tool_use of the message just before ``last`` (in the
-    cleaned list; an id used twice there gives the later use's name), in the results'
-    order. A result answering an older message's tool_use names nothing."""
-    if len(msgs) < 2:
+    cleaned list, and an assistant's; an id used twice there gives the later use's name),
+    in the results' order. A result answering an older message's tool_use names nothing."""
+    if len(msgs) < 2 or msgs[-2].message.role != "assistant":
         return []
     names_by_id: dict = {}
     for b in msgs[-2].message.blocks:

@@ -15,7 +15,7 @@ from pathlib import Path
 from sidtui.core.base.home import Home, SessionFile, discover
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.records import RecordFile, make_block, scan_records
 
 
 @dataclass
@@ -125,6 +125,11 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
     return sc
 
 
+#: The user turn the agent puts first when a sub-agent's rebuilt conversation does not
+#: start with one (its own words: "continuing the earlier sub-agent task").
+RESUME_PLACEHOLDER = "(接续之前的子代理任务)"
+
+
 def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
     """The sub-agent's conversation as the agent rebuilds it to resume it (observed with
     its own reconstruction; tests/fixtures/oracle-cases/sidechain-reconstruction):
@@ -133,7 +138,9 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
     * the role is ``assistant`` or else ``user``;
     * an assistant message of only thinking blocks is left out, then tool_use blocks no
       tool_result answers are stripped from assistant messages, and an assistant message
-      left empty is left out.
+      left empty is left out;
+    * when what is left does not start with a user message, :data:`RESUME_PLACEHOLDER`
+      opens it (nothing left: nothing is rebuilt).
     """
     answered = {
         b.tool_use_id
@@ -159,6 +166,16 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
             if not blocks:
                 continue
         out.append(replace(m, index=len(out), role=role, blocks=blocks))
+    if out and out[0].role != "user":  # the agent opens with a user turn of its own
+        first = out[0]
+        out.insert(
+            0,
+            SidechainMessage(
+                0, "user", [make_block("text", text=RESUME_PLACEHOLDER)], None, first.line
+            ),
+        )
+        for i, m in enumerate(out):
+            m.index = i
     return out
 
 

@@ -33,7 +33,6 @@ from sidtui.core.transcript.records import (
     RecordRef,
     RecordS,
     make_block,
-    trim_whole_file,
     visible_text,
 )
 
@@ -970,7 +969,8 @@ def load_v1_json(data: bytes) -> LoadedSession:
         is not loadable (``load_failure`` says why).
     """
     ls = LoadedSession()
-    data = trim_whole_file(data)  # the agent trims the text first (a BOM costs nothing)
+    if data[:3] == b"\xef\xbb\xbf":  # its text decoder drops one BOM (no other trim)
+        data = data[3:]
     try:
         try:
             d = orjson.loads(data)

@@ -101,7 +101,7 @@ def _ref_recover(messages, terminal=frozenset()):
             kind, requeued, msgs = "interrupted_prompt", last[0], msgs[:-1]
         else:
             by_id = {}  # the message just before only (the agent's rule)
-            for _, b in msgs[-2][3] if len(msgs) > 1 else ():
+            for _, b in msgs[-2][3] if len(msgs) > 1 and msgs[-2][2] == "assistant" else ():
                 if b.type == "tool_use":
                     by_id[b.id] = b.name or ""
             names = [
