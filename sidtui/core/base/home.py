@@ -148,9 +148,9 @@ def _first_value(head: bytes) -> tuple[object, bool]:
     """The first line of ``head`` (a file's first bytes) that JSON.parse accepts, as the
     agent's sidechain readers find it: the whitespace ``trim()`` removes before the first
     record, blank lines and lines JSON.parse rejects are skipped. ``(value, found)``."""
-    for i, line in enumerate(head.split(b"\n")):
-        if i == 0 and line[:1] != b"{":
-            line = decode_text(line).lstrip(JS_WHITESPACE).encode("utf-8", "surrogatepass")
+    if head[:1] != b"{":  # the whitespace run before the first record, over any lines
+        head = decode_text(head).lstrip(JS_WHITESPACE).encode("utf-8", "surrogatepass")
+    for line in head.split(b"\n"):
         if is_blank(line):
             continue
         try:

@@ -329,10 +329,11 @@ def _valid_heads(data: bytes) -> list | None:
     (:class:`_LsHead` then).
 
     Raises:
-        _FallBack: the tail has no string uuid (linear legacy parse).
+        _FallBack: the tail has no string uuid (linear legacy parse), or the agent's
+            reader does not see the file's lines as they are split here.
     """
     if not agent_reads_as_lines(data):
-        return None  # the agent's trim or streaming reader changes a line: the exact path
+        raise _FallBack  # the agent's trim or streaming reader changes a line: the full reader
     # one value per line, or None: a chain field of another type, a blank line, two
     # records glued on one line, too deep (the exact per-line path decides then)
     heads = decode_lines_exact(data, len(data), _LS_HEAD_T)
