@@ -1,4 +1,4 @@
-"""App benchmarks (issue 7): launch to first rows, key presses while a big session loads,
+"""App benchmarks: launch to first rows, key presses while a big session loads,
 and the conversation view's render cost against message count.
 
 * ``tui_launch_first_rows`` — from ``App.run_test`` entry to the browser's first table row on
@@ -218,10 +218,10 @@ async def _render_cost(n: int, reps: int) -> tuple[list[float], float]:
     out = []
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(ConversationView)
-        from sidtui.tui.gcpause import gc_paused
+        from sidtui.core.base.gcpause import gc_paused
         from sidtui.tui.widgets.conversation_view import layout as measure_all
 
-        with gc_paused():  # as the app's loading worker does
+        with gc_paused(freeze=True):  # as the app's loading worker does
             model = _fake_model(n)
             t0 = time.perf_counter()
             starts = measure_all(model, view._content_width())

@@ -1,4 +1,4 @@
-"""`sidtui check`: count what is on disk — the seed's Appendix B as one command (DESIGN §10).
+"""`sidtui check`: count what is on disk (FORMAT.md §13) as one command.
 
 Exit codes: 0 nothing wrong, 1 a structural fault (a main file without exactly one
 ``session_start``, a chained file without exactly one head, an unreadable file or index, a
@@ -20,13 +20,14 @@ from sidtui.cli.common import (
     session_home,
     stdout_console,
 )
+from sidtui.fmt import pct
 
 
 def register(subparsers, parents) -> None:
     p = subparsers.add_parser(
         "check",
         parents=parents,
-        help="count what is on disk and report structural faults (seed Appendix B)",
+        help="count what is on disk and report structural faults (FORMAT.md §13)",
         description="Count sessions, records, metadata keys, bad lines, fields that never "
         "landed, checkpoints; report structural faults. Exit 0 nothing wrong, 1 a "
         "structural fault, 2 bad arguments.",
@@ -81,15 +82,12 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    args.exit_code = report.exit_code  # kept when stdout is closed early (`| head -1`)
     if args.json:
         print_json(report.to_json())
     else:
         _print(report)
     return report.exit_code
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x * 100:.1f}%"
 
 
 def _print(report) -> None:
@@ -139,7 +137,7 @@ def _print(report) -> None:
     )
     e = j["session_end"]
     c.print(
-        f"session_end   {e['files_with']}/{e['files']} files ({_pct(e['share'])}); last record "
+        f"session_end   {e['files_with']}/{e['files']} files ({pct(e['share'])}); last record "
         f"in {esc(str(e['last_record']))}"
     )
     t = Table(title="record types", title_justify="left")
@@ -158,7 +156,7 @@ def _print(report) -> None:
     if j["zero_landing"]:
         z = Table(
             title="fields that landed zero times — dead code / not triggered / broken wiring? "
-            "Only the call chain tells (seed §13.1, §13.9)",
+            "Only the call chain tells (FORMAT.md §13.3)",
             title_justify="left",
         )
         z.add_column("field")
@@ -172,7 +170,7 @@ def _print(report) -> None:
         f"checkpoints   {ck['indexes']} indexes ({ck['bytes'] / 1048576:.1f} MB), "
         f"{ck['snapshots']} snapshots, largest {ck['largest']['snapshots']} "
         f"({esc(ck['largest']['session'] or '—')}); full={ck['full']} (compressed "
-        f"{ck['compressed']}) diff={ck['diff']} diff share={_pct(ck['diff_share'])}; "
+        f"{ck['compressed']}) diff={ck['diff']} diff share={pct(ck['diff_share'])}; "
         f"unrecoverable entries: {ck['unrecoverable']}"
     )
     cov = j["coverage"]

@@ -1,10 +1,10 @@
-"""`sidtui undo SESSION [--file PATH] [--dry-run] [--json]` (issue 3, seed §9.7)."""
+"""`sidtui undo SESSION [--file PATH] [--dry-run] [--json]` (FORMAT.md §10.13)."""
 
 from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.checkpoint_args import add_session_args, manager, report
+from sidtui.cli.checkpoint_args import add_session_args, prepare, report
 
 
 def register(subparsers, parents) -> None:
@@ -23,11 +23,13 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    mgr = manager(args, writes=True)
+    mgr, done = prepare(args)
+    if done is not None:
+        return done
     if args.file:
-        from sidtui.cli.checkpoints import _match_path
+        from sidtui.cli.checkpoint_args import match_path
 
-        res = mgr.undo_file(_match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
+        res = mgr.undo_file(match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
     else:
         res = mgr.undo(dry_run=args.dry_run, force=args.force)
     return report(args, res, "undo")

@@ -128,23 +128,33 @@ def event_lines(batch, as_json: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import signal
+
     from sidtui.cli.common import home_from_args, session_home
+    from sidtui.core.base.errors import UnreadableInput
     from sidtui.core.base.home import resolve_session
     from sidtui.core.live.watcher import Watcher
 
+    done = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C and `kill` only set a flag: the main thread never waits in a call a
+        # KeyboardInterrupt could miss, so the watch always stops within a poll
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: done.set())
     home = session_home(args) if args.session else home_from_args(args).require()
     sf = resolve_session(home, args.session) if args.session else None
     lock = threading.Lock()
-    done = threading.Event()
 
     own_ids: set[str] = set()
     if sf is not None:
-        from sidtui.core.resume.process import trace_session_ids
+        from sidtui.core.base.home import session_ids
+        from sidtui.core.resume.process import trace_session_ids_in_file
 
+        own_ids = session_ids(sf)
         try:
-            own_ids = {sf.session_id, *trace_session_ids(sf.path.read_bytes())}
-        except OSError:
-            own_ids = {sf.session_id}
+            own_ids |= set(trace_session_ids_in_file(sf.path))
+        except (OSError, UnreadableInput):
+            pass
 
     def mine(e) -> bool:
         # registrations of other sessions are noise when following one session
@@ -163,12 +173,17 @@ def run(args: argparse.Namespace) -> int:
             except (BrokenPipeError, ValueError):
                 done.set()  # the reader went away (`| head`): stop quietly
 
-    import signal
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: done.set())  # `kill`: stop as cleanly as ^C
     w = Watcher(home, on_batch, session=sf, force_polling=True if args.polling else None)
     what = str(sf.path) if sf else str(home.root)
+    said = 0  # warnings printed so far
+
+    def say_warnings() -> None:
+        nonlocal said
+        for line in w.warnings[said:]:
+            print(f"sidtui: warning: {line}", file=sys.stderr, flush=True)
+        said = len(w.warnings)
+
+    code = 0
     try:
         w.start()
         while not w.ready.wait(0.2):
@@ -183,15 +198,19 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
-        while not done.wait(0.5):
+        while not done.wait(0.2):
+            say_warnings()
             if w.errors:
                 for e in w.errors:
                     print(f"sidtui: warning: {e}", file=sys.stderr)
                 w.errors.clear()
                 if not w.alive:
-                    return 1
-    except KeyboardInterrupt:
+                    code = 1
+                    break
+    except KeyboardInterrupt:  # only before the handlers are in place
         pass
     finally:
-        w.stop()
-    return 0
+        w.stop(timeout=2.0)
+        if w.alive:  # stuck in a system call: the process exit ends it (sidtui.cli.entry)
+            args.keep = w
+    return code

@@ -1,30 +1,6 @@
-"""The simulated agent: a scripted LLM driving sidtui's own writers (issue 5).
+"""The simulated agent: a scripted LLM driving sidtui's own writers.
 
-:class:`SimAgent` behaves like one sid-code *process*: it starts or resumes a session, takes
-prompts, answers with assistant messages carrying per-call ``usage``, runs tool batches
-(``read``/``grep``/``glob``/``edit``/``write``/``bash``/``todo_write``/``sub_agent``, several
-calls per batch when parallel) whose side effects are **real** (files in the scratch project
-change), and writes exactly the records the agent writes, in the agent's order (checked
-against ``fixtures/real-home``):
-
-    assistant_message(tool_use…) → [snapshot sN] → metadata file_changes → user_message(tool_result…)
-    … → assistant_message(end_turn) → metadata usage_stats, todo_state, hypothesis_ledger[, …]
-
-There is no second writer: transcripts go through :class:`sidtui.core.edits.writer.SessionStore`
-(sub-agents through :class:`~sidtui.core.edits.writer.SidechainWriter`), checkpoints through
-:class:`sidtui.core.checkpoints.manager.CheckpointManager` (a snapshot before each changing batch,
-holding the pre-images) and fork inheritance through
-:func:`sidtui.core.checkpoints.evict.inherit_from`. The process-layer files (registration,
-file intents, history, summaries) come from :mod:`sidtui.demo.registry`.
-
-Determinism: every timestamp comes from a :class:`~sidtui.demo.clock.SimClock` and every id
-from a :class:`~sidtui.demo.clock.SeededIds`, so a seeded scenario writes the same bytes each
-run (apart from PIDs). Parallel results are merged into one ``user_message`` (seed §7.5b).
-
-Ending a process: :meth:`SimAgent.end` (``session_end``, unregister — the clean path),
-:meth:`SimAgent.exit` (exit hook only: queue flushed and registration removed, no
-``session_end``: two thirds of real sessions, seed §4.9) or :meth:`SimAgent.killed` (SIGKILL:
-nothing after the last write lands, registration and intents stay behind).
+Design notes: docs/ARCHITECTURE.md, “demo/agent.py”.
 """
 
 from __future__ import annotations
@@ -39,7 +15,7 @@ from sidtui.core.base.home import Home
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.diff import edit_hunks
 from sidtui.core.checkpoints.manager import CheckpointManager
-from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, SidechainWriter, flush_pending_writes
 from sidtui.demo import registry
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.projects import Project
@@ -328,7 +304,7 @@ class SimAgent:
         )
 
     def start(self, *, session_id: str | None = None, forked_from: str | None = None) -> str:
-        """Start a new session (nothing is written until the first record, seed §6.4)."""
+        """Start a new session (nothing is written until the first record, FORMAT.md §8.4)."""
         self.session_id = self.own_id = session_id or self.ids.session_id(self.clock)
         self.store.start_session(
             self.session_id, self.model, self.provider, self.cwd, forked_from_session_id=forked_from
@@ -338,7 +314,7 @@ class SimAgent:
         return self.session_id
 
     def resume(self, session_id: str, *, own_id: str | None = None) -> str:
-        """Resume ``session_id`` as a new process: append to its file, no new start (§5.6).
+        """Resume ``session_id`` as a new process: append to its file, no new start (FORMAT.md §8.6).
 
         Writes ``trace_session_id`` (this process's own id) first, as the agent does.
         Returns the process's own id.
@@ -360,11 +336,11 @@ class SimAgent:
         self.context_tokens = other.context_tokens
 
     def fork_from(self, src: SimAgent, tail_uuid: str | None) -> str:
-        """Start a fork of ``src`` (the agent's ``--fork-session`` path, DESIGN §5).
+        """Start a fork of ``src`` (the agent's ``--fork-session`` path, FORMAT.md §8.7).
 
         ``session_start.parentUuid`` = the source id, then ``forked_from``, then the copied
         messages with fresh uuids and their per-message fields in ``message._meta``; the
-        source's checkpoints are inherited (seed §9.8).
+        source's checkpoints are inherited (FORMAT.md §10.11).
         """
         from sidtui.core.checkpoints.evict import inherit_from
 
@@ -545,7 +521,7 @@ class SimAgent:
         Args:
             calls: the batch (the ``tool_use`` blocks already written by :meth:`say`).
             lose_results: the process dies with ``file_changes`` and the results still
-                in the 100 ms queue (seed §6.6): effects happen, nothing more is written.
+                in the 100 ms queue (FORMAT.md §8.8): effects happen, nothing more is written.
             write_file_changes: write the ``file_changes`` metadata (when anything changed).
 
         Returns:

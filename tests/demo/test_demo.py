@@ -1,4 +1,4 @@
-"""`sidtui demo` (issue 5): the seeded home opens everywhere and shows every planned case."""
+"""`sidtui demo`: the seeded home opens everywhere and shows every planned case."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_scripted_tools_really_ran(demo):
             if line.startswith(b'{"type":"user_message"'):
                 merged = max(merged, line.count(b'"type":"tool_result"'))
     assert errors == {demo.cases["sidechains"]: 1}
-    assert merged == 8  # seed §7.5b: up to 8 parallel results in one record
+    assert merged == 8  # FORMAT.md §3.10: up to 8 parallel results in one record
 
 
 def test_interruption_states(demo):
@@ -119,7 +119,7 @@ def test_branches_forks_resumes_rewinds(demo):
     r = view(demo, "rewind")
     assert len(r.to_json()["branches"]["tips"]) == 2
     assert r.loaded.metadata["rewind"]["toPoint"] == 2
-    from sidtui.core.edits.rewind import rewind_points
+    from sidtui.core.edits.points import rewind_points
 
     assert len(rewind_points(r)) == 1  # prompts 2 and 3 are off the live chain now
     fork_idx = CheckpointManager.for_session(Home(demo.home), demo.cases["fork"]).index
@@ -322,6 +322,6 @@ def test_shapes_match_the_real_agent_files(demo):
     real = _key_orders(REAL_HOME)
     mine = _key_orders(demo.home)
     for kind, orders in mine.items():
-        if kind == "registration":  # + logicalSessionId for resumed processes (DESIGN §8)
+        if kind == "registration":  # + logicalSessionId for resumed processes (FORMAT.md §12.3)
             orders = {o for o in orders if "logicalSessionId" not in o}
         assert orders <= real.get(kind, set()), (kind, orders - real.get(kind, set()))

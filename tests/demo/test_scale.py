@@ -1,4 +1,4 @@
-"""Benchmark homes (issue 5): the seed's size distribution, exact record shapes, valid chains."""
+"""Benchmark homes: the size distribution of FORMAT.md §2.6, exact record shapes, valid chains."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from sidtui.demo.scale import (
 )
 
 
-def test_size_distribution_matches_the_seed():
+def test_size_distribution_matches_the_real_one():
     rng = random.Random(0)
     sizes = sorted(session_size(rng) for _ in range(20000))
     assert MIN_BYTES <= sizes[0] and sizes[-1] <= MAX_BYTES
@@ -50,7 +50,7 @@ def test_scale_home_sessions_load_with_one_chain(tmp_path):
                 tool_records += n > 0
                 max_merged = max(max_merged, n)
             assert list(rec)[-2:] == ["uuid", "parentUuid"]
-    assert 0.85 < tool_records / user_records < 0.97  # seed §4.5: 92%
+    assert 0.85 < tool_records / user_records < 0.97  # FORMAT.md §3.3: 92%
     assert max_merged <= 8
     assert (tmp_path / "home" / "history.jsonl").exists()
 

@@ -1,4 +1,4 @@
-"""SVG snapshots of every screen at 120×40 on the deterministic demo home (issue 7).
+"""SVG snapshots of every screen at 120×40 on the deterministic demo home.
 
 The demo home is built at a fixed path (tests/tui_support.py) so project keys and paths in
 it are the same on every run; the header shows ``~/.sid-code`` instead of the root; the
@@ -11,7 +11,7 @@ import pytest
 
 from sidtui.core.base.home import resolve_session
 from sidtui.tui.app import make_app
-from tests.tui_support import demo_home_fixed, settle
+from tests.tui_support import SNAP_DEMO, demo_home_fixed, settle
 
 SIZE = (120, 40)
 
@@ -19,6 +19,13 @@ SIZE = (120, 40)
 @pytest.fixture(scope="module")
 def demo():
     return demo_home_fixed()
+
+
+@pytest.fixture(autouse=True)
+def _demo_in_home(monkeypatch):
+    """The demo's projects sit in its fixed folder: that is the user's home here, or every
+    restore preview would refuse them as outside it (``project_root_for``)."""
+    monkeypatch.setenv("HOME", str(SNAP_DEMO))
 
 
 def _app(home, theme="dark"):

@@ -1,18 +1,13 @@
-"""The sid-code home and its layout (DESIGN §2, seed §4.1–4.2).
+"""The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
-core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session files:
+core code never calls ``Path.home()`` elsewhere (but :func:`user_home`, for the project
+root rule). :func:`discover` lists the session files
+(v1 ``.json``, v2/v3 ``.jsonl``, sidechains known by their first record, the legacy flat
+layout) by scanning folders, never by recomputing project keys; :func:`resolve_session`
+finds one by id, id prefix or path.
 
-* ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
-* sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
-  **first record** (``sidechain_start``; the first line JSON.parse accepts, as the
-  agent's sidechain readers see it), never by name: ids contain dashes;
-* ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
-* ``summaries/<id>.json`` beside them.
-
-The project key is never recomputed to find files (it is lossy); folders are scanned.
-``continue``-style lookup (:func:`latest_in_project`) looks only at the current
-project's folder, as the agent's ``-c`` does (seed §4.2); lookups by id scan all folders.
+Design notes: docs/ARCHITECTURE.md, “core/base/home.py”.
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +30,7 @@ from sidtui.core.base.jsonparse import (
     is_blank,
     parse_line,
 )
+from sidtui.core.base.regular import NotRegularFile, kind_of, open_regular, read_regular
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -41,8 +38,14 @@ FIRST_LINE_CAP = 1 << 20  # a first record larger than 1 MiB is not a sidechain 
 
 
 def safe_id(session_id: str) -> str:
-    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (DESIGN §2)."""
+    """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (FORMAT.md §1.2)."""
     return _SAFE_ID_RE.sub("_", session_id)
+
+
+def _absolute(p: str | os.PathLike[str]) -> Path:
+    """``p`` with ``~`` expanded, made absolute against the current folder (``..`` folded,
+    symbolic links kept)."""
+    return Path(os.path.abspath(os.path.expanduser(os.fspath(p))))
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,9 @@ class Home:
 
     @classmethod
     def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Home:
-        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``.
+        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``, made
+        absolute once, here (a relative home means the folder sidtui was started in, for
+        every verb: a watcher's events and printed paths are absolute).
 
         Raises:
             UsageError: ``home`` is an empty string (``--home ""``, e.g. an unset
@@ -65,11 +70,11 @@ class Home:
         if home is not None:
             if not os.fspath(home).strip():
                 raise UsageError("--home needs a folder (it was given an empty string)")
-            return cls(Path(home).expanduser())
+            return cls(_absolute(home))
         configured = env.get("SID_CONFIG_DIR")
         if configured:
-            return cls(Path(configured).expanduser())
-        return cls(Path(env.get("HOME") or Path.home()) / ".sid-code")
+            return cls(_absolute(configured))
+        return cls(_absolute(Path(env.get("HOME") or Path.home()) / ".sid-code"))
 
     @property
     def sessions_dir(self) -> Path:
@@ -136,12 +141,26 @@ class SessionFile:
 
 
 def read_first_line(path: Path, cap: int = FIRST_LINE_CAP) -> bytes:
-    """The file's first line (without ``\\n``), at most ``cap`` bytes; b"" on I/O errors."""
+    """The file's first line (without ``\\n``), at most ``cap`` bytes; b"" on I/O errors
+    and for anything but a regular file (a FIFO is never opened for a blocking read)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.readline(cap).rstrip(b"\r\n")
+        fd, _ = open_regular(path)
+    except (OSError, NotRegularFile):
+        return b""
+    try:
+        buf = b""
+        while len(buf) < cap:
+            b = os.read(fd, min(8192, cap - len(buf)))
+            if not b:
+                break
+            buf += b
+            if b"\n" in b:
+                break
     except OSError:
         return b""
+    finally:
+        os.close(fd)
+    return first_line_of(buf, cap)
 
 
 def _first_value(head: bytes) -> tuple[object, bool]:
@@ -176,9 +195,8 @@ def _sidechain_header(path: Path, first: bytes | None = None) -> dict | None:
     rec, found = _first_value(head)
     if not found:  # the first line is blank or unreadable: the agent reads on
         try:
-            with open(path, "rb") as fh:
-                rec, found = _first_value(fh.read(FIRST_LINE_CAP))
-        except OSError:
+            rec, found = _first_value(read_regular(path, FIRST_LINE_CAP, head=True))
+        except (OSError, NotRegularFile):
             return None
     if isinstance(rec, dict) and rec.get("type") == "sidechain_start":
         return rec
@@ -266,11 +284,19 @@ NOT_A_FILE = "a folder, not a file"
 
 
 def odd_transcript_entry(e: os.DirEntry[str]) -> str | None:
-    """Why an entry with a transcript's name that is not a regular file is none (a link to
-    nothing, a folder or a link to one), or None (something else: a FIFO, a device)."""
+    """Why an entry with a transcript's name that is not a regular file is none: a link to
+    nothing, a folder or a link to one, a FIFO, a device or a socket (or a link to one);
+    None when it can be told no better (its type cannot be read)."""
+    try:
+        st = os.stat(e.path)
+    except OSError:
+        return DANGLING_LINK if e.is_symlink() else None
+    if stat.S_ISDIR(st.st_mode):
+        return NOT_A_FILE
+    kind = kind_of(st.st_mode)
     if e.is_symlink():
-        return NOT_A_FILE if os.path.isdir(e.path) else DANGLING_LINK
-    return NOT_A_FILE if _entry_is_dir(e) else None
+        return f"a symbolic link to {os.readlink(e.path)}, {kind}: not a regular file"
+    return f"not a regular file ({kind})"
 
 
 def _entry_is_dir(e: os.DirEntry[str]) -> bool:
@@ -413,7 +439,8 @@ def resolve_session(
         except OSError as exc:
             raise _unreadable_path(arg, exc) from None
         if not is_file:
-            raise UsageError(f"{arg} is not a file")
+            raise UsageError(f"{arg} is {_what_is(p)}")
+        p = _absolute(p)  # what was typed, resolved once (show --json's path, a watch)
         _refuse_non_session_file(home, p)
         parent = p.resolve().parent
         project = "" if parent == home.sessions_dir.resolve() else parent.name
@@ -452,26 +479,41 @@ def resolve_session(
     _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
-    unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
-    if unread:
-        noun = "folder" if len(unread) == 1 else "folders"
-        why = f" ({noun} {', '.join(unread)} could not be read)"
+    folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
+    if folders:
+        noun = "folder" if len(folders) == 1 else "folders"
+        why = f" ({noun} {', '.join(folders)} could not be read)"
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
 
 
 def unreadable_transcripts(home: Home) -> list[tuple[Path, str]]:
     """``(path, reason)`` of every transcript name under ``sessions/`` that cannot be
-    looked at (a symlink loop, a link through a folder we may not search): the entries
-    :func:`discover` skips and names in its ``errors``, in its order."""
+    looked at (a symlink loop, a link through a folder we may not search) or is not a
+    regular file (a FIFO, a device, a link to one): the entries :func:`discover` skips and
+    names in its ``errors``, in its order."""
     out: list[tuple[Path, str]] = []
     for folder in (home.sessions_dir, *(home.sessions_dir / n for n in project_folders(home))):
         for e in _iter_dir(folder):
             if _is_transcript_name(e.name):
                 try:
-                    e.is_file()
+                    if e.is_file():
+                        continue
                 except OSError as exc:
                     out.append((Path(e.path), exc.strerror or str(exc)))
+                    continue
+                why = odd_transcript_entry(e)  # a FIFO, a device (a dangling link: missing)
+                if why and why not in (DANGLING_LINK, NOT_A_FILE):
+                    out.append((Path(e.path), why))
     return out
+
+
+def _what_is(p: Path) -> str:
+    """What a session path that is not a regular file is, for a usage error."""
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return "not a file"
+    return "a folder, not a file" if stat.S_ISDIR(mode) else f"not a regular file ({kind_of(mode)})"
 
 
 def _stem(path: Path) -> str:
@@ -568,7 +610,7 @@ def resolve_latest(home: Home, cwd: Path | None = None) -> SessionFile:
 
 
 def _refuse_non_session_file(home: Home, p: Path) -> None:
-    """Raise a usage error for files of the home that are not transcripts (DESIGN §2)."""
+    """Raise a usage error for files of the home that are not transcripts (FORMAT.md §1.4)."""
     parts = p.resolve().parts
     name = p.name
     reason = None
@@ -598,11 +640,92 @@ def _near(key: str, files: list[SessionFile]) -> list[str]:
 
 def git_toplevel(cwd: Path) -> Path:
     """The git top level containing ``cwd`` (walking up for ``.git``), else ``cwd``."""
+    return _git_toplevel(cwd)[0]
+
+
+def _git_toplevel(cwd: Path) -> tuple[Path, bool]:
+    """``(git top level, True)`` containing ``cwd``, else ``(cwd resolved, False)``."""
     cur = cwd.resolve()
     for d in (cur, *cur.parents):
         if (d / ".git").exists():
-            return d
-    return cur
+            return d, True
+    return cur, False
+
+
+def user_home(env: Mapping[str, str]) -> Path:
+    """The user's home folder (``$HOME``, else the password database's), resolved."""
+    return Path(env.get("HOME") or Path.home()).resolve()
+
+
+@dataclass(frozen=True)
+class ProjectRoot:
+    """The folder a session's file restores are confined to.
+
+    Attributes:
+        path: the root (absolute, resolved), None when the session records no cwd.
+        source: how it was chosen (``"git top level of the session's cwd"``, ``"the
+            session's cwd"``, ``"--root"``).
+        refusal: why writing under it is refused (None: allowed). Lifted only by
+            ``--allow-outside-root``.
+    """
+
+    path: Path | None
+    source: str
+    refusal: str | None = None
+
+    def describe(self) -> str:
+        """``project root: /x (git top level of the session's cwd)`` (+ the refusal)."""
+        where = str(self.path) if self.path is not None else "unknown"
+        text = f"project root: {where} ({self.source})"
+        if self.refusal:
+            text += f" — refused: {self.refusal} (--allow-outside-root writes anyway)"
+        return text
+
+
+def project_root_for(cwd: str | None, home_dir: Path) -> ProjectRoot:
+    """The project root of a session whose recorded ``cwd`` is ``cwd`` (DESIGN §6).
+
+    The git top level of ``cwd`` when it is in a git work tree, else ``cwd`` itself.
+    Refused (docs/DECISIONS.md, "Writes on a hostile disk"): a missing or relative
+    ``cwd`` (it would resolve against wherever sidtui runs), ``/``, and a root that is
+    neither a git top level nor inside ``home_dir``.
+    """
+    if not cwd:
+        return ProjectRoot(None, "the session records no cwd", "no project root is known")
+    p = Path(cwd)
+    if not p.is_absolute() or "\x00" in cwd:
+        return ProjectRoot(
+            None, "the session's cwd", f"the session's cwd {cwd!r} is not an absolute path"
+        )
+    root, is_git = _git_toplevel(p) if p.exists() else (Path(os.path.realpath(p)), False)
+    source = "git top level of the session's cwd" if is_git else "the session's cwd"
+    if root == Path(root.anchor):
+        return ProjectRoot(root, source, f"{root} is the whole file system")
+    home_dir = home_dir.resolve()
+    if not is_git and root != home_dir and home_dir not in root.parents:
+        return ProjectRoot(
+            root,
+            source,
+            f"{root} is outside your home folder {home_dir} and not a git work tree",
+        )
+    return ProjectRoot(root, source)
+
+
+def explicit_root(path: str) -> ProjectRoot:
+    """The root given with ``--root`` (resolved; ``/`` refused).
+
+    Raises:
+        UsageError: it does not exist or is not a folder.
+    """
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise UsageError(f"--root {path}: no such folder")
+    if not p.is_dir():
+        raise UsageError(f"--root {path}: not a folder")
+    root = p.resolve()
+    if root == Path(root.anchor):
+        return ProjectRoot(root, "--root", f"{root} is the whole file system")
+    return ProjectRoot(root, "--root")
 
 
 def fnv1a_32(data: bytes) -> int:
@@ -614,17 +737,32 @@ def fnv1a_32(data: bytes) -> int:
     return h
 
 
-def session_cwd(sf: SessionFile) -> str | None:
-    """The ``cwd`` of a session's first record (``session_start``), or None."""
+def _first_record_field(sf: SessionFile, key: str) -> str | None:
     first = read_first_line(sf.path)
     try:
         rec = orjson.loads(first)
     except orjson.JSONDecodeError:
         return None
     if isinstance(rec, dict):
-        cwd = rec.get("cwd")
-        return cwd if isinstance(cwd, str) else None
+        value = rec.get(key)
+        return value if isinstance(value, str) else None
     return None
+
+
+def session_cwd(sf: SessionFile) -> str | None:
+    """The ``cwd`` of a session's first record (``session_start``), or None."""
+    return _first_record_field(sf, "cwd")
+
+
+def session_ids(sf: SessionFile) -> set[str]:
+    """Every id a session file goes by: its name's id and its first record's ``sessionId``
+    (they differ for a renamed or copied file). Registrations match any of them."""
+    ids = {sf.session_id}
+    if sf.kind == "main" and sf.container == "jsonl":
+        own = _first_record_field(sf, "sessionId")
+        if own:
+            ids.add(own)
+    return ids
 
 
 def _fnv1a_utf16(text: str) -> int:
@@ -646,7 +784,7 @@ def project_key(root: str | os.PathLike[str]) -> str:
     ``/tmp/sidtui-fixture-projects/工作 notes`` → ``tmp-sidtui-fixture-projects-notes-1c8af1``).
     A path with no such character at all (``/``) gives ``root`` (a guess: the fixtures
     have none). The key is lossy: used only to find the agent's ``-c`` folder and by
-    writers, never to find a session by id (DESIGN §2).
+    writers, never to find a session by id (FORMAT.md §1.3).
 
     Args:
         root: the project root (the git top level of the cwd, else the cwd).
@@ -663,7 +801,7 @@ def project_key(root: str | os.PathLike[str]) -> str:
 
 @dataclass(frozen=True)
 class ProjectLookup:
-    """Where the agent's ``-c`` looks for the current directory (seed §4.2).
+    """Where the agent's ``-c`` looks for the current directory (FORMAT.md §1.5).
 
     Attributes:
         cwd: the directory asked about (resolved).
@@ -699,20 +837,15 @@ def _main_roots(home: Home, folder: str) -> Iterator[Path]:
                 continue
 
 
-def _first_main_root(home: Home, folder: str) -> Path | None:
-    """The first of :func:`_main_roots`, or None."""
-    return next(_main_roots(home, folder), None)
-
-
 def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
-    """The agent's mapping of ``cwd`` to its project folder (``-c``, seed §4.2).
+    """The agent's mapping of ``cwd`` to its project folder (``-c``, FORMAT.md §1.5).
 
     The agent writes a session to ``sessions/<project_key(git top level of cwd, else
     cwd)>/`` and its ``-c`` scans only that folder. So: that folder when it exists.
     When it does not (a home copied from another machine or place, whose keys were
-    made from other paths), a folder whose first session's ``session_start.cwd`` has
-    **the same project root** (its git top level, else itself) stands for it: the agent
-    would have written that session into the computed folder. Never a folder whose
+    made from other paths), a folder holding a main session whose ``session_start.cwd``
+    has **the same project root** (its git top level, else itself) stands for it: the
+    agent would have written that session into the computed folder. Never a folder whose
     sessions merely lie *below* ``cwd``: from ``/`` or from a folder holding several
     projects no other project is ever picked.
 
@@ -732,7 +865,9 @@ def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
     for name in project_folders(home):
         if name == "_legacy":
             continue
-        if _first_main_root(home, name) == root:
+        # any session of the folder, not only its first: a folder whose first session
+        # ran in a subfolder (a repo without its .git now) still holds the top's sessions
+        if any(r == root for r in _main_roots(home, name)):
             return ProjectLookup(here, root, key, name)
     return ProjectLookup(here, root, key, None)
 

@@ -2,7 +2,7 @@
 
 sid-code reads its transcripts with ``JSON.parse`` after decoding the file as UTF-8
 (invalid bytes become U+FFFD), so a line is *bad* only when ``JSON.parse`` would throw
-(seed §2.2, §13.4, Appendix B.5: "the corrupt file was not corrupt" — stricter parsers
+(FORMAT.md §2.4: a file a strict parser calls corrupt need not be — stricter parsers
 such as jq reject lone surrogate escapes that JSON.parse accepts). Fast decoders
 (msgspec, orjson) refuse some lines JSON.parse accepts (lone surrogates, invalid UTF-8
 bytes, numbers beyond float range), so they are only a fast path: a refusal is decided

@@ -1,20 +1,10 @@
-"""Checkpoint eviction with re-anchoring, 30-day cleanup and fork inheritance (seed §9.6, §9.8, §13.6).
+"""Checkpoint eviction with re-anchoring, 30-day cleanup and fork inheritance (FORMAT.md §10.9–10.11).
 
-* :func:`evict(index, max_per_file, max_total_bytes) -> EvictionReport` — per file at most
-  ``max_per_file`` entries (oldest removed first), then the whole index at most
-  ``max_total_bytes`` serialized (oldest snapshots removed first, never below
-  :data:`MIN_KEEP` = 11 snapshots, loop guard 100,000). Before a ``full`` base is dropped
-  the file's next entry is **re-anchored** (rebuilt and rewritten as a full); when that
-  fails eviction of that file stops — an index over quota beats a cut chain. Snapshots
-  left without files are removed, as the agent does.
-* :func:`reanchor(index, file_path, position) -> bool` — make the entry at ``position`` a full.
-* :func:`cleanup_old_sessions(home, protect, now_ms) -> list[str]` — remove other sessions'
-  checkpoint folders untouched for 30 days, never one named in ``protect`` (the session
-  being resumed or viewed: the §13.6 self-deletion bug).
-* :func:`inherit_from(home, src_id, dst_id) -> InheritResult` — fork inheritance (§9.8): only
-  into an empty index, legacy source migrated through the one migration function, a deep
-  copy (re-anchoring in the child never changes the parent's file), failure ⇒ empty
-  history and a warning, never an exception.
+:func:`evict` keeps each file's chain rebuildable (a base about to go is re-anchored first);
+:func:`cleanup_old_sessions` never removes a protected session's folder; :func:`inherit_from`
+copies a source's index into a fork's empty one.
+
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/evict.py”.
 """
 
 from __future__ import annotations
@@ -33,8 +23,9 @@ from sidtui.core.checkpoints.index import (
     encode_full,
     utf16_len,
 )
+from sidtui.core.checkpoints.rebuild import rebuild
 
-MIN_KEEP = 11  # /checkpoints shows 10 + /undo needs 1 (seed §9.6, §13.10)
+MIN_KEEP = 11  # /checkpoints shows 10 + /undo needs 1 (FORMAT.md §10.9)
 LOOP_GUARD = 100_000
 MAX_AGE_MS = 30 * 24 * 3600 * 1000
 
@@ -64,8 +55,6 @@ def reanchor(index: CheckpointIndex, file_path: str, position: int) -> bool:
     Returns:
         True when it is (now) a full; False when its content cannot be rebuilt.
     """
-    from sidtui.core.checkpoints.manager import rebuild
-
     entry = index.entry_at(file_path, position)
     if entry is None:
         return False
@@ -136,7 +125,7 @@ def _reanchor_next(
 
 
 def evict_per_file(index: CheckpointIndex, max_per_file: int, report: EvictionReport) -> None:
-    """At most ``max_per_file`` entries per file (seed §9.6 ``evictPerFile``)."""
+    """At most ``max_per_file`` entries per file (FORMAT.md §10.9, the agent's ``evictPerFile``)."""
     for path in index.tracked_files():
         guard = 0
         while len(index.entries_for(path)) > max_per_file:
@@ -243,7 +232,7 @@ class InheritResult:
 def inherit_from(
     home: Home, src_id: str, dst_id: str, now_ms: int, before_ms: int | None = None
 ) -> InheritResult:
-    """Copy ``src_id``'s checkpoints into ``dst_id``'s empty index (fork, seed §9.8).
+    """Copy ``src_id``'s checkpoints into ``dst_id``'s empty index (fork, FORMAT.md §10.11).
 
     Args:
         before_ms: [sidtui] for a fork at a rewind point, only snapshots taken before that

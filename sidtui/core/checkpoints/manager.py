@@ -1,48 +1,17 @@
-"""File checkpoints: rebuild, chain health, snapshots and the one restore primitive (seed §9).
+"""The checkpoint manager: snapshots before a change and the one restore primitive (FORMAT.md §10).
 
-Reading (no writes):
+:class:`CheckpointManager` (one per session) takes snapshots before a change and restores
+files through one primitive, ``rollback_from(k)`` (undo, redo, undo a file, restore before a
+snapshot, roll back to a time): a safety snapshot first, atomic writes, confinement to the
+project root, unprovable pre-images skipped unless forced.
 
-* :func:`rebuild(index, path, position) -> Rebuilt` — the content stored for ``path`` in
-  snapshot ``position`` (its pre-image before that batch): nearest full at or before it,
-  then diffs forward over an in-memory line list (decoded once). Unrecoverable entries are
-  reported with a reason, never guessed: an empty ops list (⚠ the agent's ≥ 10,000-line
-  bug, ``EMPTY_OPS_DIFF_AT_sN``), a diff with no full base (history cut), corrupt data.
-  A diff without ``keep`` ops does not read its base, so it rebuilds even after a broken
-  link (this is how the agent's own later diffs computed against ``""`` stay exact).
-* :func:`state_at(index, path, position)` — the file as it was when snapshot ``position``
-  was taken: the content of its **first entry at or after** it (the rule that matches the
-  oracle's ``truthAtSnapshotTime`` everywhere); None when it has no such entry (then the
-  file as on disk is that state). ⚠ The agent rebuilds *at or before* instead
-  (``REBUILD_STALE_FOR_FILE_NOT_IN_THIS_SNAPSHOT``) and its undo restores one entry too far
-  back (``UNDO_RESTORES_PREVIOUS_SNAPSHOT``).
-* :func:`chain_health(index, path) -> FileChain` — per entry type, compression, stored size
-  and whether it rebuilds; ``FileChain.drawing`` is ``"full·gz → diff → diff"``.
-
-Writing (:class:`CheckpointManager`, one per session):
-
-* ``create_snapshot(paths, tool_names, summary) -> snapshot id | None`` — before a change:
-  full at first sighting (gzip+base64 above 1024 UTF-16 units), diff later, nothing when
-  unchanged, ``existedBefore: false`` for missing files, no snapshot without files; then
-  eviction (:mod:`sidtui.core.checkpoints.evict`) and an atomic ``index.json`` write.
-* ``rollback_from(k)`` — the one restore primitive (DESIGN §6): every file in
-  ``snapshots[k:]`` gets the pre-image of its earliest entry there (deleted when that entry
-  says it did not exist). Built on it: ``undo()``, ``redo()``, ``undo_file(path)``,
-  ``restore_before(snapshot_id)``, ``rollback_to_time(t_ms)``. Each takes ``dry_run`` and
-  ``force`` and returns a :class:`RestoreResult` with one :class:`FileRestore` per file
-  (``restored`` / ``deleted`` / ``unchanged`` / ``skipped`` + reason, with old/new bytes for
-  previews). Before any file is written a ``sidtui-restore`` snapshot holding the current
-  contents of every file about to change is appended (with ``sidtuiReverts``: the ids it
-  reverts, and ``sidtuiOp``) and the index saved; then files are written temp + rename.
-  Rolled-back snapshots are never removed. Targets outside the project root (after
-  resolving symlinks; ``..``, NUL bytes, relative paths) are refused unless allowed; files
-  whose pre-image cannot be proven (history evicted) are skipped as *uncertain* unless
-  ``force``.
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/manager.py”.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -51,362 +20,30 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
-from sidtui.core.checkpoints.diff import apply_ops, compute_diff, has_keep, split_lines
+from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.checkpoints.diff import compute_diff
+from sidtui.core.checkpoints.drift import FileDrift, PostImage
+from sidtui.core.checkpoints.evict import evict as run_eviction
 from sidtui.core.checkpoints.index import (
     CheckpointIndex,
-    CorruptEntry,
     CorruptIndex,
-    atomic_write_bytes,
-    decode_entry,
     encode_full,
-    snapshot_number,
-    utf16_len,
+)
+from sidtui.core.checkpoints.rebuild import (
+    FileChain,
+    Rebuilt,
+    chain_health,
+    rebuild,
+    rollback_target,
 )
 
 RESTORE_TOOL = "sidtui-restore"
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_ENTRIES_PER_FILE = 50
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 
 
 class CheckpointError(SidtuiError):
     """A checkpoint operation cannot proceed (exit 1)."""
-
-
-# --- rebuild -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rebuilt:
-    """A file's content as stored at one entry.
-
-    Attributes:
-        file_path: the tracked path (as in the index).
-        snapshot_id: the snapshot holding the entry.
-        position: that snapshot's index in ``snapshots``.
-        exists: the entry's ``existedBefore`` (False ⇒ the file did not exist).
-        content: str (text), bytes (``binary`` entries), or None when unrecoverable.
-        reason: why it is unrecoverable (None when it rebuilds).
-    """
-
-    file_path: str
-    snapshot_id: str
-    position: int
-    exists: bool
-    content: str | bytes | None
-    reason: str | None = None
-
-    @property
-    def recoverable(self) -> bool:
-        return self.reason is None
-
-    def data(self) -> bytes | None:
-        """The bytes to write (UTF-8 for text); None when absent or unrecoverable."""
-        if self.content is None or not self.exists:
-            return None
-        if isinstance(self.content, bytes):
-            return self.content
-        try:
-            return self.content.encode("utf-8")
-        except UnicodeEncodeError:
-            # A lone surrogate (possible in JSON text): written as U+FFFD, as Node/Bun do.
-            return _LONE_SURROGATE.sub("\ufffd", self.content).encode("utf-8")
-
-
-_State = tuple[list[str] | bytes | None, str | None]  # (lines | raw bytes | None, reason)
-
-
-def _step(state: _State, entry: dict[str, Any], sid: str, verify: bool = False) -> _State:
-    """Advance a rebuild state over one entry."""
-    lines, reason = state
-    kind = entry.get("type")
-    if kind == "full":
-        try:
-            content = decode_entry(entry)
-        except CorruptEntry as exc:
-            return None, f"{sid}: {exc}"
-        if isinstance(content, bytes):
-            return content, None
-        return split_lines(content), None
-    if kind != "diff":
-        return None, f"{sid}: unknown entry type {kind!r}"
-    diff = entry.get("diff")
-    ops = diff.get("ops") if isinstance(diff, dict) else None
-    if not ops or not isinstance(ops, list):
-        return None, (
-            f"{sid}: stored diff has no ops (the agent's ≥ 10,000-line diff bug, "
-            f"EMPTY_OPS_DIFF_AT_{sid}); its content was never saved"
-        )
-    if not has_keep(ops):
-        return apply_ops([], ops), None  # independent of the base
-    if reason is not None:
-        return None, reason
-    if isinstance(lines, bytes):
-        return None, f"{sid}: line diff over a binary base"
-    if lines is None:
-        return None, f"{sid}: diff has no full base (history cut)"
-    if verify:
-        from sidtui.core.checkpoints.diff import keeps_match
-
-        if not keeps_match(lines, ops):
-            return None, f"{sid}: diff does not match the content rebuilt before it"
-    return apply_ops(lines, ops), None
-
-
-def _finish(state: _State) -> tuple[str | bytes | None, str | None]:
-    lines, reason = state
-    if reason is not None:
-        return None, reason
-    if isinstance(lines, bytes):
-        return lines, None
-    if lines is None:
-        return None, "no full base (history cut)"
-    return "\n".join(lines), None
-
-
-def rebuild(index: CheckpointIndex, file_path: str, position: int) -> Rebuilt:
-    """The content of ``file_path``'s entry in snapshot ``position``.
-
-    Args:
-        index: the index.
-        file_path: a tracked path.
-        position: index into ``index.snapshots`` of a snapshot that has an entry for it.
-
-    Raises:
-        KeyError: the snapshot has no entry for ``file_path``.
-    """
-    entries = index.entries_for(file_path)
-    j = next((n for n, (i, _) in enumerate(entries) if i == position), -1)
-    if j < 0:
-        raise KeyError(f"{file_path} has no entry in snapshot #{position}")
-    # Start at the nearest entry that does not need a base: a full, or a keep-less diff.
-    start = j
-    while start > 0:
-        e = entries[start][1]
-        if e.get("type") == "full":
-            break
-        ops = (e.get("diff") or {}).get("ops") if isinstance(e.get("diff"), dict) else None
-        if ops and not has_keep(ops):
-            break
-        start -= 1
-    snaps = index.snapshots
-    state: _State = (None, None)
-    for i, e in entries[start : j + 1]:
-        state = _step(state, e, str(snaps[i].get("id")))
-    content, reason = _finish(state)
-    entry = entries[j][1]
-    return Rebuilt(
-        file_path,
-        str(snaps[position].get("id")),
-        position,
-        entry.get("existedBefore") is not False,
-        content,
-        reason,
-    )
-
-
-def rebuild_all(index: CheckpointIndex, file_path: str, verify: bool = True) -> list[Rebuilt]:
-    """Every entry of ``file_path`` rebuilt in one forward walk (O(chain))."""
-    out: list[Rebuilt] = []
-    state: _State = (None, None)
-    snaps = index.snapshots
-    for i, e in index.entries_for(file_path):
-        sid = str(snaps[i].get("id"))
-        state = _step(state, e, sid, verify)
-        content, reason = _finish(state)
-        out.append(Rebuilt(file_path, sid, i, e.get("existedBefore") is not False, content, reason))
-    return out
-
-
-def state_at(index: CheckpointIndex, file_path: str, position: int) -> Rebuilt | None:
-    """``file_path`` as it was when snapshot ``position`` was taken.
-
-    Returns:
-        The rebuild of its first entry at or after ``position`` (see
-        :func:`rollback_target` for the one exception); None when it has no such entry
-        (then its state then is its state now, on disk).
-    """
-    return rollback_target(index, file_path, position)[0]
-
-
-def named_in_batch(snapshot: dict[str, Any], path: str) -> bool:
-    """Whether ``toolSummary`` (``"[$ cmd → ]a, b"``, the batch's affected files) names ``path``."""
-    summary = snapshot.get("toolSummary")
-    if not isinstance(summary, str) or path not in summary:
-        return False
-    if summary.startswith("$ ") and " → " in summary:
-        summary = summary.split(" → ", 1)[1]
-    return path in (part.strip() for part in summary.split(", "))
-
-
-def uncertain_reason(index: CheckpointIndex, path: str, k: int, j: int) -> str | None:
-    """Why ``path``'s pre-image at its first entry ``j`` ≥ ``k`` is not its state at ``k``.
-
-    The state is unproven when that entry is the file's oldest remaining one, a full (a
-    re-anchored base, or a base whose older entries were evicted), and either snapshot ids between
-    ``k`` and ``j`` are gone or a batch in between names the file without an entry: its
-    history there was evicted (seed §9.6, §13.10 — report, never guess).
-    """
-    if j == k:
-        return None
-    entries = index.entries_for(path)
-    first_pos, first = entries[0]
-    snaps = index.snapshots
-    for i in range(k, j):
-        if named_in_batch(snaps[i], path) and first_pos > i:
-            return (
-                f"it was part of batch {snaps[i].get('id')} but has no entry there "
-                "(evicted); its state then is unknown"
-            )
-    if first_pos != j or first.get("type") != "full":
-        return None  # an intact chain reaches back before k
-    lo, hi = snapshot_number(snaps[k].get("id")), snapshot_number(snaps[j].get("id"))
-    if lo is not None and hi is not None:
-        present = {snapshot_number(s.get("id")) for s in snaps}
-        missing = [n for n in range(lo + 1, hi) if n not in present]
-        if missing:
-            return (
-                f"its history before {snaps[j].get('id')} may have been evicted "
-                f"(s{missing[0]} is gone); its state at {snaps[k].get('id')} is unknown"
-            )
-    return None
-
-
-def rollback_target(index: CheckpointIndex, path: str, k: int) -> tuple[Rebuilt | None, str | None]:
-    """What ``rollback_from(k)`` restores ``path`` to: ``(rebuilt, uncertain reason)``.
-
-    Normally the pre-image of its earliest entry at or after ``k``. When a batch in
-    between names the file but stored no entry (the agent skips files whose content equals
-    their latest entry's), the file was then exactly that latest entry's pre-image, so
-    that is the target (the plain first-entry rule would miss that batch's change).
-
-    Returns:
-        ``(None, None)`` when the file has no entry at or after ``k``.
-    """
-    entries = index.entries_for(path)
-    j = next((i for i, _ in entries if i >= k), None)
-    if j is None:
-        return None, None
-    snaps = index.snapshots
-    for i in range(k, j):
-        if named_in_batch(snaps[i], path):
-            before = [p for p, _ in entries if p < i]
-            if before:
-                return rebuild(index, path, before[-1]), None
-            break
-    return rebuild(index, path, j), uncertain_reason(index, path, k, j)
-
-
-# --- chain health ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ChainLink:
-    """One entry of a file's chain.
-
-    Attributes:
-        snapshot_id / position: where it is.
-        type: ``"full"`` or ``"diff"``.
-        compressed / binary / existed_before: the entry's flags.
-        stored_chars: size as stored (content length, or the diff's serialized length).
-        ops: number of diff ops (None for a full).
-        rebuilds: whether the content at this entry can be rebuilt.
-        reason: why not (None when it rebuilds).
-    """
-
-    snapshot_id: str
-    position: int
-    type: str
-    compressed: bool
-    binary: bool
-    existed_before: bool
-    stored_chars: int
-    ops: int | None
-    rebuilds: bool
-    reason: str | None
-
-    @property
-    def label(self) -> str:
-        if self.type == "full":
-            text = "full·gz" if self.compressed else "full"
-            if self.binary:
-                text += "·bin"
-            if not self.existed_before:
-                text = "absent"
-        else:
-            text = "diff" if self.ops else "diff(∅)"
-        return text if self.rebuilds else text + " ✗"
-
-
-@dataclass(frozen=True)
-class FileChain:
-    """A tracked file's entries, oldest first."""
-
-    file_path: str
-    links: tuple[ChainLink, ...]
-
-    @property
-    def drawing(self) -> str:
-        """``"full·gz → diff → diff"`` (``✗`` marks entries that do not rebuild)."""
-        return " → ".join(link.label for link in self.links)
-
-    @property
-    def healthy(self) -> bool:
-        return all(link.rebuilds for link in self.links)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "filePath": self.file_path,
-            "drawing": self.drawing,
-            "healthy": self.healthy,
-            "entries": [
-                {
-                    "snapshotId": link.snapshot_id,
-                    "type": link.type,
-                    "compressed": link.compressed,
-                    "binary": link.binary,
-                    "existedBefore": link.existed_before,
-                    "storedChars": link.stored_chars,
-                    "ops": link.ops,
-                    "rebuilds": link.rebuilds,
-                    "reason": link.reason,
-                }
-                for link in self.links
-            ],
-        }
-
-
-def _stored_chars(entry: dict[str, Any]) -> int:
-    if entry.get("type") == "full":
-        c = entry.get("content")
-        return utf16_len(c) if isinstance(c, str) else 0
-    from sidtui.core.base.jsonout import stringify
-
-    return len(stringify(entry.get("diff")))
-
-
-def chain_health(index: CheckpointIndex, file_path: str) -> FileChain:
-    """The chain of ``file_path`` with per-entry rebuildability."""
-    rebuilt = rebuild_all(index, file_path)
-    links = []
-    for (_, e), r in zip(index.entries_for(file_path), rebuilt, strict=True):
-        diff = e.get("diff")
-        ops = diff.get("ops") if isinstance(diff, dict) else None
-        links.append(
-            ChainLink(
-                r.snapshot_id,
-                r.position,
-                str(e.get("type")),
-                bool(e.get("compressed")),
-                bool(e.get("binary")),
-                e.get("existedBefore") is not False,
-                _stored_chars(e),
-                len(ops) if e.get("type") == "diff" and isinstance(ops, list) else None,
-                r.recoverable,
-                r.reason,
-            )
-        )
-    return FileChain(file_path, tuple(links))
 
 
 # --- paths -------------------------------------------------------------------------------
@@ -450,12 +87,13 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
 def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
     """``(exists, data, error)`` for a file on disk (a directory is an error)."""
     try:
-        with open(real_path, "rb") as fh:
-            return True, fh.read(), None
+        return True, read_regular(real_path), None  # a FIFO would block a plain open
     except FileNotFoundError:
         return False, None, None
     except IsADirectoryError:
         return True, None, "is a directory"
+    except NotRegularFile as exc:
+        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
     except OSError as exc:
         return os.path.lexists(real_path), None, exc.strerror or str(exc)
 
@@ -481,6 +119,13 @@ class FileRestore:
         source_snapshot: id of the entry whose pre-image is the target.
         old: current bytes (None: absent/unknown); new: target bytes (None: absent).
         uncertain: the pre-image cannot be proven (history evicted).
+        real_path: the path written (symlinks resolved when planned).
+        mode: permission bits to give the file (recorded by a safety snapshot), else None
+            (an existing file keeps its own).
+        drift: whether the file is still what this session left there
+            (:class:`sidtui.core.checkpoints.drift.FileDrift`; None when not compared).
+        existing_dirs: how many components of the file's folder existed when planned
+            (the rest may be created; a vanished one is a refusal).
     """
 
     path: str
@@ -491,6 +136,14 @@ class FileRestore:
     new: bytes | None = None
     uncertain: bool = False
     real_path: str | None = None
+    mode: int | None = None
+    drift: FileDrift | None = None
+    existing_dirs: int | None = None
+
+    @property
+    def drifted(self) -> bool:
+        """Changed after this session and about to be replaced (needs ``force``)."""
+        return self.drift is not None and self.drift.status == "changed"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -501,6 +154,8 @@ class FileRestore:
             "uncertain": self.uncertain,
             "oldBytes": None if self.old is None else len(self.old),
             "newBytes": None if self.new is None else len(self.new),
+            "drift": None if self.drift is None else self.drift.status,
+            "driftSource": None if self.drift is None else self.drift.source,
         }
 
 
@@ -518,6 +173,12 @@ class RestoreResult:
             when no file changed); ``redo()`` takes it back.
         files: one :class:`FileRestore` per file.
         note: a human sentence when there was nothing to do.
+        root: the project root the writes were confined to (None: unknown), and
+            root_refusal: why it is refused (then every file is skipped).
+        resumed: this finished an interrupted operation of an earlier run (see
+            :meth:`CheckpointManager.finish_journal`).
+        journal_token: the journal's token (``sidtuiJournal`` of the safety snapshot),
+            for a caller that keeps the journal for steps of its own.
     """
 
     op: str
@@ -528,6 +189,10 @@ class RestoreResult:
     safety_snapshot_id: str | None = None
     files: list[FileRestore] = field(default_factory=list)
     note: str | None = None
+    root: str | None = None
+    root_refusal: str | None = None
+    resumed: bool = False
+    journal_token: str | None = None
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -537,6 +202,11 @@ class RestoreResult:
     def skipped(self) -> list[FileRestore]:
         return [f for f in self.files if f.action == "skipped"]
 
+    @property
+    def drifted(self) -> list[FileRestore]:
+        """Files changed after this session that the restore replaces (or would)."""
+        return [f for f in self.files if f.drifted and f.action in ("restored", "deleted")]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "op": self.op,
@@ -545,8 +215,28 @@ class RestoreResult:
             "reverts": self.reverts,
             "safetySnapshot": self.safety_snapshot_id,
             "note": self.note,
+            "root": self.root,
+            "rootRefused": self.root_refusal,
+            "resumed": self.resumed,
+            "drift": [f.path for f in self.drifted],
             "files": [f.to_json() for f in self.files],
         }
+
+
+class DriftRefused(CheckpointError):
+    """Files changed after this session would be replaced; refused without ``force``.
+
+    Attributes:
+        result: the plan (a dry-run :class:`RestoreResult` naming the drifted files).
+    """
+
+    def __init__(self, message: str, result: RestoreResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class InterruptedPending(CheckpointError):
+    """An earlier run was killed mid-way; it must be finished first (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -582,7 +272,13 @@ class CheckpointManager:
         session_id: the session (used for a new index).
         project_root: writes are confined to it (symlinks resolved).
         allow_outside_root: lift the confinement (NUL bytes still refused).
-        max_per_file / max_total_bytes: eviction quotas (seed §9.6: 50, 200 MB).
+        root_refusal: why ``project_root`` itself is refused
+            (:func:`sidtui.core.base.home.project_root_for`); then every file is skipped
+            unless ``allow_outside_root``.
+        post_image: proves what the session's last batch left in a file, for the drift
+            check (:class:`sidtui.core.edits.batches.BatchResults.post_image`); None
+            leaves agent batches unproven.
+        max_per_file / max_total_bytes: eviction quotas (FORMAT.md §10.9: 50, 200 MB).
         clock: ``() -> ms`` (tests inject one).
     """
 
@@ -593,6 +289,8 @@ class CheckpointManager:
         *,
         project_root: Path | None = None,
         allow_outside_root: bool = False,
+        root_refusal: str | None = None,
+        post_image: PostImage | None = None,
         max_per_file: int = MAX_ENTRIES_PER_FILE,
         max_total_bytes: int = MAX_TOTAL_BYTES,
         clock: Callable[[], int] = _now_ms,
@@ -601,6 +299,8 @@ class CheckpointManager:
         self.session_id = session_id
         self.project_root = Path(project_root) if project_root is not None else None
         self.allow_outside_root = allow_outside_root
+        self.root_refusal = None if allow_outside_root else root_refusal
+        self.post_image = post_image
         self.max_per_file = max_per_file
         self.max_total_bytes = max_total_bytes
         self.clock = clock
@@ -616,7 +316,7 @@ class CheckpointManager:
 
     @property
     def exists(self) -> bool:
-        return self.index_path.exists()
+        return os.path.lexists(self.index_path)  # a symlink loop is there, unreadable
 
     @property
     def index(self) -> CheckpointIndex:
@@ -632,7 +332,7 @@ class CheckpointManager:
 
     def reload(self) -> CheckpointIndex:
         """Re-read ``index.json`` (the agent may have written it meanwhile)."""
-        if self.index_path.exists():
+        if os.path.lexists(self.index_path):
             self._index = CheckpointIndex.load(self.index_path)
         else:
             self._index = CheckpointIndex.empty(self.session_id, self.clock(), self.index_path)
@@ -703,17 +403,20 @@ class CheckpointManager:
         """The pre-image of ``file_path`` stored in ``snapshot_id``.
 
         Without an entry there, the state when that snapshot was taken (its first entry
-        at or after it). Raises :class:`UsageError` when there is neither.
+        at or after it). The proof rule is restore's (:func:`rollback_target`): a state
+        that cannot be proven (history evicted) is returned without content, ``uncertain``
+        and with the reason — never another version's content. Raises
+        :class:`UsageError` when there is neither an entry there nor after it.
         """
         k = self.position(snapshot_id)
-        if self.index.entry_at(file_path, k) is not None:
-            return rebuild(self.index, file_path, k)
-        r = state_at(self.index, file_path, k)
+        r, why = rollback_target(self.index, file_path, k)
         if r is None:
             raise UsageError(
                 f"{file_path} has no entry at or after {snapshot_id}: its state then is "
                 "the file on disk"
             )
+        if why is not None:
+            return Rebuilt(file_path, snapshot_id, k, r.exists, None, why, uncertain=True)
         return r
 
     # --- writing snapshots -----------------------------------------------------------
@@ -721,6 +424,20 @@ class CheckpointManager:
     def _entry_for(
         self, path: str, exists: bool, content: str | bytes | None, force: bool
     ) -> dict[str, Any] | None:
+        if force:
+            # A safety snapshot: a full (compressed above the threshold), never a diff of
+            # the agent's format, whose keep ops hold every kept line verbatim and
+            # uncompressed (docs/DECISIONS.md, "Writes on a hostile disk").
+            if not exists:
+                return {
+                    "filePath": path,
+                    "existedBefore": False,
+                    "type": "full",
+                    "content": "",
+                    "compressed": False,
+                }
+            assert content is not None
+            return {"filePath": path, "existedBefore": True, "type": "full", **encode_full(content)}
         entries = self.index.entries_for(path)
         prev = rebuild(self.index, path, entries[-1][0]) if entries else None
         if not exists:
@@ -830,8 +547,6 @@ class CheckpointManager:
                 lfm[e["filePath"]] = sid
         index.invalidate()
         if evict:
-            from sidtui.core.checkpoints.evict import evict as run_eviction
-
             self.last_eviction = run_eviction(index, self.max_per_file, self.max_total_bytes)
         if save:
             self.save()
@@ -839,7 +554,13 @@ class CheckpointManager:
 
     # --- restore -------------------------------------------------------------------
 
-    def _plan(self, k: int, paths: Sequence[str] | None, force: bool) -> list[FileRestore]:
+    def _new_result(self, op: str, dry_run: bool, **kw: Any) -> RestoreResult:
+        root = str(self.project_root) if self.project_root is not None else None
+        return RestoreResult(op, dry_run, root=root, root_refusal=self.root_refusal, **kw)
+
+    def _plan(
+        self, k: int, paths: Sequence[str] | None, force: bool, drift: bool = True
+    ) -> list[FileRestore]:
         index = self.index
         snaps = index.snapshots
         order: list[str] = []
@@ -858,6 +579,13 @@ class CheckpointManager:
             target, why = rollback_target(index, p, k)
             assert target is not None  # p has an entry in snapshots[k:]
             fr = FileRestore(p, "skipped", source_snapshot=target.snapshot_id)
+            if self.root_refusal is not None:
+                fr.reason = (
+                    f"refused: the project root is refused ({self.root_refusal}; "
+                    "--allow-outside-root writes anyway)"
+                )
+                plan.append(fr)
+                continue
             reason, real = confine(p, self.project_root, self.allow_outside_root)
             fr.real_path = real
             if reason is not None:
@@ -882,14 +610,143 @@ class CheckpointManager:
                     continue
             new = target.data()
             fr.new = new
+            fr.mode = _recorded_mode(snaps[target.position], p)
+            fr.existing_dirs = _existing_components(os.path.dirname(real))
             if not target.exists:
                 fr.action = "deleted" if exists else "unchanged"
             elif exists and cur == new:
                 fr.action = "unchanged"
             else:
                 fr.action = "restored"
+            if drift and fr.action != "unchanged":
+                from sidtui.core.checkpoints.drift import drift_of, expected_now
+
+                fr.drift = drift_of(expected_now(index, p, self.post_image), p, cur)
             plan.append(fr)
         return plan
+
+    def file_drift(self, paths: Sequence[str] | None = None) -> list[FileDrift]:
+        """Whether each tracked file (or each of ``paths``) is still what this session last
+        left there (:mod:`sidtui.core.checkpoints.drift`), for previews.
+
+        Returns:
+            One :class:`~sidtui.core.checkpoints.drift.FileDrift` per file (a file outside
+            the project root or unreadable is ``unknown``).
+        """
+        from sidtui.core.checkpoints.drift import UNKNOWN, drift_of, expected_now
+
+        out: list[FileDrift] = []
+        for p in paths if paths is not None else self.index.tracked_files():
+            reason, real = confine(p, self.project_root, self.allow_outside_root)
+            if reason is not None:
+                out.append(FileDrift(p, UNKNOWN, f"not checked: {reason}"))
+                continue
+            _exists, cur, err = read_current(real)
+            if err is not None:
+                out.append(FileDrift(p, UNKNOWN, f"not checked: {err}"))
+                continue
+            out.append(drift_of(expected_now(self.index, p, self.post_image), p, cur))
+        return out
+
+    # --- the journal of an interrupted run --------------------------------------------
+
+    @property
+    def journal(self) -> dict[str, Any] | None:
+        """The pending journal of an interrupted run (None when there is none)."""
+        from sidtui.core.checkpoints.journal import read_journal
+
+        return read_journal(self.index_path.parent)
+
+    def require_no_journal(self) -> None:
+        """Raises :class:`InterruptedPending` when an interrupted run is not finished."""
+        j = self.journal
+        if j is not None:
+            raise InterruptedPending(
+                f"an interrupted sidtui {j.get('op', 'operation')} (process {j.get('pid')}) "
+                f"left {self.index_path.parent / 'sidtui-journal.json'}; finish it first "
+                "(any sidtui undo/redo/restore/rewind of this session does)"
+            )
+
+    def finish_journal(self, journal: dict[str, Any], *, dry_run: bool = False) -> RestoreResult:
+        """Write the files an interrupted run meant to write (no new safety snapshot).
+
+        Args:
+            journal: from :attr:`journal` (its ``restore`` part is used).
+            dry_run: report what would be written.
+
+        Returns:
+            A :class:`RestoreResult` with ``resumed`` set; ``safety_snapshot_id`` None means
+            the run died before its safety snapshot, so it changed no file (its journal can
+            be dropped).
+        """
+        from sidtui.core.checkpoints.journal import safety_position
+
+        self.reload()
+        part = journal.get("restore")
+        op = str(journal.get("op") or "restore")
+        result = self._new_result(op, dry_run, resumed=True)
+        if not isinstance(part, dict):
+            return result
+        pos = safety_position(self.index, str(journal.get("token")))
+        if pos < 0:
+            result.note = f"the interrupted {op} had not changed any file"
+            return result
+        k = self.index.index_of(str(part.get("from")))
+        paths = part.get("paths")
+        if k < 0 or k >= pos or not isinstance(paths, list):
+            result.note = f"the interrupted {op}'s journal does not match the index; left alone"
+            return result
+        result.safety_snapshot_id = str(self.index.snapshots[pos].get("id"))
+        result.from_position = k
+        result.target_snapshot_id = str(self.index.snapshots[k].get("id"))
+        result.reverts = [str(x) for x in part.get("reverts") or []]
+        result.files = self._plan(k, [str(p) for p in paths], True, drift=False)
+        if not dry_run:
+            self._write_files([f for f in result.files if f.action in ("restored", "deleted")])
+            self._clean_temps(result.files)
+        return result
+
+    def _clean_temps(self, files: Sequence[FileRestore]) -> None:
+        """Remove temp files killed runs left beside ``files`` and the index."""
+        from sidtui.core.base.safefs import remove_stale_temps
+
+        by_dir: dict[str, set[str]] = {}
+        for f in files:
+            real = f.real_path or f.path
+            by_dir.setdefault(os.path.dirname(real), set()).add(os.path.basename(real))
+        for folder, names in by_dir.items():
+            remove_stale_temps(folder, names)
+        remove_stale_temps(self.index_path.parent)
+
+    def _write_files(self, todo: Sequence[FileRestore]) -> None:
+        """Write or delete every file of ``todo`` through :mod:`sidtui.core.base.safefs`:
+        folders reached without following symlinks, so a folder swapped since the plan
+        cannot redirect a write (the file is skipped, saying so)."""
+        from sidtui.core.base import safefs
+
+        fds: dict[str, int] = {}
+        try:
+            for f in todo:
+                real = f.real_path or f.path
+                folder, name = os.path.split(real)
+                try:
+                    dfd = fds.get(folder)
+                    if dfd is None:
+                        dfd = fds[folder] = safefs.open_dir(folder, create_below=f.existing_dirs)
+                    if f.action == "deleted":
+                        safefs.unlink_at(dfd, name, where=real)
+                    else:
+                        assert f.new is not None
+                        safefs.replace_at(dfd, name, f.new, f.mode, where=real)
+                except safefs.UnsafePath as exc:
+                    f.reason = f"write refused: {exc}"
+                    f.action = "skipped"
+                except OSError as exc:
+                    f.reason = f"write failed: {exc.strerror or exc}"
+                    f.action = "skipped"
+        finally:
+            for dfd in fds.values():
+                os.close(dfd)
 
     def rollback_from(
         self,
@@ -901,76 +758,121 @@ class CheckpointManager:
         op: str = "rollback",
         reverts: Sequence[str] | None = None,
         extra: dict[str, Any] | None = None,
+        journal_extra: dict[str, Any] | None = None,
+        keep_journal: bool = False,
     ) -> RestoreResult:
         """Put every file in ``snapshots[k:]`` back to its pre-image at its earliest entry there.
 
         Args:
             k: snapshot position (0 ≤ k < len(snapshots)).
             dry_run: compute and return the plan (with old/new bytes), write nothing.
-            force: also restore files whose pre-image is uncertain.
+            force: also restore files whose pre-image is uncertain, and files changed
+                after this session (drift, :mod:`sidtui.core.checkpoints.drift`).
             paths: only these files.
             op: label recorded as ``sidtuiOp`` in the safety snapshot.
             reverts: ids recorded as ``sidtuiReverts`` (default: ``snapshots[k:]``).
             extra: more fields for the safety snapshot.
+            journal_extra: more parts for the journal (a rewind's ``marker``).
+            keep_journal: leave the journal for the caller to remove after its own steps.
 
         Returns:
             A :class:`RestoreResult`.
 
         Raises:
             UsageError: ``k`` out of range. CorruptIndex: unreadable index.
-            CheckpointError: the safety snapshot cannot be saved (then nothing is written).
+            DriftRefused: files changed after this session would be replaced, without
+                ``force`` (nothing written).
+            InterruptedPending: an interrupted run is not finished (nothing written).
+            CheckpointError: the journal or safety snapshot cannot be saved (then nothing
+                is written).
         """
         self.reload()
         snaps = self.index.snapshots
         if not 0 <= k < len(snaps):
             raise UsageError(f"snapshot position {k} out of range (0..{len(snaps) - 1})")
+        if not dry_run and not _continues(self.journal, journal_extra):
+            self.require_no_journal()
         ids = [str(s.get("id")) for s in snaps[k:]] if reverts is None else list(reverts)
-        result = RestoreResult(op, dry_run, k, str(snaps[k].get("id")), ids)
+        result = self._new_result(
+            op, dry_run, from_position=k, target_snapshot_id=str(snaps[k].get("id")), reverts=ids
+        )
         result.files = self._plan(k, paths, force)
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
         if dry_run or not todo:
             if not todo and not dry_run:
-                result.note = "nothing to change: every file is already as it was"
+                n = len(result.skipped)
+                result.note = (
+                    f"nothing was changed: {n} file{'s' * (n != 1)} could not be restored "
+                    "(skipped; the others are already as they were)"
+                    if n
+                    else "nothing to change: every file is already as it was"
+                )
             return result
+        if result.drifted and not force:
+            raise DriftRefused(_drift_message(result), result)
+        import secrets
+
+        from sidtui.core.checkpoints.drift import digest
+        from sidtui.core.checkpoints.journal import remove_journal, write_journal
+
+        token = result.journal_token = secrets.token_hex(8)
+        folder = self.index_path.parent
+        try:
+            write_journal(
+                folder,
+                {
+                    "op": op,
+                    "token": token,
+                    "root": str(self.project_root) if self.project_root else None,
+                    "allowOutsideRoot": self.allow_outside_root,
+                    "restore": {
+                        "from": str(snaps[k].get("id")),
+                        "paths": [f.path for f in todo],
+                        "reverts": ids,
+                    },
+                    **(journal_extra or {}),
+                },
+            )
+        except (OSError, SidtuiError) as exc:
+            raise CheckpointError(
+                f"cannot write the journal in {folder} ({getattr(exc, 'strerror', None) or exc}); "
+                "no file was changed"
+            ) from None
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
+        modes = {f.path: m for f in todo if (m := _current_mode(f.real_path or f.path)) is not None}
         try:
             safety = self.create_snapshot(
                 [f.path for f in todo],
                 RESTORE_TOOL,
                 summary,
                 contents={f.path: f.old for f in todo},
-                extra={"sidtuiReverts": ids, "sidtuiOp": op, **(extra or {})},
+                extra={
+                    "sidtuiReverts": ids,
+                    "sidtuiOp": op,
+                    "sidtuiJournal": token,
+                    "sidtuiModes": modes,
+                    "sidtuiTargets": {
+                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
+                    },
+                    **(extra or {}),
+                },
                 force_entries=True,
                 evict=False,
             )
-        except OSError as exc:
+        except (OSError, SidtuiError) as exc:
+            remove_journal(folder)
             raise CheckpointError(
                 f"cannot save the safety snapshot to {self.index_path} "
-                f"({exc.strerror or exc}); no file was changed"
+                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
             ) from None
         result.safety_snapshot_id = safety
-        for f in todo:
-            real = f.real_path or f.path
-            try:
-                if f.action == "deleted":
-                    os.unlink(real)
-                else:
-                    assert f.new is not None
-                    mode = None
-                    try:
-                        mode = os.stat(real).st_mode & 0o7777
-                    except OSError:
-                        pass
-                    atomic_write_bytes(Path(real), f.new, mode)
-            except OSError as exc:
-                f.reason = f"write failed: {exc.strerror or exc}"
-                f.action = "skipped"
+        self._write_files(todo)
         if all(f.action == "skipped" for f in todo):
             # Every write failed: the safety snapshot stays (append-only) but is marked so
             # it does not count as having reverted anything, and there is nothing to redo.
             self.reload()
-            pos = self.index.index_of(safety)
+            pos = self.index.index_of(safety) if safety is not None else -1
             if pos >= 0:
                 self.index.snapshots[pos]["sidtuiFailed"] = True
                 self.index.invalidate()
@@ -980,6 +882,10 @@ class CheckpointManager:
                     pass
             result.safety_snapshot_id = None
             result.note = "no file could be written; nothing was changed"
+            keep_journal = False
+        self._clean_temps(result.files)
+        if not keep_journal:
+            remove_journal(folder)
         return result
 
     def undo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
@@ -996,11 +902,11 @@ class CheckpointManager:
                 continue
             # A batch whose files are all already back as they were (undone by hand) is
             # passed over, or undo would stop there for ever.
-            plan = self._plan(k, None, force)
+            plan = self._plan(k, None, force, drift=False)
             if plan and all(f.action == "unchanged" for f in plan):
                 continue
             return self.rollback_from(k, dry_run=dry_run, force=force, op="undo")
-        return RestoreResult("undo", dry_run, note="nothing to undo: no agent snapshot left")
+        return self._new_result("undo", dry_run, note="nothing to undo: no agent snapshot left")
 
     def redo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
         """Take back the latest ``sidtui-restore`` still in effect (not made by redo)."""
@@ -1015,7 +921,7 @@ class CheckpointManager:
             if s.get("sidtuiOp") == "redo" or s.get("sidtuiFailed"):
                 continue
             return self.rollback_from(k, dry_run=dry_run, force=force, op="redo", reverts=[sid])
-        return RestoreResult("redo", dry_run, note="nothing to redo")
+        return self._new_result("redo", dry_run, note="nothing to redo")
 
     def undo_file(
         self, file_path: str, *, dry_run: bool = False, force: bool = False
@@ -1048,7 +954,7 @@ class CheckpointManager:
                 reverts=[sid],
                 extra={"sidtuiFile": file_path},
             )
-        return RestoreResult("undo-file", dry_run, note=f"nothing to undo for {file_path}")
+        return self._new_result("undo-file", dry_run, note=f"nothing to undo for {file_path}")
 
     def restore_before(
         self, snapshot_id: str, *, dry_run: bool = False, force: bool = False
@@ -1060,7 +966,14 @@ class CheckpointManager:
         )
 
     def rollback_to_time(
-        self, t_ms: int, *, dry_run: bool = False, force: bool = False, op: str = "rewind"
+        self,
+        t_ms: int,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        op: str = "rewind",
+        journal_extra: dict[str, Any] | None = None,
+        keep_journal: bool = False,
     ) -> RestoreResult:
         """Files back to how they were at ``t_ms`` (first snapshot at or after it).
 
@@ -1070,8 +983,62 @@ class CheckpointManager:
         for k, s in enumerate(self.index.snapshots):
             ts = s.get("timestamp")
             if isinstance(ts, (int, float)) and ts >= t_ms:
-                return self.rollback_from(k, dry_run=dry_run, force=force, op=op)
-        return RestoreResult(op, dry_run, note="no file snapshot at or after that time")
+                return self.rollback_from(
+                    k,
+                    dry_run=dry_run,
+                    force=force,
+                    op=op,
+                    journal_extra=journal_extra,
+                    keep_journal=keep_journal,
+                )
+        return self._new_result(op, dry_run, note="no file snapshot at or after that time")
+
+
+def _continues(pending: dict[str, Any] | None, journal_extra: dict[str, Any] | None) -> bool:
+    """Whether the pending journal is the caller's own (a fork's, whose file step this is)."""
+    if pending is None or not journal_extra:
+        return False
+    mine, theirs = journal_extra.get("fork"), pending.get("fork")
+    return (
+        isinstance(mine, dict)
+        and isinstance(theirs, dict)
+        and mine.get("temp") == theirs.get("temp")
+    )
+
+
+def _drift_message(result: RestoreResult) -> str:
+    from sidtui.core.checkpoints.drift import DRIFT_WORDING
+
+    names = [f.path for f in result.drifted]
+    shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
+    return (
+        f"{len(names)} file(s) {DRIFT_WORDING}: {shown}; nothing was changed — "
+        "use --force to replace them (--dry-run shows the diffs)"
+    )
+
+
+def _recorded_mode(snapshot: dict[str, Any], path: str) -> int | None:
+    """The permission bits a safety snapshot recorded for ``path`` (None: not recorded)."""
+    modes = snapshot.get("sidtuiModes")
+    m = modes.get(path) if isinstance(modes, dict) else None
+    return m & 0o7777 if isinstance(m, int) and not isinstance(m, bool) else None
+
+
+def _current_mode(real_path: str) -> int | None:
+    try:
+        st = os.lstat(real_path)
+    except OSError:
+        return None
+    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+
+
+def _existing_components(folder: str) -> int:
+    """How many leading components of the absolute ``folder`` exist now."""
+    parts = [c for c in os.path.normpath(folder).split(os.sep) if c]
+    n = len(parts)
+    while n > 0 and not os.path.isdir(os.sep + os.sep.join(parts[:n])):
+        n -= 1
+    return n
 
 
 def load_index(path: Path) -> CheckpointIndex:
@@ -1081,21 +1048,11 @@ def load_index(path: Path) -> CheckpointIndex:
 
 __all__ = [
     "RESTORE_TOOL",
-    "ChainLink",
     "CheckpointError",
     "CheckpointManager",
     "CorruptIndex",
-    "FileChain",
     "FileRestore",
-    "Rebuilt",
     "RestoreResult",
     "SnapshotInfo",
-    "chain_health",
     "confine",
-    "rebuild",
-    "rebuild_all",
-    "state_at",
-    "named_in_batch",
-    "rollback_target",
-    "uncertain_reason",
 ]

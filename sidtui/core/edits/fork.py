@@ -1,26 +1,10 @@
-"""Fork and salvage: new sessions made from an existing one (seed §5.5 ②, §9.8; DESIGN §5, §7).
+"""Fork: a new session made from an existing one (FORMAT.md §8.7, §10.11, §11.5).
 
-**Fork** (:func:`fork`) writes a new session file in the same project folder, in the agent's
-own fork shape (the S05 fixture): ``session_start`` whose ``parentUuid`` is the *source
-session id*; then ``metadata forked_from {sessionId, uuid, messageCount}`` (the anchor goes
-first so a half-copied fork is still recognisable, seed §5.5 ②); then the history with fresh
-uuids, re-chained, each message carrying ``message._meta`` as the agent's loader returns it.
-Checkpoints are inherited through the checkpoint layer (deep copy into the empty child
-index). The source file and its ``index.json`` are never written.
+:func:`fork` writes a new session in the agent's own fork shape (``forked_from`` first,
+fresh uuids, re-chained history) and inherits the source's checkpoints; the source file and
+its index are never written. :func:`write_copy` is shared with :mod:`~sidtui.core.edits.salvage`.
 
-**Salvage** (:func:`salvage`) is a fork of a file the agent cannot load at all (its chain
-never reaches ``session_start``: a torn line glued to the next record, a lost parent, a
-cycle). The readable pieces are stitched back together: from the live tail, each piece
-whose first record's parent is lost (or cyclic, or a head without ``session_start``) is
-joined onto the chain ending at the physically preceding record, until a
-``session_start`` is reached. The ``forked_from`` record names the source and what was
-left out (bad lines, records not on the stitched chain, the joins made).
-
-[sidtui] choices (docs/DECISIONS.md, issue 4): copied records keep their original
-``timestamp`` (the agent re-stamps them) so rewind points of the copy still map onto the
-inherited checkpoints; metadata on the copied chain is copied too (so todo/goal/usage state
-restores as it was at that point), except ``trace_session_id``, ``forked_from`` and
-sidtui's own markers; ``session_start``/``session_end`` of the source are not copied.
+Design notes: docs/ARCHITECTURE.md, “core/edits/fork.py”.
 """
 
 from __future__ import annotations
@@ -28,15 +12,19 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
-from sidtui.core.transcript.chain import ChainResult, ancestors, longest_readable_chain
+from sidtui.core.checkpoints.evict import inherit_from
+from sidtui.core.edits.points import get_point
+from sidtui.core.transcript.chain import ChainResult
 from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES, LoadedSession, load_jsonl
 from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.writer import SessionStore
+from sidtui.core.views.session import current_view
 
 #: Metadata keys never copied into a fork: process identity and sidtui's own markers.
 NOT_COPIED_METADATA = frozenset({"trace_session_id", "forked_from", "rewind", "branch_switch"})
@@ -66,6 +54,8 @@ class ForkResult:
         repairs: messages the agent's resume pipeline would throw on, repaired or left
             out in the copy: ``[{line, what}]``.
         dry_run: nothing was written.
+        resumed: this run only finished the copy an interrupted earlier run had made
+            (see :func:`sidtui.core.edits.interrupted.finish_forks`).
     """
 
     session_id: str
@@ -80,9 +70,11 @@ class ForkResult:
     left_out: dict[str, Any] = field(default_factory=dict)
     repairs: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
+    resumed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "resumed": self.resumed,
             "session_id": self.session_id,
             "path": str(self.path),
             "source_session_id": self.source_session_id,
@@ -208,10 +200,8 @@ def _copy_records(
 def _inherit_checkpoints(
     home, source_id: str, child_id: str, warnings: list[str], before_ms: int | None = None
 ) -> int:
-    """Inherit the source's checkpoints into the child through the checkpoint layer (§9.8);
+    """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt."""
-    from sidtui.core.checkpoints.evict import inherit_from
-
     res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms)
     if res.warning:
         warnings.append(res.warning)
@@ -226,8 +216,16 @@ def write_copy(
     dry_run: bool = False,
     inherit: bool = True,
     inherit_before_ms: int | None = None,
+    op: str = "fork",
+    before_rename: Callable[[ForkResult, dict[str, Any]], None] | None = None,
 ) -> ForkResult:
     """Write a new session from chain records ``indexes`` of ``view`` (a SessionView).
+
+    The copy is written under a temporary name (``.ID.jsonl.sidtui-PID-RANDOM.tmp``) and
+    renamed into place only when complete, its checkpoints first; a journal in its
+    checkpoint folder lets the next run finish or remove a copy a kill left behind
+    (:func:`sidtui.core.edits.interrupted.finish_forks`). A copy is never visible half
+    written.
 
     Args:
         view: the source (:class:`sidtui.core.views.session.SessionView` of a jsonl file).
@@ -236,11 +234,18 @@ def write_copy(
         dry_run: compute the result, write nothing.
         inherit: inherit the source's checkpoints.
         inherit_before_ms: inherit only snapshots taken before this time (ms).
+        op: the operation named in the journal.
+        before_rename: ``(result, journal) -> None`` run once the copy is complete but
+            before it becomes visible (a rewind's file step); an exception it raises
+            removes the copy (so it must raise before changing a project file).
 
     Raises:
         ForkError: the new file could not be written (nothing is left half-written:
             a failed copy is removed).
     """
+    from sidtui.core.base import safefs
+    from sidtui.core.checkpoints.journal import remove_journal, write_journal
+
     rf: RecordFile = view.rf
     src_path: Path = view.file.path
     folder = src_path.parent
@@ -268,19 +273,93 @@ def write_copy(
     )
     if dry_run:
         return result
+    ckpt = view.home.checkpoints_dir / new_id
+    temp_name = safefs.temp_name(result.path.name)
+    temp = folder / temp_name
+    journal: dict[str, Any] = {
+        "op": op,
+        "fork": {
+            "transcript": str(result.path),
+            "temp": str(temp),
+            "ready": False,
+            "source": source_id,
+            "messageCount": message_count,
+            "recordsCopied": len(copy_idx),
+        },
+    }
+    try:
+        write_journal(ckpt, journal)
+    except (OSError, SidtuiError) as exc:
+        raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
+    try:
+        if inherit:
+            result.checkpoints_inherited = _inherit_checkpoints(
+                view.home, source_id, new_id, result.warnings, inherit_before_ms
+            )
+        _write_transcript(
+            view,
+            result,
+            temp,
+            temp_name,
+            start,
+            tail_uuid,
+            forked_from_extra,
+            copy_idx,
+            rf,
+            sub_loaded,
+        )
+        journal["fork"]["ready"] = True
+        if before_rename is not None:
+            before_rename(result, journal)
+        with safefs.opened_dir(os.path.realpath(folder)) as dfd:
+            if safefs.lstat_at(dfd, result.path.name) is not None:
+                raise ForkError(f"{result.path} appeared while it was being written")
+            os.rename(temp_name, result.path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            os.fsync(dfd)
+    except BaseException:
+        _discard(temp, ckpt)
+        raise
+    remove_journal(ckpt)
+    if not (ckpt / "index.json").exists():
+        try:
+            ckpt.rmdir()
+        except OSError:
+            pass
+    return result
+
+
+def _write_transcript(
+    view, result, temp, temp_name, start, tail_uuid, forked_from_extra, copy_idx, rf, sub_loaded
+) -> None:
+    """The copy's records into ``temp`` (created ``O_EXCL | O_NOFOLLOW``), fsynced."""
+    from sidtui.core.base import safefs
+
+    folder = temp.parent
+    try:
+        with safefs.opened_dir(os.path.realpath(folder)) as dfd:
+            fd = os.open(
+                temp_name,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+                dir_fd=dfd,
+            )
+            os.close(fd)
+    except (OSError, SidtuiError) as exc:
+        raise ForkError(f"could not create {temp}: {exc}") from None
     errors: list[str] = []
     store = SessionStore(folder, on_error=lambda f: errors.append(f.error))
     store.start_session(
-        new_id,
+        result.session_id,
         start["model"],
         start["provider"],
         start["cwd"],
-        forked_from_session_id=source_id,
+        forked_from_session_id=result.source_session_id,
+        file_name=temp_name,
     )
-    value: dict[str, Any] = {"sessionId": source_id}
+    value: dict[str, Any] = {"sessionId": result.source_session_id}
     if tail_uuid:
         value["uuid"] = tail_uuid
-    value["messageCount"] = message_count
+    value["messageCount"] = result.message_count
     if forked_from_extra:
         value.update(forked_from_extra)
     store.append_metadata("forked_from", value)
@@ -291,16 +370,26 @@ def write_copy(
     result.repairs = repairs
     store.flush()
     if errors:
-        try:
-            os.unlink(result.path)
-        except OSError:
-            pass
         raise ForkError(f"could not write {result.path}: {errors[0]}")
-    if inherit:
-        result.checkpoints_inherited = _inherit_checkpoints(
-            view.home, source_id, new_id, result.warnings, inherit_before_ms
-        )
-    return result
+    try:
+        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise ForkError(f"could not write {result.path}: {exc.strerror or exc}") from None
+
+
+def _discard(temp: Path, ckpt: Path) -> None:
+    """Remove a copy that did not become visible (its temp transcript and checkpoints)."""
+    import shutil
+
+    try:
+        temp.unlink()
+    except OSError:
+        pass
+    shutil.rmtree(ckpt, ignore_errors=True)
 
 
 def _chain_before(view, point) -> list[int]:
@@ -309,17 +398,27 @@ def _chain_before(view, point) -> list[int]:
     return chain[:pos]
 
 
-def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) -> ForkResult:
-    """Fork ``view`` into a new session holding its history up to ``point`` (seed §5.5 ②).
+def fork(
+    view,
+    point=None,
+    *,
+    dry_run: bool = False,
+    inherit_all: bool = False,
+    op: str = "fork",
+    before_rename: Callable[[ForkResult, dict[str, Any]], None] | None = None,
+) -> ForkResult:
+    """Fork ``view`` into a new session holding its history up to ``point`` (FORMAT.md §8.7).
 
     Args:
         view: a :class:`sidtui.core.views.session.SessionView` of a loadable jsonl session.
-        point: a :class:`sidtui.core.edits.rewind.RewindPoint`; the fork ends right before that
+        point: a :class:`sidtui.core.edits.points.RewindPoint`; the fork ends right before that
             prompt. None copies the whole live chain.
         dry_run: write nothing.
         inherit_all: inherit every checkpoint snapshot even when forking at a point (a
             rewind ``as_fork`` restores files from the snapshots after the point); by
             default a fork at a point inherits only the snapshots taken before it.
+        op / before_rename: see :func:`write_copy` (a rewind ``--fork`` runs its file step
+            there).
 
     Returns:
         A :class:`ForkResult`. The source file is byte-for-byte unchanged.
@@ -328,24 +427,66 @@ def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) 
         UsageError: a v1/legacy file, or a file the agent cannot load (use salvage).
         ForkError: the new file could not be written.
     """
-    from sidtui.core.edits.rewind import current_view, get_point
-
     view = current_view(view)
-    _require_chained(view, "fork")
+    require_chained(view, "fork")
+    leftovers, resumed = ([], None) if dry_run else finish_leftovers(view, op)
+    if resumed is not None:
+        return resumed
     if point is not None:
         point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
     extra = {"toPoint": point.id} if point is not None else None
-    return write_copy(
+    result = write_copy(
         view,
         list(indexes),
         forked_from_extra=extra,
         dry_run=dry_run,
         inherit_before_ms=None if (point is None or inherit_all) else point.timestamp_ms,
+        op=op,
+        before_rename=before_rename,
     )
+    result.warnings[:0] = leftovers
+    return result
 
 
-def _require_chained(view, verb: str) -> None:
+def finish_leftovers(view, op: str) -> tuple[list[str], ForkResult | None]:
+    """Finish or remove the copies killed runs left in ``view``'s folder.
+
+    Returns:
+        ``(what was done, the copy of this same request an interrupted run finished)``:
+        when the latter is set, that is all this run does.
+    """
+    from sidtui.core.edits.interrupted import finish_forks
+
+    notes: list[str] = []
+    resumed: ForkResult | None = None
+    for f in finish_forks(view.home, view.file.path.parent):
+        info = f.fork or {}
+        if f.changed and resumed is None and f.op == op and info.get("source") == view.session_id:
+            resumed = ForkResult(
+                session_id=f.session_id or "",
+                path=Path(str(info.get("transcript"))),
+                source_session_id=view.session_id,
+                source_path=view.file.path,
+                source_tail_uuid=None,
+                message_count=int(info.get("messageCount") or 0),
+                records_copied=int(info.get("recordsCopied") or 0),
+                warnings=[f.describe()],
+                resumed=True,
+            )
+        else:
+            notes.append(f.describe())
+    if resumed is not None:
+        resumed.warnings.extend(notes)
+    return notes, resumed
+
+
+def require_chained(view, verb: str) -> None:
+    """Refuse a v1 file or a sidechain (and, unless salvaging, a file the agent cannot load).
+
+    Raises:
+        UsageError: with what to do instead.
+    """
     if view.rf is None:
         raise UsageError(f"cannot {verb} a v1 whole-file JSON session ({view.file.path.name})")
     if view.file.kind != "main":
@@ -355,97 +496,3 @@ def _require_chained(view, verb: str) -> None:
             f"the agent cannot load {view.file.path.name} "
             f"({view.loaded.load_failure}); use `sidtui salvage` instead"
         )
-
-
-# --------------------------------------------------------------------------- salvage
-
-
-def stitch_readable(rf: RecordFile, tail: int) -> tuple[list[int], list[dict[str, Any]]]:
-    """Join the readable pieces ending at ``tail`` into one chain (see module docstring).
-
-    Returns:
-        (record indexes oldest first, joins ``[{line, after_line, reason}]``).
-        Terminates: each join moves strictly to earlier physical records.
-    """
-    recs = rf.records
-    taken: set[int] = set()
-    pieces: list[list[int]] = []
-    joins: list[dict[str, Any]] = []
-    seq = ancestors(rf, tail)
-    while seq:
-        pieces.append(seq)
-        taken.update(seq)
-        first = recs[seq[0]]
-        if first.type == "session_start":
-            break
-        j = min(seq) - 1
-        while j >= 0 and (recs[j].uuid is None or j in taken):
-            j -= 1
-        if j < 0:
-            break
-        if first.parent is None:
-            reason = "a head without session_start"
-        elif any(recs[i].uuid == first.parent for i in seq):
-            reason = f"cycle at {first.parent}"
-        else:
-            reason = f"parent {first.parent} is not in the file"
-        joins.append({"line": first.line, "after_line": recs[j].line, "reason": reason})
-        seq = [i for i in ancestors(rf, j) if i not in taken]
-    out = [i for piece in reversed(pieces) for i in piece]
-    return out, joins
-
-
-def salvage(view, *, dry_run: bool = False) -> ForkResult:
-    """Write a loadable copy of a session the agent cannot load, or cannot resume (its
-    resume pipeline throws on a message: that copy repairs or leaves out such messages,
-    :attr:`ForkResult.repairs`) (issue 4 §5).
-
-    The stitched chain (or, if it holds fewer messages, the longest readable chain) is
-    copied into a new session with fresh uuids, a proper ``session_start`` and a
-    ``forked_from`` record whose ``salvage`` field names the source file and what was
-    left out: ``badLines`` ``[{line, reason}]``, ``recordsNotCopied`` (records off the
-    salvaged chain), ``joins``. The source stays untouched.
-
-    Raises:
-        UsageError: the agent loads and resumes this file already (fork it instead), or it is a v1
-            file/sidechain, or nothing in it is readable.
-        ForkError: the new file could not be written.
-    """
-    from sidtui.core.edits.rewind import current_view
-
-    view = current_view(view)
-    _require_chained(view, "salvage")
-    rec = view.recovery
-    fails = view.loaded.loadable and rec is not None and rec.failure is not None
-    if view.loaded.loadable and not fails:
-        raise UsageError(
-            f"nothing to salvage: the agent loads {view.file.path.name} "
-            "(use `sidtui fork` to copy it)"
-        )
-    rf: RecordFile = view.rf
-    if not rf.records:
-        raise UsageError(f"nothing readable in {view.file.path.name}")
-    flush_pending_writes(view.file.path)
-    if view.chain.linear or fails:  # (the agent loads it; only its resume fails)
-        indexes, joins = list(view.chain.chain), []
-    else:
-        indexes, joins = stitch_readable(rf, view.chain.tail)
-        longest = longest_readable_chain(rf, view.tree)
-
-        def n_messages(ix: list[int]) -> int:
-            return sum(1 for i in ix if rf.records[i].type in MESSAGE_RECORD_TYPES)
-
-        if n_messages(longest) > n_messages(indexes):
-            indexes, joins = longest, []
-    on = set(indexes)
-    left_out = {
-        "badLines": [{"line": b.line, "reason": b.reason} for b in rf.bad_lines],
-        "recordsNotCopied": sum(1 for r in rf.records if r.index not in on),
-        "joins": joins,
-    }
-    extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
-    if fails:
-        left_out["resumeFailure"] = rec.failure  # type: ignore[union-attr]
-    result = write_copy(view, indexes, forked_from_extra=extra, dry_run=dry_run)
-    result.left_out = left_out
-    return result

@@ -1,60 +1,42 @@
-"""Rewind points, three-mode rewind and branch switch (seed §10; DESIGN §7).
+"""Three-mode rewind and branch switch (FORMAT.md §11); the points are :mod:`~sidtui.core.edits.points`.
 
-**Rewind points** are never persisted by the agent (in memory, last 30, seed §10.6), so we
-derive them from the file: every human prompt (a user message without ``tool_result``
-blocks) on the live chain, numbered from 1, with its ``messageIndex`` in the loader's
-message list (truncating there = back to just before that prompt, seed §10.2), a 60-char
-preview, its time, and the checkpoint state it maps to: ``snapshot_id`` (the latest
-snapshot taken before the prompt, the agent's anchor) and ``restore_from`` (the first
-snapshot at or after it: what a code rewind rolls back from, DESIGN §6).
+:func:`rewind` restores files first (through the checkpoint layer) and then appends a
+``rewind`` marker (append-only), or writes the rewound conversation as a fork;
+:func:`switch_branch` makes any record the live tip again with a ``branch_switch`` marker.
+Nothing is ever deleted from a transcript; live sessions are refused unless forced.
 
-**Rewind** (:func:`rewind`), modes ``conversation`` / ``code`` / ``conversation-and-code``:
-
-1. files first (seed §10.4: the step that can fail goes before the irreversible one),
-   through the checkpoint layer's ``rollback_to_time`` with its ``sidtui-restore`` safety
-   snapshot, atomic writes and project-root confinement; if it fails, the conversation is
-   left untouched; no snapshot for the point ⇒ files skipped and reported;
-2. conversation second, **append-only** [sidtui]: a ``metadata`` record with key
-   ``rewind`` whose ``parentUuid`` is the record just before the target prompt. The
-   loader's chain then ends at the marker; the abandoned branch stays in the file, and a
-   later resume by the agent continues from the marker (it is the physical last line).
-   Points at or after the target disappear because they are no longer on the chain.
-
-All or nothing where it can be checked: before any project file is touched, the session
-file is opened for append (and closed unwritten), so a read-only session file or folder
-refuses the whole rewind with nothing changed. A marker append that still fails after the
-files were rewound (disk full, the file replaced meanwhile) raises a :class:`RewindError`
-saying the files *were* rewound and the conversation was not, naming the files and the
-safety snapshot that ``sidtui redo`` reverts (its ``result`` holds what was done).
-
-A live session (a live registration under the file's id, a ``trace_session_id`` in it, or
-its ``logicalSessionId``) is refused unless forced: its in-memory tail would silently win
-over our marker. ``as_fork=True`` leaves the source untouched and writes the rewound
-conversation as a new session (:mod:`sidtui.core.edits.fork`); files are then restored through
-the child's inherited checkpoint index.
-
-**Branch switch** (:func:`switch_branch`): any record of the tree becomes the live tip again
-by appending a ``metadata`` ``branch_switch`` marker whose ``parentUuid`` is that record, so
-an in-place rewind can always be taken back and a branch lost to a concurrent writer
-recovered. Nothing is ever deleted from a transcript.
+Design notes: docs/ARCHITECTURE.md, “core/edits/rewind.py”.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.base.home import project_root_for, user_home
+from sidtui.core.checkpoints.diff import edit_hunks
+from sidtui.core.checkpoints.journal import read_journal, remove_journal
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.edits.batches import post_image_of
+from sidtui.core.edits.fork import fork as fork_session
+from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
+from sidtui.core.edits.marker import MarkerError, append_marker
+from sidtui.core.edits.points import (
+    RewindPoint,
+    UnknownPoint,
+    get_point,
+    message_preview,
+)
+from sidtui.core.transcript.chain import ChainResult, ancestors
+from sidtui.core.transcript.loader import load_jsonl
+from sidtui.core.transcript.writer import flush_pending_writes
+from sidtui.core.views.session import current_view
 
 MODES = ("conversation", "code", "conversation-and-code")
 MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}
-PREVIEW_CHARS = 60
-MAX_PICKER_POINTS = 30  # seed §10.6: the picker shows the last 30; the CLI takes any
 
 
 class RewindError(SidtuiError):
@@ -74,55 +56,6 @@ class SessionIsLive(RewindError):
     """The session is being written by a running agent; refused unless forced (exit 1)."""
 
 
-class UnknownPoint(UsageError):
-    """No rewind point / record with that number or uuid (exit 2)."""
-
-
-@dataclass(frozen=True)
-class RewindPoint:
-    """A point to rewind to: just before one human prompt.
-
-    Attributes:
-        id: 1-based number along the live chain.
-        message_index: index of the prompt in the loader's messages (``slice(0, i)`` is
-            the conversation after rewinding).
-        record: index of the prompt's record in ``RecordFile.records``.
-        uuid: the prompt record's uuid.
-        parent_uuid: uuid of the chain record just before the prompt (the marker's parent).
-        line: 1-based physical line of the prompt.
-        preview: first 60 characters of its text.
-        timestamp: ISO time of the prompt record (None when absent).
-        timestamp_ms: the same in ms since the epoch.
-        snapshot_id: latest checkpoint snapshot taken before the prompt ("" when none).
-        restore_from: first snapshot at or after the prompt (None: no file changes
-            recorded after it, or no checkpoints).
-    """
-
-    id: int
-    message_index: int
-    record: int
-    uuid: str | None
-    parent_uuid: str | None
-    line: int | None
-    preview: str
-    timestamp: str | None
-    timestamp_ms: int | None
-    snapshot_id: str = ""
-    restore_from: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "messageIndex": self.message_index,
-            "uuid": self.uuid,
-            "line": self.line,
-            "preview": self.preview,
-            "timestamp": self.timestamp,
-            "snapshotId": self.snapshot_id,
-            "restoreFrom": self.restore_from,
-        }
-
-
 @dataclass
 class RewindResult:
     """What a rewind did (or would do, for a dry run).
@@ -134,10 +67,13 @@ class RewindResult:
     ``rewind`` metadata record), ``fork`` (for ``as_fork``), ``dropped`` (the messages
     leaving the conversation: ``{index, uuid, role, preview}``), ``files`` (per-file
     results of the checkpoint layer), ``diffs`` (dry run: unified diffs current → after),
-    ``warnings``.
+    ``warnings``, ``root``/``root_refusal`` (the project root used), ``drift`` (files
+    changed after the session that the file step replaces: ``{path, source}``),
+    ``resumed`` (a :class:`sidtui.core.edits.interrupted.Finished`: this run only finished
+    an earlier, interrupted one; then ``point`` is None).
     """
 
-    point: RewindPoint
+    point: RewindPoint | None
     mode: str
     messages_dropped: int = 0
     files_restored: int = 0
@@ -152,11 +88,19 @@ class RewindResult:
     dry_run: bool = False
     session_id: str | None = None
     abandoned_tip: str | None = None
+    root: str | None = None
+    root_refusal: str | None = None
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    resumed: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
-            "point": self.point.to_json(),
+            "root": self.root,
+            "rootRefused": self.root_refusal,
+            "drift": self.drift,
+            "resumed": self.resumed.to_json() if self.resumed is not None else None,
+            "point": self.point.to_json() if self.point is not None else None,
             "mode": self.mode,
             "messages_dropped": self.messages_dropped,
             "files_restored": self.files_restored,
@@ -176,151 +120,6 @@ class RewindResult:
 # --------------------------------------------------------------------------- points
 
 
-def iso_to_ms(ts: str | None) -> int | None:
-    """``Date.parse`` for the agent's ISO timestamps; None when absent or unparsable."""
-    if not ts:
-        return None
-    try:
-        return int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000 + 0.5)
-    except ValueError:
-        return None
-
-
-def _snapshot_times(view) -> list[tuple[str, int]]:
-    """(id, timestamp ms) of the session's checkpoint snapshots, in index order."""
-    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-
-    path = view.home.checkpoint_index(view.session_id)
-    if not path.exists():
-        return []
-    try:
-        idx = CheckpointIndex.load(path)
-    except CorruptIndex:
-        return []
-    out = []
-    for s in idx.snapshots:
-        sid, ts = s.get("id"), s.get("timestamp")
-        if isinstance(sid, str) and isinstance(ts, (int, float)):
-            out.append((sid, int(ts)))
-    return out
-
-
-def _inherited_times(view) -> dict[int, str]:
-    """For a fork: message index → the source message's timestamp, for copied messages.
-
-    The agent re-stamps the messages it copies into a fork (S05), while the checkpoints it
-    inherits keep their times; a copied prompt is matched to the source's prompt at the
-    same position (same role and text) on the source chain ending at ``forked_from.uuid``,
-    and its time is used for the checkpoint mapping. {} when not a fork or no source.
-    """
-    from sidtui.core.base.home import resolve_session
-    from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
-    from sidtui.core.transcript.loader import load_jsonl
-    from sidtui.core.transcript.records import scan_records
-
-    ff = view.loaded.metadata.get("forked_from")
-    if not isinstance(ff, dict):
-        return {}
-    src_id, count = ff.get("sessionId"), ff.get("messageCount")
-    if not isinstance(src_id, str) or not isinstance(count, int) or count <= 0:
-        return {}
-    path = view.file.path.parent / f"{src_id}.jsonl"
-    try:
-        if not path.exists():
-            sf = resolve_session(view.home, src_id)
-            if sf.kind != "main" or sf.container != "jsonl" or sf.session_id != src_id:
-                return {}
-            path = sf.path
-        flush_pending_writes(path)
-        rf = scan_records(path.read_bytes())
-    except (SidtuiError, OSError):
-        return {}
-    tail_uuid = ff.get("uuid")
-    at = [r.index for r in rf.records if isinstance(tail_uuid, str) and r.uuid == tail_uuid]
-    chain = ancestors(rf, at[-1]) if at else rebuild_chain(rf).chain
-    if not chain:
-        return {}
-    src = load_jsonl(rf, ChainResult(chain=chain, tail=chain[-1], reached_head=True)).messages
-    out: dict[int, str] = {}
-    mine = view.loaded.messages
-    for i in range(min(count, len(mine), len(src))):
-        a, b = mine[i], src[i]
-        if a.role != b.role or a.preview() != b.preview():
-            break  # not the copy we expected: keep the fork's own times from here
-        if b.timestamp:
-            out[i] = b.timestamp
-    return out
-
-
-def rewind_points(view) -> list[RewindPoint]:
-    """Every human prompt on the live chain, numbered from 1 (seed §10.2, DESIGN §7).
-
-    Args:
-        view: a :class:`sidtui.core.views.session.SessionView`.
-
-    Returns:
-        The points oldest first (the picker shows the last :data:`MAX_PICKER_POINTS`).
-        Empty for v1 files, sidechains and sessions the agent cannot load.
-    """
-    if view.rf is None or view.file.kind != "main" or not view.loaded.loadable:
-        return []
-    recs = view.rf.records
-    chain = view.chain.chain
-    pos_of = {ri: p for p, ri in enumerate(chain)}
-    snaps = _snapshot_times(view)
-    inherited = _inherited_times(view)
-    points: list[RewindPoint] = []
-    for m in view.loaded.messages:
-        if not m.is_human_prompt or m.record is None:
-            continue
-        pos = pos_of.get(m.record)
-        parent = recs[chain[pos - 1]].uuid if pos else None
-        prompt_ts = inherited.get(m.index, m.timestamp)
-        ms = iso_to_ms(prompt_ts)
-        before, after = "", None
-        if ms is not None:
-            for sid, snap_ms in snaps:
-                if snap_ms < ms:
-                    before = sid
-                elif after is None:
-                    after = sid
-        points.append(
-            RewindPoint(
-                id=len(points) + 1,
-                message_index=m.index,
-                record=m.record,
-                uuid=m.uuid,
-                parent_uuid=parent,
-                line=m.line,
-                preview=m.preview(PREVIEW_CHARS),
-                timestamp=prompt_ts,
-                timestamp_ms=ms,
-                snapshot_id=before,
-                restore_from=after,
-            )
-        )
-    return points
-
-
-def get_point(view, point: int | RewindPoint) -> RewindPoint:
-    """Resolve a point number (1-based) or re-validate a point against ``view``.
-
-    Raises:
-        UnknownPoint: no such point on the live chain (exit 2).
-    """
-    points = rewind_points(view)
-    if isinstance(point, RewindPoint):
-        for p in points:
-            if p.record == point.record:
-                return p
-        raise UnknownPoint("that rewind point is no longer on the live chain")
-    if not points:
-        raise UnknownPoint(f"{view.file.path.name} has no rewind points (no human prompts)")
-    if not isinstance(point, int) or not 1 <= point <= len(points):
-        raise UnknownPoint(f"no rewind point {point}: choose 1–{len(points)}")
-    return points[point - 1]
-
-
 def normalize_mode(mode: str) -> str:
     """``conversation`` / ``code`` / ``conversation-and-code`` (``both`` accepted).
 
@@ -334,25 +133,6 @@ def normalize_mode(mode: str) -> str:
 
 
 # --------------------------------------------------------------------------- guards
-
-
-def current_view(view):
-    """``view``, re-read when the file changed size since it was read (an agent or our own
-    queue appended): rewinds, forks and switches decide on what is on disk now."""
-    import os
-
-    from sidtui.core.views.session import open_session
-
-    flush_pending_writes(view.file.path)
-    if view.rf is None:
-        return view
-    try:
-        size = os.stat(view.file.path).st_size
-    except OSError:
-        return view
-    if size == view.rf.size:
-        return view
-    return open_session(view.home, view.file, with_sidechains=False)
 
 
 def _require_rewindable(view) -> None:
@@ -372,26 +152,28 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
+    from sidtui.core.resume.process import live_refusal
+
     lv = view.liveness
     if lv.live and not force:
-        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        holds = "in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
+        holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): what it holds in "
-            f"{holds} would silently override the {what}; stop it first or pass --force"
+            live_refusal(
+                view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
+            )
         )
 
 
-def project_root(view) -> Path | None:
-    """The project root file restores are confined to: the git top level of the session's
-    ``cwd`` (seed §9; DESIGN §6), or None when the session records no cwd."""
-    from sidtui.core.base.home import git_toplevel
+def project_root(view, env: Any = None):
+    """The project root file restores are confined to (FORMAT.md §10.13):
+    :func:`sidtui.core.base.home.project_root_for` of the session's ``cwd`` (its git top
+    level, else the cwd; refused when relative, ``/``, or outside the user's home and not
+    a git work tree).
 
-    cwd = view.loaded.cwd
-    if not cwd:
-        return None
-    p = Path(cwd)
-    return git_toplevel(p) if p.exists() else p
+    Returns:
+        A :class:`sidtui.core.base.home.ProjectRoot`.
+    """
+    return project_root_for(view.loaded.cwd, user_home(os.environ if env is None else env))
 
 
 # --------------------------------------------------------------------------- files step
@@ -406,6 +188,8 @@ class _FileStep:
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    journal_token: str | None = None
 
 
 def _files_step(
@@ -416,33 +200,49 @@ def _files_step(
     dry_run: bool,
     force: bool,
     allow_outside_root: bool = False,
+    root=None,
+    journal_extra: dict[str, Any] | None = None,
+    keep_journal: bool = False,
 ) -> _FileStep:
     """Roll files back to what they were when ``point``'s prompt was submitted.
 
-    Through :meth:`sidtui.core.checkpoints.manager.CheckpointManager.rollback_to_time` (first
-    snapshot at or after the prompt; safety snapshot; confinement to the project root).
-    """
-    from sidtui.core.checkpoints.manager import CheckpointManager
+    Through :meth:`sidtui.core.checkpoints.manager.CheckpointManager.rollback_to_time`
+    (first snapshot at or after the prompt; drift check; journal; safety snapshot;
+    confinement to the project root).
 
+    Raises:
+        DriftRefused: files changed after the session, without ``force``.
+    """
     step = _FileStep()
     if point.timestamp_ms is None:
         step.skipped = True
         step.warnings.append("the prompt has no timestamp: files cannot be matched to it")
         return step
+    pr = root if root is not None else project_root(view)
     mgr = CheckpointManager.for_session(
         view.home,
         session_id,
-        project_root=project_root(view),
+        project_root=pr.path,
+        root_refusal=pr.refusal,
         allow_outside_root=allow_outside_root,
+        post_image=post_image_of(view.rf),
     )
     if not mgr.exists:
         step.skipped = True
         step.warnings.append("the session has no checkpoints: files not restored")
         return step
-    res = mgr.rollback_to_time(point.timestamp_ms, dry_run=dry_run, force=force)
+    res = mgr.rollback_to_time(
+        point.timestamp_ms,
+        dry_run=dry_run,
+        force=force,
+        journal_extra=journal_extra,
+        keep_journal=keep_journal,
+    )
+    step.journal_token = res.journal_token
     step.files = [f.to_json() for f in res.files]
     step.restored = len(res.changed)
     step.safety = res.safety_snapshot_id
+    step.drift = [{"path": f.path, "source": f.drift.source} for f in res.drifted if f.drift]
     if res.from_position is None:
         # No snapshot at or after the prompt: no file change was recorded after it.
         step.skipped = True
@@ -474,8 +274,6 @@ def unified_diff(f, context: int = 3) -> str:
     Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
     not difflib. Returns "" when nothing differs.
     """
-    from sidtui.core.checkpoints.diff import edit_hunks
-
     old, new = _diff_lines(f.old), _diff_lines(f.new)
     if old == new:
         return ""
@@ -499,19 +297,6 @@ def unified_diff(f, context: int = 3) -> str:
 
 
 # --------------------------------------------------------------------------- rewind
-
-
-def message_preview(m) -> str:
-    """A message's first 60 text characters, else its tool calls/results in brackets."""
-    text = m.preview(PREVIEW_CHARS)
-    if text:
-        return text
-    if m.tool_names:
-        return f"[{', '.join(m.tool_names)}]"
-    results = sum(1 for b in m.blocks if b.type == "tool_result")
-    if results:
-        return f"[{results} tool result{'s' if results > 1 else ''}]"
-    return "[" + ", ".join(str(t) for t in m.block_types) + "]"
 
 
 def _dropped(view, point: RewindPoint) -> list[dict[str, Any]]:
@@ -540,18 +325,15 @@ def _check_appendable(path: Path) -> None:
     os.close(fd)
 
 
-def _append_marker(view, parent_uuid: str | None, key: str, value: dict[str, Any]) -> str:
-    """Append one metadata marker hanging off ``parent_uuid``; raise if it did not land."""
-    path = view.file.path
-    errors: list[str] = []
-    store = SessionStore(path.parent, on_error=lambda f: errors.append(f.error))
-    store.resume(path)
-    store.last_uuid = parent_uuid
-    marker = store.append_metadata(key, value)
-    store.flush()
-    if errors:
-        raise RewindError(f"could not append the {key} marker to {path}: {errors[0]}")
-    return marker
+def _append_marker(
+    view, parent_uuid: str | None, key: str, value: dict[str, Any], policy=None
+) -> str:
+    """Append one metadata marker hanging off ``parent_uuid`` after a whole record
+    (:func:`sidtui.core.edits.marker.append_marker`); raise if it did not land."""
+    try:
+        return append_marker(view.file.path, parent_uuid, key, value, policy=policy)
+    except MarkerError as exc:
+        raise RewindError(str(exc)) from None
 
 
 def rewind(
@@ -563,8 +345,9 @@ def rewind(
     force: bool = False,
     dry_run: bool = False,
     allow_outside_root: bool = False,
+    root=None,
 ) -> RewindResult:
-    """Rewind a session to just before a prompt (seed §10.3–10.4, DESIGN §7).
+    """Rewind a session to just before a prompt (FORMAT.md §11.2, §11.4).
 
     Args:
         view: a :class:`sidtui.core.views.session.SessionView` of a loadable v3 session.
@@ -577,6 +360,11 @@ def rewind(
         allow_outside_root: let the file step write outside the session's project root
             (the git top level of its cwd, else the cwd); refused files are otherwise
             reported as skipped.
+        root: a :class:`sidtui.core.base.home.ProjectRoot` to use instead (``--root``).
+
+    A real run first finishes what an interrupted earlier run of this session left
+    (:func:`sidtui.core.edits.interrupted.finish_interrupted`); when that had changed
+    something, it is all this run does (``result.resumed``).
 
     Returns:
         A :class:`RewindResult`.
@@ -584,107 +372,185 @@ def rewind(
     Raises:
         UnknownPoint / UsageError: bad point or mode, v1/v2/sidechain/unloadable file.
         SessionIsLive: a running agent writes this session (unless ``force``).
+        DriftRefused: files changed after this session would be replaced (unless ``force``).
         RewindError: a write failed; files first, so a failed file step leaves the
             conversation untouched.
     """
-    from sidtui.core.edits.fork import fork as fork_session
-
     mode = normalize_mode(mode)
     view = current_view(view)
     _require_rewindable(view)
-    pt = get_point(view, point)
     convo = mode != "code"
     code = mode != "conversation"
-    result = RewindResult(point=pt, mode=mode, dry_run=dry_run, session_id=view.session_id)
-    if convo:
-        result.dropped = _dropped(view, pt)
-        result.messages_dropped = len(result.dropped)
+    pr = root if root is not None else project_root(view)
+    notes: list[str] = []
     if not dry_run and (code or not as_fork):
         _refuse_live(
             view,
             force,
             "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
         )
-    elif view.liveness.live:
+    if not dry_run and not as_fork:
+        # What an interrupted earlier run left comes first (it may be this very rewind).
+        finished = finish_interrupted(view.home, view.session_id, project_root=pr.path)
+        if finished is not None and finished.changed:
+            return RewindResult(
+                point=None,
+                mode=mode,
+                session_id=view.session_id,
+                root=str(pr.path) if pr.path is not None else None,
+                resumed=finished,
+            )
+        if finished is not None:
+            notes.append(finished.describe())
+            view = current_view(view)
+    pt = get_point(view, point)
+    result = RewindResult(point=pt, mode=mode, dry_run=dry_run, session_id=view.session_id)
+    result.warnings.extend(notes)
+    result.root = str(pr.path) if pr.path is not None else None
+    result.root_refusal = None if allow_outside_root else pr.refusal
+    if convo:
+        result.dropped = _dropped(view, pt)
+        result.messages_dropped = len(result.dropped)
+    if view.liveness.live and dry_run and (code or not as_fork):
         result.warnings.append("the session is live: a real run would be refused without --force")
+    elif view.liveness.live and as_fork and not code:  # the source is not touched
+        result.warnings.append(
+            "the session is live: the fork copies what is on disk now (the agent may still "
+            "be adding to it)"
+        )
+    if dry_run and (j := read_journal(view.home.checkpoints_dir / view.session_id)):
+        result.warnings.append(
+            f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; "
+            "a real run finishes it first (and only that)"
+        )
     flush_pending_writes(view.file.path)
+    step_args = {"force": force, "allow_outside_root": allow_outside_root, "root": pr}
 
     if dry_run:
         if code:
-            step = _files_step(
-                view,
-                view.session_id,
-                pt,
-                dry_run=True,
-                force=force,
-                allow_outside_root=allow_outside_root,
-            )
-            _apply_step(result, step)
+            _apply_step(result, _files_step(view, view.session_id, pt, dry_run=True, **step_args))
         return result
 
     if as_fork:
-        child = fork_session(view, pt if convo else None, inherit_all=True)
-        result.fork = child
-        result.warnings.extend(child.warnings)
-        if code:
-            try:
-                step = _files_step(
-                    view,
-                    child.session_id,
-                    pt,
-                    dry_run=False,
-                    force=force,
-                    allow_outside_root=allow_outside_root,
-                )
-            except Exception:
-                _remove_fork(view, child)
-                raise
-            _apply_step(result, step)
-            if step.failed:
-                raise RewindError(
-                    f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                    f"fork {child.session_id} was written; safety snapshot "
-                    f"{step.safety} in its checkpoints holds the files as they were"
-                )
-        return result
+        return _rewind_as_fork(view, pt, result, convo, code, step_args)
+    return _rewind_in_place(view, pt, result, convo, code, step_args)
+
+
+def _rewind_in_place(
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, step_args
+) -> RewindResult:
+    """:func:`rewind` in the session itself: files first (journalled with the marker still
+    to append), then the ``rewind`` marker."""
 
     if convo:
         _check_appendable(view.file.path)  # before any file is touched: all or nothing
+        result.abandoned_tip = view.rf.records[view.chain.tail].uuid
+    value: dict[str, Any] = {
+        "toPoint": pt.id,
+        "mode": result.mode,
+        "promptUuid": pt.uuid,
+        "abandonedTip": result.abandoned_tip,
+        "messagesDropped": result.messages_dropped,
+    }
+    folder = view.home.checkpoints_dir / view.session_id
+    token: str | None = None
     if code:
+        marker_part = {
+            "transcript": str(view.file.path),
+            "parentUuid": pt.parent_uuid,
+            "key": "rewind",
+            "value": value,
+        }
         step = _files_step(
             view,
             view.session_id,
             pt,
             dry_run=False,
-            force=force,
-            allow_outside_root=allow_outside_root,
+            journal_extra={"marker": marker_part} if convo else None,
+            keep_journal=convo,
+            **step_args,
         )
         _apply_step(result, step)
+        token = step.journal_token
         if step.failed:
-            # Files first: a failed file step leaves the conversation untouched (seed §10.4).
+            _drop_journal(folder, token)
+            # Files first: a failed file step leaves the conversation untouched (FORMAT.md §11.2).
             raise RewindError(
                 f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
                 f"the conversation was left untouched; safety snapshot {step.safety} holds "
                 "the files as they were (`sidtui redo` takes the file step back)"
             )
     if convo:
-        result.abandoned_tip = view.rf.records[view.chain.tail].uuid
-        value: dict[str, Any] = {
-            "toPoint": pt.id,
-            "mode": mode,
-            "promptUuid": pt.uuid,
-            "abandonedTip": result.abandoned_tip,
-            "messagesDropped": result.messages_dropped,
-        }
         if result.safety_snapshot:
             value["safetySnapshot"] = result.safety_snapshot
+        if token is not None:
+            value["journal"] = token
         value["by"] = "sidtui"
         try:
             result.marker_uuid = _append_marker(view, pt.parent_uuid, "rewind", value)
         except (SidtuiError, OSError) as exc:
+            _drop_journal(folder, token)  # said in the message: no run finishes it silently
             if code and result.files_restored:
                 raise RewindError(_half_done(result, exc), result) from None
             raise
+        _drop_journal(folder, token)
+    return result
+
+
+def _drop_journal(folder: Path, token: str | None) -> None:
+    """Remove the journal of this run (``token``), if it kept one."""
+    if token is None:
+        return
+    j = read_journal(folder)
+    if j is not None and j.get("token") == token:
+        remove_journal(folder)
+
+
+def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, step_args):
+    """The rewound conversation as a new session; files through its inherited index.
+
+    The file step runs once the copy is complete and before it becomes visible, so a
+    kill never leaves a fork that looks like the result while its files were not rewound.
+    """
+    for f in finish_forks(view.home, view.file.path.parent):
+        same = f.op == "rewind --fork" and (f.fork or {}).get("source") == view.session_id
+        if f.changed and same:
+            result.resumed = f
+            return result
+        result.warnings.append(f.describe())
+    steps: list[_FileStep] = []
+
+    def file_step(child, journal) -> None:
+        steps.append(
+            _files_step(
+                view,
+                child.session_id,
+                pt,
+                dry_run=False,
+                journal_extra={"op": journal["op"], "fork": journal["fork"]},
+                keep_journal=True,
+                **step_args,
+            )
+        )
+
+    child = fork_session(
+        view,
+        pt if convo else None,
+        inherit_all=True,
+        op="rewind --fork",
+        before_rename=file_step if code else None,
+    )
+    result.fork = child
+    result.warnings.extend(child.warnings)
+    if steps:
+        step = steps[0]
+        _apply_step(result, step)
+        if step.failed:
+            raise RewindError(
+                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                f"fork {child.session_id} was written; safety snapshot "
+                f"{step.safety} in its checkpoints holds the files as they were"
+            )
     return result
 
 
@@ -703,7 +569,7 @@ def _half_done(result: RewindResult, exc: BaseException) -> str:
             else ""
         )
         + f"; or fix the cause and run `sidtui rewind {result.session_id} --to "
-        f"{result.point.id} --mode conversation`"
+        f"{result.point.id if result.point else 'N'} --mode conversation`"
     )
 
 
@@ -713,16 +579,8 @@ def _apply_step(result: RewindResult, step: _FileStep) -> None:
     result.safety_snapshot = step.safety
     result.files = step.files
     result.diffs = step.diffs
+    result.drift = step.drift
     result.warnings.extend(step.warnings)
-
-
-def _remove_fork(view, child) -> None:
-    """Take back a fork whose file step failed (it was just created by us)."""
-    try:
-        child.path.unlink()
-    except OSError:
-        pass
-    shutil.rmtree(view.home.checkpoints_dir / child.session_id, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- branch switch
@@ -740,6 +598,8 @@ class BranchSwitch:
         leaving / joining: messages that leave / join the conversation
             (``{uuid, role, preview}``).
         dry_run: nothing was written.
+        resumed: this run only finished an interrupted earlier one
+            (:class:`sidtui.core.edits.interrupted.Finished`; no marker was appended).
     """
 
     tip_uuid: str
@@ -750,9 +610,11 @@ class BranchSwitch:
     leaving: list[dict[str, Any]] = field(default_factory=list)
     joining: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
+    resumed: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "resumed": self.resumed.to_json() if self.resumed is not None else None,
             "tip_uuid": self.tip_uuid,
             "previous_tip_uuid": self.previous_tip_uuid,
             "marker_uuid": self.marker_uuid,
@@ -787,9 +649,6 @@ def find_record(view, uuid_prefix: str) -> int:
 
 
 def _message_summaries(view, indexes: list[int]) -> list[dict[str, Any]]:
-    from sidtui.core.transcript.chain import ChainResult
-    from sidtui.core.transcript.loader import load_jsonl
-
     if not indexes:
         return []
     ls = load_jsonl(view.rf, ChainResult(chain=indexes, tail=indexes[-1] if indexes else None))
@@ -800,7 +659,7 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     """Make the record ``tip`` (a uuid or unique prefix) the live tip again.
 
     Appends ``metadata branch_switch {tip, previousTip}`` whose ``parentUuid`` is that
-    record, so the loader's chain runs through it (DESIGN §7 [sidtui]).
+    record, so the loader's chain runs through it (FORMAT.md §11.4 [sidtui]).
 
     Raises:
         UnknownPoint: no unique record matches, or it is already the live tip.
@@ -809,8 +668,6 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
             agent could not load it) and ``force`` is not set; or the write failed.
         SessionIsLive: a running agent writes this session (unless ``force``).
     """
-    from sidtui.core.transcript.chain import ancestors
-
     view = current_view(view)
     if view.rf is None or view.file.kind != "main" or view.chain.linear:
         raise UsageError(f"{view.file.path.name} has no uuid chain to switch branches in")
@@ -841,6 +698,10 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     if dry_run:
         return result
     _refuse_live(view, force, "branch switch")
+    finished = finish_interrupted(view.home, view.session_id, project_root=project_root(view).path)
+    if finished is not None and finished.changed:
+        result.resumed = finished  # the chain changed: that is all this run does
+        return result
     flush_pending_writes(view.file.path)
     result.marker_uuid = _append_marker(
         view,

@@ -1,7 +1,7 @@
-"""Recovery cleaning, integrity and interruption state (seed §7.2, §7.5, §11.2–11.3).
+"""Recovery cleaning, integrity and interruption state (FORMAT.md §6).
 
 The agent cleans loaded messages with six layers, in this order, each doing one thing so a
-missing message can be traced to the layer that dropped it (seed §7.5):
+missing message can be traced to the layer that dropped it (FORMAT.md §6.1):
 
 1. :func:`migrate_legacy_formats` — the agent's reserved migration point;
 2. :func:`strip_invalid_permission_modes` — ``_meta.permissionMode`` values no longer valid;
@@ -13,7 +13,7 @@ missing message can be traced to the layer that dropped it (seed §7.5):
 
 Layer order matters: 4 and 5 clean up what 3 leaves behind. Every drop is recorded as a
 :class:`Drop` ``(layer, index, uuid, reason)``. Then :func:`detect_interruption` reads the
-shape of the last message (seed §11.2): assistant ⇒ ``none``; a user message without
+shape of the last message (FORMAT.md §6.9): assistant ⇒ ``none``; a user message without
 tool_result ⇒ ``interrupted_prompt`` (taken off and re-queued last); a user message with
 tool_results ⇒ ``interrupted_turn`` with the tool names, unless every tool is in
 ``terminal_tool_names`` (empty in sid-code; configurable here).
@@ -49,12 +49,12 @@ from sidtui.core.transcript.loader import (
     tool_name_text,
 )
 
-#: Tools whose result ends a turn by itself (seed §11.2). sid-code ships this empty, so a
+#: Tools whose result ends a turn by itself (FORMAT.md §6.9). sid-code ships this empty, so a
 #: trailing tool result always means ``interrupted_turn``; users may configure it.
 TERMINAL_TOOL_NAMES: frozenset[str] = frozenset()
 
 #: Permission modes a current agent accepts; anything else is stripped by layer 2.
-#: (seed §8.2; the fixtures hold "default" and "acceptEdits".)
+#: (FORMAT.md §6.3; the fixtures hold "default" and "acceptEdits".)
 VALID_PERMISSION_MODES: frozenset[str] = frozenset(
     {"default", "acceptEdits", "plan", "bypassPermissions"}
 )
@@ -184,7 +184,7 @@ class CleanMessages(Sequence[CleanMessage]):
 
 @dataclass
 class Integrity:
-    """Tool pairing problems (seed §7.2).
+    """Tool pairing problems (FORMAT.md §6.11).
 
     Attributes:
         orphans: ``(tool_use_id, name, message index, uuid)`` — a tool_use with no later
@@ -203,7 +203,7 @@ class Integrity:
 
 @dataclass
 class Interruption:
-    """How the last run ended, read from the last cleaned message (seed §11.2).
+    """How the last run ended, read from the last cleaned message (FORMAT.md §6.9).
 
     Attributes:
         kind: ``none``, ``interrupted_prompt`` or ``interrupted_turn``.
@@ -252,7 +252,7 @@ class RecoveryResult:
 
     @property
     def integrity_before(self) -> Integrity:
-        """Pairing problems in the loaded messages (seed §7.2).
+        """Pairing problems in the loaded messages (FORMAT.md §6.11).
 
         Paired from the tool ids the pre-pass already collected (C-level set and map
         operations); the block-by-block walk only for input that needs it.
@@ -323,7 +323,7 @@ def _wrap(m: Message) -> CleanMessage:
 
 
 def migrate_legacy_formats(msgs: list[CleanMessage], log: Log) -> list[CleanMessage]:
-    """Layer 1: the agent's reserved migration point (seed §7.5 "格式迁移预留点").
+    """Layer 1: the agent's reserved migration point (FORMAT.md §6.2).
 
     sid-code's current version changes nothing here; we mirror it so the layer numbering
     and drop attribution match the agent's logs. Returns ``msgs`` unchanged.
@@ -334,7 +334,7 @@ def migrate_legacy_formats(msgs: list[CleanMessage], log: Log) -> list[CleanMess
 def strip_invalid_permission_modes(
     msgs: list[CleanMessage], log: Log, valid: Iterable[str] = VALID_PERMISSION_MODES
 ) -> list[CleanMessage]:
-    """Layer 2: remove ``_meta.permissionMode`` values that are no longer valid (seed §8.2).
+    """Layer 2: remove ``_meta.permissionMode`` values that are no longer valid (FORMAT.md §6.3).
 
     A value that is not a string (JSON allows anything there) is never a valid mode; a
     falsy one is no mode at all and stays. The mode is the message's ``_meta`` one or its
@@ -398,7 +398,7 @@ def _unanswered(b: Block, answered: set) -> bool:
 def filter_unresolved_tool_uses(
     msgs: list[CleanMessage], log: Log, answered: set | None = None
 ) -> list[CleanMessage]:
-    """Layer 3: strip tool_use blocks no tool_result answers (orphans, seed §7.2).
+    """Layer 3: strip tool_use blocks no tool_result answers (orphans, FORMAT.md §6.4).
 
     Args:
         msgs: the messages to clean (changed in place, returned).
@@ -686,7 +686,7 @@ def _clean_candidates(
 
 
 def check_integrity(messages: Iterable[Message]) -> Integrity:
-    """Find orphan tool_uses and dangling tool_results (seed §7.2).
+    """Find orphan tool_uses and dangling tool_results (FORMAT.md §6.11).
 
     Args:
         messages: messages in order.
@@ -815,7 +815,7 @@ def _check_integrity_walk(messages: Iterable[Message]) -> Integrity:
 
 
 def safe_slice_tail(messages: list[Message], n: int, max_expand: int = 5) -> list[Message]:
-    """The last ``n`` messages, never starting on a dangling tool_result (seed §7.2).
+    """The last ``n`` messages, never starting on a dangling tool_result (FORMAT.md §6.12).
 
     First widen the window by up to ``max_expand`` earlier messages to bring the
     tool_use in (keep information); if still dangling, shrink from the front until the
@@ -867,7 +867,7 @@ def _tool_names_for_results(msgs: Sequence[CleanMessage], last: CleanMessage) ->
 def detect_interruption(
     msgs: Sequence[CleanMessage], terminal_tool_names: Iterable[str] = TERMINAL_TOOL_NAMES
 ) -> tuple[Sequence[CleanMessage], Interruption]:
-    """Read the interruption state from the last cleaned message (seed §11.2).
+    """Read the interruption state from the last cleaned message (FORMAT.md §6.9).
 
     Returns:
         (messages to send — without a re-queued prompt —, the :class:`Interruption`).
@@ -899,7 +899,7 @@ def _failed(messages: list[Message], failure: str) -> RecoveryResult:
 
 
 def resume_note(interruption: Interruption) -> str | None:
-    """The note the agent injects on resume for this state (seed §11.3; our wording).
+    """The note the agent injects on resume for this state (FORMAT.md §6.10; our wording).
 
     ``none`` gets a general continuation note, ``interrupted_turn`` names the tools and
     asks not to call them again, ``interrupted_prompt`` gets no note: the user's own
@@ -946,7 +946,7 @@ def recover(
     valid_permission_modes: Iterable[str] = VALID_PERMISSION_MODES,
     scan: MessageScan | None = None,
 ) -> RecoveryResult:
-    """Run the six layers, then integrity and interruption detection (seed §7.5, §11.2).
+    """Run the six layers, then integrity and interruption detection (FORMAT.md §6.1, §6.9).
 
     The layers run only on the messages :func:`_prescan` finds they could touch (every
     message when it cannot tell); the result is the same either way.
@@ -985,6 +985,6 @@ def recover(
         dropped=dropped,
         interruption=interruption,
         loaded=messages,
-        resume_note=resume_note(interruption),
+        resume_note=resume_note(interruption) if sent else None,  # nothing to continue
         _tool_blocks=plan.blocks if plan is not None else None,
     )

@@ -1,10 +1,10 @@
-"""Sub-agent transcripts (seed §12.2, §12.6; DESIGN §3).
+"""Sub-agent transcripts (FORMAT.md §9).
 
 A sidechain ``<parentId>-<agentId>.jsonl`` is linear (no uuid chain) and written
 synchronously: ``sidechain_start`` {sessionId (parent), agentId, agentType, description,
 model}, ``message`` {role, content, turn}, ``sidechain_end`` {status}. Unlike a main
 session's ``session_end``, ``sidechain_end`` is written by the program on every normal
-path, so its absence reliably means the sub-agent was killed: *unfinished* (seed §12.2).
+path, so its absence reliably means the sub-agent was killed: *unfinished* (FORMAT.md §9.3).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from sidtui.core.base.home import Home, SessionFile, discover
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, make_block, scan_records
+from sidtui.core.transcript.records import RecordFile, make_block, read_transcript, scan_records
 
 
 @dataclass
@@ -80,10 +80,10 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
     """Parse a sidechain file linearly, tolerating bad lines. Never raises on content.
 
     Raises:
-        OSError: the file cannot be read.
+        OSError / NotRegularFile: the file cannot be read (or is not a regular file).
     """
     if rf is None:  # the agent's sidechain readers read the file whole at any size
-        rf = scan_records(path.read_bytes(), streamed=False)
+        rf = scan_records(read_transcript(path), streamed=False)
     sc = Sidechain(path=path, bad_lines=len(rf.bad_lines))
     null_line = False
     for rec in rf.records:
@@ -187,10 +187,17 @@ def _hashable(v: object) -> bool:
     return True
 
 
-def sidechains_of(home: Home, session: SessionFile) -> list[SessionFile]:
-    """Sidechain files whose first record names ``session`` as parent (same folder)."""
-    return [
-        f
-        for f in discover(home, session.project)
-        if f.kind == "sidechain" and f.parent_session_id == session.session_id
-    ]
+def sidechains_of(
+    home: Home, session: SessionFile, errors: list[str] | None = None
+) -> list[SessionFile]:
+    """Sidechain files whose first record names ``session`` as parent (same folder).
+
+    ``errors``, if given, gets one line per file named like one of its sidechains
+    (``<id>-….jsonl``) that cannot be read (a FIFO, a device, a link to nothing).
+    """
+    found: list[str] = []
+    files = discover(home, session.project, found)
+    if errors is not None:
+        mine = f"{session.session_id}-"
+        errors.extend(e for e in found if f"/{mine}" in e)
+    return [f for f in files if f.kind == "sidechain" and f.parent_session_id == session.session_id]

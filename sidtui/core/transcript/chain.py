@@ -1,16 +1,10 @@
 """Chain rebuild exactly as sid-code's loader does it, plus the whole record tree.
 
-Loader-exact rebuild (seed §5.4, §7.5; DESIGN §4.2): the *tail* is the physical last line
-JSON.parse accepts. If the tail has no string ``uuid`` the file is parsed linearly (legacy
-v2, seed §7.5 "旧格式兜底"). Otherwise walk backwards from the line before the tail, taking
-only the line whose ``uuid`` equals the expected parent (foreign branches of concurrent
-writers are skipped, seed §5.3), until the expected parent is null (a head), the file start
-is reached (a lost parent), or a uuid repeats (a cycle: stop and warn, seed §5.5①).
+:func:`rebuild_chain` walks parents back from the tail as the agent's loader does (cycles
+and lost parents end the walk); :func:`build_tree` gives every head, tip, branch point and
+skipped branch; :func:`extend_chain` continues a chain in place for the live tail.
 
-**[sidtui]** :func:`build_tree` keeps what the loader silently drops: every head (null
-parent), the forked head (parent = source session id), tips, branch points, which tip is
-live, and per skipped branch how many records it holds (seed §5.6: a resume that restarted
-the chain with a null parent leaves a second head whose history the loader cannot reach).
+Design notes: docs/ARCHITECTURE.md, “core/transcript/chain.py”.
 """
 
 from __future__ import annotations
@@ -39,7 +33,7 @@ class ChainResult:
             (the chain is cut there), else None.
         reached_head: True when the walk ended at a record with a null parent.
         fork_source: when the chain starts at a ``session_start`` whose parent is not in
-            the file, that parent (the source session id of a fork, DESIGN §3 ⚠); this
+            the file, that parent (the source session id of a fork, FORMAT.md §3.2); this
             is how forks look, not a lost parent.
     """
 
@@ -73,7 +67,7 @@ class ChainResult:
     def lost_parent_where(self, rf: RecordFile) -> str:
         """Why :attr:`lost_parent` was not found, as a phrase: it never appears in the file,
         it is the record's own uuid, or it is only on a later line (the agent's walk looks
-        at earlier lines only, seed §5.4)."""
+        at earlier lines only, FORMAT.md §4.3)."""
         lost = self.lost_parent
         uuids = rf.columns()[1]
         try:
@@ -95,7 +89,7 @@ def uuid_text(u: str | None) -> str:
 
 
 def rebuild_chain(rf: RecordFile) -> ChainResult:
-    """Rebuild the chain the agent's loader accepts (seed §5.4).
+    """Rebuild the chain the agent's loader accepts (FORMAT.md §4.3).
 
     Args:
         rf: the scanned file.
@@ -263,7 +257,7 @@ class Branch:
 
 @dataclass
 class RecordTree:
-    """The whole uuid/parentUuid tree of a file ([sidtui], DESIGN §4).
+    """The whole uuid/parentUuid tree of a file ([sidtui], FORMAT.md §4.6).
 
     Attributes:
         heads: indexes of records whose parent is null/absent.
@@ -432,7 +426,7 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
     """The longest parent chain in the file, preferring chains that hold a session_start.
 
     For a file the agent cannot load (a torn line glued to the next record, a lost
-    parent, a cycle) this is what can still be saved (seed §5.5③: a bad line only cuts
+    parent, a cycle) this is what can still be saved (FORMAT.md §4.4: a bad line only cuts
     the chain). Returns record indexes oldest first; the live chain for linear files.
     """
     if tree.whole:  # one path through every record
@@ -482,7 +476,7 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
 def extend_chain(rf: RecordFile, res: ChainResult, first_new: int, known_uuids: set[str]) -> bool:
     """Extend ``res`` in place with records appended at ``rf.records[first_new:]``.
 
-    For incremental tails (issue 6): when the appended records continue the live tip one by
+    For incremental tails (:mod:`sidtui.core.live.tail`): when the appended records continue the live tip one by
     one (each one's parent is the previous record's uuid, the first one's parent is the old
     tail's uuid, no uuid seen before), the loader's walk from the new tail is the old chain
     plus these records, so no walk is needed. Linear (uuid-less) files stay linear while

@@ -1,9 +1,9 @@
-"""What sid-code's loader returns for a transcript (seed §4, §5.4, §7.5, §13.7; DESIGN §4.3).
+"""What sid-code's loader returns for a transcript (FORMAT.md §4–§5).
 
 From the accepted chain (:mod:`sidtui.core.transcript.chain`): ``user_message``, ``assistant_message``
 and ``tool_result`` records become messages in chain order; ``metadata`` is last-wins per
 key (first-write key order kept); ``session_start`` gives id, model, provider, cwd and
-version (no ``version`` ⇒ "2.0", seed §13.7). The loader moves per-record context into
+version (no ``version`` ⇒ "2.0", FORMAT.md §5.4). The loader moves per-record context into
 ``message._meta``: ``usage``/``model``/``stopReason``/``msgId`` for assistant records and
 ``cwd``/``gitBranch``/``permissionMode`` for user records. A chain without a
 ``session_start`` loads as nothing (the agent's ``load()`` returns null). v1 files are one
@@ -147,7 +147,7 @@ class Message(msgspec.Struct, gc=False):
 
     @property
     def is_human_prompt(self) -> bool:
-        """A real human prompt: a user message with no tool_result block (seed §4.5)."""
+        """A real human prompt: a user message with no tool_result block (FORMAT.md §3.3)."""
         return self.role == "user" and not any(b.type == "tool_result" for b in self.blocks)
 
     def preview(self, width: int = 60) -> str:

@@ -1,77 +1,56 @@
-"""Count what is on disk: the seed's Appendix B as one function (seed §13, App. B; DESIGN §10).
+"""Count what is on disk: as one function (FORMAT.md §13).
 
-Persistence bugs rarely crash; they show up only when someone counts (seed §13.11). The
-seed's three counting rules are built in:
+Every file is read once and scanned with the product's own parser (a bad line never hides
+the rest), counts come from decoded records, and a line is bad only when JSON.parse rejects
+it (strict-parser rejections are listed apart); fields that never landed, checkpoint totals
+and sessions vs indexes come with it. :func:`run_check` → :class:`CheckReport`.
 
-1. **Per file** (B.0 ①): every file is read once and scanned with the product's own
-   tolerant parser (:func:`sidtui.core.transcript.records.scan_records`); a bad line is reported with
-   file, line and byte offset and never hides the rest of its file or other files. A file
-   that cannot be read at all is a fault of its own, and the others are still counted.
-2. **Structure, not text** (B.0 ②): counts come from decoded records (record-level
-   ``type``, metadata ``key``, content blocks), never from a byte search that would count
-   nested fields with the same name.
-3. **The production parser decides** (B.0 ③, §13.4): a line is bad only when
-   ``JSON.parse`` rejects it. Lines a strict RFC 8259 parser (jq, orjson) would also refuse
-   are listed separately (:func:`sidtui.core.base.jsonparse.would_strict_parser_reject`), so a
-   user who cross-checks with jq knows why the numbers differ.
-
-The **zero-landing scan** (B.8, §13.1, §13.9) counts fields the format defines; a field that
-landed zero times is given with the seed's three readings — dead code / not triggered /
-broken wiring — which only the call chain can tell apart, so the count is given and the
-user decides (with the seed's own finding for sid-code where it has one).
-
-**Denominators** (B.10): sessions vs checkpoint indexes are each counted against their own
-set with the reasons they differ; a ratio of the two is never printed.
-
-Checkpoint totals (B.9) come from the checkpoint layer's own reader
-(:class:`sidtui.core.checkpoints.index.CheckpointIndex`, :func:`sidtui.core.checkpoints.manager.chain_health`).
-
-Public API: :func:`run_check` → :class:`CheckReport` (``to_json()``, ``exit_code``).
+Design notes: docs/ARCHITECTURE.md, “core/views/check.py”.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_of, project_folders
+from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.home import (
+    FIRST_LINE_CAP,
+    Home,
+    SessionFile,
+    classify_file,
+    first_line_of,
+    project_folders,
+)
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
+from sidtui.core.base.pool import ordered_map
+from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
+from sidtui.core.checkpoints.manager import RESTORE_TOOL
+from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import LoaderFails, _message_from_record
-from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
+from sidtui.core.transcript.records import (
+    FileSource,
+    RecordFile,
+    RecordRef,
+    read_transcript,
+    scan_records,
+)
+from sidtui.core.views.check_report import (
+    DEFINED_METADATA_KEYS,
+    DEFINED_RECORD_TYPES,
+    BadLineReport,
+    CheckReport,
+    FileCounts,
+    Finding,
+)
 
-#: Record types DESIGN §3 defines (anything else is kept as an opaque record).
-DEFINED_RECORD_TYPES = (
-    "session_start",
-    "user_message",
-    "assistant_message",
-    "tool_result",
-    "context_compact",
-    "metadata",
-    "session_end",
-)
-#: Metadata keys DESIGN §3 defines.
-DEFINED_METADATA_KEYS = (
-    "kind",
-    "summary",
-    "session_name",
-    "usage_stats",
-    "side_call_stats",
-    "todo_state",
-    "goal_state",
-    "hypothesis_ledger",
-    "agent_setting",
-    "trace_session_id",
-    "forked_from",
-    "file_changes",
-)
 #: Optional fields inside records: (field name, record selector, key path).
 _SUBFIELDS = (
     ("file_changes.lastSnapshotId", "file_changes", ("lastSnapshotId",)),
@@ -83,35 +62,6 @@ _SUBFIELDS = (
     ("session_end.totalCostUSD", "session_end", ("totalCostUSD",)),
 )
 
-#: The seed's three readings of a field that landed zero times (§13.1, §13.9).
-READINGS = (
-    {
-        "reading": "dead code",
-        "means": "no production call site can write it (e.g. a type makes the branch "
-        "unreachable): delete it or document that it is unreachable",
-    },
-    {
-        "reading": "not triggered",
-        "means": "a call site exists and every hop passes the value; these sessions never "
-        "reached it: build a scenario that does to confirm",
-    },
-    {
-        "reading": "broken wiring",
-        "means": "the producer passes the value but a hop in between drops it: check each "
-        "hop (producer → adapter → writer)",
-    },
-)
-#: What the seed found for sid-code itself (a hint, not a verdict on this home).
-SEED_NOTES = {
-    "record.tool_result": "seed §13.1: sid-code's tool_result branch is unreachable (roles "
-    "are only user|assistant; tool results travel as user_message blocks) — dead code",
-    "record.context_compact": "seed §13.1/§4.7: wired, written only once a session is long "
-    "enough to compact — not triggered",
-    "file_changes.lastSnapshotId": "seed §13.9: the tool executor passes the snapshot id, "
-    "the app's 2-argument adapter drops it — broken wiring",
-    "file_changes.snapshotIds": "seed §13.9: fed by the same dropped argument as "
-    "lastSnapshotId — broken wiring",
-}
 
 #: A strict parser (orjson/jq) refuses three things JSON.parse accepts: a lone surrogate
 #: escape, invalid UTF-8 (read as U+FFFD) and a number beyond double range (JSON.parse gives
@@ -119,334 +69,26 @@ SEED_NOTES = {
 #: an exponent ≥ 209). Candidates are found with byte searches (digits folded to "0" first)
 #: and the strict parser decides.
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 _FOLD = bytes.maketrans(b"123456789E", b"000000000e")
+
+
 _BIG_EXPONENT = re.compile(rb"0e\+?000+(?:[,\]}\s]|\Z)")
+
+
 _LONG_DIGITS = b"0" * 100
 
-STRUCTURAL_FAULTS = frozenset(
-    {
-        "session_start_missing",
-        "session_start_multiple",
-        "head_missing",
-        "head_multiple",
-        "unreadable_file",
-        "unreadable_folder",
-        "checkpoint_unrecoverable",
-        "checkpoint_index_unreadable",
-    }
-)
 
-
-@dataclass(frozen=True)
-class Finding:
-    """A fault (structural: exit 1) or a warning (reported, not a fault).
-
-    Attributes:
-        kind: e.g. ``session_start_multiple``, ``head_missing``, ``dangling_parent``.
-        file: the file it is about (absolute path as a string).
-        detail: one sentence for users (line numbers, counts).
-    """
-
-    kind: str
-    file: str
-    detail: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "file": self.file, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class BadLineReport:
-    """A line JSON.parse rejects (``strict_only`` False) or only a strict parser rejects.
-
-    Attributes:
-        file: path; line: 1-based physical line; offset: byte offset of its first byte;
-        reason: why it is refused; terminated: False for a final line without ``\\n``.
-    """
-
-    file: str
-    line: int
-    offset: int
-    reason: str
-    terminated: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "offset": self.offset,
-            "reason": self.reason,
-            "terminated": self.terminated,
-        }
-
-
-@dataclass
-class FileCounts:
-    """What one transcript file holds (main or sidechain).
-
-    Attributes:
-        path, project, session_id, kind (``main``/``sidechain``), size (bytes).
-        chained: some record has a string uuid (v3); else a linear legacy (v2) file.
-        lines / blank / bad: non-blank physical lines, blank lines, lines JSON.parse rejects.
-        session_starts, heads (null parent), fork_heads, records_without_uuid,
-        dangling_parents: structure counts (chained files; see :func:`run_check`).
-        session_ends: ``session_end`` records; ends_with_session_end: it is the last record.
-        metadata_files_changes: ``file_changes`` records (for the coverage reasons).
-        trace_ids: ``trace_session_id`` values recorded in the file.
-    """
-
-    path: str
-    project: str
-    session_id: str
-    kind: str
-    size: int
-    chained: bool = False
-    lines: int = 0
-    blank: int = 0
-    bad: int = 0
-    session_starts: int = 0
-    heads: int = 0
-    fork_heads: int = 0
-    records_without_uuid: int = 0
-    dangling_parents: int = 0
-    session_ends: int = 0
-    ends_with_session_end: bool = False
-    file_changes: int = 0
-    trace_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class CheckpointTotals:
-    """Checkpoint layer totals (seed App. B.9).
-
-    Attributes:
-        indexes: readable ``index.json`` files; unreadable: those that are not.
-        snapshots: snapshots in all indexes; largest / largest_session: the most in one.
-        full / compressed / diff / other: file entries by type (compressed ⊂ full).
-        bytes: total size of the ``index.json`` files.
-        restore_snapshots: snapshots sidtui appended before restoring (``sidtui-restore``).
-        unrecoverable: entries whose content cannot be rebuilt, each
-            ``{session, snapshot, file, reason}``.
-        ids: session ids of the indexes counted.
-    """
-
-    indexes: int = 0
-    unreadable: int = 0
-    snapshots: int = 0
-    largest: int = 0
-    largest_session: str | None = None
-    full: int = 0
-    compressed: int = 0
-    diff: int = 0
-    other: int = 0
-    bytes: int = 0
-    restore_snapshots: int = 0
-    unrecoverable: list[dict[str, str]] = field(default_factory=list)
-    ids: list[str] = field(default_factory=list)
-
-    @property
-    def diff_share(self) -> float | None:
-        n = self.full + self.diff
-        return self.diff / n if n else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "indexes": self.indexes,
-            "unreadable_indexes": self.unreadable,
-            "snapshots": self.snapshots,
-            "largest": {"session": self.largest_session, "snapshots": self.largest},
-            "full": self.full,
-            "compressed": self.compressed,
-            "diff": self.diff,
-            "other": self.other,
-            "diff_share": self.diff_share,
-            "bytes": self.bytes,
-            "sidtui_restore_snapshots": self.restore_snapshots,
-            "unrecoverable": len(self.unrecoverable),
-            "unrecoverable_entries": self.unrecoverable,
-        }
-
-
-@dataclass
-class CheckReport:
-    """Everything ``sidtui check`` reports. Build with :func:`run_check`.
-
-    Attributes:
-        home: the home root; scope: ``{"project": .., "session": ..}`` filters used.
-        files: per-file counts (main JSONL files and sidechains).
-        v1_files: paths of v1 whole-file JSON sessions.
-        record_types / sidechain_record_types: ``{type: count}`` over main / sidechain
-            files (``(no type)`` for objects without a string type, ``(not an object)``
-            for valid JSON that is not an object).
-        metadata_keys: ``{key: count}`` over metadata records of main files.
-        human_prompts / tool_result_records / tool_result_blocks / max_tool_results:
-            user_message records split as the loader splits them
-            (:attr:`sidtui.core.transcript.loader.Message.is_human_prompt`).
-        bad_lines / strict_only: lines JSON.parse rejects / lines only a strict parser
-            rejects.
-        landings: ``{field: (count, out_of, denominator label)}`` for every scanned field.
-        checkpoints: :class:`CheckpointTotals`.
-        coverage: sessions vs indexes, each with its own denominator and reasons.
-        faults / warnings: :class:`Finding` lists.
-    """
-
-    home: str
-    scope: dict[str, str | None]
-    files: list[FileCounts] = field(default_factory=list)
-    v1_files: list[str] = field(default_factory=list)
-    record_types: Counter = field(default_factory=Counter)
-    sidechain_record_types: Counter = field(default_factory=Counter)
-    metadata_keys: Counter = field(default_factory=Counter)
-    human_prompts: int = 0
-    tool_result_records: int = 0
-    other_user_records: int = 0
-    tool_result_blocks: int = 0
-    max_tool_results: int = 0
-    bad_lines: list[BadLineReport] = field(default_factory=list)
-    strict_only: list[BadLineReport] = field(default_factory=list)
-    landings: dict[str, tuple[int, int, str]] = field(default_factory=dict)
-    checkpoints: CheckpointTotals = field(default_factory=CheckpointTotals)
-    coverage: dict[str, Any] = field(default_factory=dict)
-    faults: list[Finding] = field(default_factory=list)
-    warnings: list[Finding] = field(default_factory=list)
-
-    # --- derived ------------------------------------------------------------------------
-
-    @property
-    def main_files(self) -> list[FileCounts]:
-        return [f for f in self.files if f.kind == "main"]
-
-    @property
-    def sidechain_files(self) -> list[FileCounts]:
-        return [f for f in self.files if f.kind == "sidechain"]
-
-    @property
-    def session_start_records(self) -> int:
-        return sum(f.session_starts for f in self.main_files)
-
-    @property
-    def zero_landing(self) -> list[dict[str, Any]]:
-        """Fields that landed zero times where they could have (a non-empty denominator)."""
-        out = []
-        for name, (count, out_of, of) in self.landings.items():
-            if count == 0 and out_of > 0:
-                out.append(
-                    {
-                        "field": name,
-                        "count": 0,
-                        "out_of": out_of,
-                        "of": of,
-                        "readings": [r["reading"] for r in READINGS],
-                        "seed_note": SEED_NOTES.get(name),
-                    }
-                )
-        return out
-
-    @property
-    def sizes(self) -> dict[str, int | None]:
-        """Main JSONL file sizes: n, min, p50, p95, max (nearest-rank percentiles), total."""
-        sizes = sorted(f.size for f in self.main_files)
-        return size_distribution(sizes)
-
-    @property
-    def session_end(self) -> dict[str, Any]:
-        mains = self.main_files
-        with_end = sum(1 for f in mains if f.session_ends)
-        last = sum(1 for f in mains if f.ends_with_session_end)
-        return {
-            "files_with": with_end,
-            "files": len(mains),
-            "share": with_end / len(mains) if mains else None,
-            "records": sum(f.session_ends for f in mains),
-            "last_record": last,
-        }
-
-    @property
-    def exit_code(self) -> int:
-        """0 when nothing is wrong, 1 when a structural fault was found."""
-        return 1 if self.faults else 0
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``sidtui check --json`` object."""
-        mains = self.main_files
-        return {
-            "home": self.home,
-            "scope": self.scope,
-            "files": {
-                "main": len(mains),
-                "sidechain": len(self.sidechain_files),
-                "v1_json": len(self.v1_files),
-                "main_linear": sum(1 for f in mains if not f.chained),
-            },
-            "lines": {
-                "non_blank": sum(f.lines for f in self.files),
-                "blank": sum(f.blank for f in self.files),
-                "bad": len(self.bad_lines),
-                "strict_only": len(self.strict_only),
-            },
-            "session_start": self.session_start_records,
-            "heads": {
-                "null_parent": sum(f.heads for f in mains),
-                "forked": sum(f.fork_heads for f in mains),
-            },
-            "records_without_uuid": sum(f.records_without_uuid for f in mains if f.chained),
-            "record_types": dict(self.record_types.most_common()),
-            "sidechain_record_types": dict(self.sidechain_record_types.most_common()),
-            "metadata_keys": dict(self.metadata_keys.most_common()),
-            "prompts": {
-                "human": self.human_prompts,
-                "tool_result_records": self.tool_result_records,
-                "other_user_records": self.other_user_records,
-                "tool_result_blocks": self.tool_result_blocks,
-                "max_tool_results_per_record": self.max_tool_results,
-            },
-            "bad_lines": [b.to_json() for b in self.bad_lines],
-            "strict_parser_only": [b.to_json() for b in self.strict_only],
-            "zero_landing": self.zero_landing,
-            "landings": [
-                {"field": k, "count": c, "out_of": n, "of": of}
-                for k, (c, n, of) in self.landings.items()
-            ],
-            "session_end": self.session_end,
-            "sizes": self.sizes,
-            "checkpoints": self.checkpoints.to_json(),
-            "coverage": self.coverage,
-            "faults": [f.to_json() for f in self.faults],
-            "warnings": [w.to_json() for w in self.warnings],
-        }
-
-
-def size_distribution(sizes: list[int]) -> dict[str, int | None]:
-    """n, min, p50, p95, max (nearest-rank: the ⌈p·n⌉-th smallest) and total of ``sizes``.
-
-    Args:
-        sizes: byte sizes, sorted ascending.
-    """
-    n = len(sizes)
-    if not n:
-        return {"n": 0, "min": None, "p50": None, "p95": None, "max": None, "total": 0}
-
-    def rank(p: float) -> int:
-        return sizes[max(math.ceil(p * n), 1) - 1]
-
-    return {
-        "n": n,
-        "min": sizes[0],
-        "p50": rank(0.50),
-        "p95": rank(0.95),
-        "max": sizes[-1],
-        "total": sum(sizes),
-    }
-
-
-# --- reading ---------------------------------------------------------------------------
+# --- reading -------------------------------------------------------------------------------
 
 
 def _is_file_or_unstatable(e: os.DirEntry[str]) -> bool:
     """``e.is_file()``, but True when it cannot be stat'ed (a symlink loop, a link into a
-    folder we may not search): reading it then reports an ``unreadable_file`` with why."""
+    folder we may not search) or is a FIFO, a device or a socket (or a link to one):
+    reading it then reports an ``unreadable_file`` with why."""
     try:
-        return e.is_file()
+        return e.is_file() or not (e.is_dir() or not os.path.exists(e.path))
     except OSError:
         return True
 
@@ -490,7 +132,7 @@ class _Scan:
         self.denoms: Counter = Counter()
         self.has_file_changes: dict[str, bool] = {}
 
-    def jsonl(self, sf: SessionFile, data: bytes) -> None:
+    def jsonl(self, sf: SessionFile, data: bytes | FileSource) -> None:
         r = self.r
         path = str(sf.path)
         rf = scan_records(data)
@@ -673,6 +315,7 @@ class _Scan:
                     )
                 )
             if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                assert chain.tail is not None  # a chain has a tail
                 first = rf.records[chain.chain[0]]
                 why = (
                     f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
@@ -702,13 +345,13 @@ class _Scan:
                     )
                 )
         if rf.bad_lines:
-            first = rf.bad_lines[0]
+            bad = rf.bad_lines[0]
             r.warnings.append(
                 Finding(
                     "bad_lines",
                     path,
                     f"{len(rf.bad_lines)} line(s) JSON.parse rejects (first: line "
-                    f"{first.line}, byte {first.offset}: {first.reason})",
+                    f"{bad.line}, byte {bad.offset}: {bad.reason})",
                 )
             )
 
@@ -734,12 +377,38 @@ def _type_key(rec: RecordRef) -> str:
 
 def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     """Good lines a strict parser might refuse (a superset; the parser decides)."""
-    data = rf.data
+    if rf.source is not None and not rf._data:  # read in pieces: span by span
+        out: list[RecordRef] = []
+        for recs, base, span in _spans(rf):
+            out += _candidates_in(recs, span, base)
+        return out
+    return _candidates_in(rf.records, rf.data, rf.base_offset)
+
+
+def _spans(rf: RecordFile, most: int = 4 << 20):
+    """``(records, file offset, bytes)`` runs of consecutive records about ``most`` bytes
+    long, read back from a file read in pieces (a bad line between records is never read)."""
+    recs = rf.records
+    i = 0
+    while i < len(recs):
+        j = i + 1
+        while j < len(recs) and recs[j].end - recs[i].offset <= most:
+            j += 1
+        start, end = recs[i].offset, recs[j - 1].end
+        try:
+            yield recs[i:j], start, rf._bytes(start, end)
+        except UnreadableInput:  # the file got shorter: its lines are not candidates
+            return
+        i = j
+
+
+def _candidates_in(records: list[RecordRef], data: bytes, base: int) -> list[RecordRef]:
+    """:func:`_strict_candidates` of ``records``, whose bytes are ``data`` from ``base``."""
     if not data.isascii():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return rf.records  # invalid UTF-8 somewhere: every line is a candidate
+            return list(records)  # invalid UTF-8 somewhere: every line is a candidate
     offsets = [m.end() - 1 for m in _SURROGATE.finditer(data)]
     folded = data.translate(_FOLD)
     offsets += [m.start() for m in _BIG_EXPONENT.finditer(folded)]
@@ -750,19 +419,19 @@ def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     if not offsets:
         return []
     offsets.sort()
-    return _records_at(rf, offsets)
+    return _records_at(records, [base + o for o in offsets])
 
 
-def _records_at(rf: RecordFile, offsets: list[int]) -> list[RecordRef]:
-    """The good records containing the given byte offsets (each once, in order)."""
+def _records_at(records: list[RecordRef], offsets: list[int]) -> list[RecordRef]:
+    """The good records containing the given file offsets (each once, in order)."""
     from bisect import bisect_right
 
-    starts = [rec.offset for rec in rf.records]
+    starts = [rec.offset for rec in records]
     seen: dict[int, RecordRef] = {}
     for off in offsets:
         i = bisect_right(starts, off) - 1
         if i >= 0:
-            rec = rf.records[i]
+            rec = records[i]
             if rec.offset <= off < rec.end:
                 seen.setdefault(i, rec)
     return [seen[i] for i in sorted(seen)]
@@ -778,10 +447,17 @@ def _strict_reason(raw: bytes) -> str:
     return "a strict parser refuses it; JSON.parse accepts it"
 
 
-def _read(path: Path) -> bytes | str:
-    """The file's bytes, or a one-line reason it cannot be read."""
+def _read(path: Path) -> bytes | FileSource | str:
+    """The file's bytes (a :class:`FileSource` when sparse or huge), or a one-line reason it
+    cannot be read (a FIFO or a device is never opened for a blocking read)."""
     try:
-        return path.read_bytes()
+        if path.name.endswith(".json"):
+            return read_regular(path)
+        from sidtui.core.views.listing import WHOLE_READ_MAX
+
+        return read_transcript(path, WHOLE_READ_MAX)
+    except NotRegularFile as exc:
+        return f"not a regular file ({exc.kind})"
     except PermissionError:
         return "permission denied"
     except FileNotFoundError:
@@ -790,14 +466,11 @@ def _read(path: Path) -> bytes | str:
         return str(exc.strerror or exc)
 
 
-# --- checkpoints -----------------------------------------------------------------------
+# --- checkpoints ---------------------------------------------------------------------------
 
 
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
-    """Checkpoint totals (App. B.9) through the checkpoint layer's own reader."""
-    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-    from sidtui.core.checkpoints.manager import RESTORE_TOOL, chain_health
-
+    """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
     tot = report.checkpoints
     try:
         with os.scandir(home.checkpoints_dir) as it:
@@ -808,7 +481,7 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
         if wanted is not None and sid not in wanted:
             continue
         path = home.checkpoint_index(sid)
-        if not path.is_file():
+        if not os.path.lexists(path):  # (a FIFO or a link loop there is unreadable: a fault)
             report.warnings.append(
                 Finding("checkpoint_without_index", str(path.parent), "folder has no index.json")
             )
@@ -871,7 +544,7 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
 
 
 def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
-    """Sessions vs checkpoint indexes, each against its own denominator (App. B.10)."""
+    """Sessions vs checkpoint indexes, each against its own denominator (FORMAT.md §13.5)."""
     session_ids = {f.session_id for f in report.main_files}
     session_ids |= {Path(p).name.removesuffix(".json") for p in report.v1_files}
     index_ids = set(report.checkpoints.ids)
@@ -919,7 +592,7 @@ def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
     }
 
 
-# --- entry point -------------------------------------------------------------------------
+# --- entry point ---------------------------------------------------------------------------
 
 
 #: Files per worker task when checking in parallel (see ``workers`` in :func:`run_check`).
@@ -934,7 +607,7 @@ def run_check(
     progress: Callable[[int, int, str], None] | None = None,
     workers: int = 1,
 ) -> CheckReport:
-    """Count everything Appendix B counts, per file, with the product's own parser.
+    """Count everything FORMAT.md §13 counts, per file, with the product's own parser.
 
     Args:
         home: the home to check.
@@ -943,7 +616,8 @@ def run_check(
         progress: called as ``progress(done, total, path)`` after each file (after each
             chunk of :data:`CHUNK_FILES` files when parallel).
         workers: processes to scan with (files are split in chunks; the report is the same
-            as with one). Parallel scanning forks, so callers with threads (the app) keep 1.
+            as with one). Parallel scanning forks, so only a caller without other threads
+            gets processes (:func:`sidtui.core.base.pool.can_fork`).
 
     Returns:
         A :class:`CheckReport`. Never raises on file content: unreadable files and
@@ -960,17 +634,17 @@ def run_check(
     else:
         unreadable: list[tuple[Path, str]] = []
         todo = _candidates(home, project, unreadable)
-        for folder, why in unreadable:
+        for unlisted, why in unreadable:
             report.faults.append(
                 Finding(
                     "unreadable_folder",
-                    str(folder),
+                    str(unlisted),
                     f"cannot list it ({why}): its sessions were not counted",
                 )
             )
     scan = _Scan(report)
     total = len(todo)
-    if workers > 1 and total > CHUNK_FILES and _fork_available():
+    if workers > 1 and total > CHUNK_FILES:
         _scan_parallel(scan, todo, workers, progress)
     else:
         for n, (path, folder) in enumerate(todo, 1):
@@ -993,10 +667,11 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
     data = _read(path)
     if isinstance(data, str):
         report.faults.append(Finding("unreadable_file", str(path), data))
-    elif path.name.endswith(".json"):
+    elif isinstance(data, bytes) and path.name.endswith(".json"):  # (read whole: _read)
         _v1(report, path, data)
     else:
-        sf = classify_file(path, folder, first_line_of(data))
+        head = data if isinstance(data, bytes) else data.read_any(0, FIRST_LINE_CAP)
+        sf = classify_file(path, folder, first_line_of(head))
         if sf is not None:
             try:
                 scan.jsonl(sf, data)
@@ -1004,12 +679,6 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
                 report.faults.append(
                     Finding("unreadable_file", str(path), f"{type(exc).__name__}: {exc}")
                 )
-
-
-def _fork_available() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _scan_chunk(root: str, chunk: list[tuple[Path, str]]) -> tuple:
@@ -1027,30 +696,16 @@ def _scan_parallel(
     progress: Callable[[int, int, str], None] | None,
 ) -> None:
     """Scan ``todo`` in chunks on ``workers`` forked processes; merge in file order."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     chunks = [todo[i : i + CHUNK_FILES] for i in range(0, len(todo), CHUNK_FILES)]
     done = 0
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_ignore_sigint
-    ) as pool:
-        # map() yields in submission order, so the merged report equals a serial scan.
-        for chunk, part in zip(
-            chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True
-        ):
-            _merge(scan, part)
-            done += len(chunk)
-            if progress is not None:
-                progress(done, len(todo), str(chunk[-1][0]))
-
-
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent (which stops the pool), so no worker tracebacks."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    root = scan.r.home
+    # results come in submission order, so the merged report equals a serial scan
+    parts = ordered_map(lambda chunk: _scan_chunk(root, chunk), chunks, workers)
+    for chunk, part in zip(chunks, parts, strict=True):
+        _merge(scan, part)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, len(todo), str(chunk[-1][0]))
 
 
 def _merge(scan: _Scan, part: tuple) -> None:

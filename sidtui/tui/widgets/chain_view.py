@@ -53,7 +53,7 @@ class ChainIndex:
         self.branch_points = set(tree.branch_points)
         self.live_tip = tree.live_tip
         self.lost = set(tree.lost_parents)
-        # A cycle: the loader's walk met this uuid twice and stopped there (seed §5.6).
+        # A cycle: the loader's walk met this uuid twice and stopped there (FORMAT.md §4.4).
         self.cycle_uuid = view.chain.cycle_uuid if view.chain.cycle else None
         self.branch_of: dict[int, int] = {}
         for bi, br in enumerate(tree.branches):

@@ -1,4 +1,4 @@
-"""Layout discovery and session resolution (DESIGN §2, seed §4.1–4.2)."""
+"""Layout discovery and session resolution (FORMAT.md §1)."""
 
 from __future__ import annotations
 

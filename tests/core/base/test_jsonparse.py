@@ -1,4 +1,4 @@
-"""The line parser accepts exactly what JSON.parse accepts (seed §13.4, Appendix B.5)."""
+"""The line parser accepts exactly what JSON.parse accepts (FORMAT.md §2.4)."""
 
 from __future__ import annotations
 

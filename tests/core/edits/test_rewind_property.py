@@ -1,4 +1,4 @@
-"""Rewind property test over a simulated agent (issue 4 "Must hold").
+"""Rewind property test over a simulated agent.
 
 A simulated agent writes a session through :class:`SessionStore` and snapshots files
 through :class:`CheckpointManager` before every tool batch that edits, creates or deletes
@@ -20,6 +20,7 @@ gap.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,8 +31,9 @@ from hypothesis import strategies as st
 
 from sidtui.core.base.home import Home, resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
-from sidtui.core.edits.rewind import MODES, rewind, rewind_points
-from sidtui.core.edits.writer import SessionStore, iso_now
+from sidtui.core.edits.points import rewind_points
+from sidtui.core.edits.rewind import MODES, rewind
+from sidtui.core.transcript.writer import SessionStore, iso_now
 from sidtui.core.views.session import open_session
 
 FILES = ["a.txt", "d/b.txt", "c.md"]
@@ -139,7 +141,8 @@ def restore_copy(backup: Path, root: Path) -> None:
 )
 @given(session_shape)
 def test_rewind_every_point_every_mode(shape):
-    with tempfile.TemporaryDirectory() as tmp:
+    # Inside the (test) home: a project outside it that is not a git work tree is refused.
+    with tempfile.TemporaryDirectory(dir=os.environ["HOME"]) as tmp:
         root = Path(tmp) / "w"
         home, proj, states = simulate(root, shape)
         backup = Path(tmp) / "backup"

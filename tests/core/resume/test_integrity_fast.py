@@ -1,6 +1,6 @@
-"""The fast integrity check equals the plain block-by-block reference (issue 2 speed).
+"""The fast integrity check equals the plain block-by-block reference.
 
-The reference below is ``check_integrity`` as first written (seed §7.2): one walk over the
+The reference below is ``check_integrity`` as first written (FORMAT.md §6.11): one walk over the
 blocks, a tool_result pairs with an earlier tool_use, a tool_use with a later tool_result,
 empty or unhashable ids ignored. ``check_integrity``, ``RecoveryResult.integrity_before``
 (from the pre-pass's ids) and ``integrity_after`` (the loaded ids reused up to the first

@@ -1,4 +1,4 @@
-"""Recovery layers, integrity, safe_slice_tail and interruption states (seed §7, §11)."""
+"""Recovery layers, integrity, safe_slice_tail and interruption states (FORMAT.md §6)."""
 
 from __future__ import annotations
 

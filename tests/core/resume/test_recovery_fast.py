@@ -1,7 +1,7 @@
-"""The recovery fast path (pre-pass + candidates) equals a plain reference (issue 2 speed).
+"""The recovery fast path (pre-pass + candidates) equals a plain reference.
 
 The reference below is the straightforward pipeline: every layer on every message, one
-message at a time, exactly as seed §7.5 describes it. ``recover`` must give the same drops
+message at a time, exactly as FORMAT.md §6 describes it. ``recover`` must give the same drops
 (layer, index, uuid, reason, block) in the same order, the same resumed messages with the
 same ``changed``/``kept``, and the same interruption.
 """

@@ -1,4 +1,4 @@
-"""Chain rebuild (seed §5.3–5.6), the record tree and hostile files."""
+"""Chain rebuild (FORMAT.md §4), the record tree and hostile files."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def view(tmp_path, data: bytes, name="20260101-000000-aaaaaaaa.jsonl"):
     return open_session(home, SessionFile(p, p.stem, "proj"), registrations=[])
 
 
-def test_seed_5_3_interleaving_rebuilds_second_process_chain():
-    """Seed §5.3: A and B both hang off A1; the last line is B3 ⇒ A1, B1, B2, B3."""
+def test_interleaving_rebuilds_second_process_chain():
+    """FORMAT.md §4.5: A and B both hang off A1; the last line is B3 ⇒ A1, B1, B2, B3."""
     data = jsonl(
         start("A1"),
         user("A2", "A1", "change auth"),
@@ -61,7 +61,7 @@ def test_seed_5_3_interleaving_rebuilds_second_process_chain():
 
 
 def test_resume_with_null_parent_rebuilds_new_part_and_warns(tmp_path):
-    """Seed §5.6: a resume that restarts with parentUuid=null hides the old history."""
+    """FORMAT.md §4.5: a resume that restarts with parentUuid=null hides the old history."""
     data = jsonl(
         start("A1"),
         user("A2", "A1"),
@@ -119,7 +119,7 @@ def test_empty_and_blank_files(tmp_path):
 
 
 def test_tool_result_record_type_is_read_but_never_relied_on():
-    """Seed §4.6: `tool_result` as a record type is dead code upstream (0 on disk)."""
+    """FORMAT.md §3.5: `tool_result` as a record type is dead code upstream (0 on disk)."""
     data = jsonl(
         start("S"),
         user("U", "S"),

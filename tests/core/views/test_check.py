@@ -1,9 +1,9 @@
-"""`sidtui check` (issue 8): every count equals an independent, straightforward recount.
+"""`sidtui check`: every count equals an independent, straightforward recount.
 
 The recount below reads every file line by line with the standard library's ``json`` (plus
 the two places where JSON.parse differs from it: ``NaN``/``Infinity`` are refused, and bytes
 are decoded as UTF-8 with U+FFFD for invalid sequences) and shares no code with sidtui's
-reader. The seed's rule (Appendix B.0 ③): count the same thing two ways; if they disagree,
+reader. The rule of FORMAT.md §13.1 (3): count the same thing two ways; if they disagree,
 one of them is wrong.
 """
 
@@ -357,7 +357,7 @@ def test_counts_equal_recount_on_real_home(real_home_copy, capsys):
 
 
 def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
-    """The issue's wording: on the demo home (lone surrogate, half line, torn/glued line,
+    """The goal as worded: on the demo home (lone surrogate, half line, torn/glued line,
     reused id, fork, legacy files, checkpoints) every count equals the recount."""
     from sidtui.demo.scenarios import build_demo_home
 
@@ -373,11 +373,13 @@ def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
 
 
 def test_parallel_scan_gives_the_same_report(real_home_copy, monkeypatch, tmp_path):
+    from sidtui.core.base import pool
     from sidtui.core.base.home import Home
     from sidtui.core.views import check
 
     _crafted(tmp_path)  # another home to merge: bad lines, strict-only lines, faults
     serial = check.run_check(Home(real_home_copy)).to_json()
+    monkeypatch.setattr(pool, "can_fork", lambda: True)  # fork under pytest-xdist's threads
     monkeypatch.setattr(check, "CHUNK_FILES", 3)
     seen = []
     parallel = check.run_check(
@@ -654,7 +656,8 @@ def test_strict_prefilter_never_misses(tmp_path, line):
     """Only candidate lines are re-parsed strictly; the candidates must cover every line a
     strict parser refuses but JSON.parse accepts."""
     from sidtui.core.transcript.records import scan_records
-    from sidtui.core.views.check import CheckReport, _Scan
+    from sidtui.core.views.check import _Scan
+    from sidtui.core.views.check_report import CheckReport
 
     data = b'{"type":"x"}\n' + line + b"\n"
     rep = CheckReport("h", {})

@@ -1,4 +1,4 @@
-"""SessionStore: the seed's §15 stage 1–2 and 4 checks, §6 rules, failures, sidechains."""
+"""SessionStore: torn line, version and last-wins, resume; FORMAT.md §8 rules, failures, sidechains."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.edits import writer as w
-from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.transcript import writer as w
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.writer import SessionStore, SidechainWriter, flush_pending_writes
 from tests.helpers import REPO
 
 SID = "20261130-120000-0a1b2c3d"
@@ -55,7 +55,7 @@ def test_lazy_creation_tail_points_at_pending_start(tmp_path):
 
 
 def test_open_and_end_leaves_no_file(tmp_path):
-    """§15 / §6.4: opening and immediately ending writes nothing at all."""
+    """FORMAT.md §8.4: opening and immediately ending writes nothing at all."""
     s = SessionStore(tmp_path)
     s.start_session(SID, "m", "anthropic", "/p")
     assert s.end_session(0, 0) is None
@@ -76,7 +76,7 @@ def test_session_start_is_synchronous_and_queued_records_wait(tmp_path):
 
 
 def test_session_end_lands_after_queued_records(tmp_path):
-    """§6.2: a critical record flushes the queue first, so it never overtakes it."""
+    """FORMAT.md §8.3: a critical record flushes the queue first, so it never overtakes it."""
     s = SessionStore(tmp_path, flush_interval=60)
     s.start_session(SID, "m", "anthropic", "/p")
     s.append_message(user("a"))
@@ -97,7 +97,7 @@ def test_session_end_lands_after_queued_records(tmp_path):
 
 
 def test_half_line_appended_by_hand_is_skipped(tmp_path):
-    """§15 stage 1: a torn half line at the end is ignored; everything before it loads."""
+    """FORMAT.md §2.2: a torn half line at the end is ignored; everything before it loads."""
     s = SessionStore(tmp_path)
     s.start_session(SID, "m", "anthropic", "/p")
     s.append_message(user("q1"))
@@ -113,7 +113,7 @@ def test_half_line_appended_by_hand_is_skipped(tmp_path):
 
 
 def test_metadata_last_wins_and_interruption_shapes(tmp_path):
-    """§15 stage 2: session_start has a version; metadata is last-wins."""
+    """FORMAT.md §5.4–5.5: session_start has a version; metadata is last-wins."""
     s = SessionStore(tmp_path)
     s.start_session(SID, "m", "anthropic", "/p")
     s.append_metadata("session_name", "one")
@@ -126,7 +126,7 @@ def test_metadata_last_wins_and_interruption_shapes(tmp_path):
 
 
 def test_resume_continues_chain(tmp_path):
-    """§15 stage 4 / §5.6: one session_start, one null parent, full history on reload."""
+    """FORMAT.md §8.6: one session_start, one null parent, full history on reload."""
     s1 = SessionStore(tmp_path)
     s1.start_session(SID, "m", "anthropic", "/p")
     s1.append_message(user("q1"))
@@ -242,7 +242,7 @@ def test_timer_flushes_without_explicit_call(tmp_path):
 def test_exit_hook_flushes_and_timer_does_not_keep_process_alive(tmp_path):
     script = (
         "import sys\n"
-        "from sidtui.core.edits.writer import SessionStore\n"
+        "from sidtui.core.transcript.writer import SessionStore\n"
         "s = SessionStore(sys.argv[1], flush_interval=3600)\n"
         f"s.start_session({SID!r}, 'm', 'anthropic', '/p')\n"
         "for i in range(5):\n"
@@ -279,15 +279,36 @@ def test_disk_full_reported_not_raised(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
     path = tmp_path / f"{SID}.jsonl"
-    path.symlink_to("/dev/full")
+    s = SessionStore(tmp_path)
+    s.start_session(SID, "m", "anthropic", "/p")
+    full = os.open("/dev/full", os.O_WRONLY)
+    real_open = os.open
+
+    def open_full(p, flags, *a, **kw):  # every write of the session hits a full disk
+        return os.dup(full) if os.fspath(p) == str(path) else real_open(p, flags, *a, **kw)
+
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(os, "open", open_full)
+            s.append_message(user("a"))
+            s.flush()
+            s.end_session(0, 1)
+    finally:
+        os.close(full)
+    assert s.errors
+    assert all("No space" in f.error for f in s.errors)
+    assert sum(f.records_lost for f in s.errors) == 3
+
+
+def test_new_session_never_written_through_a_planted_symlink(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    (tmp_path / f"{SID}.jsonl").symlink_to(victim)
     s = SessionStore(tmp_path)
     s.start_session(SID, "m", "anthropic", "/p")
     s.append_message(user("a"))
     s.flush()
-    s.end_session(0, 1)
-    assert s.errors
-    assert all("No space" in f.error for f in s.errors)
-    assert sum(f.records_lost for f in s.errors) == 3
+    assert s.errors and victim.read_text() == "keep\n"
 
 
 def test_partial_write_is_terminated_before_next_write(tmp_path, monkeypatch):
@@ -355,7 +376,7 @@ def test_sidechain_writer(tmp_path):
 
 _ZYGOTE = r"""
 import os, random, sys
-from sidtui.core.edits.writer import SessionStore
+from sidtui.core.transcript.writer import SessionStore
 
 SID = "20261130-120000-0a1b2c3d"
 

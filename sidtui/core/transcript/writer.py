@@ -1,41 +1,12 @@
-"""The one session writer: ``SessionStore`` (seed §6, DESIGN §5).
+"""The one session writer: ``SessionStore`` (FORMAT.md §8).
 
-Everything sidtui appends to a transcript goes through here, and the bytes are what the
-agent itself would write, so it reads our records as its own:
+Lines are ``JSON.stringify(record) + "\\n"`` with ``timestamp``, ``uuid`` and ``parentUuid``
+in the agent's order; the file is created with the first real record; ``session_start`` and
+``session_end`` are written at once, the rest queued per file and flushed together (and at
+exit). Readers call :func:`flush_pending_writes` first. Failures never raise; a torn last line
+is ended before our next record.
 
-* **Lines** are ``JSON.stringify(record) + "\\n"`` (:func:`sidtui.core.base.jsonout.stringify`:
-  compact, non-ASCII kept). Every record gets ``timestamp`` (ISO, milliseconds, ``Z``) and
-  then ``uuid`` and ``parentUuid`` (the previous record this store wrote; ``null`` at the
-  head), in the agent's key order.
-* **Lazy creation** (§6.4): :meth:`SessionStore.start_session` only prepares the
-  ``session_start`` record; the chain tail already points at its uuid. The file is created
-  when the first real record arrives (``session_start`` is written first). A session that
-  never records leaves no file, and :meth:`SessionStore.end_session` then writes nothing.
-* **Critical records** (§6.2): ``session_start``/``session_end`` flush the file's queue and
-  are then appended synchronously, so they never overtake queued records.
-* **Buffered records** (§6.1): everything else is queued per file and written by one
-  ``write`` per flush, 100 ms after the first queued record (a daemon timer: it never keeps
-  the interpreter alive). Queues are module-level, keyed by file, like the agent's.
-* **Exit** (§6.3): one process-wide :mod:`atexit` hook flushes every queue (registered once
-  at import, never per instance). SIGKILL loses at most the queued records, never a
-  written one.
-* **Reads** (§6.3 ③, §7.6): :func:`flush_pending_writes` must run before any read of a file
-  this process writes; the reading side calls it.
-* **Resume** (§5.6): :meth:`SessionStore.resume` appends to the old file, writes no second
-  ``session_start``, and continues from the uuid of the old file's last parseable line.
-* **Fork** (§5.5 ②, DESIGN §5): ``start_session(..., forked_from_session_id=src)`` gives the
-  new ``session_start`` the *source session id* as ``parentUuid``, as the agent does.
-* **Failures** (§6.6): disk-full and permission errors are logged (logger
-  ``sidtui.writer``), recorded in :attr:`SessionStore.errors` and passed to ``on_error``;
-  they never raise into the caller. The records of a failed write are lost, as upstream.
-
-[sidtui] Where the agent would glue a record onto a torn last line (the S16 fixture: a
-resume after a torn ``session_end`` made the whole session unloadable), we first end the
-torn line with ``\\n``: the fragment stays a bad line on its own and our record stays
-readable. This happens on resume of a file not ending in ``\\n`` and after a failed,
-partially written flush.
-
-Sidechain transcripts (§12.2) are linear and synchronous: :class:`SidechainWriter`.
+Design notes: docs/ARCHITECTURE.md, “core/transcript/writer.py”.
 """
 
 from __future__ import annotations
@@ -56,10 +27,10 @@ from sidtui.core.base.jsonout import stringify
 log = logging.getLogger("sidtui.writer")
 
 FLUSH_INTERVAL_S = 0.1
-"""Seconds between the first queued record of a file and its flush (seed §6.1: 100 ms)."""
+"""Seconds between the first queued record of a file and its flush (FORMAT.md §8.3: 100 ms)."""
 
 CRITICAL_RECORD_TYPES = frozenset({"session_start", "session_end"})
-"""Records that bypass the queue (seed §6.2)."""
+"""Records that bypass the queue (FORMAT.md §8.3)."""
 
 SESSION_VERSION = "3.0"
 SCHEMA_COMPAT = "claude-code-like/v3"
@@ -154,6 +125,8 @@ _pending: dict[str, list[bytes]] = {}
 _timers: dict[str, threading.Timer] = {}
 # Files whose last write failed part-way: the next write starts with "\n".
 _torn: set[str] = set()
+# Files this process created: never written through a symlink (one planted at the name).
+_created: set[str] = set()
 # Who hears about failures of a file's writes (stores writing it).
 _listeners: dict[str, weakref.WeakSet[SessionStore]] = {}
 
@@ -176,7 +149,10 @@ def _append_bytes(path: str, data: bytes, records: int, operation: str) -> bool:
         data = b"\n" + data
     written = 0
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        if path in _created:
+            flags |= os.O_NOFOLLOW
+        fd = os.open(path, flags, 0o644)
         try:
             view = memoryview(data)
             while written < len(data):
@@ -220,7 +196,7 @@ def _flush_locked(path: str) -> None:
 def flush_pending_writes(path: str | os.PathLike[str] | None = None) -> None:
     """Write what is queued for ``path`` (or for every file) now, in one write per file.
 
-    Call before reading a file this process may be writing (seed §6.3 ③). Never raises.
+    Call before reading a file this process may be writing (FORMAT.md §8.5). Never raises.
     """
     with _lock:
         if path is None:
@@ -255,7 +231,7 @@ def _write_critical(path: str, chunk: bytes) -> bool:
         return _append_bytes(path, chunk, 1, "append")
 
 
-# One hook for the process (seed §6.3 ②), not one per store.
+# One hook for the process (FORMAT.md §8.5), not one per store.
 atexit.register(flush_pending_writes)
 
 
@@ -263,13 +239,13 @@ atexit.register(flush_pending_writes)
 
 
 class SessionStore:
-    """Append records to one session file the way the agent's store does (seed §6).
+    """Append records to one session file the way the agent's store does (FORMAT.md §8).
 
     Args:
         session_dir: the project's folder under ``sessions/`` (created on first write).
         on_error: called with each :class:`WriteFailure` (from the caller's thread or the
             flush timer's); exceptions it raises are logged and ignored.
-        flush_interval: seconds a queued record waits at most (default 0.1, seed §6.1).
+        flush_interval: seconds a queued record waits at most (default 0.1, FORMAT.md §8.3).
         clock: ``() -> ISO timestamp`` for records (default: now; the demo injects a fixed
             fake clock so a seeded home is byte-for-byte reproducible).
         uuid_factory: ``() -> uuid string`` (default: random v4; same reason).
@@ -306,7 +282,7 @@ class SessionStore:
         self._key: str | None = None
         self._clock: Callable[[], str] = clock or _Clock()
         self._new_uuid: Callable[[], str] = uuid_factory or new_uuid
-        # Per-message context is written only when it changed (DESIGN §3).
+        # Per-message context is written only when it changed (FORMAT.md §3.3).
         self._context: dict[str, Any] = {}
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -319,17 +295,19 @@ class SessionStore:
         cwd: str,
         *,
         forked_from_session_id: str | None = None,
+        file_name: str | None = None,
     ) -> str:
         """Prepare a new session file ``<session_dir>/<session_id>.jsonl`` (nothing written).
 
         The ``session_start`` record is held in memory and its uuid becomes the chain
-        tail at once, so later records chain to it (seed §6.4). A fork passes the source
-        session id, which becomes the ``session_start.parentUuid`` (the agent's fork shape).
+        tail at once, so later records chain to it (FORMAT.md §8.4). A fork passes the source
+        session id, which becomes the ``session_start.parentUuid`` (the agent's fork shape),
+        and ``file_name``: the temporary name it is written under until complete.
 
         Returns:
             The pending ``session_start`` uuid.
         """
-        self._bind(self.session_dir / f"{session_id}.jsonl")
+        self._bind(self.session_dir / (file_name or f"{session_id}.jsonl"))
         self.session_id = session_id
         self.materialized = False
         rec_uuid = self._new_uuid()
@@ -353,7 +331,7 @@ class SessionStore:
         """Continue an existing file: no new ``session_start``; chain from its last line.
 
         The first record this store writes gets as ``parentUuid`` the uuid of the old
-        file's physical last parseable line (seed §5.6), ``None`` if that line has none.
+        file's physical last parseable line (FORMAT.md §8.6), ``None`` if that line has none.
         A file that does not end in ``\\n`` (a torn write) gets one first [sidtui].
 
         Returns:
@@ -389,7 +367,7 @@ class SessionStore:
 
         Returns:
             The record's uuid, or None when the session never materialized (no file is
-            created, seed §6.4 P2-9).
+            created, FORMAT.md §8.4).
         """
         if not self.materialized:
             self.path = None
@@ -472,7 +450,7 @@ class SessionStore:
             usage, model, stop_reason, msg_id: assistant per-call fields (written when
                 given, as ``usage``/``model``/``stopReason``/``msgId``).
             cwd, git_branch, permission_mode: user per-message context; each is written
-                only when it differs from the last value this store wrote (DESIGN §3).
+                only when it differs from the last value this store wrote (FORMAT.md §3.3).
             record_type: overrides the type derived from the role.
 
         Returns:
@@ -537,10 +515,16 @@ class SessionStore:
         if self.materialized or self._key is None:
             return
         self.materialized = True
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.base.safefs import make_dirs
+
         try:
-            os.makedirs(os.path.dirname(self._key) or ".", exist_ok=True)
-        except OSError as exc:
+            make_dirs(os.path.dirname(os.path.abspath(self._key)))
+        except (OSError, SidtuiError) as exc:
             _report(self._key, WriteFailure(self._key, "mkdir", str(exc), 1))
+        with _lock:
+            # A new file: never written through a symlink planted at its name.
+            _created.add(self._key)
         start = self._pending_start
         if start is not None:
             self._pending_start = None
@@ -565,7 +549,7 @@ class SessionStore:
 
 
 class SidechainWriter:
-    """A sub-agent transcript: linear, synchronous, no uuid chain (seed §12.2).
+    """A sub-agent transcript: linear, synchronous, no uuid chain (FORMAT.md §9.2).
 
     File: ``<session_dir>/<parentSessionId>-<agentId>.jsonl``. Records:
     ``sidechain_start {sessionId, agentId, agentType, description, model, timestamp}``,
