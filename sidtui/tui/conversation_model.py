@@ -295,6 +295,15 @@ def _banner(view) -> tuple[list[str], str]:
     rec = view.recovery
     if rec is None:
         return (["On resume: —"], "none")
+    if rec.failure is not None:
+        return (
+            [
+                "On resume: the agent cannot resume this session",
+                rec.failure,
+                "Press f to salvage a copy it can resume (the file itself is never changed).",
+            ],
+            "unloadable",
+        )
     kind = rec.interruption.kind
     tools = ", ".join(rec.interruption.tool_names)
     head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")
