@@ -154,10 +154,10 @@ class ConversationModel:
         """The tool name of the ``tool_use`` a result answers (searched backwards)."""
         if not tool_use_id:
             return None
-        names = self._tool_names()
+        names = self.tool_names()
         return names.get(tool_use_id)
 
-    def _tool_names(self) -> dict[str, str]:
+    def tool_names(self) -> dict[str, str]:
         cache = getattr(self, "_names_cache", None)
         if cache is None:
             cache = {}
