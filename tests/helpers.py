@@ -259,3 +259,110 @@ def spec_transcript(specs) -> bytes:
                 rec["permissionMode"] = spec["mode"]
         lines.append(rec)
     return b"".join(orjson.dumps(r) + b"\n" for r in lines)
+
+
+# ---------------------------------------------------------------- Claude Code records
+# Records in the shapes Claude Code writes (docs/CLAUDE-CODE.md §3–4), for the cases the
+# vendored transcripts (tests/fixtures/claude-code/) do not cover.
+
+CLAUDE_HOME = FIXTURES / "claude-code"
+CC_PROJECTS = CLAUDE_HOME / "projects"
+CC_SESSION = "11111111-2222-4333-8444-555555555555"
+
+
+def cc_path(rel: str) -> Path:
+    """A vendored Claude Code transcript by its path under ``projects/``."""
+    return CC_PROJECTS / rel
+
+
+def cc_ts(n: float) -> str:
+    """An ISO timestamp ``n`` seconds after 2026-01-01T00:00:00Z, as Claude Code writes it."""
+    from datetime import UTC, datetime, timedelta
+
+    t = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=n)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def cc_rec(type_: str, uuid: str | None, parent: str | None, ts: float = 0, **kw) -> dict:
+    d: dict = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/tmp/cc"}
+    d.update(sessionId=CC_SESSION, version="2.1.114", type=type_)
+    if uuid is not None:
+        d["uuid"] = uuid
+    else:
+        d.pop("parentUuid")
+    d["timestamp"] = cc_ts(ts)
+    d.update(kw)
+    return d
+
+
+def cc_user(uuid: str, parent: str | None, text: str = "hi", ts: float = 0, **kw) -> dict:
+    return cc_rec("user", uuid, parent, ts, message={"role": "user", "content": text}, **kw)
+
+
+def cc_results(uuid: str, parent: str | None, *tool_ids: str, ts: float = 0, **kw) -> dict:
+    content = [{"tool_use_id": t, "type": "tool_result", "content": "ok"} for t in tool_ids]
+    return cc_rec("user", uuid, parent, ts, message={"role": "user", "content": content}, **kw)
+
+
+def cc_assistant(
+    uuid: str,
+    parent: str | None,
+    text: str | None = "ok",
+    ts: float = 0,
+    msg_id: str | None = None,
+    tools: tuple = (),
+    **kw,
+) -> dict:
+    """An assistant line: one text block and/or ``tools`` = ``(id, name)`` tool uses."""
+    content: list = []
+    if text is not None:
+        content.append({"type": "text", "text": text})
+    for tid, name in tools:
+        content.append({"type": "tool_use", "id": tid, "name": name, "input": {}})
+    msg = {
+        "model": "claude-opus-4-5",
+        "id": msg_id or f"msg_{uuid}",
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "stop_reason": None,
+    }
+    return cc_rec("assistant", uuid, parent, ts, message=msg, **kw)
+
+
+def cc_progress(uuid: str, parent: str | None, ts: float = 0) -> dict:
+    data = {"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": "PostToolUse:Bash"}
+    return cc_rec("progress", uuid, parent, ts, data=data, parentToolUseID="t", toolUseID="t")
+
+
+def cc_system(
+    uuid: str, parent: str | None, subtype: str = "turn_duration", ts: float = 0, **kw
+) -> dict:
+    return cc_rec("system", uuid, parent, ts, subtype=subtype, isMeta=False, **kw)
+
+
+def cc_boundary(uuid: str, logical: str | None, ts: float = 0) -> dict:
+    return cc_system(
+        uuid,
+        None,
+        "compact_boundary",
+        ts,
+        content="Conversation compacted",
+        logicalParentUuid=logical,
+        compactMetadata={"trigger": "auto", "preTokens": 1000},
+    )
+
+
+def cc_lines(*records) -> bytes:
+    """JSONL as Claude Code writes it (``JSON.stringify`` + ``\\n``); bytes pass as given."""
+    return b"".join((r if isinstance(r, bytes) else stringify(r)) + b"\n" for r in records)
+
+
+def cc_home(root: Path, projects: dict[str, dict[str, bytes]]) -> Path:
+    """A Claude Code home: ``projects/<folder>/<relative path>`` = bytes."""
+    for folder, files in projects.items():
+        for rel, data in files.items():
+            p = root / "projects" / folder / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+    return root

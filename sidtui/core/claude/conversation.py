@@ -1,0 +1,270 @@
+"""The resumed conversation as messages, and how it ended (docs/CLAUDE-CODE.md §4, §6).
+
+:func:`build_messages` turns the tree's conversation records into messages: a ``user``
+record is one message (its :mod:`kind <sidtui.core.claude.kinds>` says whether it is a
+typed prompt); the ``assistant`` lines of one API response (one line per content block,
+sharing ``message.id``) are merged into one message, wherever their parts sit (parallel
+tool calls put parts on side branches). ``system``/``attachment``/``progress`` records are
+not messages. Messages before the last compaction on the chain are ``compacted``: shown,
+but not what the model is sent on resume.
+
+:func:`detect_interruption` reads the end of the conversation by its shape, since
+``stop_reason`` is usually null: ``none`` (a finished reply), ``interrupted_prompt`` (a
+typed prompt nothing answered), ``interrupted_turn`` (tool results the model never saw, a
+tool use without a result, or a reply the user cut with ``[Request interrupted by user…]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sidtui.core.claude.kinds import (
+    COMMAND,
+    COMPACT_SUMMARY,
+    INTERRUPT,
+    META,
+    PROMPT,
+    TOOL_RESULTS,
+    user_kind,
+)
+from sidtui.core.claude.scan import CRecord
+from sidtui.core.claude.tree import ClaudeTree
+from sidtui.core.loader import tool_name_text
+from sidtui.core.records import Block
+
+#: Text blocks Claude Code adds around a prompt (not what the user typed).
+CONTEXT_PREFIXES = (
+    "<ide_opened_file>",
+    "<ide_selection>",
+    "<system-reminder>",
+    "<ide_diagnostics>",
+)
+#: Assistant message kinds.
+REPLY = "reply"
+API_ERROR = "api_error"
+
+
+@dataclass(slots=True)
+class ClaudeMessage:
+    """One message of the conversation.
+
+    Attributes:
+        index: position in the message list.
+        record: the first record it was read from (scan index); records: every record
+            merged into it (an assistant response's parts), first first.
+        uuid: the first record's uuid; line: its physical line.
+        role: ``user`` or ``assistant``.
+        kind: for user messages a :mod:`~sidtui.core.claude.kinds` kind (``prompt``,
+            ``tool_results``, ``meta``, ``compact_summary``, ``command``, ``interrupt``);
+            for assistant messages ``reply`` or ``api_error``.
+        blocks: the content blocks (a string content is one text block,
+            ``string_content`` True).
+        timestamp: the first record's; message_id: ``message.id``; model: the model.
+        sidechain: the record has ``isSidechain: true``.
+        compacted: before the last compaction on the chain (not sent on resume).
+    """
+
+    index: int
+    record: int
+    records: list[int]
+    uuid: str | None
+    line: int
+    role: str
+    kind: str
+    blocks: list[Block]
+    string_content: bool = False
+    timestamp: str | None = None
+    message_id: Any = None
+    model: Any = None
+    sidechain: bool = False
+    compacted: bool = False
+
+    @property
+    def is_human_prompt(self) -> bool:
+        """A prompt the user typed (not a tool result, command, caveat or marker)."""
+        return self.role == "user" and self.kind == PROMPT
+
+    @property
+    def block_types(self) -> list[Any]:
+        return [b.type for b in self.blocks]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [tool_name_text(b.name) for b in self.blocks if b.type == "tool_use"]
+
+    def preview(self, width: int = 60) -> str:
+        """The first ``width`` characters of the first text or thinking block; a prompt's
+        context wrappers (``<ide_opened_file>``, ``<system-reminder>``…) are passed over
+        when more text follows."""
+        texts = [t for b in self.blocks if (t := b.text_like)]
+        if self.role == "user" and len(texts) > 1:
+            plain = [t for t in texts if not t.lstrip().startswith(CONTEXT_PREFIXES)]
+            texts = plain or texts
+        return texts[0][:width] if texts else ""
+
+
+def _blocks(rec: CRecord) -> tuple[list[Block], bool]:
+    m = rec.message
+    c = m.content if m is not None else None
+    if isinstance(c, str):
+        return [Block(type="text", text=c)], True
+    return (list(c) if c else []), False
+
+
+def build_messages(objs: list[CRecord], lines: Any, tree: ClaudeTree) -> list[ClaudeMessage]:
+    """The messages of ``tree.conversation``, in order (see the module docstring)."""
+    out: list[ClaudeMessage] = []
+    by_id: dict[Any, ClaudeMessage] = {}
+    last_compaction = tree.compactions[-1] if tree.compactions else None
+    compacted = last_compaction is not None
+    for i in tree.conversation:
+        if i == last_compaction:
+            compacted = False
+        o = objs[i]
+        t = o.type
+        if t == "assistant":
+            m = o.message
+            mid = m.id if m is not None else None
+            prev = by_id.get(mid) if mid is not None else None
+            if prev is not None:
+                blocks, _ = _blocks(o)
+                have = prev.blocks
+                for b in blocks:
+                    if b not in have:  # a part may repeat a block already merged
+                        have.append(b)
+                prev.records.append(i)
+                continue
+            blocks, string = _blocks(o)
+            msg = ClaudeMessage(
+                len(out),
+                i,
+                [i],
+                o.uuid,
+                lines[i],
+                "assistant",
+                API_ERROR if o.isApiErrorMessage is True else REPLY,
+                blocks,
+                string,
+                o.timestamp,
+                mid,
+                m.model if m is not None else None,
+                o.isSidechain is True,
+                compacted,
+            )
+            if mid is not None:
+                by_id[mid] = msg
+            out.append(msg)
+        elif t == "user":
+            blocks, string = _blocks(o)
+            out.append(
+                ClaudeMessage(
+                    len(out),
+                    i,
+                    [i],
+                    o.uuid,
+                    lines[i],
+                    "user",
+                    user_kind(o),
+                    blocks,
+                    string,
+                    o.timestamp,
+                    sidechain=o.isSidechain is True,
+                    compacted=compacted,
+                )
+            )
+    return out
+
+
+@dataclass
+class Interruption:
+    """How the conversation ended (the same kinds as a sid-code session's).
+
+    Attributes:
+        kind: ``none``, ``interrupted_prompt`` or ``interrupted_turn``.
+        tool_names: for ``interrupted_turn``, the tools whose results the model never saw
+            or that never got a result.
+        message: index of the message that decided it (None: no messages).
+        marker: index of the ``[Request interrupted by user…]`` message that ends the
+            conversation, if one does.
+        pending: ids of tool uses without a result (a turn cut before its tools ran).
+    """
+
+    kind: str = "none"
+    tool_names: list[str] = field(default_factory=list)
+    message: int | None = None
+    marker: int | None = None
+    pending: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "tool_names": self.tool_names,
+            "message": self.message,
+            "marker": self.marker,
+            "pending": self.pending,
+        }
+
+
+#: User message kinds that say nothing about how the turn ended (skipped from the end).
+_NEUTRAL = frozenset({META, COMMAND, COMPACT_SUMMARY})
+
+
+def detect_interruption(messages: list[ClaudeMessage]) -> Interruption:
+    """Judge the end of the conversation by its content (see the module docstring)."""
+    k = len(messages) - 1
+    marker = None
+    while k >= 0:
+        m = messages[k]
+        if m.role == "user" and m.kind in _NEUTRAL:
+            k -= 1
+        elif m.role == "assistant" and m.kind == API_ERROR:
+            k -= 1  # an error shown as a reply answers nothing
+        elif m.role == "user" and m.kind == INTERRUPT and marker is None:
+            marker = k
+            k -= 1
+        else:
+            break
+    if k < 0:
+        return Interruption("none", marker=marker)
+    last = messages[k]
+    names = _tool_names(messages)
+    if last.role == "user" and last.kind == TOOL_RESULTS:
+        # every result since the last reply: parallel tool calls end in several
+        ids: list[Any] = []
+        j = k
+        while j >= 0 and messages[j].role == "user" and messages[j].kind in (TOOL_RESULTS, META):
+            ids[:0] = [b.tool_use_id for b in messages[j].blocks if b.type == "tool_result"]
+            j -= 1
+        return Interruption("interrupted_turn", _names(ids, names), k, marker)
+    if last.role == "user":
+        return Interruption("interrupted_prompt", [], k, marker)
+    pending = [b.id for b in last.blocks if b.type in ("tool_use", "server_tool_use")]
+    if pending:
+        return Interruption("interrupted_turn", _names(pending, names), k, marker, pending)
+    if marker is not None:
+        return Interruption("interrupted_turn", [], k, marker)
+    return Interruption("none", [], k)
+
+
+def _tool_names(messages: list[ClaudeMessage]) -> dict[Any, str]:
+    names: dict[Any, str] = {}
+    for m in messages:
+        if m.role == "assistant":
+            for b in m.blocks:
+                if b.type in ("tool_use", "server_tool_use") and isinstance(b.id, str):
+                    names[b.id] = tool_name_text(b.name)
+    return names
+
+
+def _names(ids: list[Any], names: dict[Any, str]) -> list[str]:
+    out: list[str] = []
+    for i in ids:
+        n = names.get(i) if isinstance(i, str) else None
+        out.append(n if n is not None else "?")
+    return out
+
+
+def first_prompt(messages: list[ClaudeMessage]) -> ClaudeMessage | None:
+    """The first typed prompt (a session's fallback title)."""
+    return next((m for m in messages if m.is_human_prompt), None)
