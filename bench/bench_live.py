@@ -72,10 +72,10 @@ def _tail_uuid(path: Path) -> str:
 
 
 def _append_bench(quick: bool, tmp: Path) -> list[dict]:
-    from sidtui.core.chain import rebuild_chain
-    from sidtui.core.home import Home
+    from sidtui.core.base.home import Home
     from sidtui.core.live.watcher import Watcher
-    from sidtui.core.records import scan_records
+    from sidtui.core.transcript.chain import rebuild_chain
+    from sidtui.core.transcript.records import scan_records
 
     n_records = 7_000 if quick else 142_000
     src = huge_home(data_dir("core", "quick" if quick else "full", "huge-home"), n_records)
@@ -127,7 +127,7 @@ def _append_bench(quick: bool, tmp: Path) -> list[dict]:
 
 
 def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
-    from sidtui.core.home import Home
+    from sidtui.core.base.home import Home
     from sidtui.core.live import events as ev
     from sidtui.core.live.watcher import Watcher
 
@@ -191,9 +191,9 @@ def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
 
 
 def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
-    from sidtui.core.home import Home
-    from sidtui.core.live.catalog import Catalog, scan_session_files
-    from sidtui.core.live.search import SearchIndex
+    from sidtui.core.base.home import Home
+    from sidtui.core.index.catalog import Catalog, scan_session_files
+    from sidtui.core.index.search import SearchIndex
 
     n = 200 if quick else 10_000
     root = data_dir("core", "quick" if quick else "full", "many-home")

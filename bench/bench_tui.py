@@ -71,8 +71,8 @@ async def _minimal_launch() -> float:
 
 
 def _catalog_warm(home: Path, db: Path) -> float:
-    from sidtui.core.home import Home
-    from sidtui.core.live.catalog import Catalog
+    from sidtui.core.base.home import Home
+    from sidtui.core.index.catalog import Catalog
 
     t0 = time.perf_counter()
     cat = Catalog(Home(home), db)
@@ -84,8 +84,8 @@ def _catalog_warm(home: Path, db: Path) -> float:
 
 
 def _launch(quick: bool, tmp: Path) -> dict:
-    from sidtui.core.home import Home
-    from sidtui.core.live.catalog import Catalog
+    from sidtui.core.base.home import Home
+    from sidtui.core.index.catalog import Catalog
 
     n = 300 if quick else 10_000
     root = data_dir("core", "quick" if quick else "full", "many-home")
@@ -114,7 +114,7 @@ def _launch(quick: bool, tmp: Path) -> dict:
 
 
 async def _key_latency(home: Path, sid: str, presses: int, while_loading: bool) -> list[float]:
-    from sidtui.core.home import resolve_session
+    from sidtui.core.base.home import resolve_session
     from sidtui.tui.app import make_app
     from sidtui.tui.screens.session import SessionScreen
 
@@ -184,7 +184,7 @@ def _keys(quick: bool, tmp: Path) -> dict:
 
 
 def _fake_model(n: int):
-    from sidtui.core.records import make_block
+    from sidtui.core.transcript.records import make_block
     from sidtui.tui.conversation_model import ConversationModel, Entry
 
     m = ConversationModel()

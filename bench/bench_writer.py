@@ -3,7 +3,7 @@
 100,000 records (20,000 with ``quick``) are appended through :class:`SessionStore`'s
 buffered path (queue per file, one ``write`` per 100 ms flush, plus the final flush),
 against the floor: encoding the same records with the same encoder
-(:func:`sidtui.core.jsonout.stringify`, uuids and timestamps already in place) and one
+(:func:`sidtui.core.base.jsonout.stringify`, uuids and timestamps already in place) and one
 ``write`` of all their bytes. The synchronous path (one ``appendFileSync``-style write per
 record, as ``session_start``/``session_end`` are written) is reported beside it.
 
@@ -18,8 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sidtui.core.jsonout import stringify
-from sidtui.core.writer import SessionStore, flush_pending_writes, iso_now, new_uuid
+from sidtui.core.base.jsonout import stringify
+from sidtui.core.edits.writer import SessionStore, flush_pending_writes, iso_now, new_uuid
 
 SID = "20261130-000000-be0cbe0c"
 
@@ -76,7 +76,7 @@ def _buffered(msgs: list[dict], folder: Path) -> None:
 
 def _synchronous(msgs: list[dict], folder: Path) -> None:
     """The critical-record path for every record: stamp, encode, one O_APPEND write each."""
-    from sidtui.core import writer as w
+    from sidtui.core.edits import writer as w
 
     path = os.fspath(folder / f"{SID}-sync.jsonl")
     if os.path.exists(path):

@@ -1,14 +1,14 @@
 """A small deterministic generator of agent-shaped transcripts for the benchmarks.
 
-Records follow the shapes sid-code writes (DESIGN §3, fixtures/real-home): a
+Records follow the shapes sid-code writes (FORMAT.md §3, fixtures/real-home): a
 ``session_start``, then turns of prompt → assistant (thinking, text, parallel ``tool_use``)
 → ``file_changes`` metadata → one merged ``user_message`` of ``tool_result`` blocks → …
 → final assistant text → ``usage_stats`` / ``todo_state`` / ``hypothesis_ledger`` metadata,
 chained by ``uuid``/``parentUuid``, ending with ``session_end``. Text comes from slices of a
 seeded word corpus, so a seed always gives the same bytes. The huge session comes from the
 demo's generator (``sidtui demo --huge``) when it is installed; the many ~76 KB sessions of
-the ``ls`` benchmark come from here (the demo's ``--scale`` home follows the seed's long-tail
-size distribution instead, p95 626 KB). Sizes match the issue's figures (≈ 100 MB / 142k
+the ``ls`` benchmark come from here (the demo's ``--scale`` home follows the long-tail
+size distribution of FORMAT.md §2.6 instead, p95 626 KB). Sizes match the issue's figures (≈ 100 MB / 142k
 records, ≈ 76 KB per listed session).
 """
 

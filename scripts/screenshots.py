@@ -3,7 +3,7 @@
 Usage: ``.venv/bin/python scripts/screenshots.py [--out screenshots]``
 
 The demo home is built (once per demo-code version) at a fixed path by the same helper the
-snapshot tests use (tests/tui_support.py), so these SVGs match tests/__snapshots__/. Each
+snapshot tests use (tests/tui_support.py), so these SVGs match tests/tui/__snapshots__/. Each
 screen is reached with real key presses through ``App.run_test`` and saved with
 ``App.save_screenshot`` at 120×40.
 """
@@ -41,7 +41,7 @@ SCENES: list[tuple[str, str | None, tuple[str, ...], str]] = [
 async def shoot(out: Path) -> list[Path]:
     from tui_support import demo_home_fixed, settle
 
-    from sidtui.core.home import resolve_session
+    from sidtui.core.base.home import resolve_session
     from sidtui.tui.app import make_app
 
     home, cases = demo_home_fixed()

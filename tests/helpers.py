@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 from hypothesis import strategies as st
 
-from sidtui.core.jsonout import stringify
+from sidtui.core.base.jsonout import stringify
 
 REPO = Path(__file__).resolve().parent.parent
 # Vendored test data (tests/fixtures/README.md): nothing outside the repository is read.

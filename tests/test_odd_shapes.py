@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.home import resolve_session
+from sidtui.core.base.home import resolve_session
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.session import SessionScreen
 from tests.helpers import assistant, jsonl, rec, start, user
@@ -163,7 +163,7 @@ def test_values_nested_deeper_than_orjson_writes(capsys, tmp_path):
 def test_the_writers_have_no_depth_limit():
     import orjson
 
-    from sidtui.core.jsonout import dumps_lenient, stringify
+    from sidtui.core.base.jsonout import dumps_lenient, stringify
 
     v: object = "x"
     for _ in range(3000):

@@ -18,7 +18,7 @@ CODE_DIRS = ("tests", "bench", "scripts", "sidtui")
 # workplace's absolute folders, or a walk up from the repository root.
 OUTSIDE = re.compile(r"""\.\./shared|["']shared["']|/work/|\b(?:REPO|ROOT)\.parents?\b""")
 TEST_MODULE_IMPORT = re.compile(
-    r"^\s*(?:from\s+(?:tests\.)?(?:conftest|test_\w+)\s+import|import\s+(?:tests\.)?(?:conftest|test_\w+)\b)",
+    r"^\s*(?:from\s+(?:tests\.(?:\w+\.)*)?(?:conftest|test_\w+)\s+import|import\s+(?:tests\.(?:\w+\.)*)?(?:conftest|test_\w+)\b)",
     re.M,
 )
 
@@ -36,7 +36,7 @@ def _code_files() -> list[str]:
     files = [
         p
         for p in _tracked(*CODE_DIRS)
-        if not p.startswith(("tests/fixtures/", "tests/__snapshots__/"))
+        if not p.startswith(("tests/fixtures/", "tests/tui/__snapshots__/"))
         and p != "tests/test_repo_hygiene.py"
     ]
     if not files:

@@ -1,4 +1,4 @@
-"""Shared helpers for the app's Pilot and snapshot tests (tests/test_tui_*.py).
+"""Shared helpers for the app's Pilot and snapshot tests (tests/tui/).
 
 * :func:`demo_home_fixed` builds the deterministic demo home once per source version at a
   fixed path (so absolute project paths inside it, and therefore snapshots, never change

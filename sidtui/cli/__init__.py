@@ -4,7 +4,7 @@ Each module in :data:`SUBCOMMANDS` exposes ``register(subparsers, parents)`` whi
 parser and sets ``func`` to a ``run(args) -> int`` callable. Modules import the core lazily
 inside ``run`` so ``sidtui ls`` never pays for Textual. With no subcommand the app opens.
 
-Errors: every :class:`~sidtui.core.errors.SidtuiError` becomes a one-line message on stderr
+Errors: every :class:`~sidtui.core.base.errors.SidtuiError` becomes a one-line message on stderr
 and its exit code (2 bad arguments / unknown session, 1 unreadable input); anything else is
 reported as an internal error without a traceback unless ``SIDTUI_DEBUG=1``.
 """
@@ -117,7 +117,7 @@ def entry() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the process exit code (never raises on user errors)."""
-    from sidtui.core.errors import SidtuiError
+    from sidtui.core.base.errors import SidtuiError
 
     for stream in (sys.stdout, sys.stderr):
         # a C/ASCII locale must not turn "…" or a CJK prompt into a crash

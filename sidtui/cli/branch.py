@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from sidtui.cli.rewind import open_view
-    from sidtui.core.rewind import switch_branch
+    from sidtui.core.edits.rewind import switch_branch
 
     view = open_view(args)
     if args.tip is None:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 def list_tips(view) -> list[dict]:
     """Every tip of the record tree with the length of its conversation."""
-    from sidtui.core.chain import ancestors
+    from sidtui.core.transcript.chain import ancestors
 
     rf = view.rf
     if rf is None or view.chain.linear:

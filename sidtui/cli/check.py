@@ -1,4 +1,4 @@
-"""`sidtui check`: count what is on disk — the seed's Appendix B as one command (DESIGN §10).
+"""`sidtui check`: count what is on disk (FORMAT.md §13) as one command.
 
 Exit codes: 0 nothing wrong, 1 a structural fault (a main file without exactly one
 ``session_start``, a chained file without exactly one head, an unreadable file or index, a
@@ -26,7 +26,7 @@ def register(subparsers, parents) -> None:
     p = subparsers.add_parser(
         "check",
         parents=parents,
-        help="count what is on disk and report structural faults (seed Appendix B)",
+        help="count what is on disk and report structural faults (FORMAT.md §13)",
         description="Count sessions, records, metadata keys, bad lines, fields that never "
         "landed, checkpoints; report structural faults. Exit 0 nothing wrong, 1 a "
         "structural fault, 2 bad arguments.",
@@ -61,9 +61,9 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.check import run_check
-    from sidtui.core.errors import UsageError
-    from sidtui.core.home import resolve_session
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.base.home import resolve_session
+    from sidtui.core.views.check import run_check
 
     home = session_home(args) if args.session is not None else home_from_args(args).require()
     require_project(home, args.project)
@@ -158,7 +158,7 @@ def _print(report) -> None:
     if j["zero_landing"]:
         z = Table(
             title="fields that landed zero times — dead code / not triggered / broken wiring? "
-            "Only the call chain tells (seed §13.1, §13.9)",
+            "Only the call chain tells (FORMAT.md §13.3)",
             title_justify="left",
         )
         z.add_column("field")

@@ -50,8 +50,8 @@ def resolve(args: argparse.Namespace):
         transcript nor as a checkpoint folder.
     """
     from sidtui.cli.common import session_home
-    from sidtui.core.errors import AmbiguousSession, SessionNotFound
-    from sidtui.core.home import git_toplevel, resolve_session, session_cwd
+    from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
+    from sidtui.core.base.home import git_toplevel, resolve_session, session_cwd
 
     arg = args.session
     home = session_home(args, arg)
@@ -98,7 +98,7 @@ def _v1_cwd(path: Path) -> str | None:
 
 
 def refuse_live(home, session_id: str, sf) -> None:
-    """Refuse to write while an agent process has this session open (DESIGN §7).
+    """Refuse to write while an agent process has this session open (FORMAT.md §11.6).
 
     The agent keeps its checkpoint index in memory and rewrites ``index.json`` on its next
     snapshot, which would drop our safety snapshot.
@@ -106,8 +106,8 @@ def refuse_live(home, session_id: str, sf) -> None:
     Raises:
         SidtuiError: the session is live.
     """
-    from sidtui.core.errors import SidtuiError
-    from sidtui.core.process import liveness_for, read_registrations, trace_session_ids
+    from sidtui.core.base.errors import SidtuiError
+    from sidtui.core.resume.process import liveness_for, read_registrations, trace_session_ids
 
     trace: list[str] = []
     if sf is not None:
@@ -139,13 +139,13 @@ def _checkpoint_ids(home) -> list[str]:
 
 
 def manager(args: argparse.Namespace, writes: bool = False):
-    """The session's :class:`~sidtui.core.checkpoint.CheckpointManager`.
+    """The session's :class:`~sidtui.core.checkpoints.manager.CheckpointManager`.
 
     Raises:
         SidtuiError: no checkpoint index for the session.
     """
-    from sidtui.core.checkpoint import CheckpointManager
-    from sidtui.core.errors import SidtuiError
+    from sidtui.core.base.errors import SidtuiError
+    from sidtui.core.checkpoints.manager import CheckpointManager
 
     home, sid, root, sf = resolve(args)
     if writes and getattr(args, "root", None):
@@ -176,9 +176,9 @@ def fmt_time(ms: int) -> str:
 
 
 def report(args: argparse.Namespace, res, verb: str) -> int:
-    """Print a :class:`~sidtui.core.checkpoint.RestoreResult`; exit 1 when files were skipped."""
+    """Print a :class:`~sidtui.core.checkpoints.manager.RestoreResult`; exit 1 when files were skipped."""
     from sidtui.cli.common import print_json, stdout_console
-    from sidtui.core.rewind import unified_diff
+    from sidtui.core.edits.rewind import unified_diff
 
     if args.json:
         doc = res.to_json()

@@ -1,4 +1,4 @@
-"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (issue 3, seed §9)."""
+"""`sidtui checkpoints SESSION [--json]` and `--show PATH@SNAPSHOT` (issue 3, FORMAT.md §10)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _match_path(mgr, given: str) -> str:
-    from sidtui.core.errors import UsageError
+    from sidtui.core.base.errors import UsageError
 
     tracked = mgr.index.tracked_files()
     if given in tracked:
@@ -64,7 +64,7 @@ def _match_path(mgr, given: str) -> str:
 
 
 def _show(mgr, spec: str) -> int:
-    from sidtui.core.errors import UsageError
+    from sidtui.core.base.errors import UsageError
 
     path, sep, sid = spec.rpartition("@")
     if not sep or not path or not sid:

@@ -9,11 +9,11 @@ import re
 import sys
 from typing import Any
 
-from sidtui.core.home import Home
+from sidtui.core.base.home import Home
 
 
 def home_from_args(args: argparse.Namespace) -> Home:
-    """The home root: ``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code`` (DESIGN §2)."""
+    """The home root: ``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code`` (FORMAT.md §1.1)."""
     return Home.resolve(getattr(args, "home", None), os.environ)
 
 
@@ -32,7 +32,7 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
         UnreadableInput: the path cannot be looked at (a parent folder we may not
             search): ``permission denied reading …`` (exit 1).
     """
-    from sidtui.core.home import home_root_of, path_exists
+    from sidtui.core.base.home import home_root_of, path_exists
 
     if arg is None:
         arg = getattr(args, "session", None)
@@ -63,11 +63,11 @@ def print_json(obj: Any) -> None:
 
     A string holding a lone surrogate (a ``"\\ud800"`` escape in a transcript, or a file
     name byte that is not UTF-8, which ``os.listdir`` decodes with ``surrogateescape``) is
-    written with the escape kept (``"\\udce9"``): see :func:`sidtui.core.jsonout.dumps_lenient`.
+    written with the escape kept (``"\\udce9"``): see :func:`sidtui.core.base.jsonout.dumps_lenient`.
     """
     import orjson
 
-    from sidtui.core.jsonout import dumps_lenient
+    from sidtui.core.base.jsonout import dumps_lenient
 
     data = dumps_lenient(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str)
     sys.stdout.buffer.write(data + b"\n")
@@ -117,7 +117,7 @@ def _SafeConsole(base):
 def require_project(home: Home, project: str | None) -> None:
     """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/."""
     if project is not None and ("/" in project or project in ("", ".", "..")):
-        from sidtui.core.errors import UsageError
+        from sidtui.core.base.errors import UsageError
 
         what = "an empty name" if not project else "a path"
         raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not {what}")
@@ -128,13 +128,13 @@ def require_project(home: Home, project: str | None) -> None:
             return
     except OSError as exc:  # sessions/ itself may not be searched
         if exc.errno != errno.ENAMETOOLONG:  # (a name too long is no folder: usage error)
-            from sidtui.core.errors import UnreadableInput
+            from sidtui.core.base.errors import UnreadableInput
 
             raise UnreadableInput(
                 f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
             ) from None
-    from sidtui.core.errors import UsageError
-    from sidtui.core.home import project_folders
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.base.home import project_folders
 
     raise UsageError(
         f"no project folder {project!r} under {home.sessions_dir} "

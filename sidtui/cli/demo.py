@@ -51,7 +51,7 @@ def _fresh_dir() -> Path:
 
     import platformdirs
 
-    from sidtui.core.errors import UsageError
+    from sidtui.core.base.errors import UsageError
 
     base = Path(platformdirs.user_cache_dir("sidtui")) / "demos"
     try:
@@ -114,8 +114,8 @@ def start_live(root: Path, home: Path, seed: int, rate: float = 3.0):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.errors import UsageError
-    from sidtui.core.home import Home
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.base.home import Home
 
     if args.scale is not None and args.scale < 1:
         raise UsageError(f"--scale needs a number of sessions ≥ 1 (got {args.scale})")
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             s = write_huge_session(huge_session_path(home, args.seed), seed=args.seed)
             _err(f"wrote 1 session of {s.records} records, {s.bytes / 1e6:.1f} MB")
     else:
-        from sidtui.core.home import discover
+        from sidtui.core.base.home import discover
         from sidtui.demo.scenarios import build_demo_home
 
         demo = build_demo_home(root, args.seed)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from sidtui.core.listing import state_badge
+    from sidtui.core.views.listing import state_badge
 
     console = stdout_console()
     if not summaries:
@@ -203,15 +203,15 @@ def _tz_name() -> str:
 
 def _folder_errors(home, project: str | None) -> list[str]:
     """One line per folder of the listing that cannot be read (the wording of
-    :func:`sidtui.core.home.candidate_files`), without listing any file.
+    :func:`sidtui.core.base.home.candidate_files`), without listing any file.
 
     Raises:
         UnreadableInput: no folder asked for can be read (``sessions/`` itself, the
             ``--project`` folder, or every project folder): exit 1 with the reason.
             Some readable and some not is a partial listing (warnings, exit 0).
     """
-    from sidtui.core.errors import UnreadableInput
-    from sidtui.core.home import project_folders, unreadable_folders
+    from sidtui.core.base.errors import UnreadableInput
+    from sidtui.core.base.home import project_folders, unreadable_folders
 
     bad = unreadable_folders(home, project)
     lines = [f"cannot read folder {folder}: {why}" for folder, why in bad]
@@ -237,7 +237,7 @@ def _folder_errors(home, project: str | None) -> list[str]:
 
 def _has_flat_files(base) -> bool:
     """Whether ``sessions/`` holds a transcript file of its own (the old flat layout)."""
-    from sidtui.core.home import entry_is_file
+    from sidtui.core.base.home import entry_is_file
 
     try:
         with os.scandir(base) as it:
@@ -248,11 +248,11 @@ def _has_flat_files(base) -> bool:
 
 def _summaries(home, args):
     """Rows from the catalog (warm: only changed files are re-read), else a direct scan."""
-    from sidtui.core.listing import list_sessions
+    from sidtui.core.views.listing import list_sessions
 
     if not args.no_cache:
         try:
-            from sidtui.core.live.catalog import Catalog
+            from sidtui.core.index.catalog import Catalog
 
             cat = Catalog(home)
             try:

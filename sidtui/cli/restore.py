@@ -1,4 +1,4 @@
-"""`sidtui restore SESSION --before SNAPSHOT [--dry-run] [--json]` (issue 3, DESIGN §6)."""
+"""`sidtui restore SESSION --before SNAPSHOT [--dry-run] [--json]` (issue 3, FORMAT.md §10.13)."""
 
 from __future__ import annotations
 

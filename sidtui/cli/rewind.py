@@ -45,9 +45,9 @@ def register(subparsers, parents) -> None:
 
 def open_view(args: argparse.Namespace):
     """Resolve ``args.session`` under the home and open it (flushing our own queue first)."""
-    from sidtui.core.home import resolve_session
-    from sidtui.core.session import open_session
-    from sidtui.core.writer import flush_pending_writes
+    from sidtui.core.base.home import resolve_session
+    from sidtui.core.edits.writer import flush_pending_writes
+    from sidtui.core.views.session import open_session
 
     home = session_home(args)
     sf = resolve_session(home, args.session)
@@ -56,7 +56,7 @@ def open_view(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.rewind import rewind, rewind_points
+    from sidtui.core.edits.rewind import rewind, rewind_points
 
     view = open_view(args)
     if args.to is None:

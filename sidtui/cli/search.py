@@ -35,9 +35,9 @@ def _progress(label: str):
 
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
-    from sidtui.core.errors import UsageError
-    from sidtui.core.live.catalog import Catalog
-    from sidtui.core.live.search import MARK_CLOSE, MARK_OPEN, SearchIndex
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.index.catalog import Catalog
+    from sidtui.core.index.search import MARK_CLOSE, MARK_OPEN, SearchIndex
 
     home = home_from_args(args).require()
     if args.limit < 1:

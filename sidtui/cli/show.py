@@ -48,9 +48,9 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.home import resolve_session
-    from sidtui.core.recovery import TERMINAL_TOOL_NAMES
-    from sidtui.core.session import open_session
+    from sidtui.core.base.home import resolve_session
+    from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES
+    from sidtui.core.views.session import open_session
 
     if args.messages == "all":
         max_messages = None
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
     args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
-        from sidtui.core.session import session_to_json, write_json_stream
+        from sidtui.core.views.session import session_to_json, write_json_stream
 
         write_json_stream(session_to_json(view, lazy=True), sys.stdout.buffer)
         sys.stdout.flush()
@@ -85,7 +85,7 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     """Human output of a session view (Rich).
 
     Args:
-        view: the :class:`sidtui.core.session.SessionView`.
+        view: the :class:`sidtui.core.views.session.SessionView`.
         max_messages: how many of the last resumed messages to list (None: all). A long
             session's tail is what a resume continues from; listing 100k rows would take
             minutes (``--json`` has every message).
@@ -97,7 +97,7 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from sidtui.core.session import session_to_json
+    from sidtui.core.views.session import session_to_json
 
     c = stdout_console()
     j = session_to_json(view, lazy=True)
@@ -248,7 +248,7 @@ _RESUMED_COLUMNS = ("#", "line", "role", "blocks", "preview")
 def _resumed_cells(shown, msgs) -> Iterator[tuple[str, str, str, str, str, bool]]:
     """``(#, line, role, blocks, preview, changed)`` per listed message, as plain strings
     (``blocks`` then gets `` (changed)`` in yellow when ``changed``)."""
-    from sidtui.core.show_rows import resumed_rows
+    from sidtui.core.views.show_rows import resumed_rows
 
     joined: dict[tuple, str] = {}  # a few dozen distinct block lists in a session
     for chunk in resumed_rows(shown):
@@ -455,7 +455,7 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
 
 
 def _compress(types: list) -> list[str]:
-    from sidtui.core.loader import tool_name_text
+    from sidtui.core.transcript.loader import tool_name_text
 
     out: list[str] = []
     for t in types:
@@ -470,7 +470,7 @@ def _compress(types: list) -> list[str]:
 
 
 def _short(v, width: int = 90) -> str:
-    from sidtui.core.jsonout import dumps_lenient
+    from sidtui.core.base.jsonout import dumps_lenient
 
     if v is None:
         return "—"

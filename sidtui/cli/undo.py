@@ -1,4 +1,4 @@
-"""`sidtui undo SESSION [--file PATH] [--dry-run] [--json]` (issue 3, seed §9.7)."""
+"""`sidtui undo SESSION [--file PATH] [--dry-run] [--json]` (issue 3, FORMAT.md §10.13)."""
 
 from __future__ import annotations
 

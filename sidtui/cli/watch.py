@@ -78,7 +78,7 @@ def record_preview(rec: Any, width: int = 100) -> str:
 
 def event_lines(batch, as_json: bool) -> list[str]:
     """The output lines of one watcher batch."""
-    from sidtui.core.jsonout import dumps_lenient
+    from sidtui.core.base.jsonout import dumps_lenient
     from sidtui.core.live import events as ev
 
     out: list[str] = []
@@ -129,7 +129,7 @@ def event_lines(batch, as_json: bool) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import home_from_args, session_home
-    from sidtui.core.home import resolve_session
+    from sidtui.core.base.home import resolve_session
     from sidtui.core.live.watcher import Watcher
 
     home = session_home(args) if args.session else home_from_args(args).require()
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
     own_ids: set[str] = set()
     if sf is not None:
-        from sidtui.core.process import trace_session_ids
+        from sidtui.core.resume.process import trace_session_ids
 
         try:
             own_ids = {sf.session_id, *trace_session_ids(sf.path.read_bytes())}

@@ -10,20 +10,20 @@ against ``fixtures/real-home``):
     assistant_message(tool_use…) → [snapshot sN] → metadata file_changes → user_message(tool_result…)
     … → assistant_message(end_turn) → metadata usage_stats, todo_state, hypothesis_ledger[, …]
 
-There is no second writer: transcripts go through :class:`sidtui.core.writer.SessionStore`
-(sub-agents through :class:`~sidtui.core.writer.SidechainWriter`), checkpoints through
-:class:`sidtui.core.checkpoint.CheckpointManager` (a snapshot before each changing batch,
+There is no second writer: transcripts go through :class:`sidtui.core.edits.writer.SessionStore`
+(sub-agents through :class:`~sidtui.core.edits.writer.SidechainWriter`), checkpoints through
+:class:`sidtui.core.checkpoints.manager.CheckpointManager` (a snapshot before each changing batch,
 holding the pre-images) and fork inheritance through
-:func:`sidtui.core.checkpoint_evict.inherit_from`. The process-layer files (registration,
+:func:`sidtui.core.checkpoints.evict.inherit_from`. The process-layer files (registration,
 file intents, history, summaries) come from :mod:`sidtui.demo.registry`.
 
 Determinism: every timestamp comes from a :class:`~sidtui.demo.clock.SimClock` and every id
 from a :class:`~sidtui.demo.clock.SeededIds`, so a seeded scenario writes the same bytes each
-run (apart from PIDs). Parallel results are merged into one ``user_message`` (seed §7.5b).
+run (apart from PIDs). Parallel results are merged into one ``user_message`` (FORMAT.md §3.10).
 
 Ending a process: :meth:`SimAgent.end` (``session_end``, unregister — the clean path),
 :meth:`SimAgent.exit` (exit hook only: queue flushed and registration removed, no
-``session_end``: two thirds of real sessions, seed §4.9) or :meth:`SimAgent.killed` (SIGKILL:
+``session_end``: two thirds of real sessions, FORMAT.md §3.8) or :meth:`SimAgent.killed` (SIGKILL:
 nothing after the last write lands, registration and intents stay behind).
 """
 
@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.checkpoint import CheckpointManager
-from sidtui.core.diff import edit_hunks
-from sidtui.core.home import Home
-from sidtui.core.jsonout import stringify
-from sidtui.core.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.base.home import Home
+from sidtui.core.base.jsonout import stringify
+from sidtui.core.checkpoints.diff import edit_hunks
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
 from sidtui.demo import registry
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.projects import Project
@@ -328,7 +328,7 @@ class SimAgent:
         )
 
     def start(self, *, session_id: str | None = None, forked_from: str | None = None) -> str:
-        """Start a new session (nothing is written until the first record, seed §6.4)."""
+        """Start a new session (nothing is written until the first record, FORMAT.md §8.4)."""
         self.session_id = self.own_id = session_id or self.ids.session_id(self.clock)
         self.store.start_session(
             self.session_id, self.model, self.provider, self.cwd, forked_from_session_id=forked_from
@@ -338,7 +338,7 @@ class SimAgent:
         return self.session_id
 
     def resume(self, session_id: str, *, own_id: str | None = None) -> str:
-        """Resume ``session_id`` as a new process: append to its file, no new start (§5.6).
+        """Resume ``session_id`` as a new process: append to its file, no new start (FORMAT.md §8.6).
 
         Writes ``trace_session_id`` (this process's own id) first, as the agent does.
         Returns the process's own id.
@@ -360,13 +360,13 @@ class SimAgent:
         self.context_tokens = other.context_tokens
 
     def fork_from(self, src: SimAgent, tail_uuid: str | None) -> str:
-        """Start a fork of ``src`` (the agent's ``--fork-session`` path, DESIGN §5).
+        """Start a fork of ``src`` (the agent's ``--fork-session`` path, FORMAT.md §8.7).
 
         ``session_start.parentUuid`` = the source id, then ``forked_from``, then the copied
         messages with fresh uuids and their per-message fields in ``message._meta``; the
-        source's checkpoints are inherited (seed §9.8).
+        source's checkpoints are inherited (FORMAT.md §10.11).
         """
-        from sidtui.core.checkpoint_evict import inherit_from
+        from sidtui.core.checkpoints.evict import inherit_from
 
         self.start(forked_from=src.session_id)
         self.store.append_metadata(
@@ -545,7 +545,7 @@ class SimAgent:
         Args:
             calls: the batch (the ``tool_use`` blocks already written by :meth:`say`).
             lose_results: the process dies with ``file_changes`` and the results still
-                in the 100 ms queue (seed §6.6): effects happen, nothing more is written.
+                in the 100 ms queue (FORMAT.md §8.8): effects happen, nothing more is written.
             write_file_changes: write the ``file_changes`` metadata (when anything changed).
 
         Returns:

@@ -10,7 +10,7 @@ agent would take from the wall clock or from ``crypto.randomUUID()`` comes from 
 * :class:`SeededIds` — uuids, tool-use ids, message ids, signatures, agent ids and session
   ids drawn from one ``random.Random``: random-looking, reproducible.
 
-Session ids follow the agent's ``YYYYMMDD-HHMMSS-<8 hex>`` (DESIGN §2). The agent uses local
+Session ids follow the agent's ``YYYYMMDD-HHMMSS-<8 hex>`` (FORMAT.md §1.2). The agent uses local
 time; the demo uses UTC so a seeded home does not depend on the machine's time zone
 (docs/DECISIONS.md, issue 5).
 """

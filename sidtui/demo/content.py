@@ -1,6 +1,6 @@
 """Starting contents of the demo's scratch projects (seeded where it is filler).
 
-Sizes are chosen so both sides of the checkpoint gzip threshold occur (seed §9.4: about half
+Sizes are chosen so both sides of the checkpoint gzip threshold occur (FORMAT.md §10.3; about half
 of the fulls are compressed): source files below 1024 UTF-16 units stay plain, READMEs, data
 files and Chinese notes above it are stored gzip+base64. ``pytool/config.ini`` uses CRLF and
 ``pytool/notes/todo.md`` has no final newline (both survive snapshots byte for byte).

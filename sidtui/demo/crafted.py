@@ -2,7 +2,7 @@
 
 Corruption, crashes mid-write and old formats cannot come out of ``SessionStore`` — that is
 the point of it — so these are written here, line by line with
-:func:`sidtui.core.jsonout.stringify` (the bytes ``JSON.stringify`` gives), or by cutting a
+:func:`sidtui.core.base.jsonout.stringify` (the bytes ``JSON.stringify`` gives), or by cutting a
 file the simulated agent wrote:
 
 * :func:`truncate_last_line` — a half line at the end (SIGKILL during a write).
@@ -11,9 +11,9 @@ file the simulated agent wrote:
   loader returns nothing for the file.
 * :func:`write_cycle_session` — a duplicated uuid that makes the parent walk repeat.
 * :func:`write_v1_session`, :func:`write_v2_session`, :func:`write_legacy_checkpoints` —
-  the old formats (seed §4.3 versions 1.0 and 2.0; the legacy checkpoint index, DESIGN §6).
+  the old formats (FORMAT.md §5.4 versions 1.0 and 2.0; the legacy checkpoint index, FORMAT.md §10.8).
 * :func:`evict_base_without_reanchor` — an index whose full base was removed without
-  re-anchoring the diff after it (what seed §9.6 warns against): that diff is unrecoverable.
+  re-anchoring the diff after it (what FORMAT.md §10.9 warns against): that diff is unrecoverable.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.checkpoint_index import CheckpointIndex
-from sidtui.core.jsonout import stringify
+from sidtui.core.base.jsonout import stringify
+from sidtui.core.checkpoints.index import CheckpointIndex
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.registry import write_pretty
 
@@ -54,7 +54,7 @@ def truncate_last_line(path: Path, keep_fraction: float = 0.55) -> int:
 
 
 def _last_uuid(path: Path) -> str | None:
-    from sidtui.core.records import scan_records
+    from sidtui.core.transcript.records import scan_records
 
     rf = scan_records(path.read_bytes())
     return rf.records[-1].uuid if rf.records else None
@@ -127,7 +127,7 @@ def write_cycle_session(
 ) -> None:
     """A session whose last record re-uses an earlier record's uuid.
 
-    The parent walk from the tail meets that uuid again and stops (a cycle, seed §5.5①):
+    The parent walk from the tail meets that uuid again and stops (a cycle, FORMAT.md §4.4):
     the loader keeps only the records walked before the repeat.
     """
     u = [ids.uuid() for _ in range(5)]

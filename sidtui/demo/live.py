@@ -8,8 +8,8 @@ batches and sub-agents (sidechain files) — until stopped:
 
 * **SIGTERM / SIGINT** (or ``--max-seconds``): the current step finishes, then
   ``session_end`` is written, the registration and intents are removed, exit code 0.
-* **SIGKILL**: nothing more runs, so the file keeps exactly the crash shapes of seed §4.9 /
-  §6.6: no ``session_end``, possibly a turn cut after its tool_use or its results (records
+* **SIGKILL**: nothing more runs, so the file keeps exactly the crash shapes of FORMAT.md §3.8
+  and §8.8: no ``session_end``, possibly a turn cut after its tool_use or its results (records
   still in the 100 ms queue are lost), the registration and intent files left behind with a
   now-dead PID (stale).
 
@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from sidtui.core.home import Home
+from sidtui.core.base.home import Home
 from sidtui.demo.agent import (
     SimAgent,
     SubAgentPlan,

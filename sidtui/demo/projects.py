@@ -11,7 +11,7 @@ records have no ``gitBranch`` (as the agent writes them outside a repo).
 every run of characters outside ``[A-Za-z0-9]`` becomes ``-``, leading/trailing ``-`` are
 dropped, and a path with non-ASCII characters gets ``-`` + the first 6 hex digits of the
 32-bit FNV-1a hash of its UTF-16 code units (``/tmp/sidtui-fixture-projects/工作 notes`` →
-``tmp-sidtui-fixture-projects-notes-1c8af1``); it lives in :mod:`sidtui.core.home`, which
+``tmp-sidtui-fixture-projects-notes-1c8af1``); it lives in :mod:`sidtui.core.base.home`, which
 uses it for ``latest`` (the agent's ``-c`` folder) and never to find a session by id.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sidtui.core.home import project_key
+from sidtui.core.base.home import project_key
 from sidtui.demo.clock import iso_ms
 
 

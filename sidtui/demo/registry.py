@@ -3,11 +3,11 @@
 These are the agent's files, not transcripts, so they are written here rather than through
 ``SessionStore`` (which only writes ``sessions/*.jsonl``). Shapes and key order follow the
 real fixtures (``fixtures/real-home/active-sessions``, ``file-intents``, ``history.jsonl``,
-``sessions/*/summaries``; DESIGN §2, §8):
+``sessions/*/summaries``; FORMAT.md §1, §12):
 
 * ``active-sessions/<safeId>.json`` ``{sessionId, pid, kind, cwd, startedAt, model}``
   (+ ``logicalSessionId`` for a resumed process), ``JSON.stringify(x, null, 2)``, no final
-  newline. Removed on a clean exit; a killed process leaves it behind (seed §11.6).
+  newline. Removed on a clean exit; a killed process leaves it behind (FORMAT.md §12.1).
 * ``file-intents/<safeId>.json`` ``{sessionId, pid, cwd, files: {path: {path, declaredAt,
   lastAccessAt, operation}}}``, same format; removed on exit.
 * ``history.jsonl``: one ``{display, pastedContents, timestamp, project, sessionId}`` line
@@ -25,9 +25,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.checkpoint_index import atomic_write_bytes
-from sidtui.core.home import Home, safe_id
-from sidtui.core.jsonout import stringify, stringify_pretty
+from sidtui.core.base.home import Home, safe_id
+from sidtui.core.base.jsonout import stringify, stringify_pretty
+from sidtui.core.checkpoints.index import atomic_write_bytes
 
 
 def write_pretty(path: Path, obj: Any, *, durable: bool = False) -> None:

@@ -1,17 +1,17 @@
-"""Homes at benchmark scale: many sessions with the seed's size distribution, or one huge one.
+"""Homes at benchmark scale: many sessions with the size distribution of FORMAT.md §2.6, or one huge one.
 
 * :func:`write_scale_home(dir, n, seed)` — ``n`` main sessions spread over projects (about
-  one project per 15 sessions), sizes drawn from a log-normal fitted to seed §4.10 (p50
+  one project per 15 sessions), sizes drawn from a log-normal fitted to FORMAT.md §2.6 (p50
   76 KB, p95 626 KB), clamped to [661 B, 975 KB]; a third end with ``session_end``
-  (§4.9); ``history.jsonl`` gets one line per prompt.
+  (FORMAT.md §3.8); ``history.jsonl`` gets one line per prompt.
 * :func:`write_huge_session(path, target_bytes, seed)` — one session of about
-  ``target_bytes`` (100 MB ≈ 142k records, §15 stage 5).
+  ``target_bytes`` (100 MB ≈ 142k records, FORMAT.md §2.6).
 
-For speed these write lines directly with :func:`sidtui.core.jsonout.stringify` instead of
+For speed these write lines directly with :func:`sidtui.core.base.jsonout.stringify` instead of
 going through ``SessionStore`` (no per-record queue or timer), but every record has the
 exact shape and key order the store writes (checked against ``fixtures/real-home``) and the
 ``uuid``/``parentUuid`` chain is valid from ``session_start`` to the last line. The mix
-follows seed §4: about 92% of user records carry tool results, parallel results are merged
+follows FORMAT.md §3: about 92% of user records carry tool results, parallel results are merged
 up to 8 per record (1:735, 2:123, 3:26, 4:11, 5:2, 6:2, 8:1), about 13% of records are
 metadata (mostly ``file_changes``, ``usage_stats``, ``todo_state``). No checkpoints are
 written (the benchmarks time transcripts).
@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from sidtui.core.jsonout import stringify
+from sidtui.core.base.jsonout import stringify
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, iso_ms
 from sidtui.demo.projects import project_key
 
@@ -161,7 +161,7 @@ def _write_session(
         w.put(user)
         if history is not None:
             history.append((prompt, w.t))
-        # ~11.6 tool batches per human prompt (881 / 76, seed §4.5)
+        # ~11.6 tool batches per human prompt (881 / 76, FORMAT.md §3.3)
         for _ in range(max(1, int(rng.expovariate(1 / 11.6)))):
             if w.bytes >= target:
                 break

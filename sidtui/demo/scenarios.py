@@ -15,8 +15,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sidtui.core.home import Home
-from sidtui.core.writer import SessionStore, flush_pending_writes
+from sidtui.core.base.home import Home
+from sidtui.core.edits.writer import SessionStore, flush_pending_writes
 from sidtui.demo import content as C
 from sidtui.demo import crafted
 from sidtui.demo.agent import (
@@ -530,7 +530,7 @@ class _Builder:
             "Switched to `Intl.NumberFormat` (no file change needed yet).",
         )
         a.end()
-        # The marker hangs off the record before prompt 2 (DESIGN §7); written through the store.
+        # The marker hangs off the record before prompt 2 (FORMAT.md §11.4); written through the store.
         prompt_uuid, before, index = a.prompt_points[1]
         self.clock.advance(20 * 60_000)
         store = SessionStore(a.session_dir, clock=self.clock.iso, uuid_factory=self.ids.uuid)
@@ -1051,7 +1051,7 @@ class _Builder:
         self.cases["legacy_flat"] = "5d2e9f01"
 
     def long_session(self) -> None:
-        """A working session shaped like the seed's typical one: few prompts, many tool
+        """A working session shaped like a typical real one: few prompts, many tool
         batches (most user records are tool results), one batch of 8 parallel reads."""
         self.at(25.5)
         p = self.projects["pytool"]
@@ -1112,7 +1112,7 @@ class _Builder:
         self.cases["long_session"] = sid
 
     def filler(self) -> None:
-        """Everyday sessions so the browser looks lived in (a third end cleanly, seed §4.9)."""
+        """Everyday sessions so the browser looks lived in (a third end cleanly, FORMAT.md §3.8)."""
         r = self.rng("filler")
         asks = [
             (
@@ -1233,7 +1233,7 @@ def _set_mtimes(home: Home) -> None:
     timeline rather than the build time, and so do repeated builds."""
     from datetime import datetime
 
-    from sidtui.core.records import scan_records
+    from sidtui.core.transcript.records import scan_records
 
     def stamp(text: object) -> float | None:
         if not isinstance(text, str):

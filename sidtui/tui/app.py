@@ -2,7 +2,7 @@
 
 :func:`make_app` is the factory (tests and the screenshot script call it on fixture and
 demo homes); :func:`run` is what ``sidtui`` with no subcommand calls. The app holds only
-the injected :class:`~sidtui.core.home.Home` and display options; every screen drives the
+the injected :class:`~sidtui.core.base.home.Home` and display options; every screen drives the
 same core functions as the CLI (``summarize``, ``open_session``, ``rewind``, ``fork``,
 ``salvage``, ``CheckpointManager``) from thread workers.
 
@@ -22,7 +22,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from sidtui.core.home import Home
+from sidtui.core.base.home import Home
 from sidtui.tui.messages import LiveChanged
 
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
@@ -102,14 +102,14 @@ class SidtuiApp(App):
         """The home's :class:`~sidtui.core.live.Catalog` (opened on first use, any thread)."""
         with self._lock:
             if self._catalog is None:
-                from sidtui.core.live import Catalog
+                from sidtui.core.index import Catalog
 
                 self._catalog = Catalog(self.home, self.catalog_path)
             return self._catalog
 
     def search_index(self, progress=None):
         """The FTS index, filled (incrementally) before first use. Blocking: call in a worker."""
-        from sidtui.core.live import SearchIndex
+        from sidtui.core.index import SearchIndex
 
         cat = self.catalog()
         with self._lock:

@@ -5,7 +5,7 @@ view shows every message the loader returns; recovery's verdicts are attached, n
 recomputed: a message or block that cleaning drops is marked with its layer and reason
 (shown dimmed), the prompt an ``interrupted_prompt`` re-queues is marked, and a final
 banner carries the interruption state and the resume note (all from
-:class:`sidtui.core.recovery.RecoveryResult`).
+:class:`sidtui.core.resume.recovery.RecoveryResult`).
 
 Bodies are produced lazily: tool inputs and tool-result contents are decoded from the
 record only when an entry is drawn (:meth:`ConversationModel.body`), so opening a 100 MB
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from sidtui.core.loader import tool_name_text
+from sidtui.core.transcript.loader import tool_name_text
 from sidtui.fmt import printable
 from sidtui.tui.fmt import clock_time, one_line, pretty_json
 
@@ -61,8 +61,8 @@ class ConversationModel:
 
     Attributes:
         entries: rows in display order.
-        messages: the loader's messages (``sidtui.core.loader.Message``) or a sidechain's.
-        view: the :class:`sidtui.core.session.SessionView`.
+        messages: the loader's messages (``sidtui.core.transcript.loader.Message``) or a sidechain's.
+        view: the :class:`sidtui.core.views.session.SessionView`.
         message_entry: for each message index, the index of its header entry.
     """
 

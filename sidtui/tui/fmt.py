@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from rich.text import Text
 
-from sidtui.core.listing import state_badge
+from sidtui.core.views.listing import state_badge
 from sidtui.fmt import human_size, printable  # the CLI's own wording, one source
 
 __all__ = [
@@ -57,7 +57,7 @@ def one_line(text: str | None, width: int = 80) -> str:
 
 def pretty_json(value: Any) -> str:
     """Two-space indented JSON (non-ASCII kept), for raw record views."""
-    from sidtui.core.jsonout import dumps_lenient
+    from sidtui.core.base.jsonout import dumps_lenient
 
     try:  # a lone surrogate ("\ud800" in a transcript) is shown as its escape
         return printable(

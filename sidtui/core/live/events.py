@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from sidtui.core.process import Conflict
-from sidtui.core.records import BadLine, RecordRef
+from sidtui.core.resume.process import Conflict
+from sidtui.core.transcript.records import BadLine, RecordRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,7 @@ class CheckpointIndexChanged(Event):
 @dataclass(frozen=True)
 class SessionBecameLive(Event):
     """A registration appeared whose PID is alive (``session_id`` is the registering
-    process's id; match files with :func:`sidtui.core.process.liveness_for`)."""
+    process's id; match files with :func:`sidtui.core.resume.process.liveness_for`)."""
 
     session_id: str
     pid: int | None
@@ -151,7 +151,7 @@ class SessionUnregistered(Event):
 
 @dataclass(frozen=True)
 class FileIntentConflictAppeared(Event):
-    """Two sessions declared intents on the same file (seed §12.4)."""
+    """Two sessions declared intents on the same file (FORMAT.md §12.4)."""
 
     conflict: Conflict = field(compare=True)
 

@@ -1,18 +1,18 @@
-"""Incremental tail of one transcript file (issue 6; seed §6, §5.4).
+"""Incremental tail of one transcript file (issue 6; FORMAT.md §8, §4.3).
 
 The agent appends ``JSON.stringify(record) + "\\n"`` through a 100 ms buffered queue, so a
-record can appear late and a half line can be visible for a moment (seed §6). A
+record can appear late and a half line can be visible for a moment (FORMAT.md §8.3). A
 :class:`FileTail` keeps the byte offset just past the last complete line and, on each
 :meth:`FileTail.poll`, reads only the bytes after it with ``os.pread``:
 
-* complete lines are indexed with :func:`sidtui.core.records.scan_records` (the same
+* complete lines are indexed with :func:`sidtui.core.transcript.records.scan_records` (the same
   indexer as a full read, started on a line boundary with ``start_line``/``base_offset``);
 * a trailing partial line is **held**: never reported, bad or good, while it may still
   grow. It is decided (as the agent would: parsed if valid JSON, else bad) only when its
   writer is known dead (``poll(writer_alive=False)``) or it stayed unchanged for
   ``settle_s`` seconds;
 * the chain is extended in place when the new records continue the live tip
-  (:func:`sidtui.core.chain.extend_chain`, work proportional to the new records) and
+  (:func:`sidtui.core.transcript.chain.extend_chain`, work proportional to the new records) and
   rebuilt in full otherwise (a second writer, a rewind marker, a uuid seen before); when
   the old tip is no longer on the new chain the update says the chain branched;
 * a file that shrank below the offset or was replaced (a new inode) is re-read from the
@@ -33,10 +33,10 @@ from typing import Any
 
 import orjson
 
-from sidtui.core.chain import ChainResult, extend_chain, rebuild_chain
-from sidtui.core.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.live.events import LiveRecord
-from sidtui.core.records import BadLine, RecordFile, scan_records
+from sidtui.core.transcript.chain import ChainResult, extend_chain, rebuild_chain
+from sidtui.core.transcript.records import BadLine, RecordFile, scan_records
 
 #: Seconds a final line without ``\n`` must stay unchanged before it is decided.
 SETTLE_S = 5.0

@@ -1,4 +1,4 @@
-"""Watch a sid-code home as agents write it (issue 6; DESIGN §2, §8; seed §6, §11.6, §12.3–12.4).
+"""Watch a sid-code home as agents write it (issue 6; FORMAT.md §1, §8, §12).
 
 A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
 backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps
@@ -35,10 +35,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 
-from sidtui.core.home import Home, SessionFile, classify_file
+from sidtui.core.base.home import Home, SessionFile, classify_file
 from sidtui.core.live import events as ev
 from sidtui.core.live.tail import SETTLE_S, FileTail
-from sidtui.core.process import (
+from sidtui.core.resume.process import (
     find_conflicts,
     read_file_intents,
     read_json_tolerant,
@@ -46,7 +46,7 @@ from sidtui.core.process import (
 )
 
 Batch = list[ev.Event]
-#: Checkpoint indexes above this size are not parsed to count snapshots (DESIGN §9: 4 MB).
+#: Checkpoint indexes above this size are not parsed to count snapshots (FORMAT.md §14: 4 MB).
 CHECKPOINT_PARSE_MAX = 4 << 20
 
 #: Filesystems where inotify/FSEvents do not see other machines' writes.

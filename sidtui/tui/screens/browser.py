@@ -6,7 +6,7 @@ first rows appear while a large home is still being read and input never waits. 
 worker re-summarizes only files whose size or mtime changed (and sessions with a
 registration, whose liveness may change without a write), so live rows update in place
 and new sessions appear without a refresh key. Rows come from
-:func:`sidtui.core.listing.summarize`, the function ``sidtui ls`` uses.
+:func:`sidtui.core.views.listing.summarize`, the function ``sidtui ls`` uses.
 """
 
 from __future__ import annotations
@@ -189,10 +189,10 @@ class BrowserScreen(Screen):
         )
 
     def _scan_direct(self, worker) -> None:
-        from sidtui.core.errors import SidtuiError
-        from sidtui.core.home import discover
-        from sidtui.core.listing import summarize
-        from sidtui.core.process import read_registrations
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.base.home import discover
+        from sidtui.core.resume.process import read_registrations
+        from sidtui.core.views.listing import summarize
 
         home = self.app.home
         try:
@@ -509,7 +509,7 @@ class BrowserScreen(Screen):
         """The ``SessionFile`` of a row (built from its summary)."""
         from pathlib import Path
 
-        from sidtui.core.home import SessionFile
+        from sidtui.core.base.home import SessionFile
 
         s = self.summaries.get(key)
         if s is None:

@@ -1,7 +1,7 @@
 """Fork (``f``): pick a point (default: the end), confirm, jump to the new session.
 
 For a session the agent cannot load the same key offers **Salvage**: a preview of what
-:func:`sidtui.core.fork.salvage` would copy and leave out, then a confirmed write. Both
+:func:`sidtui.core.edits.fork.salvage` would copy and leave out, then a confirmed write. Both
 write a *new* session file; the source is never changed.
 """
 
@@ -60,7 +60,7 @@ class ForkScreen(ModalScreen):
             )
             self.run(dry_run=True)
             return
-        from sidtui.core.rewind import rewind_points
+        from sidtui.core.edits.rewind import rewind_points
 
         self.points = rewind_points(self.view)
         t = self.query_one("#fork-points", DataTable)
@@ -90,8 +90,8 @@ class ForkScreen(ModalScreen):
 
     @work(thread=True, exclusive=True, group="fork")
     def run(self, dry_run: bool, point=None) -> None:
-        from sidtui.core.errors import SidtuiError
-        from sidtui.core.fork import fork, salvage
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.edits.fork import fork, salvage
 
         try:
             if self.salvage:

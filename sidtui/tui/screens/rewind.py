@@ -1,7 +1,7 @@
 """Rewind modal (``Esc Esc`` or ``r``): pick a point and a mode, see what changes, confirm.
 
-Points are :func:`sidtui.core.rewind.rewind_points` (the last 30 shown, as the agent's
-picker); the live preview is :func:`sidtui.core.rewind.rewind` with ``dry_run=True`` in a
+Points are :func:`sidtui.core.edits.rewind.rewind_points` (the last 30 shown, as the agent's
+picker); the live preview is :func:`sidtui.core.edits.rewind.rewind` with ``dry_run=True`` in a
 worker, re-run whenever the point or the mode changes; confirming runs the same call for
 real (files first, then the append-only conversation marker). A live session is refused
 with the reason; the user may then confirm a forced rewind.
@@ -75,7 +75,7 @@ class RewindScreen(ModalScreen[bool]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
-        from sidtui.core.rewind import MAX_PICKER_POINTS, rewind_points
+        from sidtui.core.edits.rewind import MAX_PICKER_POINTS, rewind_points
 
         t = self.query_one("#rewind-points", DataTable)
         for c in ("#", "time", "prompt", "files"):
@@ -122,8 +122,8 @@ class RewindScreen(ModalScreen[bool]):
 
     @work(thread=True, exclusive=True, group="rewind")
     def run_rewind(self, point: int, mode: str, *, dry_run: bool, force: bool) -> None:
-        from sidtui.core.errors import SidtuiError
-        from sidtui.core.rewind import SessionIsLive, rewind
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.edits.rewind import SessionIsLive, rewind
 
         try:
             res = rewind(self.view, point, mode, dry_run=dry_run, force=force)

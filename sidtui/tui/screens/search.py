@@ -76,7 +76,7 @@ class SearchScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, query: str) -> None:
         """Fill the index if needed (with progress), then search."""
-        from sidtui.core.errors import SidtuiError
+        from sidtui.core.base.errors import SidtuiError
 
         try:
             idx = self.app.search_index(
@@ -126,7 +126,7 @@ class SearchScreen(ModalScreen[None]):
     @on(DataTable.RowSelected, "#search-results")
     def _open(self, event: DataTable.RowSelected) -> None:
         h = self.hits[int(event.row_key.value)]
-        from sidtui.core.home import classify_file
+        from sidtui.core.base.home import classify_file
 
         sf = classify_file(Path(h.path), h.project)
         if sf is None:

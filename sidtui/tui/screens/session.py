@@ -1,6 +1,6 @@
 """Session screen: one session in tabs — Conversation, Chain, Checkpoints, State, Sidechains.
 
-The file is read in a thread worker through :func:`sidtui.core.session.open_session` (the
+The file is read in a thread worker through :func:`sidtui.core.views.session.open_session` (the
 function ``sidtui show`` uses); the tab models are built in the same worker and handed to
 the widgets in :class:`~sidtui.tui.messages.SessionLoaded` (attributes down), so a 100 MB
 session never blocks input. While the screen is open a poll worker watches the file's
@@ -121,8 +121,8 @@ class SessionScreen(Screen):
     @work(thread=True, exclusive=True, group="open-session")
     def load(self, reload: bool = False) -> None:
         """Read the session (open_session) and build the tab models, off the UI thread."""
-        from sidtui.core.errors import SidtuiError
-        from sidtui.core.session import open_session
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.views.session import open_session
 
         try:
             t0 = time.monotonic()
@@ -310,7 +310,7 @@ class SessionScreen(Screen):
 
     @on(SidechainsTable.SidechainOpened)
     def _open_sidechain(self, event: SidechainsTable.SidechainOpened) -> None:
-        from sidtui.core.home import classify_file
+        from sidtui.core.base.home import classify_file
 
         sf = classify_file(Path(event.path), self.sf.project)
         if sf is None:
@@ -427,8 +427,8 @@ class SessionScreen(Screen):
 
     @work(thread=True, exclusive=True, group="branch-switch")
     def branch_switch(self, uuid: str, line: int, *, dry_run: bool, force: bool) -> None:
-        from sidtui.core.errors import SidtuiError
-        from sidtui.core.rewind import SessionIsLive, switch_branch
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.edits.rewind import SessionIsLive, switch_branch
 
         try:
             res = switch_branch(self.view, uuid, dry_run=dry_run, force=force)
@@ -484,7 +484,7 @@ class SessionScreen(Screen):
         if result is None:
             return
         self.app.refresh_browser()
-        from sidtui.core.home import classify_file
+        from sidtui.core.base.home import classify_file
 
         sf = classify_file(Path(result.path), self.sf.project)
         if sf is not None:

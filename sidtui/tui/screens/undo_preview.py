@@ -1,6 +1,6 @@
 """Undo preview (``u`` in Checkpoints): the diffs of what ``/undo`` would do, then confirm.
 
-Both steps go through :class:`sidtui.core.checkpoint.CheckpointManager`: ``undo`` (the
+Both steps go through :class:`sidtui.core.checkpoints.manager.CheckpointManager`: ``undo`` (the
 latest agent batch not yet rolled back), ``undo_file`` (one file) or ``restore_before``
 (every file back to before the selected snapshot, ``R``) with ``dry_run=True``
 for the preview, then the same call for real after the user confirms. The result names the
@@ -76,7 +76,7 @@ class UndoPreviewScreen(ModalScreen[bool]):
 
     @work(thread=True, exclusive=True, group="undo")
     def compute(self, dry_run: bool) -> None:
-        from sidtui.core.errors import SidtuiError
+        from sidtui.core.base.errors import SidtuiError
 
         try:
             if self.snapshot_id:

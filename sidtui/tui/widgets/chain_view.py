@@ -5,7 +5,7 @@ like the Conversation view. The live chain (what the loader follows from the tai
 highlighted; records of skipped branches (concurrent writers, restarts) are dimmed with
 their branch's record count; heads, branch points, the live tip, sidtui's rewind and
 branch-switch markers and bad lines (with their reason) are marked. All of it comes from
-:class:`sidtui.core.chain.RecordTree` and :class:`~sidtui.core.chain.ChainResult`.
+:class:`sidtui.core.transcript.chain.RecordTree` and :class:`~sidtui.core.transcript.chain.ChainResult`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class ChainIndex:
         self.branch_points = set(tree.branch_points)
         self.live_tip = tree.live_tip
         self.lost = set(tree.lost_parents)
-        # A cycle: the loader's walk met this uuid twice and stopped there (seed §5.6).
+        # A cycle: the loader's walk met this uuid twice and stopped there (FORMAT.md §4.4).
         self.cycle_uuid = view.chain.cycle_uuid if view.chain.cycle else None
         self.branch_of: dict[int, int] = {}
         for bi, br in enumerate(tree.branches):

@@ -1,6 +1,6 @@
 """The Checkpoints tab: snapshots, each file's entry chain, and a diff of the selected file.
 
-Reads through :class:`sidtui.core.checkpoint.CheckpointManager` (``list_snapshots``,
+Reads through :class:`sidtui.core.checkpoints.manager.CheckpointManager` (``list_snapshots``,
 ``chain_health``, ``rebuild_at``) in thread workers. For the selected snapshot and file
 the diff compares the file's pre-image at that snapshot with its state after the batch:
 the pre-image at the file's next entry, or the file on disk now when there is none (``d``
@@ -106,14 +106,14 @@ class CheckpointsPanel(Vertical, can_focus=False):
         self.load()
 
     def project_root(self):
-        from sidtui.core.rewind import project_root
+        from sidtui.core.edits.rewind import project_root
 
         return project_root(self.view)
 
     @work(thread=True, exclusive=True, group="checkpoints")
     def load(self) -> None:
-        from sidtui.core.checkpoint import CheckpointManager
-        from sidtui.core.errors import SidtuiError
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.checkpoints.manager import CheckpointManager
 
         view = self.view
         mgr = CheckpointManager.for_session(
@@ -217,7 +217,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
 
     @work(thread=True, exclusive=True, group="checkpoint-diff")
     def compute_diff(self, sid: str, position: int, path: str, vs_disk: bool, dark: bool) -> None:
-        from sidtui.core.checkpoint import read_current
+        from sidtui.core.checkpoints.manager import read_current
 
         mgr = self.manager
         try:

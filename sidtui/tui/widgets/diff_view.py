@@ -1,8 +1,8 @@
 """A side-by-side / unified diff, virtualised (Line API), with hunk navigation.
 
-Rows come from :func:`sidtui.core.sidebyside.side_by_side`; syntax colouring is computed
+Rows come from :func:`sidtui.core.checkpoints.sidebyside.side_by_side`; syntax colouring is computed
 once per side in the worker that loads the texts (:func:`highlight_lines`), changed words
-inside replaced lines are emphasised (:func:`sidtui.core.sidebyside.word_spans`). ``s``
+inside replaced lines are emphasised (:func:`sidtui.core.checkpoints.sidebyside.word_spans`). ``s``
 toggles unified / side-by-side, ``n`` / ``p`` jump between hunks.
 """
 
@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sidtui.core.sidebyside import SideBySide, side_by_side, unified_rows, word_spans
+from sidtui.core.checkpoints.sidebyside import SideBySide, side_by_side, unified_rows, word_spans
 from sidtui.fmt import printable
 
 MAX_HIGHLIGHT_CHARS = 2_000_000

@@ -1,8 +1,8 @@
 """The State tab: the items a resume restores, where each comes from, and the warnings.
 
-Everything is read from :class:`sidtui.core.state.RestoredState` (items with source, note
+Everything is read from :class:`sidtui.core.resume.state.RestoredState` (items with source, note
 and warning; usage already split into stock and flow with the cache hit ratio by
-:func:`sidtui.core.state.split_usage`) and ``SessionView.warnings``.
+:func:`sidtui.core.resume.state.split_usage`) and ``SessionView.warnings``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,204 @@
+"""Prove a change keeps ``show --json``, ``ls --json`` and ``check --json`` byte-identical.
+
+Usage::
+
+    .venv/bin/python scripts/compare_outputs.py record OUT [--rev REV] [--home H] [--file F]
+    .venv/bin/python scripts/compare_outputs.py compare OUT [--rev REV] [--home H] [--file F]
+
+``record`` builds the inputs in ``OUT/inputs`` (a copy of ``tests/fixtures/real-home`` with its
+projects remapped and its PIDs pointed at one that cannot exist, and the demo home) and writes
+every output to ``OUT/outputs``; ``compare`` reruns them on the same inputs (same paths, inodes,
+mtimes, working directory) and prints ``same``/``DIFF`` per output (wall time and peak RSS for
+files over 10 MB), exit 1 if any differs. Every session file is shown; each home is listed
+(catalog cold, ``--no-cache``, ``--sidechains``) and checked. ``--rev`` runs a git revision's
+package (``git archive`` into a temp folder) instead of the working tree's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+FIXTURE_PREFIX = b"/tmp/sidtui-fixture-projects"
+# Above PID_MAX_LIMIT (2**22) on Linux: never a running process, the same on every run.
+NO_PID = 2**22 + 1
+BIG = 10_000_000
+
+
+def _unpack(rev: str, dest: Path) -> None:
+    tar = subprocess.run(["git", "archive", rev], cwd=REPO, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+        tf.extractall(dest, filter="data")
+
+
+def _fixture_home(root: Path) -> Path:
+    home, projects = root / "real-home", root / "real-projects"
+    shutil.copytree(FIXTURES / "real-home", home)
+    shutil.copytree(FIXTURES / "real-projects", projects, symlinks=True)
+    for p in home.rglob("*"):
+        if p.is_file():
+            data = p.read_bytes()
+            if FIXTURE_PREFIX in data:
+                p.write_bytes(data.replace(FIXTURE_PREFIX, str(projects).encode()))
+    for sub in ("active-sessions", "file-intents"):
+        for p in (home / sub).glob("*.json"):
+            d = orjson.loads(p.read_bytes())
+            if isinstance(d, dict) and "pid" in d:
+                d["pid"] = NO_PID
+                p.write_bytes(orjson.dumps(d))
+    return home
+
+
+def _build_inputs(pythonpath: Path, inputs: Path) -> None:
+    """The fixture home and the demo home (built by ``pythonpath``'s package), fresh."""
+    shutil.rmtree(inputs, ignore_errors=True)
+    (inputs / "cwd").mkdir(parents=True)
+    _fixture_home(inputs)
+    demo = inputs / "demo"
+    rc, out, _, _ = _run(pythonpath, inputs, ["demo", "--dir", str(demo), "--no-open"])
+    if rc or Path(out.decode().strip()) != demo / "home":
+        sys.exit(f"compare_outputs: the demo home was not built in {demo / 'home'}")
+
+
+def _homes(inputs: Path) -> list[tuple[str, Path]]:
+    return [("real-home", inputs / "real-home"), ("demo", inputs / "demo" / "home")]
+
+
+def _run(pythonpath: Path, inputs: Path, args: list[str]) -> tuple[int, bytes, float, int]:
+    """``sidtui ARGS`` in a subprocess: exit code, stdout, wall seconds, peak RSS (kB)."""
+    cache = tempfile.mkdtemp(prefix="sidtui-compare-cache-")
+    env = dict(os.environ, PYTHONPATH=str(pythonpath), XDG_CACHE_HOME=cache, HOME=cache, TZ="UTC")
+    env.pop("SID_CONFIG_DIR", None)
+    code = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], capture_output=True)\n"
+        "dt = time.perf_counter() - t\n"
+        "sys.stdout.buffer.write(b'%d %f %d\\n' % (p.returncode, dt, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+        "sys.stdout.buffer.write(p.stdout)\n"
+    )
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code, sys.executable, "-m", "sidtui", *args],
+            capture_output=True,
+            env=env,
+            cwd=inputs / "cwd",
+            check=True,
+        ).stdout
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    head, _, body = out.partition(b"\n")
+    rc, dt, rss = head.split()
+    return int(rc), body, float(dt), int(rss)
+
+
+def _sessions(home: Path) -> list[Path]:
+    return [
+        p
+        for p in sorted((home / "sessions").rglob("*"))
+        if p.is_file() and p.suffix in (".jsonl", ".json") and "summaries" not in p.parts
+    ]
+
+
+def _jobs(
+    homes: list[tuple[str, Path]], files: list[Path]
+) -> list[tuple[str, list[str], Path | None]]:
+    """(output name, sidtui arguments, the shown file or None) for every output."""
+    jobs: list[tuple[str, list[str], Path | None]] = []
+    for name, home in homes:
+        h = ["--home", str(home)]
+        jobs.append((f"{name}/ls.json", [*h, "ls", "--json"], None))
+        jobs.append((f"{name}/ls-no-cache.json", [*h, "ls", "--json", "--no-cache"], None))
+        jobs.append(
+            (f"{name}/ls-sidechains.json", [*h, "ls", "--json", "--no-cache", "--sidechains"], None)
+        )
+        jobs.append((f"{name}/check.json", [*h, "check", "--json"], None))
+        for p in _sessions(home):
+            rel = p.relative_to(home / "sessions")
+            jobs.append((f"{name}/show/{rel}.json", [*h, "show", str(p), "--json"], p))
+    for f in files:
+        f = f.resolve()
+        jobs.append(
+            (f"files/{f.name}.json", ["--home", str(f.parents[2]), "show", str(f), "--json"], f)
+        )
+    return jobs
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("mode", choices=("record", "compare"))
+    ap.add_argument("out", type=Path, help="the folder of inputs and recorded outputs")
+    ap.add_argument("--rev", help="run this git revision's package instead of the tree's")
+    ap.add_argument("--home", action="append", type=Path, default=[], help="one more home")
+    ap.add_argument(
+        "--file",
+        action="append",
+        type=Path,
+        default=[],
+        help="one more session file (its home is the folder 3 levels up)",
+    )
+    ap.add_argument("-j", "--jobs", type=int, default=4, help="parallel runs (default 4)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        pythonpath = REPO
+        if args.rev:
+            pythonpath = Path(tmp)
+            _unpack(args.rev, pythonpath)
+        out = args.out.resolve()
+        inputs, outputs = out / "inputs", out / "outputs"
+        if args.mode == "record":
+            _build_inputs(pythonpath, inputs)
+            shutil.rmtree(outputs, ignore_errors=True)
+        elif not outputs.is_dir():
+            sys.exit(f"compare_outputs: nothing recorded in {out} (run record first)")
+        homes = _homes(inputs) + [(h.name, h.resolve()) for h in args.home]
+        jobs = _jobs(homes, args.file)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(lambda j: _run(pythonpath, inputs, j[1]), jobs))
+    bad = 0
+    for (name, _, shown), (rc, body, dt, rss) in zip(jobs, results, strict=True):
+        data = b"exit %d\n" % rc + body
+        target = outputs / name
+        if args.mode == "record":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            continue
+        same = target.is_file() and target.read_bytes() == data
+        bad += not same
+        extra = ""
+        if shown is not None and shown.stat().st_size > BIG:
+            extra = f"  {dt:.2f} s {rss / 1024:.0f} MB (file {shown.stat().st_size / 2**20:.0f} MB)"
+        print(f"{'same' if same else 'DIFF'} {len(body):>10} B  {name}{extra}", flush=True)
+    if args.mode == "record":
+        print(f"recorded {len(jobs)} outputs in {outputs}")
+        return 0
+    recorded = {str(p.relative_to(outputs)) for p in outputs.rglob("*") if p.is_file()}
+    missing = recorded - {name for name, _, _ in jobs}
+    for name in sorted(missing):
+        print(f"GONE {name}")
+    bad += len(missing)
+    print(
+        f"{bad} of {len(recorded | {n for n, _, _ in jobs})} differ"
+        if bad
+        else f"all {len(jobs)} identical"
+    )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""File checkpoints: the index, diffs, rebuilds, restores, eviction, side-by-side rows."""

@@ -1,0 +1,203 @@
+"""Side-by-side and unified diff rows for previews (checkpoints, undo, rewind).
+
+Builds display rows from :func:`sidtui.core.checkpoints.diff.compute_ops` (common prefix/suffix
+stripped, Myers or rapidfuzz in the middle — never quadratic), pairs each run of removed
+lines with the added lines that replace it, folds unchanged stretches longer than
+``2 × context`` into one fold row, and records where each hunk starts for ``n``/``p``
+navigation. :func:`word_spans` marks the changed words inside a replaced line pair
+(difflib on word tokens of two single lines: short inputs only). No Textual here; the
+app and any CLI printer draw the same rows.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from sidtui.core.checkpoints.diff import compute_ops, split_lines
+
+_WORD = re.compile(r"\w+|\s+|[^\w\s]")
+MAX_WORD_DIFF_CHARS = 2000
+
+
+@dataclass(slots=True)
+class DiffRow:
+    """One display row.
+
+    Attributes:
+        tag: ``equal``, ``replace`` (old and new both set), ``delete``, ``insert`` or
+            ``fold`` (``old_text`` says how many unchanged lines are hidden).
+        old_no / new_no: 1-based line numbers (None on the side without a line).
+        old_text / new_text: the lines (None on the side without a line).
+    """
+
+    tag: str
+    old_no: int | None
+    old_text: str | None
+    new_no: int | None
+    new_text: str | None
+
+
+@dataclass
+class SideBySide:
+    """Rows of a diff plus hunk starts and counts.
+
+    Attributes:
+        rows: display rows.
+        hunks: indexes into ``rows`` where each change group starts.
+        added / removed: changed line counts.
+    """
+
+    rows: list[DiffRow] = field(default_factory=list)
+    hunks: list[int] = field(default_factory=list)
+    added: int = 0
+    removed: int = 0
+
+    @property
+    def identical(self) -> bool:
+        return not self.added and not self.removed
+
+
+def side_by_side(old: str, new: str, context: int | None = 3) -> SideBySide:
+    """Diff two texts into side-by-side rows.
+
+    Args:
+        old: the left text; new: the right text (lines split on ``\\n``).
+        context: unchanged lines kept around each change; None keeps every line.
+
+    Returns:
+        A :class:`SideBySide`.
+    """
+    a, b = split_lines(old), split_lines(new)
+    out = SideBySide()
+    raw: list[DiffRow] = []
+    i = j = 0
+    ops = compute_ops(a, b)
+    k = 0
+    while k < len(ops):
+        op = ops[k]
+        n = len(op["lines"])
+        if op["type"] == "keep":
+            for t in range(n):
+                raw.append(DiffRow("equal", i + t + 1, a[i + t], j + t + 1, b[j + t]))
+            i, j = i + n, j + n
+        elif op["type"] == "remove":
+            adds = ops[k + 1]["lines"] if k + 1 < len(ops) and ops[k + 1]["type"] == "add" else []
+            m = len(adds)
+            for t in range(max(n, m)):
+                if t < n and t < m:
+                    raw.append(DiffRow("replace", i + t + 1, a[i + t], j + t + 1, b[j + t]))
+                elif t < n:
+                    raw.append(DiffRow("delete", i + t + 1, a[i + t], None, None))
+                else:
+                    raw.append(DiffRow("insert", None, None, j + t + 1, b[j + t]))
+            out.removed += n
+            out.added += m
+            i, j = i + n, j + m
+            if m:
+                k += 1
+        else:  # add
+            for t in range(n):
+                raw.append(DiffRow("insert", None, None, j + t + 1, b[j + t]))
+            out.added += n
+            j += n
+        k += 1
+    out.rows = _fold(raw, context)
+    prev_changed = False
+    for idx, r in enumerate(out.rows):
+        changed = r.tag in ("replace", "delete", "insert")
+        if changed and not prev_changed:
+            out.hunks.append(idx)
+        prev_changed = changed
+    return out
+
+
+def _fold(rows: list[DiffRow], context: int | None) -> list[DiffRow]:
+    if context is None:
+        return rows
+    changed = [i for i, r in enumerate(rows) if r.tag != "equal"]
+    if not changed:
+        if len(rows) > 2 * context:
+            return [DiffRow("fold", None, f"{len(rows)} unchanged lines", None, None)]
+        return rows
+    keep = [False] * len(rows)
+    for c in changed:
+        for t in range(max(0, c - context), min(len(rows), c + context + 1)):
+            keep[t] = True
+    out: list[DiffRow] = []
+    hidden = 0
+    for r, k in zip(rows, keep, strict=True):
+        if k:
+            if hidden:
+                out.append(DiffRow("fold", None, f"{hidden} unchanged lines", None, None))
+                hidden = 0
+            out.append(r)
+        else:
+            hidden += 1
+    if hidden:
+        out.append(DiffRow("fold", None, f"{hidden} unchanged lines", None, None))
+    return out
+
+
+def word_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Character spans of the changed words in ``old`` and ``new`` (one line each).
+
+    Returns ``([], [])`` for lines longer than :data:`MAX_WORD_DIFF_CHARS` (no emphasis
+    rather than a slow diff).
+    """
+    if len(old) > MAX_WORD_DIFF_CHARS or len(new) > MAX_WORD_DIFF_CHARS:
+        return [], []
+    ta, tb = _WORD.findall(old), _WORD.findall(new)
+    sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    pa = _positions(ta)
+    pb = _positions(tb)
+    sa: list[tuple[int, int]] = []
+    sb: list[tuple[int, int]] = []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1:
+            sa.append((pa[i1], pa[i2]))
+        if j2 > j1:
+            sb.append((pb[j1], pb[j2]))
+    return sa, sb
+
+
+def _positions(tokens: list[str]) -> list[int]:
+    pos = [0]
+    for t in tokens:
+        pos.append(pos[-1] + len(t))
+    return pos
+
+
+def unified_rows(sbs: SideBySide) -> list[tuple[str, int | None, int | None, str]]:
+    """The same diff as unified rows ``(tag, old_no, new_no, text)``.
+
+    Tags: ``" "`` unchanged, ``"-"`` removed, ``"+"`` added, ``"~"`` a fold. Within each
+    change group every removed line comes before the added lines, as in ``diff -u``.
+    """
+    out: list[tuple[str, int | None, int | None, str]] = []
+    minus: list[tuple[str, int | None, int | None, str]] = []
+    plus: list[tuple[str, int | None, int | None, str]] = []
+
+    def flush() -> None:
+        out.extend(minus)
+        out.extend(plus)
+        minus.clear()
+        plus.clear()
+
+    for r in sbs.rows:
+        if r.tag in ("equal", "fold"):
+            flush()
+            if r.tag == "equal":
+                out.append((" ", r.old_no, r.new_no, r.old_text or ""))
+            else:
+                out.append(("~", None, None, r.old_text or ""))
+            continue
+        if r.old_text is not None:
+            minus.append(("-", r.old_no, None, r.old_text))
+        if r.new_text is not None:
+            plus.append(("+", None, r.new_no, r.new_text))
+    flush()
+    return out

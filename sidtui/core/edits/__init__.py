@@ -1,0 +1,1 @@
+"""Writing sessions: the one writer, rewind points and rewind, fork and salvage."""

@@ -1,0 +1,733 @@
+"""The session catalog: every session's summary, cached in SQLite (issue 6; FORMAT.md §2.6).
+
+The browser lists from here. Rows are :class:`~sidtui.core.views.listing.SessionSummary` objects
+built by :func:`sidtui.core.views.listing.summarize_files` (the ``ls`` batch path: one open per
+file, the tail-walk fast path, forked workers for a big home), and stored in one SQLite database per home in the user's
+cache directory (``platformdirs.user_cache_dir("sidtui")/catalog/<hash of the root>.sqlite3``,
+WAL mode, so the app reads while a worker refreshes).
+
+* A row is keyed by **path + inode + size + mtime_ns + ctime_ns** (ctime: a ``chmod`` that
+  makes a file unreadable, or readable again, is noticed): a warm :meth:`Catalog.refresh`
+  only ``stat``\\ s files and re-summarizes those whose key changed; rows of vanished files
+  are deleted. A cold one (empty cache) does not even ``stat``: the key comes from
+  ``fstat`` on the descriptor each file is read from.
+* New/changed files are summarized exactly as :func:`~sidtui.core.views.listing.list_sessions`
+  does (same rows): on forked worker processes for 400+ files when the caller runs no
+  other thread (``sidtui ls``), else in-process (the app refreshes from a worker thread,
+  and forking a threaded process is unsafe).
+* ``live``/``stale`` are never trusted from the cache: :meth:`Catalog.rows` recomputes them
+  from the registrations on every call (a process may have died since).
+* A corrupt database, or one written by another format version or for another home, is
+  deleted and rebuilt, never trusted (``Catalog.rebuilt`` says why).
+* Writes happen in batched transactions from whichever thread calls :meth:`refresh` or
+  :meth:`apply`; readers on other threads get their own connection. Nothing blocks the
+  caller beyond the call itself: progress goes to a callback or the
+  :meth:`refresh_async` async iterator.
+
+The full-text index (:mod:`sidtui.core.index.search`) lives in the same database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
+from sidtui.core.base.jsonout import dumps_lenient
+from sidtui.core.resume.process import liveness_for, read_registrations
+from sidtui.core.views.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
+
+#: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
+FORMAT = "sidtui-catalog/4"
+#: Files per transaction and per progress report (reports come at the end of the chunk
+#: that reaches each multiple; chunks are at most this many files).
+BATCH = 200
+#: A big file is re-summarized from watcher events at most this often (seconds).
+MIN_RESUMMARIZE_S = 2.0
+BIG_FILE = 8 << 20
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(
+    path TEXT PRIMARY KEY,
+    inode INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    project TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    last_activity TEXT,
+    summary BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_project ON sessions(project);
+CREATE TABLE IF NOT EXISTS docs(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    uuid TEXT,
+    line INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id');
+CREATE TABLE IF NOT EXISTS indexed(
+    path TEXT PRIMARY KEY,
+    inode INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    line INTEGER NOT NULL
+);
+"""
+
+
+@dataclass
+class RefreshProgress:
+    """Progress of a refresh: ``done`` of ``total`` files looked at, ``changed``
+    re-summarized, ``removed`` rows dropped so far."""
+
+    done: int
+    total: int
+    changed: int = 0
+    removed: int = 0
+
+
+@dataclass
+class RefreshResult:
+    """Outcome of :meth:`Catalog.refresh` (``seconds``: wall time; ``errors``: one line per
+    unreadable file; ``cancelled``: stopped early, what was done is kept)."""
+
+    total: int = 0
+    changed: int = 0
+    removed: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+_SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
+_SUMMARY_DECODER: Any = None
+
+
+def _register_functions(conn: sqlite3.Connection) -> None:
+    """SQL functions the search index uses (``sidtui_cjk``: see :func:`search.cjk_split`)."""
+    from sidtui.core.index.search import cjk_split
+
+    conn.create_function("sidtui_cjk", 1, cjk_split, deterministic=True)
+
+
+def db_text(s: str) -> str | bytes:
+    """A path, project or id as bound to SQLite. A str holding a surrogate (a file name
+    byte that is not UTF-8, which ``os.listdir`` decodes with ``surrogateescape``; a
+    ``"\\ud800"`` escape in a transcript) cannot be encoded for SQLite: it is stored as a
+    BLOB of its ``surrogatepass`` bytes instead (lossless; a BLOB never equals a TEXT, so it
+    cannot collide with another name). Read back with :func:`py_text`."""
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogatepass")
+    return s
+
+
+def py_text(v: Any) -> Any:
+    """A column value written through :func:`db_text` back as the original str."""
+    return v.decode("utf-8", "surrogatepass") if isinstance(v, bytes) else v
+
+
+def summary_from_blob(blob: bytes) -> SessionSummary:
+    """A stored row back as a :class:`SessionSummary` (msgspec decodes straight into the
+    dataclass, ~5× faster than building it from a dict; unknown keys are ignored)."""
+    global _SUMMARY_DECODER
+    if _SUMMARY_DECODER is None:
+        import msgspec
+
+        _SUMMARY_DECODER = msgspec.json.Decoder(SessionSummary)
+    try:
+        return _SUMMARY_DECODER.decode(blob)
+    except Exception:  # noqa: BLE001 - a row msgspec refuses (types changed, a lone surrogate escape)
+        try:
+            d = orjson.loads(blob)
+        except orjson.JSONDecodeError:  # "\ud800": read as JSON.parse does
+            from sidtui.core.base.jsonparse import parse_line_slow
+
+            d = parse_line_slow(blob)
+        return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
+
+
+_SUMMARIES_DECODER = None
+
+
+def summaries_from_blobs(blobs: list[bytes]) -> list[SessionSummary]:
+    """Stored rows back as summaries, in one C call (per-call overhead was a fifth of a
+    warm ``ls``); any row msgspec refuses sends the batch through :func:`summary_from_blob`."""
+    global _SUMMARIES_DECODER
+    if not blobs:
+        return []
+    if _SUMMARIES_DECODER is None:
+        import msgspec
+
+        _SUMMARIES_DECODER = msgspec.json.Decoder(list[SessionSummary])
+    try:
+        out = _SUMMARIES_DECODER.decode(b"[" + b",".join(blobs) + b"]")
+    except Exception:  # noqa: BLE001 - a lone surrogate escape, a changed type: row by row
+        return [summary_from_blob(b) for b in blobs]
+    if len(out) != len(blobs):  # a stored blob that was not one JSON value
+        return [summary_from_blob(b) for b in blobs]
+    return out
+
+
+def _root_key(home: Home) -> str:
+    return str(Path(home.root).expanduser().resolve())
+
+
+def default_db_path(home: Home) -> Path:
+    """Where the catalog of ``home`` lives (one database per resolved home root)."""
+    import platformdirs
+
+    root = _root_key(home)
+    digest = hashlib.sha256(root.encode()).hexdigest()[:16]
+    return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
+
+
+def scan_session_files(
+    home: Home, stat: bool = True, errors: list[str] | None = None
+) -> list[tuple[str, str, os.stat_result | None]]:
+    """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/``, by path — no
+    file is opened (the warm path); with ``stat=False`` the stat is None (a cold cache
+    needs none: each file is read anyway).
+
+    ``errors``, if given, gets one line per transcript name that cannot be stat'ed (a
+    symlink loop, ...), worded and ordered as :func:`~sidtui.core.base.home.candidate_files`
+    words them for ``ls --no-cache`` (flat files first, then each project folder, by
+    name). Only a failing entry costs anything: the warm path does no more syscalls.
+    """
+    out: list[tuple[str, str, os.stat_result | None]] = []
+    bad: list[tuple[str, str, str]] = []
+    base = home.sessions_dir
+
+    def files_in(folder: Path, project: str) -> None:
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    if e.name.endswith((".jsonl", ".json")):
+                        try:
+                            if e.is_file():
+                                out.append((e.path, project, e.stat() if stat else None))
+                            elif why := odd_transcript_entry(e):  # rare: a link, a folder
+                                bad.append((project, e.name, f"cannot read {e.path}: {why}"))
+                        except FileNotFoundError:  # removed meanwhile
+                            continue
+                        except OSError as exc:
+                            bad.append(
+                                (project, e.name, f"cannot read {e.path}: {exc.strerror or exc}")
+                            )
+                            continue
+                    elif folder == base and e.name != "summaries":
+                        try:
+                            if e.is_dir(follow_symlinks=False):
+                                files_in(Path(e.path), e.name)
+                        except OSError:
+                            continue
+        except OSError:
+            return
+
+    files_in(base, "")
+    out.sort(key=lambda t: t[0])
+    if errors is not None and bad:
+        bad.sort(key=lambda t: (t[0] != "", t[0], t[1]))
+        errors += [line for _, _, line in bad]
+    return out
+
+
+def _key(st: os.stat_result) -> tuple[int, int, int, int]:
+    """A row's cache key from a stat (besides the path)."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _chunked(items: list, n: int) -> Iterator[list]:
+    return (items[i : i + n] for i in range(0, len(items), n))
+
+
+def _rows_of(
+    items: list[tuple[str, str]],
+    part: list[Summarized | str | None],
+    errors: list[str],
+    dropped: list[str],
+) -> list[tuple]:
+    """Database rows of one chunk of :func:`summarize_files` results (error lines go to
+    ``errors``; files that gave no row, unreadable or no transcript, to ``dropped``)."""
+    rows = []
+    for (path, project), r in zip(items, part, strict=True):
+        if r is None or isinstance(r, str):
+            dropped.append(path)
+            if r is not None:
+                errors.append(r)
+        else:
+            s = r.summary
+            rows.append(
+                (
+                    db_text(path),
+                    *r.key,
+                    db_text(project),
+                    db_text(s.session_id),
+                    s.kind,
+                    s.last_activity,
+                    dumps_lenient(s),
+                )
+            )  # = to_json(), without asdict's copy
+    return rows
+
+
+class CacheUnusable(SidtuiError):
+    """The cache directory cannot be written (the catalog then runs in memory)."""
+
+
+class Catalog:
+    """Every session's summary, cached on disk (see module docstring).
+
+    Args:
+        home: the home.
+        db_path: the database file (default: :func:`default_db_path`); ``":memory:"``
+            keeps it in memory (single connection).
+
+    Attributes:
+        db_path: the database in use.
+        rebuilt: why the cache was thrown away at open (None when it was reused or new).
+    """
+
+    def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
+        self.home = home
+        self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
+        if db_path is None:
+            self.db_path = default_db_path(home)
+        self._memory = db_path == ":memory:"
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._generation = 0
+        self._shared: sqlite3.Connection | None = None
+        self._last_summarized: dict[str, float] = {}
+        self._dirty: set[str] = set()
+        self._root_key = _root_key(home)
+        self.rebuilt: str | None = None
+        #: set when the cache directory cannot be used and the catalog runs in memory
+        self.warning: str | None = None
+        try:
+            self._open_checked()
+        except (OSError, sqlite3.OperationalError) as exc:
+            if self._memory:
+                raise
+            self.warning = (
+                f"cannot use the cache at {self.db_path} ({exc}); "
+                "the catalog is kept in memory for this run"
+            )
+            self._memory, self.db_path = True, None
+            self._generation += 1
+            self._open_checked()
+
+    # --- connections --------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._memory:
+            if self._shared is None:
+                self._shared = sqlite3.connect(":memory:", check_same_thread=False)
+                _register_functions(self._shared)
+                self._shared.executescript(SCHEMA)
+            return self._shared
+        assert self.db_path is not None
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.db_path, timeout=30, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        _register_functions(conn)
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        loc = self._local
+        if getattr(loc, "gen", None) != self._generation or getattr(loc, "conn", None) is None:
+            old = getattr(loc, "conn", None)
+            if old is not None and not self._memory:
+                try:
+                    old.close()
+                except sqlite3.Error:  # pragma: no cover
+                    pass
+            loc.conn, loc.gen = self._connect(), self._generation
+        return loc.conn
+
+    def _open_checked(self) -> None:
+        try:
+            self._check(self.conn)
+        except sqlite3.DatabaseError as exc:
+            self._rebuild(f"unreadable cache ({exc})")
+
+    def _check(self, conn: sqlite3.Connection) -> None:
+        have = dict(
+            conn.execute(
+                "SELECT name, type FROM sqlite_master WHERE name IN ('meta','sessions')"
+            ).fetchall()
+        )
+        if not have:
+            with self._write_lock, conn:
+                conn.executescript(SCHEMA)
+                conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("format", FORMAT), ("home", self._root_key)],
+                )
+            return
+        meta = (
+            dict(conn.execute("SELECT key, value FROM meta").fetchall()) if "meta" in have else {}
+        )
+        if meta.get("format") != FORMAT:
+            self._rebuild(f"cache format {meta.get('format')!r} is not {FORMAT!r}")
+        elif meta.get("home") != self._root_key:
+            self._rebuild(f"cache belongs to another home ({meta.get('home')!r})")
+        else:
+            conn.execute("SELECT count(*) FROM sessions").fetchone()
+
+    def _rebuild(self, why: str) -> None:
+        """Throw the cache away and start an empty one (never trust a bad cache)."""
+        self.rebuilt = why
+        with self._write_lock:
+            if self._memory:
+                self._shared = None
+            else:
+                loc = self._local
+                if getattr(loc, "conn", None) is not None:
+                    try:
+                        loc.conn.close()
+                    except sqlite3.Error:  # pragma: no cover
+                        pass
+                    loc.conn = None
+                assert self.db_path is not None
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.remove(str(self.db_path) + suffix)
+                    except FileNotFoundError:
+                        pass
+            self._generation += 1
+            conn = self.conn
+            with conn:
+                conn.executescript(SCHEMA)
+                conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("format", FORMAT), ("home", self._root_key)],
+                )
+
+    def _guarded(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn``; a corrupt database found on the way is rebuilt and ``fn`` retried."""
+        try:
+            return fn()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self._rebuild(f"cache corrupt ({exc})")
+            return fn()
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        loc = self._local
+        if getattr(loc, "conn", None) is not None and not self._memory:
+            loc.conn.close()
+            loc.conn = None
+
+    # --- reading ------------------------------------------------------------------------
+
+    def rows(
+        self, project: str | None = None, *, include_sidechains: bool = False
+    ) -> list[SessionSummary]:
+        """Cached summaries, newest activity first; ``live``/``stale`` recomputed now.
+
+        Args:
+            project: only this project folder.
+            include_sidechains: also sidechain rows.
+
+        Returns:
+            The rows as of the last refresh/apply (empty before the first refresh).
+        """
+
+        def q() -> list[bytes]:
+            sql = "SELECT summary FROM sessions"
+            cond, args = [], []
+            if project is not None:
+                cond.append("project = ?")
+                args.append(db_text(project))
+            if not include_sidechains:
+                cond.append("kind = 'main'")
+            if cond:
+                sql += " WHERE " + " AND ".join(cond)
+            return [b for (b,) in self.conn.execute(sql, args)]
+
+        out = summaries_from_blobs(self._guarded(q))
+        regs = read_registrations(self.home)
+        for s in out:
+            if s.kind == "main":
+                lv = liveness_for(s.session_id, s.trace_ids or [], regs)
+                s.live, s.stale = lv.live, lv.stale
+        out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
+        return out
+
+    def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
+        """The cached row of one file (liveness as cached), or None."""
+        row = self._guarded(
+            lambda: self.conn.execute(
+                "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)
+            ).fetchone()
+        )
+        return summary_from_blob(row[0]) if row else None
+
+    def paths(self, oldest_first: bool = False) -> list[str]:
+        """Every cached file path (main and sidechain), by path or oldest activity first."""
+        order = "last_activity, path" if oldest_first else "path"
+        return [
+            py_text(p)
+            for (p,) in self._guarded(
+                lambda: self.conn.execute(f"SELECT path FROM sessions ORDER BY {order}").fetchall()
+            )
+        ]
+
+    # --- writing ------------------------------------------------------------------------
+
+    def refresh(
+        self,
+        progress: Callable[[RefreshProgress], None] | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> RefreshResult:
+        """Bring the cache up to date with the files (blocking: run it in a worker).
+
+        New and changed files are summarized in chunks of at most :data:`BATCH` files
+        through :func:`~sidtui.core.views.listing.summarize_files` (the rows ``list_sessions``
+        gives): on forked workers for 400+ files when the calling process runs no other
+        thread, else in-process (a refresh from a worker thread, as the app does, uses one
+        core).
+
+        Args:
+            progress: called after the chunk that completes each :data:`BATCH` files
+                (unchanged files count as done at once; rows written so far are readable
+                then) and at the end.
+            cancel: polled between chunks (at most ``min(64, BATCH)`` files each; with
+                workers, the chunks already running finish first); True stops early and
+                the rows written so far are kept.
+
+        Returns:
+            A :class:`RefreshResult`. Unreadable files become ``errors`` lines and lose
+            their row (as :func:`~sidtui.core.views.listing.list_sessions` lists them not).
+        """
+        try:
+            return self._refresh(progress, cancel)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self._rebuild(f"cache corrupt ({exc})")
+            return self._refresh(progress, cancel)
+
+    def _refresh(self, progress, cancel) -> RefreshResult:
+        t0 = time.perf_counter()
+        res = RefreshResult()
+        conn = self.conn
+        cached = {
+            py_text(p): (i, s, m, c)
+            for p, i, s, m, c in conn.execute(
+                "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
+            )
+        }
+        files = scan_session_files(self.home, stat=bool(cached), errors=res.errors)
+        res.total = len(files)
+        seen = {path for path, _, _ in files}
+        todo = [
+            (path, project)
+            for path, project, st in files
+            if st is None or cached.get(path) != _key(st)
+        ]
+        done = res.total - len(todo)  # unchanged files need no work
+        reported = done // BATCH
+        pending: list[tuple] = []
+        dropped: list[str] = []  # files that now give no row (unreadable, no transcript)
+        chunks = summarize_files(
+            self.home,
+            todo,
+            registrations=read_registrations(self.home) if todo else [],
+            chunk_files=min(CHUNK_FILES, BATCH),
+        )
+        try:
+            for items, part in zip(_chunked(todo, min(CHUNK_FILES, BATCH)), chunks, strict=False):
+                rows = _rows_of(items, part, res.errors, dropped)
+                pending += rows
+                res.changed += len(rows)
+                done += len(part)
+                if len(pending) >= BATCH or (progress is not None and done // BATCH > reported):
+                    self._write_rows(pending)
+                    self._delete_rows([p for p in dropped if p in cached])
+                    pending, dropped = [], []
+                    if progress is not None and done // BATCH > reported:
+                        reported = done // BATCH
+                        progress(RefreshProgress(done, res.total, res.changed, 0))
+                if cancel is not None and cancel():  # polled between chunks
+                    res.cancelled = True
+                    break
+        finally:
+            chunks.close()  # a cancel (or an error) starts no more chunks
+        self._write_rows(pending)
+        self._delete_rows([p for p in dropped if p in cached])
+        if not res.cancelled:
+            gone = [p for p in cached if p not in seen]
+            self._delete_rows(gone)
+            res.removed = len(gone)
+        if progress is not None:
+            progress(
+                RefreshProgress(
+                    res.total if not res.cancelled else done, res.total, res.changed, res.removed
+                )
+            )
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    def _summarize_rows(
+        self, items: list[tuple[str, str]], errors: list[str], dropped: list[str]
+    ) -> list[tuple]:
+        """Rows of ``items`` (path, project), summarized now through the batch path."""
+        rows: list[tuple] = []
+        regs = read_registrations(self.home)
+        for batch, part in zip(
+            _chunked(items, CHUNK_FILES),
+            summarize_files(self.home, items, registrations=regs),
+            strict=False,
+        ):
+            rows += _rows_of(batch, part, errors, dropped)
+        return rows
+
+    def _write_rows(self, rows: list[tuple]) -> None:
+        if not rows:
+            return
+        with self._write_lock, self.conn as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO sessions(path, inode, size, mtime_ns, ctime_ns, project, "
+                "session_id, kind, last_activity, summary) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+
+    def _delete_rows(self, paths: list[str]) -> None:
+        if not paths:
+            return
+        from sidtui.core.index.search import delete_docs
+
+        with self._write_lock, self.conn as conn:
+            conn.executemany("DELETE FROM sessions WHERE path = ?", [(db_text(p),) for p in paths])
+            for p in paths:
+                delete_docs(conn, p)
+
+    async def refresh_async(self) -> AsyncIterator[RefreshProgress]:
+        """:meth:`refresh` in a thread, yielding its progress (for an async worker)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[RefreshProgress | None] = asyncio.Queue()
+
+        def cb(p: RefreshProgress) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, p)
+
+        def work() -> RefreshResult:
+            try:
+                return self.refresh(progress=cb)
+            finally:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        task = loop.run_in_executor(None, work)
+        while True:
+            p = await queue.get()
+            if p is None:
+                break
+            yield p
+        await task
+
+    def apply(self, batch: Iterable[Any]) -> list[str]:
+        """Update rows from a watcher batch (an empty batch flushes deferred files).
+
+        Files touched by the batch are re-summarized; a file above 8 MB at most every
+        :data:`MIN_RESUMMARIZE_S` seconds (the rest stays deferred until a later call).
+        Liveness events need nothing: :meth:`rows` recomputes liveness.
+
+        Returns:
+            The paths whose rows were rewritten.
+        """
+        from sidtui.core.live import events as ev
+
+        for e in batch:
+            if isinstance(
+                e,
+                (
+                    ev.SessionCreated,
+                    ev.RecordsAppended,
+                    ev.FileReset,
+                    ev.SidechainStarted,
+                    ev.SidechainEnded,
+                    ev.ChainBranched,
+                    ev.BadLineFound,
+                ),
+            ):
+                self._dirty.add(e.path)
+        if not self._dirty:
+            return []
+        now = time.monotonic()
+        due: list[str] = []
+        for p in sorted(self._dirty):
+            try:
+                size = os.stat(p).st_size
+            except OSError:
+                size = 0
+            if size > BIG_FILE and now - self._last_summarized.get(p, -1e9) < MIN_RESUMMARIZE_S:
+                continue
+            due.append(p)
+        items: list[tuple[str, str]] = []
+        gone: list[str] = []
+        for p in due:
+            self._dirty.discard(p)
+            self._last_summarized[p] = now
+            if not os.path.exists(p):
+                gone.append(p)
+                continue
+            parent = Path(p).parent
+            items.append((p, "" if parent == self.home.sessions_dir else parent.name))
+        rows = self._summarize_rows(items, [], gone) if items else []
+        self._guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
+        return [r[0] for r in rows] + gone
+
+    def follow(self, watcher: Any, search: Any = None) -> Callable[[], None]:
+        """Keep this catalog (and ``search``, a :class:`~sidtui.core.index.search.SearchIndex`)
+        current from ``watcher``'s batches, on the watcher thread.
+
+        Subscribe your own callback *after* this one to see rows already updated. Errors
+        go to ``watcher.warnings``; deferred big files are flushed on every batch.
+
+        Returns:
+            A function that stops following.
+        """
+
+        def on_batch(batch: Any) -> None:
+            if batch is None:
+                return
+            try:
+                self.apply(batch)
+                if search is not None:
+                    search.apply(batch)
+            except (sqlite3.Error, SidtuiError, OSError) as exc:
+                watcher.warnings.append(f"catalog update failed: {exc}")
+
+        return watcher.subscribe(on_batch)
+
+    def session_files(self, include_sidechains: bool = True) -> list[SessionFile]:
+        """The cached files as :class:`SessionFile` objects (for search filling)."""
+        out = []
+        for s in self.rows(include_sidechains=include_sidechains):
+            out.append(SessionFile(Path(s.path), s.session_id, s.project, s.kind))
+        return out

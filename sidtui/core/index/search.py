@@ -1,0 +1,488 @@
+"""Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
+
+What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
+
+* ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
+  not indexed: they are bulky command output) and ``user`` messages of sidechains;
+* ``assistant`` — text blocks of ``assistant_message`` records and sidechain replies;
+* ``tool`` — each ``tool_use`` block as ``name`` + its compact JSON input (file paths,
+  commands, patterns);
+* ``file`` — the paths of ``file_changes`` metadata.
+
+Every document keeps the file path, the record's ``uuid`` (None in sidechains) and its
+1-based line. Documents are capped at :data:`MAX_DOC_CHARS`. Records of skipped branches
+are indexed too (search finds what the loader drops; the hit's uuid tells which record).
+
+Indexing is incremental per file: ``indexed(path, inode, offset, line)`` remembers how far
+a file was read; appended bytes are indexed from there (work proportional to the new
+bytes); a new inode or a file shorter than the offset drops the file's documents and
+starts over. :meth:`SearchIndex.fill` does every cached session (in the background, with
+progress and cancel); :meth:`SearchIndex.apply` follows watcher batches.
+
+Queries: whitespace-separated words, all required (each quoted, so FTS5 syntax characters
+are literal); a trailing ``*`` makes a word a prefix. At most :data:`CANDIDATES` matches,
+newest first, are ranked (so a word found everywhere still answers fast).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from sidtui.core.base.errors import UsageError
+from sidtui.core.base.jsonout import dumps_lenient
+from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.index.catalog import Catalog, RefreshProgress, db_text, py_text
+from sidtui.core.transcript.records import scan_records
+
+MAX_DOC_CHARS = 4000
+#: Files / bytes written per transaction while filling.
+FILL_BATCH_FILES, FILL_BATCH_BYTES = 200, 32 << 20
+#: Matches ranked per query at most (newest first); bounds the cost of very common words.
+CANDIDATES = 300
+MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"  # « » around matched words in snippets
+
+
+@dataclass
+class SearchHit:
+    """One match.
+
+    Attributes:
+        session_id, project, path: the session file.
+        uuid: the record's uuid (None for uuid-less records).
+        line: the record's 1-based line in the file.
+        kind: prompt / assistant / tool / file.
+        snippet: matched words between « and », ~12 words of context.
+        score: relevance (higher is better, :func:`score_text`).
+    """
+
+    session_id: str
+    project: str
+    path: str
+    uuid: str | None
+    line: int
+    kind: str
+    snippet: str
+    score: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class _Pending:
+    """One file's documents read but not yet written."""
+
+    path: str
+    restart: bool
+    docs: list[tuple[str | None, int, str, str]]
+    indexed: tuple[int, int, int] | None  # (inode, offset, line); None: the file is gone
+    consumed: int = 0
+    seen: tuple | None = None  # the ``indexed`` row when read (stale ⇒ skip at store)
+
+
+@dataclass
+class FillResult:
+    """Outcome of :meth:`SearchIndex.fill`."""
+
+    files: int = 0
+    indexed_files: int = 0
+    documents: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    errors: list[str] = field(default_factory=list)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> str:
+    """A document's text as SQLite can hold it: a lone surrogate (JSON.parse accepts
+    ``"\\ud800"``) becomes U+FFFD, as the agent prints it (documents are for finding and
+    snippets; the session file keeps the original)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_DOC_CHARS else text[:MAX_DOC_CHARS]
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    out = []
+    if isinstance(content, list):
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                out.append(b["text"])
+    return out
+
+
+def documents_of(rec: Any) -> list[tuple[str, str]]:
+    """(kind, text) documents of one decoded record (see module docstring)."""
+    if not isinstance(rec, dict):
+        return []
+    t = rec.get("type")
+    out: list[tuple[str, str]] = []
+    if t in ("user_message", "assistant_message", "tool_result", "message"):
+        msg = rec.get("message") if t != "message" else rec  # sidechains: role/content inline
+        if not isinstance(msg, dict):
+            return out
+        role, content = msg.get("role"), msg.get("content")
+        if role in ("user", "assistant"):
+            text = "\n".join(x for x in _texts(content) if x.strip())
+            if text:
+                out.append(("assistant" if role == "assistant" else "prompt", _cap(text)))
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    name = b.get("name") if isinstance(b.get("name"), str) else ""
+                    inp = dumps_lenient(b.get("input"), default=str).decode()
+                    out.append(("tool", _cap(f"{name} {inp}")))
+    elif t == "metadata" and rec.get("key") == "file_changes":
+        v = rec.get("value")
+        files = v.get("files") if isinstance(v, dict) else None
+        if isinstance(files, list):
+            paths = [f for f in files if isinstance(f, str)]
+            if paths:
+                out.append(("file", _cap("\n".join(paths))))
+    return out
+
+
+def delete_docs(conn: sqlite3.Connection, path: str) -> None:
+    """Drop every document of ``path`` (caller holds a transaction)."""
+    conn.execute(
+        "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, sidtui_cjk(text) FROM docs "
+        "WHERE path = ?",
+        (db_text(path),),
+    )
+    conn.execute("DELETE FROM docs WHERE path = ?", (db_text(path),))
+    conn.execute("DELETE FROM indexed WHERE path = ?", (db_text(path),))
+
+
+_CJK = re.compile(
+    "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f])"
+)
+
+
+def cjk_split(text: str | None) -> str | None:
+    """Put spaces around every CJK character, so FTS5's unicode61 tokenizer (which keeps a
+    run of CJK characters as one token) indexes each as a word and a phrase query finds any
+    run inside a sentence ("周三" in "会议记录里周三讨论了什么"). Used at index and query time."""
+    if text is None or _CJK.search(text) is None:
+        return text
+    return _CJK.sub(r" \1 ", text)
+
+
+def fts_query(query: str) -> str:
+    """Turn user words into an FTS5 query: every word required and matched as a prefix
+    (``slug`` finds ``slugify``); a CJK word becomes a phrase of its characters.
+
+    Raises:
+        UsageError: the query has no words.
+    """
+    parts = []
+    for w in query.split():
+        w = w.rstrip("*")
+        if not w:
+            continue
+        tokens = (cjk_split(w) or "").split()
+        parts.append('"' + " ".join(tokens).replace('"', '""') + '"*')
+    if not parts:
+        raise UsageError("empty search query")
+    return " ".join(parts)
+
+
+class SearchIndex:
+    """FTS5 search over a :class:`Catalog`'s sessions (same database)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def index_file(self, path: str) -> tuple[int, int]:
+        """Index what is new in ``path`` since the last call (see module docstring).
+
+        Returns:
+            (documents added, bytes of complete lines consumed). Never raises on content;
+            a vanished file drops its documents. v1 whole-file ``.json`` sessions are not
+            indexed.
+        """
+        pending = self._collect(path)
+        if pending is None:
+            return 0, 0
+        self._store([pending])
+        return len(pending.docs), pending.consumed
+
+    def _collect(self, path: str) -> _Pending | None:
+        """Read and extract the new documents of one file (no writes)."""
+        if not path.endswith(".jsonl"):
+            return None
+        row = self.catalog.conn.execute(
+            "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(path),)
+        ).fetchone()
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return _Pending(path, True, [], None, 0, row) if row is not None else None
+        try:
+            st = os.fstat(fd)
+            start, line = 0, 0
+            restart = False
+            if row is not None:
+                inode, off, ln = row
+                if inode == st.st_ino and st.st_size >= off:
+                    start, line = off, ln
+                else:
+                    restart = True
+            if row is not None and not restart and st.st_size == start:
+                return None
+            data = os.pread(fd, st.st_size - start, start) if st.st_size > start else b""
+        finally:
+            os.close(fd)
+        end = data.rfind(b"\n") + 1
+        chunk = data[:end]
+        rf = scan_records(chunk, start_line=line, base_offset=start)
+        docs: list[tuple[str | None, int, str, str]] = []
+        for rec in rf.records:
+            raw = chunk[rec.offset - start : rec.end - start]
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                try:
+                    value = parse_line_slow(raw)
+                except JSONParseError:  # pragma: no cover - scan_records accepted it
+                    value = None
+            for kind, text in documents_of(value):
+                docs.append((rec.uuid, rec.line, kind, text))
+        return _Pending(
+            path, restart, docs, (st.st_ino, start + end, line + rf.line_count), end, row
+        )
+
+    def _store(self, batch: list[_Pending]) -> None:
+        """Write collected documents of several files in one transaction (fewer FTS5
+        segments, one commit)."""
+        cat = self.catalog
+        conn = cat.conn
+        with cat._write_lock, conn:
+            # another thread (fill vs watcher) may have indexed a file since it was read
+            batch = [
+                p
+                for p in batch
+                if conn.execute(
+                    "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(p.path),)
+                ).fetchone()
+                == p.seen
+            ]
+            for p in batch:
+                if p.restart or p.indexed is None:
+                    delete_docs(conn, p.path)
+            first = (conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+            rows = []
+            for p in batch:
+                key = db_text(p.path)
+                rows += [
+                    (key, db_text(u) if u else u, line, kind, _utf8(text))
+                    for u, line, kind, text in p.docs
+                ]
+            if rows:
+                conn.executemany(
+                    "INSERT INTO docs(id, path, uuid, line, kind, text) VALUES (?,?,?,?,?,?)",
+                    [(first + i, *r) for i, r in enumerate(rows)],
+                )
+                conn.execute(
+                    "INSERT INTO fts(rowid, text) SELECT id, sidtui_cjk(text) FROM docs "
+                    "WHERE id >= ?",
+                    (first,),
+                )
+            conn.executemany(
+                "INSERT OR REPLACE INTO indexed(path, inode, offset, line) VALUES (?,?,?,?)",
+                [(db_text(p.path), *p.indexed) for p in batch if p.indexed is not None],
+            )
+
+    def fill(
+        self,
+        progress: Callable[[RefreshProgress], None] | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> FillResult:
+        """Index every cached session file (incrementally; run it in a worker).
+
+        Call :meth:`Catalog.refresh` first: the catalog's rows say which files exist.
+        Documents of files no longer in the catalog are dropped.
+        """
+        t0 = time.perf_counter()
+        res = FillResult()
+        cat = self.catalog
+        paths = cat.paths(oldest_first=True)  # newer sessions get higher rowids
+        res.files = len(paths)
+        batch: list[_Pending] = []
+        batch_bytes = 0
+
+        def flush() -> None:
+            nonlocal batch, batch_bytes
+            if batch:
+                cat._guarded(lambda b=batch: self._store(b))
+            batch, batch_bytes = [], 0
+
+        for i, p in enumerate(paths, 1):
+            if cancel is not None and cancel():
+                res.cancelled = True
+                break
+            try:
+                pending = cat._guarded(lambda p=p: self._collect(p))
+            except sqlite3.OperationalError as exc:
+                res.errors.append(f"{p}: {exc}")
+                continue
+            if pending is not None:
+                batch.append(pending)
+                batch_bytes += pending.consumed
+                if pending.consumed:
+                    res.indexed_files += 1
+                res.documents += len(pending.docs)
+                res.bytes += pending.consumed
+            if len(batch) >= FILL_BATCH_FILES or batch_bytes >= FILL_BATCH_BYTES:
+                flush()
+            if progress is not None and (i % 200 == 0 or i == len(paths)):
+                flush()
+                progress(RefreshProgress(i, len(paths), res.indexed_files))
+        flush()
+        if not res.cancelled:
+            known = set(paths)
+            indexed = [py_text(p) for (p,) in cat.conn.execute("SELECT path FROM indexed")]
+            stale = [p for p in indexed if p not in known]
+            with cat._write_lock, cat.conn as conn:
+                for p in stale:
+                    delete_docs(conn, p)
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    def apply(self, batch: Iterable[Any]) -> int:
+        """Index the files a watcher batch touched (only their new bytes).
+
+        Returns:
+            Documents added.
+        """
+        from sidtui.core.live import events as ev
+
+        paths = sorted(
+            {
+                e.path
+                for e in batch
+                if isinstance(
+                    e, (ev.RecordsAppended, ev.FileReset, ev.SessionCreated, ev.SidechainStarted)
+                )
+            }
+        )
+        return sum(self.catalog._guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+
+    def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
+        """The best ``limit`` matches of ``query`` (see module docstring).
+
+        Cost is bounded whatever the number of matches: FTS5 yields the matching rowids
+        newest document first (documents are indexed oldest session first, appends last)
+        and stops after :data:`CANDIDATES`; those are ranked here (:func:`score_text`)
+        and the best ``limit`` get snippets. (FTS5's own ``bm25()``/``snippet()`` seek
+        every term's doclist per row: ~30× slower on words found everywhere.)
+
+        Raises:
+            UsageError: an empty query.
+        """
+        q = fts_query(query)
+        terms = query_terms(query)
+        where = "WHERE fts MATCH ?" + (" AND s.project = ?" if project is not None else "")
+        args: list[Any] = [q] + ([db_text(project)] if project is not None else [])
+        sql = (
+            "SELECT fts.rowid FROM fts JOIN docs d ON d.id = fts.rowid "
+            f"JOIN sessions s ON s.path = d.path {where} "
+            "ORDER BY fts.rowid DESC LIMIT ?"
+        )
+        conn = self.catalog.conn
+
+        def candidates() -> list[tuple]:
+            ids = [r for (r,) in conn.execute(sql, [*args, CANDIDATES])]
+            if not ids:
+                return []
+            marks = ",".join("?" * len(ids))
+            return conn.execute(
+                "SELECT d.id, s.session_id, s.project, d.path, d.uuid, d.line, d.kind, d.text "
+                "FROM docs d JOIN sessions s ON s.path = d.path "
+                f"WHERE d.id IN ({marks})",
+                ids,
+            ).fetchall()
+
+        rows = self.catalog._guarded(candidates)
+        scored = sorted(
+            ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
+        )
+        pat = _hit_pattern(terms)
+        return [
+            SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat), score=sc)
+            for sc, _, r in scored[:limit]
+        ]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def query_terms(query: str) -> list[tuple[str, bool]]:
+    """(lower-cased token, is_prefix) for every token of the query, as FTS5 splits words."""
+    out: list[tuple[str, bool]] = []
+    for w in query.split():
+        toks = _WORD.findall(w.rstrip("*").lower())
+        for i, t in enumerate(toks):
+            out.append((t, i == len(toks) - 1))  # every word is a prefix match
+    return out
+
+
+def score_text(text: str, terms: list[tuple[str, bool]]) -> float:
+    """Relevance of one document: occurrences of each term (substring count, capped at 5),
+    damped by the document's length. Higher is better. C-speed string ops only."""
+    low = text.lower()
+    hits = sum(min(low.count(t), 5) for t, _ in terms)
+    return hits / math.sqrt(len(text) / 6 + 10)
+
+
+def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
+    alts = []
+    for t, p in terms:
+        if _CJK.search(t):  # CJK has no spaces between words: match anywhere
+            alts.append(re.escape(t))
+        else:
+            alts.append(r"(?<!\w)" + re.escape(t) + (r"\w*" if p else "") + r"(?!\w)")
+    alts = sorted(set(alts), key=len, reverse=True)
+    return re.compile("(?:" + "|".join(alts) + ")" if alts else r"(?!)", re.IGNORECASE)
+
+
+def make_snippet(
+    text: str, terms: list[tuple[str, bool]], width: int = 120, pat: re.Pattern[str] | None = None
+) -> str:
+    """About ``width`` characters around the first hit (whole words), every hit between «
+    and », "…" where the text was cut. Whitespace is collapsed."""
+    pat = pat or _hit_pattern(terms)
+    m = pat.search(text)
+    first = m.start() if m else 0
+    start = max(0, first - width // 3)
+    floor = max(0, start - 20)
+    while start > floor and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1  # never start inside a word
+    end = min(len(text), start + width)
+    ceil = min(len(text), end + 20)
+    while end < ceil and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    body = pat.sub(lambda x: f"{MARK_OPEN}{x.group()}{MARK_CLOSE}", text[start:end])
+    body = " ".join(body.split())
+    return ("…" if start > 0 else "") + body + ("…" if end < len(text) else "")

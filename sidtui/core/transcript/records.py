@@ -1,0 +1,1072 @@
+"""Line index and partial decoding of a transcript file (FORMAT.md §2).
+
+A transcript is ``JSON.stringify(record) + "\\n"`` per line. :func:`scan_records` walks the
+bytes once, keeping for every line only what the chain needs — ``type``, ``uuid``,
+``parentUuid`` — decoded with a typed msgspec struct that skips every other field
+(≈1.7× the I/O floor on a 100 MB file, versus ≈13× for full dicts). Lines the fast decoder
+refuses are decided by :func:`sidtui.core.base.jsonparse.parse_line_slow`, which accepts
+exactly what ``JSON.parse`` accepts; only lines it rejects become :class:`BadLine`.
+Blank lines are skipped, as the agent does. Full records are decoded on demand
+(:meth:`RecordFile.decode`), never all at once. Nothing here raises on file content.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from array import array
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any, Protocol
+
+import msgspec
+
+from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.jsonparse import (
+    JS_WHITESPACE,
+    JSONParseError,
+    is_blank,
+    parse_line,
+)
+
+#: What a msgspec decode of file content may raise instead of returning: invalid JSON or
+#: a field of another type, and nesting deeper than its C recursion allows (~1,000 levels,
+#: which JSON.parse still accepts). Every fast decode of a line catches all three and lets
+#: the tolerant path (JSON.parse's rules) decide.
+FAST_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+
+
+class _Head(msgspec.Struct, gc=False):
+    """The three fields the chain needs; every other key is skipped by msgspec.
+
+    Typed ``str | None``: a record whose ``type``/``uuid``/``parentUuid`` has another JSON
+    type fails the fast decode and the file goes through the tolerant path, which keeps
+    such values as None (they end a parent walk, as in the agent).
+    """
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+
+
+_HEAD = msgspec.json.Decoder(_Head)
+
+
+def visible_text(t: Any) -> bool:
+    """``t`` is a str that JavaScript's ``trim()`` does not empty (layer 5's test).
+
+    The first and last characters settle the usual text without copying it.
+    """
+    if not isinstance(t, str) or not t:
+        return False
+    ws = JS_WHITESPACE
+    return t[0] not in ws or t[-1] not in ws or bool(t.strip(ws))
+
+
+class Block(msgspec.Struct, gc=False):
+    """One content block, with only what cleaning and listing need (msgspec-decoded).
+
+    Fields hold the JSON values as written (normally strings; anything else is kept, never
+    a decode failure). Tool inputs and tool-result bodies are not decoded here; the scan
+    keeps no view into the file's bytes, so a big file is read in pieces and never held
+    whole (issue 2's memory).
+
+    Attributes:
+        type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
+        id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
+        text: ``text.text``; thinking: ``thinking.thinking``.
+        is_error: ``tool_result.is_error``.
+    """
+
+    type: Any = None
+    id: Any = None
+    name: Any = None
+    tool_use_id: Any = None
+    text: Any = None
+    is_error: Any = None
+    thinking: Any = None
+
+    @property
+    def has_text(self) -> bool:
+        """``text`` is a str with something other than whitespace, as JavaScript's
+        ``trim()`` sees it (the agent's rule; Python's ``strip()`` differs on U+001C–U+001F,
+        U+0085 and U+FEFF)."""
+        return visible_text(self.text)
+
+    @property
+    def text_like(self) -> str | None:
+        """The block's readable text: ``text`` or ``thinking`` (None otherwise)."""
+        t = self.text if self.text is not None else self.thinking
+        return t if isinstance(t, str) else None
+
+
+#: Builds a :class:`Block` from plain values (tests, v1 files, decoded dicts).
+make_block = Block
+
+
+class MessageS(msgspec.Struct, gc=False):
+    """``record.message``: role, blocks (partially decoded), ``_meta``."""
+
+    role: str | None = None
+    content: list[Block] | str | None = None
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+class RecordS(msgspec.Struct, gc=False):
+    """What reading needs from every transcript record, decoded in one C pass.
+
+    ``type``/``uuid``/``parentUuid``, the message's role and block skeletons, the
+    timestamp, the metadata ``key`` and ``permissionMode`` (the one per-record context key
+    a cleaning layer reads for every message) are decoded; everything else — the other context keys the loader moves into
+    ``message._meta``, metadata values, tool inputs, tool-result bodies, unknown keys —
+    is skipped and decoded from the line only when asked (:class:`MetaS`). Decoding is
+    typed: a record whose fields have unexpected JSON types fails here and is decided by
+    the tolerant path instead.
+    """
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    message: MessageS | None = None
+    timestamp: str | None = None
+    permissionMode: str | None = None
+    key: Any = None
+
+
+class _MetaMessage(msgspec.Struct, gc=False):
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+class MetaS(msgspec.Struct, gc=False):
+    """The per-record context the loader moves into ``message._meta`` (decoded on demand)."""
+
+    message: _MetaMessage | None = None
+    usage: Any = None
+    model: Any = None
+    stopReason: Any = None
+    msgId: Any = None
+    cwd: Any = None
+    gitBranch: Any = None
+    permissionMode: Any = None
+
+
+META_DECODER = msgspec.json.Decoder(MetaS)
+
+
+_RECORD = msgspec.json.Decoder(RecordS)
+
+
+class RecordRef(msgspec.Struct, gc=False):
+    """One JSON.parse-valid line of a transcript.
+
+    Attributes:
+        index: position in :attr:`RecordFile.records` (0-based, physical order).
+        line: 1-based physical line number (blank and bad lines count).
+        offset: byte offset of the line's first byte.
+        end: byte offset just past the line's last byte (the ``\\n`` excluded).
+        type: the record's ``type`` if it is a string, else None.
+        uuid: the record's ``uuid`` if it is a string, else None.
+        parent: the record's ``parentUuid`` if it is a string, else None (null, absent
+            or another JSON type all end a parent walk, as in the agent).
+        is_object: False for valid JSON that is not an object (``5``, ``[]``, ``null``).
+        obj: the record decoded into :class:`RecordS` (None when the typed decode
+            refused it; :meth:`RecordFile.decode` still works).
+    """
+
+    index: int
+    line: int
+    offset: int
+    end: int
+    type: str | None
+    uuid: str | None
+    parent: str | None
+    is_object: bool = True
+    obj: RecordS | None = None
+
+
+@dataclass(slots=True)
+class BadLine:
+    """A line JSON.parse would reject.
+
+    Attributes:
+        line: 1-based physical line number.
+        offset: byte offset of the line's first byte.
+        length: the line's length in bytes (without ``\\n``).
+        reason: why JSON.parse rejects it.
+        terminated: False when this is the file's last line and has no ``\\n`` (a write
+            may still be in progress, or was torn).
+    """
+
+    line: int
+    offset: int
+    length: int
+    reason: str
+    terminated: bool = True
+
+
+def _FIRST(piece: tuple[int, int, int]) -> int:
+    return piece[2]
+
+
+class RecordFile:
+    """A transcript's bytes with its line index.
+
+    The fast scan keeps the index as columns (types, uuids, parents, line starts and the
+    decoded structs); :attr:`records` materialises one :class:`RecordRef` per line only
+    when something asks for it, so the chain and the loader's fast paths never build them
+    (issue 2: the chain alone within 2× the I/O floor).
+
+    Attributes:
+        data: the file's bytes (kept so records can be decoded lazily). For a big file read
+            in pieces (``source``) the bytes are read whole only if something asks for
+            ``data`` itself; lines are read back one by one instead.
+        source: the :class:`FileSource` of a big file read in pieces, else None.
+        records: every JSON.parse-valid line, in physical order (built on first access).
+        bad_lines: every line JSON.parse rejects, in physical order.
+        blank_lines: number of blank lines (skipped, not bad).
+        line_count: number of physical lines (a final line without ``\\n`` counts).
+        ends_with_newline: whether the last byte is ``\\n`` (or the file is empty).
+        base_offset: byte offset of ``data[0]`` in the file (incremental tails).
+    """
+
+    __slots__ = (
+        "_data",
+        "source",
+        "_records",
+        "bad_lines",
+        "blank_lines",
+        "line_count",
+        "ends_with_newline",
+        "base_offset",
+        "_cols",
+        "_starts",
+        "_heads",
+        "_full",
+        "_whole",
+        "start_line",
+        "_pieces",
+        "_piece_starts",
+    )
+
+    def __init__(
+        self,
+        data: bytes = b"",
+        records: list[RecordRef] | None = None,
+        bad_lines: list[BadLine] | None = None,
+        blank_lines: int = 0,
+        line_count: int = 0,
+        ends_with_newline: bool = True,
+        base_offset: int = 0,
+        source: FileSource | None = None,
+    ) -> None:
+        self._data = data
+        self.source = source
+        self._records: list[RecordRef] | None = records if records is not None else []
+        self.bad_lines: list[BadLine] = bad_lines if bad_lines is not None else []
+        self.blank_lines = blank_lines
+        self.line_count = line_count
+        self.ends_with_newline = ends_with_newline
+        self.base_offset = base_offset
+        self.start_line = 0
+        # the fast scan's index (None once records exist or for the tolerant path):
+        # the decoded structs (_Head or RecordS), line starts, columns built on demand
+        self._heads: list | None = None
+        self._full = False
+        self._whole = False
+        self._cols: tuple[list, list, list] | None = None
+        self._starts: array | None = None  # line starts ('q'), one per record
+        #: a file read in pieces: (file offset, length, first record) per piece; line
+        #: starts are found per piece when asked (:meth:`line_starts`, :meth:`raw_at`)
+        self._pieces: list[tuple[int, int, int]] | None = None
+        self._piece_starts: dict[int, array] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"RecordFile(size={self.size}, records={self.count}, "
+            f"bad_lines={len(self.bad_lines)}, blank_lines={self.blank_lines})"
+        )
+
+    @property
+    def records(self) -> list[RecordRef]:
+        """Every JSON.parse-valid line as a :class:`RecordRef`, in physical order."""
+        if self._records is None:
+            self._records = self._materialise()
+        return self._records
+
+    @records.setter
+    def records(self, value: list[RecordRef]) -> None:
+        self._records = value
+        self._cols = self._starts = self._heads = self._pieces = None
+        self._full = self._whole = False
+
+    @property
+    def count(self) -> int:
+        """Number of records (valid lines), without materialising them."""
+        if self._records is None and self._heads is not None:
+            return len(self._heads)
+        return len(self.records)
+
+    @property
+    def is_fast(self) -> bool:
+        """True while the index is the fast scan's columns: every line is a JSON object,
+        none is blank or bad — but a torn last line, after every record — so record ``i``
+        is physical line ``start_line + i + 1``."""
+        return self._heads is not None
+
+    @property
+    def whole(self) -> bool:
+        """The fast scan found one parent chain through every record, in file order, one
+        head, no repeated uuid (the agent's walk from the last line takes every line)."""
+        return self._heads is not None and self._whole
+
+    @property
+    def heads(self) -> list[Any] | None:
+        """The fast scan's decoded structs, one per record (each has ``type``, ``uuid``,
+        ``parentUuid``), else None."""
+        return self._heads
+
+    def columns(self) -> tuple[list[str | None], list[str | None], list[str | None]]:
+        """``(types, uuids, parents)``, one entry per record (physical order).
+
+        Cheap on a fast scan (the columns themselves; do not mutate them); otherwise built
+        from :attr:`records`.
+        """
+        if self._cols is not None:
+            return self._cols
+        if self._heads is not None:
+            self._cols = _columns(self._heads)
+            return self._cols
+        recs = self.records
+        return [r.type for r in recs], [r.uuid for r in recs], [r.parent for r in recs]
+
+    @property
+    def objs(self) -> list[Any] | None:
+        """The decoded :class:`RecordS` per record on a full fast scan, else None."""
+        return self._heads if self._full else None
+
+    def line_starts(self) -> array | None:
+        """Every record's line start (file offsets, ``array('q')``) on a fast scan, else
+        None. A file read in pieces has them found now, piece by piece, from the file
+        (the scan itself never needs them: issue 2's core).
+
+        Raises:
+            FileChanged: a file read in pieces got shorter since.
+        """
+        if self._starts is None and self._pieces is not None:
+            starts = array("q")
+            for p in range(len(self._pieces)):
+                starts += self._starts_of_piece(p)
+            self._starts = starts
+            self._piece_starts = {}
+        elif self._starts is None and self._heads is not None:  # bytes in memory
+            starts = _line_starts(self._data, self.base_offset)
+            del starts[len(self._heads) :]  # a torn last line starts no record
+            self._starts = starts
+        return self._starts
+
+    def _records_end(self) -> int:
+        """File offset just past the last record's bytes (its ``\\n`` excluded) on a fast
+        scan: the end of the file, or where a torn last line begins (minus its ``\\n``)."""
+        if self.bad_lines:  # a fast scan holds at most one, the torn last line
+            return self.bad_lines[-1].offset - 1
+        return self.base_offset + self.size - (1 if self.ends_with_newline else 0)
+
+    def _starts_of_piece(self, p: int) -> array:
+        st = self._piece_starts.get(p)
+        if st is None:
+            a, n, _ = self._pieces[p]  # type: ignore[index]
+            st = _line_starts_in(self.source.read(a, a + n), 0, n, a)  # type: ignore[union-attr]
+            self._piece_starts[p] = st
+        return st
+
+    def _span_in_pieces(self, index: int) -> tuple[int, int]:
+        pieces = self._pieces
+        assert pieces is not None
+        p = bisect_right(pieces, index, key=_FIRST) - 1
+        st = self._starts_of_piece(p)
+        a, n, first = pieces[p]
+        k = index - first
+        start = st[k]
+        if k + 1 < len(st):
+            return start, st[k + 1] - 1
+        if p == len(pieces) - 1:
+            return start, self._records_end()
+        return start, a + n - 1  # the piece ends after this line's newline
+
+    def _materialise(self) -> list[RecordRef]:
+        types, uuids, parents = self.columns()
+        starts = self.line_starts()
+        k = len(types)
+        ends = [x - 1 for x in starts[1:k]]  # type: ignore[index]
+        if k:
+            ends.append(self._records_end())
+        sl = self.start_line
+        return list(
+            map(
+                RecordRef,
+                range(k),
+                range(sl + 1, sl + k + 1),
+                starts,  # type: ignore[arg-type]
+                ends,
+                types,
+                uuids,
+                parents,
+                repeat(True, k),
+                self._heads if self._full else repeat(None, k),
+            )
+        )
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes (read whole on first use for a file read in pieces)."""
+        if self.source is not None and not self._data:
+            self._data = self.source.read(0, self.source.size)
+        return self._data
+
+    @data.setter
+    def data(self, value: bytes) -> None:
+        self._data = value
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        """File bytes ``[start, end)`` (file offsets), from memory or read again."""
+        b = self.base_offset
+        if self.source is not None and not self._data:
+            return self.source.read(start, end)
+        return self._data[start - b : end - b]
+
+    def raw(self, rec: RecordRef) -> bytes:
+        """The line's bytes (without ``\\n``).
+
+        Raises:
+            FileChanged: a file read in pieces got shorter since.
+        """
+        return self._bytes(rec.offset, rec.end)
+
+    def raw_at(self, index: int) -> bytes:
+        """Record ``index``'s line bytes, without materialising :attr:`records`."""
+        if self._records is None and self._starts is None and self._pieces is not None:
+            return self._bytes(*self._span_in_pieces(index))
+        if self._records is None and self._heads is not None:
+            starts = self.line_starts()
+            assert starts is not None
+            start = starts[index]
+            end = starts[index + 1] - 1 if index + 1 < len(starts) else self._records_end()
+            return self._bytes(start, end)
+        return self.raw(self.records[index])
+
+    def decode(self, rec: RecordRef) -> Any:
+        """The full record (usually a dict), decoded with JSON.parse's rules.
+
+        None when a file read in pieces no longer holds the line (it got shorter).
+        """
+        try:
+            return _parse(self.raw(rec))
+        except FileChanged:
+            return None
+
+    def decode_at(self, index: int) -> Any:
+        """Record ``index`` fully decoded, without materialising :attr:`records` (None when
+        a file read in pieces no longer holds the line)."""
+        try:
+            return _parse(self.raw_at(index))
+        except FileChanged:
+            return None
+
+    @property
+    def size(self) -> int:
+        """File size in bytes (of the part scanned, for a tail chunk)."""
+        if self.source is not None and not self._data:
+            return self.source.size
+        return len(self._data)
+
+
+def _parse(raw: bytes) -> Any:
+    """A valid line's value with JSON.parse's rules (orjson first); None for a line that is
+    not valid any more (only a line read back after its file changed)."""
+    try:
+        return parse_line(raw)
+    except JSONParseError:
+        return None
+
+
+def _line_starts(data: bytes, base: int) -> array:
+    """Byte offsets (plus ``base``) of every line start; a final ``\\n`` starts no line.
+
+    A ``find`` loop: memchr runs far faster than ``count`` or a regex over 100 MB.
+    """
+    return _line_starts_in(data, 0, len(data), base)
+
+
+def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
+    if not isinstance(value, dict):
+        return None, None, None, False
+    t, u, p = value.get("type"), value.get("uuid"), value.get("parentUuid")
+    return (
+        t if isinstance(t, str) else None,
+        u if isinstance(u, str) else None,
+        p if isinstance(p, str) else None,
+        True,
+    )
+
+
+#: Files at least this big are read in pieces by :func:`read_transcript` (see
+#: :class:`FileSource`) instead of into one bytes object.
+PIECE_MIN_BYTES = 16 << 20
+#: Bytes read and decoded per piece. 1 MB, not 4: the loader walks each piece's structs
+#: right after their decode (``on_piece``), and smaller pieces are still in the CPU cache
+#: then (``show`` of a 105 MB session ~15% faster).
+PIECE_BYTES = 1 << 20
+
+
+_HAS_PREAD = hasattr(os, "pread")
+_ADVISE = getattr(os, "posix_fadvise", None)
+_HAS_PREADV = hasattr(os, "preadv")
+
+
+class FileChanged(UnreadableInput):
+    """The file got shorter than when it was opened (truncated or rewritten in place)."""
+
+
+class FileSource:
+    """A big transcript kept open and read in pieces (issue 2: peak memory ≤ 2× the file).
+
+    :func:`scan_records` reads it :data:`PIECE_BYTES` at a time and keeps no reference to
+    the bytes it decoded, so the whole file is never in memory at once; a line asked for
+    later (:meth:`RecordFile.decode_at`, a message's ``meta``) is read again with
+    ``pread``. The file stays open, so a file replaced by rename is still read as it was;
+    one truncated in place gives :class:`FileChanged` (never a crash: a memory map would
+    die of SIGBUS there).
+
+    Attributes:
+        path: the file's path; size: its size in bytes when opened (the snapshot read).
+    """
+
+    __slots__ = ("path", "_f", "size", "_lock", "changed")
+
+    def __init__(self, path: Any, f: Any, size: int) -> None:
+        self.path = path
+        self._f = f
+        self.size = size
+        self._lock = threading.Lock()
+        #: set when a read found the file shorter: what was read from it since may be wrong
+        self.changed = False
+
+    def __len__(self) -> int:
+        return self.size
+
+    def read_any(self, start: int, end: int) -> bytes:
+        """Up to ``end - start`` bytes from ``start`` (fewer if the file is shorter now)."""
+        if _HAS_PREAD:
+            return os.pread(self._f.fileno(), end - start, start)
+        with self._lock:  # seek + read is one step for other threads
+            self._f.seek(start)
+            return self._f.read(end - start)
+
+    def advise(self, start: int, length: int) -> None:
+        """Ask the kernel to start reading ``length`` bytes from ``start`` now
+        (``posix_fadvise(WILLNEED)``; asynchronous, a no-op where unsupported)."""
+        if _ADVISE is not None:
+            try:
+                _ADVISE(self._f.fileno(), start, length, os.POSIX_FADV_WILLNEED)
+            except (OSError, ValueError):
+                pass
+
+    def read_into(self, view: memoryview, start: int) -> None:
+        """Fill ``view`` with the file's bytes from ``start`` (a reused buffer).
+
+        Raises:
+            FileChanged: the file is shorter now.
+        """
+        try:
+            if _HAS_PREADV:
+                got = os.preadv(self._f.fileno(), [view], start)
+            else:  # no preadv on this platform (macOS before 11, Windows)
+                data = self.read_any(start, start + len(view))
+                view[: len(data)] = data
+                got = len(data)
+        except (OSError, ValueError) as exc:
+            self.changed = True
+            raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
+        if got != len(view):
+            self.changed = True
+            raise FileChanged(
+                f"{self.path} changed while sidtui read it (it is shorter now): read it again"
+            )
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of the file as it was opened.
+
+        Raises:
+            FileChanged: the file is shorter now.
+        """
+        want = end - start
+        try:
+            b = self.read_any(start, end)
+        except (OSError, ValueError) as exc:
+            self.changed = True
+            raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
+        if len(b) != want:
+            self.changed = True
+            raise FileChanged(
+                f"{self.path} changed while sidtui read it (it is shorter now): read it again"
+            )
+        return b
+
+
+def read_transcript(path: Any) -> bytes | FileSource:
+    """A transcript for :func:`scan_records`: its bytes, or a :class:`FileSource` when big.
+
+    Files of :data:`PIECE_MIN_BYTES` or more are kept open and read in pieces, so the
+    whole file is never held in memory next to what is decoded from it.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    f = open(path, "rb", buffering=0)
+    try:
+        size = os.fstat(f.fileno()).st_size
+        if size < PIECE_MIN_BYTES:
+            return f.readall()
+    except BaseException:
+        f.close()
+        raise
+    return FileSource(path, f, size)
+
+
+#: Shared copies of record types and roles (a decoder makes a new str per record).
+_SHARED: dict[str, str] = {}
+_SHARED_MAX = 512
+
+
+class _Digest:
+    """What one pass over freshly decoded records learns and tidies (issue 2).
+
+    Run per chunk while its records are hot in cache: follows the whole-linear-chain test
+    (every parent is the previous record's uuid, the first has none, no uuid repeats —
+    then the agent's walk takes every line), makes each parent uuid the very string of its
+    parent record's uuid, and shares one copy of each record type and role. The strings
+    this frees are reused by the next chunk's, which lowers the scan's peak memory by
+    about a fifth of the file's size on a linear session.
+    """
+
+    __slots__ = ("prev", "whole", "seen", "count")
+
+    def __init__(self) -> None:
+        self.prev: str | None = None
+        self.whole = True
+        self.seen: set[str] = set()
+        self.count = 0
+
+    def feed(self, part: list, full: bool) -> None:
+        if not full:  # a chain-only scan is short-lived: only the chain test
+            self._feed_chain(part)
+            return
+        shared = _SHARED
+        get = shared.get
+        prev = self.prev
+        whole = self.whole
+        add = self.seen.add
+        for o in part:
+            t = o.type
+            if t is not None:
+                c = get(t)
+                if c is None and len(shared) < _SHARED_MAX:
+                    c = shared.setdefault(t, t)
+                if c is not None:
+                    o.type = c
+            u = o.uuid
+            p = o.parentUuid
+            if p is not None and p == prev:
+                o.parentUuid = prev
+            elif whole and (p is not None or prev is not None):
+                whole = False
+            if whole:
+                if u is None:
+                    whole = False
+                else:
+                    add(u)
+            prev = u
+            m = o.message
+            if m is not None:
+                r = m.role
+                if r is not None:
+                    c = get(r)
+                    if c is None and len(shared) < _SHARED_MAX:
+                        c = shared.setdefault(r, r)
+                    if c is not None:
+                        m.role = c
+        self.prev = prev
+        self.whole = whole
+        self.count += len(part)
+        if not whole:
+            self.seen = set()
+
+    def _feed_chain(self, part: list) -> None:
+        prev = self.prev
+        whole = self.whole
+        add = self.seen.add
+        for o in part:
+            u = o.uuid
+            p = o.parentUuid
+            if p is not None and p == prev:
+                pass
+            elif whole and (p is not None or prev is not None):
+                whole = False
+            if whole:
+                if u is None:
+                    whole = False
+                else:
+                    add(u)
+            prev = u
+        self.prev = prev
+        self.whole = whole
+        self.count += len(part)
+        if not whole:
+            self.seen = set()
+
+    @property
+    def is_whole(self) -> bool:
+        """Every record is on one parent chain in file order (see the class docstring)."""
+        return self.whole and self.count > 0 and len(self.seen) == self.count
+
+
+def count_lines(buf: bytes | bytearray, cut: int) -> int:
+    """Physical lines in ``buf[:cut]`` (which starts on a line start): its newlines, plus
+    one for a last line without ``\\n``."""
+    return _newlines_before(buf, cut) + (1 if cut and buf[cut - 1] != 10 else 0)
+
+
+def _decode_run(
+    buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
+) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
+    """The whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``) decoded in one C
+    call: ``(structs, bytes they span, torn last line or None)``, the torn line as ``(file
+    offset, length, why, terminated)`` (only when ``last``: the run ends the file; see
+    :func:`_torn_tail`).
+    None when a line needs the tolerant scan (a typed decode refused it, a blank line —
+    which would be one line more than records — or a bad line before the last)."""
+    with memoryview(buf) as mv, mv[:cut] as view:
+        try:
+            part = decoder.decode_lines(view)
+        except FAST_DECODE_ERRORS:
+            part = None
+    if part is not None and count_lines(buf, cut) == len(part):
+        return part, cut, None
+    torn = _torn_tail(buf, cut, decoder) if last else None
+    if torn is None:
+        return None
+    part, start, length, why, terminated = torn
+    return part, start, (base + start, length, why, terminated)
+
+
+def _torn_tail(
+    buf: Any, cut: int, decoder: msgspec.json.Decoder
+) -> tuple[list, int, int, str, bool] | None:
+    """``buf[:cut]`` (whole lines, from a line start) whose lines all decode but the last,
+    which JSON.parse rejects — a write torn by a crash, the usual corrupt line — read
+    without the per-line tolerant scan: ``(structs, last line start, its length, why,
+    terminated)``. None when that is not the case (a blank line, a bad line before the
+    last, a last line that is valid JSON the typed decode refused): the tolerant scan
+    decides then."""
+    end = cut - 1 if cut and buf[cut - 1] == 10 else cut
+    start = buf.rfind(b"\n", 0, end) + 1
+    raw = bytes(buf[start:end])
+    if is_blank(raw):
+        return None
+    try:
+        parse_line(raw)
+    except JSONParseError as exc:
+        reason = exc.reason
+    else:
+        return None
+    if start:
+        with memoryview(buf) as mv, mv[:start] as head:
+            try:
+                part = decoder.decode_lines(head)
+            except FAST_DECODE_ERRORS:
+                return None
+        if count_lines(buf, start) != len(part):
+            return None
+    else:
+        part = []
+    return part, start, end - start, reason, end < cut
+
+
+class PieceHook(Protocol):
+    """What :func:`scan_records` hands each run of freshly decoded records to
+    (:class:`sidtui.core.transcript.loader.LinearLoad`)."""
+
+    def __call__(self, rf: RecordFile, structs: list, first: int) -> None:
+        """Records ``first .. first + len(structs) - 1``, in file order."""
+
+    def abandon(self) -> None:
+        """The scan feeds no more: the file is not one linear chain, or a line sent it to
+        the tolerant path. Drop what was built (it would double the peak memory)."""
+
+
+def _decode_pieces(
+    src: FileSource,
+    decoder: msgspec.json.Decoder,
+    digest: _Digest,
+    rf: RecordFile,
+    on_piece: PieceHook | None,
+) -> tuple[list, list, tuple[int, int, str, bool] | None] | None:
+    """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
+    newline (a line longer than a piece is read whole).
+
+    One buffer is reused (a fresh object per piece costs its page faults every time). The
+    kernel is asked to read the next piece ahead while this one is decoded
+    (``posix_fadvise(WILLNEED)``): a reader thread did the same, but waking it took the GIL
+    from the decode every piece (``open_session`` of the 105 MB bench session: median
+    512 → 415 ms without it, 5 interleaved rounds).
+
+    Each run of structs goes to ``on_piece`` (see :func:`scan_records`) while the file
+    still reads as one chain; it is abandoned at the first sign it does not.
+
+    Returns ``(objs, pieces, torn last line or None)`` (see :func:`_torn_tail`), or None
+    when a line needs the tolerant path (a typed decode refused it, a bad line before the
+    last, or blank lines are present).
+
+    Raises:
+        FileChanged: the file got shorter while it was read.
+    """
+    size = src.size
+    objs: list = []
+    pieces: list[tuple[int, int, int]] = []
+    if not size:
+        return objs, pieces, None
+    length = min(PIECE_BYTES, size)
+    buf = bytearray(length)
+    tail: tuple[int, int, str, bool] | None = None  # a torn last line: offset, length, why, \n
+    with memoryview(buf) as whole:
+        a = 0
+        while a < size:
+            n = min(length, size - a)
+            src.read_into(whole[:n], a)
+            cut = n if a + n == size else buf.rfind(b"\n", 0, n) + 1
+            if cut == 0:  # one line longer than a piece: read it whole
+                end = a + n
+                piece: bytes | bytearray = src.read(a, end)
+                while end < size:
+                    more = src.read(end, min(size, end + PIECE_BYTES))
+                    nl = more.find(b"\n")
+                    if nl >= 0:
+                        piece += more[: nl + 1]
+                        break
+                    piece += more
+                    end += len(more)
+                cut = len(piece)
+            else:
+                piece = buf
+            nxt = a + cut
+            if nxt < size:
+                src.advise(nxt, length)
+            # the line starts are found only when asked (RecordFile.line_starts)
+            run = _decode_run(piece, cut, decoder, nxt == size, a)
+            if run is None:
+                return None
+            part, cut, torn = run
+            tail = torn or tail
+            digest.feed(part, rf._full)
+            if on_piece is not None:
+                if digest.whole:
+                    on_piece(rf, part, len(objs))
+                else:  # a file known to branch: no guess left
+                    on_piece.abandon()
+                    on_piece = None
+            if cut:
+                pieces.append((a, cut, len(objs)))  # file offsets (a FileSource has no base)
+            objs += part
+            a = nxt
+    return objs, pieces, tail
+
+
+def _newlines_before(buf: bytes | bytearray, cut: int) -> int:
+    """``buf.count(b"\\n", 0, cut)``, faster: ``count`` of one byte scans byte by byte
+    (~1.4–3 ms per 4 MB here) while ``replace`` finds them with ``memchr``
+    (~0.6 ms). Done in 256 KB windows, so the copies it makes stay small (a whole-piece
+    copy added 4 MB to ``show``'s peak memory)."""
+    if cut == len(buf) and cut <= _COUNT_WINDOW:  # a small whole buffer: no copy
+        return cut - len(buf.replace(b"\n", b""))
+    n = 0
+    with memoryview(buf) as mv:
+        for i in range(0, cut, _COUNT_WINDOW):
+            seg = bytes(mv[i : min(cut, i + _COUNT_WINDOW)])
+            n += len(seg) - len(seg.replace(b"\n", b""))
+    return n
+
+
+_COUNT_WINDOW = 256 << 10
+
+
+def _line_starts_in(buf: Any, a: int, b: int, base: int) -> array:
+    """Line starts (plus ``base``) of ``buf[a:b]``, which starts on a line boundary; a
+    final ``\\n`` starts no line. An ``array('q')``: 8 bytes a line instead of 40."""
+    starts = array("q", (base + a,))
+    app = starts.append
+    find = buf.find
+    i = a
+    while True:
+        j = find(b"\n", i, b)
+        if j < 0:
+            break
+        i = j + 1
+        app(base + i)
+    if i == b:
+        starts.pop()
+    return starts
+
+
+def _columns(objs: list) -> tuple[list, list, list]:
+    """``(types, uuids, parents)`` of decoded records, in one pass (each record touched
+    once: faster here than three comprehensions)."""
+    types: list = []
+    uuids: list = []
+    parents: list = []
+    t, u, p = types.append, uuids.append, parents.append
+    for o in objs:
+        t(o.type)
+        u(o.uuid)
+        p(o.parentUuid)
+    return types, uuids, parents
+
+
+def scan_records(
+    data: bytes,
+    *,
+    start_line: int = 0,
+    base_offset: int = 0,
+    chain_only: bool = False,
+    on_piece: PieceHook | None = None,
+) -> RecordFile:
+    """Index every line of ``data``: records, bad lines and blank lines.
+
+    The fast path decodes the whole buffer in one msgspec ``decode_lines`` call (C speed,
+    skipping tool bodies) and then only walks newline offsets in Python; any line it
+    refuses sends the file through the per-line tolerant path, which decides each line
+    with JSON.parse's rules.
+
+    Args:
+        data: the file's bytes (the whole file, or a chunk that starts on a line boundary).
+        start_line: number of physical lines before ``data`` (for incremental tails).
+        base_offset: byte offset of ``data[0]`` in the file (for incremental tails).
+        chain_only: decode only ``type``/``uuid``/``parentUuid`` (what the chain and
+            ``loadable`` need; ``RecordRef.obj`` stays None and the loader decodes message
+            lines on demand).
+        on_piece: called as ``on_piece(rf, structs, first)`` on a full scan's fast path
+            with each run of freshly decoded :class:`RecordS` (records ``first`` on), in
+            file order, while the file still reads as one linear chain and the structs
+            are still in the CPU cache (:class:`sidtui.core.transcript.loader.LinearLoad`). ``rf``
+            is the object being built: only its identity and ``start_line`` hold yet.
+            When the scan stops feeding it (the file branches, or a line sends the scan
+            to the tolerant path, which returns another object) it calls
+            ``on_piece.abandon()`` first (:class:`PieceHook`).
+
+    Returns:
+        A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
+        treated exactly like the agent treats it: parsed if it is valid JSON, else bad.
+    """
+    decoder = _HEAD if chain_only else _RECORD
+    digest = _Digest()
+    source = data if isinstance(data, FileSource) else None
+    rf = RecordFile(
+        data=b"" if source is not None else data, base_offset=base_offset, source=source
+    )
+    rf._records = None
+    rf._full = not chain_only
+    rf.start_line = start_line
+    if chain_only:
+        on_piece = None  # a chain-only scan has no messages to load ahead
+    if source is not None:
+        got = _decode_pieces(source, decoder, digest, rf, on_piece)
+    else:
+        run = _decode_run(data, len(data), decoder, True, base_offset)
+        got = None if run is None else (run[0], None, run[2])
+        if got is not None:
+            digest.feed(got[0], not chain_only)
+            if on_piece is not None and digest.whole:
+                on_piece(rf, got[0], 0)  # (not whole: never fed, nothing to abandon)
+    if got is None or (got[2] is not None and not got[0]):
+        # an odd line somewhere, or nothing but a torn line: the exact per-line path
+        if on_piece is not None:
+            on_piece.abandon()
+        whole = source.read(0, source.size) if source is not None else data
+        return _scan_tolerant(whole, start_line, base_offset)
+    objs, pieces, tail = got
+    rf._whole = digest.is_whole
+    rf._heads = objs
+    if source is not None:
+        rf._pieces = pieces
+    rf.line_count = len(objs)  # the fast path: one record per line, no blank line
+    if tail is not None:  # then a torn last line
+        t_off, t_len, t_why, t_nl = tail
+        rf.bad_lines.append(BadLine(start_line + len(objs) + 1, t_off, t_len, t_why, t_nl))
+        rf.line_count += 1
+    if source is not None:
+        rf.ends_with_newline = (
+            source.size == 0 or source.read(source.size - 1, source.size) == b"\n"
+        )
+    else:
+        rf.ends_with_newline = len(data) == 0 or data[-1:] == b"\n"
+    return rf
+
+
+def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile:
+    """Per-line scan: the typed decoder first, JSON.parse's rules for what it refuses."""
+    rf = RecordFile(data=data, base_offset=base_offset)
+    records = rf.records
+    mv = memoryview(data)
+    n = len(data)
+    find = data.find
+    decode = _RECORD.decode
+    pos = 0
+    line_no = start_line
+    while pos < n:
+        nl = find(b"\n", pos)
+        end = n if nl < 0 else nl
+        line_no += 1
+        try:
+            o = decode(mv[pos:end])
+            records.append(
+                RecordRef(
+                    len(records),
+                    line_no,
+                    base_offset + pos,
+                    base_offset + end,
+                    o.type,
+                    o.uuid,
+                    o.parentUuid,
+                    True,
+                    o,
+                )
+            )
+        except FAST_DECODE_ERRORS:
+            raw = data[pos:end]
+            if is_blank(raw):
+                rf.blank_lines += 1
+            else:
+                try:
+                    value = parse_line(raw)
+                except JSONParseError as exc:
+                    rf.bad_lines.append(
+                        BadLine(line_no, base_offset + pos, end - pos, exc.reason, nl >= 0)
+                    )
+                else:
+                    t, u, p, is_obj = _classify(value)
+                    records.append(
+                        RecordRef(
+                            len(records),
+                            line_no,
+                            base_offset + pos,
+                            base_offset + end,
+                            t,
+                            u,
+                            p,
+                            is_obj,
+                        )
+                    )
+        pos = end + 1
+    rf.line_count = line_no - start_line
+    rf.ends_with_newline = n == 0 or data[-1:] == b"\n"
+    return rf

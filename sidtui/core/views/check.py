@@ -1,0 +1,1090 @@
+"""Count what is on disk: as one function (FORMAT.md §13).
+
+Persistence bugs rarely crash; they show up only when someone counts (FORMAT.md §13.1). Its
+three counting rules are built in:
+
+1. **Per file** (rule 1): every file is read once and scanned with the product's own
+   tolerant parser (:func:`sidtui.core.transcript.records.scan_records`); a bad line is reported with
+   file, line and byte offset and never hides the rest of its file or other files. A file
+   that cannot be read at all is a fault of its own, and the others are still counted.
+2. **Structure, not text** (rule 2): counts come from decoded records (record-level
+   ``type``, metadata ``key``, content blocks), never from a byte search that would count
+   nested fields with the same name.
+3. **The production parser decides** (rule 3, FORMAT.md §2.4): a line is bad only when
+   ``JSON.parse`` rejects it. Lines a strict RFC 8259 parser (jq, orjson) would also refuse
+   are listed separately (:func:`sidtui.core.base.jsonparse.would_strict_parser_reject`), so a
+   user who cross-checks with jq knows why the numbers differ.
+
+The **zero-landing scan** (FORMAT.md §13.3) counts fields the format defines; a field that
+landed zero times is given with its three readings — dead code / not triggered /
+broken wiring — which only the call chain can tell apart, so the count is given and the
+user decides (with the finding for sid-code itself where there is one).
+
+**Denominators** (FORMAT.md §13.5): sessions vs checkpoint indexes are each counted against their own
+set with the reasons they differ; a ratio of the two is never printed.
+
+Checkpoint totals (FORMAT.md §13.4) come from the checkpoint layer's own reader
+(:class:`sidtui.core.checkpoints.index.CheckpointIndex`, :func:`sidtui.core.checkpoints.manager.chain_health`).
+
+Public API: :func:`run_check` → :class:`CheckReport` (``to_json()``, ``exit_code``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_of, project_folders
+from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
+from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
+from sidtui.core.transcript.chain import rebuild_chain
+from sidtui.core.transcript.loader import _message_from_record
+from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
+
+#: Record types FORMAT.md §3 defines (anything else is kept as an opaque record).
+DEFINED_RECORD_TYPES = (
+    "session_start",
+    "user_message",
+    "assistant_message",
+    "tool_result",
+    "context_compact",
+    "metadata",
+    "session_end",
+)
+#: Metadata keys FORMAT.md §3.7 defines.
+DEFINED_METADATA_KEYS = (
+    "kind",
+    "summary",
+    "session_name",
+    "usage_stats",
+    "side_call_stats",
+    "todo_state",
+    "goal_state",
+    "hypothesis_ledger",
+    "agent_setting",
+    "trace_session_id",
+    "forked_from",
+    "file_changes",
+)
+#: Optional fields inside records: (field name, record selector, key path).
+_SUBFIELDS = (
+    ("file_changes.lastSnapshotId", "file_changes", ("lastSnapshotId",)),
+    ("file_changes.snapshotIds", "file_changes", ("snapshotIds",)),
+    ("forked_from.uuid", "forked_from", ("uuid",)),
+    ("session_start.version", "session_start", ("version",)),
+    ("session_start.schemaCompat", "session_start", ("schemaCompat",)),
+    ("context_compact.source", "context_compact", ("source",)),
+    ("session_end.totalCostUSD", "session_end", ("totalCostUSD",)),
+)
+
+#: The three readings of a field that landed zero times (FORMAT.md §13.3).
+READINGS = (
+    {
+        "reading": "dead code",
+        "means": "no production call site can write it (e.g. a type makes the branch "
+        "unreachable): delete it or document that it is unreachable",
+    },
+    {
+        "reading": "not triggered",
+        "means": "a call site exists and every hop passes the value; these sessions never "
+        "reached it: build a scenario that does to confirm",
+    },
+    {
+        "reading": "broken wiring",
+        "means": "the producer passes the value but a hop in between drops it: check each "
+        "hop (producer → adapter → writer)",
+    },
+)
+#: What was found for sid-code itself (FORMAT.md §13.3; a hint, not a verdict on this home).
+SEED_NOTES = {
+    "record.tool_result": "seed §13.1: sid-code's tool_result branch is unreachable (roles "
+    "are only user|assistant; tool results travel as user_message blocks) — dead code",
+    "record.context_compact": "seed §13.1/§4.7: wired, written only once a session is long "
+    "enough to compact — not triggered",
+    "file_changes.lastSnapshotId": "seed §13.9: the tool executor passes the snapshot id, "
+    "the app's 2-argument adapter drops it — broken wiring",
+    "file_changes.snapshotIds": "seed §13.9: fed by the same dropped argument as "
+    "lastSnapshotId — broken wiring",
+}
+
+#: A strict parser (orjson/jq) refuses three things JSON.parse accepts: a lone surrogate
+#: escape, invalid UTF-8 (read as U+FFFD) and a number beyond double range (JSON.parse gives
+#: Infinity). Overflow needs a 3-digit exponent or a 100+ digit run (a shorter mantissa needs
+#: an exponent ≥ 209). Candidates are found with byte searches (digits folded to "0" first)
+#: and the strict parser decides.
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+_FOLD = bytes.maketrans(b"123456789E", b"000000000e")
+_BIG_EXPONENT = re.compile(rb"0e\+?000+(?:[,\]}\s]|\Z)")
+_LONG_DIGITS = b"0" * 100
+
+STRUCTURAL_FAULTS = frozenset(
+    {
+        "session_start_missing",
+        "session_start_multiple",
+        "head_missing",
+        "head_multiple",
+        "unreadable_file",
+        "unreadable_folder",
+        "checkpoint_unrecoverable",
+        "checkpoint_index_unreadable",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A fault (structural: exit 1) or a warning (reported, not a fault).
+
+    Attributes:
+        kind: e.g. ``session_start_multiple``, ``head_missing``, ``dangling_parent``.
+        file: the file it is about (absolute path as a string).
+        detail: one sentence for users (line numbers, counts).
+    """
+
+    kind: str
+    file: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "file": self.file, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class BadLineReport:
+    """A line JSON.parse rejects (``strict_only`` False) or only a strict parser rejects.
+
+    Attributes:
+        file: path; line: 1-based physical line; offset: byte offset of its first byte;
+        reason: why it is refused; terminated: False for a final line without ``\\n``.
+    """
+
+    file: str
+    line: int
+    offset: int
+    reason: str
+    terminated: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "offset": self.offset,
+            "reason": self.reason,
+            "terminated": self.terminated,
+        }
+
+
+@dataclass
+class FileCounts:
+    """What one transcript file holds (main or sidechain).
+
+    Attributes:
+        path, project, session_id, kind (``main``/``sidechain``), size (bytes).
+        chained: some record has a string uuid (v3); else a linear legacy (v2) file.
+        lines / blank / bad: non-blank physical lines, blank lines, lines JSON.parse rejects.
+        session_starts, heads (null parent), fork_heads, records_without_uuid,
+        dangling_parents: structure counts (chained files; see :func:`run_check`).
+        session_ends: ``session_end`` records; ends_with_session_end: it is the last record.
+        metadata_files_changes: ``file_changes`` records (for the coverage reasons).
+        trace_ids: ``trace_session_id`` values recorded in the file.
+    """
+
+    path: str
+    project: str
+    session_id: str
+    kind: str
+    size: int
+    chained: bool = False
+    lines: int = 0
+    blank: int = 0
+    bad: int = 0
+    session_starts: int = 0
+    heads: int = 0
+    fork_heads: int = 0
+    records_without_uuid: int = 0
+    dangling_parents: int = 0
+    session_ends: int = 0
+    ends_with_session_end: bool = False
+    file_changes: int = 0
+    trace_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckpointTotals:
+    """Checkpoint layer totals (FORMAT.md §13.4).
+
+    Attributes:
+        indexes: readable ``index.json`` files; unreadable: those that are not.
+        snapshots: snapshots in all indexes; largest / largest_session: the most in one.
+        full / compressed / diff / other: file entries by type (compressed ⊂ full).
+        bytes: total size of the ``index.json`` files.
+        restore_snapshots: snapshots sidtui appended before restoring (``sidtui-restore``).
+        unrecoverable: entries whose content cannot be rebuilt, each
+            ``{session, snapshot, file, reason}``.
+        ids: session ids of the indexes counted.
+    """
+
+    indexes: int = 0
+    unreadable: int = 0
+    snapshots: int = 0
+    largest: int = 0
+    largest_session: str | None = None
+    full: int = 0
+    compressed: int = 0
+    diff: int = 0
+    other: int = 0
+    bytes: int = 0
+    restore_snapshots: int = 0
+    unrecoverable: list[dict[str, str]] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+
+    @property
+    def diff_share(self) -> float | None:
+        n = self.full + self.diff
+        return self.diff / n if n else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "indexes": self.indexes,
+            "unreadable_indexes": self.unreadable,
+            "snapshots": self.snapshots,
+            "largest": {"session": self.largest_session, "snapshots": self.largest},
+            "full": self.full,
+            "compressed": self.compressed,
+            "diff": self.diff,
+            "other": self.other,
+            "diff_share": self.diff_share,
+            "bytes": self.bytes,
+            "sidtui_restore_snapshots": self.restore_snapshots,
+            "unrecoverable": len(self.unrecoverable),
+            "unrecoverable_entries": self.unrecoverable,
+        }
+
+
+@dataclass
+class CheckReport:
+    """Everything ``sidtui check`` reports. Build with :func:`run_check`.
+
+    Attributes:
+        home: the home root; scope: ``{"project": .., "session": ..}`` filters used.
+        files: per-file counts (main JSONL files and sidechains).
+        v1_files: paths of v1 whole-file JSON sessions.
+        record_types / sidechain_record_types: ``{type: count}`` over main / sidechain
+            files (``(no type)`` for objects without a string type, ``(not an object)``
+            for valid JSON that is not an object).
+        metadata_keys: ``{key: count}`` over metadata records of main files.
+        human_prompts / tool_result_records / tool_result_blocks / max_tool_results:
+            user_message records split as the loader splits them
+            (:attr:`sidtui.core.transcript.loader.Message.is_human_prompt`).
+        bad_lines / strict_only: lines JSON.parse rejects / lines only a strict parser
+            rejects.
+        landings: ``{field: (count, out_of, denominator label)}`` for every scanned field.
+        checkpoints: :class:`CheckpointTotals`.
+        coverage: sessions vs indexes, each with its own denominator and reasons.
+        faults / warnings: :class:`Finding` lists.
+    """
+
+    home: str
+    scope: dict[str, str | None]
+    files: list[FileCounts] = field(default_factory=list)
+    v1_files: list[str] = field(default_factory=list)
+    record_types: Counter = field(default_factory=Counter)
+    sidechain_record_types: Counter = field(default_factory=Counter)
+    metadata_keys: Counter = field(default_factory=Counter)
+    human_prompts: int = 0
+    tool_result_records: int = 0
+    other_user_records: int = 0
+    tool_result_blocks: int = 0
+    max_tool_results: int = 0
+    bad_lines: list[BadLineReport] = field(default_factory=list)
+    strict_only: list[BadLineReport] = field(default_factory=list)
+    landings: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    checkpoints: CheckpointTotals = field(default_factory=CheckpointTotals)
+    coverage: dict[str, Any] = field(default_factory=dict)
+    faults: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+
+    # --- derived ------------------------------------------------------------------------
+
+    @property
+    def main_files(self) -> list[FileCounts]:
+        return [f for f in self.files if f.kind == "main"]
+
+    @property
+    def sidechain_files(self) -> list[FileCounts]:
+        return [f for f in self.files if f.kind == "sidechain"]
+
+    @property
+    def session_start_records(self) -> int:
+        return sum(f.session_starts for f in self.main_files)
+
+    @property
+    def zero_landing(self) -> list[dict[str, Any]]:
+        """Fields that landed zero times where they could have (a non-empty denominator)."""
+        out = []
+        for name, (count, out_of, of) in self.landings.items():
+            if count == 0 and out_of > 0:
+                out.append(
+                    {
+                        "field": name,
+                        "count": 0,
+                        "out_of": out_of,
+                        "of": of,
+                        "readings": [r["reading"] for r in READINGS],
+                        "seed_note": SEED_NOTES.get(name),
+                    }
+                )
+        return out
+
+    @property
+    def sizes(self) -> dict[str, int | None]:
+        """Main JSONL file sizes: n, min, p50, p95, max (nearest-rank percentiles), total."""
+        sizes = sorted(f.size for f in self.main_files)
+        return size_distribution(sizes)
+
+    @property
+    def session_end(self) -> dict[str, Any]:
+        mains = self.main_files
+        with_end = sum(1 for f in mains if f.session_ends)
+        last = sum(1 for f in mains if f.ends_with_session_end)
+        return {
+            "files_with": with_end,
+            "files": len(mains),
+            "share": with_end / len(mains) if mains else None,
+            "records": sum(f.session_ends for f in mains),
+            "last_record": last,
+        }
+
+    @property
+    def exit_code(self) -> int:
+        """0 when nothing is wrong, 1 when a structural fault was found."""
+        return 1 if self.faults else 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``sidtui check --json`` object."""
+        mains = self.main_files
+        return {
+            "home": self.home,
+            "scope": self.scope,
+            "files": {
+                "main": len(mains),
+                "sidechain": len(self.sidechain_files),
+                "v1_json": len(self.v1_files),
+                "main_linear": sum(1 for f in mains if not f.chained),
+            },
+            "lines": {
+                "non_blank": sum(f.lines for f in self.files),
+                "blank": sum(f.blank for f in self.files),
+                "bad": len(self.bad_lines),
+                "strict_only": len(self.strict_only),
+            },
+            "session_start": self.session_start_records,
+            "heads": {
+                "null_parent": sum(f.heads for f in mains),
+                "forked": sum(f.fork_heads for f in mains),
+            },
+            "records_without_uuid": sum(f.records_without_uuid for f in mains if f.chained),
+            "record_types": dict(self.record_types.most_common()),
+            "sidechain_record_types": dict(self.sidechain_record_types.most_common()),
+            "metadata_keys": dict(self.metadata_keys.most_common()),
+            "prompts": {
+                "human": self.human_prompts,
+                "tool_result_records": self.tool_result_records,
+                "other_user_records": self.other_user_records,
+                "tool_result_blocks": self.tool_result_blocks,
+                "max_tool_results_per_record": self.max_tool_results,
+            },
+            "bad_lines": [b.to_json() for b in self.bad_lines],
+            "strict_parser_only": [b.to_json() for b in self.strict_only],
+            "zero_landing": self.zero_landing,
+            "landings": [
+                {"field": k, "count": c, "out_of": n, "of": of}
+                for k, (c, n, of) in self.landings.items()
+            ],
+            "session_end": self.session_end,
+            "sizes": self.sizes,
+            "checkpoints": self.checkpoints.to_json(),
+            "coverage": self.coverage,
+            "faults": [f.to_json() for f in self.faults],
+            "warnings": [w.to_json() for w in self.warnings],
+        }
+
+
+def size_distribution(sizes: list[int]) -> dict[str, int | None]:
+    """n, min, p50, p95, max (nearest-rank: the ⌈p·n⌉-th smallest) and total of ``sizes``.
+
+    Args:
+        sizes: byte sizes, sorted ascending.
+    """
+    n = len(sizes)
+    if not n:
+        return {"n": 0, "min": None, "p50": None, "p95": None, "max": None, "total": 0}
+
+    def rank(p: float) -> int:
+        return sizes[max(math.ceil(p * n), 1) - 1]
+
+    return {
+        "n": n,
+        "min": sizes[0],
+        "p50": rank(0.50),
+        "p95": rank(0.95),
+        "max": sizes[-1],
+        "total": sum(sizes),
+    }
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _is_file_or_unstatable(e: os.DirEntry[str]) -> bool:
+    """``e.is_file()``, but True when it cannot be stat'ed (a symlink loop, a link into a
+    folder we may not search): reading it then reports an ``unreadable_file`` with why."""
+    try:
+        return e.is_file()
+    except OSError:
+        return True
+
+
+def _candidates(
+    home: Home, project: str | None, unreadable: list[tuple[Path, str]] | None = None
+) -> list[tuple[Path, str]]:
+    """(path, project folder) of every ``.jsonl``/``.json`` under ``sessions/``, as
+    :func:`sidtui.core.base.home.discover` finds them (flat files have project ``""``); folders
+    that cannot be listed go to ``unreadable`` as (folder, reason)."""
+    out: list[tuple[Path, str]] = []
+
+    def scan(folder: Path, name: str) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except FileNotFoundError:
+            return
+        except OSError as exc:  # a folder we cannot read hides its sessions: say so
+            if unreadable is not None:
+                unreadable.append((folder, exc.strerror or str(exc)))
+            return
+        for e in entries:
+            if e.name.endswith((".jsonl", ".json")) and _is_file_or_unstatable(e):
+                out.append((Path(e.path), name))
+
+    if project is None or project == "":
+        scan(home.sessions_dir, "")
+    folders = project_folders(home) if project is None else ([project] if project else [])
+    for name in folders:
+        scan(home.sessions_dir / name, name)
+    return out
+
+
+class _Scan:
+    """Accumulates one report; one call of :meth:`jsonl` per transcript file."""
+
+    def __init__(self, report: CheckReport) -> None:
+        self.r = report
+        self.land: Counter = Counter()
+        self.denoms: Counter = Counter()
+        self.has_file_changes: dict[str, bool] = {}
+
+    def jsonl(self, sf: SessionFile, data: bytes) -> None:
+        r = self.r
+        path = str(sf.path)
+        rf = scan_records(data)
+        fc = FileCounts(path, sf.project, sf.session_id, sf.kind, len(data))
+        fc.blank = rf.blank_lines
+        fc.bad = len(rf.bad_lines)
+        fc.lines = len(rf.records) + fc.bad
+        for b in rf.bad_lines:
+            r.bad_lines.append(BadLineReport(path, b.line, b.offset, b.reason, b.terminated))
+        self._strict(path, rf)
+        types = r.record_types if sf.kind == "main" else r.sidechain_record_types
+        types.update(
+            rec.type if rec.type is not None and rec.is_object else _type_key(rec)
+            for rec in rf.records
+        )
+        if sf.kind == "main":
+            self._main(fc, rf)
+        r.files.append(fc)
+
+    def _strict(self, path: str, rf: RecordFile) -> None:
+        for rec in _strict_candidates(rf):
+            raw = rf.raw(rec)
+            if _strict_rejects(raw):
+                self.r.strict_only.append(
+                    BadLineReport(path, rec.line, rec.offset, _strict_reason(raw))
+                )
+
+    def _main(self, fc: FileCounts, rf: RecordFile) -> None:
+        records = rf.records
+        uuids = {rec.uuid for rec in records if rec.uuid is not None}
+        fc.chained = bool(uuids)
+        self.denoms["record"] += len(records)
+        first_dangling: RecordRef | None = None
+        chained = fc.chained
+        decode = rf.decode
+        for rec in records:
+            t = rec.type
+            if chained and rec.is_object:
+                if rec.uuid is None:
+                    fc.records_without_uuid += 1
+                elif rec.parent is None:
+                    fc.heads += 1
+                elif rec.parent not in uuids:
+                    if t == "session_start":
+                        fc.fork_heads += 1  # a fork's start points at its source session id
+                    else:
+                        fc.dangling_parents += 1
+                        first_dangling = first_dangling or rec
+            if t == "assistant_message":
+                continue  # nothing here is counted beyond its type
+            if t == "user_message":
+                self._user(rf, rec)
+            elif t == "metadata":
+                self._metadata(fc, decode(rec))
+            elif t == "session_start":
+                fc.session_starts += 1
+                self._fields("session_start", decode(rec))
+            elif t == "session_end":
+                fc.session_ends += 1
+                self._fields("session_end", decode(rec))
+            elif t == "context_compact":
+                self._fields("context_compact", decode(rec))
+        if records and records[-1].type == "session_end":
+            fc.ends_with_session_end = True
+        self.has_file_changes[fc.session_id] = (
+            self.has_file_changes.get(fc.session_id, False) or fc.file_changes > 0
+        )
+        self._structure(fc, rf, first_dangling)
+
+    def _fields(self, selector: str, value: Any) -> None:
+        self.denoms[selector] += 1
+        if not isinstance(value, dict):
+            return
+        for name, sel, path in _SUBFIELDS:
+            if sel != selector:
+                continue
+            v: Any = value
+            for k in path:
+                v = v.get(k) if isinstance(v, dict) else None
+            if v is not None:
+                self.land[name] += 1
+
+    def _metadata(self, fc: FileCounts, rec: Any) -> None:
+        self.denoms["metadata"] += 1
+        if not isinstance(rec, dict):
+            return
+        key = rec.get("key")
+        if not isinstance(key, str):
+            key = "(no key)"
+        self.r.metadata_keys[key] += 1
+        if key in DEFINED_METADATA_KEYS:
+            self.land[f"metadata.{key}"] += 1
+        value = rec.get("value")
+        if key == "file_changes":
+            fc.file_changes += 1
+            self._fields("file_changes", value)
+        elif key == "forked_from":
+            self._fields("forked_from", value)
+        elif key == "trace_session_id" and isinstance(value, str):
+            fc.trace_ids.append(value)
+
+    def _user(self, rf: RecordFile, rec: RecordRef) -> None:
+        msg = _message_from_record(rf, rec, 0)
+        r = self.r
+        if msg is None:
+            r.other_user_records += 1
+            return
+        n = sum(1 for b in msg.blocks if b.type == "tool_result")
+        if msg.is_human_prompt:
+            r.human_prompts += 1
+        elif n:
+            r.tool_result_records += 1
+        else:
+            r.other_user_records += 1  # a user_message whose role is not "user"
+        r.tool_result_blocks += n
+        r.max_tool_results = max(r.max_tool_results, n)
+
+    def _structure(self, fc: FileCounts, rf: RecordFile, dangling: RecordRef | None) -> None:
+        r, path = self.r, fc.path
+        if fc.session_starts == 0:
+            r.faults.append(
+                Finding(
+                    "session_start_missing",
+                    path,
+                    "no session_start record: the file is damaged or its first write was "
+                    "cut (the agent's loader returns nothing for it)",
+                )
+            )
+        elif fc.session_starts > 1:
+            lines = [str(x.line) for x in rf.records if x.type == "session_start"]
+            r.faults.append(
+                Finding(
+                    "session_start_multiple",
+                    path,
+                    f"{fc.session_starts} session_start records (lines {', '.join(lines)}): "
+                    "a second process started the same id instead of resuming it",
+                )
+            )
+        if fc.chained:
+            n = fc.heads + fc.fork_heads
+            if n == 0:
+                r.faults.append(
+                    Finding(
+                        "head_missing",
+                        path,
+                        "no head (no record with a null parentUuid, no forked start): "
+                        "the chain's beginning was lost",
+                    )
+                )
+            elif n > 1:
+                lines = [str(x.line) for x in rf.records if x.uuid is not None and x.parent is None]
+                r.faults.append(
+                    Finding(
+                        "head_multiple",
+                        path,
+                        f"{n} heads (null parentUuid at lines {', '.join(lines)}"
+                        + (f"; {fc.fork_heads} forked start" if fc.fork_heads else "")
+                        + "): the loader reaches only the last one's history",
+                    )
+                )
+            if fc.records_without_uuid:
+                r.warnings.append(
+                    Finding(
+                        "records_without_uuid",
+                        path,
+                        f"{fc.records_without_uuid} records without a uuid in a chained file",
+                    )
+                )
+            chain = rebuild_chain(rf)  # the loader's own walk, for what only it sees
+            if chain.cycle:
+                r.warnings.append(
+                    Finding(
+                        "cycle",
+                        path,
+                        f"the parent chain loops at uuid {chain.cycle_uuid}: the agent's "
+                        f"loader stops there and keeps {len(chain.chain)} record(s)",
+                    )
+                )
+            if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                first = rf.records[chain.chain[0]]
+                why = (
+                    f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
+                    "in the file"
+                    if chain.lost_parent
+                    else "it runs into a cycle"
+                    if chain.cycle
+                    else f"it ends at line {first.line} ({first.type})"
+                )
+                r.warnings.append(
+                    Finding(
+                        "unloadable",
+                        path,
+                        f"the agent's loader returns nothing for this file: the chain from the "
+                        f"last line (line {rf.records[chain.tail].line}) never reaches "
+                        f"session_start; {why} (`sidtui salvage` can rescue it)",
+                    )
+                )
+            if dangling is not None:
+                r.warnings.append(
+                    Finding(
+                        "dangling_parent",
+                        path,
+                        f"{fc.dangling_parents} record(s) point at a parent that is not in "
+                        f"the file (first: line {dangling.line}, parent {dangling.parent}); "
+                        "a walk that meets one stops there",
+                    )
+                )
+        if rf.bad_lines:
+            first = rf.bad_lines[0]
+            r.warnings.append(
+                Finding(
+                    "bad_lines",
+                    path,
+                    f"{len(rf.bad_lines)} line(s) JSON.parse rejects (first: line "
+                    f"{first.line}, byte {first.offset}: {first.reason})",
+                )
+            )
+
+    def finish_landings(self) -> None:
+        land, d = self.land, self.denoms
+        out: dict[str, tuple[int, int, str]] = {}
+        types = self.r.record_types  # main files only, as the denominator
+        for t in DEFINED_RECORD_TYPES:
+            out[f"record.{t}"] = (types[t], d["record"], "records in main files")
+        for k in DEFINED_METADATA_KEYS:
+            out[f"metadata.{k}"] = (land[f"metadata.{k}"], d["metadata"], "metadata records")
+        for name, sel, _ in _SUBFIELDS:
+            label = f"{sel} metadata records" if sel in DEFINED_METADATA_KEYS else f"{sel} records"
+            out[name] = (land[name], d[sel], label)
+        self.r.landings = out
+
+
+def _type_key(rec: RecordRef) -> str:
+    if not rec.is_object:
+        return "(not an object)"
+    return rec.type if rec.type is not None else "(no type)"
+
+
+def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
+    """Good lines a strict parser might refuse (a superset; the parser decides)."""
+    data = rf.data
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return rf.records  # invalid UTF-8 somewhere: every line is a candidate
+    offsets = [m.end() - 1 for m in _SURROGATE.finditer(data)]
+    folded = data.translate(_FOLD)
+    offsets += [m.start() for m in _BIG_EXPONENT.finditer(folded)]
+    i = folded.find(_LONG_DIGITS)
+    while i >= 0:
+        offsets.append(i)
+        i = folded.find(_LONG_DIGITS, i + len(_LONG_DIGITS))
+    if not offsets:
+        return []
+    offsets.sort()
+    return _records_at(rf, offsets)
+
+
+def _records_at(rf: RecordFile, offsets: list[int]) -> list[RecordRef]:
+    """The good records containing the given byte offsets (each once, in order)."""
+    from bisect import bisect_right
+
+    starts = [rec.offset for rec in rf.records]
+    seen: dict[int, RecordRef] = {}
+    for off in offsets:
+        i = bisect_right(starts, off) - 1
+        if i >= 0:
+            rec = rf.records[i]
+            if rec.offset <= off < rec.end:
+                seen.setdefault(i, rec)
+    return [seen[i] for i in sorted(seen)]
+
+
+def _strict_reason(raw: bytes) -> str:
+    import orjson
+
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return f"a strict parser (jq/orjson) refuses it: {exc}; JSON.parse accepts it"
+    return "a strict parser refuses it; JSON.parse accepts it"
+
+
+def _read(path: Path) -> bytes | str:
+    """The file's bytes, or a one-line reason it cannot be read."""
+    try:
+        return path.read_bytes()
+    except PermissionError:
+        return "permission denied"
+    except FileNotFoundError:
+        return "deleted while checking"
+    except OSError as exc:
+        return str(exc.strerror or exc)
+
+
+# --- checkpoints -----------------------------------------------------------------------
+
+
+def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
+    """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
+    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
+    from sidtui.core.checkpoints.manager import RESTORE_TOOL, chain_health
+
+    tot = report.checkpoints
+    try:
+        with os.scandir(home.checkpoints_dir) as it:
+            dirs = sorted((e.name for e in it if e.is_dir()), key=str)
+    except OSError:
+        dirs = []
+    for sid in dirs:
+        if wanted is not None and sid not in wanted:
+            continue
+        path = home.checkpoint_index(sid)
+        if not path.is_file():
+            report.warnings.append(
+                Finding("checkpoint_without_index", str(path.parent), "folder has no index.json")
+            )
+            continue
+        try:
+            size = path.stat().st_size
+            idx = CheckpointIndex.load(path)
+        except (CorruptIndex, OSError) as exc:
+            tot.unreadable += 1
+            report.faults.append(Finding("checkpoint_index_unreadable", str(path), str(exc)))
+            continue
+        tot.indexes += 1
+        tot.ids.append(sid)
+        tot.bytes += size
+        snaps = idx.snapshots
+        tot.snapshots += len(snaps)
+        if len(snaps) > tot.largest:
+            tot.largest, tot.largest_session = len(snaps), sid
+        for s in snaps:
+            if not isinstance(s, dict):
+                continue
+            if s.get("toolName") == RESTORE_TOOL:
+                tot.restore_snapshots += 1
+            for e in s.get("files") or []:
+                kind = e.get("type") if isinstance(e, dict) else None
+                if kind == "full":
+                    tot.full += 1
+                    if e.get("compressed"):
+                        tot.compressed += 1
+                elif kind == "diff":
+                    tot.diff += 1
+                else:
+                    tot.other += 1
+        for fp in idx.tracked_files():
+            try:
+                chain = chain_health(idx, fp)
+            except Exception as exc:  # noqa: BLE001 - a malformed entry must not hide the other files
+                bad = [{"session": sid, "snapshot": "?", "file": fp, "reason": str(exc)}]
+            else:
+                bad = [
+                    {
+                        "session": sid,
+                        "snapshot": ln.snapshot_id,
+                        "file": fp,
+                        "reason": ln.reason or "",
+                    }
+                    for ln in chain.links
+                    if not ln.rebuilds
+                ]
+            tot.unrecoverable.extend(bad)
+            if bad:
+                report.faults.append(
+                    Finding(
+                        "checkpoint_unrecoverable",
+                        str(path),
+                        f"{fp}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be "
+                        f"rebuilt ({', '.join(b['snapshot'] for b in bad)}): {bad[0]['reason']}",
+                    )
+                )
+
+
+def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
+    """Sessions vs checkpoint indexes, each against its own denominator (FORMAT.md §13.5)."""
+    session_ids = {f.session_id for f in report.main_files}
+    session_ids |= {Path(p).name.removesuffix(".json") for p in report.v1_files}
+    index_ids = set(report.checkpoints.ids)
+    traced: dict[str, str] = {}
+    for f in report.main_files:
+        for t in f.trace_ids:
+            traced.setdefault(t, f.path)
+    s_reasons: Counter = Counter()
+    for sid in session_ids - index_ids:
+        if sid not in scan.has_file_changes:
+            s_reasons["v1 JSON session: no file_changes records to tell"] += 1
+        elif scan.has_file_changes[sid]:
+            s_reasons[
+                "file changes recorded but no index: checkpoints removed (30-day cleanup, "
+                "the seed §13.6 cleanup race, or by hand)"
+            ] += 1
+        else:
+            s_reasons["no file changes recorded: nothing to snapshot (read-only session)"] += 1
+    i_reasons: Counter = Counter()
+    for sid in index_ids - session_ids:
+        if sid in traced:
+            i_reasons["written under a resumed process's id (recorded as trace_session_id)"] += 1
+        else:
+            i_reasons[
+                "no session file with this id: the session was deleted or moved while its "
+                "checkpoints remain (the two layers have different lifetimes)"
+            ] += 1
+    report.coverage = {
+        "sessions": {
+            "count": len(session_ids),
+            "with_index": len(session_ids & index_ids),
+            "without_index": len(session_ids - index_ids),
+            "reasons": dict(s_reasons.most_common()),
+        },
+        "indexes": {
+            "count": len(index_ids),
+            "with_session": len(index_ids & session_ids),
+            "without_session": len(index_ids - session_ids),
+            "reasons": dict(i_reasons.most_common()),
+            "complete": whole_home,
+        },
+        "note": "each side is counted against its own set; sessions are never cleaned up, "
+        "checkpoints are removed after 30 days, and sessions without file edits have no "
+        "index — so no ratio of the two is meaningful (seed App. B.10)",
+    }
+
+
+# --- entry point -------------------------------------------------------------------------
+
+
+#: Files per worker task when checking in parallel (see ``workers`` in :func:`run_check`).
+CHUNK_FILES = 200
+
+
+def run_check(
+    home: Home,
+    *,
+    project: str | None = None,
+    session: SessionFile | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    workers: int = 1,
+) -> CheckReport:
+    """Count everything FORMAT.md §13 counts, per file, with the product's own parser.
+
+    Args:
+        home: the home to check.
+        project: only this project folder under ``sessions/`` (``""``: the flat files).
+        session: only this file (from :func:`sidtui.core.base.home.resolve_session`).
+        progress: called as ``progress(done, total, path)`` after each file (after each
+            chunk of :data:`CHUNK_FILES` files when parallel).
+        workers: processes to scan with (files are split in chunks; the report is the same
+            as with one). Parallel scanning forks, so callers with threads (the app) keep 1.
+
+    Returns:
+        A :class:`CheckReport`. Never raises on file content: unreadable files and
+        indexes become faults, bad lines are listed, and every other file is counted.
+        Structural faults (→ exit 1): a main file with no or several ``session_start``
+        records, a chained file with no or several heads (a forked start counts as its
+        head), an unreadable file or index, a checkpoint entry that cannot be rebuilt.
+    """
+    scope: dict[str, str | None] = {"project": project, "session": None}
+    report = CheckReport(str(home.root), scope)
+    if session is not None:
+        scope["session"] = str(session.path)
+        todo = [(session.path, session.project)]
+    else:
+        unreadable: list[tuple[Path, str]] = []
+        todo = _candidates(home, project, unreadable)
+        for folder, why in unreadable:
+            report.faults.append(
+                Finding(
+                    "unreadable_folder",
+                    str(folder),
+                    f"cannot list it ({why}): its sessions were not counted",
+                )
+            )
+    scan = _Scan(report)
+    total = len(todo)
+    if workers > 1 and total > CHUNK_FILES and _fork_available():
+        _scan_parallel(scan, todo, workers, progress)
+    else:
+        for n, (path, folder) in enumerate(todo, 1):
+            _scan_one(scan, path, folder)
+            if progress is not None:
+                progress(n, total, str(path))
+    scan.finish_landings()
+    whole = session is None and project is None
+    wanted: set[str] | None = None
+    if not whole:
+        wanted = {f.session_id for f in report.main_files}
+        wanted |= {Path(p).name.removesuffix(".json") for p in report.v1_files}
+    _checkpoints(home, wanted, report)
+    _coverage(scan, report, whole)
+    return report
+
+
+def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
+    report = scan.r
+    data = _read(path)
+    if isinstance(data, str):
+        report.faults.append(Finding("unreadable_file", str(path), data))
+    elif path.name.endswith(".json"):
+        _v1(report, path, data)
+    else:
+        sf = classify_file(path, folder, first_line_of(data))
+        if sf is not None:
+            try:
+                scan.jsonl(sf, data)
+            except Exception as exc:  # noqa: BLE001 - never let one file hide the others
+                report.faults.append(
+                    Finding("unreadable_file", str(path), f"{type(exc).__name__}: {exc}")
+                )
+
+
+def _fork_available() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _scan_chunk(root: str, chunk: list[tuple[Path, str]]) -> tuple:
+    """Worker: scan ``chunk`` into a fresh partial report."""
+    scan = _Scan(CheckReport(root, {}))
+    for path, folder in chunk:
+        _scan_one(scan, path, folder)
+    return scan.r, scan.land, scan.denoms, scan.has_file_changes
+
+
+def _scan_parallel(
+    scan: _Scan,
+    todo: list[tuple[Path, str]],
+    workers: int,
+    progress: Callable[[int, int, str], None] | None,
+) -> None:
+    """Scan ``todo`` in chunks on ``workers`` forked processes; merge in file order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [todo[i : i + CHUNK_FILES] for i in range(0, len(todo), CHUNK_FILES)]
+    done = 0
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_ignore_sigint
+    ) as pool:
+        # map() yields in submission order, so the merged report equals a serial scan.
+        for chunk, part in zip(
+            chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True
+        ):
+            _merge(scan, part)
+            done += len(chunk)
+            if progress is not None:
+                progress(done, len(todo), str(chunk[-1][0]))
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent (which stops the pool), so no worker tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _merge(scan: _Scan, part: tuple) -> None:
+    rep, land, denoms, has_fc = part
+    r = scan.r
+    r.files += rep.files
+    r.v1_files += rep.v1_files
+    r.record_types.update(rep.record_types)
+    r.sidechain_record_types.update(rep.sidechain_record_types)
+    r.metadata_keys.update(rep.metadata_keys)
+    r.human_prompts += rep.human_prompts
+    r.tool_result_records += rep.tool_result_records
+    r.other_user_records += rep.other_user_records
+    r.tool_result_blocks += rep.tool_result_blocks
+    r.max_tool_results = max(r.max_tool_results, rep.max_tool_results)
+    r.bad_lines += rep.bad_lines
+    r.strict_only += rep.strict_only
+    r.faults += rep.faults
+    r.warnings += rep.warnings
+    scan.land.update(land)
+    scan.denoms.update(denoms)
+    for sid, has in has_fc.items():
+        scan.has_file_changes[sid] = scan.has_file_changes.get(sid, False) or has
+
+
+def _v1(report: CheckReport, path: Path, data: bytes) -> None:
+    report.v1_files.append(str(path))
+    try:
+        value = js_json_parse(decode_text(data))
+    except JSONParseError as exc:
+        report.warnings.append(
+            Finding(
+                "v1_unreadable",
+                str(path),
+                f"not valid JSON ({exc.reason}): the agent loads nothing",
+            )
+        )
+        return
+    if not isinstance(value, dict):
+        report.warnings.append(Finding("v1_unreadable", str(path), "not a JSON object"))

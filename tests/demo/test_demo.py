@@ -1,0 +1,327 @@
+"""`sidtui demo` (issue 5): the seeded home opens everywhere and shows every planned case."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sidtui.cli import main
+from sidtui.core.base.home import Home, discover, resolve_session
+from sidtui.core.base.jsonparse import js_json_parse
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.resume.process import read_file_intents, read_registrations
+from sidtui.core.views.session import open_session
+from sidtui.demo import build_demo_home
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return build_demo_home(tmp_path_factory.mktemp("demo") / "d", seed=0)
+
+
+def view(demo, case):
+    home = Home(demo.home)
+    return open_session(home, resolve_session(home, demo.cases[case]))
+
+
+def test_every_session_opens_and_shows(demo, capsys):
+    home = Home(demo.home)
+    files = discover(home)
+    assert len(files) >= 25
+    for sf in files:
+        open_session(home, sf).to_json()
+        assert main(["--home", str(demo.home), "show", str(sf.path), "--json"]) == 0
+        json.loads(capsys.readouterr().out)
+    assert main(["--home", str(demo.home), "ls"]) == 0
+
+
+def test_package_docstring_lists_the_seed0_ids(demo):
+    import sidtui.demo as pkg
+
+    rows = re.findall(
+        r"^(\S[^\n]*?)\s{2,}(\d{8}-\d{6}-[0-9a-f]{8}|[0-9a-f]{8})\s", pkg.__doc__, re.M
+    )
+    listed = {}
+    for names, sid in rows:
+        for name in names.replace(",", " ").split():
+            listed[name] = sid
+    for case, sid in demo.cases.items():
+        if case in listed:
+            assert listed[case] == sid, case
+    assert {"clean", "killed", "concurrent", "evicted_base", "cycle", "torn_glued"} <= set(listed)
+
+
+def test_scripted_tools_really_ran(demo):
+    """Every scripted edit found its text: the only error result is the failed sub-agent."""
+    errors = {}
+    merged = 0
+    for sf in discover(Home(demo.home)):
+        if sf.kind != "main" or sf.container != "jsonl":
+            continue
+        for line in sf.path.read_bytes().splitlines():
+            if b'"is_error":true' in line:
+                errors[sf.session_id] = errors.get(sf.session_id, 0) + line.count(
+                    b'"is_error":true'
+                )
+            if line.startswith(b'{"type":"user_message"'):
+                merged = max(merged, line.count(b'"type":"tool_result"'))
+    assert errors == {demo.cases["sidechains"]: 1}
+    assert merged == 8  # FORMAT.md §3.10: up to 8 parallel results in one record
+
+
+def test_interruption_states(demo):
+    assert view(demo, "clean").to_json()["interruption"]["kind"] == "none"
+    assert (
+        view(demo, "interrupted_prompt").to_json()["interruption"]["kind"] == "interrupted_prompt"
+    )
+    j = view(demo, "interrupted_turn").to_json()
+    assert j["interruption"]["kind"] == "interrupted_turn"
+    assert j["interruption"]["tool_names"] == ["bash", "bash"]
+    k = view(demo, "killed").to_json()
+    assert k["interruption"]["kind"] == "interrupted_prompt"
+    assert len(k["dropped"]) == 2  # the orphan tool_use, then the thinking-only remnant
+
+
+def test_metadata_keys_and_usage(demo):
+    j = view(demo, "clean").to_json()
+    meta = j["metadata"]
+    for key in (
+        "file_changes",
+        "usage_stats",
+        "todo_state",
+        "agent_setting",
+        "goal_state",
+        "session_name",
+        "summary",
+    ):
+        assert key in meta, key
+    assert json.loads(meta["goal_state"])["status"] == "complete"
+    assert meta["file_changes"]["snapshotIds"] == ["s1", "s2", "s3"]
+    data = Path(j["path"]).read_bytes().splitlines()
+    assistants = [orjson.loads(x) for x in data if b'"type":"assistant_message"' in x[:40]]
+    assert all(
+        set(a["usage"]) >= {"inputTokens", "outputTokens", "cacheReadInputTokens"}
+        for a in assistants
+    )
+    users = [orjson.loads(x) for x in data if x.startswith(b'{"type":"user_message"')]
+    assert max(sum(b["type"] == "tool_result" for b in u["message"]["content"]) for u in users) == 3
+
+
+def test_branches_forks_resumes_rewinds(demo):
+    assert len(view(demo, "concurrent").to_json()["branches"]["tips"]) == 2
+    r = view(demo, "rewind")
+    assert len(r.to_json()["branches"]["tips"]) == 2
+    assert r.loaded.metadata["rewind"]["toPoint"] == 2
+    from sidtui.core.edits.rewind import rewind_points
+
+    assert len(rewind_points(r)) == 1  # prompts 2 and 3 are off the live chain now
+    fork_idx = CheckpointManager.for_session(Home(demo.home), demo.cases["fork"]).index
+    assert [s["id"] for s in fork_idx.snapshots] == ["s1", "s2", "s3", "s4"]
+    f = view(demo, "fork").to_json()
+    assert f["chain"]["fork_source"] == demo.cases["clean"]
+    assert f["metadata"]["forked_from"]["sessionId"] == demo.cases["clean"]
+    res = view(demo, "resumed")
+    assert len(res.trace_ids) == 2
+    assert sum(1 for r in res.rf.records if r.type == "session_end") == 3
+    assert len(view(demo, "reused_id").to_json()["branches"]["heads"]) == 2
+
+
+def test_corrupt_files(demo):
+    c = view(demo, "cycle").to_json()
+    assert c["cycle"] and not c["loadable"]
+    h = view(demo, "half_line").to_json()
+    assert h["loadable"] and len(h["bad_lines"]) == 1 and not h["bad_lines"][0]["terminated"]
+    t = view(demo, "torn_glued").to_json()
+    assert not t["loadable"] and t["bad_lines"]
+    s = view(demo, "lone_surrogate")
+    assert not s.rf.bad_lines  # JSON.parse accepts it ...
+    raw = [x for x in s.file.path.read_bytes().splitlines() if b"\\ud83d" in x]
+    assert raw
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(raw[0])  # ... a strict parser does not
+    assert js_json_parse(raw[0].decode()) is not None
+
+
+def test_legacy_formats(demo):
+    assert view(demo, "legacy_v1").to_json()["format_version"] == "1.0"
+    assert view(demo, "legacy_v1_no_version").loaded.loadable
+    v2 = view(demo, "legacy_v2").to_json()
+    assert v2["format_version"] == "2.0" and v2["chain"]["linear"] and v2["bad_lines"]
+    assert view(demo, "legacy_flat").file.project == "_legacy"
+    m = CheckpointManager.for_session(Home(demo.home), demo.cases["legacy_checkpoints"])
+    assert m.index.snapshots  # the legacy index migrates
+
+
+def test_sidechains_and_compact(demo):
+    v = view(demo, "sidechains")
+    assert sorted(str(s.status) for s in v.sidechains) == ["None", "completed", "failed"]
+    assert sum(s.unfinished for s in v.sidechains) == 1
+    c = view(demo, "context_compact")
+    assert any(r.type == "context_compact" for r in c.rf.records)
+    assert c.file.path.with_name("summaries").joinpath(f"{c.session_id}.json").exists()
+
+
+def test_checkpoints(demo):
+    home = Home(demo.home)
+    m = CheckpointManager.for_session(home, demo.cases["checkpoints"])
+    entries = [f for s in m.index.snapshots for f in s["files"]]
+    assert any(f["type"] == "full" and f.get("compressed") for f in entries)
+    assert any(f["type"] == "full" and not f.get("compressed") for f in entries)
+    assert any(f["type"] == "diff" for f in entries)
+    assert any(f["existedBefore"] is False for f in entries)
+    assert all(c.healthy for c in m.chain_health())
+    assert len(m.index.snapshots) < m.index.data["nextId"] - 1  # eviction happened
+    clean = CheckpointManager.for_session(home, demo.cases["clean"])
+    assert any(f.get("compressed") for s in clean.index.snapshots for f in s["files"])
+    ev = CheckpointManager.for_session(home, demo.cases["evicted_base"])
+    assert [c for c in ev.chain_health() if not c.healthy]  # an unrecoverable entry
+
+
+def test_process_layer(demo):
+    home = Home(demo.home)
+    regs = read_registrations(home)
+    assert [r.session_id for r in regs] == [demo.cases["killed"]]
+    assert not regs[0].live and regs[0].pid == demo.dead_pid
+    assert view(demo, "killed").liveness.stale
+    intents = read_file_intents(home)
+    assert intents and all(i.expired for i in intents)
+    assert {i.operation for i in intents} == {"edit", "read"}
+    hist = [orjson.loads(x) for x in (demo.home / "history.jsonl").read_bytes().splitlines()]
+    assert list(hist[0]) == ["display", "pastedContents", "timestamp", "project", "sessionId"]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and ".git" not in p.parts:
+            out[str(p.relative_to(root))] = re.sub(rb'"pid": \d+', b'"pid": 0', p.read_bytes())
+    return out
+
+
+def test_same_seed_same_bytes(tmp_path):
+    root = tmp_path / "d"
+    a = build_demo_home(root, seed=7, use_git=False)
+    first = _snapshot(root)
+    shutil.rmtree(root)
+    build_demo_home(root, seed=7, use_git=False)
+    assert _snapshot(root) == first
+    shutil.rmtree(root)
+    other = build_demo_home(root, seed=8, use_git=False)
+    assert _snapshot(root) != first
+    assert other.cases["clean"] != a.cases["clean"]
+
+
+def test_without_git(tmp_path):
+    d = build_demo_home(tmp_path / "d", seed=0, use_git=False)
+    assert not any((p.root / ".git").exists() for p in d.projects.values())
+    first = (d.home / "sessions").rglob(f"{d.cases['clean']}.jsonl").__next__().read_bytes()
+    assert b"gitBranch" not in first
+    assert open_session(
+        Home(d.home), resolve_session(Home(d.home), d.cases["clean"])
+    ).loaded.loadable
+
+
+def test_demo_is_core_level():
+    code = "import sys, sidtui.demo, sidtui.demo.live, sidtui.demo.scale; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_cli_demo(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))  # a machine without git
+    target = tmp_path / "x"
+    assert main(["demo", "--dir", str(target), "--no-open"]) == 0
+    assert capsys.readouterr().out.strip() == str(target / "home")
+    assert main(["demo", "--dir", str(target), "--no-open"]) == 2  # not empty
+    assert main(["demo", "--no-open"]) == 0  # fresh folder in the user cache dir
+    out = capsys.readouterr()
+    home = Path(out.out.strip())
+    assert home.exists() and "sidtui" in str(home) and str(home) in out.err
+    assert main(["demo", "--dir", str(tmp_path / "s"), "--scale", "3", "--no-open"]) == 0
+    capsys.readouterr()
+    assert len(discover(Home(tmp_path / "s" / "home"))) == 3
+    # Not a terminal: the listing instead of the full-screen app, and it says so.
+    assert main(["demo", "--dir", str(tmp_path / "y")]) == 0
+    out = capsys.readouterr()
+    assert "webshop" in out.out
+    assert "the app needs a terminal" in out.err and "session list instead" in out.err
+
+
+@pytest.mark.parametrize("n", ["0", "-1"])
+def test_cli_demo_scale_below_one_is_a_usage_error(tmp_path, capsys, n):
+    target = tmp_path / "z"
+    assert main(["demo", "--scale", n, "--dir", str(target), "--no-open"]) == 2
+    err = capsys.readouterr().err
+    assert "--scale needs a number of sessions ≥ 1" in err and "open it any time" not in err
+    assert not target.exists() or not any(target.iterdir())
+
+
+def test_cli_demo_hint_shell_quotes_the_home(tmp_path, capsys):
+    import shlex
+
+    target = tmp_path / "with space's"
+    assert main(["demo", "--scale", "1", "--dir", str(target), "--no-open"]) == 0
+    err = capsys.readouterr().err
+    assert f"open it any time with: sidtui --home {shlex.quote(str(target / 'home'))}" in err
+
+
+def _key_orders(home: Path) -> dict[str, set[tuple[str, ...]]]:
+    out: dict[str, set[tuple[str, ...]]] = {}
+
+    def add(kind, obj):
+        out.setdefault(kind, set()).add(tuple(obj))
+
+    for f in (home / "sessions").rglob("*.jsonl"):
+        for line in f.read_bytes().splitlines():
+            try:
+                r = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            kind = str(r.get("type"))
+            if kind == "user_message":  # per-message context: any subset, in this order
+                r = {k: v for k, v in r.items() if k not in ("cwd", "gitBranch", "permissionMode")}
+            add(kind, r)
+            if kind in ("user_message", "assistant_message"):
+                for b in r["message"]["content"]:
+                    add("block:" + b["type"], b)
+    for f in (home / "checkpoints").glob("*/index.json"):
+        d = json.loads(f.read_text())
+        add("index", d)
+        for s in d.get("snapshots", []):
+            add("snapshot", s)
+            for e in s["files"]:
+                add("entry:" + e["type"], e)
+    for f in (home / "active-sessions").glob("*.json"):
+        add("registration", json.loads(f.read_text()))
+    for f in (home / "file-intents").glob("*.json"):
+        d = json.loads(f.read_text())
+        add("intents", d)
+        for v in d["files"].values():
+            add("intent", v)
+    for f in (home / "sessions").glob("*/summaries/*.json"):
+        add("summary", json.loads(f.read_text()))
+    for line in (home / "history.jsonl").read_text().splitlines():
+        add("history", json.loads(line))
+    return out
+
+
+def test_shapes_match_the_real_agent_files(demo):
+    """Every record/file shape (keys and key order) the demo writes also occurs in the files
+    the agent's own code wrote (fixtures/real-home)."""
+    from tests.helpers import REAL_HOME
+
+    real = _key_orders(REAL_HOME)
+    mine = _key_orders(demo.home)
+    for kind, orders in mine.items():
+        if kind == "registration":  # + logicalSessionId for resumed processes (FORMAT.md §12.3)
+            orders = {o for o in orders if "logicalSessionId" not in o}
+        assert orders <= real.get(kind, set()), (kind, orders - real.get(kind, set()))

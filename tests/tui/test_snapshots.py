@@ -1,0 +1,121 @@
+"""SVG snapshots of every screen at 120×40 on the deterministic demo home (issue 7).
+
+The demo home is built at a fixed path (tests/tui_support.py) so project keys and paths in
+it are the same on every run; the header shows ``~/.sid-code`` instead of the root; the
+catalog lives in memory. Update with ``pytest tests/tui/test_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sidtui.core.base.home import resolve_session
+from sidtui.tui.app import make_app
+from tests.tui_support import demo_home_fixed, settle
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return demo_home_fixed()
+
+
+def _app(home, theme="dark"):
+    return make_app(
+        home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:", theme=theme
+    )
+
+
+def _session(app, sid):
+    app.open_session(resolve_session(app.home, sid))
+
+
+def opener(case: str, *keys: str):
+    async def run_before(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        _session(app, app._cases[case])
+        await settle(app, pilot)
+        for k in keys:
+            await pilot.press(k)
+            await settle(app, pilot)
+
+    return run_before
+
+
+def make(demo, theme="dark"):
+    home, cases = demo
+    app = _app(home, theme)
+    app._cases = cases
+    return app
+
+
+async def _browser(pilot):
+    await settle(pilot.app, pilot)
+
+
+def test_browser(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=_browser)
+
+
+def test_browser_light(snap_compare, demo):
+    assert snap_compare(make(demo, "light"), terminal_size=SIZE, run_before=_browser)
+
+
+def test_conversation(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("interrupted_turn"))
+
+
+def test_conversation_dropped(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("killed"))
+
+
+def test_chain(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("concurrent", "2"))
+
+
+def test_checkpoints(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "3"))
+
+
+def test_state(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("clean", "4"))
+
+
+def test_sidechains(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("sidechains", "5"))
+
+
+def test_rewind_modal(snap_compare, demo):
+    assert snap_compare(
+        make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "r", "m", "m")
+    )
+
+
+def test_undo_preview(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "3", "u"))
+
+
+def test_fork_modal(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("clean", "f"))
+
+
+def test_salvage_modal(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("torn_glued", "f"))
+
+
+def test_help(snap_compare, demo):
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("clean", "question_mark"))
+
+
+def test_search(snap_compare, demo):
+    async def run_before(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        await pilot.press(*"threshold", "enter")
+        await settle(app, pilot)
+
+    assert snap_compare(make(demo), terminal_size=SIZE, run_before=run_before)
