@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from sidtui.core.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
+from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
 
 #: Bytes of a transcript's head read to sniff its format or find its ``cwd``/``sessionId``.
 HEAD_BYTES = 64 << 10

@@ -6,9 +6,9 @@ Claude Code registers each running process in ``sessions/<pid>.json`` (``pid``,
 live only when the PID runs *and* is the same process: on Linux ``procStart`` is that
 process's start time in clock ticks since boot (``/proc/<pid>/stat`` field 22) and must
 equal the running process's; without it (or elsewhere) the process must not have started
-after ``startedAt`` (:func:`sidtui.core.process.pid_alive`). Legacy ``pid-<n>.json`` files
+after ``startedAt`` (:func:`sidtui.core.resume.process.pid_alive`). Legacy ``pid-<n>.json`` files
 are orphans of old versions and are ignored. The rows are sid-code's
-:class:`~sidtui.core.process.Registration` (one liveness model for both sources).
+:class:`~sidtui.core.resume.process.Registration` (one liveness model for both sources).
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.claude.layout import ClaudeHome
-from sidtui.core.process import Liveness, Registration, liveness_for, pid_alive, read_json_tolerant
+from sidtui.core.resume.process import (
+    Liveness,
+    Registration,
+    liveness_for,
+    pid_alive,
+    read_json_tolerant,
+)
 
 _PID_FILE = re.compile(r"^\d+\.json$")
 
@@ -78,7 +84,7 @@ def check_alive(
     """Is ``pid`` still the registering process? ``(alive, reason)``.
 
     With a numeric ``procStart`` and a readable ``/proc``, the running process's start
-    ticks must be exactly that value; otherwise :func:`~sidtui.core.process.pid_alive`
+    ticks must be exactly that value; otherwise :func:`~sidtui.core.resume.process.pid_alive`
     compares the process's creation time with ``startedAt``.
     """
     if pid <= 0:

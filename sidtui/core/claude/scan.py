@@ -2,13 +2,13 @@
 
 Claude Code writes one JSON object per line and reads lines back with ``JSON.parse`` (UTF-8
 decoding with U+FFFD for bad bytes), so a line is a record exactly when JSON.parse accepts it
-(:mod:`sidtui.core.jsonparse`). msgspec decodes each piece of whole lines in one C call into
+(:mod:`sidtui.core.base.jsonparse`). msgspec decodes each piece of whole lines in one C call into
 :class:`CRecord`, keeping only what the tree, the conversation and the listing need (tool
 inputs, tool-result bodies, ``toolUseResult``, progress ``data`` are skipped and read back
 from the line on demand). A piece msgspec refuses is read line by line; a line JSON.parse
 rejects is *salvaged*: every complete record in it is kept (NUL runs, a torn record in front
 of a whole one, two objects on one line) and what was lost is said (:class:`DamagedLine`).
-Files of 16 MB or more are read in 1 MB pieces (:class:`sidtui.core.records.FileSource`).
+Files of 16 MB or more are read in 1 MB pieces (:class:`sidtui.core.transcript.records.FileSource`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 
 import msgspec
 
-from sidtui.core.jsonparse import JSONParseError, is_blank, parse_line
-from sidtui.core.records import (
+from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
+from sidtui.core.transcript.records import (
     FAST_DECODE_ERRORS,
     PIECE_BYTES,
     BadLine,
@@ -68,7 +68,7 @@ KNOWN_TYPES = DAG_TYPES | frozenset(
 class CMessage(msgspec.Struct, gc=False):
     """``record.message`` (Anthropic Messages shape): id, role, model, blocks, stop reason.
 
-    ``content`` is a string (a plain prompt) or a list of :class:`~sidtui.core.records.Block`
+    ``content`` is a string (a plain prompt) or a list of :class:`~sidtui.core.transcript.records.Block`
     skeletons (type, ids, names, text, thinking); tool inputs and result bodies are skipped.
     """
 

@@ -32,7 +32,7 @@ from sidtui.core.claude.subagents import (
 )
 from sidtui.core.claude.transcript import ClaudeTranscript, load_transcript
 from sidtui.core.claude.tree import BRANCH, RESUME, ClaudeTree
-from sidtui.core.process import Liveness
+from sidtui.core.resume.process import Liveness
 
 #: Damaged lines and branches named one by one in warnings (``--json`` lists all).
 MAX_LISTED = 20
@@ -282,8 +282,8 @@ def _title(view: ClaudeSessionView) -> None:
 
 def _self_link(home: ClaudeHome | None, cf: ClaudeFile, tr: ClaudeTranscript) -> Subagent | None:
     """How a subagent file is linked: read its session (when present) and find itself."""
+    from sidtui.core.base.errors import SidtuiError
     from sidtui.core.claude.layout import file_for_path
-    from sidtui.core.errors import SidtuiError
 
     sid = cf.parent_session_id
     if not sid:

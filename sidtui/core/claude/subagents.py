@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.base.errors import SidtuiError
 from sidtui.core.claude.kinds import SPAWN_TOOLS
 from sidtui.core.claude.layout import ClaudeFile
 from sidtui.core.claude.transcript import ClaudeTranscript, load_transcript
-from sidtui.core.errors import SidtuiError
-from sidtui.core.process import read_json_tolerant
+from sidtui.core.resume.process import read_json_tolerant
 
 _TRAILER = re.compile(r"agentId: ?([A-Za-z0-9_-]{3,64})")
 

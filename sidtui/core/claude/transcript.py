@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.claude.conversation import (
     ClaudeMessage,
     Interruption,
@@ -22,8 +23,7 @@ from sidtui.core.claude.conversation import (
 from sidtui.core.claude.layout import ClaudeFile
 from sidtui.core.claude.scan import ClaudeScan, scan
 from sidtui.core.claude.tree import ClaudeTree, build_tree
-from sidtui.core.errors import UnreadableInput
-from sidtui.core.records import FileChanged, FileSource, read_transcript
+from sidtui.core.transcript.records import FileChanged, FileSource, read_transcript
 
 
 @dataclass

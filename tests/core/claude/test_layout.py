@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UsageError
 from sidtui.core.claude.layout import (
     ClaudeHome,
     discover,
@@ -17,7 +18,6 @@ from sidtui.core.claude.layout import (
     sniff,
     subagent_files,
 )
-from sidtui.core.errors import AmbiguousSession, SessionNotFound, UsageError
 from tests.helpers import (
     CC_PROJECTS,
     CLAUDE_HOME,
