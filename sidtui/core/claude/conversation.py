@@ -1,4 +1,4 @@
-"""The resumed conversation as messages, and how it ended (docs/CLAUDE-CODE.md §4, §6).
+"""The resumed conversation as messages, and how it ended (docs/CLAUDE-CODE.md §5.9, §6).
 
 :func:`build_messages` turns the tree's conversation records into messages: a ``user``
 record is one message (its :mod:`kind <sidtui.core.claude.kinds>` says whether it is a

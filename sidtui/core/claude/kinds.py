@@ -1,4 +1,4 @@
-"""What one Claude Code record is, from its content (docs/CLAUDE-CODE.md §4, §6).
+"""What one Claude Code record is, from its content (docs/CLAUDE-CODE.md §4.2).
 
 A ``user`` record is a typed prompt only when it is none of the other things Claude Code
 writes as ``user``: tool results, injected text (``isMeta``: caveats, system reminders),

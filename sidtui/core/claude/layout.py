@@ -1,4 +1,4 @@
-"""The Claude Code home and its transcripts (docs/CLAUDE-CODE.md §1–2).
+"""The Claude Code home and its transcripts (docs/CLAUDE-CODE.md §1).
 
 ``ClaudeHome.resolve`` picks the root: ``--claude-home``, else ``$CLAUDE_CONFIG_DIR``, else
 ``~/.claude``. Transcripts live in ``projects/<slug>/``: ``<session-uuid>.jsonl`` (the

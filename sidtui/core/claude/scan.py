@@ -1,4 +1,4 @@
-"""One pass over a Claude Code transcript into typed partial records (docs/CLAUDE-CODE.md §3, §5).
+"""One pass over a Claude Code transcript into typed partial records (docs/CLAUDE-CODE.md §2).
 
 Claude Code writes one JSON object per line and reads lines back with ``JSON.parse`` (UTF-8
 decoding with U+FFFD for bad bytes), so a line is a record exactly when JSON.parse accepts it
@@ -32,7 +32,7 @@ from sidtui.core.transcript.records import (
     count_lines,
 )
 
-#: Record types that carry ``uuid``/``parentUuid`` and form the DAG (docs/CLAUDE-CODE.md §4).
+#: Record types that carry ``uuid``/``parentUuid`` and form the DAG (docs/CLAUDE-CODE.md §4.1).
 DAG_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 #: The conversation's own records; the other DAG types are transparent links.
 CONVERSATION_TYPES = frozenset({"user", "assistant"})

@@ -1,4 +1,4 @@
-"""One Claude Code session as ``show`` and the app see it (docs/CLAUDE-CODE.md).
+"""One Claude Code session as ``show`` and the app see it (docs/CLAUDE-CODE.md §9 for titles).
 
 :func:`open_claude_session` reads the transcript (:mod:`.transcript`), then what needs the
 home: its subagents linked to their spawns, whether a running process writes it, its title

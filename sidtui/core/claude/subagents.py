@@ -1,4 +1,4 @@
-"""Subagents: each transcript linked to the tool use that spawned it (docs/CLAUDE-CODE.md §6).
+"""Subagents: each transcript linked to the tool use that spawned it (docs/CLAUDE-CODE.md §7).
 
 A subagent is spawned by a ``Task`` or ``Agent`` tool use. Its transcript is
 ``<session>/subagents/agent-<id>.jsonl`` (2.1.2 on; nested agents of any depth sit flat in
