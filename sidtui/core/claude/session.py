@@ -231,18 +231,13 @@ def _records_outside(view: ClaudeSessionView) -> None:
     objs = tr.scan.objs
     lines = tr.scan.lines
     last: dict[str, int] = {}
-    on_conv = set(tr.tree.conversation)
-    pos = {o.uuid: i for i, o in reversed(list(enumerate(objs))) if o.uuid is not None}
+    summaries: list[int] = []
     for i, o in enumerate(objs):
         t = o.type
+        if t == "user" or t == "assistant" or t == "progress" or t == "system":
+            continue
         if t == "summary":
-            leaf = _s(o.leafUuid)
-            j = pos.get(leaf) if leaf is not None else None
-            text = None
-            d = tr.record(i)
-            if isinstance(d, dict):
-                text = _s(d.get("summary"))
-            view.summaries.append(Summary(i, lines[i], text, leaf, j is not None, j in on_conv))
+            summaries.append(i)
         elif t == "file-history-snapshot":
             view.snapshots.append(
                 SnapshotRecord(i, lines[i], _s(o.messageId), o.isSnapshotUpdate is True)
@@ -253,6 +248,18 @@ def _records_outside(view: ClaudeSessionView) -> None:
             last[t] = i
     for t, i in last.items():
         view.metadata[t] = tr.record(i)
+    if summaries:  # which leaves they name: an index of every uuid, only then
+        pos: dict[str, int] = {}
+        for i, o in enumerate(objs):
+            if o.uuid is not None:
+                pos.setdefault(o.uuid, i)
+        on_conv = set(tr.tree.conversation)
+        for i in summaries:
+            leaf = _s(objs[i].leafUuid)
+            j = pos.get(leaf) if leaf is not None else None
+            d = tr.record(i)
+            text = _s(d.get("summary")) if isinstance(d, dict) else None
+            view.summaries.append(Summary(i, lines[i], text, leaf, j is not None, j in on_conv))
 
 
 def _title(view: ClaudeSessionView) -> None:
