@@ -182,9 +182,7 @@ def open_claude_session(
     """
     tr = load_transcript(cf, data)
     view = ClaudeSessionView(home, tr)
-    _context(view)
-    _records_outside(view)
-    _title(view)
+    describe(view)
     if processes is None:
         processes = read_processes(home) if home is not None else []
     view.liveness = session_liveness(
@@ -197,6 +195,14 @@ def open_claude_session(
         view.subagent = _self_link(home, cf, tr)
     view.warnings = _warnings(view)
     return view
+
+
+def describe(view: ClaudeSessionView) -> None:
+    """Fill what the records say about the session: context (cwd, version, model, times),
+    summaries, metadata, file-history records and the title."""
+    _context(view)
+    _records_outside(view)
+    _title(view)
 
 
 def _context(view: ClaudeSessionView) -> None:
