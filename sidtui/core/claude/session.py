@@ -19,7 +19,7 @@ from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_p
 from sidtui.core.claude.kinds import PROMPT, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
-from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan
+from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan, DamagedLine
 from sidtui.core.claude.subagents import (
     MISSING,
     RUNNING,
@@ -152,6 +152,33 @@ class ClaudeSessionView:
     def full_record(self, i: int) -> Any:
         """Record ``i`` fully decoded (raw-JSON views)."""
         return self.transcript.record(i)
+
+    # --- the common model (sidtui.core.sources.base.SessionModel) ---------------------
+
+    @property
+    def conversation(self) -> list[ClaudeMessage]:
+        return self.transcript.messages
+
+    @property
+    def tip_rows(self) -> list[dict[str, Any]]:
+        return tip_rows(self.transcript)
+
+    @property
+    def resume_leaf(self) -> str | None:
+        leaf = self.tree.leaf
+        return self.scan.objs[leaf].uuid if leaf is not None else None
+
+    @property
+    def interruption_kind(self) -> str | None:
+        return self.interruption.kind
+
+    @property
+    def interruption_tools(self) -> list[str]:
+        return self.interruption.tool_names
+
+    @property
+    def bad_lines(self) -> list[DamagedLine]:
+        return self.scan.bad_lines
 
     def to_json(self) -> dict[str, Any]:
         """The ``sidtui show --json`` object of a Claude Code session."""
@@ -419,6 +446,27 @@ def _warnings(view: ClaudeSessionView) -> list[str]:
     return out
 
 
+def tip_rows(tr: ClaudeTranscript) -> list[dict[str, Any]]:
+    """Every leaf as a row: uuid, line, kind, whether resume picks it (``resume``; also
+    ``live``, the sid-code name), timestamp, where its branch joins, its records."""
+    objs, lines = tr.scan.objs, tr.scan.lines
+    return [
+        {
+            "uuid": objs[t.index].uuid,
+            "line": lines[t.index],
+            "kind": t.kind,
+            "resume": t.kind == RESUME,
+            "live": t.kind == RESUME,
+            "timestamp": t.timestamp,
+            "joins_at_line": None if t.joins_at is None else lines[t.joins_at],
+            "skipped": len(t.records) if t.kind == BRANCH else 0,
+            "records": len(t.records),
+            "rewind": t.rewind,
+        }
+        for t in tr.tree.tips
+    ]
+
+
 def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
     """The ``show --json`` object (keys shared with sid-code's where they mean the same)."""
     tr = v.transcript
@@ -434,21 +482,7 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
     in_conv = bytearray(len(objs))
     for i in tree.conversation:
         in_conv[i] = 1
-    tips = [
-        {
-            "uuid": objs[t.index].uuid,
-            "line": lines[t.index],
-            "kind": t.kind,
-            "resume": t.kind == RESUME,
-            "live": t.kind == RESUME,
-            "timestamp": t.timestamp,
-            "joins_at_line": ln(t.joins_at),
-            "skipped": len(t.records) if t.kind == BRANCH else 0,
-            "records": len(t.records),
-            "rewind": t.rewind,
-        }
-        for t in tree.tips
-    ]
+    tips = tip_rows(tr)
     by_type = Counter(o.type or "(no type)" for o in objs)
     out: dict[str, Any] = {
         "format": SOURCE,
