@@ -8,7 +8,7 @@ parented to its own part (the parallel-tool forks), a structured ``toolUseResult
 ``system`` turn durations, now and then an auto-compaction (``compact_boundary`` +
 summary). Text comes from :class:`bench.gen.Corpus`, so a seed always gives the same bytes.
 :func:`huge_claude_home` writes one ~100 MB session; :func:`many_claude_home` 10,000
-sessions with a long-tailed size distribution (median ≈ 38 KB, as measured on real homes).
+sessions with the long-tailed size distribution measured on real homes (median 38 KB).
 """
 
 from __future__ import annotations
@@ -236,34 +236,52 @@ def huge_claude_home(root: Path, target_bytes: int, seed: int = 1) -> Path:
     return path
 
 
-def session_sizes(
-    n: int, seed: int = 7, median: float = 38_000, sigma: float = 1.2, cap: int = 1 << 20
-) -> list[int]:
-    """``n`` file sizes from a log-normal around ``median`` bytes, capped at ``cap``; about
-    one file in twenty is zero bytes (sessions that wrote nothing, as on real homes)."""
+#: Quantiles of real Claude Code transcript sizes (docs/CLAUDE-CODE.md §2.4: median 38 KB,
+#: p90 1.1 MB, p99 4.5 MB, max ~52 MB over ~10k files; a 5 GB ``projects/`` seen).
+SIZE_QUANTILES = (
+    (0.0, 1_000),
+    (0.5, 38_000),
+    (0.9, 1_100_000),
+    (0.99, 4_500_000),
+    (1.0, 52_000_000),
+)
+
+
+def session_sizes(n: int, seed: int = 7) -> list[int]:
+    """``n`` file sizes drawn from :data:`SIZE_QUANTILES` (log-linear between them); one
+    file in twenty is zero bytes (sessions that wrote nothing, as on real homes)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
         if rng.random() < 0.05:
             out.append(0)
             continue
-        out.append(min(cap, max(2_000, int(median * math.exp(rng.gauss(0, sigma))))))
+        u = rng.random()
+        for (a, x), (b, y) in zip(SIZE_QUANTILES, SIZE_QUANTILES[1:], strict=False):
+            if u <= b:
+                t = (u - a) / (b - a)
+                out.append(int(math.exp(math.log(x) + t * (math.log(y) - math.log(x)))))
+                break
     return out
 
 
 def many_claude_home(root: Path, n_sessions: int, templates: int = 48) -> Path:
     """A Claude Code home of ``n_sessions`` transcripts in 40 project folders.
 
-    ``templates`` distinct sessions are generated per size class and each file is the one
-    closest to its drawn size, with its own session id (same length, so sizes hold).
+    Sizes follow :func:`session_sizes` (about 5 GB for 10,000 files). ``templates`` distinct
+    sessions are generated at sizes spread over the drawn ones (log scale) and each file is
+    the template closest to its size, with its own session id (same length, so sizes hold).
     Cached by parameters.
     """
     stamp = root / f".done-v{GEN_VERSION}-{n_sessions}-{templates}"
     if stamp.exists():
         return root
     sizes = session_sizes(n_sessions)
-    classes = sorted({s for s in sizes if s})
-    picks = [classes[int(k * (len(classes) - 1) / max(1, templates - 1))] for k in range(templates)]
+    drawn = sorted(s for s in sizes if s)
+    lo, hi = math.log(drawn[0]), math.log(drawn[-1])
+    picks = sorted(
+        {int(math.exp(lo + (hi - lo) * k / max(1, templates - 1))) for k in range(templates)}
+    )
     bodies = {p: claude_session_bytes(TEMPLATE_ID, p, 5000 + k) for k, p in enumerate(picks)}
     tmpl = TEMPLATE_ID.encode()
     for i, size in enumerate(sizes):
@@ -272,7 +290,7 @@ def many_claude_home(root: Path, n_sessions: int, templates: int = 48) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         data = b""
         if size:
-            best = min(picks, key=lambda p: abs(p - size))
+            best = min(picks, key=lambda p: abs(math.log(p) - math.log(size)))
             data = bodies[best].replace(tmpl, sid.encode())
         with open(folder / f"{sid}.jsonl", "wb") as fh:
             fh.write(data)
