@@ -175,8 +175,8 @@ def build_tree(objs: list[CRecord]) -> ClaudeTree:
         tree.duplicates = [i for i in nodes if pos[uuids[i]] != i]  # type: ignore[index]
         nodes = [i for i in nodes if pos[uuids[i]] == i]  # type: ignore[index]
     pj = list(map(pos.get, [o.parentUuid for o in objs]))  # type: ignore[arg-type]
-    conv = bytearray(t == "user" or t == "assistant" for t in types)
-    side = bytearray(o.isSidechain is True for o in objs)  # 1: a sidechain record
+    conv = bytearray([t == "user" or t == "assistant" for t in types])
+    side = bytearray([o.isSidechain is True for o in objs])  # 1: a sidechain record
     cpar = [-1] * n  # nearest user/assistant ancestor
     kids = bytearray(n)  # user/assistant children of the same side: 0, 1, 2 (= several)
     odd: list[int] = []  # no parent found, or one on this or a later line
