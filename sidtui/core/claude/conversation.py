@@ -98,7 +98,7 @@ class ClaudeMessage(msgspec.Struct, gc=False):
         """The first ``width`` characters of the first text or thinking block; a prompt's
         context wrappers (``<ide_opened_file>``, ``<system-reminder>``…) are passed over
         when more text follows."""
-        texts = [t for b in self.blocks if (t := b.text_like)]
+        texts = [t for b in self.blocks if (t := b.text_like) and not t.isspace()]
         if self.role == "user" and len(texts) > 1:
             plain = [t for t in texts if not t.lstrip().startswith(CONTEXT_PREFIXES)]
             texts = plain or texts
