@@ -18,7 +18,8 @@ from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
 from sidtui.core.claude.session import ClaudeSessionView, describe
 from sidtui.core.claude.transcript import load_transcript
-from sidtui.core.views.listing import SessionSummary, _iso_from_ns
+from sidtui.core.views.listing import _iso_from_ns
+from sidtui.core.views.summary import SessionSummary
 
 #: ``load_failure`` of a transcript with no message (Claude Code's resume lists none).
 NO_MESSAGES = "no messages (an empty session)"
