@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
+from sidtui.core.claude.kinds import user_kind
 from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, subagent_files
 from sidtui.core.claude.liveness import read_processes
 from sidtui.core.claude.scan import KNOWN_TYPES
@@ -193,8 +194,6 @@ def run_claude_check(
 
 
 def _count(report: ClaudeCheckReport, f: ClaudeFile, tr: ClaudeTranscript) -> None:
-    from sidtui.core.claude.kinds import user_kind
-
     sc, tree = tr.scan, tr.tree
     fc = ClaudeFileCounts(str(f.path), f.project, f.session_id, f.kind, sc.size)
     fc.records = len(sc)

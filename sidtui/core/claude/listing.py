@@ -71,8 +71,9 @@ def summarize(
         tool_names=list(it.tool_names) if it.kind == "interrupted_turn" else None,
         loadable=has_messages,
         load_failure=None if has_messages else NO_MESSAGES,
-        first_prompt=first.preview(200) if first is not None else None,
-        title=view.title,
+        first_prompt=first.preview(120) if first is not None else None,
+        # a title of its own only (sid-code's rule): the first prompt is already there
+        title=view.title if view.title_source in ("custom-title", "ai-title", "summary") else None,
         parent_session_id=cf.parent_session_id if cf.kind == "sidechain" else None,
         trace_ids=[],
         source="claude-code",
@@ -153,7 +154,7 @@ def scan_files(
     for name in projects:
         for d in add(str(home.projects_dir / name), name, False):
             add(os.path.join(d.path, "subagents"), name, True)
-    out.sort(key=lambda t: t[0])
+    out.sort()  # by path (paths are unique: the stats are never compared)
     return out
 
 

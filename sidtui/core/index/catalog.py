@@ -36,7 +36,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +87,13 @@ class RefreshResult:
     cancelled: bool = False
 
 
-_SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
+_SUMMARY_FIELDS = set(SessionSummary.__struct_fields__)
 _SUMMARY_DECODER: Any = None
 
 
 def summary_from_blob(blob: bytes) -> SessionSummary:
     """A stored row back as a :class:`SessionSummary` (msgspec decodes straight into the
-    dataclass, ~5× faster than building it from a dict; unknown keys are ignored)."""
+    struct, much faster than building it from a dict; unknown keys are ignored)."""
     global _SUMMARY_DECODER
     if _SUMMARY_DECODER is None:
         import msgspec
@@ -202,6 +202,34 @@ def _key(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+_ENCODE = None
+
+
+def _blob(s: SessionSummary) -> bytes:
+    """A row as stored: msgspec's JSON of the struct (defaults left out); a string holding
+    a lone surrogate (which UTF-8 cannot hold) is written with its escape kept instead."""
+    global _ENCODE
+    if _ENCODE is None:
+        import msgspec
+
+        _ENCODE = msgspec.json.Encoder().encode
+    try:
+        return _ENCODE(s)
+    except UnicodeEncodeError:
+        return dumps_lenient(s)
+
+
+def _files_digest(keys: Iterable[tuple[str, int, int, int, int]]) -> str:
+    """One digest of ``(path, inode, size, mtime_ns, ctime_ns)`` per file, in path order."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(
+        "\n".join(f"{p}\0{i}\0{s}\0{m}\0{c}" for p, i, s, m, c in keys).encode(
+            "utf-8", "surrogatepass"
+        )
+    )
+    return h.hexdigest()
+
+
 def _chunked(items: list, n: int) -> Iterator[list]:
     return (items[i : i + n] for i in range(0, len(items), n))
 
@@ -230,9 +258,9 @@ def _rows_of(
                     db_text(s.session_id),
                     s.kind,
                     s.last_activity,
-                    dumps_lenient(s),
+                    _blob(s),
                 )
-            )  # = to_json(), without asdict's copy
+            )
     return rows
 
 
@@ -480,15 +508,20 @@ class Catalog:
                 cond.append("kind = 'main'")
             if cond:
                 sql += " WHERE " + " AND ".join(cond)
+            # newest activity first, sorted by SQLite (a NULL activity sorts as "", last)
+            sql += " ORDER BY coalesce(last_activity, '') DESC, session_id DESC"
             return [b for (b,) in self.conn.execute(sql, args)]
 
         out = summaries_from_blobs(self.guarded(q))
         regs = self._files.registrations()
-        for s in out:
-            if s.kind == "main":
-                lv = liveness_for(s.session_id, s.trace_ids or [], regs)
-                s.live, s.stale = lv.live, lv.stale
-        out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
+        if not regs:  # the usual listing: nothing runs, every row is neither live nor stale
+            for s in out:
+                s.live = s.stale = False
+        else:
+            for s in out:
+                if s.kind == "main":
+                    lv = liveness_for(s.session_id, s.trace_ids or [], regs)
+                    s.live, s.stale = lv.live, lv.stale
         return out
 
     def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
@@ -549,13 +582,27 @@ class Catalog:
         t0 = time.perf_counter()
         res = RefreshResult()
         conn = self.conn
+        stored = conn.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()
+        files = None
+        if stored is not None:
+            # the rows matched these files at the end of the last refresh: one digest of
+            # every file's stat key tells whether anything changed (a warm `ls` of 10,000
+            # files is then a stat of each and no per-row work)
+            files = self._files.scan(True, res.errors)
+            if _files_digest((p, *_key(st)) for p, _, st in files) == stored[0]:  # type: ignore[misc]
+                res.total = len(files)
+                if progress is not None:
+                    progress(RefreshProgress(res.total, res.total, 0, 0))
+                res.seconds = time.perf_counter() - t0
+                return res
         cached = {
             py_text(p): (i, s, m, c)
             for p, i, s, m, c in conn.execute(
                 "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
             )
         }
-        files = self._files.scan(bool(cached), res.errors)
+        if files is None:
+            files = self._files.scan(bool(cached), res.errors)
         res.total = len(files)
         seen = {path for path, _, _ in files}
         todo = [
@@ -594,6 +641,7 @@ class Catalog:
             gone = [p for p in cached if p not in seen]
             self._delete_rows(gone)
             res.removed = len(gone)
+            self._store_digest()
         if progress is not None:
             progress(
                 RefreshProgress(
@@ -602,6 +650,19 @@ class Catalog:
             )
         res.seconds = time.perf_counter() - t0
         return res
+
+    def _store_digest(self) -> None:
+        """Remember which files the rows now match (:func:`_files_digest` of every row's
+        path and stat key), for the next refresh's one-comparison warm path."""
+        conn = self.conn
+        keys = sorted(
+            (py_text(p), i, s, m, c)
+            for p, i, s, m, c in conn.execute(
+                "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
+            )
+        )
+        with self.write_lock, conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('files', ?)", (_files_digest(keys),))
 
     def _summarize_rows(
         self, items: list[tuple[str, str]], errors: list[str], dropped: list[str]

@@ -6,13 +6,18 @@ Built by :mod:`sidtui.core.views.listing` (the fast path in
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass
-class SessionSummary:
+
+class SessionSummary(msgspec.Struct, omit_defaults=True):
     """One row of ``ls`` / the browser.
+
+    A msgspec struct, not a dataclass: the catalog reads 10,000 rows back in one C call
+    ~5× faster (a warm ``ls`` is mostly that), and JSON writers take it as a dict of its
+    fields in order (:func:`sidtui.core.base.jsonout.dumps_lenient`); the catalog stores
+    it with msgspec, default values left out (``omit_defaults``: a fifth of the bytes).
 
     Attributes:
         session_id: the file-name id (what ``show``/``--resume`` look up), project, path,
@@ -66,4 +71,4 @@ class SessionSummary:
     source: str = "sid-code"
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return msgspec.structs.asdict(self)
