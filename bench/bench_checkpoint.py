@@ -1,4 +1,4 @@
-"""Checkpoint benchmarks (issue 3 "Speed"): diff cost and rebuild cost against their floors.
+"""Checkpoint benchmarks: diff cost and rebuild cost against their floors.
 
 * ``diff_10k_vs_split`` — diff of two 10,000-line files differing in 10 lines, against
   merely splitting both into lines (target ≤ 3×).

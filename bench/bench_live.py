@@ -1,4 +1,4 @@
-"""Live-layer benchmarks (issue 6 "Speed"), each measured side by side with its baseline.
+"""Live-layer benchmarks, each measured side by side with its baseline.
 
 * ``append_one_vs_full_rebuild`` — one record appended to a ~100 MB session (quick: ~7k
   records) and handled by a primed :class:`~sidtui.core.live.watcher.Watcher`

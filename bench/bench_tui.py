@@ -1,4 +1,4 @@
-"""App benchmarks (issue 7): launch to first rows, key presses while a big session loads,
+"""App benchmarks: launch to first rows, key presses while a big session loads,
 and the conversation view's render cost against message count.
 
 * ``tui_launch_first_rows`` — from ``App.run_test`` entry to the browser's first table row on

@@ -8,7 +8,7 @@ chained by ``uuid``/``parentUuid``, ending with ``session_end``. Text comes from
 seeded word corpus, so a seed always gives the same bytes. The huge session comes from the
 demo's generator (``sidtui demo --huge``) when it is installed; the many ~76 KB sessions of
 the ``ls`` benchmark come from here (the demo's ``--scale`` home follows the long-tail
-size distribution of FORMAT.md §2.6 instead, p95 626 KB). Sizes match the issue's figures (≈ 100 MB / 142k
+size distribution of FORMAT.md §2.6 instead, p95 626 KB). Sizes match the reading goals' figures (≈ 100 MB / 142k
 records, ≈ 76 KB per listed session).
 """
 

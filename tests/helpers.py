@@ -366,3 +366,147 @@ def cc_home(root: Path, projects: dict[str, dict[str, bytes]]) -> Path:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
     return root
+
+
+# ---------------------------------------------------------------- hostile input
+# The CLI in a child process under a timeout, with its own peak memory (a hang or a
+# blow-up is the failure, so it must not take the test run with it).
+
+#: Peak resident memory (bytes) any read of a hostile home may reach (docs/DECISIONS.md,
+#: "Reading a hostile disk"): generous, far below what the unbounded reads needed.
+HOSTILE_RSS_CEILING = 512 << 20
+#: Address-space limit of the child: a blow-up ends in MemoryError instead of eating the
+#: machine (a guard for the test run, not the ceiling asserted).
+HOSTILE_AS_LIMIT = 3 << 30
+
+
+class Bounded:
+    """What :func:`run_bounded` saw: ``rc``, ``out``, ``err`` (text), ``hung`` (killed at the
+    timeout), ``peak_rss`` (bytes, the child's ``ru_maxrss``)."""
+
+    def __init__(self, rc: int, out: str, err: str, hung: bool, peak_rss: int) -> None:
+        self.rc, self.out, self.err, self.hung, self.peak_rss = rc, out, err, hung, peak_rss
+
+    def __repr__(self) -> str:
+        return (
+            f"Bounded(rc={self.rc}, hung={self.hung}, peak_rss={self.peak_rss >> 20} MiB, "
+            f"err={self.err[-600:]!r}, out={self.out[:300]!r})"
+        )
+
+
+def run_bounded(
+    argv: list[str],
+    *,
+    timeout: float = 60.0,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    code: str | None = None,
+) -> Bounded:
+    """Run ``python -m sidtui ARGV`` (or ``python -c CODE ARGV``) in a child, killed after
+    ``timeout`` seconds; its own peak RSS from ``wait4``. stdout/stderr go to files (a
+    full pipe must not block the child)."""
+    import os
+    import resource
+    import tempfile
+    import threading
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (HOSTILE_AS_LIMIT, HOSTILE_AS_LIMIT))
+
+    cmd = [sys.executable, "-c", code, *argv] if code else [sys.executable, "-m", "sidtui", *argv]
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "120", **(env or {})}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            env=full_env,
+            cwd=cwd,
+            preexec_fn=limit,
+        )
+        box: dict = {}
+        waiter = threading.Thread(target=lambda: box.update(r=os.wait4(proc.pid, 0)), daemon=True)
+        waiter.start()
+        waiter.join(timeout)
+        hung = waiter.is_alive()
+        if hung:
+            proc.kill()
+            waiter.join()
+        _, status, usage = box["r"]
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Bounded(
+            proc.returncode,
+            out.read().decode("utf-8", "replace"),
+            err.read().decode("utf-8", "replace"),
+            hung,
+            usage.ru_maxrss * 1024,  # KiB on Linux
+        )
+
+
+def checkpoint_session(
+    root: Path,
+    index: dict,
+    files: dict[str, bytes],
+    sid: str = "20260102-030405-c0ffee00",
+    prompts: int = 2,
+) -> tuple[Path, Path, str]:
+    """A home with one session whose project (``root/proj``, a git top level) holds ``files``
+    and whose ``checkpoints/<sid>/index.json`` is ``index`` (``"@/"`` in any string is the
+    project folder), with ``prompts`` human prompts one minute apart from 2026-01-02 03:00Z
+    (snapshot timestamps: ms of that day). Returns ``(home, project, sid)``."""
+    project = root / "proj"
+    (project / ".git").mkdir(parents=True)
+    for rel, data in files.items():
+        p = project / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    home = root / "home"
+    recs = [
+        {
+            "type": "session_start",
+            "version": "3.0",
+            "sessionId": sid,
+            "model": "m",
+            "provider": "p",
+            "cwd": str(project),
+            "timestamp": "2026-01-02T03:00:00.000Z",
+            "uuid": "u0",
+            "parentUuid": None,
+        }
+    ]
+    for n in range(prompts):
+        recs.append(
+            {
+                "type": "user_message",
+                "uuid": f"p{n}",
+                "parentUuid": recs[-1]["uuid"],
+                "timestamp": f"2026-01-02T03:{n + 1:02d}:00.000Z",
+                "message": {"role": "user", "content": [{"type": "text", "text": f"prompt {n}"}]},
+            }
+        )
+        recs.append(
+            {
+                "type": "assistant_message",
+                "uuid": f"a{n}",
+                "parentUuid": f"p{n}",
+                "timestamp": f"2026-01-02T03:{n + 1:02d}:30.000Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+            }
+        )
+    make_home(home, {sid: b"".join(line(r) for r in recs)})
+    raw = orjson.dumps(index).replace(b"@/", str(project).encode() + b"/")
+    idx = home / "checkpoints" / sid / "index.json"
+    idx.parent.mkdir(parents=True)
+    idx.write_bytes(raw)
+    return home, project, sid
+
+
+def snapshot_ms(minute: int, second: int = 45) -> int:
+    """ms timestamp of 2026-01-02T03:MM:SSZ (the prompts of :func:`checkpoint_session`)."""
+    from datetime import UTC, datetime
+
+    t = datetime(2026, 1, 2, 3, minute, second, tzinfo=UTC)
+    return int(t.timestamp() * 1000)

@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark runner (issue 8 item 2): `python -m bench --quick` runs every
+"""Smoke test of the benchmark runner: `python -m bench --quick` runs every
 bench module on small data and writes the report table. Never judged on timings."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Odd but valid shapes a fresh-user trial found (issue 2, session 4).
+"""Odd but valid shapes a fresh-user trial found.
 
 - a line nested ~1,000 levels deep is valid JSON (orjson and JSON.parse read it) but
   msgspec's fast decode raises RecursionError: ``show`` and ``ls --no-cache`` stopped with

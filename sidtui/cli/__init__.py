@@ -175,14 +175,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # stdout closed early (e.g. `| head`): not an error for a CLI. Point the fd at
-        # /dev/null so the interpreter's final flush does not fail (and exit 120).
+        # stdout closed early (e.g. `| head`): not an error for a CLI, and it never changes
+        # the exit code — a verb that knows its code before printing sets args.exit_code.
+        # Point the fd at /dev/null so the interpreter's final flush does not fail (120).
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         except OSError:
             pass
-        return 0
+        return int(getattr(args, "exit_code", 0) or 0)
     except Exception as exc:  # last resort: a message, never a traceback
         if os.environ.get("SIDTUI_DEBUG"):
             raise

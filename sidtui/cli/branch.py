@@ -38,11 +38,18 @@ def run(args: argparse.Namespace) -> int:
             print_json({"session_id": view.session_id, "tips": tips})
         else:
             c = stdout_console()
+            loads = view.loaded.loadable
             for t in tips:
-                live = "  (live)" if t["live"] else ""
+                n = t["messages"]
+                if t["last_line"]:
+                    # the last line's tip: what the agent loads — nothing, if it cannot load
+                    live = "  (live)" if loads else "  (last line: the agent loads nothing)"
+                else:
+                    live = ""
                 c.print(
                     Text(
-                        f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{live}"
+                        f"{t['uuid']}  line {t['line']}  {t['type']}  "
+                        f"{n} message{'s' * (n != 1)}{live}"
                     )
                 )
         return 0
@@ -63,11 +70,17 @@ def run(args: argparse.Namespace) -> int:
     for m in res.joining:
         c.print(Text(f"  + {m['role']}: {m['preview']}", style="green"))
     if res.marker_uuid:
+        from sidtui.cli.common import followup, session_word
+
+        back = followup(
+            args,
+            "branch",
+            session_word(args, view.file.session_id),
+            "--tip",
+            (res.previous_tip_uuid or "")[:8],
+        )
         c.print(
-            Text(
-                f"marker {res.marker_uuid[:8]} appended (switch back: `sidtui branch "
-                f"{view.session_id} --tip {(res.previous_tip_uuid or '')[:8]}`)"
-            )
+            Text(f"marker {res.marker_uuid[:8]} appended (switch back: `{back}`)"), soft_wrap=True
         )
     return 0
 
@@ -88,7 +101,8 @@ def list_tips(view) -> list[dict]:
                 "uuid": rec.uuid,
                 "line": rec.line,
                 "type": rec.type,
-                "live": tip == view.chain.tail,
+                "live": tip == view.chain.tail and view.loaded.loadable,
+                "last_line": tip == view.chain.tail,
                 "messages": sum(
                     1
                     for i in chain

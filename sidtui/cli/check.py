@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
             rep = _claude(args, source, ref, len(pairs) > 1)
             if rep is not None:
                 reports.append(rep)
+    code = max((r.exit_code for r in reports), default=0)
+    args.exit_code = code  # kept when stdout is closed early (`| head -1`)
     if args.json:
         if len(reports) == 1:
             print_json(reports[0].to_json())
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 _print_claude(r)
             else:
                 _print(r)
-    return max((r.exit_code for r in reports), default=0)
+    return code
 
 
 def _source_of(report) -> str:

@@ -82,9 +82,12 @@ def _v1_cwd(path: Path) -> str | None:
     """``cwd`` (else the first of ``directories``) of a v1 whole-file JSON session."""
     import orjson
 
+    from sidtui.core.base.errors import UnreadableInput
+    from sidtui.core.base.regular import read_regular
+
     try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = orjson.loads(read_regular(path))
+    except (OSError, UnreadableInput, orjson.JSONDecodeError):
         return None
     if not isinstance(data, dict):
         return None
@@ -106,22 +109,26 @@ def refuse_live(home, session_id: str, sf) -> None:
     Raises:
         SidtuiError: the session is live.
     """
-    from sidtui.core.base.errors import SidtuiError
-    from sidtui.core.resume.process import liveness_for, read_registrations, trace_session_ids
+    from sidtui.core.base.errors import SidtuiError, UnreadableInput
+    from sidtui.core.base.home import session_ids
+    from sidtui.core.resume.process import (
+        live_refusal,
+        liveness_for,
+        read_registrations,
+        trace_session_ids_in_file,
+    )
 
     trace: list[str] = []
+    ids = {session_id}
     if sf is not None:
+        ids |= session_ids(sf)
         try:
-            trace = trace_session_ids(sf.path.read_bytes())
-        except OSError:
+            trace = trace_session_ids_in_file(sf.path)
+        except (OSError, UnreadableInput):
             trace = []
-    lv = liveness_for(session_id, trace, read_registrations(home))
+    lv = liveness_for(ids, trace, read_registrations(home))
     if lv.live:
-        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        raise SidtuiError(
-            f"session {session_id} is live (agent process {pids}): it would overwrite "
-            "index.json from memory; stop it first or pass --force"
-        )
+        raise SidtuiError(live_refusal(session_id, lv, "it would overwrite index.json from memory"))
 
 
 def _checkpoint_ids(home) -> list[str]:
@@ -148,8 +155,9 @@ def manager(args: argparse.Namespace, writes: bool = False):
     from sidtui.core.checkpoints.manager import CheckpointManager
 
     home, sid, root, sf = resolve(args)
+    args.session_id = sid  # printed follow-ups name the session by its full id
     if writes and getattr(args, "root", None):
-        root = Path(args.root).expanduser()
+        root = _root_arg(args.root)
     if writes and not args.dry_run and not args.force:
         refuse_live(home, sid, sf)
     mgr = CheckpointManager.for_session(
@@ -167,6 +175,45 @@ def manager(args: argparse.Namespace, writes: bool = False):
     return mgr
 
 
+def _root_arg(value: str) -> Path:
+    """``--root DIR``: an existing folder (made absolute), else a usage error (exit 2)."""
+    from sidtui.core.base.errors import UsageError
+
+    p = Path(os.path.abspath(os.path.expanduser(value)))
+    if not p.exists():
+        raise UsageError(f"--root {value}: no such folder")
+    if not p.is_dir():
+        raise UsageError(f"--root {value}: not a folder")
+    return p
+
+
+def match_path(mgr, given: str) -> str:
+    """The tracked path ``given`` names: as stored, relative to the project root, absolute,
+    or the one tracked path ending in it.
+
+    Raises:
+        UsageError: no tracked path, or several, match.
+    """
+    from sidtui.core.base.errors import UsageError
+
+    tracked = mgr.index.tracked_files()
+    if given in tracked:
+        return given
+    if mgr.project_root is not None:
+        cand = os.path.join(str(mgr.project_root), given)
+        if cand in tracked:
+            return cand
+    absolute = os.path.abspath(given)
+    if absolute in tracked:
+        return absolute
+    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
+    raise UsageError(f"{given!r} is not tracked in {mgr.index_path}")
+
+
 def fmt_time(ms: int) -> str:
     """Local time of a ms timestamp, ``YYYY-MM-DD HH:MM:SS``."""
     try:
@@ -177,15 +224,17 @@ def fmt_time(ms: int) -> str:
 
 def report(args: argparse.Namespace, res, verb: str) -> int:
     """Print a :class:`~sidtui.core.checkpoints.manager.RestoreResult`; exit 1 when files were skipped."""
-    from sidtui.cli.common import print_json, stdout_console
+    from sidtui.cli.common import followup, print_json, session_word, stdout_console
     from sidtui.core.edits.rewind import unified_diff
 
+    code = 1 if res.skipped else 0
+    args.exit_code = code  # kept when stdout is closed early (`| head`)
     if args.json:
         doc = res.to_json()
         if res.dry_run:
             doc["diffs"] = {f.path: unified_diff(f) for f in res.changed}
         print_json(doc)
-        return 1 if res.skipped else 0
+        return code
     from rich.markup import escape as esc
 
     c = stdout_console()
@@ -220,9 +269,13 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
                 )
         if res.safety_snapshot_id:
             back = "undo" if res.op == "redo" else "redo"
+            cmd = followup(
+                args, back, session_word(args, getattr(args, "session_id", args.session))
+            )
             c.print(
                 f"saved the previous contents as {res.safety_snapshot_id}; take this back with "
-                f"[bold]sidtui {back} {esc(str(args.session))}[/bold]"
+                f"[bold]`{esc(cmd)}`[/bold]",
+                soft_wrap=True,  # a command is never broken across lines
             )
         elif res.note:
             print(res.note, file=err)
@@ -231,4 +284,4 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
             continue
         if f.action == "skipped":
             print(f"skipped   {f.path}: {f.reason}", file=err)
-    return 1 if res.skipped else 0
+    return code

@@ -58,6 +58,43 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
     return home
 
 
+def followup(args: argparse.Namespace, *words: object) -> str:
+    """A ``sidtui …`` command to print for the user to run next, runnable as printed: with
+    ``--home`` (absolute) when one was given, every word shell-quoted."""
+    import shlex
+
+    cmd = ["sidtui"]
+    home = getattr(args, "home", None)
+    if home is not None:
+        cmd += ["--home", str(Home.resolve(home, os.environ).root)]
+    cmd += [str(w) for w in words]
+    return shlex.join(cmd)
+
+
+def session_word(args: argparse.Namespace, session_id: str) -> str:
+    """How a printed follow-up names the session: an existing path given as SESSION stays
+    a path (made absolute: it lies in the home it decides), else the full session id (a
+    prefix may stop being unique, e.g. after a fork)."""
+    arg = getattr(args, "session", None)
+    if isinstance(arg, str) and ("/" in arg or arg.endswith((".jsonl", ".json"))):
+        p = os.path.abspath(os.path.expanduser(arg))
+        if os.path.exists(p):
+            return p
+    return session_id
+
+
+def registrations_warned(home: Home) -> list:
+    """The home's registrations, each one sidtui cannot read (or that is not shaped as the
+    agent writes it) named in one warning line on stderr."""
+    from sidtui.core.resume.process import read_registrations
+
+    warnings: list[str] = []
+    regs = read_registrations(home, warnings)
+    for line in warnings:
+        print(f"sidtui: warning: {line}", file=sys.stderr)
+    return regs
+
+
 def print_json(obj: Any) -> None:
     """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent).
 

@@ -5,7 +5,7 @@ Without ``--dir`` the demo goes to a fresh folder under the user's cache directo
 ``--live`` also starts the simulated agent in the background (its PID and how to stop it
 are printed). ``--scale N`` / ``--huge`` write benchmark-sized homes instead of the case
 catalogue. When stdout is not a terminal the app cannot run full screen, so the listing is
-printed instead (docs/DECISIONS.md, issue 5).
+printed instead (docs/DECISIONS.md, "Demo").
 """
 
 from __future__ import annotations
@@ -117,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
     from sidtui.core.base.errors import UsageError
     from sidtui.core.base.home import Home
 
+    if getattr(args, "home", None) is not None:  # the demo builds a home; it reads none
+        raise UsageError(
+            "demo builds its own home: give the folder to build in with --dir DIR "
+            "(the home is DIR/home), not --home"
+        )
     if args.scale is not None and args.scale < 1:
         raise UsageError(f"--scale needs a number of sessions ≥ 1 (got {args.scale})")
     root = Path(args.dir).expanduser().absolute() if args.dir else _fresh_dir()

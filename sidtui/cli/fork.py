@@ -26,7 +26,7 @@ def register(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.rewind import open_view
     from sidtui.core.edits.fork import fork
-    from sidtui.core.edits.rewind import get_point
+    from sidtui.core.edits.points import get_point
 
     view = open_view(args)
     point = get_point(view, args.at) if args.at is not None else None

@@ -7,7 +7,12 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from sidtui.cli.common import print_json, require_project, stdout_console
+from sidtui.cli.common import (
+    print_json,
+    registrations_warned,
+    require_project,
+    stdout_console,
+)
 from sidtui.fmt import human_size, local_time
 
 if TYPE_CHECKING:
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             # folders the listing cannot read: checked first, so nothing else is read
             # when every folder asked for is unreadable
             folder_errors = _folder_errors(home, args.project)
+            registrations_warned(home)  # one warning per registration that cannot be read
             rows, errs = _summaries(home, args)
             errors += [*folder_errors, *(e for e in errs if e not in folder_errors)]
             wheres.append(str(home.sessions_dir))
@@ -195,7 +201,23 @@ def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
             if spare_for([*cols, col]) >= 24:
                 cols.append(col)
         cols.sort(key=lambda c: order.index(c[0]))
+        # Too narrow even for the base columns: the prompt goes first, then the state
+        # wraps ("interrupted prompt" / "(stale)"), then the time goes; never the id.
+        show_prompt = spare_for(cols) >= 10
         spare = max(10, spare_for(cols))
+
+        def fits(cs) -> bool:
+            return sum(w for _, w, _ in cs) + 3 * len(cs) + 1 <= console.width
+
+        if not show_prompt and not fits(cols):
+            word = max((len(w) for s in rows for w in state_badge(s)[0].split()), default=5)
+            room = console.width - sum(w for n, w, _ in cols if n != "state") - 3 * len(cols) - 1
+            cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+            if not fits(cols):
+                cols = [c for c in cols if c[0] != "last activity"]
+                room = console.width - sum(w for n, w, _ in cols if n != "state")
+                room -= 3 * len(cols) + 1
+                cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
         names = [c[0] for c in cols]
         cells: list[list[Text]] = []
         for s in rows:
@@ -220,27 +242,35 @@ def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
                 "cost": Text(f"${s.cost_usd:.4f}" if s.cost_usd is not None else ""),
                 "ended": Text("" if s.source == "claude-code" else "yes" if s.ended else "no"),
             }
-            cells.append([*(values[n] for n in names), note])
+            cells.append([*(values[n] for n in names), *([note] if show_prompt else [])])
         title = f"{project}  ({len(rows)} {noun})"
         if multi:
             title += f"  [{SOURCE_LABELS.get(source, source)}]"
         if len(rows) <= TABLE_MAX_ROWS:
             t = Table(title=Text(title), title_justify="left", expand=False)
             for name, w, just in cols:
+                wraps = name == "state" and w < state_w  # narrowed: wrapped, never cut
                 t.add_column(
                     name,
-                    no_wrap=True,
+                    no_wrap=not wraps,
                     min_width=w,
-                    max_width=w if name == "model" else None,
+                    max_width=w if name == "model" or wraps else None,
                     justify=just,
-                    overflow="ellipsis",
+                    overflow="fold" if wraps else "ellipsis",
                 )
-            t.add_column("first prompt / why", no_wrap=True, overflow="ellipsis", max_width=spare)
+            if show_prompt:
+                t.add_column(
+                    "first prompt / why", no_wrap=True, overflow="ellipsis", max_width=spare
+                )
             for row in cells:
                 t.add_row(*row)
             console.print(t)
         else:
-            console.print(_plain_table(title, cols, spare, cells), no_wrap=True, crop=True)
+            console.print(
+                _plain_table(title, cols, spare if show_prompt else None, cells),
+                no_wrap=True,
+                crop=True,
+            )
     console.print(f"[dim]times are local ({_tz_name()})[/]")
     for state, meaning in LEGEND.items():
         if state in seen_states:
@@ -253,12 +283,14 @@ def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
 TABLE_MAX_ROWS = 200
 
 
-def _plain_table(title: str, cols: list, last_width: int, cells: list[list[Text]]) -> Text:
-    """The table as aligned lines (header, rule, one line per session)."""
+def _plain_table(title: str, cols: list, last_width: int | None, cells: list[list[Text]]) -> Text:
+    """The table as aligned lines (header, rule, one line per session); ``last_width``
+    None: no prompt column (a narrow terminal)."""
     from rich.text import Text
 
-    widths = [w for _, w, _ in cols] + [last_width]
-    justs = [j for _, _, j in cols] + ["left"]
+    last = [] if last_width is None else [last_width]
+    widths = [w for _, w, _ in cols] + last
+    justs = [j for _, _, j in cols] + ["left"] * len(last)
 
     def line(parts: list[Text]) -> Text:
         out = Text()
@@ -278,7 +310,7 @@ def _plain_table(title: str, cols: list, last_width: int, cells: list[list[Text]
 
     header = line(
         [Text(name, style="bold") for name, _, _ in cols]
-        + [Text("first prompt / why", style="bold")]
+        + [Text("first prompt / why", style="bold")] * len(last)
     )
     lines = [Text(title, style="italic"), header, Text("─" * header.cell_len, style="dim")]
     lines += [line(row) for row in cells]

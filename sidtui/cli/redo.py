@@ -1,4 +1,4 @@
-"""`sidtui redo SESSION`: take back the latest undo/restore (issue 3)."""
+"""`sidtui redo SESSION`: take back the latest undo/restore (FORMAT.md §10.13)."""
 
 from __future__ import annotations
 

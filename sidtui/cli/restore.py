@@ -1,4 +1,4 @@
-"""`sidtui restore SESSION --before SNAPSHOT [--dry-run] [--json]` (issue 3, FORMAT.md §10.13)."""
+"""`sidtui restore SESSION --before SNAPSHOT [--dry-run] [--json]` (FORMAT.md §10.13)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.common import print_json, session_home, stdout_console
+from sidtui.cli.common import print_json, session_home, stderr_console, stdout_console
 
 
 def register(subparsers, parents) -> None:
@@ -26,7 +26,7 @@ def register(subparsers, parents) -> None:
     p.add_argument(
         "--mode",
         choices=["conversation", "code", "both", "conversation-and-code"],
-        default="both",
+        default=None,
         help="what to rewind (default: both)",
     )
     p.add_argument("--fork", action="store_true", help="write the result as a new session")
@@ -46,7 +46,7 @@ def register(subparsers, parents) -> None:
 def open_view(args: argparse.Namespace):
     """Resolve ``args.session`` under the home and open it (flushing our own queue first)."""
     from sidtui.core.base.home import resolve_session
-    from sidtui.core.edits.writer import flush_pending_writes
+    from sidtui.core.transcript.writer import flush_pending_writes
     from sidtui.core.views.session import open_session
 
     home = session_home(args)
@@ -55,10 +55,30 @@ def open_view(args: argparse.Namespace):
     return open_session(home, sf, with_sidechains=False)
 
 
-def run(args: argparse.Namespace) -> int:
-    from sidtui.core.edits.rewind import rewind, rewind_points
+#: Flags that only mean something with --to (given without it: a usage error, not ignored).
+_NEED_TO = (
+    ("mode", "--mode"),
+    ("fork", "--fork"),
+    ("dry_run", "--dry-run"),
+    ("force", "--force"),
+    ("allow_outside_root", "--allow-outside-root"),
+)
 
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.edits.points import rewind_points
+    from sidtui.core.edits.rewind import rewind
+
+    if args.to is None:
+        given = [flag for name, flag in _NEED_TO if getattr(args, name) not in (None, False)]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)} need{'s' * (len(given) == 1)} --to N (the rewind point); "
+                "without --to, rewind lists the points"
+            )
     view = open_view(args)
+    args.session_id = view.file.session_id  # what printed follow-ups look up
     if args.to is None:
         points = rewind_points(view)
         if args.json:
@@ -69,17 +89,20 @@ def run(args: argparse.Namespace) -> int:
     result = rewind(
         view,
         args.to,
-        args.mode,
+        args.mode or "both",
         as_fork=args.fork,
         force=args.force,
         dry_run=args.dry_run,
         allow_outside_root=args.allow_outside_root,
     )
+    # the one exit-code rule: a file skipped (or that a dry run would skip) is exit 1
+    code = 1 if any(f.get("action") == "skipped" for f in result.files) else 0
+    args.exit_code = code  # kept when stdout is closed early (`| head`)
     if args.json:
         print_json(result.to_json())
-        return 0
-    render_result(result)
-    return 0
+        return code
+    render_result(result, args)
+    return code
 
 
 def render_points(view, points) -> None:
@@ -92,28 +115,41 @@ def render_points(view, points) -> None:
         return
     from sidtui.fmt import local_time
 
-    t = Table(title=Text(f"rewind points of {view.session_id}"), title_justify="left")
-    for col, kw in (
-        ("#", {"justify": "right"}),
-        ("time (local)", {"no_wrap": True}),
-        ("message", {"justify": "right"}),
-        ("code restores from", {"no_wrap": True}),
-        ("prompt", {"overflow": "ellipsis", "no_wrap": True}),
-    ):
+    title = Text(f"rewind points of {view.file.session_id}", overflow="fold")
+    t = Table(title=title, title_justify="left")
+    # the number (what --to takes) and the message index never shrink; on a narrow
+    # terminal the prompt preview gives way first, then the other columns
+    narrow = c.width < 60
+    heads = (
+        ("time", "msg", "code from")
+        if narrow
+        else ("time (local)", "message", "code restores from")
+    )
+    num_w = max(len(str(p.id)) for p in points)
+    msg_w = max(len(heads[1]), *(len(str(p.message_index)) for p in points))
+    files = [p.restore_from or "— (no snapshot after it)" for p in points]
+    times = [local_time(p.timestamp, seconds=True) or "—" for p in points]
+    time_w = max(len(heads[0]), *(len(x) for x in times))
+    files_w = max(len(heads[2]), *(len(x) for x in files))
+    prompt_w = c.width - (3 * 5 + 1) - num_w - time_w - msg_w - files_w
+    with_prompt = prompt_w >= 10
+    cols: list[tuple[str, dict]] = [
+        ("#", {"justify": "right", "no_wrap": True, "min_width": num_w}),
+        (heads[0], {"no_wrap": True, "overflow": "ellipsis"}),
+        (heads[1], {"justify": "right", "no_wrap": True, "min_width": msg_w}),
+        (heads[2], {"no_wrap": True, "overflow": "ellipsis", "min_width": min(files_w, 9)}),
+    ]
+    if with_prompt:
+        cols.append(("prompt", {"overflow": "ellipsis", "no_wrap": True, "max_width": prompt_w}))
+    for col, kw in cols:
         t.add_column(col, **kw)
-    for p in points:
-        files = p.restore_from or "— (no snapshot after it)"
-        t.add_row(
-            str(p.id),
-            local_time(p.timestamp, seconds=True) or "—",
-            str(p.message_index),
-            Text(files),
-            Text(p.preview or ""),
-        )
+    for p, when, what in zip(points, times, files, strict=True):
+        cells = [str(p.id), when, str(p.message_index), Text(what)]
+        t.add_row(*cells, *([Text(p.preview or "")] if with_prompt else []))
     c.print(t)
     c.print(
-        "[dim]message: messages before the prompt that a conversation rewind keeps; "
-        "code restores from: the snapshot whose pre-images a code rewind writes back[/]"
+        f"[dim]{heads[1]}: messages before the prompt that a conversation rewind keeps; "
+        f"{heads[2]}: the snapshot whose pre-images a code rewind writes back[/]"
     )
 
 
@@ -135,10 +171,18 @@ def print_diff(c, diff: str) -> None:
         c.print(Text(line, style=style))
 
 
-def render_result(r) -> None:
+def render_result(r, args: argparse.Namespace | None = None) -> None:
+    """Human output of a :class:`~sidtui.core.edits.rewind.RewindResult`: what changed on
+    stdout, each skipped file once on stderr, follow-up commands runnable as printed."""
+    import sys
+
     from rich.text import Text
 
+    from sidtui.cli.common import followup, session_word
+
+    args = args or argparse.Namespace()
     c = stdout_console()
+    err = stderr_console()
     verb = "would rewind" if r.dry_run else "rewound"
     c.print(Text(f"{verb} to point {r.point.id} ({r.mode}): {r.point.preview!r}", style="bold"))
     if r.mode != "code":
@@ -146,32 +190,50 @@ def render_result(r) -> None:
         if r.dry_run:
             for d in r.dropped:
                 c.print(Text(f"  - [{d['index']}] {d['role']}: {d['preview']}"))
+    skipped = [f for f in r.files if f["action"] == "skipped"]
     if r.mode != "conversation":
         if r.file_restore_skipped and not r.files:
             c.print("files: skipped (no snapshot for this point)")
         else:
             c.print(f"files {'to restore' if r.dry_run else 'restored'}: {r.files_restored}")
         for f in r.files:
-            if f["action"] != "unchanged":
-                reason = f" ({f['reason']})" if f.get("reason") else ""
-                c.print(Text(f"  {f['action']:9} {f['path']}{reason}"))
+            if f["action"] not in ("unchanged", "skipped"):
+                c.print(Text(f"  {f['action']:9} {f['path']}"))
         for d in r.diffs:
             print_diff(c, d)
+    said = {f"{f['path']}: skipped ({f['reason']})" for f in skipped}
+    for f in skipped:  # once each, on stderr, as undo/restore say it
+        print(f"skipped   {f['path']}: {f['reason']}", file=sys.stderr)
     for w in r.warnings:
-        c.print(Text(f"warning: {w}", style="yellow"))
+        if w not in said:
+            err.print(Text(f"warning: {w}", style="yellow"))
+    sid = r.fork.session_id if r.fork is not None else None
     if r.fork is not None:
         c.print(Text(f"new session: {r.fork.session_id}  ({r.fork.path})"))
     if not r.dry_run:
         if r.marker_uuid:
+            back = followup(
+                args,
+                "branch",
+                session_word(args, getattr(args, "session_id", r.session_id)),
+                "--tip",
+                (r.abandoned_tip or "")[:8],
+            )
             c.print(
                 Text(
                     f"marker {r.marker_uuid[:8]} appended; the old branch stays in the file "
-                    f"(`sidtui branch {r.session_id} --tip {(r.abandoned_tip or '')[:8]}` makes it "
-                    "live again)"
-                )
+                    f"(`{back}` makes it live again)"
+                ),
+                soft_wrap=True,  # a command is never broken across lines
             )
         if r.safety_snapshot:
+            owner = sid or getattr(args, "session_id", r.session_id)
+            where = f" in the new session {sid}'s checkpoints" if sid else ""
             c.print(
-                f"safety snapshot {r.safety_snapshot} holds the files as they were "
-                "(`sidtui restore`/redo takes the file step back)"
+                Text(
+                    f"safety snapshot {r.safety_snapshot}{where} holds the files as they were "
+                    f"(`{followup(args, 'redo', owner if sid else session_word(args, owner))}` "
+                    "takes the file step back)"
+                ),
+                soft_wrap=True,
             )

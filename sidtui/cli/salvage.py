@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sidtui.cli.fork import render
     from sidtui.cli.rewind import open_view
-    from sidtui.core.edits.fork import salvage
+    from sidtui.core.edits.salvage import salvage
 
     view = open_view(args)
     res = salvage(view, dry_run=args.dry_run)

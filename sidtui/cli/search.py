@@ -12,10 +12,11 @@ def register(subparsers, parents) -> None:
         parents=parents,
         help="full-text search over prompts, replies, tool calls and file paths",
         description="Search every session: prompts, assistant text, tool names and inputs, "
-        "file paths. All words must match; end a word with * for a prefix. The index lives "
+        "file paths. All words must match, each as a word prefix (`slug` finds "
+        "`slugify`; a trailing * changes nothing); an emoji matches itself. The index lives "
         "in the catalog cache and is brought up to date first (only new bytes are read).",
     )
-    p.add_argument("query", nargs="+", help="words to find")
+    p.add_argument("query", nargs="+", help="words to find (each a word prefix)")
     p.add_argument(
         "--project",
         metavar="KEY",
@@ -89,13 +90,40 @@ def run(args: argparse.Namespace) -> int:
         t = Text()
         t.append(h.session_id, style="cyan")
         t.append(f"  {h.project or '(flat)'}  line {h.line}  ", style="dim")
-        t.append(f"{h.kind:<9} ", style="magenta")
-        snippet = " ".join(h.snippet.split())
+        t.append(h.kind, style="magenta")
+        console.print(t, overflow="ellipsis", no_wrap=True)
+        # the snippet on its own line, cut around its first hit to the terminal's width
+        snippet = _around_hit(" ".join(h.snippet.split()), console.width - 4)
+        s = Text("    ")
         parts = snippet.split(MARK_OPEN)
-        t.append(parts[0])
+        s.append(parts[0])
         for part in parts[1:]:
             hit, _, rest = part.partition(MARK_CLOSE)
-            t.append(hit, style="bold yellow")
-            t.append(rest)
-        console.print(t, overflow="ellipsis", no_wrap=True)
+            s.append(hit, style="bold yellow")
+            s.append(rest)
+        console.print(s, overflow="ellipsis", no_wrap=True)
     return 0
+
+
+def _around_hit(snippet: str, width: int) -> str:
+    """``snippet`` cut to about ``width`` cells with its first marked hit in view."""
+    from rich.cells import cell_len
+
+    from sidtui.core.index.search import MARK_CLOSE, MARK_OPEN
+
+    if cell_len(snippet) <= width or width < 8:
+        return snippet
+    at = snippet.find(MARK_OPEN)
+    start = max(0, at - width // 3) if at > 0 else 0
+    cut = snippet[start:]
+    if start:
+        cut = "…" + cut.lstrip("…")
+    if cell_len(cut) > width:  # keep whole marks: never a dangling « or »
+        end = width - 1
+        while end > 0 and cell_len(cut[:end]) > width - 1:
+            end -= 1
+        head = cut[:end]
+        if head.count(MARK_OPEN) > head.count(MARK_CLOSE):
+            head += MARK_CLOSE
+        cut = head + "…"
+    return cut

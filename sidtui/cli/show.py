@@ -73,7 +73,15 @@ def run(args: argparse.Namespace) -> int:
         if args.terminal_tools is not None
         else TERMINAL_TOOL_NAMES
     )
-    view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
+    from sidtui.cli.common import registrations_warned
+
+    view = open_session(
+        home,
+        sf,
+        current_cwd=Path.cwd(),
+        terminal_tool_names=terminal,
+        registrations=registrations_warned(home),
+    )
     args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
         from sidtui.core.views.show_json import session_to_json, write_json_stream
@@ -113,7 +121,6 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     Text that comes from the session (previews, paths, reasons, values) is printed as
     text, never read as Rich markup.
     """
-    from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text
 
@@ -121,6 +128,33 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
 
     c = stdout_console()
     j = session_to_json(view, lazy=True)
+    c.print(_head_panel(j))
+    c.print(_chain_panel(view, j))
+    if j["loadable"] and view.recovery is not None:
+        _print_resume(c, view, j, max_messages)
+    s = Table(title="restored state", title_justify="left")
+    for col in ("#", "item", "value", "source"):
+        s.add_column(col, overflow="fold")
+    for it in j["state"]:
+        val = (
+            Text(short_value(it["value"], 90))
+            if it["restored"]
+            else Text(it["note"] or "not restored", style="dim")
+        )
+        if it["warning"]:
+            val.append("\n" + it["warning"], style="red")
+        s.add_row(str(it["number"] or "—"), Text(it["name"]), val, Text(str(it["source"] or "")))
+    c.print(s)
+    for w in j["warnings"]:
+        c.print(Text.assemble(("warning:", "yellow"), " ", w))
+
+
+def _head_panel(j: dict):
+    """The session, its format and model, and what a resume does."""
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
@@ -134,7 +168,9 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
         tools = j["interruption"]["tool_names"]
         colour = {"none": "green", "interrupted_prompt": "yellow"}.get(kind, "red")
         label = {
-            "none": "clean: the agent continues with a resume note",
+            "none": "clean: the agent continues with a resume note"
+            if j["resume_note"]  # none only when no message is resumed
+            else "empty: no messages yet (a resume starts from nothing; no resume note)",
             "interrupted_prompt": "interrupted prompt: the last prompt is re-sent to the agent",
             "interrupted_turn": "interrupted turn: tools ran but were never answered ("
             + ", ".join(tools)
@@ -153,7 +189,14 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
         else "not running"
     )
     head.add_row("process", live)
-    c.print(Panel(head, title="sidtui show", title_align="left"))
+    return Panel(head, title="sidtui show", title_align="left")
+
+
+def _chain_panel(view, j: dict):
+    """Records, heads, tips, skipped records and bad lines."""
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
 
     br = j["branches"]
     n_records = view.rf.count if view.rf is not None else 0
@@ -190,71 +233,56 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
                 style="dim",
             ),
         )
-    c.print(Panel(chain_t, title="chain", title_align="left"))
+    return Panel(chain_t, title="chain", title_align="left")
 
-    if j["loadable"] and view.recovery is not None:
-        cms = view.recovery.messages
-        total = len(cms)
-        shown = (
-            cms if max_messages is None or total <= max_messages else cms[total - max_messages :]
-        )
-        title = "what the agent sends on resume"
-        if len(shown) < total:
-            title += (
-                f" (the last {len(shown)} of {total:,} messages; --messages all lists every one)"
-            )
-        msgs = view.loaded.messages
-        if len(shown) > STREAM_MIN_ROWS:
-            print_resumed_streamed(c, title, shown, msgs)
-        else:
-            c.print(_resumed_table(title, _resumed_cells(shown, msgs)))
-        dropped = j["dropped"]
-        if dropped:
-            d = Table(title="dropped by recovery cleaning", title_justify="left")
-            for col in ("layer", "message", "line", "reason"):
-                d.add_column(col)
-            for x in dropped[:MAX_LISTED]:
-                line = msgs[x["index"]].line
-                where = f"{x['index']}" + (f" block {x['block']}" if x["block"] is not None else "")
-                d.add_row(x["layer"], where, str(line or ""), Text(x["reason"]))
-            c.print(d)
-            if len(dropped) > MAX_LISTED:
-                c.print(
-                    Text(
-                        f"… {len(dropped) - MAX_LISTED} more drops (--json lists all)", style="dim"
-                    )
-                )
-        im = j["interruption"].get("message")
-        if im:
-            c.print(
-                Text.assemble(
-                    ("re-queued prompt", "yellow"), f" (line {im['line']}): {im['text'][:100]}"
-                )
-            )
-        if j["resume_note"]:
-            c.print(
-                Panel(
-                    Text(j["resume_note"]),
-                    title="resume note the agent injects",
-                    title_align="left",
-                )
-            )
 
-    s = Table(title="restored state", title_justify="left")
-    for col in ("#", "item", "value", "source"):
-        s.add_column(col, overflow="fold")
-    for it in j["state"]:
-        val = (
-            Text(short_value(it["value"], 90))
-            if it["restored"]
-            else Text(it["note"] or "not restored", style="dim")
+def _print_resume(c, view, j: dict, max_messages: int | None) -> None:
+    """What the agent sends on resume, what recovery dropped, the re-queued prompt and the
+    resume note."""
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    cms = view.recovery.messages
+    total = len(cms)
+    shown = cms if max_messages is None or total <= max_messages else cms[total - max_messages :]
+    title = "what the agent sends on resume"
+    if len(shown) < total:
+        title += f" (the last {len(shown)} of {total:,} messages; --messages all lists every one)"
+    msgs = view.loaded.messages
+    if len(shown) > STREAM_MIN_ROWS:
+        print_resumed_streamed(c, title, shown, msgs)
+    else:
+        c.print(_resumed_table(title, _resumed_cells(shown, msgs)))
+    dropped = j["dropped"]
+    if dropped:
+        d = Table(title="dropped by recovery cleaning", title_justify="left")
+        for col in ("layer", "message", "line", "reason"):
+            d.add_column(col)
+        for x in dropped[:MAX_LISTED]:
+            line = msgs[x["index"]].line
+            where = f"{x['index']}" + (f" block {x['block']}" if x["block"] is not None else "")
+            d.add_row(x["layer"], where, str(line or ""), Text(x["reason"]))
+        c.print(d)
+        if len(dropped) > MAX_LISTED:
+            c.print(
+                Text(f"… {len(dropped) - MAX_LISTED} more drops (--json lists all)", style="dim")
+            )
+    im = j["interruption"].get("message")
+    if im:
+        c.print(
+            Text.assemble(
+                ("re-queued prompt", "yellow"), f" (line {im['line']}): {im['text'][:100]}"
+            )
         )
-        if it["warning"]:
-            val.append("\n" + it["warning"], style="red")
-        s.add_row(str(it["number"] or "—"), Text(it["name"]), val, Text(str(it["source"] or "")))
-    c.print(s)
-    for w in j["warnings"]:
-        c.print(Text.assemble(("warning:", "yellow"), " ", w))
+    if j["resume_note"]:
+        c.print(
+            Panel(
+                Text(j["resume_note"]),
+                title="resume note the agent injects",
+                title_align="left",
+            )
+        )
 
 
 #: More listed messages than this are printed by :func:`print_resumed_streamed` (same look
@@ -361,8 +389,7 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
     Rich's own ``Text.wrap``, as the table does. Title, header and bottom border come
     from Rich. (123k rows: seconds and a few MB instead of 77 s and 750 MB.)
     """
-    from rich.cells import cell_len
-    from rich.segment import Segment, Segments
+    from rich.segment import Segments
     from rich.table import Table
 
     ncol = len(_RESUMED_COLUMNS)
@@ -403,67 +430,10 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
     frame = console.render_lines(head, options, pad=False, new_lines=True)
     box = head.box.substitute(options, safe=console.safe_box)
     left, mid, right = box.mid_left, box.mid_vertical, box.mid_right
-    blank = [" " * w for w in widths]
-
-    class Rows:
-        def __init__(self) -> None:
-            self.rows: list = []
-
-        def __rich_console__(self, con, opts):
-            line = Segment.line()
-            for *cells, changed in self.rows:
-                if not changed:
-                    # the usual row: printable cells that fit, one joined line
-                    lens = [len(c) if c.isascii() else cell_len(c) for c in cells]
-                    if all(n <= w for n, w in zip(lens, inner, strict=True)) and all(
-                        c.isprintable() for c in cells
-                    ):
-                        yield Segment(
-                            left
-                            + mid.join(
-                                [
-                                    f" {c}{' ' * (w - n)} "
-                                    for c, n, w in zip(cells, lens, inner, strict=True)
-                                ]
-                            )
-                            + right
-                        )
-                        yield line
-                        continue
-                # else each cell as the table draws it: a plain one that fits is one
-                # padded line, any other is wrapped or cut by Rich
-                parts = [
-                    [f" {c}{' ' * (w - cell_len(c))} "]
-                    if (i != 3 or not changed) and c.isprintable() and cell_len(c) <= w
-                    else _cell_text(i, c, changed).wrap(
-                        con,
-                        w,
-                        justify="left",
-                        overflow="ellipsis",
-                        tab_size=8,
-                        no_wrap=_RESUMED_COLUMNS[i] != "preview",
-                    )
-                    for i, (c, w) in enumerate(zip(cells, inner, strict=True))
-                ]
-                for k in range(max(len(p) for p in parts)):
-                    yield Segment(left)
-                    for i, p in enumerate(parts):
-                        if i:
-                            yield Segment(mid)
-                        if k >= len(p):
-                            yield Segment(blank[i])
-                        elif isinstance(p[k], str):
-                            yield Segment(p[k])
-                        else:
-                            yield Segment(" ")
-                            yield from p[k].render(con)
-                            yield Segment(" " * (inner[i] - p[k].cell_len + 1))
-                    yield Segment(right)
-                    yield line
 
     # title, top border, header, header rule
     console.print(Segments([seg for seg_line in frame[:-2] for seg in seg_line]), end="")
-    batch = Rows()
+    batch = _StreamedRows(left, mid, right, inner, widths)
     for row in _resumed_cells(shown, msgs):
         batch.rows.append(row)
         if len(batch.rows) >= STREAM_BATCH:
@@ -472,6 +442,74 @@ def print_resumed_streamed(console, title: str, shown, msgs) -> None:
     if batch.rows:
         console.print(batch, end="")
     console.print(Segments(frame[-1]), end="")  # bottom border
+
+
+class _StreamedRows:
+    """A batch of listed rows drawn as :func:`_resumed_table` draws them (see
+    :func:`print_resumed_streamed`): borders and column widths given, no measuring."""
+
+    def __init__(
+        self, left: str, mid: str, right: str, inner: list[int], widths: list[int]
+    ) -> None:
+        self.left, self.mid, self.right, self.inner = left, mid, right, inner
+        self.blank = [" " * w for w in widths]
+        self.rows: list = []
+
+    def __rich_console__(self, con, opts):
+        from rich.cells import cell_len
+        from rich.segment import Segment
+
+        left, mid, right, inner, blank = self.left, self.mid, self.right, self.inner, self.blank
+        line = Segment.line()
+        for *cells, changed in self.rows:
+            if not changed:
+                # the usual row: printable cells that fit, one joined line
+                lens = [len(c) if c.isascii() else cell_len(c) for c in cells]
+                if all(n <= w for n, w in zip(lens, inner, strict=True)) and all(
+                    c.isprintable() for c in cells
+                ):
+                    yield Segment(
+                        left
+                        + mid.join(
+                            [
+                                f" {c}{' ' * (w - n)} "
+                                for c, n, w in zip(cells, lens, inner, strict=True)
+                            ]
+                        )
+                        + right
+                    )
+                    yield line
+                    continue
+            # else each cell as the table draws it: a plain one that fits is one
+            # padded line, any other is wrapped or cut by Rich
+            parts = [
+                [f" {c}{' ' * (w - cell_len(c))} "]
+                if (i != 3 or not changed) and c.isprintable() and cell_len(c) <= w
+                else _cell_text(i, c, changed).wrap(
+                    con,
+                    w,
+                    justify="left",
+                    overflow="ellipsis",
+                    tab_size=8,
+                    no_wrap=_RESUMED_COLUMNS[i] != "preview",
+                )
+                for i, (c, w) in enumerate(zip(cells, inner, strict=True))
+            ]
+            for k in range(max(len(p) for p in parts)):
+                yield Segment(left)
+                for i, p in enumerate(parts):
+                    if i:
+                        yield Segment(mid)
+                    if k >= len(p):
+                        yield Segment(blank[i])
+                    elif isinstance(p[k], str):
+                        yield Segment(p[k])
+                    else:
+                        yield Segment(" ")
+                        yield from p[k].render(con)
+                        yield Segment(" " * (inner[i] - p[k].cell_len + 1))
+                yield Segment(right)
+                yield line
 
 
 def _compress(types: list) -> list[str]:

@@ -1,4 +1,4 @@
-"""`sidtui undo SESSION [--file PATH] [--dry-run] [--json]` (issue 3, FORMAT.md §10.13)."""
+"""`sidtui undo SESSION [--file PATH] [--dry-run] [--json]` (FORMAT.md §10.13)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ def register(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     mgr = manager(args, writes=True)
     if args.file:
-        from sidtui.cli.checkpoints import _match_path
+        from sidtui.cli.checkpoint_args import match_path
 
-        res = mgr.undo_file(_match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
+        res = mgr.undo_file(match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
     else:
         res = mgr.undo(dry_run=args.dry_run, force=args.force)
     return report(args, res, "undo")

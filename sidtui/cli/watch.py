@@ -133,27 +133,37 @@ def event_lines(batch, as_json: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import signal
+
     from sidtui.cli.common import read_session, sources_from_args
+    from sidtui.core.base.errors import UnreadableInput
     from sidtui.core.live.watcher import Watcher
 
+    done = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C and `kill` only set a flag: the main thread never waits in a call a
+        # KeyboardInterrupt could miss, so the watch always stops within a poll
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: done.set())
     if args.session:
         source, sf = read_session(args)
         homes = [source.home]
     else:
-        sources, _named = sources_from_args(args)
+        sources, _named = sources_from_args(args)  # every home there, or the ones named
         homes = [s.require().home for s in sources]
         sf = None
     lock = threading.Lock()
-    done = threading.Event()
 
     own_ids: set[str] = set()
     if sf is not None:
-        from sidtui.core.resume.process import trace_session_ids
+        from sidtui.core.base.home import session_ids
+        from sidtui.core.resume.process import trace_session_ids_in_file
 
+        own_ids = session_ids(sf) if source.name == "sid-code" else {sf.session_id}
         try:
-            own_ids = {sf.session_id, *trace_session_ids(sf.path.read_bytes())}
-        except OSError:
-            own_ids = {sf.session_id}
+            own_ids |= set(trace_session_ids_in_file(sf.path))
+        except (OSError, UnreadableInput):
+            pass
 
     def mine(e) -> bool:
         # registrations of other sessions are noise when following one session
@@ -172,13 +182,18 @@ def run(args: argparse.Namespace) -> int:
             except (BrokenPipeError, ValueError):
                 done.set()  # the reader went away (`| head`): stop quietly
 
-    import signal
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: done.set())  # `kill`: stop as cleanly as ^C
     polling = True if args.polling else None
     watchers = [Watcher(h, on_batch, session=sf, force_polling=polling) for h in homes]
     what = str(sf.path) if sf else ", ".join(str(h.root) for h in homes)
+    said = [0] * len(watchers)  # warnings printed so far, per watcher
+
+    def say_warnings() -> None:
+        for k, w in enumerate(watchers):
+            for line in w.warnings[said[k] :]:
+                print(f"sidtui: warning: {line}", file=sys.stderr, flush=True)
+            said[k] = len(w.warnings)
+
+    code = 0
     try:
         for w in watchers:
             w.start()
@@ -192,17 +207,21 @@ def run(args: argparse.Namespace) -> int:
                     return 1
         how = "polling" if any(w.polling for w in watchers) else "notify"
         print(f"watching {what} ({how}); Ctrl-C to stop", file=sys.stderr, flush=True)
-        while not done.wait(0.5):
+        while not done.wait(0.2) and not code:
+            say_warnings()
             for w in watchers:
                 if w.errors:
                     for e in w.errors:
                         print(f"sidtui: warning: {e}", file=sys.stderr)
                     w.errors.clear()
                     if not w.alive:
-                        return 1
-    except KeyboardInterrupt:
+                        code = 1
+    except KeyboardInterrupt:  # only before the handlers are in place
         pass
     finally:
         for w in watchers:
-            w.stop()
-    return 0
+            w.stop(timeout=2.0)
+        stuck = [w for w in watchers if w.alive]
+        if stuck:  # stuck in a system call: the process exit ends it (sidtui.cli.entry)
+            args.keep = stuck
+    return code

@@ -1,9 +1,10 @@
-"""sidtui's core: everything that reads or writes a sid-code home.
+"""sidtui's core: everything that reads or writes a sid-code home; never imports Textual or Rich.
 
-Never imports Textual (a test enforces it). One module per concept: ``home`` (layout),
-``jsonparse`` (JSON.parse-compatible line parser), ``records`` (line index + partial
-decode), ``chain`` (rebuild + record tree), ``loader`` (what the agent loads),
-``recovery`` (six cleaning layers, integrity, interruption), ``state`` (the ten restored
-items), ``process`` (registrations, file intents), ``sidechain``, ``session`` (the one
-view the CLI and app show), ``listing`` (fast summaries for ``ls``).
+Subpackages, bottom layer first (docs/ARCHITECTURE.md; ``lint-imports`` checks the order):
+``base`` (errors, the home's layout, JSON in and out, the process pool, the GC pause),
+``transcript`` (records, chain, loader, the one writer), ``resume`` (recovery, restored
+state, sidechains, processes) and ``checkpoints`` (index, diffs, rebuild, manager, eviction),
+``views`` (the session view, ``show --json``, summaries and listings, ``check``), ``edits``
+(rewind points, rewind, fork, salvage) and ``live`` (tails, the watcher, events), ``index``
+(the SQLite catalog and search).
 """

@@ -1,4 +1,4 @@
-"""``sidtui demo``: a realistic agent home written by a simulated agent (issue 5).
+"""``sidtui demo``: a realistic agent home written by a simulated agent.
 
 Core-level code: nothing here imports Textual. Modules:
 

@@ -1,30 +1,6 @@
-"""The simulated agent: a scripted LLM driving sidtui's own writers (issue 5).
+"""The simulated agent: a scripted LLM driving sidtui's own writers.
 
-:class:`SimAgent` behaves like one sid-code *process*: it starts or resumes a session, takes
-prompts, answers with assistant messages carrying per-call ``usage``, runs tool batches
-(``read``/``grep``/``glob``/``edit``/``write``/``bash``/``todo_write``/``sub_agent``, several
-calls per batch when parallel) whose side effects are **real** (files in the scratch project
-change), and writes exactly the records the agent writes, in the agent's order (checked
-against ``fixtures/real-home``):
-
-    assistant_message(tool_use…) → [snapshot sN] → metadata file_changes → user_message(tool_result…)
-    … → assistant_message(end_turn) → metadata usage_stats, todo_state, hypothesis_ledger[, …]
-
-There is no second writer: transcripts go through :class:`sidtui.core.edits.writer.SessionStore`
-(sub-agents through :class:`~sidtui.core.edits.writer.SidechainWriter`), checkpoints through
-:class:`sidtui.core.checkpoints.manager.CheckpointManager` (a snapshot before each changing batch,
-holding the pre-images) and fork inheritance through
-:func:`sidtui.core.checkpoints.evict.inherit_from`. The process-layer files (registration,
-file intents, history, summaries) come from :mod:`sidtui.demo.registry`.
-
-Determinism: every timestamp comes from a :class:`~sidtui.demo.clock.SimClock` and every id
-from a :class:`~sidtui.demo.clock.SeededIds`, so a seeded scenario writes the same bytes each
-run (apart from PIDs). Parallel results are merged into one ``user_message`` (FORMAT.md §3.10).
-
-Ending a process: :meth:`SimAgent.end` (``session_end``, unregister — the clean path),
-:meth:`SimAgent.exit` (exit hook only: queue flushed and registration removed, no
-``session_end``: two thirds of real sessions, FORMAT.md §3.8) or :meth:`SimAgent.killed` (SIGKILL:
-nothing after the last write lands, registration and intents stay behind).
+Design notes: docs/ARCHITECTURE.md, “demo/agent.py”.
 """
 
 from __future__ import annotations
@@ -39,7 +15,7 @@ from sidtui.core.base.home import Home
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.diff import edit_hunks
 from sidtui.core.checkpoints.manager import CheckpointManager
-from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, SidechainWriter, flush_pending_writes
 from sidtui.demo import registry
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.projects import Project

@@ -1,18 +1,6 @@
 """Time and identifiers for the simulated agent: a fixed fake clock or the real one.
 
-A demo home built with a seed must be the same bytes every time (issue 5), so everything the
-agent would take from the wall clock or from ``crypto.randomUUID()`` comes from here:
-
-* :class:`SimClock` — milliseconds since the epoch that only move when the scenario says so
-  (``advance``), or the real time (``live=True``, for ``sidtui demo --live``). It feeds
-  ``SessionStore(clock=...)`` (ISO strings), ``CheckpointManager(clock=...)`` (ms) and the
-  registry files.
-* :class:`SeededIds` — uuids, tool-use ids, message ids, signatures, agent ids and session
-  ids drawn from one ``random.Random``: random-looking, reproducible.
-
-Session ids follow the agent's ``YYYYMMDD-HHMMSS-<8 hex>`` (FORMAT.md §1.2). The agent uses local
-time; the demo uses UTC so a seeded home does not depend on the machine's time zone
-(docs/DECISIONS.md, issue 5).
+Design notes: docs/ARCHITECTURE.md, “demo/clock.py”.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
-"""Hand-crafted files that no correct writer produces (issue 5).
+"""Hand-crafted files that no correct writer produces.
 
-Corruption, crashes mid-write and old formats cannot come out of ``SessionStore`` — that is
-the point of it — so these are written here, line by line with
-:func:`sidtui.core.base.jsonout.stringify` (the bytes ``JSON.stringify`` gives), or by cutting a
-file the simulated agent wrote:
-
-* :func:`truncate_last_line` — a half line at the end (SIGKILL during a write).
-* :func:`glue_resume` — the S16 shape: the torn last line with the next process's first
-  record glued onto it, and that process's records chained to the lost uuid, so the agent's
-  loader returns nothing for the file.
-* :func:`write_cycle_session` — a duplicated uuid that makes the parent walk repeat.
-* :func:`write_v1_session`, :func:`write_v2_session`, :func:`write_legacy_checkpoints` —
-  the old formats (FORMAT.md §5.4 versions 1.0 and 2.0; the legacy checkpoint index, FORMAT.md §10.8).
-* :func:`evict_base_without_reanchor` — an index whose full base was removed without
-  re-anchoring the diff after it (what FORMAT.md §10.9 warns against): that diff is unrecoverable.
+Design notes: docs/ARCHITECTURE.md, “demo/crafted.py”.
 """
 
 from __future__ import annotations
@@ -122,30 +109,9 @@ def glue_resume(
             fh.write(stringify(rec) + b"\n")
 
 
-def write_cycle_session(
-    path: Path, *, session_id: str, clock: SimClock, ids: SeededIds, cwd: str, model: str
-) -> None:
-    """A session whose last record re-uses an earlier record's uuid.
-
-    The parent walk from the tail meets that uuid again and stops (a cycle, FORMAT.md §4.4):
-    the loader keeps only the records walked before the repeat.
-    """
-    u = [ids.uuid() for _ in range(5)]
-    t0 = clock.ms()
-
-    def ts(k: int) -> str:
-        from sidtui.demo.clock import iso_ms
-
-        return iso_ms(t0 + k * 4_100)
-
-    tool_id = ids.tool_use_id()
-    usage = {
-        "inputTokens": 64,
-        "outputTokens": 190,
-        "cacheReadInputTokens": 5120,
-        "cacheCreationInputTokens": 411,
-    }
-    recs = [
+def _cycle_opening(session_id: str, model: str, cwd: str, ts, u: list[str]) -> list[dict]:
+    """The cycle session's ``session_start`` and first prompt."""
+    return [
         {
             "type": "session_start",
             "version": "3.0",
@@ -175,6 +141,34 @@ def write_cycle_session(
             "uuid": u[1],
             "parentUuid": u[0],
         },
+    ]
+
+
+def write_cycle_session(
+    path: Path, *, session_id: str, clock: SimClock, ids: SeededIds, cwd: str, model: str
+) -> None:
+    """A session whose last record re-uses an earlier record's uuid.
+
+    The parent walk from the tail meets that uuid again and stops (a cycle, FORMAT.md §4.4):
+    the loader keeps only the records walked before the repeat.
+    """
+    u = [ids.uuid() for _ in range(5)]
+    t0 = clock.ms()
+
+    def ts(k: int) -> str:
+        from sidtui.demo.clock import iso_ms
+
+        return iso_ms(t0 + k * 4_100)
+
+    tool_id = ids.tool_use_id()
+    usage = {
+        "inputTokens": 64,
+        "outputTokens": 190,
+        "cacheReadInputTokens": 5120,
+        "cacheCreationInputTokens": 411,
+    }
+    recs = [
+        *_cycle_opening(session_id, model, cwd, ts, u),
         {
             "type": "assistant_message",
             "message": {

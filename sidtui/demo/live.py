@@ -1,22 +1,6 @@
-"""``sidtui demo --live``: the simulated agent as a background process (issue 5).
+"""``sidtui demo --live``: the simulated agent as a background process.
 
-Run as ``python -m sidtui.demo.live --home H --project P [--seed N] [--rate R]``. It
-registers itself in ``active-sessions/`` with its own PID and the real time, starts one
-session in project ``P`` and keeps working — a few records per second, real file edits
-with a snapshot before each changing batch, file intents while editing, occasional parallel
-batches and sub-agents (sidechain files) — until stopped:
-
-* **SIGTERM / SIGINT** (or ``--max-seconds``): the current step finishes, then
-  ``session_end`` is written, the registration and intents are removed, exit code 0.
-* **SIGKILL**: nothing more runs, so the file keeps exactly the crash shapes of FORMAT.md §3.8
-  and §8.8: no ``session_end``, possibly a turn cut after its tool_use or its results (records
-  still in the 100 ms queue are lost), the registration and intent files left behind with a
-  now-dead PID (stale).
-
-Timestamps and ids are real (this is the one mode where bytes are not reproducible); the
-conversation itself still comes from ``--seed``. The intent on ``README.md`` is declared as
-if by a turn six minutes earlier and never touched again, so an expired intent is visible
-next to active ones for the whole run.
+Design notes: docs/ARCHITECTURE.md, “demo/live.py”.
 """
 
 from __future__ import annotations

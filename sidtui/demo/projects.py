@@ -7,12 +7,7 @@ the agent's do. Git runs with a fixed author, fixed dates and no user/system con
 a commit-signing setup cannot break it. Without git the folder stays a plain folder and the
 records have no ``gitBranch`` (as the agent writes them outside a repo).
 
-:func:`project_key` is the agent's ``sanitizeProjectKey`` (checked against the fixtures):
-every run of characters outside ``[A-Za-z0-9]`` becomes ``-``, leading/trailing ``-`` are
-dropped, and a path with non-ASCII characters gets ``-`` + the first 6 hex digits of the
-32-bit FNV-1a hash of its UTF-16 code units (``/tmp/sidtui-fixture-projects/工作 notes`` →
-``tmp-sidtui-fixture-projects-notes-1c8af1``); it lives in :mod:`sidtui.core.base.home`, which
-uses it for ``latest`` (the agent's ``-c`` folder) and never to find a session by id.
+Design notes: docs/ARCHITECTURE.md, “demo/projects.py”.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """The simulated agent's process-layer files: registration, file intents, history, summaries.
 
-These are the agent's files, not transcripts, so they are written here rather than through
-``SessionStore`` (which only writes ``sessions/*.jsonl``). Shapes and key order follow the
-real fixtures (``fixtures/real-home/active-sessions``, ``file-intents``, ``history.jsonl``,
-``sessions/*/summaries``; FORMAT.md §1, §12):
-
-* ``active-sessions/<safeId>.json`` ``{sessionId, pid, kind, cwd, startedAt, model}``
-  (+ ``logicalSessionId`` for a resumed process), ``JSON.stringify(x, null, 2)``, no final
-  newline. Removed on a clean exit; a killed process leaves it behind (FORMAT.md §12.1).
-* ``file-intents/<safeId>.json`` ``{sessionId, pid, cwd, files: {path: {path, declaredAt,
-  lastAccessAt, operation}}}``, same format; removed on exit.
-* ``history.jsonl``: one ``{display, pastedContents, timestamp, project, sessionId}`` line
-  per human prompt (``sessionId`` is the writing process's own id).
-* ``sessions/<key>/summaries/<sessionId>.json`` ``{sessionId, summary, model, provider,
-  createdAt, messageCount, estimatedTokens}``.
-
-Upstream rewrites the registry files in place; we write them atomically (temp + rename),
-which readers cannot tell apart except that they never see a torn file.
+Design notes: docs/ARCHITECTURE.md, “demo/registry.py”.
 """
 
 from __future__ import annotations

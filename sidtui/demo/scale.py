@@ -7,14 +7,7 @@
 * :func:`write_huge_session(path, target_bytes, seed)` — one session of about
   ``target_bytes`` (100 MB ≈ 142k records, FORMAT.md §2.6).
 
-For speed these write lines directly with :func:`sidtui.core.base.jsonout.stringify` instead of
-going through ``SessionStore`` (no per-record queue or timer), but every record has the
-exact shape and key order the store writes (checked against ``fixtures/real-home``) and the
-``uuid``/``parentUuid`` chain is valid from ``session_start`` to the last line. The mix
-follows FORMAT.md §3: about 92% of user records carry tool results, parallel results are merged
-up to 8 per record (1:735, 2:123, 3:26, 4:11, 5:2, 6:2, 8:1), about 13% of records are
-metadata (mostly ``file_changes``, ``usage_stats``, ``todo_state``). No checkpoints are
-written (the benchmarks time transcripts).
+Design notes: docs/ARCHITECTURE.md, “demo/scale.py”.
 """
 
 from __future__ import annotations
@@ -165,95 +158,101 @@ def _write_session(
         for _ in range(max(1, int(rng.expovariate(1 / 11.6)))):
             if w.bytes >= target:
                 break
-            k = rng.choice(_PARALLEL)
-            calls = []
-            for _ in range(k):
-                name = rng.choice(_TOOLS)
-                fp = f"{cwd}/src/{rng.choice(_WORDS)}.ts"
-                inp = (
-                    {"command": w.text(10, 60)}
-                    if name == "bash"
-                    else {"pattern": rng.choice(_WORDS)}
-                    if name in ("grep", "glob")
-                    else {"file_path": fp}
-                )
-                if name == "edit":
-                    inp.update({"old_string": w.text(10, 120), "new_string": w.text(10, 160)})
-                elif name == "write":
-                    inp["content"] = w.text(100, 1500)
-                calls.append((ids.tool_use_id(), name, inp))
-            blocks: list = []
-            if rng.random() < 0.3:
-                blocks.append(
-                    {"type": "thinking", "thinking": w.text(40, 400), "signature": ids.signature()}
-                )
-            if rng.random() < 0.7:
-                blocks.append({"type": "text", "text": w.text(10, 200)})
-            blocks += [
-                {"type": "tool_use", "id": i, "name": n, "input": inp} for i, n, inp in calls
-            ]
-            w.assistant(blocks, "tool_use", model)
-            changed = [inp["file_path"] for _, n, inp in calls if n in ("edit", "write")]
-            if changed:
-                new = [f for f in changed if f not in w.files]
-                w.files.extend(new)
-                if new or rng.random() < 0.3:
-                    w.put(
-                        {
-                            "type": "metadata",
-                            "key": "file_changes",
-                            "value": {
-                                "files": list(w.files[-40:]),
-                                "lastTool": ", ".join(n for _, n, _ in calls),
-                                "count": len(w.files),
-                            },
-                        }
-                    )
-            results = []
-            for i, _n, _ in calls:
-                size = int(min(20000, rng.lognormvariate(math.log(150), 1.1)))
-                block = {
-                    "type": "tool_result",
-                    "tool_use_id": i,
-                    "content": w.text(size // 2, size),
-                }
-                if rng.random() < 0.03:
-                    block["is_error"] = True
-                results.append(block)
-            w.messages += 1
-            w.put({"type": "user_message", "message": {"role": "user", "content": results}})
+            _tool_batch(w, rng, ids, cwd, model)
         w.assistant([{"type": "text", "text": w.text(20, 400)}], "end_turn", model)
-        w.put(
-            {
-                "type": "metadata",
-                "key": "usage_stats",
-                "value": {
-                    "totalCostUSD": w.cost,
-                    "sideCostUSD": 0,
-                    "totalAPIDuration": w.t - t_ms,
-                    "totalToolDuration": w.records * 7,
-                    "modelUsage": {
-                        model: {
-                            "inputTokens": 80,
-                            "stockPromptTokens": 9000,
-                            "cumulativePromptTokens": w.records * 40,
-                            "outputTokens": w.records * 90,
-                            "cacheReadInputTokens": w.records * 3000,
-                            "cacheCreationInputTokens": 411,
-                            "requests": w.messages // 2,
-                            "costUSD": w.cost,
-                            "cacheSavingsUSD": w.cost * 2,
-                            "provider": "anthropic",
-                        }
-                    },
-                },
-            }
-        )
+        w.put(_usage_stats(w, t_ms, model))
         w.put({"type": "metadata", "key": "todo_state", "value": {"todos": []}})
         first = False
     if end:
         w.put({"type": "session_end", "totalCostUSD": w.cost, "totalMessages": w.messages})
     return w
+
+
+def _tool_batch(w: _Writer, rng: random.Random, ids: SeededIds, cwd: str, model: str) -> None:
+    """One assistant message of parallel tool calls, its ``file_changes`` and the results."""
+    k = rng.choice(_PARALLEL)
+    calls = []
+    for _ in range(k):
+        name = rng.choice(_TOOLS)
+        fp = f"{cwd}/src/{rng.choice(_WORDS)}.ts"
+        inp = (
+            {"command": w.text(10, 60)}
+            if name == "bash"
+            else {"pattern": rng.choice(_WORDS)}
+            if name in ("grep", "glob")
+            else {"file_path": fp}
+        )
+        if name == "edit":
+            inp.update({"old_string": w.text(10, 120), "new_string": w.text(10, 160)})
+        elif name == "write":
+            inp["content"] = w.text(100, 1500)
+        calls.append((ids.tool_use_id(), name, inp))
+    blocks: list = []
+    if rng.random() < 0.3:
+        blocks.append(
+            {"type": "thinking", "thinking": w.text(40, 400), "signature": ids.signature()}
+        )
+    if rng.random() < 0.7:
+        blocks.append({"type": "text", "text": w.text(10, 200)})
+    blocks += [{"type": "tool_use", "id": i, "name": n, "input": inp} for i, n, inp in calls]
+    w.assistant(blocks, "tool_use", model)
+    changed = [inp["file_path"] for _, n, inp in calls if n in ("edit", "write")]
+    if changed:
+        new = [f for f in changed if f not in w.files]
+        w.files.extend(new)
+        if new or rng.random() < 0.3:
+            w.put(
+                {
+                    "type": "metadata",
+                    "key": "file_changes",
+                    "value": {
+                        "files": list(w.files[-40:]),
+                        "lastTool": ", ".join(n for _, n, _ in calls),
+                        "count": len(w.files),
+                    },
+                }
+            )
+    results = []
+    for i, _n, _ in calls:
+        size = int(min(20000, rng.lognormvariate(math.log(150), 1.1)))
+        block = {
+            "type": "tool_result",
+            "tool_use_id": i,
+            "content": w.text(size // 2, size),
+        }
+        if rng.random() < 0.03:
+            block["is_error"] = True
+        results.append(block)
+    w.messages += 1
+    w.put({"type": "user_message", "message": {"role": "user", "content": results}})
+
+
+def _usage_stats(w: _Writer, t_ms: int, model: str) -> dict:
+    """The ``usage_stats`` metadata record after a turn."""
+    return {
+        "type": "metadata",
+        "key": "usage_stats",
+        "value": {
+            "totalCostUSD": w.cost,
+            "sideCostUSD": 0,
+            "totalAPIDuration": w.t - t_ms,
+            "totalToolDuration": w.records * 7,
+            "modelUsage": {
+                model: {
+                    "inputTokens": 80,
+                    "stockPromptTokens": 9000,
+                    "cumulativePromptTokens": w.records * 40,
+                    "outputTokens": w.records * 90,
+                    "cacheReadInputTokens": w.records * 3000,
+                    "cacheCreationInputTokens": 411,
+                    "requests": w.messages // 2,
+                    "costUSD": w.cost,
+                    "cacheSavingsUSD": w.cost * 2,
+                    "provider": "anthropic",
+                }
+            },
+        },
+    }
 
 
 def write_scale_home(root: str | os.PathLike[str], n: int, seed: int = 0) -> ScaleStats:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sidtui.core.base.home import Home
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 from sidtui.demo import content as C
 from sidtui.demo import crafted
 from sidtui.demo.agent import (
@@ -174,6 +174,32 @@ class _Builder:
             "updatedAt": self.clock.ms(),
             "evidenceLog": [],
         }
+        self._clean_first_turn(a, p, goal)
+        self._clean_second_turn(a, p, goal)
+        a.turn(
+            "Make the error messages friendlier.",
+            [
+                (
+                    None,
+                    [
+                        edit(
+                            p,
+                            "src/checkout.ts",
+                            '"card number must be 16 digits"',
+                            '"Please enter the 16-digit number on the front of your card."',
+                        )
+                    ],
+                )
+            ],
+            "Updated the card number message.",
+        )
+        a.end()
+        self.cases["clean"] = sid
+        self.cases["goal_state"] = sid
+        return a
+
+    def _clean_first_turn(self, a: SimAgent, p: Project, goal: dict) -> None:
+        """Reads, then edits in parallel, todos and a check; the goal set."""
         a.turn(
             "Checkout accepts any card. Validate the card number and expiry in src/checkout.ts and document the rule in the README.",
             [
@@ -231,6 +257,9 @@ class _Builder:
             agent_setting={"model": a.model, "effortLevel": "high", "thinking": True},
             goal=goal,
         )
+
+    def _clean_second_turn(self, a: SimAgent, p: Project, goal: dict) -> None:
+        """A new test file and an edit in one batch; the goal complete, the session named."""
         a.turn(
             "Add a unit test file for checkout and make formatCents handle negative amounts.",
             [
@@ -289,27 +318,6 @@ class _Builder:
             name="Checkout payment validation",
             summary="Validated card number and expiry in checkout, documented the rule, added tests.",
         )
-        a.turn(
-            "Make the error messages friendlier.",
-            [
-                (
-                    None,
-                    [
-                        edit(
-                            p,
-                            "src/checkout.ts",
-                            '"card number must be 16 digits"',
-                            '"Please enter the 16-digit number on the front of your card."',
-                        )
-                    ],
-                )
-            ],
-            "Updated the card number message.",
-        )
-        a.end()
-        self.cases["clean"] = sid
-        self.cases["goal_state"] = sid
-        return a
 
     def interrupted_prompt(self) -> None:
         """A prompt with no reply (Ctrl+C), then ``session_end``; permission mode changed."""
@@ -871,6 +879,16 @@ class _Builder:
         folder = self.home.sessions_dir / p.key
         v1_id = "20260301-101010-1111aaaa"
         main_go = p.path("main.go")
+        self._legacy_v1(p, folder, v1_id, main_go)
+        v2_id = self._legacy_v2(p, folder)
+        self.cases["legacy_v1"] = v1_id
+        self.cases["legacy_v1_no_version"] = "8f3c2a1b"
+        self.cases["legacy_checkpoints"] = v1_id
+        self.cases["legacy_v2"] = v2_id
+        self.cases["legacy_flat"] = "5d2e9f01"
+
+    def _legacy_v1(self, p: Project, folder: Path, v1_id: str, main_go: str) -> None:
+        """Two v1 whole-JSON sessions (one without a version) and a legacy checkpoint index."""
         crafted.write_v1_session(
             folder / f"{v1_id}.json",
             {
@@ -947,6 +965,9 @@ class _Builder:
                 "updatedAt": "2026-02-11T09:00:30.000Z",
             },
         )
+
+    def _legacy_v2(self, p: Project, folder: Path) -> str:
+        """A v2 JSONL session and a flat one without a cwd in ``_legacy``; the v2 id."""
         v2_id = "20260302-161500-0a1b2c3d"
         tool = "toolu_01V2aaaaaaaaaaaaaaaaaaaa"
         crafted.write_v2_session(
@@ -1044,11 +1065,7 @@ class _Builder:
                 },
             ],
         )
-        self.cases["legacy_v1"] = v1_id
-        self.cases["legacy_v1_no_version"] = "8f3c2a1b"
-        self.cases["legacy_checkpoints"] = v1_id
-        self.cases["legacy_v2"] = v2_id
-        self.cases["legacy_flat"] = "5d2e9f01"
+        return v2_id
 
     def long_session(self) -> None:
         """A working session shaped like a typical real one: few prompts, many tool

@@ -1,4 +1,4 @@
-"""`sidtui checkpoints / undo / restore / redo` on the real fixture home (issue 3 item 9)."""
+"""`sidtui checkpoints / undo / restore / redo` on the real fixture home."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_restore_before_first_snapshot(real_home_with_projects, capsys):
     webapp = projects / "webapp"
     rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--before", "s1")
     assert rc == 0, err
-    assert "deleted" in out and "sidtui redo" in out
+    assert "deleted" in out and f"`sidtui --home {home} redo {S01}`" in out
     assert not (webapp / "src" / "validate.test.ts").exists()
     assert (webapp / "src" / "validate.ts").read_text().startswith("export function isNonEmpty")
     rc, _, err = run(capsys, "--home", str(home), "restore", S01, "--before", "s99")
@@ -156,7 +156,7 @@ def test_undo_redo_restore_print_markup_paths_literally(tmp_path, capsys, monkey
     remap_fixture_paths(home, projects)
     rc, out, err = run(capsys, "--home", str(home), "undo", S01)
     assert rc == 0, err
-    assert f"{projects}/webapp/src/login.ts" in out and "sidtui redo" in out
+    assert f"{projects}/webapp/src/login.ts" in out and f"redo {S01}`" in out
     rc, out, err = run(capsys, "--home", str(home), "redo", S01)
     assert rc == 0 and "pro[/]j[bold]" in out, err
     rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--before", "s1")

@@ -1,4 +1,4 @@
-"""`sidtui search` and `sidtui watch` (issue 6)."""
+"""`sidtui search` and `sidtui watch`."""
 
 from __future__ import annotations
 

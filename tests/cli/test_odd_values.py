@@ -1,4 +1,4 @@
-"""Odd JSON values and control characters a fresh-user trial found (issue 2, session 3).
+"""Odd JSON values and control characters a fresh-user trial found.
 
 - a tool_use ``name`` that is not a string crashed ``show`` and ``ls --no-cache`` (the
   resume note joined the names);

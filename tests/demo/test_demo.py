@@ -1,4 +1,4 @@
-"""`sidtui demo` (issue 5): the seeded home opens everywhere and shows every planned case."""
+"""`sidtui demo`: the seeded home opens everywhere and shows every planned case."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_branches_forks_resumes_rewinds(demo):
     r = view(demo, "rewind")
     assert len(r.to_json()["branches"]["tips"]) == 2
     assert r.loaded.metadata["rewind"]["toPoint"] == 2
-    from sidtui.core.edits.rewind import rewind_points
+    from sidtui.core.edits.points import rewind_points
 
     assert len(rewind_points(r)) == 1  # prompts 2 and 3 are off the live chain now
     fork_idx = CheckpointManager.for_session(Home(demo.home), demo.cases["fork"]).index

@@ -1,4 +1,4 @@
-"""`sidtui demo --live` (issue 5): a real background agent; SIGTERM ends cleanly, SIGKILL does not."""
+"""`sidtui demo --live`: a real background agent; SIGTERM ends cleanly, SIGKILL does not."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Benchmark homes (issue 5): the size distribution of FORMAT.md §2.6, exact record shapes, valid chains."""
+"""Benchmark homes: the size distribution of FORMAT.md §2.6, exact record shapes, valid chains."""
 
 from __future__ import annotations
 

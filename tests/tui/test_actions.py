@@ -1,4 +1,4 @@
-"""Pilot tests of the app's actions (issue 7 §3–7) on a private demo home: rewind with
+"""Pilot tests of the app's actions on a private demo home: rewind with
 ``Esc Esc``, undo preview, fork, salvage, search, help and the command palette. Each test
 asserts what is on disk afterwards."""
 

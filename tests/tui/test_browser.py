@@ -1,4 +1,4 @@
-"""Pilot tests of the Browser screen (issue 7 §1) on a copy of the real-home fixture."""
+"""Pilot tests of the Browser screen on a copy of the real-home fixture."""
 
 from __future__ import annotations
 

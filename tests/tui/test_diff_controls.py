@@ -1,4 +1,4 @@
-"""File contents in the app's diff views are shown, never sent (issue 2, session 4).
+"""File contents in the app's diff views are shown, never sent.
 
 A checkpointed file whose lines hold an ESC sequence, NUL, BEL, CR, DEL and a C1 CSI
 (``\\x9b``) is diffed in the Checkpoints tab (side by side and unified), the undo preview

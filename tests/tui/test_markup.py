@@ -1,4 +1,4 @@
-"""Session text is shown literally in the app, never read as markup (issue 2/7).
+"""Session text is shown literally in the app, never read as markup.
 
 A small home whose project folder, prompts, assistant text, thinking, tool names and
 inputs, file paths, session name, todos, an opaque record type and a sub-agent's

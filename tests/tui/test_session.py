@@ -1,4 +1,4 @@
-"""Pilot tests of the Session screen's tabs (issue 7 §2) on copies of the real-home fixture."""
+"""Pilot tests of the Session screen's tabs on copies of the real-home fixture."""
 
 from __future__ import annotations
 

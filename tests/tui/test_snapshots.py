@@ -1,4 +1,4 @@
-"""SVG snapshots of every screen at 120×40 on the deterministic demo home (issue 7).
+"""SVG snapshots of every screen at 120×40 on the deterministic demo home.
 
 The demo home is built at a fixed path (tests/tui_support.py) so project keys and paths in
 it are the same on every run; the header shows ``~/.sid-code`` instead of the root; the

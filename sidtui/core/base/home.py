@@ -1,17 +1,12 @@
 """The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
-core code never calls ``Path.home()`` elsewhere. :func:`discover` lists session files:
+core code never calls ``Path.home()`` elsewhere. :func:`discover` lists the session files
+(v1 ``.json``, v2/v3 ``.jsonl``, sidechains known by their first record, the legacy flat
+layout) by scanning folders, never by recomputing project keys; :func:`resolve_session`
+finds one by id, id prefix or path.
 
-* ``sessions/<projectKey>/<id>.jsonl`` (v2/v3) and ``<id>.json`` (v1 whole-file JSON);
-* sidechains ``<parentId>-<agentId>.jsonl`` in the same folder, recognised by their
-  **first record** (``sidechain_start``), never by name: ids contain dashes;
-* ``sessions/_legacy/`` and flat files directly in ``sessions/`` (the old layout);
-* ``summaries/<id>.json`` beside them.
-
-The project key is never recomputed to find files (it is lossy); folders are scanned.
-``continue``-style lookup (:func:`latest_in_project`) looks only at the current
-project's folder, as the agent's ``-c`` does (FORMAT.md §1.5); lookups by id scan all folders.
+Design notes: docs/ARCHITECTURE.md, “core/base/home.py”.
 """
 
 from __future__ import annotations
@@ -19,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
+from sidtui.core.base.regular import NotRegularFile, kind_of, open_regular
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -35,6 +32,12 @@ FIRST_LINE_CAP = 1 << 20  # a first record larger than 1 MiB is not a sidechain 
 def safe_id(session_id: str) -> str:
     """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (FORMAT.md §1.2)."""
     return _SAFE_ID_RE.sub("_", session_id)
+
+
+def _absolute(p: str | os.PathLike[str]) -> Path:
+    """``p`` with ``~`` expanded, made absolute against the current folder (``..`` folded,
+    symbolic links kept)."""
+    return Path(os.path.abspath(os.path.expanduser(os.fspath(p))))
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,9 @@ class Home:
 
     @classmethod
     def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Home:
-        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``.
+        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``, made
+        absolute once, here (a relative home means the folder sidtui was started in, for
+        every verb: a watcher's events and printed paths are absolute).
 
         Raises:
             UsageError: ``home`` is an empty string (``--home ""``, e.g. an unset
@@ -57,11 +62,11 @@ class Home:
         if home is not None:
             if not os.fspath(home).strip():
                 raise UsageError("--home needs a folder (it was given an empty string)")
-            return cls(Path(home).expanduser())
+            return cls(_absolute(home))
         configured = env.get("SID_CONFIG_DIR")
         if configured:
-            return cls(Path(configured).expanduser())
-        return cls(Path(env.get("HOME") or Path.home()) / ".sid-code")
+            return cls(_absolute(configured))
+        return cls(_absolute(Path(env.get("HOME") or Path.home()) / ".sid-code"))
 
     @property
     def sessions_dir(self) -> Path:
@@ -128,12 +133,26 @@ class SessionFile:
 
 
 def read_first_line(path: Path, cap: int = FIRST_LINE_CAP) -> bytes:
-    """The file's first line (without ``\\n``), at most ``cap`` bytes; b"" on I/O errors."""
+    """The file's first line (without ``\\n``), at most ``cap`` bytes; b"" on I/O errors
+    and for anything but a regular file (a FIFO is never opened for a blocking read)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.readline(cap).rstrip(b"\r\n")
+        fd, _ = open_regular(path)
+    except (OSError, NotRegularFile):
+        return b""
+    try:
+        buf = b""
+        while len(buf) < cap:
+            b = os.read(fd, min(8192, cap - len(buf)))
+            if not b:
+                break
+            buf += b
+            if b"\n" in b:
+                break
     except OSError:
         return b""
+    finally:
+        os.close(fd)
+    return first_line_of(buf, cap)
 
 
 def _sidechain_header(path: Path, first: bytes | None = None) -> dict | None:
@@ -231,11 +250,19 @@ NOT_A_FILE = "a folder, not a file"
 
 
 def odd_transcript_entry(e: os.DirEntry[str]) -> str | None:
-    """Why an entry with a transcript's name that is not a regular file is none (a link to
-    nothing, a folder or a link to one), or None (something else: a FIFO, a device)."""
+    """Why an entry with a transcript's name that is not a regular file is none: a link to
+    nothing, a folder or a link to one, a FIFO, a device or a socket (or a link to one);
+    None when it can be told no better (its type cannot be read)."""
+    try:
+        st = os.stat(e.path)
+    except OSError:
+        return DANGLING_LINK if e.is_symlink() else None
+    if stat.S_ISDIR(st.st_mode):
+        return NOT_A_FILE
+    kind = kind_of(st.st_mode)
     if e.is_symlink():
-        return NOT_A_FILE if os.path.isdir(e.path) else DANGLING_LINK
-    return NOT_A_FILE if _entry_is_dir(e) else None
+        return f"a symbolic link to {os.readlink(e.path)}, {kind}: not a regular file"
+    return f"not a regular file ({kind})"
 
 
 def _entry_is_dir(e: os.DirEntry[str]) -> bool:
@@ -378,7 +405,8 @@ def resolve_session(
         except OSError as exc:
             raise _unreadable_path(arg, exc) from None
         if not is_file:
-            raise UsageError(f"{arg} is not a file")
+            raise UsageError(f"{arg} is {_what_is(p)}")
+        p = _absolute(p)  # what was typed, resolved once (show --json's path, a watch)
         _refuse_non_session_file(home, p)
         parent = p.resolve().parent
         project = "" if parent == home.sessions_dir.resolve() else parent.name
@@ -417,26 +445,41 @@ def resolve_session(
     _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
-    unread = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
-    if unread:
-        noun = "folder" if len(unread) == 1 else "folders"
-        why = f" ({noun} {', '.join(unread)} could not be read)"
+    folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
+    if folders:
+        noun = "folder" if len(folders) == 1 else "folders"
+        why = f" ({noun} {', '.join(folders)} could not be read)"
     raise SessionNotFound(f"no session matches {arg!r} under {home.sessions_dir}{why}", near)
 
 
 def unreadable_transcripts(home: Home) -> list[tuple[Path, str]]:
     """``(path, reason)`` of every transcript name under ``sessions/`` that cannot be
-    looked at (a symlink loop, a link through a folder we may not search): the entries
-    :func:`discover` skips and names in its ``errors``, in its order."""
+    looked at (a symlink loop, a link through a folder we may not search) or is not a
+    regular file (a FIFO, a device, a link to one): the entries :func:`discover` skips and
+    names in its ``errors``, in its order."""
     out: list[tuple[Path, str]] = []
     for folder in (home.sessions_dir, *(home.sessions_dir / n for n in project_folders(home))):
         for e in _iter_dir(folder):
             if _is_transcript_name(e.name):
                 try:
-                    e.is_file()
+                    if e.is_file():
+                        continue
                 except OSError as exc:
                     out.append((Path(e.path), exc.strerror or str(exc)))
+                    continue
+                why = odd_transcript_entry(e)  # a FIFO, a device (a dangling link: missing)
+                if why and why not in (DANGLING_LINK, NOT_A_FILE):
+                    out.append((Path(e.path), why))
     return out
+
+
+def _what_is(p: Path) -> str:
+    """What a session path that is not a regular file is, for a usage error."""
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return "not a file"
+    return "a folder, not a file" if stat.S_ISDIR(mode) else f"not a regular file ({kind_of(mode)})"
 
 
 def _stem(path: Path) -> str:
@@ -579,17 +622,32 @@ def fnv1a_32(data: bytes) -> int:
     return h
 
 
-def session_cwd(sf: SessionFile) -> str | None:
-    """The ``cwd`` of a session's first record (``session_start``), or None."""
+def _first_record_field(sf: SessionFile, key: str) -> str | None:
     first = read_first_line(sf.path)
     try:
         rec = orjson.loads(first)
     except orjson.JSONDecodeError:
         return None
     if isinstance(rec, dict):
-        cwd = rec.get("cwd")
-        return cwd if isinstance(cwd, str) else None
+        value = rec.get(key)
+        return value if isinstance(value, str) else None
     return None
+
+
+def session_cwd(sf: SessionFile) -> str | None:
+    """The ``cwd`` of a session's first record (``session_start``), or None."""
+    return _first_record_field(sf, "cwd")
+
+
+def session_ids(sf: SessionFile) -> set[str]:
+    """Every id a session file goes by: its name's id and its first record's ``sessionId``
+    (they differ for a renamed or copied file). Registrations match any of them."""
+    ids = {sf.session_id}
+    if sf.kind == "main" and sf.container == "jsonl":
+        own = _first_record_field(sf, "sessionId")
+        if own:
+            ids.add(own)
+    return ids
 
 
 def _fnv1a_utf16(text: str) -> int:
@@ -664,20 +722,15 @@ def _main_roots(home: Home, folder: str) -> Iterator[Path]:
                 continue
 
 
-def _first_main_root(home: Home, folder: str) -> Path | None:
-    """The first of :func:`_main_roots`, or None."""
-    return next(_main_roots(home, folder), None)
-
-
 def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
     """The agent's mapping of ``cwd`` to its project folder (``-c``, FORMAT.md §1.5).
 
     The agent writes a session to ``sessions/<project_key(git top level of cwd, else
     cwd)>/`` and its ``-c`` scans only that folder. So: that folder when it exists.
     When it does not (a home copied from another machine or place, whose keys were
-    made from other paths), a folder whose first session's ``session_start.cwd`` has
-    **the same project root** (its git top level, else itself) stands for it: the agent
-    would have written that session into the computed folder. Never a folder whose
+    made from other paths), a folder holding a main session whose ``session_start.cwd``
+    has **the same project root** (its git top level, else itself) stands for it: the
+    agent would have written that session into the computed folder. Never a folder whose
     sessions merely lie *below* ``cwd``: from ``/`` or from a folder holding several
     projects no other project is ever picked.
 
@@ -697,7 +750,9 @@ def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
     for name in project_folders(home):
         if name == "_legacy":
             continue
-        if _first_main_root(home, name) == root:
+        # any session of the folder, not only its first: a folder whose first session
+        # ran in a subfolder (a repo without its .git now) still holds the top's sessions
+        if any(r == root for r in _main_roots(home, name)):
             return ProjectLookup(here, root, key, name)
     return ProjectLookup(here, root, key, None)
 

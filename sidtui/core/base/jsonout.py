@@ -1,15 +1,10 @@
 """Bytes exactly as JavaScript's ``JSON.stringify`` writes them (FORMAT.md §8.1).
 
-sid-code appends ``JSON.stringify(record) + "\\n"`` and writes checkpoint indexes with
-``JSON.stringify(index, null, 2)``. For the agent to read our records and indexes as its own,
-we must produce the same bytes: compact separators, non-ASCII kept as is, control characters
-escaped as ``\\uXXXX`` (lowercase hex) except the short forms, lone surrogates escaped
-(well-formed stringify, ES2019), numbers as ``Number.prototype.toString`` prints them
-(``5`` not ``5.0``, ``1e+21``, ``1e-7``, ``0.00001``), ``NaN``/``Infinity`` as ``null``.
+:func:`stringify` (``JSON.stringify(x)``), :func:`stringify_pretty` (``JSON.stringify(x,
+null, 2)``) and :func:`dumps_lenient` (orjson, lone surrogates escaped): orjson when its
+output cannot differ from JavaScript's, an exact encoder otherwise.
 
-orjson is the fast path; its output is used only when it cannot differ from JS (no float
-that JS prints differently). Otherwise the exact encoder below runs. Known, documented
-difference: JS orders integer-like object keys ("0", "42") first; we keep insertion order.
+Design notes: docs/ARCHITECTURE.md, “core/base/jsonout.py”.
 """
 
 from __future__ import annotations
@@ -129,7 +124,7 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: A
             inner = "\n" + indent * (level + 1) if indent is not None else ""
             colon = ": " if indent is not None else ":"
             seq: list[Any] = []
-            pairs = obj.items() if is_dict else enumerate(obj)
+            pairs = obj.items() if isinstance(obj, dict) else enumerate(obj)
             for i, (k, v) in enumerate(pairs):
                 lead = inner if not i else "," + inner
                 seq.append(lead + js_string(str(k)) + colon if is_dict else lead)

@@ -1,36 +1,17 @@
 """Line diffs in the agent's own op format (FORMAT.md §10.4–10.6).
 
-The agent stores a later version of a file as ``{"ops": [Op, ...]}`` with
-``Op = {"type": "keep"|"add"|"remove", "lines": [str, ...]}`` over ``text.split("\\n")``.
-Applying walks the ops over the *base* lines: ``keep`` copies ``len(lines)`` base lines,
-``remove`` skips that many, ``add`` emits its lines; the result is joined with ``"\\n"``.
-Because the split is on ``"\\n"`` only, ``"\\r"`` stays inside lines (CRLF round-trips), a
-missing final newline is a last element without ``""``, and ``""`` is ``[""]``.
+:func:`compute_diff` / :func:`compute_ops` write ``{"ops": [...]}`` (keep/remove/add runs)
+and never the empty ops list the agent stores for big files; :func:`apply_ops` replays them.
+Near linear on huge or repetitive files (prefix/suffix stripping, Myers, rapidfuzz, patience
+anchors); difflib is never used.
 
-Public API:
-
-* :func:`split_lines` — ``text.split("\\n")`` (JS semantics are the same for ``"\\n"``).
-* :func:`compute_diff(old, new) -> dict` — ``{"ops": [...]}``; never an empty list when
-  ``old != new`` (⚠ the agent stores ``{"ops": []}`` at ≥ 10,000 lines; we never do).
-* :func:`compute_ops(a, b) -> list[dict]` — the same over already split lines.
-* :func:`apply_ops(base_lines, ops) -> list[str]` and :func:`apply_diff(base, diff) -> str`.
-* :func:`ops_are_empty(diff)` — the agent's empty-ops bug marker (unrecoverable when read).
-* :func:`has_keep(ops)` — whether the result depends on the base at all.
-
-Speed (issue 3): the common prefix and suffix are stripped with galloping slice compares
-(C speed, no per-line Python loop); the middle is diffed with Myers' O(ND) greedy algorithm
-whose snakes also gallop, so scattered small edits in huge or highly repetitive files stay
-near linear. Small middles go to rapidfuzz's bit-parallel ``Indel.opcodes`` over interned
-line ids (exact, no hash collisions). When the edit distance of a large middle is large,
-it is first cut at lines unique to both sides (patience anchors) and the pieces diffed on
-their own; only anchor-less (repetitive) middles go to rapidfuzz whole. Scripts are minimal
-(LCS) except across patience anchors; difflib is never used (autojunk, quadratic cases).
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/diff.py”.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from rapidfuzz.distance import Indel
 
@@ -144,7 +125,8 @@ def _rapidfuzz_runs(a: list[str], b: list[str]) -> list[tuple[str, int]]:
     ia = [ids.setdefault(s, len(ids)) for s in a]
     ib = [ids.setdefault(s, len(ids)) for s in b]
     runs: list[tuple[str, int]] = []
-    for tag, i1, i2, j1, j2 in Indel.opcodes(ia, ib):
+    opcodes = cast("Iterable[tuple[str, int, int, int, int]]", Indel.opcodes(ia, ib))
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             runs.append(("k", i2 - i1))
         elif tag == "delete":
@@ -338,6 +320,45 @@ def apply_diff(base: str, diff: dict[str, Any]) -> str:
 def ops_are_empty(diff: Any) -> bool:
     """True for the agent's ≥ 10,000-line bug: a stored diff with no ops (unrecoverable)."""
     return not isinstance(diff, dict) or not diff.get("ops")
+
+
+OP_TYPES = frozenset({"keep", "add", "remove"})
+
+
+def invalid_ops(ops: Any) -> str | None:
+    """Why a stored ``ops`` list is not one the agent writes (None: it is): a list of
+    objects with a known ``type`` and ``lines`` a list of strings. Such a diff rebuilds to
+    nothing true, so its entry is unrecoverable (docs/DECISIONS.md)."""
+    if not isinstance(ops, list):
+        return f"its ops are {type(ops).__name__}, not a list"
+    for n, op in enumerate(ops, 1):
+        if not isinstance(op, dict):
+            return f"op {n} is {type(op).__name__}, not an object"
+        kind = op.get("type")
+        if kind not in OP_TYPES:
+            return f"op {n} has an unknown type {kind!r}"
+        lines = op.get("lines")
+        if not isinstance(lines, list):
+            return f"op {n} ({kind}) has lines of type {type(lines).__name__}, not a list"
+        for k, line in enumerate(lines, 1):
+            if not isinstance(line, str):
+                return f"op {n} ({kind}) line {k} is {type(line).__name__}, not a string"
+    return None
+
+
+def ops_overrun(base_len: int, ops: Sequence[dict[str, Any]]) -> str | None:
+    """Why valid ``ops`` cannot apply to a base of ``base_len`` lines (their keep and
+    remove ops run past its end), or None."""
+    i = 0
+    for n, op in enumerate(ops, 1):
+        if op["type"] != "add":
+            i += len(op["lines"])
+            if i > base_len:
+                return (
+                    f"op {n} ({op['type']}) reaches line {i} of a base of {base_len} "
+                    "line(s): the diff was not made against it"
+                )
+    return None
 
 
 def has_keep(ops: Sequence[dict[str, Any]]) -> bool:

@@ -1,20 +1,10 @@
 """Checkpoint eviction with re-anchoring, 30-day cleanup and fork inheritance (FORMAT.md §10.9–10.11).
 
-* :func:`evict(index, max_per_file, max_total_bytes) -> EvictionReport` — per file at most
-  ``max_per_file`` entries (oldest removed first), then the whole index at most
-  ``max_total_bytes`` serialized (oldest snapshots removed first, never below
-  :data:`MIN_KEEP` = 11 snapshots, loop guard 100,000). Before a ``full`` base is dropped
-  the file's next entry is **re-anchored** (rebuilt and rewritten as a full); when that
-  fails eviction of that file stops — an index over quota beats a cut chain. Snapshots
-  left without files are removed, as the agent does.
-* :func:`reanchor(index, file_path, position) -> bool` — make the entry at ``position`` a full.
-* :func:`cleanup_old_sessions(home, protect, now_ms) -> list[str]` — remove other sessions'
-  checkpoint folders untouched for 30 days, never one named in ``protect`` (the session
-  being resumed or viewed: the self-deletion bug of FORMAT.md §10.10).
-* :func:`inherit_from(home, src_id, dst_id) -> InheritResult` — fork inheritance (FORMAT.md §10.11): only
-  into an empty index, legacy source migrated through the one migration function, a deep
-  copy (re-anchoring in the child never changes the parent's file), failure ⇒ empty
-  history and a warning, never an exception.
+:func:`evict` keeps each file's chain rebuildable (a base about to go is re-anchored first);
+:func:`cleanup_old_sessions` never removes a protected session's folder; :func:`inherit_from`
+copies a source's index into a fork's empty one.
+
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/evict.py”.
 """
 
 from __future__ import annotations

@@ -1,33 +1,11 @@
 """The checkpoint index model: ``checkpoints/<sessionId>/index.json`` (FORMAT.md §10.1–10.3, §10.8).
 
-Shape (current)::
+:class:`CheckpointIndex` keeps the parsed JSON (unknown fields survive a rewrite), migrates
+the legacy shape through the one :func:`migrate`, writes ``JSON.stringify(index, null, 2)``
+byte-exact and atomically; :func:`encode_full` / :func:`decode_entry` handle gzip+base64 and
+binary contents.
 
-    {sessionId, createdAt: ms, nextId, snapshots: Snapshot[], latestFullMap?: {path: id}}
-    Snapshot  {id: "s<N>", timestamp: ms, toolName, toolSummary, messageId?, files: Entry[]}
-    Entry     {filePath, existedBefore, type: "full"|"diff", content?, compressed?,
-               diff?: {ops: Op[]}, binary?}
-
-Shape (legacy): ``{sessionId, createdAt, files: {path: {filePath, entries: [{filePath,
-timestamp, type, content?, compressed?, diff?}]}}}``. :func:`migrate` is the **one**
-migration function: every reader (load, inherit, eviction) goes through it. As the agent
-does, ids are handed out per file in ``files`` order, then snapshots are sorted by time
-(``s1, s3, s2`` for the fixture), ``toolName`` is ``"write"``, ``toolSummary`` the path.
-
-The index is kept as the parsed JSON (plain dicts, key order as read) so fields we do not
-know survive a rewrite; :meth:`CheckpointIndex.to_bytes` is ``JSON.stringify(index, null, 2)``
-byte-exact (no trailing newline, as the agent's ``Bun.write``). :meth:`CheckpointIndex.write`
-is atomic (temp in the same folder, fsync, ``os.replace``, fsync of the folder) — ⚠ the agent
-writes in place.
-
-Content: a ``full`` entry whose text is longer than 1024 UTF-16 code units is stored as
-``base64(gzip(utf8))`` with ``compressed: true`` (:func:`encode_full`). Bytes that are not
-UTF-8 are stored ``binary: true`` as ``base64(gzip(bytes))`` with ``compressed: true`` — an
-agent that ignores ``binary`` still decodes it (lossily) instead of failing (DECISIONS.md).
-
-Public API: :func:`migrate`, :func:`encode_full`, :func:`decode_entry`, :func:`utf16_len`,
-:class:`CheckpointIndex` (``load``, ``parse``, ``empty``, ``snapshots``, ``index_of``,
-``entries_for``, ``tracked_files``, ``allocate_id``, ``to_bytes``, ``write``,
-``serialized_size``), :class:`CorruptIndex`.
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/index.py”.
 """
 
 from __future__ import annotations
@@ -44,9 +22,10 @@ from typing import Any
 
 import orjson
 
-from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.jsonout import stringify_pretty
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
+from sidtui.core.base.regular import ceiling, read_regular
 
 COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), FORMAT.md §10.3
 _ID_RE = re.compile(r"^s(\d+)$")
@@ -107,15 +86,75 @@ def decode_entry(entry: dict[str, Any]) -> str | bytes:
         return content
     try:
         raw = base64.b64decode(content)
-        data = zlib.decompress(raw, 47) if entry.get("compressed") else raw
+        data = inflate(raw, entry.get("filePath")) if entry.get("compressed") else raw
     except (binascii.Error, ValueError, zlib.error) as exc:
         raise CorruptEntry(
             f"stored content of {entry.get('filePath')!r} is corrupt: {exc}"
         ) from None
     if entry.get("binary"):
-        return data
+        return bytes(data)
     # Bun's Buffer.toString("utf-8") replaces bad bytes; so do we.
     return data.decode("utf-8", errors="replace")
+
+
+#: Environment variable and default of the hard ceiling on one entry's unpacked size.
+INFLATE_ENV, INFLATE_CEILING = "SIDTUI_MAX_INFLATE_BYTES", 1 << 30
+#: An entry may unpack to this many times its compressed size (real text: 3-20×)...
+INFLATE_RATIO = 64
+#: ...but always to this much (a repetitive log packs far beyond 64×).
+INFLATE_FLOOR = 64 << 20
+
+
+def inflate_limit(compressed: int) -> int:
+    """Bytes a ``compressed``-byte gzip stream may unpack to (docs/DECISIONS.md)."""
+    return min(
+        ceiling(INFLATE_ENV, INFLATE_CEILING), max(INFLATE_RATIO * compressed, INFLATE_FLOOR)
+    )
+
+
+def inflate(raw: bytes, file_path: Any = None) -> bytearray:
+    """``gunzip(raw)`` in steps, never past :func:`inflate_limit` (a gzip bomb stops there).
+
+    Raises:
+        CorruptEntry: the stream unpacks to more than the limit.
+        zlib.error: it is not a gzip/zlib stream.
+    """
+    limit = inflate_limit(len(raw))
+    # a gzip stream ends with its size mod 2**32 (ISIZE): the true size is at least that,
+    # so an honest bomb is refused before a byte is unpacked (a lying one at the limit)
+    if len(raw) >= 18 and raw[:2] == b"\x1f\x8b" and int.from_bytes(raw[-4:], "little") > limit:
+        raise _too_big_entry(file_path, limit, len(raw))
+    d = zlib.decompressobj(47)
+    out = bytearray()
+    buf = raw
+    while not d.eof:
+        chunk = d.decompress(buf, 1 << 20)
+        if not chunk and not d.unconsumed_tail:
+            chunk = d.flush()  # what zlib still holds (at most its 32 KiB window)
+            if not chunk:
+                break
+        out += chunk
+        if len(out) > limit:
+            raise _too_big_entry(file_path, limit, len(raw))
+        buf = d.unconsumed_tail
+    if not d.eof:
+        raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+    return out
+
+
+def _too_big_entry(file_path: Any, limit: int, packed: int) -> CorruptEntry:
+    return CorruptEntry(
+        f"stored content of {file_path!r} unpacks to more than {limit:,} bytes, "
+        f"the limit for {packed:,} compressed bytes ({INFLATE_RATIO}× that, at "
+        f"least {INFLATE_FLOOR >> 20} MiB, at most {INFLATE_ENV} = "
+        f"{ceiling(INFLATE_ENV, INFLATE_CEILING):,}): a gzip bomb or a file too big "
+        "to unpack; not unpacked"
+    )
+
+
+#: Environment variable and default of the largest ``index.json`` sidtui reads: 2.5× the
+#: agent's own 200 MB quota (it may exceed it: eviction never goes below 11 snapshots).
+INDEX_ENV, INDEX_CEILING = "SIDTUI_MAX_INDEX_BYTES", 512 << 20
 
 
 def snapshot_number(snapshot_id: Any) -> int | None:
@@ -163,7 +202,7 @@ def migrate(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
                 continue
             n += 1
             sid = f"s{n}"
-            fp = e.get("filePath") if isinstance(e.get("filePath"), str) else path
+            fp = e["filePath"] if isinstance(e.get("filePath"), str) else path
             entry: dict[str, Any] = {"filePath": fp}
             kind = e.get("type")
             content = e.get("content")
@@ -241,9 +280,16 @@ class CheckpointIndex:
             CorruptIndex: unreadable or not an index.
         """
         try:
-            raw = Path(path).read_bytes()
+            raw = read_regular(
+                path,
+                ceiling(INDEX_ENV, INDEX_CEILING),
+                too_big="{path} is {size} bytes, more than the {limit} sidtui reads of a "
+                f"checkpoint index (set {INDEX_ENV} to read it anyway); not read",
+            )
         except OSError as exc:
             raise CorruptIndex(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnreadableInput as exc:  # not a regular file, or above the ceiling
+            raise CorruptIndex(str(exc)) from None
         return cls.parse(raw, Path(path))
 
     @classmethod

@@ -1,26 +1,11 @@
 """The checkpoint manager: snapshots before a change and the one restore primitive (FORMAT.md §10).
 
-Rebuilding a file from an index (no writes) is :mod:`sidtui.core.checkpoints.rebuild`.
+:class:`CheckpointManager` (one per session) takes snapshots before a change and restores
+files through one primitive, ``rollback_from(k)`` (undo, redo, undo a file, restore before a
+snapshot, roll back to a time): a safety snapshot first, atomic writes, confinement to the
+project root, unprovable pre-images skipped unless forced.
 
-Writing (:class:`CheckpointManager`, one per session):
-
-* ``create_snapshot(paths, tool_names, summary) -> snapshot id | None`` — before a change:
-  full at first sighting (gzip+base64 above 1024 UTF-16 units), diff later, nothing when
-  unchanged, ``existedBefore: false`` for missing files, no snapshot without files; then
-  eviction (:mod:`sidtui.core.checkpoints.evict`) and an atomic ``index.json`` write.
-* ``rollback_from(k)`` — the one restore primitive (FORMAT.md §10.13): every file in
-  ``snapshots[k:]`` gets the pre-image of its earliest entry there (deleted when that entry
-  says it did not exist). Built on it: ``undo()``, ``redo()``, ``undo_file(path)``,
-  ``restore_before(snapshot_id)``, ``rollback_to_time(t_ms)``. Each takes ``dry_run`` and
-  ``force`` and returns a :class:`RestoreResult` with one :class:`FileRestore` per file
-  (``restored`` / ``deleted`` / ``unchanged`` / ``skipped`` + reason, with old/new bytes for
-  previews). Before any file is written a ``sidtui-restore`` snapshot holding the current
-  contents of every file about to change is appended (with ``sidtuiReverts``: the ids it
-  reverts, and ``sidtuiOp``) and the index saved; then files are written temp + rename.
-  Rolled-back snapshots are never removed. Targets outside the project root (after
-  resolving symlinks; ``..``, NUL bytes, relative paths) are refused unless allowed; files
-  whose pre-image cannot be proven (history evicted) are skipped as *uncertain* unless
-  ``force``.
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/manager.py”.
 """
 
 from __future__ import annotations
@@ -34,6 +19,7 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
+from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.checkpoints.diff import compute_diff
 from sidtui.core.checkpoints.evict import evict as run_eviction
 from sidtui.core.checkpoints.index import (
@@ -48,7 +34,6 @@ from sidtui.core.checkpoints.rebuild import (
     chain_health,
     rebuild,
     rollback_target,
-    state_at,
 )
 
 RESTORE_TOOL = "sidtui-restore"
@@ -101,12 +86,13 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
 def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
     """``(exists, data, error)`` for a file on disk (a directory is an error)."""
     try:
-        with open(real_path, "rb") as fh:
-            return True, fh.read(), None
+        return True, read_regular(real_path), None  # a FIFO would block a plain open
     except FileNotFoundError:
         return False, None, None
     except IsADirectoryError:
         return True, None, "is a directory"
+    except NotRegularFile as exc:
+        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
     except OSError as exc:
         return os.path.lexists(real_path), None, exc.strerror or str(exc)
 
@@ -267,7 +253,7 @@ class CheckpointManager:
 
     @property
     def exists(self) -> bool:
-        return self.index_path.exists()
+        return os.path.lexists(self.index_path)  # a symlink loop is there, unreadable
 
     @property
     def index(self) -> CheckpointIndex:
@@ -283,7 +269,7 @@ class CheckpointManager:
 
     def reload(self) -> CheckpointIndex:
         """Re-read ``index.json`` (the agent may have written it meanwhile)."""
-        if self.index_path.exists():
+        if os.path.lexists(self.index_path):
             self._index = CheckpointIndex.load(self.index_path)
         else:
             self._index = CheckpointIndex.empty(self.session_id, self.clock(), self.index_path)
@@ -354,17 +340,20 @@ class CheckpointManager:
         """The pre-image of ``file_path`` stored in ``snapshot_id``.
 
         Without an entry there, the state when that snapshot was taken (its first entry
-        at or after it). Raises :class:`UsageError` when there is neither.
+        at or after it). The proof rule is restore's (:func:`rollback_target`): a state
+        that cannot be proven (history evicted) is returned without content, ``uncertain``
+        and with the reason — never another version's content. Raises
+        :class:`UsageError` when there is neither an entry there nor after it.
         """
         k = self.position(snapshot_id)
-        if self.index.entry_at(file_path, k) is not None:
-            return rebuild(self.index, file_path, k)
-        r = state_at(self.index, file_path, k)
+        r, why = rollback_target(self.index, file_path, k)
         if r is None:
             raise UsageError(
                 f"{file_path} has no entry at or after {snapshot_id}: its state then is "
                 "the file on disk"
             )
+        if why is not None:
+            return Rebuilt(file_path, snapshot_id, k, r.exists, None, why, uncertain=True)
         return r
 
     # --- writing snapshots -----------------------------------------------------------
@@ -579,7 +568,13 @@ class CheckpointManager:
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
         if dry_run or not todo:
             if not todo and not dry_run:
-                result.note = "nothing to change: every file is already as it was"
+                n = len(result.skipped)
+                result.note = (
+                    f"nothing was changed: {n} file{'s' * (n != 1)} could not be restored "
+                    "(skipped; the others are already as they were)"
+                    if n
+                    else "nothing to change: every file is already as it was"
+                )
             return result
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
@@ -619,7 +614,7 @@ class CheckpointManager:
             # Every write failed: the safety snapshot stays (append-only) but is marked so
             # it does not count as having reverted anything, and there is nothing to redo.
             self.reload()
-            pos = self.index.index_of(safety)
+            pos = self.index.index_of(safety) if safety is not None else -1
             if pos >= 0:
                 self.index.snapshots[pos]["sidtuiFailed"] = True
                 self.index.invalidate()

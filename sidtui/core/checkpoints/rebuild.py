@@ -1,20 +1,10 @@
 """Rebuilding a tracked file from a checkpoint index, and its chain health (no writes; FORMAT.md §10).
 
-* :func:`rebuild(index, path, position) -> Rebuilt` — the content stored for ``path`` in
-  snapshot ``position`` (its pre-image before that batch): nearest full at or before it,
-  then diffs forward over an in-memory line list (decoded once). Unrecoverable entries are
-  reported with a reason, never guessed: an empty ops list (⚠ the agent's ≥ 10,000-line
-  bug, ``EMPTY_OPS_DIFF_AT_sN``), a diff with no full base (history cut), corrupt data.
-  A diff without ``keep`` ops does not read its base, so it rebuilds even after a broken
-  link (this is how the agent's own later diffs computed against ``""`` stay exact).
-* :func:`state_at(index, path, position)` — the file as it was when snapshot ``position``
-  was taken: the content of its **first entry at or after** it (the rule that matches the
-  oracle's ``truthAtSnapshotTime`` everywhere); None when it has no such entry (then the
-  file as on disk is that state). ⚠ The agent rebuilds *at or before* instead
-  (``REBUILD_STALE_FOR_FILE_NOT_IN_THIS_SNAPSHOT``) and its undo restores one entry too far
-  back (``UNDO_RESTORES_PREVIOUS_SNAPSHOT``).
-* :func:`chain_health(index, path) -> FileChain` — per entry type, compression, stored size
-  and whether it rebuilds; ``FileChain.drawing`` is ``"full·gz → diff → diff"``.
+:func:`rebuild` gives a file's stored content at one entry (nearest full, then diffs),
+:func:`state_at` the file as it was when a snapshot was taken, :func:`chain_health` each
+entry's rebuildability; unrecoverable entries are reported with a reason, never guessed.
+
+Design notes: docs/ARCHITECTURE.md, “core/checkpoints/rebuild.py”.
 """
 
 from __future__ import annotations
@@ -24,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.checkpoints.diff import apply_ops, has_keep, keeps_match, split_lines
+from sidtui.core.checkpoints.diff import (
+    apply_ops,
+    has_keep,
+    invalid_ops,
+    keeps_match,
+    ops_overrun,
+    split_lines,
+)
 from sidtui.core.checkpoints.index import (
     CheckpointIndex,
     CorruptEntry,
@@ -50,6 +47,8 @@ class Rebuilt:
         exists: the entry's ``existedBefore`` (False ⇒ the file did not exist).
         content: str (text), bytes (``binary`` entries), or None when unrecoverable.
         reason: why it is unrecoverable (None when it rebuilds).
+        uncertain: the state cannot be proven (its history was evicted): restores skip it
+            unless forced, readers of past versions refuse it (``reason`` says why).
     """
 
     file_path: str
@@ -58,6 +57,7 @@ class Rebuilt:
     exists: bool
     content: str | bytes | None
     reason: str | None = None
+    uncertain: bool = False
 
     @property
     def recoverable(self) -> bool:
@@ -100,14 +100,25 @@ def _step(state: _State, entry: dict[str, Any], sid: str, verify: bool = False) 
             f"{sid}: stored diff has no ops (the agent's ≥ 10,000-line diff bug, "
             f"EMPTY_OPS_DIFF_AT_{sid}); its content was never saved"
         )
+    bad = invalid_ops(ops)
+    if bad is not None:  # never guessed: this entry and every later one built on it
+        return None, f"{sid}: stored diff is corrupt ({bad})"
     if not has_keep(ops):
-        return apply_ops([], ops), None  # independent of the base
+        # independent of the base; but its removes must fit a base that is known
+        if reason is None and isinstance(lines, list):
+            over = ops_overrun(len(lines), ops)
+            if over is not None:
+                return None, f"{sid}: stored diff is corrupt ({over})"
+        return apply_ops([], ops), None
     if reason is not None:
         return None, reason
     if isinstance(lines, bytes):
         return None, f"{sid}: line diff over a binary base"
     if lines is None:
         return None, f"{sid}: diff has no full base (history cut)"
+    over = ops_overrun(len(lines), ops)
+    if over is not None:
+        return None, f"{sid}: stored diff is corrupt ({over})"
     if verify:
         if not keeps_match(lines, ops):
             return None, f"{sid}: diff does not match the content rebuilt before it"
@@ -140,15 +151,10 @@ def rebuild(index: CheckpointIndex, file_path: str, position: int) -> Rebuilt:
     j = next((n for n, (i, _) in enumerate(entries) if i == position), -1)
     if j < 0:
         raise KeyError(f"{file_path} has no entry in snapshot #{position}")
-    # Start at the nearest entry that does not need a base: a full, or a keep-less diff.
+    # Start at the nearest full: the walk from there is rebuild_all's (a keep-less diff
+    # needs no base, but its removes are checked against a base that is known).
     start = j
-    while start > 0:
-        e = entries[start][1]
-        if e.get("type") == "full":
-            break
-        ops = (e.get("diff") or {}).get("ops") if isinstance(e.get("diff"), dict) else None
-        if ops and not has_keep(ops):
-            break
+    while start > 0 and entries[start][1].get("type") != "full":
         start -= 1
     snaps = index.snapshots
     state: _State = (None, None)

@@ -1,26 +1,10 @@
-"""Fork and salvage: new sessions made from an existing one (FORMAT.md §8.7, §10.11, §11.5).
+"""Fork: a new session made from an existing one (FORMAT.md §8.7, §10.11, §11.5).
 
-**Fork** (:func:`fork`) writes a new session file in the same project folder, in the agent's
-own fork shape (the S05 fixture): ``session_start`` whose ``parentUuid`` is the *source
-session id*; then ``metadata forked_from {sessionId, uuid, messageCount}`` (the anchor goes
-first so a half-copied fork is still recognisable, FORMAT.md §8.7); then the history with fresh
-uuids, re-chained, each message carrying ``message._meta`` as the agent's loader returns it.
-Checkpoints are inherited through the checkpoint layer (deep copy into the empty child
-index). The source file and its ``index.json`` are never written.
+:func:`fork` writes a new session in the agent's own fork shape (``forked_from`` first,
+fresh uuids, re-chained history) and inherits the source's checkpoints; the source file and
+its index are never written. :func:`write_copy` is shared with :mod:`~sidtui.core.edits.salvage`.
 
-**Salvage** (:func:`salvage`) is a fork of a file the agent cannot load at all (its chain
-never reaches ``session_start``: a torn line glued to the next record, a lost parent, a
-cycle). The readable pieces are stitched back together: from the live tail, each piece
-whose first record's parent is lost (or cyclic, or a head without ``session_start``) is
-joined onto the chain ending at the physically preceding record, until a
-``session_start`` is reached. The ``forked_from`` record names the source and what was
-left out (bad lines, records not on the stitched chain, the joins made).
-
-[sidtui] choices (docs/DECISIONS.md, issue 4): copied records keep their original
-``timestamp`` (the agent re-stamps them) so rewind points of the copy still map onto the
-inherited checkpoints; metadata on the copied chain is copied too (so todo/goal/usage state
-restores as it was at that point), except ``trace_session_id``, ``forked_from`` and
-sidtui's own markers; ``session_start``/``session_end`` of the source are not copied.
+Design notes: docs/ARCHITECTURE.md, “core/edits/fork.py”.
 """
 
 from __future__ import annotations
@@ -33,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
-from sidtui.core.transcript.chain import ChainResult, ancestors, longest_readable_chain
+from sidtui.core.checkpoints.evict import inherit_from
+from sidtui.core.edits.points import get_point
+from sidtui.core.transcript.chain import ChainResult
 from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES, LoadedSession, load_jsonl
 from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.writer import SessionStore
+from sidtui.core.views.session import current_view
 
 #: Metadata keys never copied into a fork: process identity and sidtui's own markers.
 NOT_COPIED_METADATA = frozenset({"trace_session_id", "forked_from", "rewind", "branch_switch"})
@@ -175,8 +162,6 @@ def _inherit_checkpoints(
 ) -> int:
     """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt."""
-    from sidtui.core.checkpoints.evict import inherit_from
-
     res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms)
     if res.warning:
         warnings.append(res.warning)
@@ -275,7 +260,7 @@ def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) 
 
     Args:
         view: a :class:`sidtui.core.views.session.SessionView` of a loadable jsonl session.
-        point: a :class:`sidtui.core.edits.rewind.RewindPoint`; the fork ends right before that
+        point: a :class:`sidtui.core.edits.points.RewindPoint`; the fork ends right before that
             prompt. None copies the whole live chain.
         dry_run: write nothing.
         inherit_all: inherit every checkpoint snapshot even when forking at a point (a
@@ -289,10 +274,8 @@ def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) 
         UsageError: a v1/legacy file, or a file the agent cannot load (use salvage).
         ForkError: the new file could not be written.
     """
-    from sidtui.core.edits.rewind import current_view, get_point
-
     view = current_view(view)
-    _require_chained(view, "fork")
+    require_chained(view, "fork")
     if point is not None:
         point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
@@ -306,7 +289,12 @@ def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) 
     )
 
 
-def _require_chained(view, verb: str) -> None:
+def require_chained(view, verb: str) -> None:
+    """Refuse a v1 file or a sidechain (and, unless salvaging, a file the agent cannot load).
+
+    Raises:
+        UsageError: with what to do instead.
+    """
     if view.rf is None:
         raise UsageError(f"cannot {verb} a v1 whole-file JSON session ({view.file.path.name})")
     if view.file.kind != "main":
@@ -316,91 +304,3 @@ def _require_chained(view, verb: str) -> None:
             f"the agent cannot load {view.file.path.name} "
             f"({view.loaded.load_failure}); use `sidtui salvage` instead"
         )
-
-
-# --------------------------------------------------------------------------- salvage
-
-
-def stitch_readable(rf: RecordFile, tail: int) -> tuple[list[int], list[dict[str, Any]]]:
-    """Join the readable pieces ending at ``tail`` into one chain (see module docstring).
-
-    Returns:
-        (record indexes oldest first, joins ``[{line, after_line, reason}]``).
-        Terminates: each join moves strictly to earlier physical records.
-    """
-    recs = rf.records
-    taken: set[int] = set()
-    pieces: list[list[int]] = []
-    joins: list[dict[str, Any]] = []
-    seq = ancestors(rf, tail)
-    while seq:
-        pieces.append(seq)
-        taken.update(seq)
-        first = recs[seq[0]]
-        if first.type == "session_start":
-            break
-        j = min(seq) - 1
-        while j >= 0 and (recs[j].uuid is None or j in taken):
-            j -= 1
-        if j < 0:
-            break
-        if first.parent is None:
-            reason = "a head without session_start"
-        elif any(recs[i].uuid == first.parent for i in seq):
-            reason = f"cycle at {first.parent}"
-        else:
-            reason = f"parent {first.parent} is not in the file"
-        joins.append({"line": first.line, "after_line": recs[j].line, "reason": reason})
-        seq = [i for i in ancestors(rf, j) if i not in taken]
-    out = [i for piece in reversed(pieces) for i in piece]
-    return out, joins
-
-
-def salvage(view, *, dry_run: bool = False) -> ForkResult:
-    """Write a loadable copy of a session the agent cannot load (issue 4 §5).
-
-    The stitched chain (or, if it holds fewer messages, the longest readable chain) is
-    copied into a new session with fresh uuids, a proper ``session_start`` and a
-    ``forked_from`` record whose ``salvage`` field names the source file and what was
-    left out: ``badLines`` ``[{line, reason}]``, ``recordsNotCopied`` (records off the
-    salvaged chain), ``joins``. The source stays untouched.
-
-    Raises:
-        UsageError: the agent loads this file already (fork it instead), or it is a v1
-            file/sidechain, or nothing in it is readable.
-        ForkError: the new file could not be written.
-    """
-    from sidtui.core.edits.rewind import current_view
-
-    view = current_view(view)
-    _require_chained(view, "salvage")
-    if view.loaded.loadable:
-        raise UsageError(
-            f"nothing to salvage: the agent loads {view.file.path.name} "
-            "(use `sidtui fork` to copy it)"
-        )
-    rf: RecordFile = view.rf
-    if not rf.records:
-        raise UsageError(f"nothing readable in {view.file.path.name}")
-    flush_pending_writes(view.file.path)
-    if view.chain.linear:
-        indexes, joins = list(view.chain.chain), []
-    else:
-        indexes, joins = stitch_readable(rf, view.chain.tail)
-        longest = longest_readable_chain(rf, view.tree)
-
-        def n_messages(ix: list[int]) -> int:
-            return sum(1 for i in ix if rf.records[i].type in MESSAGE_RECORD_TYPES)
-
-        if n_messages(longest) > n_messages(indexes):
-            indexes, joins = longest, []
-    on = set(indexes)
-    left_out = {
-        "badLines": [{"line": b.line, "reason": b.reason} for b in rf.bad_lines],
-        "recordsNotCopied": sum(1 for r in rf.records if r.index not in on),
-        "joins": joins,
-    }
-    extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
-    result = write_copy(view, indexes, forked_from_extra=extra, dry_run=dry_run)
-    result.left_out = left_out
-    return result

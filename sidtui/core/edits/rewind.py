@@ -1,42 +1,11 @@
-"""Rewind points, three-mode rewind and branch switch (FORMAT.md §11).
+"""Three-mode rewind and branch switch (FORMAT.md §11); the points are :mod:`~sidtui.core.edits.points`.
 
-**Rewind points** are never persisted by the agent (in memory, last 30, FORMAT.md §11.1), so we
-derive them from the file: every human prompt (a user message without ``tool_result``
-blocks) on the live chain, numbered from 1, with its ``messageIndex`` in the loader's
-message list (truncating there = back to just before that prompt, FORMAT.md §11.1), a 60-char
-preview, its time, and the checkpoint state it maps to: ``snapshot_id`` (the latest
-snapshot taken before the prompt, the agent's anchor) and ``restore_from`` (the first
-snapshot at or after it: what a code rewind rolls back from, FORMAT.md §10.13).
+:func:`rewind` restores files first (through the checkpoint layer) and then appends a
+``rewind`` marker (append-only), or writes the rewound conversation as a fork;
+:func:`switch_branch` makes any record the live tip again with a ``branch_switch`` marker.
+Nothing is ever deleted from a transcript; live sessions are refused unless forced.
 
-**Rewind** (:func:`rewind`), modes ``conversation`` / ``code`` / ``conversation-and-code``:
-
-1. files first (FORMAT.md §11.2: the step that can fail goes before the irreversible one),
-   through the checkpoint layer's ``rollback_to_time`` with its ``sidtui-restore`` safety
-   snapshot, atomic writes and project-root confinement; if it fails, the conversation is
-   left untouched; no snapshot for the point ⇒ files skipped and reported;
-2. conversation second, **append-only** [sidtui]: a ``metadata`` record with key
-   ``rewind`` whose ``parentUuid`` is the record just before the target prompt. The
-   loader's chain then ends at the marker; the abandoned branch stays in the file, and a
-   later resume by the agent continues from the marker (it is the physical last line).
-   Points at or after the target disappear because they are no longer on the chain.
-
-All or nothing where it can be checked: before any project file is touched, the session
-file is opened for append (and closed unwritten), so a read-only session file or folder
-refuses the whole rewind with nothing changed. A marker append that still fails after the
-files were rewound (disk full, the file replaced meanwhile) raises a :class:`RewindError`
-saying the files *were* rewound and the conversation was not, naming the files and the
-safety snapshot that ``sidtui redo`` reverts (its ``result`` holds what was done).
-
-A live session (a live registration under the file's id, a ``trace_session_id`` in it, or
-its ``logicalSessionId``) is refused unless forced: its in-memory tail would silently win
-over our marker. ``as_fork=True`` leaves the source untouched and writes the rewound
-conversation as a new session (:mod:`sidtui.core.edits.fork`); files are then restored through
-the child's inherited checkpoint index.
-
-**Branch switch** (:func:`switch_branch`): any record of the tree becomes the live tip again
-by appending a ``metadata`` ``branch_switch`` marker whose ``parentUuid`` is that record, so
-an in-place rewind can always be taken back and a branch lost to a concurrent writer
-recovered. Nothing is ever deleted from a transcript.
+Design notes: docs/ARCHITECTURE.md, “core/edits/rewind.py”.
 """
 
 from __future__ import annotations
@@ -44,17 +13,27 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.base.home import git_toplevel
+from sidtui.core.checkpoints.diff import edit_hunks
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.edits.fork import fork as fork_session
+from sidtui.core.edits.points import (
+    RewindPoint,
+    UnknownPoint,
+    get_point,
+    message_preview,
+)
+from sidtui.core.transcript.chain import ChainResult, ancestors
+from sidtui.core.transcript.loader import load_jsonl
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
+from sidtui.core.views.session import current_view
 
 MODES = ("conversation", "code", "conversation-and-code")
 MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}
-PREVIEW_CHARS = 60
-MAX_PICKER_POINTS = 30  # FORMAT.md §11.1: the picker shows the last 30; the CLI takes any
 
 
 class RewindError(SidtuiError):
@@ -72,55 +51,6 @@ class RewindError(SidtuiError):
 
 class SessionIsLive(RewindError):
     """The session is being written by a running agent; refused unless forced (exit 1)."""
-
-
-class UnknownPoint(UsageError):
-    """No rewind point / record with that number or uuid (exit 2)."""
-
-
-@dataclass(frozen=True)
-class RewindPoint:
-    """A point to rewind to: just before one human prompt.
-
-    Attributes:
-        id: 1-based number along the live chain.
-        message_index: index of the prompt in the loader's messages (``slice(0, i)`` is
-            the conversation after rewinding).
-        record: index of the prompt's record in ``RecordFile.records``.
-        uuid: the prompt record's uuid.
-        parent_uuid: uuid of the chain record just before the prompt (the marker's parent).
-        line: 1-based physical line of the prompt.
-        preview: first 60 characters of its text.
-        timestamp: ISO time of the prompt record (None when absent).
-        timestamp_ms: the same in ms since the epoch.
-        snapshot_id: latest checkpoint snapshot taken before the prompt ("" when none).
-        restore_from: first snapshot at or after the prompt (None: no file changes
-            recorded after it, or no checkpoints).
-    """
-
-    id: int
-    message_index: int
-    record: int
-    uuid: str | None
-    parent_uuid: str | None
-    line: int | None
-    preview: str
-    timestamp: str | None
-    timestamp_ms: int | None
-    snapshot_id: str = ""
-    restore_from: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "messageIndex": self.message_index,
-            "uuid": self.uuid,
-            "line": self.line,
-            "preview": self.preview,
-            "timestamp": self.timestamp,
-            "snapshotId": self.snapshot_id,
-            "restoreFrom": self.restore_from,
-        }
 
 
 @dataclass
@@ -176,151 +106,6 @@ class RewindResult:
 # --------------------------------------------------------------------------- points
 
 
-def iso_to_ms(ts: str | None) -> int | None:
-    """``Date.parse`` for the agent's ISO timestamps; None when absent or unparsable."""
-    if not ts:
-        return None
-    try:
-        return int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000 + 0.5)
-    except ValueError:
-        return None
-
-
-def _snapshot_times(view) -> list[tuple[str, int]]:
-    """(id, timestamp ms) of the session's checkpoint snapshots, in index order."""
-    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-
-    path = view.home.checkpoint_index(view.session_id)
-    if not path.exists():
-        return []
-    try:
-        idx = CheckpointIndex.load(path)
-    except CorruptIndex:
-        return []
-    out = []
-    for s in idx.snapshots:
-        sid, ts = s.get("id"), s.get("timestamp")
-        if isinstance(sid, str) and isinstance(ts, (int, float)):
-            out.append((sid, int(ts)))
-    return out
-
-
-def _inherited_times(view) -> dict[int, str]:
-    """For a fork: message index → the source message's timestamp, for copied messages.
-
-    The agent re-stamps the messages it copies into a fork (S05), while the checkpoints it
-    inherits keep their times; a copied prompt is matched to the source's prompt at the
-    same position (same role and text) on the source chain ending at ``forked_from.uuid``,
-    and its time is used for the checkpoint mapping. {} when not a fork or no source.
-    """
-    from sidtui.core.base.home import resolve_session
-    from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
-    from sidtui.core.transcript.loader import load_jsonl
-    from sidtui.core.transcript.records import scan_records
-
-    ff = view.loaded.metadata.get("forked_from")
-    if not isinstance(ff, dict):
-        return {}
-    src_id, count = ff.get("sessionId"), ff.get("messageCount")
-    if not isinstance(src_id, str) or not isinstance(count, int) or count <= 0:
-        return {}
-    path = view.file.path.parent / f"{src_id}.jsonl"
-    try:
-        if not path.exists():
-            sf = resolve_session(view.home, src_id)
-            if sf.kind != "main" or sf.container != "jsonl" or sf.session_id != src_id:
-                return {}
-            path = sf.path
-        flush_pending_writes(path)
-        rf = scan_records(path.read_bytes())
-    except (SidtuiError, OSError):
-        return {}
-    tail_uuid = ff.get("uuid")
-    at = [r.index for r in rf.records if isinstance(tail_uuid, str) and r.uuid == tail_uuid]
-    chain = ancestors(rf, at[-1]) if at else rebuild_chain(rf).chain
-    if not chain:
-        return {}
-    src = load_jsonl(rf, ChainResult(chain=chain, tail=chain[-1], reached_head=True)).messages
-    out: dict[int, str] = {}
-    mine = view.loaded.messages
-    for i in range(min(count, len(mine), len(src))):
-        a, b = mine[i], src[i]
-        if a.role != b.role or a.preview() != b.preview():
-            break  # not the copy we expected: keep the fork's own times from here
-        if b.timestamp:
-            out[i] = b.timestamp
-    return out
-
-
-def rewind_points(view) -> list[RewindPoint]:
-    """Every human prompt on the live chain, numbered from 1 (FORMAT.md §11.3).
-
-    Args:
-        view: a :class:`sidtui.core.views.session.SessionView`.
-
-    Returns:
-        The points oldest first (the picker shows the last :data:`MAX_PICKER_POINTS`).
-        Empty for v1 files, sidechains and sessions the agent cannot load.
-    """
-    if view.rf is None or view.file.kind != "main" or not view.loaded.loadable:
-        return []
-    recs = view.rf.records
-    chain = view.chain.chain
-    pos_of = {ri: p for p, ri in enumerate(chain)}
-    snaps = _snapshot_times(view)
-    inherited = _inherited_times(view)
-    points: list[RewindPoint] = []
-    for m in view.loaded.messages:
-        if not m.is_human_prompt or m.record is None:
-            continue
-        pos = pos_of.get(m.record)
-        parent = recs[chain[pos - 1]].uuid if pos else None
-        prompt_ts = inherited.get(m.index, m.timestamp)
-        ms = iso_to_ms(prompt_ts)
-        before, after = "", None
-        if ms is not None:
-            for sid, snap_ms in snaps:
-                if snap_ms < ms:
-                    before = sid
-                elif after is None:
-                    after = sid
-        points.append(
-            RewindPoint(
-                id=len(points) + 1,
-                message_index=m.index,
-                record=m.record,
-                uuid=m.uuid,
-                parent_uuid=parent,
-                line=m.line,
-                preview=m.preview(PREVIEW_CHARS),
-                timestamp=prompt_ts,
-                timestamp_ms=ms,
-                snapshot_id=before,
-                restore_from=after,
-            )
-        )
-    return points
-
-
-def get_point(view, point: int | RewindPoint) -> RewindPoint:
-    """Resolve a point number (1-based) or re-validate a point against ``view``.
-
-    Raises:
-        UnknownPoint: no such point on the live chain (exit 2).
-    """
-    points = rewind_points(view)
-    if isinstance(point, RewindPoint):
-        for p in points:
-            if p.record == point.record:
-                return p
-        raise UnknownPoint("that rewind point is no longer on the live chain")
-    if not points:
-        raise UnknownPoint(f"{view.file.path.name} has no rewind points (no human prompts)")
-    if not isinstance(point, int) or not 1 <= point <= len(points):
-        raise UnknownPoint(f"no rewind point {point}: choose 1–{len(points)}")
-    return points[point - 1]
-
-
 def normalize_mode(mode: str) -> str:
     """``conversation`` / ``code`` / ``conversation-and-code`` (``both`` accepted).
 
@@ -334,25 +119,6 @@ def normalize_mode(mode: str) -> str:
 
 
 # --------------------------------------------------------------------------- guards
-
-
-def current_view(view):
-    """``view``, re-read when the file changed size since it was read (an agent or our own
-    queue appended): rewinds, forks and switches decide on what is on disk now."""
-    import os
-
-    from sidtui.core.views.session import open_session
-
-    flush_pending_writes(view.file.path)
-    if view.rf is None:
-        return view
-    try:
-        size = os.stat(view.file.path).st_size
-    except OSError:
-        return view
-    if size == view.rf.size:
-        return view
-    return open_session(view.home, view.file, with_sidechains=False)
 
 
 def _require_rewindable(view) -> None:
@@ -372,21 +138,21 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
+    from sidtui.core.resume.process import live_refusal
+
     lv = view.liveness
     if lv.live and not force:
-        pids = ", ".join(str(r.pid) for r in lv.registrations if r.live)
-        holds = "in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
+        holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
         raise SessionIsLive(
-            f"session {view.session_id} is live (agent process {pids}): what it holds in "
-            f"{holds} would silently override the {what}; stop it first or pass --force"
+            live_refusal(
+                view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
+            )
         )
 
 
 def project_root(view) -> Path | None:
     """The project root file restores are confined to: the git top level of the session's
     ``cwd`` (FORMAT.md §10.13), or None when the session records no cwd."""
-    from sidtui.core.base.home import git_toplevel
-
     cwd = view.loaded.cwd
     if not cwd:
         return None
@@ -422,8 +188,6 @@ def _files_step(
     Through :meth:`sidtui.core.checkpoints.manager.CheckpointManager.rollback_to_time` (first
     snapshot at or after the prompt; safety snapshot; confinement to the project root).
     """
-    from sidtui.core.checkpoints.manager import CheckpointManager
-
     step = _FileStep()
     if point.timestamp_ms is None:
         step.skipped = True
@@ -474,8 +238,6 @@ def unified_diff(f, context: int = 3) -> str:
     Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
     not difflib. Returns "" when nothing differs.
     """
-    from sidtui.core.checkpoints.diff import edit_hunks
-
     old, new = _diff_lines(f.old), _diff_lines(f.new)
     if old == new:
         return ""
@@ -499,19 +261,6 @@ def unified_diff(f, context: int = 3) -> str:
 
 
 # --------------------------------------------------------------------------- rewind
-
-
-def message_preview(m) -> str:
-    """A message's first 60 text characters, else its tool calls/results in brackets."""
-    text = m.preview(PREVIEW_CHARS)
-    if text:
-        return text
-    if m.tool_names:
-        return f"[{', '.join(m.tool_names)}]"
-    results = sum(1 for b in m.blocks if b.type == "tool_result")
-    if results:
-        return f"[{results} tool result{'s' if results > 1 else ''}]"
-    return "[" + ", ".join(str(t) for t in m.block_types) + "]"
 
 
 def _dropped(view, point: RewindPoint) -> list[dict[str, Any]]:
@@ -587,8 +336,6 @@ def rewind(
         RewindError: a write failed; files first, so a failed file step leaves the
             conversation untouched.
     """
-    from sidtui.core.edits.fork import fork as fork_session
-
     mode = normalize_mode(mode)
     view = current_view(view)
     _require_rewindable(view)
@@ -605,8 +352,13 @@ def rewind(
             force,
             "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
         )
-    elif view.liveness.live:
+    elif view.liveness.live and dry_run and (code or not as_fork):
         result.warnings.append("the session is live: a real run would be refused without --force")
+    elif view.liveness.live:  # a fork of the conversation only: the source is not touched
+        result.warnings.append(
+            "the session is live: the fork copies what is on disk now (the agent may still "
+            "be adding to it)"
+        )
     flush_pending_writes(view.file.path)
 
     if dry_run:
@@ -623,31 +375,45 @@ def rewind(
         return result
 
     if as_fork:
-        child = fork_session(view, pt if convo else None, inherit_all=True)
-        result.fork = child
-        result.warnings.extend(child.warnings)
-        if code:
-            try:
-                step = _files_step(
-                    view,
-                    child.session_id,
-                    pt,
-                    dry_run=False,
-                    force=force,
-                    allow_outside_root=allow_outside_root,
-                )
-            except Exception:
-                _remove_fork(view, child)
-                raise
-            _apply_step(result, step)
-            if step.failed:
-                raise RewindError(
-                    f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                    f"fork {child.session_id} was written; safety snapshot "
-                    f"{step.safety} in its checkpoints holds the files as they were"
-                )
-        return result
+        return _rewind_as_fork(view, pt, result, convo, code, force, allow_outside_root)
+    return _rewind_in_place(view, pt, result, convo, code, force, allow_outside_root)
 
+
+def _rewind_as_fork(
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, force: bool, outside: bool
+) -> RewindResult:
+    """:func:`rewind` with ``as_fork``: the rewound conversation as a new session, files
+    restored through the child's inherited checkpoints; the source stays untouched."""
+    child = fork_session(view, pt if convo else None, inherit_all=True)
+    result.fork = child
+    result.warnings.extend(child.warnings)
+    if code:
+        try:
+            step = _files_step(
+                view,
+                child.session_id,
+                pt,
+                dry_run=False,
+                force=force,
+                allow_outside_root=outside,
+            )
+        except Exception:
+            _remove_fork(view, child)
+            raise
+        _apply_step(result, step)
+        if step.failed:
+            raise RewindError(
+                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                f"fork {child.session_id} was written; safety snapshot "
+                f"{step.safety} in its checkpoints holds the files as they were"
+            )
+    return result
+
+
+def _rewind_in_place(
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, force: bool, outside: bool
+) -> RewindResult:
+    """:func:`rewind` in the session itself: files first, then the ``rewind`` marker."""
     if convo:
         _check_appendable(view.file.path)  # before any file is touched: all or nothing
     if code:
@@ -657,7 +423,7 @@ def rewind(
             pt,
             dry_run=False,
             force=force,
-            allow_outside_root=allow_outside_root,
+            allow_outside_root=outside,
         )
         _apply_step(result, step)
         if step.failed:
@@ -671,7 +437,7 @@ def rewind(
         result.abandoned_tip = view.rf.records[view.chain.tail].uuid
         value: dict[str, Any] = {
             "toPoint": pt.id,
-            "mode": mode,
+            "mode": result.mode,
             "promptUuid": pt.uuid,
             "abandonedTip": result.abandoned_tip,
             "messagesDropped": result.messages_dropped,
@@ -787,9 +553,6 @@ def find_record(view, uuid_prefix: str) -> int:
 
 
 def _message_summaries(view, indexes: list[int]) -> list[dict[str, Any]]:
-    from sidtui.core.transcript.chain import ChainResult
-    from sidtui.core.transcript.loader import load_jsonl
-
     if not indexes:
         return []
     ls = load_jsonl(view.rf, ChainResult(chain=indexes, tail=indexes[-1] if indexes else None))
@@ -809,8 +572,6 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
             agent could not load it) and ``force`` is not set; or the write failed.
         SessionIsLive: a running agent writes this session (unless ``force``).
     """
-    from sidtui.core.transcript.chain import ancestors
-
     view = current_view(view)
     if view.rf is None or view.file.kind != "main" or view.chain.linear:
         raise UsageError(f"{view.file.path.name} has no uuid chain to switch branches in")

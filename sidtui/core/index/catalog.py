@@ -1,30 +1,11 @@
-"""The session catalog: every session's summary, cached in SQLite (issue 6; FORMAT.md §2.6).
+"""The session catalog: every session's summary, cached in SQLite (FORMAT.md §2.6).
 
-The browser lists from here. Rows are :class:`~sidtui.core.views.summary.SessionSummary` objects
-built by :func:`sidtui.core.views.listing.summarize_files` (the ``ls`` batch path: one open per
-file, the tail-walk fast path, forked workers for a big home), and stored in one SQLite database per home in the user's
-cache directory (``platformdirs.user_cache_dir("sidtui")/catalog/<hash of the root>.sqlite3``,
-WAL mode, so the app reads while a worker refreshes).
+:class:`Catalog` keeps one row per file keyed by path, inode, size, mtime and ctime in a
+SQLite database (WAL) per home in the user's cache directory: a warm refresh only stats files
+and re-summarizes the changed ones; liveness is recomputed on every read; a corrupt or
+foreign cache is rebuilt, never trusted.
 
-* A row is keyed by **path + inode + size + mtime_ns + ctime_ns** (ctime: a ``chmod`` that
-  makes a file unreadable, or readable again, is noticed): a warm :meth:`Catalog.refresh`
-  only ``stat``\\ s files and re-summarizes those whose key changed; rows of vanished files
-  are deleted. A cold one (empty cache) does not even ``stat``: the key comes from
-  ``fstat`` on the descriptor each file is read from.
-* New/changed files are summarized exactly as :func:`~sidtui.core.views.listing.list_sessions`
-  does (same rows): on forked worker processes for 400+ files when the caller runs no
-  other thread (``sidtui ls``), else in-process (the app refreshes from a worker thread,
-  and forking a threaded process is unsafe).
-* ``live``/``stale`` are never trusted from the cache: :meth:`Catalog.rows` recomputes them
-  from the registrations on every call (a process may have died since).
-* A corrupt database, or one written by another format version or for another home, is
-  deleted and rebuilt, never trusted (``Catalog.rebuilt`` says why).
-* Writes happen in batched transactions from whichever thread calls :meth:`refresh` or
-  :meth:`apply`; readers on other threads get their own connection. Nothing blocks the
-  caller beyond the call itself: progress goes to a callback or the
-  :meth:`refresh_async` async iterator.
-
-The full-text index (:mod:`sidtui.core.index.search`) lives in the same database.
+Design notes: docs/ARCHITECTURE.md, “core/index/catalog.py”.
 """
 
 from __future__ import annotations
@@ -54,7 +35,7 @@ from sidtui.core.views.listing import CHUNK_FILES, Summarized, summarize_files
 from sidtui.core.views.summary import SessionSummary
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
-FORMAT = "sidtui-catalog/4"
+FORMAT = "sidtui-catalog/5"  # 5: emoji are search words (database.cjk_split)
 #: Files per transaction and per progress report (reports come at the end of the chunk
 #: that reaches each multiple; chunks are at most this many files).
 BATCH = 200
@@ -217,6 +198,15 @@ def _blob(s: SessionSummary) -> bytes:
         return _ENCODE(s)
     except UnicodeEncodeError:
         return dumps_lenient(s)
+
+
+def _keys_of(
+    files: list[tuple[str, str, os.stat_result | None]],
+) -> Iterator[tuple[str, int, int, int, int]]:
+    """``(path, inode, size, mtime_ns, ctime_ns)`` of scanned files (stat taken)."""
+    for p, _, st in files:
+        if st is not None:
+            yield (p, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _files_digest(keys: Iterable[tuple[str, int, int, int, int]]) -> str:
@@ -589,7 +579,7 @@ class Catalog:
             # every file's stat key tells whether anything changed (a warm `ls` of 10,000
             # files is then a stat of each and no per-row work)
             files = self._files.scan(True, res.errors)
-            if _files_digest((p, *_key(st)) for p, _, st in files) == stored[0]:  # type: ignore[misc]
+            if _files_digest(_keys_of(files)) == stored[0]:
                 res.total = len(files)
                 if progress is not None:
                     progress(RefreshProgress(res.total, res.total, 0, 0))
@@ -764,7 +754,12 @@ class Catalog:
                 continue
             items.append((p, self._files.project_of(p)))
         rows = self._summarize_rows(items, [], gone) if items else []
-        self.guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
+
+        def write() -> None:
+            self._write_rows(rows)
+            self._delete_rows(gone)
+
+        self.guarded(write)
         return [r[0] for r in rows] + gone
 
     def follow(self, watcher: Any, search: Any = None) -> Callable[[], None]:

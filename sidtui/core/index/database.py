@@ -70,11 +70,27 @@ CJK = re.compile(
 )
 
 
+#: Pictographs FTS5's unicode61 tokenizer drops as separators (emoji, dingbats, arrows…).
+EMOJI = re.compile("[\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
+#: The word each emoji is indexed as (``sidtuiemoji1f389`` for 🎉).
+EMOJI_WORD = "sidtuiemoji"
+
+
+def _emoji_word(m: re.Match[str]) -> str:
+    return f" {EMOJI_WORD}{ord(m.group()):x} "
+
+
 def cjk_split(text: str | None) -> str | None:
     """Put spaces around every CJK character, so FTS5's unicode61 tokenizer (which keeps a
     run of CJK characters as one token) indexes each as a word and a phrase query finds any
-    run inside a sentence ("周三" in "会议记录里周三讨论了什么"). Used at index and query time."""
-    if text is None or CJK.search(text) is None:
+    run inside a sentence ("周三" in "会议记录里周三讨论了什么"); and make every emoji a word
+    of its own (:data:`EMOJI_WORD` + its code point: the tokenizer drops emoji as
+    separators, so "🎉" could not be found). Used at index and query time."""
+    if text is None:
+        return text
+    if EMOJI.search(text) is not None:
+        text = EMOJI.sub(_emoji_word, text)
+    if CJK.search(text) is None:
         return text
     return CJK.sub(r" \1 ", text)
 

@@ -1,31 +1,11 @@
-"""Full-text search over every session (issue 6): an FTS5 index in the catalog's database.
+"""Full-text search over every session: an FTS5 index in the catalog's database.
 
-What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
+:class:`SearchIndex` indexes prompts, replies, tool text and file paths, only the new bytes
+of each file; a query matches every word as a prefix (CJK character by character) and ranks
+a bounded set of candidates itself.
 
-* ``prompt`` — text blocks of ``user_message`` records (human prompts; tool results are
-  not indexed: they are bulky command output) and ``user`` messages of sidechains;
-* ``assistant`` — text blocks of ``assistant_message`` records and sidechain replies;
-* ``tool`` — each ``tool_use`` block as ``name`` + its compact JSON input (file paths,
-  commands, patterns);
-* ``file`` — the paths of ``file_changes`` metadata.
-
-Claude Code transcripts (docs/CLAUDE-CODE.md §4) give the same kinds: ``user`` and
-``assistant`` records as prompts and replies (injected ``isMeta`` text is not indexed),
-their ``tool_use`` blocks, and the paths a ``file-history-snapshot`` tracks.
-
-Every document keeps the file path, the record's ``uuid`` (None in sidechains) and its
-1-based line. Documents are capped at :data:`MAX_DOC_CHARS`. Records of skipped branches
-are indexed too (search finds what the loader drops; the hit's uuid tells which record).
-
-Indexing is incremental per file: ``indexed(path, inode, offset, line)`` remembers how far
-a file was read; appended bytes are indexed from there (work proportional to the new
-bytes); a new inode or a file shorter than the offset drops the file's documents and
-starts over. :meth:`SearchIndex.fill` does every cached session (in the background, with
-progress and cancel); :meth:`SearchIndex.apply` follows watcher batches.
-
-Queries: whitespace-separated words, all required (each quoted, so FTS5 syntax characters
-are literal); a trailing ``*`` makes a word a prefix. At most :data:`CANDIDATES` matches,
-newest first, are ranked (so a word found everywhere still answers fast).
+Claude Code transcripts give the same kinds of documents (docs/CLAUDE-CODE.md §4).
+Design notes: docs/ARCHITECTURE.md, “core/index/search.py”.
 """
 
 from __future__ import annotations
@@ -37,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -44,10 +25,20 @@ import orjson
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.regular import NotRegularFile, has_holes, open_regular
 from sidtui.core.index.catalog import Catalog, RefreshProgress
-from sidtui.core.index.database import CJK, cjk_split, db_text, delete_docs, py_text
+from sidtui.core.index.database import (
+    CJK,
+    EMOJI,
+    EMOJI_WORD,
+    cjk_split,
+    db_text,
+    delete_docs,
+    py_text,
+)
 from sidtui.core.live import events as ev
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.records import PIECE_MIN_BYTES, FileSource, scan_records
+from sidtui.core.views.listing import WHOLE_READ_MAX
 
 MAX_DOC_CHARS = 4000
 #: Files / bytes written per transaction while filling.
@@ -190,7 +181,10 @@ def fts_query(query: str) -> str:
         if not w:
             continue
         tokens = (cjk_split(w) or "").split()
-        parts.append('"' + " ".join(tokens).replace('"', '""') + '"*')
+        if not tokens:
+            continue
+        star = "" if tokens[-1].startswith(EMOJI_WORD) else "*"  # an emoji is only itself
+        parts.append('"' + " ".join(tokens).replace('"', '""') + '"' + star)
     if not parts:
         raise UsageError("empty search query")
     return " ".join(parts)
@@ -224,11 +218,10 @@ class SearchIndex:
             "SELECT inode, offset, line FROM indexed WHERE path = ?", (db_text(path),)
         ).fetchone()
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
+            fd, st = open_regular(path)  # a FIFO or a device in its place: gone
+        except (OSError, NotRegularFile):
             return _Pending(path, True, [], None, 0, row) if row is not None else None
         try:
-            st = os.fstat(fd)
             start, line = 0, 0
             restart = False
             if row is not None:
@@ -239,7 +232,10 @@ class SearchIndex:
                     restart = True
             if row is not None and not restart and st.st_size == start:
                 return None
-            data = os.pread(fd, st.st_size - start, start) if st.st_size > start else b""
+            new = st.st_size - start
+            if new > WHOLE_READ_MAX or (new >= PIECE_MIN_BYTES and has_holes(fd, st.st_size)):
+                return self._collect_in_pieces(path, fd, st, row)
+            data = os.pread(fd, new, start) if new > 0 else b""
         finally:
             os.close(fd)
         end = data.rfind(b"\n") + 1
@@ -260,6 +256,25 @@ class SearchIndex:
         return _Pending(
             path, restart, docs, (st.st_ino, start + end, line + rf.line_count), end, row
         )
+
+    def _collect_in_pieces(self, path: str, fd: int, st: os.stat_result, row) -> _Pending:
+        """A sparse or huge file indexed again from the start through a :class:`FileSource`
+        (its holes never read into memory); only complete lines are consumed."""
+        src = FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size)
+        rf = scan_records(src)
+        end, lines = st.st_size, rf.line_count
+        if not rf.ends_with_newline:  # the last line may still grow: not consumed
+            lines -= 1
+            last = [r.offset for r in rf.records[-1:] if r.end == st.st_size]
+            last += [b.offset for b in rf.bad_lines[-1:] if not b.terminated]
+            end = max(last) if last else end
+        docs: list[tuple[str | None, int, str, str]] = []
+        for rec in rf.records:
+            if rec.end >= end and not rf.ends_with_newline:
+                continue
+            for kind, text in documents_of(rf.decode(rec)):
+                docs.append((rec.uuid, rec.line, kind, text))
+        return _Pending(path, True, docs, (st.st_ino, end, lines), end, row)
 
     def _store(self, batch: list[_Pending]) -> None:
         """Write collected documents of several files in one transaction (fewer FTS5
@@ -323,7 +338,7 @@ class SearchIndex:
         def flush() -> None:
             nonlocal batch, batch_bytes
             if batch:
-                cat.guarded(lambda b=batch: self._store(b))
+                cat.guarded(partial(self._store, batch))
             batch, batch_bytes = [], 0
 
         for i, p in enumerate(paths, 1):
@@ -331,7 +346,7 @@ class SearchIndex:
                 res.cancelled = True
                 break
             try:
-                pending = cat.guarded(lambda p=p: self._collect(p))
+                pending = cat.guarded(partial(self._collect, p))
             except sqlite3.OperationalError as exc:
                 res.errors.append(f"{p}: {exc}")
                 continue
@@ -373,7 +388,7 @@ class SearchIndex:
                 )
             }
         )
-        return sum(self.catalog.guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+        return sum(self.catalog.guarded(partial(self.index_file, p))[0] for p in paths)
 
     def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
         """The best ``limit`` matches of ``query`` (see module docstring).
@@ -415,22 +430,25 @@ class SearchIndex:
             ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
         )
         pat = _hit_pattern(terms)
-        return [
-            SearchHit(*map(py_text, r[1:7]), snippet=make_snippet(r[7], terms, pat=pat), score=sc)
-            for sc, _, r in scored[:limit]
-        ]
+        hits = []
+        for sc, _, r in scored[:limit]:
+            sid, project_key, path, uuid, line, kind = map(py_text, r[1:7])
+            snippet = make_snippet(r[7], terms, pat=pat)
+            hits.append(SearchHit(sid, project_key, path, uuid, line, kind, snippet, sc))
+        return hits
 
 
-_WORD = re.compile(r"\w+")
+_TERM = re.compile(r"\w+|" + EMOJI.pattern)  # words, and each emoji on its own
 
 
 def query_terms(query: str) -> list[tuple[str, bool]]:
     """(lower-cased token, is_prefix) for every token of the query, as FTS5 splits words."""
     out: list[tuple[str, bool]] = []
     for w in query.split():
-        toks = _WORD.findall(w.rstrip("*").lower())
+        toks = _TERM.findall(w.rstrip("*").lower())
         for i, t in enumerate(toks):
-            out.append((t, i == len(toks) - 1))  # every word is a prefix match
+            # every word is a prefix match (an emoji is only itself)
+            out.append((t, i == len(toks) - 1 and EMOJI.fullmatch(t) is None))
     return out
 
 
@@ -445,7 +463,7 @@ def score_text(text: str, terms: list[tuple[str, bool]]) -> float:
 def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
     alts = []
     for t, p in terms:
-        if CJK.search(t):  # CJK has no spaces between words: match anywhere
+        if CJK.search(t) or EMOJI.fullmatch(t):  # no spaces around them: match anywhere
             alts.append(re.escape(t))
         else:
             alts.append(r"(?<!\w)" + re.escape(t) + (r"\w*" if p else "") + r"(?!\w)")

@@ -1,4 +1,4 @@
-"""Watcher events: plain frozen dataclasses named as past-tense facts (issue 6, STYLE.md).
+"""Watcher events: plain frozen dataclasses named as past-tense facts (STYLE.md).
 
 A watcher delivers them in batches (``list[Event]`` in arrival order). Every event that
 concerns a file carries ``session_id`` and ``path``; :func:`event_to_json` gives the

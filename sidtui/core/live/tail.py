@@ -1,25 +1,10 @@
-"""Incremental tail of one transcript file (issue 6; FORMAT.md §8, §4.3).
+"""Incremental tail of one transcript file (FORMAT.md §8, §4.3).
 
-The agent appends ``JSON.stringify(record) + "\\n"`` through a 100 ms buffered queue, so a
-record can appear late and a half line can be visible for a moment (FORMAT.md §8.3). A
-:class:`FileTail` keeps the byte offset just past the last complete line and, on each
-:meth:`FileTail.poll`, reads only the bytes after it with ``os.pread``:
+:class:`FileTail` reads only what was appended since the last poll, holds a partial last
+line until it completes (or settles), extends the chain in place, and detects truncation,
+replacement and branching; its records and chain always equal a full read.
 
-* complete lines are indexed with :func:`sidtui.core.transcript.records.scan_records` (the same
-  indexer as a full read, started on a line boundary with ``start_line``/``base_offset``);
-* a trailing partial line is **held**: never reported, bad or good, while it may still
-  grow. It is decided (as the agent would: parsed if valid JSON, else bad) only when its
-  writer is known dead (``poll(writer_alive=False)``) or it stayed unchanged for
-  ``settle_s`` seconds;
-* the chain is extended in place when the new records continue the live tip
-  (:func:`sidtui.core.transcript.chain.extend_chain`, work proportional to the new records) and
-  rebuilt in full otherwise (a second writer, a rewind marker, a uuid seen before); when
-  the old tip is no longer on the new chain the update says the chain branched;
-* a file that shrank below the offset or was replaced (a new inode) is re-read from the
-  start and the update carries a ``reset`` reason (the watcher turns it into a warning).
-
-Invariant (tested): ``tail.rf.records``/``tail.chain`` equal what ``scan_records`` +
-``rebuild_chain`` return for the file's complete lines (plus a decided final line).
+Design notes: docs/ARCHITECTURE.md, “core/live/tail.py”.
 """
 
 from __future__ import annotations
@@ -34,6 +19,7 @@ from typing import Any
 import orjson
 
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.regular import open_regular
 from sidtui.core.live.events import LiveRecord
 from sidtui.core.transcript.chain import ChainResult, extend_chain, rebuild_chain
 from sidtui.core.transcript.records import BadLine, RecordFile, scan_records
@@ -166,7 +152,7 @@ class FileTail:
         """Decode record ``rf.records[index]`` from the file (``os.pread``)."""
         rec = self.rf.records[index]
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY)
+            self._fd, _ = open_regular(self.path)
         return _decode(os.pread(self._fd, rec.end - rec.offset, rec.offset))
 
     def _restart(self, reason: str, upd: TailUpdate) -> None:
@@ -185,6 +171,10 @@ class FileTail:
         Returns:
             A :class:`TailUpdate`. Never raises on content; a file that disappeared gives
             ``reset="removed"`` and an empty state.
+
+        Raises:
+            NotRegularFile: the path is a FIFO, a device or a socket (never opened for a
+                blocking read). OSError: it cannot be opened.
         """
         upd = TailUpdate()
         data = self._read_new(upd)
@@ -247,10 +237,9 @@ class FileTail:
                 self._restart("truncated", upd)
             if self._fd is None:
                 try:
-                    self._fd = os.open(self.path, os.O_RDONLY)
+                    self._fd, fst = open_regular(self.path)  # a FIFO: NotRegularFile
                 except FileNotFoundError:
                     return None
-                fst = os.fstat(self._fd)
                 if self.inode is not None and fst.st_ino != self.inode:
                     self._restart("replaced", upd)  # replaced between stat and open
                     continue

@@ -1,33 +1,12 @@
-"""Watch a sid-code home, or a Claude Code one, as agents write it (issue 6; FORMAT.md §1, §8, §12).
+"""Watch a sid-code home, or a Claude Code one, as agents write it (FORMAT.md §1, §8, §12).
 
-A :class:`Watcher` runs one thread around :func:`watchfiles.watch` (the Rust ``notify``
-backend; ``step=10`` ms so an append reaches subscribers in tens of ms, ``debounce`` caps
-a batch at 250 ms). Where notify cannot see changes (network filesystems: NFS, SMB/CIFS,
-sshfs, 9p, …, detected from the mount table), when notify fails (inotify limits) or when
-asked (``force_polling=True``) it polls instead, with its own ``stat`` scan of the watched
-files every ``poll_delay_ms`` (notify's poller compares whole-second mtimes and misses
-appends made within one second). Every changed path is mapped to events:
+:class:`Watcher` turns file changes under the home (watchfiles/notify, or its own stat
+polling where notify cannot watch) and PID polls into batches of
+:mod:`~sidtui.core.live.events`, delivered on its thread or as an async iterator.
 
-* ``sessions/**.jsonl`` → a :class:`~sidtui.core.live.tail.FileTail` per file, created
-  lazily: a file that existed when the watcher started is tailed from its size then
-  (earlier records only build the chain), a new one from byte 0 (``SessionCreated`` /
-  ``SidechainStarted`` once its first line is complete). Updates become
-  ``RecordsAppended``, ``BadLineFound``, ``ChainBranched``, ``FileReset``,
-  ``SidechainEnded``;
-* ``checkpoints/<sid>/index.json`` → ``CheckpointIndexChanged``;
-* ``active-sessions/*`` → a registration poll now; registrations are also polled about once
-  a second (psutil) so a crashed process turns stale without any file changing;
-* ``file-intents/*`` → ``FileIntentConflictAppeared`` for conflicts not seen before.
-
-A Claude Code home (docs/CLAUDE-CODE.md §1, §8) is followed the same way through its own
-layout (``projects/**.jsonl`` three levels down, ``sessions/<pid>.json`` registrations; no
-checkpoint index, no intents, no sid-code chain: no ``ChainBranched``).
-
-Held partial lines are re-polled on every tick so they are decided after the settle period
-or as soon as their writer is known dead. Events go to ``on_batch`` callbacks (called from
-the watcher thread) or to :meth:`Watcher.batches`, an async iterator. :meth:`process_paths`
-and :meth:`poll_liveness` are public so tests and benchmarks drive the watcher without the
-thread or any timing.
+A Claude Code home is followed through its own layout (docs/CLAUDE-CODE.md §1, §8: no
+checkpoint index, no intents, no sid-code chain). Design notes: docs/ARCHITECTURE.md,
+“core/live/watcher.py”.
 """
 
 from __future__ import annotations
@@ -40,6 +19,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.home import Home, SessionFile, classify_file
 from sidtui.core.live import events as ev
 from sidtui.core.live.tail import SETTLE_S, FileTail
@@ -254,6 +234,7 @@ class Watcher:
         #: set once the watch is registered and writes made before it were caught up
         self.ready = threading.Event()
         self.errors: list[str] = []
+        self._warned: set[tuple[str, str]] = set()
         #: non-fatal problems (e.g. notify failed and the watcher fell back to polling)
         self.warnings: list[str] = []
 
@@ -298,10 +279,15 @@ class Watcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
-            self._thread = None
-        with self._lock:
-            for t in self.tails.values():
-                t.close()
+            if not self._thread.is_alive():
+                self._thread = None
+        # bounded: a thread stuck in a system call must not keep the caller from exiting
+        if self._lock.acquire(timeout=timeout):
+            try:
+                for t in self.tails.values():
+                    t.close()
+            finally:
+                self._lock.release()
         self._deliver(None)
 
     @property
@@ -328,7 +314,7 @@ class Watcher:
         def put(batch: Batch | None) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, batch)
 
-        unsubscribe = self.subscribe(put)  # type: ignore[arg-type]
+        unsubscribe = self.subscribe(put)
         try:
             while True:
                 batch = await queue.get()
@@ -474,7 +460,7 @@ class Watcher:
     def _initial_files(self) -> list[str]:
         if self.session is not None:
             return [str(self.session.path)]
-        out = []
+        out: list[str] = []
         for dirpath, _dirs, files in os.walk(self._layout.transcripts):
             out.extend(os.path.join(dirpath, f) for f in files if f.endswith(".jsonl"))
         return out
@@ -504,10 +490,7 @@ class Watcher:
             for p in sorted(set(paths)):
                 if p.startswith(sessions) and p.endswith(".jsonl"):
                     if self._wanted_session_path(p):
-                        try:
-                            out += self._tail_events(p)
-                        except OSError as exc:  # unreadable now: say so, keep watching
-                            self.warnings.append(f"{p}: {exc.strerror or exc}")
+                        out += self._safe_tail(p)
                 elif (
                     checkpoints is not None
                     and p.startswith(checkpoints)
@@ -525,13 +508,29 @@ class Watcher:
                 out += self._conflict_events()
             return out
 
+    def _safe_tail(self, p: str) -> Batch:
+        """:meth:`_tail_events`, a file that cannot be read being one warning."""
+        try:
+            return self._tail_events(p)
+        except OSError as exc:  # unreadable now: say so, keep watching
+            self._warn_once(p, f"{p}: {exc.strerror or exc}")
+        except UnreadableInput as exc:  # a FIFO, a device: never opened
+            self._warn_once(p, str(exc))
+        return []
+
+    def _warn_once(self, path: str, line: str) -> None:
+        """A warning about ``path``, unless this one was given already."""
+        if (path, line) not in self._warned:
+            self._warned.add((path, line))
+            self.warnings.append(line)
+
     def tick(self) -> Batch:
         """Periodic work: the registration poll, then held partial lines re-polled."""
         with self._lock:
             out = self.poll_liveness()
             for p, t in list(self.tails.items()):
                 if t.pending:
-                    out += self._tail_events(p)
+                    out += self._safe_tail(p)
             return out
 
     def _writer_alive(self, session_id: str | None) -> bool | None:

@@ -1,21 +1,10 @@
 """The process layer, read side: who is running, who is editing what (FORMAT.md §12.1–12.4).
 
-``active-sessions/<safeId>.json`` registers a running agent process
-``{sessionId, pid, kind, cwd, startedAt (ms), team?, model?, logicalSessionId?}``. A
-registration is **live** only while its PID is alive *and* that process started no later
-than the registration (psutil create time: a reused PID is not our agent, FORMAT.md §12.2
-[sidtui]); a permission error while probing still means alive. Otherwise it is **stale**
-(a crashed process never unregisters, FORMAT.md §12.1).
+Registrations (``active-sessions/``) with PID liveness checked against the start time,
+which session a running process writes (file id, ``trace_session_id``,
+``logicalSessionId``), and file intents with their conflicts.
 
-A session *file* is live when a live registration's ``sessionId`` is the file's id, or is
-any ``trace_session_id`` recorded in that file (a resumed process registers under its own
-new id, FORMAT.md §12.3), or its ``logicalSessionId`` is the file's id.
-
-``file-intents/<safeId>.json`` declares which files a session is touching (intents, not
-locks, FORMAT.md §12.4): an intent expires 5 minutes after ``lastAccessAt`` or when its PID is
-dead. Two sessions on one file conflict: ``critical`` when the other one writes/edits,
-``warning`` when it only reads. Both kinds of file are rewritten in place upstream, so a
-torn read is retried once and then treated as missing (with a warning).
+Design notes: docs/ARCHITECTURE.md, “core/resume/process.py”.
 """
 
 from __future__ import annotations
@@ -29,8 +18,9 @@ from typing import Any
 
 import orjson
 
-from sidtui.core.base.home import Home
+from sidtui.core.base.home import Home, safe_id
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.regular import NotRegularFile, TooBig, read_regular
 
 INTENT_EXPIRY_MS = 5 * 60 * 1000
 #: Slack between a process's create time (10 ms ticks) and its own ``startedAt``.
@@ -48,8 +38,12 @@ class Registration:
         kind: interactive / headless / daemon / teammate (as written).
         cwd, model, team, logical_session_id: as written (None when absent).
         started_at: registration time in ms since the epoch (None when absent).
-        live: the PID is alive and did not start after ``started_at``.
-        reason: why it is stale (or "alive").
+        live: the PID is alive and did not start after ``started_at`` — or it cannot be
+            told (``possibly``).
+        reason: why it is stale (or "alive", or why it is only possibly live).
+        possibly: the file cannot be read or is not shaped as the agent writes it, so
+            it counts as live (its ``session_id`` is None when unreadable: it matches the
+            session whose safe id is the file name).
     """
 
     path: Path
@@ -63,6 +57,7 @@ class Registration:
     started_at: int | None = None
     live: bool = False
     reason: str = ""
+    possibly: bool = False
 
 
 @dataclass
@@ -145,24 +140,42 @@ def pid_alive(pid: int, started_at_ms: int | None = None) -> tuple[bool, str]:
     return True, f"pid {pid} is alive"
 
 
-def read_json_tolerant(path: Path, warnings: list[str] | None = None) -> Any:
-    """Read a JSON file written in place by the agent: retry a torn read once, else None."""
-    for attempt in range(2):
+#: The largest registration or intent file read (the agent's are a few hundred bytes).
+SMALL_JSON_MAX = 1 << 20
+
+
+def read_json_file(path: Path) -> tuple[Any, str | None]:
+    """A JSON file written in place by the agent: ``(value, None)``, or ``(None, why)`` when
+    it cannot be read (not a regular file, too big, unreadable, torn JSON). A torn read is
+    retried once."""
+    why = "unreadable"
+    for _ in range(2):
         try:
-            data = path.read_bytes()
+            data = read_regular(path, SMALL_JSON_MAX)
+        except NotRegularFile as exc:
+            return None, f"not a regular file ({exc.kind})"
+        except TooBig as exc:
+            return None, str(exc)
         except OSError as exc:
-            if warnings is not None and attempt:
-                warnings.append(f"{path}: {exc.strerror or exc}")
+            why = exc.strerror or str(exc)
             continue
         try:
-            return orjson.loads(data)
+            return orjson.loads(data), None
         except orjson.JSONDecodeError:
             try:
-                return parse_line_slow(data)
+                return parse_line_slow(data), None
             except JSONParseError as exc:
-                if attempt and warnings is not None:
-                    warnings.append(f"{path}: unreadable JSON ({exc.reason}); ignored")
-    return None
+                why = f"unreadable JSON ({exc.reason})"
+    return None, why
+
+
+def read_json_tolerant(path: Path, warnings: list[str] | None = None) -> Any:
+    """Read a JSON file written in place by the agent: retry a torn read once, else None
+    (and a line in ``warnings``). Never opens a FIFO or a device for a blocking read."""
+    value, why = read_json_file(path)
+    if why is not None and warnings is not None:
+        warnings.append(f"{path}: {why}; ignored")
+    return value
 
 
 def _int(v: Any) -> int | None:
@@ -179,8 +192,24 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
 
+#: ``startedAt`` below this is not ms since the epoch (seconds, or another unit): 2001-09-09.
+MIN_STARTED_AT_MS = 10**12
+
+
+def _strict_int(v: Any) -> int | None:
+    """``v`` when it is a JSON integer as the agent writes one (not a bool, a float, a string)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def read_registrations(home: Home, warnings: list[str] | None = None) -> list[Registration]:
-    """Every ``active-sessions/*.json`` entry with its liveness, sorted by file name."""
+    """Every ``active-sessions/*.json`` entry with its liveness, sorted by file name.
+
+    A registration that cannot be read (torn JSON, not an object, a FIFO or a folder in
+    its place) or whose ``pid``/``startedAt`` are not what the agent writes (integers,
+    ``startedAt`` in ms) is **possibly live** (``live`` and ``possibly`` True: a change
+    is refused, naming the file) — unless its ``pid`` is an integer no process has. Such
+    files also get a line in ``warnings``.
+    """
     out: list[Registration] = []
     folder = home.active_sessions_dir
     try:
@@ -188,48 +217,108 @@ def read_registrations(home: Home, warnings: list[str] | None = None) -> list[Re
     except OSError:
         return out
     for p in names:
-        d = read_json_tolerant(p, warnings)
-        if not isinstance(d, dict):
+        d, why = read_json_file(p)
+        if why is None and not isinstance(d, dict):
+            why = "not a JSON object"
+        if why is not None or not isinstance(d, dict):
+            if warnings is not None:
+                warnings.append(f"{p}: {why}; treated as a possibly live session")
+            out.append(
+                Registration(p, None, None, live=True, possibly=True, reason=why or "unreadable")
+            )
             continue
+        pid, started = _strict_int(d.get("pid")), _strict_int(d.get("startedAt"))
         reg = Registration(
             path=p,
             session_id=_s(d.get("sessionId")),
-            pid=_int(d.get("pid")),
+            pid=pid if pid is not None else _int(d.get("pid")),
             kind=_s(d.get("kind")),
             cwd=_s(d.get("cwd")),
             model=_s(d.get("model")),
             team=d.get("team"),
             logical_session_id=_s(d.get("logicalSessionId")),
-            started_at=_int(d.get("startedAt")),
+            started_at=started,
         )
-        if reg.pid is None:
-            reg.live, reg.reason = False, "no valid pid"
-        else:
-            reg.live, reg.reason = pid_alive(reg.pid, reg.started_at)
+        odd = _odd_shape(d, pid, started)
+        if pid is not None and pid > 0:
+            reg.live, reg.reason = pid_alive(pid, None if odd else started)
+            if not reg.live and not reg.reason.startswith(f"pid {pid} was reused"):
+                out.append(reg)  # a dead process writes nothing, whatever the shape
+                continue
+        if odd:
+            reg.live, reg.possibly = True, True
+            reg.reason = odd
+            if warnings is not None:
+                warnings.append(f"{p}: {odd}; treated as a possibly live session")
         out.append(reg)
     return out
 
 
+def _odd_shape(d: dict, pid: int | None, started: int | None) -> str | None:
+    """Why a registration is not shaped as the agent writes it (None: it is)."""
+    if pid is None or pid <= 0:
+        return f"pid {d.get('pid')!r} is not a process id (the agent writes an integer)"
+    if started is None:
+        return (
+            f"startedAt {d.get('startedAt')!r} is not an integer "
+            "(the agent writes ms since the epoch)"
+        )
+    if started < MIN_STARTED_AT_MS:
+        return f"startedAt {started} is not in ms since the epoch (seconds?)"
+    return None
+
+
 def liveness_for(
-    session_id: str,
+    session_id: str | Iterable[str],
     trace_ids: Iterable[str],
     registrations: list[Registration],
 ) -> Liveness:
     """Match registrations to a session file (see module docstring).
 
     Args:
-        session_id: the file's id.
+        session_id: the file's id, or every id it goes by (its file name and its
+            ``session_start.sessionId``: one rule for every verb).
         trace_ids: every ``trace_session_id`` value recorded in the file.
         registrations: from :func:`read_registrations`.
     """
     if not registrations:  # the usual listing: nothing runs, nothing to match
         return Liveness(live=False, stale=False, registrations=[])
-    ids = {session_id, *trace_ids}
+    own = {session_id} if isinstance(session_id, str) else {i for i in session_id if i}
+    ids = own | set(trace_ids)
+    stems = {safe_id(i) for i in ids}
     matched = [
-        r for r in registrations if (r.session_id in ids) or (r.logical_session_id == session_id)
+        r
+        for r in registrations
+        if (r.session_id in ids)
+        or (r.logical_session_id in own)
+        or (r.session_id is None and r.path.stem in stems)  # unreadable: by its file name
     ]
     live = any(r.live for r in matched)
     return Liveness(live=live, stale=bool(matched) and not live, registrations=matched)
+
+
+def live_refusal(session_id: str, lv: Liveness, consequence: str) -> str:
+    """The one line that refuses a change to a live or possibly live session.
+
+    Args:
+        session_id: the session as the user knows it.
+        lv: its :class:`Liveness` (``lv.live`` is True).
+        consequence: what the running agent would do to the change ("it would overwrite
+            index.json from memory").
+    """
+    sure = [r for r in lv.registrations if r.live and not r.possibly]
+    odd = [r for r in lv.registrations if r.live and r.possibly]
+    if sure:
+        pids = ", ".join(str(r.pid) for r in sure)
+        return (
+            f"session {session_id} is live (agent process {pids}): {consequence}; "
+            "stop it first or pass --force"
+        )
+    where = "; ".join(f"{r.path}: {r.reason}" for r in odd)
+    return (
+        f"session {session_id} is possibly live (registration {where}): if an agent runs it, "
+        f"{consequence}; stop it first or pass --force"
+    )
 
 
 def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:
@@ -251,8 +340,10 @@ def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:
         indexes = [
             i for i, o in enumerate(rf.objs) if o.key == "trace_session_id" and o.type == "metadata"
         ]
-    else:
+    elif rf.source is None:  # bytes in memory: one byte search
         return trace_session_ids(rf.data)
+    else:  # read in pieces: never the whole file at once
+        indexes = [i for i, r in enumerate(rf.records) if r.type == "metadata"]
     out: list[str] = []
     for i in indexes:
         rec = rf.decode_at(i)
@@ -260,6 +351,20 @@ def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:
         if isinstance(v, str) and v not in out:
             out.append(v)
     return out
+
+
+def trace_session_ids_in_file(path: Any) -> list[str]:
+    """:func:`trace_session_ids` of a transcript on disk (a big one read in pieces).
+
+    Raises:
+        OSError / NotRegularFile: it cannot be read, or is not a regular file.
+    """
+    from sidtui.core.transcript.records import read_transcript, scan_records
+
+    data = read_transcript(path)
+    if isinstance(data, bytes):
+        return trace_session_ids(data)
+    return trace_session_ids_of(scan_records(data), None, None)
 
 
 def trace_session_ids(data: bytes) -> list[str]:

@@ -941,6 +941,6 @@ def recover(
         dropped=dropped,
         interruption=interruption,
         loaded=messages,
-        resume_note=resume_note(interruption),
+        resume_note=resume_note(interruption) if sent else None,  # nothing to continue
         _tool_blocks=plan.blocks if plan is not None else None,
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sidtui.core.base.home import Home, SessionFile, discover
 from sidtui.core.transcript.loader import Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.records import RecordFile, read_transcript, scan_records
 
 
 @dataclass
@@ -71,10 +71,10 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
     """Parse a sidechain file linearly, tolerating bad lines. Never raises on content.
 
     Raises:
-        OSError: the file cannot be read.
+        OSError / NotRegularFile: the file cannot be read (or is not a regular file).
     """
     if rf is None:
-        rf = scan_records(path.read_bytes())
+        rf = scan_records(read_transcript(path))
     sc = Sidechain(path=path, bad_lines=len(rf.bad_lines))
     for rec in rf.records:
         if not rec.is_object:
@@ -109,10 +109,17 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
     return sc
 
 
-def sidechains_of(home: Home, session: SessionFile) -> list[SessionFile]:
-    """Sidechain files whose first record names ``session`` as parent (same folder)."""
-    return [
-        f
-        for f in discover(home, session.project)
-        if f.kind == "sidechain" and f.parent_session_id == session.session_id
-    ]
+def sidechains_of(
+    home: Home, session: SessionFile, errors: list[str] | None = None
+) -> list[SessionFile]:
+    """Sidechain files whose first record names ``session`` as parent (same folder).
+
+    ``errors``, if given, gets one line per file named like one of its sidechains
+    (``<id>-….jsonl``) that cannot be read (a FIFO, a device, a link to nothing).
+    """
+    found: list[str] = []
+    files = discover(home, session.project, found)
+    if errors is not None:
+        mine = f"{session.session_id}-"
+        errors.extend(e for e in found if f"/{mine}" in e)
+    return [f for f in files if f.kind == "sidechain" and f.parent_session_id == session.session_id]

@@ -1,14 +1,10 @@
-"""The ten items the agent restores on resume, each on its own (FORMAT.md §7).
+"""The twelve items the agent restores on resume, each on its own (FORMAT.md §7).
 
-Every item is restored independently: one failing gives that item a warning and the rest
-go on (FORMAT.md §7.2) — except the messages, whose failure is an error (an empty
-history must be said out loud). Metadata is last-wins. Deliberate non-restorations:
-``permissionMode`` is never restored (a safety state returns to the most conservative
-value, FORMAT.md §7.3); goals in a terminal state (``complete``/``impossible``) or cleared
-(``"__CLEARED__"``) are not restored (FORMAT.md §7.3). An explicit CLI/env value would beat a
-restored one (FORMAT.md §7.4). A ``cwd`` in another project than the current one is warned
-about (FORMAT.md §7.5). Usage keeps stock (the last call's water level) and flow (cumulative)
-apart; the cache hit ratio is flow over flow (FORMAT.md §3.11).
+Each item is restored on its own: one failing gets a warning and the others go on. Metadata
+is last-wins; ``permissionMode`` and finished or cleared goals are never restored; a ``cwd``
+in another project is warned about; usage keeps stock and flow apart.
+
+Design notes: docs/ARCHITECTURE.md, “core/resume/state.py”.
 """
 
 from __future__ import annotations
@@ -19,7 +15,9 @@ from typing import Any
 
 import orjson
 
+from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, git_toplevel
+from sidtui.core.base.regular import read_regular
 from sidtui.core.transcript.loader import LoadedSession
 
 STOCK_FIELDS = ("inputTokens", "stockPromptTokens")
@@ -161,6 +159,214 @@ def parse_goal(value: Any) -> Any:
     return value
 
 
+@dataclass
+class _Context:
+    """What every item of :func:`restore_state` reads."""
+
+    home: Home
+    session: SessionFile
+    loaded: LoadedSession
+    md: dict[str, Any]
+    md_index: Any
+    message_count: int | None
+    unfinished_sidechains: list[dict] | None
+    current_cwd: Path | None
+    warnings: list[str]
+
+    def source(self, key: str) -> str:
+        return _md_source(self.loaded, key, self.md_index)
+
+
+def _messages(c: _Context) -> StateItem:
+    if not c.loaded.loadable:
+        msg = f"the agent loads nothing from this file: {c.loaded.load_failure}"
+        c.warnings.append(msg)
+        return StateItem(1, "messages", 0, "transcript chain", False, warning=msg)
+    n = c.message_count if c.message_count is not None else len(c.loaded.messages)
+    return StateItem(1, "messages", n, f"transcript chain ({len(c.loaded.messages)} loaded)")
+
+
+def _model(c: _Context) -> StateItem:
+    setting = c.md.get("agent_setting")
+    if isinstance(setting, dict) and isinstance(setting.get("model"), str):
+        return StateItem(
+            2,
+            "model",
+            {"model": setting["model"], "provider": c.loaded.provider},
+            c.source("agent_setting") + " (provider from session_start)",
+        )
+    return StateItem(
+        2, "model", {"model": c.loaded.model, "provider": c.loaded.provider}, "session_start"
+    )
+
+
+def _usage(c: _Context) -> StateItem:
+    if "usage_stats" not in c.md:
+        return StateItem(
+            3,
+            "usage",
+            None,
+            c.source("usage_stats"),
+            False,
+            note="no usage recorded: counters start at zero",
+        )
+    return StateItem(3, "usage", split_usage(c.md["usage_stats"]), c.source("usage_stats"))
+
+
+def _file_changes(c: _Context) -> StateItem:
+    v = c.md.get("file_changes")
+    if v is None:
+        return StateItem(
+            4,
+            "file_changes",
+            None,
+            c.source("file_changes"),
+            False,
+            note="no file changes recorded",
+        )
+    if not isinstance(v, dict):
+        raise ValueError("file_changes is not an object")
+    return StateItem(4, "file_changes", v, c.source("file_changes"))
+
+
+def _todos(c: _Context) -> StateItem:
+    v = c.md.get("todo_state")
+    if v is None:
+        return StateItem(
+            5, "todos", None, c.source("todo_state"), False, note="no todo list recorded"
+        )
+    if not isinstance(v, dict) or not isinstance(v.get("todos", []), list):
+        raise ValueError("todo_state has no todos list")
+    return StateItem(5, "todos", v.get("todos", []), c.source("todo_state"))
+
+
+def _cwd(c: _Context) -> StateItem:
+    it = StateItem(6, "cwd", c.loaded.cwd, "session_start.cwd", c.loaded.cwd is not None)
+    if c.loaded.cwd is None:
+        it.note = "no cwd recorded (legacy session): a resume runs in the current directory"
+    elif c.current_cwd is not None:
+        here = git_toplevel(c.current_cwd)
+        there = (
+            git_toplevel(Path(c.loaded.cwd)) if Path(c.loaded.cwd).exists() else Path(c.loaded.cwd)
+        )
+        if here != there:
+            it.warning = (
+                f"cross-project resume: the session belongs to {there}, the current "
+                f"directory to {here}; tools would run here and paths in the history "
+                "may not match"
+            )
+            c.warnings.append(it.warning)
+    return it
+
+
+def _effort(c: _Context) -> StateItem:
+    setting = c.md.get("agent_setting")
+    if setting is None:
+        return StateItem(
+            7,
+            "effort",
+            None,
+            c.source("agent_setting"),
+            False,
+            note="no agent setting recorded: defaults apply",
+        )
+    if not isinstance(setting, dict):
+        raise ValueError("agent_setting is not an object")
+    val = {k: setting[k] for k in ("effortLevel", "thinking") if k in setting}
+    it = StateItem(7, "effort", val, c.source("agent_setting"))
+    if "permissionMode" in setting:
+        it.note = "agent_setting.permissionMode is a legacy field: read and ignored"
+    return it
+
+
+def _goal(c: _Context) -> StateItem:
+    if "goal_state" not in c.md:
+        return StateItem(8, "goal", None, c.source("goal_state"), False, note="no goal recorded")
+    raw = c.md["goal_state"]
+    if raw == CLEARED_GOAL:
+        return StateItem(
+            8,
+            "goal",
+            None,
+            c.source("goal_state"),
+            False,
+            note="goal cleared (/clear): nothing to restore",
+        )
+    g = parse_goal(raw)
+    status = g.get("status") if isinstance(g, dict) else None
+    if status in TERMINAL_GOAL_STATUSES:
+        return StateItem(
+            8,
+            "goal",
+            g,
+            c.source("goal_state"),
+            False,
+            note=f"goal is {status}: a finished goal is not restored",
+        )
+    return StateItem(8, "goal", g, c.source("goal_state"))
+
+
+def _sidechains(c: _Context) -> StateItem:
+    sc = c.unfinished_sidechains or []
+    return StateItem(
+        9,
+        "unfinished_sidechains",
+        sc,
+        "sidechain files without sidechain_end",
+        bool(sc),
+        note=None if sc else "no unfinished sub-agent",
+    )
+
+
+def _worktree(c: _Context) -> StateItem:
+    if not c.loaded.cwd:
+        return StateItem(10, "worktree", None, "—", False, note="no cwd, no worktree config")
+    cfg = Path(c.loaded.cwd) / ".sid-code" / "session-config.json"
+    if not cfg.exists():
+        return StateItem(
+            10, "worktree", None, str(cfg), False, note="no worktree recorded for this project"
+        )
+    return StateItem(10, "worktree", orjson.loads(read_regular(cfg, 1 << 20)), str(cfg))
+
+
+def _progress(c: _Context) -> StateItem:
+    sid = c.loaded.session_id or c.session.session_id
+    p = c.home.root / "progress" / f"{sid}.md"
+    if not p.exists():
+        return StateItem(11, "progress_file", None, str(p), False, note="no progress file")
+    text = read_regular(p, 8192, head=True).decode("utf-8", errors="replace")
+    return StateItem(11, "progress_file", text[:2000], str(p))
+
+
+def _ledger(c: _Context) -> StateItem:
+    v = c.md.get("hypothesis_ledger")
+    return StateItem(
+        12,
+        "hypothesis_ledger",
+        v,
+        c.source("hypothesis_ledger"),
+        v is not None,
+        note=None if v is not None else "no ledger recorded",
+    )
+
+
+#: The twelve items in FORMAT.md §7.1's order: (number, name, how it is restored).
+_ITEMS = (
+    (1, "messages", _messages),
+    (2, "model", _model),
+    (3, "usage", _usage),
+    (4, "file_changes", _file_changes),
+    (5, "todos", _todos),
+    (6, "cwd", _cwd),
+    (7, "effort", _effort),
+    (8, "goal", _goal),
+    (9, "unfinished_sidechains", _sidechains),
+    (10, "worktree", _worktree),
+    (11, "progress_file", _progress),
+    (12, "hypothesis_ledger", _ledger),
+)
+
+
 def restore_state(
     home: Home,
     session: SessionFile,
@@ -170,7 +376,7 @@ def restore_state(
     unfinished_sidechains: list[dict] | None = None,
     current_cwd: Path | None = None,
 ) -> RestoredState:
-    """Compute the ten restored items (FORMAT.md §7.1) for a loaded session.
+    """Compute the twelve restored items (FORMAT.md §7.1) for a loaded session.
 
     Args:
         home: the home (for the progress file).
@@ -186,193 +392,25 @@ def restore_state(
         A :class:`RestoredState`; never raises (each item's failure is its warning).
     """
     st = RestoredState()
-    md = loaded.metadata
-    md_index = _md_lines(loaded)  # one pass over the metadata records for every item
-
-    def source(key: str) -> str:
-        return _md_source(loaded, key, md_index)
-
-    def item(number: int, name: str, fn) -> None:
+    c = _Context(
+        home,
+        session,
+        loaded,
+        loaded.metadata,
+        _md_lines(loaded),  # one pass over the metadata records for every item
+        message_count,
+        unfinished_sidechains,
+        current_cwd,
+        st.warnings,
+    )
+    for number, name, fn in _ITEMS:
         try:
-            st.items.append(fn())
+            st.items.append(fn(c))
         except Exception as exc:  # noqa: BLE001 - each item independent: a warning, never a failure
-            msg = f"{name}: could not be restored ({type(exc).__name__}: {exc})"
+            why = str(exc) if isinstance(exc, SidtuiError) else f"{type(exc).__name__}: {exc}"
+            msg = f"{name}: could not be restored ({why})"
             st.items.append(StateItem(number, name, None, "—", False, warning=msg))
             st.warnings.append(msg)
-
-    def messages() -> StateItem:
-        if not loaded.loadable:
-            msg = f"the agent loads nothing from this file: {loaded.load_failure}"
-            st.warnings.append(msg)
-            return StateItem(1, "messages", 0, "transcript chain", False, warning=msg)
-        n = message_count if message_count is not None else len(loaded.messages)
-        return StateItem(1, "messages", n, f"transcript chain ({len(loaded.messages)} loaded)")
-
-    def model() -> StateItem:
-        setting = md.get("agent_setting")
-        if isinstance(setting, dict) and isinstance(setting.get("model"), str):
-            return StateItem(
-                2,
-                "model",
-                {"model": setting["model"], "provider": loaded.provider},
-                source("agent_setting") + " (provider from session_start)",
-            )
-        return StateItem(
-            2, "model", {"model": loaded.model, "provider": loaded.provider}, "session_start"
-        )
-
-    def usage() -> StateItem:
-        if "usage_stats" not in md:
-            return StateItem(
-                3,
-                "usage",
-                None,
-                source("usage_stats"),
-                False,
-                note="no usage recorded: counters start at zero",
-            )
-        return StateItem(3, "usage", split_usage(md["usage_stats"]), source("usage_stats"))
-
-    def file_changes() -> StateItem:
-        v = md.get("file_changes")
-        if v is None:
-            return StateItem(
-                4,
-                "file_changes",
-                None,
-                source("file_changes"),
-                False,
-                note="no file changes recorded",
-            )
-        if not isinstance(v, dict):
-            raise ValueError("file_changes is not an object")
-        return StateItem(4, "file_changes", v, source("file_changes"))
-
-    def todos() -> StateItem:
-        v = md.get("todo_state")
-        if v is None:
-            return StateItem(
-                5, "todos", None, source("todo_state"), False, note="no todo list recorded"
-            )
-        if not isinstance(v, dict) or not isinstance(v.get("todos", []), list):
-            raise ValueError("todo_state has no todos list")
-        return StateItem(5, "todos", v.get("todos", []), source("todo_state"))
-
-    def cwd() -> StateItem:
-        it = StateItem(6, "cwd", loaded.cwd, "session_start.cwd", loaded.cwd is not None)
-        if loaded.cwd is None:
-            it.note = "no cwd recorded (legacy session): a resume runs in the current directory"
-        elif current_cwd is not None:
-            here = git_toplevel(current_cwd)
-            there = (
-                git_toplevel(Path(loaded.cwd)) if Path(loaded.cwd).exists() else Path(loaded.cwd)
-            )
-            if here != there:
-                it.warning = (
-                    f"cross-project resume: the session belongs to {there}, the current "
-                    f"directory to {here}; tools would run here and paths in the history "
-                    "may not match"
-                )
-                st.warnings.append(it.warning)
-        return it
-
-    def effort() -> StateItem:
-        setting = md.get("agent_setting")
-        if setting is None:
-            return StateItem(
-                7,
-                "effort",
-                None,
-                source("agent_setting"),
-                False,
-                note="no agent setting recorded: defaults apply",
-            )
-        if not isinstance(setting, dict):
-            raise ValueError("agent_setting is not an object")
-        val = {k: setting[k] for k in ("effortLevel", "thinking") if k in setting}
-        it = StateItem(7, "effort", val, source("agent_setting"))
-        if "permissionMode" in setting:
-            it.note = "agent_setting.permissionMode is a legacy field: read and ignored"
-        return it
-
-    def goal() -> StateItem:
-        if "goal_state" not in md:
-            return StateItem(8, "goal", None, source("goal_state"), False, note="no goal recorded")
-        raw = md["goal_state"]
-        if raw == CLEARED_GOAL:
-            return StateItem(
-                8,
-                "goal",
-                None,
-                source("goal_state"),
-                False,
-                note="goal cleared (/clear): nothing to restore",
-            )
-        g = parse_goal(raw)
-        status = g.get("status") if isinstance(g, dict) else None
-        if status in TERMINAL_GOAL_STATUSES:
-            return StateItem(
-                8,
-                "goal",
-                g,
-                source("goal_state"),
-                False,
-                note=f"goal is {status}: a finished goal is not restored",
-            )
-        return StateItem(8, "goal", g, source("goal_state"))
-
-    def sidechains() -> StateItem:
-        sc = unfinished_sidechains or []
-        return StateItem(
-            9,
-            "unfinished_sidechains",
-            sc,
-            "sidechain files without sidechain_end",
-            bool(sc),
-            note=None if sc else "no unfinished sub-agent",
-        )
-
-    def worktree() -> StateItem:
-        if not loaded.cwd:
-            return StateItem(10, "worktree", None, "—", False, note="no cwd, no worktree config")
-        cfg = Path(loaded.cwd) / ".sid-code" / "session-config.json"
-        if not cfg.exists():
-            return StateItem(
-                10, "worktree", None, str(cfg), False, note="no worktree recorded for this project"
-            )
-        return StateItem(10, "worktree", orjson.loads(cfg.read_bytes()), str(cfg))
-
-    def progress() -> StateItem:
-        sid = loaded.session_id or session.session_id
-        p = home.root / "progress" / f"{sid}.md"
-        if not p.exists():
-            return StateItem(11, "progress_file", None, str(p), False, note="no progress file")
-        text = p.read_text("utf-8", errors="replace")
-        return StateItem(11, "progress_file", text[:2000], str(p))
-
-    def ledger() -> StateItem:
-        v = md.get("hypothesis_ledger")
-        return StateItem(
-            12,
-            "hypothesis_ledger",
-            v,
-            source("hypothesis_ledger"),
-            v is not None,
-            note=None if v is not None else "no ledger recorded",
-        )
-
-    item(1, "messages", messages)
-    item(2, "model", model)
-    item(3, "usage", usage)
-    item(4, "file_changes", file_changes)
-    item(5, "todos", todos)
-    item(6, "cwd", cwd)
-    item(7, "effort", effort)
-    item(8, "goal", goal)
-    item(9, "unfinished_sidechains", sidechains)
-    item(10, "worktree", worktree)
-    item(11, "progress_file", progress)
-    item(12, "hypothesis_ledger", ledger)
     st.items.append(
         StateItem(
             0,

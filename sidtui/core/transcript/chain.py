@@ -1,16 +1,10 @@
 """Chain rebuild exactly as sid-code's loader does it, plus the whole record tree.
 
-Loader-exact rebuild (FORMAT.md §4.1–4.4): the *tail* is the physical last line
-JSON.parse accepts. If the tail has no string ``uuid`` the file is parsed linearly (legacy
-v2, FORMAT.md §4.2). Otherwise walk backwards from the line before the tail, taking
-only the line whose ``uuid`` equals the expected parent (foreign branches of concurrent
-writers are skipped, FORMAT.md §4.5), until the expected parent is null (a head), the file start
-is reached (a lost parent), or a uuid repeats (a cycle: stop and warn, FORMAT.md §4.4).
+:func:`rebuild_chain` walks parents back from the tail as the agent's loader does (cycles
+and lost parents end the walk); :func:`build_tree` gives every head, tip, branch point and
+skipped branch; :func:`extend_chain` continues a chain in place for the live tail.
 
-**[sidtui]** :func:`build_tree` keeps what the loader silently drops: every head (null
-parent), the forked head (parent = source session id), tips, branch points, which tip is
-live, and per skipped branch how many records it holds (FORMAT.md §4.5: a resume that restarted
-the chain with a null parent leaves a second head whose history the loader cannot reach).
+Design notes: docs/ARCHITECTURE.md, “core/transcript/chain.py”.
 """
 
 from __future__ import annotations
@@ -482,7 +476,7 @@ def longest_readable_chain(rf: RecordFile, tree: RecordTree) -> list[int]:
 def extend_chain(rf: RecordFile, res: ChainResult, first_new: int, known_uuids: set[str]) -> bool:
     """Extend ``res`` in place with records appended at ``rf.records[first_new:]``.
 
-    For incremental tails (issue 6): when the appended records continue the live tip one by
+    For incremental tails (:mod:`sidtui.core.live.tail`): when the appended records continue the live tip one by
     one (each one's parent is the previous record's uuid, the first one's parent is the old
     tail's uuid, no uuid seen before), the loader's walk from the new tail is the old chain
     plus these records, so no walk is needed. Linear (uuid-less) files stay linear while

@@ -29,6 +29,7 @@ from sidtui.core.base.jsonparse import (
     is_blank,
     parse_line,
 )
+from sidtui.core.base.regular import ceiling, data_after, has_holes, open_regular
 
 #: What a msgspec decode of file content may raise instead of returning: invalid JSON or
 #: a field of another type, and nesting deeper than its C recursion allows (~1,000 levels,
@@ -435,6 +436,14 @@ class RecordFile:
             return self.source.read(start, end)
         return self._data[start - b : end - b]
 
+    def span(self, start: int, end: int) -> bytes:
+        """File bytes ``[start, end)`` (file offsets; b"" when a file read in pieces got
+        shorter): a bad line's head without reading the whole file."""
+        try:
+            return self._bytes(start, end)
+        except FileChanged:
+            return b""
+
     def raw(self, rec: RecordRef) -> bytes:
         """The line's bytes (without ``\\n``).
 
@@ -518,6 +527,74 @@ PIECE_MIN_BYTES = 16 << 20
 #: then (``show`` of a 105 MB session ~15% faster).
 PIECE_BYTES = 1 << 20
 
+#: Environment variable and default of the longest line sidtui decodes: a longer line is
+#: one bad line, never read into memory (docs/DECISIONS.md, "Reading a hostile disk").
+LINE_ENV, LINE_CEILING = "SIDTUI_MAX_LINE_BYTES", 256 << 20
+
+
+def line_ceiling() -> int:
+    """The longest line decoded, in bytes (``$SIDTUI_MAX_LINE_BYTES``, default 256 MiB)."""
+    return ceiling(LINE_ENV, LINE_CEILING)
+
+
+def nul_reason(length: int, nuls: int) -> str:
+    """Why a line holding NUL bytes is bad (JSON.parse rejects a raw U+0000 anywhere)."""
+    what = f"{length} NUL bytes" if nuls == length else f"{length} bytes, {nuls} of them NUL"
+    return (
+        f"{what}: a hole or a zero-filled block (a write that never completed); "
+        "JSON.parse rejects it"
+    )
+
+
+def long_reason(length: int, limit: int) -> str:
+    """Why a line above :func:`line_ceiling` is a bad line here (the agent may read it)."""
+    return (
+        f"{length} bytes, more than the {limit} sidtui decodes in one line ({LINE_ENV}); "
+        "not read (the agent may still load it)"
+    )
+
+
+def _long_line(src: FileSource, start: int, limit: int) -> tuple[bytes | None, int, int, bool]:
+    """A line from file offset ``start`` that does not end within a piece, read forward a
+    piece at a time; holes are skipped unread (``SEEK_DATA``). Its bytes are kept only
+    while it is short enough and holds no NUL byte.
+
+    Returns:
+        ``(bytes or None, length, NUL count, terminated)``: the line's bytes without its
+        ``\\n`` (None when it is too long or holds a NUL: a bad line, never in memory).
+    """
+    size = src.size
+    parts: list[bytes] | None = []
+    nuls = 0
+    pos = start
+    while pos < size:
+        d = src.data_after(pos)
+        if d > pos:  # a hole: NUL bytes, never a newline
+            nuls += d - pos
+            parts, pos = None, d
+            continue
+        chunk = src.read_any(pos, min(size, pos + PIECE_BYTES))
+        if not chunk:  # the file got shorter: the line ends here
+            break
+        nl = chunk.find(b"\n")
+        seg = chunk if nl < 0 else chunk[:nl]
+        z = seg.count(0)
+        if z:
+            nuls += z
+            parts = None
+        if parts is not None:
+            parts.append(seg)
+            if pos + len(seg) - start > limit:
+                parts = None
+        pos += len(seg)
+        if nl >= 0:
+            return (None if parts is None else b"".join(parts)), pos - start, nuls, True
+    return (None if parts is None else b"".join(parts)), pos - start, nuls, False
+
+
+def _skip_reason(length: int, nuls: int, limit: int) -> str:
+    return nul_reason(length, nuls) if nuls else long_reason(length, limit)
+
 
 _HAS_PREAD = hasattr(os, "pread")
 _ADVISE = getattr(os, "posix_fadvise", None)
@@ -562,6 +639,11 @@ class FileSource:
         with self._lock:  # seek + read is one step for other threads
             self._f.seek(start)
             return self._f.read(end - start)
+
+    def data_after(self, pos: int) -> int:
+        """The first offset ≥ ``pos`` holding data, not a hole (``size``: only a hole
+        follows). Bytes of a hole read as NULs that are not stored."""
+        return data_after(self._f.fileno(), pos, self.size)
 
     def advise(self, start: int, length: int) -> None:
         """Ask the kernel to start reading ``length`` bytes from ``start`` now
@@ -614,24 +696,28 @@ class FileSource:
         return b
 
 
-def read_transcript(path: Any) -> bytes | FileSource:
+def read_transcript(path: Any, whole_max: int | None = None) -> bytes | FileSource:
     """A transcript for :func:`scan_records`: its bytes, or a :class:`FileSource` when big.
 
-    Files of :data:`PIECE_MIN_BYTES` or more are kept open and read in pieces, so the
-    whole file is never held in memory next to what is decoded from it.
+    Files of ``whole_max`` (default :data:`PIECE_MIN_BYTES`) bytes or more, and sparse files (a hole reads as NUL bytes that
+    are not stored: its apparent size is never allocated), are kept open and read in
+    pieces, so the whole file is never held in memory next to what is decoded from it.
+    Only a regular file is read (a FIFO or a device is refused without blocking).
 
     Raises:
+        NotRegularFile: it is a FIFO, a device, a socket or a folder.
         OSError: the file cannot be opened or read.
     """
-    f = open(path, "rb", buffering=0)
+    fd, st = open_regular(path)
+    f = os.fdopen(fd, "rb", buffering=0)
     try:
-        size = os.fstat(f.fileno()).st_size
-        if size < PIECE_MIN_BYTES:
+        limit = PIECE_MIN_BYTES if whole_max is None else whole_max
+        if st.st_size < limit and not has_holes(fd, st.st_size):
             return f.readall()
     except BaseException:
         f.close()
         raise
-    return FileSource(path, f, size)
+    return FileSource(path, f, st.st_size)
 
 
 #: Shared copies of record types and roles (a decoder makes a new str per record).
@@ -774,7 +860,10 @@ def _torn_tail(
     raw = bytes(buf[start:end])
     if is_blank(raw):
         return None
+    nuls = raw.count(0)
     try:
+        if nuls:  # JSON.parse rejects a raw NUL anywhere: no need to parse it
+            raise JSONParseError(nul_reason(len(raw), nuls))
         parse_line(raw)
     except JSONParseError as exc:
         reason = exc.reason
@@ -834,6 +923,7 @@ def _decode_pieces(
     size = src.size
     objs: list = []
     pieces: list[tuple[int, int, int]] = []
+    limit = line_ceiling()
     if not size:
         return objs, pieces, None
     length = min(PIECE_BYTES, size)
@@ -845,17 +935,14 @@ def _decode_pieces(
             n = min(length, size - a)
             src.read_into(whole[:n], a)
             cut = n if a + n == size else buf.rfind(b"\n", 0, n) + 1
-            if cut == 0:  # one line longer than a piece: read it whole
-                end = a + n
-                piece: bytes | bytearray = src.read(a, end)
-                while end < size:
-                    more = src.read(end, min(size, end + PIECE_BYTES))
-                    nl = more.find(b"\n")
-                    if nl >= 0:
-                        piece += more[: nl + 1]
-                        break
-                    piece += more
-                    end += len(more)
+            if cut == 0:  # one line longer than a piece: read it whole, if it may be
+                line, span, nuls, term = _long_line(src, a, limit)
+                if line is None:  # too long, or NUL bytes: one bad line, never in memory
+                    if a + span + term < size:
+                        return None  # a bad line before the last: the per-line scan
+                    tail = (a, span, _skip_reason(span, nuls, limit), term)
+                    break
+                piece: bytes | bytearray = line + b"\n" if term else line
                 cut = len(piece)
             else:
                 piece = buf
@@ -880,6 +967,19 @@ def _decode_pieces(
             objs += part
             a = nxt
     return objs, pieces, tail
+
+
+def _line_longer(data: bytes, limit: int) -> bool:
+    """Whether a line of ``data`` is longer than ``limit`` bytes (a ``find`` per line)."""
+    find = data.find
+    pos, n = 0, len(data)
+    while pos < n:
+        nl = find(b"\n", pos)
+        end = n if nl < 0 else nl
+        if end - pos > limit:
+            return True
+        pos = end + 1
+    return False
 
 
 def _newlines_before(buf: bytes | bytearray, cut: int) -> int:
@@ -933,7 +1033,7 @@ def _columns(objs: list) -> tuple[list, list, list]:
 
 
 def scan_records(
-    data: bytes,
+    data: bytes | FileSource,
     *,
     start_line: int = 0,
     base_offset: int = 0,
@@ -978,8 +1078,12 @@ def scan_records(
     rf.start_line = start_line
     if chain_only:
         on_piece = None  # a chain-only scan has no messages to load ahead
+    limit = line_ceiling()
     if source is not None:
-        got = _decode_pieces(source, decoder, digest, rf, on_piece)
+        # a ceiling below a piece is checked line by line (only when set that low)
+        got = None if limit < PIECE_BYTES else _decode_pieces(source, decoder, digest, rf, on_piece)
+    elif len(data) > limit and _line_longer(data, limit):
+        got = None  # a line above the ceiling: the per-line scan reports it, undecoded
     else:
         run = _decode_run(data, len(data), decoder, True, base_offset)
         got = None if run is None else (run[0], None, run[2])
@@ -991,8 +1095,9 @@ def scan_records(
         # an odd line somewhere, or nothing but a torn line: the exact per-line path
         if on_piece is not None:
             on_piece.abandon()
-        whole = source.read(0, source.size) if source is not None else data
-        return _scan_tolerant(whole, start_line, base_offset)
+        if source is not None:  # never the whole file in memory (a sparse 4 GB file)
+            return _scan_tolerant_source(source, start_line)
+        return _scan_tolerant(data, start_line, base_offset)
     objs, pieces, tail = got
     rf._whole = digest.is_whole
     rf._heads = objs
@@ -1022,10 +1127,17 @@ def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile
     decode = _RECORD.decode
     pos = 0
     line_no = start_line
+    limit = line_ceiling()
     while pos < n:
         nl = find(b"\n", pos)
         end = n if nl < 0 else nl
         line_no += 1
+        if end - pos > limit:  # never decoded (the bytes are here: only the decode is saved)
+            nuls = data.count(0, pos, end)
+            why = _skip_reason(end - pos, nuls, limit)
+            rf.bad_lines.append(BadLine(line_no, base_offset + pos, end - pos, why, nl >= 0))
+            pos = end + 1
+            continue
         try:
             o = decode(mv[pos:end])
             records.append(
@@ -1047,6 +1159,9 @@ def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile
                 rf.blank_lines += 1
             else:
                 try:
+                    nuls = raw.count(0)
+                    if nuls:  # JSON.parse rejects a raw NUL anywhere: say what it is
+                        raise JSONParseError(nul_reason(len(raw), nuls))
                     value = parse_line(raw)
                 except JSONParseError as exc:
                     rf.bad_lines.append(
@@ -1069,4 +1184,71 @@ def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile
         pos = end + 1
     rf.line_count = line_no - start_line
     rf.ends_with_newline = n == 0 or data[-1:] == b"\n"
+    return rf
+
+
+def _scan_tolerant_source(src: FileSource, start_line: int = 0) -> RecordFile:
+    """:func:`_scan_tolerant` of a file read in pieces: one piece and one line (at most
+    :func:`line_ceiling` bytes) in memory at a time, holes never read; records are read
+    back from the file (``rf.source``)."""
+    rf = RecordFile(data=b"", source=src)
+    records = rf.records
+    decode = _RECORD.decode
+    limit = line_ceiling()
+    size = src.size
+    line_no = start_line
+    pos = 0
+    buf, buf_at = b"", 0
+    while pos < size:
+        if pos >= buf_at + len(buf):
+            buf, buf_at = src.read_any(pos, min(size, pos + PIECE_BYTES)), pos
+            if not buf:  # the file got shorter
+                break
+        i = pos - buf_at
+        nl = buf.find(b"\n", i)
+        if nl >= 0:
+            raw: bytes | None = buf[i:nl]
+            end, term = buf_at + nl, True
+        elif buf_at + len(buf) >= size:  # the last line, without \n, within the piece
+            raw, end, term = buf[i:], size, False
+        else:
+            raw, length, nuls, term = _long_line(src, pos, limit)
+            end = pos + length
+            buf = b""
+            if raw is None:
+                line_no += 1
+                why = _skip_reason(length, nuls, limit)
+                rf.bad_lines.append(BadLine(line_no, pos, length, why, term))
+                pos = end + 1
+                continue
+        line_no += 1
+        if end - pos > limit:  # (a ceiling set below a piece)
+            nuls = raw.count(0)
+            rf.bad_lines.append(
+                BadLine(line_no, pos, end - pos, _skip_reason(end - pos, nuls, limit), term)
+            )
+            pos = end + 1
+            continue
+        try:
+            o = decode(raw)
+            records.append(
+                RecordRef(len(records), line_no, pos, end, o.type, o.uuid, o.parentUuid, True, o)
+            )
+        except FAST_DECODE_ERRORS:
+            if is_blank(raw):
+                rf.blank_lines += 1
+            else:
+                try:
+                    nuls = raw.count(0)
+                    if nuls:
+                        raise JSONParseError(nul_reason(len(raw), nuls))
+                    value = parse_line(raw)
+                except JSONParseError as exc:
+                    rf.bad_lines.append(BadLine(line_no, pos, end - pos, exc.reason, term))
+                else:
+                    t, u, p, is_obj = _classify(value)
+                    records.append(RecordRef(len(records), line_no, pos, end, t, u, p, is_obj))
+        pos = end + 1
+    rf.line_count = line_no - start_line
+    rf.ends_with_newline = size == 0 or src.read_any(size - 1, size) == b"\n"
     return rf

@@ -1,32 +1,11 @@
 """Count what is on disk: as one function (FORMAT.md §13).
 
-Persistence bugs rarely crash; they show up only when someone counts (FORMAT.md §13.1). Its
-three counting rules are built in:
+Every file is read once and scanned with the product's own parser (a bad line never hides
+the rest), counts come from decoded records, and a line is bad only when JSON.parse rejects
+it (strict-parser rejections are listed apart); fields that never landed, checkpoint totals
+and sessions vs indexes come with it. :func:`run_check` → :class:`CheckReport`.
 
-1. **Per file** (rule 1): every file is read once and scanned with the product's own
-   tolerant parser (:func:`sidtui.core.transcript.records.scan_records`); a bad line is reported with
-   file, line and byte offset and never hides the rest of its file or other files. A file
-   that cannot be read at all is a fault of its own, and the others are still counted.
-2. **Structure, not text** (rule 2): counts come from decoded records (record-level
-   ``type``, metadata ``key``, content blocks), never from a byte search that would count
-   nested fields with the same name.
-3. **The production parser decides** (rule 3, FORMAT.md §2.4): a line is bad only when
-   ``JSON.parse`` rejects it. Lines a strict RFC 8259 parser (jq, orjson) would also refuse
-   are listed separately (:func:`sidtui.core.base.jsonparse.would_strict_parser_reject`), so a
-   user who cross-checks with jq knows why the numbers differ.
-
-The **zero-landing scan** (FORMAT.md §13.3) counts fields the format defines; a field that
-landed zero times is given with its three readings — dead code / not triggered /
-broken wiring — which only the call chain can tell apart, so the count is given and the
-user decides (with the finding for sid-code itself where there is one).
-
-**Denominators** (FORMAT.md §13.5): sessions vs checkpoint indexes are each counted against their own
-set with the reasons they differ; a ratio of the two is never printed.
-
-Checkpoint totals (FORMAT.md §13.4) come from the checkpoint layer's own reader
-(:class:`sidtui.core.checkpoints.index.CheckpointIndex`, :func:`sidtui.core.checkpoints.manager.chain_health`).
-
-Public API: :func:`run_check` → :class:`CheckReport` (``to_json()``, ``exit_code``).
+Design notes: docs/ARCHITECTURE.md, “core/views/check.py”.
 """
 
 from __future__ import annotations
@@ -38,13 +17,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_of, project_folders
+from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.home import (
+    FIRST_LINE_CAP,
+    Home,
+    SessionFile,
+    classify_file,
+    first_line_of,
+    project_folders,
+)
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
+from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
+from sidtui.core.checkpoints.manager import RESTORE_TOOL
+from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import _message_from_record
-from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
+from sidtui.core.transcript.records import (
+    FileSource,
+    RecordFile,
+    RecordRef,
+    read_transcript,
+    scan_records,
+)
 from sidtui.core.views.check_report import (
     DEFINED_METADATA_KEYS,
     DEFINED_RECORD_TYPES,
@@ -88,9 +85,10 @@ _LONG_DIGITS = b"0" * 100
 
 def _is_file_or_unstatable(e: os.DirEntry[str]) -> bool:
     """``e.is_file()``, but True when it cannot be stat'ed (a symlink loop, a link into a
-    folder we may not search): reading it then reports an ``unreadable_file`` with why."""
+    folder we may not search) or is a FIFO, a device or a socket (or a link to one):
+    reading it then reports an ``unreadable_file`` with why."""
     try:
-        return e.is_file()
+        return e.is_file() or not (e.is_dir() or not os.path.exists(e.path))
     except OSError:
         return True
 
@@ -134,7 +132,7 @@ class _Scan:
         self.denoms: Counter = Counter()
         self.has_file_changes: dict[str, bool] = {}
 
-    def jsonl(self, sf: SessionFile, data: bytes) -> None:
+    def jsonl(self, sf: SessionFile, data: bytes | FileSource) -> None:
         r = self.r
         path = str(sf.path)
         rf = scan_records(data)
@@ -314,6 +312,7 @@ class _Scan:
                     )
                 )
             if chain.chain and not any(rf.records[i].type == "session_start" for i in chain.chain):
+                assert chain.tail is not None  # a chain has a tail
                 first = rf.records[chain.chain[0]]
                 why = (
                     f"it stops at line {first.line}, whose parent {chain.lost_parent} is not "
@@ -343,13 +342,13 @@ class _Scan:
                     )
                 )
         if rf.bad_lines:
-            first = rf.bad_lines[0]
+            bad = rf.bad_lines[0]
             r.warnings.append(
                 Finding(
                     "bad_lines",
                     path,
                     f"{len(rf.bad_lines)} line(s) JSON.parse rejects (first: line "
-                    f"{first.line}, byte {first.offset}: {first.reason})",
+                    f"{bad.line}, byte {bad.offset}: {bad.reason})",
                 )
             )
 
@@ -375,12 +374,38 @@ def _type_key(rec: RecordRef) -> str:
 
 def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     """Good lines a strict parser might refuse (a superset; the parser decides)."""
-    data = rf.data
+    if rf.source is not None and not rf._data:  # read in pieces: span by span
+        out: list[RecordRef] = []
+        for recs, base, span in _spans(rf):
+            out += _candidates_in(recs, span, base)
+        return out
+    return _candidates_in(rf.records, rf.data, rf.base_offset)
+
+
+def _spans(rf: RecordFile, most: int = 4 << 20):
+    """``(records, file offset, bytes)`` runs of consecutive records about ``most`` bytes
+    long, read back from a file read in pieces (a bad line between records is never read)."""
+    recs = rf.records
+    i = 0
+    while i < len(recs):
+        j = i + 1
+        while j < len(recs) and recs[j].end - recs[i].offset <= most:
+            j += 1
+        start, end = recs[i].offset, recs[j - 1].end
+        try:
+            yield recs[i:j], start, rf._bytes(start, end)
+        except UnreadableInput:  # the file got shorter: its lines are not candidates
+            return
+        i = j
+
+
+def _candidates_in(records: list[RecordRef], data: bytes, base: int) -> list[RecordRef]:
+    """:func:`_strict_candidates` of ``records``, whose bytes are ``data`` from ``base``."""
     if not data.isascii():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return rf.records  # invalid UTF-8 somewhere: every line is a candidate
+            return list(records)  # invalid UTF-8 somewhere: every line is a candidate
     offsets = [m.end() - 1 for m in _SURROGATE.finditer(data)]
     folded = data.translate(_FOLD)
     offsets += [m.start() for m in _BIG_EXPONENT.finditer(folded)]
@@ -391,19 +416,19 @@ def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     if not offsets:
         return []
     offsets.sort()
-    return _records_at(rf, offsets)
+    return _records_at(records, [base + o for o in offsets])
 
 
-def _records_at(rf: RecordFile, offsets: list[int]) -> list[RecordRef]:
-    """The good records containing the given byte offsets (each once, in order)."""
+def _records_at(records: list[RecordRef], offsets: list[int]) -> list[RecordRef]:
+    """The good records containing the given file offsets (each once, in order)."""
     from bisect import bisect_right
 
-    starts = [rec.offset for rec in rf.records]
+    starts = [rec.offset for rec in records]
     seen: dict[int, RecordRef] = {}
     for off in offsets:
         i = bisect_right(starts, off) - 1
         if i >= 0:
-            rec = rf.records[i]
+            rec = records[i]
             if rec.offset <= off < rec.end:
                 seen.setdefault(i, rec)
     return [seen[i] for i in sorted(seen)]
@@ -419,10 +444,17 @@ def _strict_reason(raw: bytes) -> str:
     return "a strict parser refuses it; JSON.parse accepts it"
 
 
-def _read(path: Path) -> bytes | str:
-    """The file's bytes, or a one-line reason it cannot be read."""
+def _read(path: Path) -> bytes | FileSource | str:
+    """The file's bytes (a :class:`FileSource` when sparse or huge), or a one-line reason it
+    cannot be read (a FIFO or a device is never opened for a blocking read)."""
     try:
-        return path.read_bytes()
+        if path.name.endswith(".json"):
+            return read_regular(path)
+        from sidtui.core.views.listing import WHOLE_READ_MAX
+
+        return read_transcript(path, WHOLE_READ_MAX)
+    except NotRegularFile as exc:
+        return f"not a regular file ({exc.kind})"
     except PermissionError:
         return "permission denied"
     except FileNotFoundError:
@@ -436,10 +468,6 @@ def _read(path: Path) -> bytes | str:
 
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
     """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
-    from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-    from sidtui.core.checkpoints.manager import RESTORE_TOOL
-    from sidtui.core.checkpoints.rebuild import chain_health
-
     tot = report.checkpoints
     try:
         with os.scandir(home.checkpoints_dir) as it:
@@ -450,7 +478,7 @@ def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> No
         if wanted is not None and sid not in wanted:
             continue
         path = home.checkpoint_index(sid)
-        if not path.is_file():
+        if not os.path.lexists(path):  # (a FIFO or a link loop there is unreadable: a fault)
             report.warnings.append(
                 Finding("checkpoint_without_index", str(path.parent), "folder has no index.json")
             )
@@ -603,11 +631,11 @@ def run_check(
     else:
         unreadable: list[tuple[Path, str]] = []
         todo = _candidates(home, project, unreadable)
-        for folder, why in unreadable:
+        for unlisted, why in unreadable:
             report.faults.append(
                 Finding(
                     "unreadable_folder",
-                    str(folder),
+                    str(unlisted),
                     f"cannot list it ({why}): its sessions were not counted",
                 )
             )
@@ -636,10 +664,11 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
     data = _read(path)
     if isinstance(data, str):
         report.faults.append(Finding("unreadable_file", str(path), data))
-    elif path.name.endswith(".json"):
+    elif isinstance(data, bytes) and path.name.endswith(".json"):  # (read whole: _read)
         _v1(report, path, data)
     else:
-        sf = classify_file(path, folder, first_line_of(data))
+        head = data if isinstance(data, bytes) else data.read_any(0, FIRST_LINE_CAP)
+        sf = classify_file(path, folder, first_line_of(head))
         if sf is not None:
             try:
                 scan.jsonl(sf, data)

@@ -1,22 +1,10 @@
 """The fast summary path: how a session ended, read from a few of its lines.
 
-* the **chain**: when every line is valid and non-blank (the usual file), one msgspec call
-  decodes the chain fields of every line (``type``/``uuid``/``parentUuid`` and a metadata
-  ``key``; every other key is skipped), which is also the exact validation of every line,
-  and the loader's own walk runs over those columns; otherwise the **walk from the tail**
-  finds each parent by searching the bytes backwards for ``"uuid":"<parent>"`` and
-  validates only that line, so records of skipped branches are never decoded. It gives
-  ``loadable`` (the walk reaches ``session_start``);
-* the **interruption state**: the last message on the chain is decoded; an assistant reply
-  with visible text is one no cleaning layer touches, so the state is ``none``; otherwise
-  the last :data:`TAIL_MESSAGES` messages are decoded and run through the recovery
-  pipeline;
-* the start record, the tail (time, cost), the first prompt and the last title/cost
-  metadata records are decoded from their own lines only;
-* ``records`` is the number of decoded lines, when every line was valid.
+:func:`fast_summary` decodes only the chain fields of every line (one msgspec call), walks
+the chain over them, and reads the start, the tail, the first prompt and the last messages
+from their own lines; anything unusual raises :class:`FallBack` for the full view.
 
-Anything unusual raises :class:`FallBack`: :func:`sidtui.core.views.listing.summarize` then
-uses the full session view (a test checks both paths agree on every fixture).
+Design notes: docs/ARCHITECTURE.md, “core/views/fast_summary.py”.
 """
 
 from __future__ import annotations
@@ -191,6 +179,7 @@ def _valid_heads(data: bytes) -> list | None:
     Raises:
         FallBack: the tail has no string uuid (linear legacy parse).
     """
+    heads: list[Any]
     try:
         heads = _LS_HEAD_T.decode_lines(data)
     except FAST_DECODE_ERRORS:  # a chain field of another type? (or too deep)

@@ -12,7 +12,8 @@ for a big home (:func:`sidtui.core.base.pool.ordered_map`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+import stat
+from collections.abc import Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,15 +21,24 @@ from typing import Any, NamedTuple
 import orjson
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
-from sidtui.core.base.home import Home, SessionFile, candidate_files, classify_file, first_line_of
+from sidtui.core.base.home import (
+    FIRST_LINE_CAP,
+    Home,
+    SessionFile,
+    candidate_files,
+    classify_file,
+    first_line_of,
+)
 from sidtui.core.base.jsonparse import is_blank
 from sidtui.core.base.pool import can_fork, cores, ordered_map
+from sidtui.core.base.regular import NotRegularFile, has_holes, kind_of, read_regular
 from sidtui.core.resume.process import (
     Registration,
     liveness_for,
     read_registrations,
     trace_session_ids,
 )
+from sidtui.core.transcript.records import FileSource
 from sidtui.core.views.fast_summary import FallBack, fast_summary
 from sidtui.core.views.summary import SessionSummary
 
@@ -50,24 +60,44 @@ def count_records(data: bytes) -> int:
     return sum(1 for line in data.split(b"\n") if line[:1] == b"{" or not is_blank(line))
 
 
+def _start_session_id(data: Any) -> str | None:
+    """``sessionId`` of the first record (``session_start``) of a transcript's bytes."""
+    head = data[: 1 << 16] if isinstance(data, bytes) else data.read_any(0, 1 << 16)
+    first = first_line_of(head)
+    if b'"sessionId"' not in first:
+        return None
+    try:
+        rec = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    sid = rec.get("sessionId") if isinstance(rec, dict) else None
+    return sid if isinstance(sid, str) else None
+
+
 def _summary_file_title(sf: SessionFile) -> str | None:
     try:
-        d = orjson.loads(sf.summary_path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        d = orjson.loads(read_regular(sf.summary_path, 1 << 20))
+    except (OSError, UnreadableInput, orjson.JSONDecodeError):
         return None
     s = d.get("summary") if isinstance(d, dict) else None
     return s if isinstance(s, str) else None
 
 
-def _full_summary(home: Home, sf: SessionFile, data: bytes, registrations) -> SessionSummary:
+def _full_summary(
+    home: Home, sf: SessionFile, data: bytes | FileSource, registrations
+) -> SessionSummary:
+    # imported on the first fall-back: `ls` of usual files never builds a whole view
     from sidtui.core.views.session import open_session
 
     v = open_session(home, sf, data=data, registrations=registrations, with_sidechains=False)
     j = v.to_json()
     # the file-name id: what `show`, `rewind` and the agent's `--resume` look up
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
+    s.trace_ids = list(v.trace_ids)
     if sf.container == "json":
         s.records = len(v.loaded.messages)
+    elif v.rf is not None and v.rf.source is not None:  # read in pieces: non-blank lines
+        s.records = v.rf.count + len(v.rf.bad_lines)
     s.format_version = v.format_version
     s.started = v.loaded.created_at
     s.last_activity = v.loaded.updated_at
@@ -120,7 +150,22 @@ def _unreadable(path: os.PathLike[str] | str, exc: OSError) -> UnreadableInput:
 HEAD_READ = 256 * 1024
 
 
-_O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+#: Files above this (or with holes) are summarized in pieces, never read whole.
+WHOLE_READ_MAX = 1 << 30
+#: O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused after the fstat).
+_O_RDONLY = (
+    os.O_RDONLY
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
+
+
+def _regular(path: Any, st: os.stat_result) -> None:
+    """Raise :class:`NotRegularFile` unless ``st`` is a regular file's."""
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFile(path, kind_of(st.st_mode))
 
 
 def _read_rest(fd: int, chunks: list[bytes], want: int) -> bytes:
@@ -134,8 +179,9 @@ def _read_rest(fd: int, chunks: list[bytes], want: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def read_file(path: os.PathLike[str] | str) -> tuple[bytes, os.stat_result]:
-    """A file's bytes and its ``fstat`` from one open (size/mtime/inode of what was read).
+def read_file(path: os.PathLike[str] | str) -> tuple[bytes | FileSource, os.stat_result]:
+    """A file's bytes and its ``fstat`` from one open (size/mtime/inode of what was read);
+    a :class:`FileSource` for a sparse file or one above :data:`WHOLE_READ_MAX`.
 
     Raises:
         UnreadableInput: the file cannot be opened or read.
@@ -146,6 +192,9 @@ def read_file(path: os.PathLike[str] | str) -> tuple[bytes, os.stat_result]:
         raise _unreadable(path, exc) from None
     try:
         st = os.fstat(fd)
+        _regular(path, st)
+        if st.st_size > WHOLE_READ_MAX or has_holes(fd, st.st_size):  # never its apparent size
+            return FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size), st
         return _read_rest(fd, [], st.st_size + 1), st
     except OSError as exc:
         raise _unreadable(path, exc) from None
@@ -158,7 +207,7 @@ def summarize(
     sf: SessionFile,
     *,
     registrations: list[Registration] | None = None,
-    data: bytes | None = None,
+    data: bytes | FileSource | None = None,
     st: os.stat_result | None = None,
     summary_file: bool | None = None,
 ) -> SessionSummary:
@@ -190,14 +239,16 @@ def summarize(
         registrations = read_registrations(home)
     s: SessionSummary
     tids: list[str] | None = None
-    if sf.container == "jsonl" and sf.kind == "main":
+    if sf.container == "jsonl" and sf.kind == "main" and isinstance(data, bytes):
         try:
             s, tids = fast_summary(sf, data)
         except FallBack:
             s = _full_summary(home, sf, data, registrations)
-    else:
+    else:  # v1, sidechains, and files read in pieces (FileSource)
         s = _full_summary(home, sf, data, registrations)
-    if sf.container == "jsonl" and not s.records:
+        if not isinstance(data, bytes):
+            tids = s.trace_ids or []
+    if sf.container == "jsonl" and not s.records and isinstance(data, bytes):
         s.records = count_records(data)
     s.bytes = len(data)
     if st is not None:
@@ -208,7 +259,11 @@ def summarize(
         s.title = _summary_file_title(sf)
     if sf.kind == "main":
         if tids is None:
-            tids = trace_session_ids(data) if sf.container == "jsonl" else []
+            text = data if sf.container == "jsonl" and isinstance(data, bytes) else None
+            tids = trace_session_ids(text) if text is not None else []  # (pieces: the view's)
+        own = _start_session_id(data) if sf.container == "jsonl" else None
+        if own and own != s.session_id and own not in tids:  # a renamed or copied file
+            tids = [*tids, own]  # registrations under either id match it (one rule)
         s.trace_ids = tids
         lv = liveness_for(s.session_id, tids, registrations)
         s.live, s.stale = lv.live, lv.stale
@@ -277,6 +332,9 @@ class _Job:
             raise _unreadable(path, fd) from None
         try:
             st = os.fstat(fd)
+            _regular(path, st)
+            if is_jsonl and (st.st_size > WHOLE_READ_MAX or has_holes(fd, st.st_size)):
+                return self._in_pieces(path, project, fd, st), st
             want = min(st.st_size + 1, HEAD_READ)
             first = os.read(fd, want)
             whole = len(first) < want  # a short read of a regular file is its end
@@ -299,6 +357,26 @@ class _Job:
             st=st,
             summary_file=f"{sf.session_id}.json" in self.summary_names(folder),
         ), st
+
+    def _in_pieces(
+        self, path: str, project: str, fd: int, st: os.stat_result
+    ) -> SessionSummary | None:
+        """A sparse or very big file summarized from a :class:`FileSource` (its holes
+        never read into memory, its apparent size never allocated)."""
+        src = FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size)
+        head = src.read_any(0, min(st.st_size, FIRST_LINE_CAP))
+        sf = classify_file(Path(path), project, first_line_of(head))
+        if sf is None or (sf.kind == "sidechain" and not self.include_sidechains):
+            return None
+        names = self.summary_names(os.path.dirname(path))
+        return summarize(
+            self.home,
+            sf,
+            registrations=self.regs,
+            data=src,
+            st=st,
+            summary_file=f"{sf.session_id}.json" in names,
+        )
 
     def chunk(self, items: list[tuple[str, str]]) -> list[Any]:
         """Results of ``items`` in order (see :func:`summarize_files`); an unreadable file
@@ -391,7 +469,7 @@ def summarize_files(
     registrations: list[Registration] | None = None,
     include_sidechains: bool = True,
     chunk_files: int = CHUNK_FILES,
-) -> Iterator[list[Summarized | str | None]]:
+) -> Generator[list[Summarized | str | None], None, None]:
     """Summarize many files the way :func:`list_sessions` does, chunk by chunk.
 
     Each file is opened and read once; the same parallel rules apply (forked workers for

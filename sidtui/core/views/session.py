@@ -2,7 +2,7 @@
 
 :func:`open_session` scans the file once (:mod:`records`), rebuilds the loader's chain and
 the whole record tree (:mod:`chain`), loads messages and metadata (:mod:`loader`), runs
-the recovery pipeline (:mod:`recovery`), restores the ten state items (:mod:`state`) and
+the recovery pipeline (:mod:`recovery`), restores the twelve state items (:mod:`state`) and
 checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the ``sidtui show --json``
 object (:mod:`sidtui.core.views.show_json`).
 
@@ -12,6 +12,7 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
+from sidtui.core.base.regular import read_regular
 from sidtui.core.resume.process import (
     Liveness,
     liveness_for,
@@ -37,7 +39,14 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.records import (
+    FileChanged,
+    FileSource,
+    RecordFile,
+    read_transcript,
+    scan_records,
+)
+from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
 
 _TREE_SLOT = "\x00tree"  # where the tree's warnings go in the warning order
@@ -102,7 +111,8 @@ class SessionView:
             out: list[str] = []
             for w in self.base_warnings:
                 if w == _TREE_SLOT:
-                    out.extend(self.tree.warnings(self.rf))
+                    if self.rf is not None:  # the slot is only set for a scanned file
+                        out.extend(self.tree.warnings(self.rf))
                 else:
                     out.append(w)
             self._warnings = out
@@ -125,7 +135,7 @@ class SessionView:
         return self.rf.decode(self.rf.records[record_index])
 
     def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object (see the issue's machine-readable contract)."""
+        """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`)."""
         return session_to_json(self)
 
     # --- the common model (sidtui.core.sources.base.SessionModel) ---------------------
@@ -179,9 +189,9 @@ class SessionView:
         return self.rf.bad_lines if self.rf is not None else []
 
 
-def _read_bytes(path: Path, pieces: bool = False) -> bytes:
+def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:
-        return read_transcript(path) if pieces else path.read_bytes()
+        return read_transcript(path) if pieces else read_regular(path)
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:
@@ -206,7 +216,7 @@ def open_session(
     home: Home,
     sf: SessionFile,
     *,
-    data: bytes | None = None,
+    data: bytes | FileSource | None = None,
     current_cwd: Path | None = None,
     terminal_tool_names=TERMINAL_TOOL_NAMES,
     registrations=None,
@@ -231,20 +241,21 @@ def open_session(
         FileChanged: a big file (read in pieces) got shorter while it was read, so what
             was read back from it may be wrong (an ``UnreadableInput``: exit 1).
     """
+    src: bytes | FileSource
     if data is None:
         # FORMAT.md §8.5: anything this process still holds in its write queue lands first
-        from sidtui.core.edits.writer import flush_pending_writes
-
         flush_pending_writes(sf.path)
-        data = _read_bytes(sf.path, pieces=sf.container != "json")
+        src = _read_bytes(sf.path, pieces=sf.container != "json")
+    else:
+        src = data
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
     with gc_paused():
         view = _open_session(
-            home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
+            home, sf, src, current_cwd, terminal_tool_names, registrations, with_sidechains
         )
-    src = view.rf.source if view.rf is not None else None
-    if src is not None and src.changed:  # a line read back after the scan was missing
+    pieces = view.rf.source if view.rf is not None else None
+    if pieces is not None and pieces.changed:  # a line read back after the scan was missing
         raise FileChanged(
             f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
         )
@@ -303,11 +314,15 @@ def _open_session(
     if sf.kind == "sidechain" and rf is not None:
         sidechain = parse_sidechain(sf.path, rf)
     elif with_sidechains:
-        for scf in sidechains_of(home, sf):
+        odd: list[str] = []
+        for scf in sidechains_of(home, sf, odd):
             try:
                 sidechains.append(parse_sidechain(scf.path))
             except OSError as exc:
                 warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+            except UnreadableInput as exc:  # replaced by a FIFO or a device since listed
+                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+        warnings.extend(f"sidechain {line}" for line in odd)
     unfinished = [
         {
             "agentId": s.agent_id,
@@ -333,16 +348,22 @@ def _open_session(
     else:
         for w in state.warnings:
             # the unloadable reason is already the first warning; say it once
-            if w not in warnings and not (not loaded.loadable and loaded.load_failure in w):
+            failure = loaded.load_failure if not loaded.loadable else None
+            if w not in warnings and not (failure is not None and failure in w):
                 warnings.append(w)
     if registrations is None:
         registrations = read_registrations(home)
-    liveness = liveness_for(loaded.session_id or sf.session_id, trace_ids, registrations)
-    if liveness.live:
+    liveness = liveness_for(
+        {sf.session_id, loaded.session_id or sf.session_id}, trace_ids, registrations
+    )
+    if liveness.live and not all(r.possibly for r in liveness.registrations if r.live):
         warnings.append(
             "a running agent process is writing this session now: what it holds in memory "
             "may differ from the file"
         )
+    elif liveness.live:
+        odd = "; ".join(f"{r.path}: {r.reason}" for r in liveness.registrations if r.live)
+        warnings.append(f"counted as possibly live: its registration cannot be told ({odd})")
     return SessionView(
         home=home,
         file=sf,
@@ -358,3 +379,18 @@ def _open_session(
         format_version=fmt,
         base_warnings=warnings,
     )
+
+
+def current_view(view):
+    """``view``, re-read when the file changed size since it was read (an agent or our own
+    queue appended): rewinds, forks and switches decide on what is on disk now."""
+    flush_pending_writes(view.file.path)
+    if view.rf is None:
+        return view
+    try:
+        size = os.stat(view.file.path).st_size
+    except OSError:
+        return view
+    if size == view.rf.size:
+        return view
+    return open_session(view.home, view.file, with_sidechains=False)

@@ -60,7 +60,7 @@ class ForkScreen(ModalScreen):
             )
             self.run(dry_run=True)
             return
-        from sidtui.core.edits.rewind import rewind_points
+        from sidtui.core.edits.points import rewind_points
 
         self.points = rewind_points(self.view)
         t = self.query_one("#fork-points", DataTable)
@@ -91,7 +91,8 @@ class ForkScreen(ModalScreen):
     @work(thread=True, exclusive=True, group="fork")
     def run(self, dry_run: bool, point=None) -> None:
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.edits.fork import fork, salvage
+        from sidtui.core.edits.fork import fork
+        from sidtui.core.edits.salvage import salvage
 
         try:
             if self.salvage:

@@ -1,6 +1,6 @@
 """Rewind modal (``Esc Esc`` or ``r``): pick a point and a mode, see what changes, confirm.
 
-Points are :func:`sidtui.core.edits.rewind.rewind_points` (the last 30 shown, as the agent's
+Points are :func:`sidtui.core.edits.points.rewind_points` (the last 30 shown, as the agent's
 picker); the live preview is :func:`sidtui.core.edits.rewind.rewind` with ``dry_run=True`` in a
 worker, re-run whenever the point or the mode changes; confirming runs the same call for
 real (files first, then the append-only conversation marker). A live session is refused
@@ -75,7 +75,7 @@ class RewindScreen(ModalScreen[bool]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
-        from sidtui.core.edits.rewind import MAX_PICKER_POINTS, rewind_points
+        from sidtui.core.edits.points import MAX_PICKER_POINTS, rewind_points
 
         t = self.query_one("#rewind-points", DataTable)
         for c in ("#", "time", "prompt", "files"):

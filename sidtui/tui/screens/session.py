@@ -287,7 +287,7 @@ class SessionScreen(Screen):
             return
         if event.row.kind == "bad":
             b = v.rf.bad_lines[event.row.index]
-            data = v.rf.data[b.offset : b.offset + min(b.length, 4000)]
+            data = v.rf.span(b.offset, b.offset + min(b.length, 4000))  # never the whole file
             raw.update(
                 Text.assemble(
                     (f"line {b.line}: {b.reason}\n\n", "bold red"),

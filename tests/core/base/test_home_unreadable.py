@@ -1,6 +1,6 @@
 """A transcript name that cannot be read (a symlink loop) is named, never hidden:
 ``show ID`` says ``cannot read …`` as ``show PATH`` does, and the cached ``ls`` warns
-as ``ls --no-cache`` does (issue 2, session 4)."""
+as ``ls --no-cache`` does."""
 
 from __future__ import annotations
 

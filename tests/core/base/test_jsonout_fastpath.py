@@ -1,7 +1,7 @@
 """stringify's orjson fast path never differs from the exact JS encoder.
 
 Regression: the risky-float check used to match inside strings (every uuid with "4e5"),
-sending most transcript records down the slow exact path (writer benchmark, issue 4).
+sending most transcript records down the slow exact path (writer benchmark).
 """
 
 from __future__ import annotations

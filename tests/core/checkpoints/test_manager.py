@@ -1,4 +1,4 @@
-"""CheckpointManager: snapshots, rebuild, rollback_from(k), undo/redo, confinement (issue 3)."""
+"""CheckpointManager: snapshots, rebuild, rollback_from(k), undo/redo, confinement."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rewind points, three-mode rewind, branch switch, fork and salvage (issue 4)."""
+"""Rewind points, three-mode rewind, branch switch, fork and salvage."""
 
 from __future__ import annotations
 
@@ -13,15 +13,10 @@ import pytest
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.home import Home, resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
-from sidtui.core.edits.fork import fork, salvage
-from sidtui.core.edits.rewind import (
-    SessionIsLive,
-    UnknownPoint,
-    get_point,
-    rewind,
-    rewind_points,
-    switch_branch,
-)
+from sidtui.core.edits.fork import fork
+from sidtui.core.edits.points import UnknownPoint, get_point, rewind_points
+from sidtui.core.edits.rewind import SessionIsLive, rewind, switch_branch
+from sidtui.core.edits.salvage import salvage
 from sidtui.core.views.session import open_session
 from tests.helpers import FIXTURE_PREFIX, REAL_ORACLE
 
@@ -474,7 +469,7 @@ def test_failed_file_write_leaves_conversation_untouched(real_home_with_projects
 
 
 def test_stale_view_is_reread_before_writing(real_home_with_projects):
-    from sidtui.core.edits.writer import SessionStore
+    from sidtui.core.transcript.writer import SessionStore
 
     home, _ = real_home_with_projects
     v = view_of(home, S01)

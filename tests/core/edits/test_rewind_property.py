@@ -1,4 +1,4 @@
-"""Rewind property test over a simulated agent (issue 4 "Must hold").
+"""Rewind property test over a simulated agent.
 
 A simulated agent writes a session through :class:`SessionStore` and snapshots files
 through :class:`CheckpointManager` before every tool batch that edits, creates or deletes
@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 
 from sidtui.core.base.home import Home, resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
-from sidtui.core.edits.rewind import MODES, rewind, rewind_points
-from sidtui.core.edits.writer import SessionStore, iso_now
+from sidtui.core.edits.points import rewind_points
+from sidtui.core.edits.rewind import MODES, rewind
+from sidtui.core.transcript.writer import SessionStore, iso_now
 from sidtui.core.views.session import open_session
 
 FILES = ["a.txt", "d/b.txt", "c.md"]

@@ -1,4 +1,4 @@
-"""Catalog (issue 6): same rows as list_sessions, cache keys, corrupt/foreign cache rebuilt."""
+"""Catalog: same rows as list_sessions, cache keys, corrupt/foreign cache rebuilt."""
 
 from __future__ import annotations
 

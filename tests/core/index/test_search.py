@@ -1,4 +1,4 @@
-"""Full-text search (issue 6): what is indexed, incremental updates, results."""
+"""Full-text search: what is indexed, incremental updates, results."""
 
 from __future__ import annotations
 

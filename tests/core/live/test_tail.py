@@ -1,4 +1,4 @@
-"""Incremental tail (issue 6): exact against a full read, partial lines held, resets."""
+"""Incremental tail: exact against a full read, partial lines held, resets."""
 
 from __future__ import annotations
 

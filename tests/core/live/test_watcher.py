@@ -1,4 +1,4 @@
-"""Watcher (issue 6): events from changed paths, liveness polls, the real notify thread."""
+"""Watcher: events from changed paths, liveness polls, the real notify thread."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fast integrity check equals the plain block-by-block reference (issue 2 speed).
+"""The fast integrity check equals the plain block-by-block reference.
 
 The reference below is ``check_integrity`` as first written (FORMAT.md §6.11): one walk over the
 blocks, a tool_result pairs with an earlier tool_use, a tool_use with a later tool_result,

@@ -59,7 +59,10 @@ def test_live_registration_marks_session_live(real_home_copy):
 
 def test_reused_pid_is_not_our_agent(real_home_copy):
     # our own process started long before this fake registration time? no: after it.
-    old_ms = 1_000_000  # 1970: this process was created long after ⇒ a reused PID
+    import psutil
+
+    # an hour before this process was created: it cannot be the registering agent
+    old_ms = int((psutil.Process().create_time() - 3600) * 1000)
     set_reg(real_home_copy, "20261130-052915-f2217f0e", pid=os.getpid(), startedAt=old_ms)
     (reg,) = [
         r for r in read_registrations(Home(real_home_copy)) if r.session_id.endswith("f2217f0e")

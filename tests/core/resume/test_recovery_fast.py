@@ -1,4 +1,4 @@
-"""The recovery fast path (pre-pass + candidates) equals a plain reference (issue 2 speed).
+"""The recovery fast path (pre-pass + candidates) equals a plain reference.
 
 The reference below is the straightforward pipeline: every layer on every message, one
 message at a time, exactly as FORMAT.md §6 describes it. ``recover`` must give the same drops

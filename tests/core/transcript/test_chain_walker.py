@@ -1,4 +1,4 @@
-"""Many tips stay linear: the indexed walk equals the agent's backward walk (issue 2).
+"""Many tips stay linear: the indexed walk equals the agent's backward walk.
 
 A fresh-user trial made files of 20k records whose parents are all missing (20k tips):
 ``show`` took 19 s because every tip's walk scanned the file backwards. The indexed walk

@@ -1,4 +1,4 @@
-"""The loader run ahead during the scan (:class:`sidtui.core.transcript.loader.LinearLoad`, issue 2).
+"""The loader run ahead during the scan (:class:`sidtui.core.transcript.loader.LinearLoad`).
 
 ``scan_records(on_piece=ahead)`` feeds the loader each piece of freshly decoded records on
 the guess that the file is one linear chain; ``load_jsonl(..., ahead=ahead)`` uses that

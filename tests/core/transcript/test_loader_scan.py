@@ -1,4 +1,4 @@
-"""The loader's inlined pre-scan (``LoadedSession.scan``) equals :class:`MessageScan` (issue 2).
+"""The loader's inlined pre-scan (``LoadedSession.scan``) equals :class:`MessageScan`.
 
 ``load_jsonl`` classifies each message for recovery while it builds it (a copy of
 ``MessageScan.add`` inlined in the hot loop); these tests hold the two together on random

@@ -1,4 +1,4 @@
-"""Big transcripts are read and scanned in pieces (issue 2, peak memory).
+"""Big transcripts are read and scanned in pieces (peak memory).
 
 The piecewise scan must give exactly what the in-memory scan gives: same records, bad
 lines, blank lines, decoded fields and the same ``show --json``, whatever the piece size

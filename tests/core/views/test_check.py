@@ -1,4 +1,4 @@
-"""`sidtui check` (issue 8): every count equals an independent, straightforward recount.
+"""`sidtui check`: every count equals an independent, straightforward recount.
 
 The recount below reads every file line by line with the standard library's ``json`` (plus
 the two places where JSON.parse differs from it: ``NaN``/``Infinity`` are refused, and bytes
@@ -357,7 +357,7 @@ def test_counts_equal_recount_on_real_home(real_home_copy, capsys):
 
 
 def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
-    """The issue's wording: on the demo home (lone surrogate, half line, torn/glued line,
+    """The goal as worded: on the demo home (lone surrogate, half line, torn/glued line,
     reused id, fork, legacy files, checkpoints) every count equals the recount."""
     from sidtui.demo.scenarios import build_demo_home
 

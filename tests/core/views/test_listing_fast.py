@@ -1,4 +1,4 @@
-"""``ls``'s per-file shortcuts give what the general paths give (issue 2 speed).
+"""``ls``'s per-file shortcuts give what the general paths give.
 
 * :func:`sidtui.core.views.fast_summary._is_visible_reply`: a last message it accepts leaves the
   recovery pipeline's state at ``none`` (checked against :func:`recover` itself);

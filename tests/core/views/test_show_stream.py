@@ -1,4 +1,4 @@
-"""`sidtui show --messages all` streams its listing (issue 2, session 4): the streamed rows
+"""`sidtui show --messages all` streams its listing: the streamed rows
 look exactly like the one Rich table they replace (byte for byte, colours included), at
 any width, for rows that fit, wrap, are cut, hold control characters or wide text."""
 

@@ -1,41 +1,12 @@
 """The one session writer: ``SessionStore`` (FORMAT.md §8).
 
-Everything sidtui appends to a transcript goes through here, and the bytes are what the
-agent itself would write, so it reads our records as its own:
+Lines are ``JSON.stringify(record) + "\\n"`` with ``timestamp``, ``uuid`` and ``parentUuid``
+in the agent's order; the file is created with the first real record; ``session_start`` and
+``session_end`` are written at once, the rest queued per file and flushed together (and at
+exit). Readers call :func:`flush_pending_writes` first. Failures never raise; a torn last line
+is ended before our next record.
 
-* **Lines** are ``JSON.stringify(record) + "\\n"`` (:func:`sidtui.core.base.jsonout.stringify`:
-  compact, non-ASCII kept). Every record gets ``timestamp`` (ISO, milliseconds, ``Z``) and
-  then ``uuid`` and ``parentUuid`` (the previous record this store wrote; ``null`` at the
-  head), in the agent's key order.
-* **Lazy creation** (FORMAT.md §8.4): :meth:`SessionStore.start_session` only prepares the
-  ``session_start`` record; the chain tail already points at its uuid. The file is created
-  when the first real record arrives (``session_start`` is written first). A session that
-  never records leaves no file, and :meth:`SessionStore.end_session` then writes nothing.
-* **Critical records** (FORMAT.md §8.3): ``session_start``/``session_end`` flush the file's queue and
-  are then appended synchronously, so they never overtake queued records.
-* **Buffered records** (FORMAT.md §8.3): everything else is queued per file and written by one
-  ``write`` per flush, 100 ms after the first queued record (a daemon timer: it never keeps
-  the interpreter alive). Queues are module-level, keyed by file, like the agent's.
-* **Exit** (FORMAT.md §8.5): one process-wide :mod:`atexit` hook flushes every queue (registered once
-  at import, never per instance). SIGKILL loses at most the queued records, never a
-  written one.
-* **Reads** (FORMAT.md §8.5): :func:`flush_pending_writes` must run before any read of a file
-  this process writes; the reading side calls it.
-* **Resume** (FORMAT.md §8.6): :meth:`SessionStore.resume` appends to the old file, writes no second
-  ``session_start``, and continues from the uuid of the old file's last parseable line.
-* **Fork** (FORMAT.md §8.7): ``start_session(..., forked_from_session_id=src)`` gives the
-  new ``session_start`` the *source session id* as ``parentUuid``, as the agent does.
-* **Failures** (FORMAT.md §8.8): disk-full and permission errors are logged (logger
-  ``sidtui.writer``), recorded in :attr:`SessionStore.errors` and passed to ``on_error``;
-  they never raise into the caller. The records of a failed write are lost, as upstream.
-
-[sidtui] Where the agent would glue a record onto a torn last line (the S16 fixture: a
-resume after a torn ``session_end`` made the whole session unloadable), we first end the
-torn line with ``\\n``: the fragment stays a bad line on its own and our record stays
-readable. This happens on resume of a file not ending in ``\\n`` and after a failed,
-partially written flush.
-
-Sidechain transcripts (FORMAT.md §9.2) are linear and synchronous: :class:`SidechainWriter`.
+Design notes: docs/ARCHITECTURE.md, “core/transcript/writer.py”.
 """
 
 from __future__ import annotations
