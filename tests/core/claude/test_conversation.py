@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidtui.core.claude.conversation import build_messages, detect_interruption
 from sidtui.core.claude.kinds import COMMAND, INTERRUPT, META, PROMPT, TOOL_RESULTS
@@ -218,3 +220,42 @@ def test_prompt_preview_passes_over_ide_context():
     first = next(m for m in tr.messages if m.is_human_prompt)
     assert first.blocks[0].text.startswith("<ide_opened_file>")
     assert not first.preview(200).startswith("<ide_opened_file>")
+
+
+@st.composite
+def responses(draw):
+    """A response's blocks (text, thinking, tool uses) split over consecutive lines."""
+    kinds = draw(
+        st.lists(st.sampled_from(["text", "thinking", "tool_use"]), min_size=1, max_size=8)
+    )
+    blocks = []
+    for k, kind in enumerate(kinds):
+        if kind == "tool_use":
+            blocks.append({"type": "tool_use", "id": f"t{k}", "name": "Bash", "input": {}})
+        else:
+            blocks.append({"type": kind, kind: f"{kind} {k}"})
+    cuts = (
+        sorted(draw(st.sets(st.integers(1, len(blocks) - 1), max_size=len(blocks) - 1)))
+        if len(blocks) > 1
+        else []
+    )
+    parts = [blocks[a:b] for a, b in zip([0, *cuts], [*cuts, len(blocks)], strict=True)]
+    return blocks, parts
+
+
+@settings(max_examples=100, deadline=None)
+@given(responses())
+def test_a_response_split_anyhow_is_one_message_with_every_block(resp):
+    blocks, parts = resp
+    recs = [P]
+    parent = "p"
+    for k, part in enumerate(parts):
+        r = cc_assistant(f"a{k}", parent, None, ts=1 + k, msg_id="same")
+        r["message"]["content"] = part
+        recs.append(r)
+        parent = f"a{k}"
+    msgs = _msgs(*recs)
+    assert len(msgs) == 2
+    merged = msgs[1]
+    assert [b.type for b in merged.blocks] == [b["type"] for b in blocks]
+    assert merged.records == list(range(1, len(parts) + 1)) and merged.uuid == "a0"
