@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISREG
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.pool import ordered_map
@@ -122,6 +123,9 @@ def scan_files(
     flat and nested subagents), by path; nothing is opened (the catalog's warm path)."""
     out: list[tuple[str, str, os.stat_result | None]] = []
 
+    append = out.append
+    is_reg = S_ISREG
+
     def add(folder: str, project: str, agents_only: bool) -> list[os.DirEntry[str]]:
         dirs = []
         try:
@@ -132,8 +136,11 @@ def scan_files(
                         if name.endswith(".jsonl") and (
                             not agents_only or name.startswith("agent-")
                         ):
-                            if e.is_file():
-                                out.append((e.path, project, e.stat() if stat else None))
+                            if not stat:
+                                if e.is_file():
+                                    append((e.path, project, None))
+                            elif is_reg((st := e.stat()).st_mode):  # one call: stat decides
+                                append((e.path, project, st))
                         elif not agents_only and e.is_dir(follow_symlinks=False):
                             dirs.append(e)
                     except FileNotFoundError:

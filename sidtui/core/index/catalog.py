@@ -16,8 +16,10 @@ import os
 import sqlite3
 import threading
 import time
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +186,7 @@ def _key(st: os.stat_result) -> tuple[int, int, int, int]:
 
 
 _ENCODE = None
+_ACTIVITY = attrgetter("last_activity", "session_id")
 
 
 def _blob(s: SessionSummary) -> bytes:
@@ -210,13 +213,17 @@ def _keys_of(
 
 
 def _files_digest(keys: Iterable[tuple[str, int, int, int, int]]) -> str:
-    """One digest of ``(path, inode, size, mtime_ns, ctime_ns)`` per file, in path order."""
+    """One digest of ``(path, inode, size, mtime_ns, ctime_ns)`` per file, in path order:
+    the paths joined and the numbers packed (C-level work, not a string per file)."""
+    rows = list(keys)
     h = hashlib.blake2b(digest_size=16)
-    h.update(
-        "\n".join(f"{p}\0{i}\0{s}\0{m}\0{c}" for p, i, s, m, c in keys).encode(
-            "utf-8", "surrogatepass"
-        )
-    )
+    h.update("\0".join([r[0] for r in rows]).encode("utf-8", "surrogatepass"))
+    h.update(b"\1")
+    nums = [v for r in rows for v in r[1:]]
+    try:
+        h.update(array("q", nums).tobytes())
+    except OverflowError:  # an inode beyond 2**63 (some filesystems): as text then
+        h.update(" ".join(map(str, nums)).encode())
     return h.hexdigest()
 
 
@@ -498,8 +505,6 @@ class Catalog:
                 cond.append("kind = 'main'")
             if cond:
                 sql += " WHERE " + " AND ".join(cond)
-            # newest activity first, sorted by SQLite (a NULL activity sorts as "", last)
-            sql += " ORDER BY coalesce(last_activity, '') DESC, session_id DESC"
             return [b for (b,) in self.conn.execute(sql, args)]
 
         out = summaries_from_blobs(self.guarded(q))
@@ -512,6 +517,12 @@ class Catalog:
                 if s.kind == "main":
                     lv = liveness_for(s.session_id, s.trace_ids or [], regs)
                     s.live, s.stale = lv.live, lv.stale
+        # newest activity first; a row always has an activity (else the file's mtime), so
+        # the C-level key does (a missing one sorts as "", last)
+        if all(s.last_activity is not None for s in out):
+            out.sort(key=_ACTIVITY, reverse=True)
+        else:
+            out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return out
 
     def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
