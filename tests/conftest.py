@@ -15,9 +15,14 @@ from tests.helpers import FIXTURES, copy_real_home
 
 @pytest.fixture(autouse=True)
 def _no_real_home(monkeypatch, tmp_path_factory):
-    """Point HOME and SID_CONFIG_DIR away from the user's real ~/.sid-code."""
+    """Point HOME and SID_CONFIG_DIR away from the user's real ~/.sid-code.
+
+    HOME is the folder holding every ``tmp_path``: a project a test makes there is inside
+    the user's home, as real projects are (a root outside it is refused unless it is a
+    git work tree: ``project_root_for``).
+    """
     fake = tmp_path_factory.mktemp("fakehome")
-    monkeypatch.setenv("HOME", str(fake))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp()))
     monkeypatch.setenv("SID_CONFIG_DIR", str(fake / ".sid-code-must-not-be-used"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(fake / ".cache"))
 

@@ -45,6 +45,17 @@ def copy_real_home(dst: Path, projects: Path | None = None) -> Path:
     return dst
 
 
+def settle_s01_drift(projects: Path) -> None:
+    """Put back ``webapp/src/login.ts`` as S01 left it (S05, a fork of S01, edited it after):
+    for a test of something else, S01's undo or code rewind then needs no ``--force``."""
+    oracle = orjson.loads(
+        (REAL_ORACLE / "checkpoints/20261130-052911-4ee72b6a/index.json.oracle.json").read_bytes()
+    )
+    s4 = next(s for s in oracle["snapshots"] if s["id"] == "s4")
+    truth = next(v for k, v in s4["files"].items() if k.endswith("/src/login.ts"))
+    (projects / "webapp" / "src" / "login.ts").write_text(truth["truthAtSnapshotTime"]["content"])
+
+
 def rec(type_: str, uuid: str | None, parent: str | None, **fields) -> dict:
     d = {"type": type_, **fields}
     if uuid is not None:

@@ -57,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(res.to_json())
         return 0
+    if res.resumed is not None:
+        import sys
+
+        print(f"sidtui: {res.resumed.describe()}", file=sys.stderr)
+        return 0
     c = stdout_console()
     verb = "would switch" if res.dry_run else "switched"
     c.print(

@@ -26,14 +26,15 @@ def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
         p.add_argument(
             "--force",
             action="store_true",
-            help="also restore files whose pre-image is uncertain, and act on a live session",
+            help="also restore files whose pre-image is uncertain, replace files changed "
+            "after the session, and act on a live session",
         )
         p.add_argument(
             "--root",
             metavar="DIR",
             default=None,
             help="project root to confine writes to (default: git top level of the "
-            "session's session_start.cwd)",
+            "session's session_start.cwd, else that cwd)",
         )
         p.add_argument(
             "--allow-outside-root",
@@ -43,7 +44,7 @@ def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
 
 
 def resolve(args: argparse.Namespace):
-    """``(home, session_id, project_root | None, SessionFile | None)`` for ``args.session``.
+    """``(home, session_id, ProjectRoot, SessionFile | None)`` for ``args.session``.
 
     Raises:
         SessionNotFound / AmbiguousSession: nothing (or several) match, neither as a
@@ -51,19 +52,26 @@ def resolve(args: argparse.Namespace):
     """
     from sidtui.cli.common import session_home
     from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
-    from sidtui.core.base.home import git_toplevel, resolve_session, session_cwd
+    from sidtui.core.base.home import (
+        ProjectRoot,
+        project_root_for,
+        resolve_session,
+        session_cwd,
+        user_home,
+    )
 
     arg = args.session
     home = session_home(args, arg)
+    unknown = ProjectRoot(None, "no transcript", "no project root is known (no transcript)")
     try:
         sf = resolve_session(home, arg)
     except SessionNotFound:
         ids = _checkpoint_ids(home)
         if arg in ids:
-            return home, arg, None, None
+            return home, arg, unknown, None
         hits = [i for i in ids if i.startswith(arg)]
         if len(hits) == 1:
-            return home, hits[0], None, None
+            return home, hits[0], unknown, None
         if len(hits) > 1:
             raise AmbiguousSession(
                 f"{arg!r} matches {len(hits)} checkpoint folders", hits
@@ -71,11 +79,7 @@ def resolve(args: argparse.Namespace):
         raise
     sid = sf.parent_session_id if sf.kind == "sidechain" and sf.parent_session_id else sf.session_id
     cwd = session_cwd(sf) if sf.container == "jsonl" else _v1_cwd(sf.path)
-    root = None
-    if cwd:
-        p = Path(cwd)
-        root = git_toplevel(p) if p.exists() else p
-    return home, sid, root, sf
+    return home, sid, project_root_for(cwd, user_home(os.environ)), sf
 
 
 def _v1_cwd(path: Path) -> str | None:
@@ -152,20 +156,24 @@ def manager(args: argparse.Namespace, writes: bool = False):
         SidtuiError: no checkpoint index for the session.
     """
     from sidtui.core.base.errors import SidtuiError
+    from sidtui.core.base.home import explicit_root
     from sidtui.core.checkpoints.manager import CheckpointManager
 
     home, sid, root, sf = resolve(args)
     args.session_id = sid  # printed follow-ups name the session by its full id
     if writes and getattr(args, "root", None):
-        root = _root_arg(args.root)
+        root = explicit_root(args.root)
     if writes and not args.dry_run and not args.force:
         refuse_live(home, sid, sf)
     mgr = CheckpointManager.for_session(
         home,
         sid,
-        project_root=root,
+        project_root=root.path,
+        root_refusal=root.refusal,
         allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
+        post_image=_post_images(sf) if writes else None,
     )
+    args._home, args._root_info = home, root
     if not mgr.exists:
         raise SidtuiError(
             f"session {sid} has no file checkpoints ({mgr.index_path} does not exist)"
@@ -175,16 +183,43 @@ def manager(args: argparse.Namespace, writes: bool = False):
     return mgr
 
 
-def _root_arg(value: str) -> Path:
-    """``--root DIR``: an existing folder (made absolute), else a usage error (exit 2)."""
-    from sidtui.core.base.errors import UsageError
+def _post_images(sf):
+    """The drift check's ``post_image``, reading ``sf``'s transcript on first use."""
+    from sidtui.core.edits.batches import post_image_of
 
-    p = Path(os.path.abspath(os.path.expanduser(value)))
-    if not p.exists():
-        raise UsageError(f"--root {value}: no such folder")
-    if not p.is_dir():
-        raise UsageError(f"--root {value}: not a folder")
-    return p
+    return post_image_of(sf.path if sf is not None and sf.container == "jsonl" else None)
+
+
+def prepare(args: argparse.Namespace):
+    """``(manager, exit code | None)`` for undo/redo/restore: the manager, after finishing
+    what an interrupted earlier run of this session left (then the exit code is set and
+    that is all this run does; a dry run only says it is pending)."""
+    from sidtui.cli.common import print_json
+    from sidtui.core.edits.interrupted import finish_interrupted
+
+    mgr = manager(args, writes=True)
+    pending = mgr.journal
+    if args.dry_run:
+        if pending is not None:
+            print(
+                f"sidtui: note: an interrupted sidtui {pending.get('op', 'operation')} of this "
+                "session is pending; a real run finishes it first (and only that)",
+                file=sys.stderr,
+            )
+        return mgr, None
+    done = finish_interrupted(args._home, mgr.session_id, project_root=mgr.project_root)
+    if done is None:
+        return mgr, None
+    print(f"sidtui: {done.describe()}", file=sys.stderr)
+    if not done.changed:
+        return mgr, None
+    if args.json:
+        print_json({"resumed": done.to_json()})
+    skipped = done.restore is not None and bool(done.restore.skipped)
+    if done.restore is not None:
+        for f in done.restore.skipped:
+            print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
+    return mgr, 1 if skipped else 0
 
 
 def match_path(mgr, given: str) -> str:
@@ -237,11 +272,26 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
         return code
     from rich.markup import escape as esc
 
+    from sidtui.core.checkpoints.drift import DRIFT_WORDING
+
     c = stdout_console()
     err = sys.stderr
+    root = getattr(args, "_root_info", None)
+    print(root.describe() if root is not None else f"project root: {res.root}", file=err)
     if res.note and not res.files:
         print(res.note, file=err)
         return 0
+    if res.drifted:
+        names = ", ".join(f.path for f in res.drifted)
+        if res.dry_run:
+            print(f"{len(res.drifted)} file(s) {DRIFT_WORDING}: {names}", file=err)
+            print("a real run needs --force to replace them", file=err)
+        else:
+            print(
+                f"replaced {len(res.drifted)} file(s) changed after this session (kept in "
+                f"safety snapshot {res.safety_snapshot_id}): {names}",
+                file=err,
+            )
     if res.dry_run:
         for f in res.changed:
             diff = unified_diff(f)

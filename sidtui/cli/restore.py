@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.checkpoint_args import add_session_args, manager, report
+from sidtui.cli.checkpoint_args import add_session_args, prepare, report
 
 
 def register(subparsers, parents) -> None:
@@ -23,6 +23,8 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    mgr = manager(args, writes=True)
+    mgr, done = prepare(args)
+    if done is not None:
+        return done
     res = mgr.restore_before(args.before, dry_run=args.dry_run, force=args.force)
     return report(args, res, "restore")

@@ -32,7 +32,17 @@ def register(subparsers, parents) -> None:
     p.add_argument("--fork", action="store_true", help="write the result as a new session")
     p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
     p.add_argument(
-        "--force", action="store_true", help="rewind a live session; restore uncertain files"
+        "--force",
+        action="store_true",
+        help="rewind a live session; restore uncertain files; replace files changed after "
+        "the session",
+    )
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        default=None,
+        help="project root to confine the file step to (default: git top level of the "
+        "session's cwd, else that cwd)",
     )
     p.add_argument(
         "--allow-outside-root",
@@ -86,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         render_points(view, points)
         return 0
+    from sidtui.core.base.home import explicit_root
+
     result = rewind(
         view,
         args.to,
@@ -94,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         dry_run=args.dry_run,
         allow_outside_root=args.allow_outside_root,
+        root=explicit_root(args.root) if args.root else None,
     )
     # the one exit-code rule: a file skipped (or that a dry run would skip) is exit 1
     code = 1 if any(f.get("action") == "skipped" for f in result.files) else 0
@@ -179,10 +192,29 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
     from rich.text import Text
 
     from sidtui.cli.common import followup, session_word
+    from sidtui.core.checkpoints.drift import DRIFT_WORDING
 
     args = args or argparse.Namespace()
     c = stdout_console()
     err = stderr_console()
+    if r.resumed is not None:
+        print(f"sidtui: {r.resumed.describe()}", file=sys.stderr)
+        return
+    if r.mode != "conversation":
+        root = r.root or "unknown"
+        refused = f" — refused: {r.root_refusal}" if r.root_refusal else ""
+        print(f"project root: {root}{refused}", file=sys.stderr)
+        if r.drift:
+            names = ", ".join(d["path"] for d in r.drift)
+            if r.dry_run:
+                print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
+                print("a real run needs --force to replace them", file=sys.stderr)
+            else:
+                print(
+                    f"replaced {len(r.drift)} file(s) changed after this session (kept in "
+                    f"safety snapshot {r.safety_snapshot}): {names}",
+                    file=sys.stderr,
+                )
     verb = "would rewind" if r.dry_run else "rewound"
     c.print(Text(f"{verb} to point {r.point.id} ({r.mode}): {r.point.preview!r}", style="bold"))
     if r.mode != "code":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.checkpoint_args import add_session_args, manager, report
+from sidtui.cli.checkpoint_args import add_session_args, prepare, report
 
 
 def register(subparsers, parents) -> None:
@@ -23,7 +23,9 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    mgr = manager(args, writes=True)
+    mgr, done = prepare(args)
+    if done is not None:
+        return done
     if args.file:
         from sidtui.cli.checkpoint_args import match_path
 

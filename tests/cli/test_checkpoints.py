@@ -51,17 +51,17 @@ def test_undo_dry_run_then_undo_then_redo(real_home_with_projects, capsys):
     login = projects / "webapp" / "src" / "login.ts"
     index = home / "checkpoints" / S01 / "index.json"
     current, index_before = login.read_bytes(), index.read_bytes()
-    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run")
+    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--force", "--dry-run")
     assert rc == 0 and out.startswith("--- a") and "@@" in out and "nothing written" in err
     assert login.read_bytes() == current and index.read_bytes() == index_before
-    rc, out, _ = run(capsys, "--home", str(home), "undo", S01, "--json")
+    rc, out, _ = run(capsys, "--home", str(home), "undo", S01, "--force", "--json")
     doc = json.loads(out)
     assert rc == 0 and doc["target"] == "s3" and doc["safetySnapshot"] == "s4"
     truth = json.loads((REAL_ORACLE / "checkpoints" / S01 / "index.json.oracle.json").read_text())[
         "snapshots"
     ][2]["files"]["/tmp/sidtui-fixture-projects/webapp/src/login.ts"]
     assert login.read_text() == truth["truthAtSnapshotTime"]["content"]  # s3's pre-image
-    rc, out, _ = run(capsys, "--home", str(home), "redo", S01)
+    rc, out, _ = run(capsys, "--home", str(home), "redo", S01, "--force")
     assert rc == 0 and login.read_bytes() == current
     assert json.loads(index.read_text())["snapshots"][:3] == json.loads(index_before)["snapshots"]
 
@@ -69,7 +69,7 @@ def test_undo_dry_run_then_undo_then_redo(real_home_with_projects, capsys):
 def test_restore_before_first_snapshot(real_home_with_projects, capsys):
     home, projects = real_home_with_projects
     webapp = projects / "webapp"
-    rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--before", "s1")
+    rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--force", "--before", "s1")
     assert rc == 0, err
     assert "deleted" in out and f"`sidtui --home {home} redo {S01}`" in out
     assert not (webapp / "src" / "validate.test.ts").exists()
@@ -154,10 +154,10 @@ def test_undo_redo_restore_print_markup_paths_literally(tmp_path, capsys, monkey
     shutil.copytree(REAL_HOME, home)
     shutil.copytree(REAL_PROJECTS, projects, symlinks=True)
     remap_fixture_paths(home, projects)
-    rc, out, err = run(capsys, "--home", str(home), "undo", S01)
+    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--force")
     assert rc == 0, err
     assert f"{projects}/webapp/src/login.ts" in out and f"redo {S01}`" in out
-    rc, out, err = run(capsys, "--home", str(home), "redo", S01)
+    rc, out, err = run(capsys, "--home", str(home), "redo", S01, "--force")
     assert rc == 0 and "pro[/]j[bold]" in out, err
-    rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--before", "s1")
+    rc, out, err = run(capsys, "--home", str(home), "restore", S01, "--force", "--before", "s1")
     assert rc == 0 and "pro[/]j[bold]" in out, err

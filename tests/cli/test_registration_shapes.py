@@ -14,7 +14,7 @@ import time
 import pytest
 
 from sidtui.cli import main
-from tests.helpers import copy_real_home, neutralize_fixture_pids
+from tests.helpers import copy_real_home, neutralize_fixture_pids, settle_s01_drift
 
 S01 = "20261130-052907-9ff3799b"
 WEBAPP = "tmp-sidtui-fixture-projects-webapp"
@@ -99,6 +99,7 @@ def test_a_well_formed_dead_registration_is_stale_not_live(fixture, capsys):
             {"sessionId": S01, "pid": 4_999_999, "kind": "interactive", "startedAt": _now_ms()}
         )
     )
+    settle_s01_drift(projects)  # a later session's edit is not what this test is about
     rc, _, err = run(capsys, "--home", home, "undo", S01)
     assert rc == 0, err
 

@@ -28,6 +28,7 @@ from tests.helpers import (
     live_user,
     make_home,
     neutralize_fixture_pids,
+    settle_s01_drift,
     start,
     user,
 )
@@ -135,6 +136,7 @@ def test_printed_follow_up_commands_run_as_printed(fx, capsys, monkeypatch):
     elsewhere.mkdir()
     monkeypatch.chdir(home.parent)
     login = project / "src" / "login.ts"
+    settle_s01_drift(project.parent)  # S05's later edit of login.ts is drift: not this test's
     before = login.read_bytes()
     rc, out, err = run(capsys, "--home", "./home", "undo", S01)
     assert rc == 0, err
@@ -160,14 +162,26 @@ def test_printed_follow_up_commands_run_as_printed(fx, capsys, monkeypatch):
 
 
 def test_rewind_code_fork_names_the_new_sessions_safety_snapshot(fx, capsys):
-    home, _ = fx
+    home, project = fx
+    settle_s01_drift(project.parent)
     rc, out, err = run(
         capsys, "--home", home, "rewind", S01, "--to", "1", "--mode", "code", "--fork", "--json"
     )
     assert rc == 0, err
     child = json.loads(out)["fork"]["session_id"]
     rc, out, err = run(
-        capsys, "--home", home, "rewind", S01, "--to", "2", "--mode", "code", "--fork"
+        # the first fork's rewind changed the files after S01: drift, replaced knowingly
+        capsys,
+        "--home",
+        home,
+        "rewind",
+        S01,
+        "--to",
+        "2",
+        "--mode",
+        "code",
+        "--fork",
+        "--force",
     )
     assert rc == 0, err
     safety = [ln for ln in out.splitlines() if "safety snapshot" in ln]

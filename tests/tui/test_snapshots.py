@@ -11,7 +11,7 @@ import pytest
 
 from sidtui.core.base.home import resolve_session
 from sidtui.tui.app import make_app
-from tests.tui_support import demo_home_fixed, settle
+from tests.tui_support import SNAP_DEMO, demo_home_fixed, settle
 
 SIZE = (120, 40)
 
@@ -19,6 +19,13 @@ SIZE = (120, 40)
 @pytest.fixture(scope="module")
 def demo():
     return demo_home_fixed()
+
+
+@pytest.fixture(autouse=True)
+def _demo_in_home(monkeypatch):
+    """The demo's projects sit in its fixed folder: that is the user's home here, or every
+    restore preview would refuse them as outside it (``project_root_for``)."""
+    monkeypatch.setenv("HOME", str(SNAP_DEMO))
 
 
 def _app(home, theme="dark"):

@@ -1,7 +1,8 @@
 """The sid-code home and its layout (FORMAT.md §1).
 
 ``Home.resolve`` picks the root (``--home``, else ``$SID_CONFIG_DIR``, else ``~/.sid-code``);
-core code never calls ``Path.home()`` elsewhere. :func:`discover` lists the session files
+core code never calls ``Path.home()`` elsewhere (but :func:`user_home`, for the project
+root rule). :func:`discover` lists the session files
 (v1 ``.json``, v2/v3 ``.jsonl``, sidechains known by their first record, the legacy flat
 layout) by scanning folders, never by recomputing project keys; :func:`resolve_session`
 finds one by id, id prefix or path.
@@ -606,11 +607,92 @@ def _near(key: str, files: list[SessionFile]) -> list[str]:
 
 def git_toplevel(cwd: Path) -> Path:
     """The git top level containing ``cwd`` (walking up for ``.git``), else ``cwd``."""
+    return _git_toplevel(cwd)[0]
+
+
+def _git_toplevel(cwd: Path) -> tuple[Path, bool]:
+    """``(git top level, True)`` containing ``cwd``, else ``(cwd resolved, False)``."""
     cur = cwd.resolve()
     for d in (cur, *cur.parents):
         if (d / ".git").exists():
-            return d
-    return cur
+            return d, True
+    return cur, False
+
+
+def user_home(env: Mapping[str, str]) -> Path:
+    """The user's home folder (``$HOME``, else the password database's), resolved."""
+    return Path(env.get("HOME") or Path.home()).resolve()
+
+
+@dataclass(frozen=True)
+class ProjectRoot:
+    """The folder a session's file restores are confined to.
+
+    Attributes:
+        path: the root (absolute, resolved), None when the session records no cwd.
+        source: how it was chosen (``"git top level of the session's cwd"``, ``"the
+            session's cwd"``, ``"--root"``).
+        refusal: why writing under it is refused (None: allowed). Lifted only by
+            ``--allow-outside-root``.
+    """
+
+    path: Path | None
+    source: str
+    refusal: str | None = None
+
+    def describe(self) -> str:
+        """``project root: /x (git top level of the session's cwd)`` (+ the refusal)."""
+        where = str(self.path) if self.path is not None else "unknown"
+        text = f"project root: {where} ({self.source})"
+        if self.refusal:
+            text += f" — refused: {self.refusal} (--allow-outside-root writes anyway)"
+        return text
+
+
+def project_root_for(cwd: str | None, home_dir: Path) -> ProjectRoot:
+    """The project root of a session whose recorded ``cwd`` is ``cwd`` (DESIGN §6).
+
+    The git top level of ``cwd`` when it is in a git work tree, else ``cwd`` itself.
+    Refused (docs/DECISIONS.md, "Writes on a hostile disk"): a missing or relative
+    ``cwd`` (it would resolve against wherever sidtui runs), ``/``, and a root that is
+    neither a git top level nor inside ``home_dir``.
+    """
+    if not cwd:
+        return ProjectRoot(None, "the session records no cwd", "no project root is known")
+    p = Path(cwd)
+    if not p.is_absolute() or "\x00" in cwd:
+        return ProjectRoot(
+            None, "the session's cwd", f"the session's cwd {cwd!r} is not an absolute path"
+        )
+    root, is_git = _git_toplevel(p) if p.exists() else (Path(os.path.realpath(p)), False)
+    source = "git top level of the session's cwd" if is_git else "the session's cwd"
+    if root == Path(root.anchor):
+        return ProjectRoot(root, source, f"{root} is the whole file system")
+    home_dir = home_dir.resolve()
+    if not is_git and root != home_dir and home_dir not in root.parents:
+        return ProjectRoot(
+            root,
+            source,
+            f"{root} is outside your home folder {home_dir} and not a git work tree",
+        )
+    return ProjectRoot(root, source)
+
+
+def explicit_root(path: str) -> ProjectRoot:
+    """The root given with ``--root`` (resolved; ``/`` refused).
+
+    Raises:
+        UsageError: it does not exist or is not a folder.
+    """
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise UsageError(f"--root {path}: no such folder")
+    if not p.is_dir():
+        raise UsageError(f"--root {path}: not a folder")
+    root = p.resolve()
+    if root == Path(root.anchor):
+        return ProjectRoot(root, "--root", f"{root} is the whole file system")
+    return ProjectRoot(root, "--root")
 
 
 def fnv1a_32(data: bytes) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -428,42 +427,19 @@ class CheckpointIndex:
 
 
 def atomic_write_bytes(target: Path, data: bytes, mode: int | None = None) -> None:
-    """Write ``data`` to ``target`` via a temp file in the same folder + fsync + rename.
+    """Write ``data`` to ``target`` atomically (:func:`sidtui.core.base.safefs.write_atomic`:
+    an ``O_EXCL | O_NOFOLLOW`` temp file under an unpredictable name, fsync, rename, fsync
+    of the folder; the folder is created when missing).
 
     Args:
-        target: final path (its folder is created when missing).
+        target: final path.
         data: bytes to write.
-        mode: permission bits for the new file (default: umask).
+        mode: permission bits for the file (default: those of the file replaced, else 0o644
+            less the umask).
+
+    Raises:
+        OSError / sidtui.core.base.safefs.UnsafePath: the old file is intact.
     """
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{target.name}.sidtui-{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+    from sidtui.core.base.safefs import write_atomic
+
+    write_atomic(target, data, mode)

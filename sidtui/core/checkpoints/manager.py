@@ -11,6 +11,7 @@ Design notes: docs/ARCHITECTURE.md, “core/checkpoints/manager.py”.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,11 +22,11 @@ from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
 from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.checkpoints.diff import compute_diff
+from sidtui.core.checkpoints.drift import FileDrift, PostImage
 from sidtui.core.checkpoints.evict import evict as run_eviction
 from sidtui.core.checkpoints.index import (
     CheckpointIndex,
     CorruptIndex,
-    atomic_write_bytes,
     encode_full,
 )
 from sidtui.core.checkpoints.rebuild import (
@@ -118,6 +119,13 @@ class FileRestore:
         source_snapshot: id of the entry whose pre-image is the target.
         old: current bytes (None: absent/unknown); new: target bytes (None: absent).
         uncertain: the pre-image cannot be proven (history evicted).
+        real_path: the path written (symlinks resolved when planned).
+        mode: permission bits to give the file (recorded by a safety snapshot), else None
+            (an existing file keeps its own).
+        drift: whether the file is still what this session left there
+            (:class:`sidtui.core.checkpoints.drift.FileDrift`; None when not compared).
+        existing_dirs: how many components of the file's folder existed when planned
+            (the rest may be created; a vanished one is a refusal).
     """
 
     path: str
@@ -128,6 +136,14 @@ class FileRestore:
     new: bytes | None = None
     uncertain: bool = False
     real_path: str | None = None
+    mode: int | None = None
+    drift: FileDrift | None = None
+    existing_dirs: int | None = None
+
+    @property
+    def drifted(self) -> bool:
+        """Changed after this session and about to be replaced (needs ``force``)."""
+        return self.drift is not None and self.drift.status == "changed"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -138,6 +154,8 @@ class FileRestore:
             "uncertain": self.uncertain,
             "oldBytes": None if self.old is None else len(self.old),
             "newBytes": None if self.new is None else len(self.new),
+            "drift": None if self.drift is None else self.drift.status,
+            "driftSource": None if self.drift is None else self.drift.source,
         }
 
 
@@ -155,6 +173,12 @@ class RestoreResult:
             when no file changed); ``redo()`` takes it back.
         files: one :class:`FileRestore` per file.
         note: a human sentence when there was nothing to do.
+        root: the project root the writes were confined to (None: unknown), and
+            root_refusal: why it is refused (then every file is skipped).
+        resumed: this finished an interrupted operation of an earlier run (see
+            :meth:`CheckpointManager.finish_journal`).
+        journal_token: the journal's token (``sidtuiJournal`` of the safety snapshot),
+            for a caller that keeps the journal for steps of its own.
     """
 
     op: str
@@ -165,6 +189,10 @@ class RestoreResult:
     safety_snapshot_id: str | None = None
     files: list[FileRestore] = field(default_factory=list)
     note: str | None = None
+    root: str | None = None
+    root_refusal: str | None = None
+    resumed: bool = False
+    journal_token: str | None = None
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -174,6 +202,11 @@ class RestoreResult:
     def skipped(self) -> list[FileRestore]:
         return [f for f in self.files if f.action == "skipped"]
 
+    @property
+    def drifted(self) -> list[FileRestore]:
+        """Files changed after this session that the restore replaces (or would)."""
+        return [f for f in self.files if f.drifted and f.action in ("restored", "deleted")]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "op": self.op,
@@ -182,8 +215,28 @@ class RestoreResult:
             "reverts": self.reverts,
             "safetySnapshot": self.safety_snapshot_id,
             "note": self.note,
+            "root": self.root,
+            "rootRefused": self.root_refusal,
+            "resumed": self.resumed,
+            "drift": [f.path for f in self.drifted],
             "files": [f.to_json() for f in self.files],
         }
+
+
+class DriftRefused(CheckpointError):
+    """Files changed after this session would be replaced; refused without ``force``.
+
+    Attributes:
+        result: the plan (a dry-run :class:`RestoreResult` naming the drifted files).
+    """
+
+    def __init__(self, message: str, result: RestoreResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class InterruptedPending(CheckpointError):
+    """An earlier run was killed mid-way; it must be finished first (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -219,6 +272,12 @@ class CheckpointManager:
         session_id: the session (used for a new index).
         project_root: writes are confined to it (symlinks resolved).
         allow_outside_root: lift the confinement (NUL bytes still refused).
+        root_refusal: why ``project_root`` itself is refused
+            (:func:`sidtui.core.base.home.project_root_for`); then every file is skipped
+            unless ``allow_outside_root``.
+        post_image: proves what the session's last batch left in a file, for the drift
+            check (:class:`sidtui.core.edits.batches.BatchResults.post_image`); None
+            leaves agent batches unproven.
         max_per_file / max_total_bytes: eviction quotas (FORMAT.md §10.9: 50, 200 MB).
         clock: ``() -> ms`` (tests inject one).
     """
@@ -230,6 +289,8 @@ class CheckpointManager:
         *,
         project_root: Path | None = None,
         allow_outside_root: bool = False,
+        root_refusal: str | None = None,
+        post_image: PostImage | None = None,
         max_per_file: int = MAX_ENTRIES_PER_FILE,
         max_total_bytes: int = MAX_TOTAL_BYTES,
         clock: Callable[[], int] = _now_ms,
@@ -238,6 +299,8 @@ class CheckpointManager:
         self.session_id = session_id
         self.project_root = Path(project_root) if project_root is not None else None
         self.allow_outside_root = allow_outside_root
+        self.root_refusal = None if allow_outside_root else root_refusal
+        self.post_image = post_image
         self.max_per_file = max_per_file
         self.max_total_bytes = max_total_bytes
         self.clock = clock
@@ -361,6 +424,20 @@ class CheckpointManager:
     def _entry_for(
         self, path: str, exists: bool, content: str | bytes | None, force: bool
     ) -> dict[str, Any] | None:
+        if force:
+            # A safety snapshot: a full (compressed above the threshold), never a diff of
+            # the agent's format, whose keep ops hold every kept line verbatim and
+            # uncompressed (docs/DECISIONS.md, "Writes on a hostile disk").
+            if not exists:
+                return {
+                    "filePath": path,
+                    "existedBefore": False,
+                    "type": "full",
+                    "content": "",
+                    "compressed": False,
+                }
+            assert content is not None
+            return {"filePath": path, "existedBefore": True, "type": "full", **encode_full(content)}
         entries = self.index.entries_for(path)
         prev = rebuild(self.index, path, entries[-1][0]) if entries else None
         if not exists:
@@ -477,7 +554,13 @@ class CheckpointManager:
 
     # --- restore -------------------------------------------------------------------
 
-    def _plan(self, k: int, paths: Sequence[str] | None, force: bool) -> list[FileRestore]:
+    def _new_result(self, op: str, dry_run: bool, **kw: Any) -> RestoreResult:
+        root = str(self.project_root) if self.project_root is not None else None
+        return RestoreResult(op, dry_run, root=root, root_refusal=self.root_refusal, **kw)
+
+    def _plan(
+        self, k: int, paths: Sequence[str] | None, force: bool, drift: bool = True
+    ) -> list[FileRestore]:
         index = self.index
         snaps = index.snapshots
         order: list[str] = []
@@ -496,6 +579,13 @@ class CheckpointManager:
             target, why = rollback_target(index, p, k)
             assert target is not None  # p has an entry in snapshots[k:]
             fr = FileRestore(p, "skipped", source_snapshot=target.snapshot_id)
+            if self.root_refusal is not None:
+                fr.reason = (
+                    f"refused: the project root is refused ({self.root_refusal}; "
+                    "--allow-outside-root writes anyway)"
+                )
+                plan.append(fr)
+                continue
             reason, real = confine(p, self.project_root, self.allow_outside_root)
             fr.real_path = real
             if reason is not None:
@@ -520,14 +610,143 @@ class CheckpointManager:
                     continue
             new = target.data()
             fr.new = new
+            fr.mode = _recorded_mode(snaps[target.position], p)
+            fr.existing_dirs = _existing_components(os.path.dirname(real))
             if not target.exists:
                 fr.action = "deleted" if exists else "unchanged"
             elif exists and cur == new:
                 fr.action = "unchanged"
             else:
                 fr.action = "restored"
+            if drift and fr.action != "unchanged":
+                from sidtui.core.checkpoints.drift import drift_of, expected_now
+
+                fr.drift = drift_of(expected_now(index, p, self.post_image), p, cur)
             plan.append(fr)
         return plan
+
+    def file_drift(self, paths: Sequence[str] | None = None) -> list[FileDrift]:
+        """Whether each tracked file (or each of ``paths``) is still what this session last
+        left there (:mod:`sidtui.core.checkpoints.drift`), for previews.
+
+        Returns:
+            One :class:`~sidtui.core.checkpoints.drift.FileDrift` per file (a file outside
+            the project root or unreadable is ``unknown``).
+        """
+        from sidtui.core.checkpoints.drift import UNKNOWN, drift_of, expected_now
+
+        out: list[FileDrift] = []
+        for p in paths if paths is not None else self.index.tracked_files():
+            reason, real = confine(p, self.project_root, self.allow_outside_root)
+            if reason is not None:
+                out.append(FileDrift(p, UNKNOWN, f"not checked: {reason}"))
+                continue
+            _exists, cur, err = read_current(real)
+            if err is not None:
+                out.append(FileDrift(p, UNKNOWN, f"not checked: {err}"))
+                continue
+            out.append(drift_of(expected_now(self.index, p, self.post_image), p, cur))
+        return out
+
+    # --- the journal of an interrupted run --------------------------------------------
+
+    @property
+    def journal(self) -> dict[str, Any] | None:
+        """The pending journal of an interrupted run (None when there is none)."""
+        from sidtui.core.checkpoints.journal import read_journal
+
+        return read_journal(self.index_path.parent)
+
+    def require_no_journal(self) -> None:
+        """Raises :class:`InterruptedPending` when an interrupted run is not finished."""
+        j = self.journal
+        if j is not None:
+            raise InterruptedPending(
+                f"an interrupted sidtui {j.get('op', 'operation')} (process {j.get('pid')}) "
+                f"left {self.index_path.parent / 'sidtui-journal.json'}; finish it first "
+                "(any sidtui undo/redo/restore/rewind of this session does)"
+            )
+
+    def finish_journal(self, journal: dict[str, Any], *, dry_run: bool = False) -> RestoreResult:
+        """Write the files an interrupted run meant to write (no new safety snapshot).
+
+        Args:
+            journal: from :attr:`journal` (its ``restore`` part is used).
+            dry_run: report what would be written.
+
+        Returns:
+            A :class:`RestoreResult` with ``resumed`` set; ``safety_snapshot_id`` None means
+            the run died before its safety snapshot, so it changed no file (its journal can
+            be dropped).
+        """
+        from sidtui.core.checkpoints.journal import safety_position
+
+        self.reload()
+        part = journal.get("restore")
+        op = str(journal.get("op") or "restore")
+        result = self._new_result(op, dry_run, resumed=True)
+        if not isinstance(part, dict):
+            return result
+        pos = safety_position(self.index, str(journal.get("token")))
+        if pos < 0:
+            result.note = f"the interrupted {op} had not changed any file"
+            return result
+        k = self.index.index_of(str(part.get("from")))
+        paths = part.get("paths")
+        if k < 0 or k >= pos or not isinstance(paths, list):
+            result.note = f"the interrupted {op}'s journal does not match the index; left alone"
+            return result
+        result.safety_snapshot_id = str(self.index.snapshots[pos].get("id"))
+        result.from_position = k
+        result.target_snapshot_id = str(self.index.snapshots[k].get("id"))
+        result.reverts = [str(x) for x in part.get("reverts") or []]
+        result.files = self._plan(k, [str(p) for p in paths], True, drift=False)
+        if not dry_run:
+            self._write_files([f for f in result.files if f.action in ("restored", "deleted")])
+            self._clean_temps(result.files)
+        return result
+
+    def _clean_temps(self, files: Sequence[FileRestore]) -> None:
+        """Remove temp files killed runs left beside ``files`` and the index."""
+        from sidtui.core.base.safefs import remove_stale_temps
+
+        by_dir: dict[str, set[str]] = {}
+        for f in files:
+            real = f.real_path or f.path
+            by_dir.setdefault(os.path.dirname(real), set()).add(os.path.basename(real))
+        for folder, names in by_dir.items():
+            remove_stale_temps(folder, names)
+        remove_stale_temps(self.index_path.parent)
+
+    def _write_files(self, todo: Sequence[FileRestore]) -> None:
+        """Write or delete every file of ``todo`` through :mod:`sidtui.core.base.safefs`:
+        folders reached without following symlinks, so a folder swapped since the plan
+        cannot redirect a write (the file is skipped, saying so)."""
+        from sidtui.core.base import safefs
+
+        fds: dict[str, int] = {}
+        try:
+            for f in todo:
+                real = f.real_path or f.path
+                folder, name = os.path.split(real)
+                try:
+                    dfd = fds.get(folder)
+                    if dfd is None:
+                        dfd = fds[folder] = safefs.open_dir(folder, create_below=f.existing_dirs)
+                    if f.action == "deleted":
+                        safefs.unlink_at(dfd, name, where=real)
+                    else:
+                        assert f.new is not None
+                        safefs.replace_at(dfd, name, f.new, f.mode, where=real)
+                except safefs.UnsafePath as exc:
+                    f.reason = f"write refused: {exc}"
+                    f.action = "skipped"
+                except OSError as exc:
+                    f.reason = f"write failed: {exc.strerror or exc}"
+                    f.action = "skipped"
+        finally:
+            for dfd in fds.values():
+                os.close(dfd)
 
     def rollback_from(
         self,
@@ -539,31 +758,44 @@ class CheckpointManager:
         op: str = "rollback",
         reverts: Sequence[str] | None = None,
         extra: dict[str, Any] | None = None,
+        journal_extra: dict[str, Any] | None = None,
+        keep_journal: bool = False,
     ) -> RestoreResult:
         """Put every file in ``snapshots[k:]`` back to its pre-image at its earliest entry there.
 
         Args:
             k: snapshot position (0 ≤ k < len(snapshots)).
             dry_run: compute and return the plan (with old/new bytes), write nothing.
-            force: also restore files whose pre-image is uncertain.
+            force: also restore files whose pre-image is uncertain, and files changed
+                after this session (drift, :mod:`sidtui.core.checkpoints.drift`).
             paths: only these files.
             op: label recorded as ``sidtuiOp`` in the safety snapshot.
             reverts: ids recorded as ``sidtuiReverts`` (default: ``snapshots[k:]``).
             extra: more fields for the safety snapshot.
+            journal_extra: more parts for the journal (a rewind's ``marker``).
+            keep_journal: leave the journal for the caller to remove after its own steps.
 
         Returns:
             A :class:`RestoreResult`.
 
         Raises:
             UsageError: ``k`` out of range. CorruptIndex: unreadable index.
-            CheckpointError: the safety snapshot cannot be saved (then nothing is written).
+            DriftRefused: files changed after this session would be replaced, without
+                ``force`` (nothing written).
+            InterruptedPending: an interrupted run is not finished (nothing written).
+            CheckpointError: the journal or safety snapshot cannot be saved (then nothing
+                is written).
         """
         self.reload()
         snaps = self.index.snapshots
         if not 0 <= k < len(snaps):
             raise UsageError(f"snapshot position {k} out of range (0..{len(snaps) - 1})")
+        if not dry_run and not _continues(self.journal, journal_extra):
+            self.require_no_journal()
         ids = [str(s.get("id")) for s in snaps[k:]] if reverts is None else list(reverts)
-        result = RestoreResult(op, dry_run, k, str(snaps[k].get("id")), ids)
+        result = self._new_result(
+            op, dry_run, from_position=k, target_snapshot_id=str(snaps[k].get("id")), reverts=ids
+        )
         result.files = self._plan(k, paths, force)
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
         if dry_run or not todo:
@@ -576,40 +808,66 @@ class CheckpointManager:
                     else "nothing to change: every file is already as it was"
                 )
             return result
+        if result.drifted and not force:
+            raise DriftRefused(_drift_message(result), result)
+        import secrets
+
+        from sidtui.core.checkpoints.drift import digest
+        from sidtui.core.checkpoints.journal import remove_journal, write_journal
+
+        token = result.journal_token = secrets.token_hex(8)
+        folder = self.index_path.parent
+        try:
+            write_journal(
+                folder,
+                {
+                    "op": op,
+                    "token": token,
+                    "root": str(self.project_root) if self.project_root else None,
+                    "allowOutsideRoot": self.allow_outside_root,
+                    "restore": {
+                        "from": str(snaps[k].get("id")),
+                        "paths": [f.path for f in todo],
+                        "reverts": ids,
+                    },
+                    **(journal_extra or {}),
+                },
+            )
+        except (OSError, SidtuiError) as exc:
+            raise CheckpointError(
+                f"cannot write the journal in {folder} ({getattr(exc, 'strerror', None) or exc}); "
+                "no file was changed"
+            ) from None
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
+        modes = {f.path: m for f in todo if (m := _current_mode(f.real_path or f.path)) is not None}
         try:
             safety = self.create_snapshot(
                 [f.path for f in todo],
                 RESTORE_TOOL,
                 summary,
                 contents={f.path: f.old for f in todo},
-                extra={"sidtuiReverts": ids, "sidtuiOp": op, **(extra or {})},
+                extra={
+                    "sidtuiReverts": ids,
+                    "sidtuiOp": op,
+                    "sidtuiJournal": token,
+                    "sidtuiModes": modes,
+                    "sidtuiTargets": {
+                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
+                    },
+                    **(extra or {}),
+                },
                 force_entries=True,
                 evict=False,
             )
-        except OSError as exc:
+        except (OSError, SidtuiError) as exc:
+            remove_journal(folder)
             raise CheckpointError(
                 f"cannot save the safety snapshot to {self.index_path} "
-                f"({exc.strerror or exc}); no file was changed"
+                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
             ) from None
         result.safety_snapshot_id = safety
-        for f in todo:
-            real = f.real_path or f.path
-            try:
-                if f.action == "deleted":
-                    os.unlink(real)
-                else:
-                    assert f.new is not None
-                    mode = None
-                    try:
-                        mode = os.stat(real).st_mode & 0o7777
-                    except OSError:
-                        pass
-                    atomic_write_bytes(Path(real), f.new, mode)
-            except OSError as exc:
-                f.reason = f"write failed: {exc.strerror or exc}"
-                f.action = "skipped"
+        self._write_files(todo)
         if all(f.action == "skipped" for f in todo):
             # Every write failed: the safety snapshot stays (append-only) but is marked so
             # it does not count as having reverted anything, and there is nothing to redo.
@@ -624,6 +882,10 @@ class CheckpointManager:
                     pass
             result.safety_snapshot_id = None
             result.note = "no file could be written; nothing was changed"
+            keep_journal = False
+        self._clean_temps(result.files)
+        if not keep_journal:
+            remove_journal(folder)
         return result
 
     def undo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
@@ -640,11 +902,11 @@ class CheckpointManager:
                 continue
             # A batch whose files are all already back as they were (undone by hand) is
             # passed over, or undo would stop there for ever.
-            plan = self._plan(k, None, force)
+            plan = self._plan(k, None, force, drift=False)
             if plan and all(f.action == "unchanged" for f in plan):
                 continue
             return self.rollback_from(k, dry_run=dry_run, force=force, op="undo")
-        return RestoreResult("undo", dry_run, note="nothing to undo: no agent snapshot left")
+        return self._new_result("undo", dry_run, note="nothing to undo: no agent snapshot left")
 
     def redo(self, *, dry_run: bool = False, force: bool = False) -> RestoreResult:
         """Take back the latest ``sidtui-restore`` still in effect (not made by redo)."""
@@ -659,7 +921,7 @@ class CheckpointManager:
             if s.get("sidtuiOp") == "redo" or s.get("sidtuiFailed"):
                 continue
             return self.rollback_from(k, dry_run=dry_run, force=force, op="redo", reverts=[sid])
-        return RestoreResult("redo", dry_run, note="nothing to redo")
+        return self._new_result("redo", dry_run, note="nothing to redo")
 
     def undo_file(
         self, file_path: str, *, dry_run: bool = False, force: bool = False
@@ -692,7 +954,7 @@ class CheckpointManager:
                 reverts=[sid],
                 extra={"sidtuiFile": file_path},
             )
-        return RestoreResult("undo-file", dry_run, note=f"nothing to undo for {file_path}")
+        return self._new_result("undo-file", dry_run, note=f"nothing to undo for {file_path}")
 
     def restore_before(
         self, snapshot_id: str, *, dry_run: bool = False, force: bool = False
@@ -704,7 +966,14 @@ class CheckpointManager:
         )
 
     def rollback_to_time(
-        self, t_ms: int, *, dry_run: bool = False, force: bool = False, op: str = "rewind"
+        self,
+        t_ms: int,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        op: str = "rewind",
+        journal_extra: dict[str, Any] | None = None,
+        keep_journal: bool = False,
     ) -> RestoreResult:
         """Files back to how they were at ``t_ms`` (first snapshot at or after it).
 
@@ -714,8 +983,62 @@ class CheckpointManager:
         for k, s in enumerate(self.index.snapshots):
             ts = s.get("timestamp")
             if isinstance(ts, (int, float)) and ts >= t_ms:
-                return self.rollback_from(k, dry_run=dry_run, force=force, op=op)
-        return RestoreResult(op, dry_run, note="no file snapshot at or after that time")
+                return self.rollback_from(
+                    k,
+                    dry_run=dry_run,
+                    force=force,
+                    op=op,
+                    journal_extra=journal_extra,
+                    keep_journal=keep_journal,
+                )
+        return self._new_result(op, dry_run, note="no file snapshot at or after that time")
+
+
+def _continues(pending: dict[str, Any] | None, journal_extra: dict[str, Any] | None) -> bool:
+    """Whether the pending journal is the caller's own (a fork's, whose file step this is)."""
+    if pending is None or not journal_extra:
+        return False
+    mine, theirs = journal_extra.get("fork"), pending.get("fork")
+    return (
+        isinstance(mine, dict)
+        and isinstance(theirs, dict)
+        and mine.get("temp") == theirs.get("temp")
+    )
+
+
+def _drift_message(result: RestoreResult) -> str:
+    from sidtui.core.checkpoints.drift import DRIFT_WORDING
+
+    names = [f.path for f in result.drifted]
+    shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
+    return (
+        f"{len(names)} file(s) {DRIFT_WORDING}: {shown}; nothing was changed — "
+        "use --force to replace them (--dry-run shows the diffs)"
+    )
+
+
+def _recorded_mode(snapshot: dict[str, Any], path: str) -> int | None:
+    """The permission bits a safety snapshot recorded for ``path`` (None: not recorded)."""
+    modes = snapshot.get("sidtuiModes")
+    m = modes.get(path) if isinstance(modes, dict) else None
+    return m & 0o7777 if isinstance(m, int) and not isinstance(m, bool) else None
+
+
+def _current_mode(real_path: str) -> int | None:
+    try:
+        st = os.lstat(real_path)
+    except OSError:
+        return None
+    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+
+
+def _existing_components(folder: str) -> int:
+    """How many leading components of the absolute ``folder`` exist now."""
+    parts = [c for c in os.path.normpath(folder).split(os.sep) if c]
+    n = len(parts)
+    while n > 0 and not os.path.isdir(os.sep + os.sep.join(parts[:n])):
+        n -= 1
+    return n
 
 
 def load_index(path: Path) -> CheckpointIndex:

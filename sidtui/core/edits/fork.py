@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ class ForkResult:
         warnings: non-fatal problems (checkpoint inheritance failed, ...).
         left_out: for salvage, what was not copied (see :func:`salvage`).
         dry_run: nothing was written.
+        resumed: this run only finished the copy an interrupted earlier run had made
+            (see :func:`sidtui.core.edits.interrupted.finish_forks`).
     """
 
     session_id: str
@@ -64,9 +67,11 @@ class ForkResult:
     warnings: list[str] = field(default_factory=list)
     left_out: dict[str, Any] = field(default_factory=dict)
     dry_run: bool = False
+    resumed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "resumed": self.resumed,
             "session_id": self.session_id,
             "path": str(self.path),
             "source_session_id": self.source_session_id,
@@ -176,8 +181,16 @@ def write_copy(
     dry_run: bool = False,
     inherit: bool = True,
     inherit_before_ms: int | None = None,
+    op: str = "fork",
+    before_rename: Callable[[ForkResult, dict[str, Any]], None] | None = None,
 ) -> ForkResult:
     """Write a new session from chain records ``indexes`` of ``view`` (a SessionView).
+
+    The copy is written under a temporary name (``.ID.jsonl.sidtui-PID-RANDOM.tmp``) and
+    renamed into place only when complete, its checkpoints first; a journal in its
+    checkpoint folder lets the next run finish or remove a copy a kill left behind
+    (:func:`sidtui.core.edits.interrupted.finish_forks`). A copy is never visible half
+    written.
 
     Args:
         view: the source (:class:`sidtui.core.views.session.SessionView` of a jsonl file).
@@ -186,11 +199,18 @@ def write_copy(
         dry_run: compute the result, write nothing.
         inherit: inherit the source's checkpoints.
         inherit_before_ms: inherit only snapshots taken before this time (ms).
+        op: the operation named in the journal.
+        before_rename: ``(result, journal) -> None`` run once the copy is complete but
+            before it becomes visible (a rewind's file step); an exception it raises
+            removes the copy (so it must raise before changing a project file).
 
     Raises:
         ForkError: the new file could not be written (nothing is left half-written:
             a failed copy is removed).
     """
+    from sidtui.core.base import safefs
+    from sidtui.core.checkpoints.journal import remove_journal, write_journal
+
     rf: RecordFile = view.rf
     src_path: Path = view.file.path
     folder = src_path.parent
@@ -218,35 +238,119 @@ def write_copy(
     )
     if dry_run:
         return result
+    ckpt = view.home.checkpoints_dir / new_id
+    temp_name = safefs.temp_name(result.path.name)
+    temp = folder / temp_name
+    journal: dict[str, Any] = {
+        "op": op,
+        "fork": {
+            "transcript": str(result.path),
+            "temp": str(temp),
+            "ready": False,
+            "source": source_id,
+            "messageCount": message_count,
+            "recordsCopied": len(copy_idx),
+        },
+    }
+    try:
+        write_journal(ckpt, journal)
+    except (OSError, SidtuiError) as exc:
+        raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
+    try:
+        if inherit:
+            result.checkpoints_inherited = _inherit_checkpoints(
+                view.home, source_id, new_id, result.warnings, inherit_before_ms
+            )
+        _write_transcript(
+            view,
+            result,
+            temp,
+            temp_name,
+            start,
+            tail_uuid,
+            forked_from_extra,
+            copy_idx,
+            rf,
+            sub_loaded,
+        )
+        journal["fork"]["ready"] = True
+        if before_rename is not None:
+            before_rename(result, journal)
+        with safefs.opened_dir(os.path.realpath(folder)) as dfd:
+            if safefs.lstat_at(dfd, result.path.name) is not None:
+                raise ForkError(f"{result.path} appeared while it was being written")
+            os.rename(temp_name, result.path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            os.fsync(dfd)
+    except BaseException:
+        _discard(temp, ckpt)
+        raise
+    remove_journal(ckpt)
+    if not (ckpt / "index.json").exists():
+        try:
+            ckpt.rmdir()
+        except OSError:
+            pass
+    return result
+
+
+def _write_transcript(
+    view, result, temp, temp_name, start, tail_uuid, forked_from_extra, copy_idx, rf, sub_loaded
+) -> None:
+    """The copy's records into ``temp`` (created ``O_EXCL | O_NOFOLLOW``), fsynced."""
+    from sidtui.core.base import safefs
+
+    folder = temp.parent
+    try:
+        with safefs.opened_dir(os.path.realpath(folder)) as dfd:
+            fd = os.open(
+                temp_name,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+                dir_fd=dfd,
+            )
+            os.close(fd)
+    except (OSError, SidtuiError) as exc:
+        raise ForkError(f"could not create {temp}: {exc}") from None
     errors: list[str] = []
     store = SessionStore(folder, on_error=lambda f: errors.append(f.error))
     store.start_session(
-        new_id,
+        result.session_id,
         start["model"],
         start["provider"],
         start["cwd"],
-        forked_from_session_id=source_id,
+        forked_from_session_id=result.source_session_id,
+        file_name=temp_name,
     )
-    value: dict[str, Any] = {"sessionId": source_id}
+    value: dict[str, Any] = {"sessionId": result.source_session_id}
     if tail_uuid:
         value["uuid"] = tail_uuid
-    value["messageCount"] = message_count
+    value["messageCount"] = result.message_count
     if forked_from_extra:
         value.update(forked_from_extra)
     store.append_metadata("forked_from", value)
     result.records_copied, result.message_count = _copy_records(store, rf, copy_idx, sub_loaded)
     store.flush()
     if errors:
-        try:
-            os.unlink(result.path)
-        except OSError:
-            pass
         raise ForkError(f"could not write {result.path}: {errors[0]}")
-    if inherit:
-        result.checkpoints_inherited = _inherit_checkpoints(
-            view.home, source_id, new_id, result.warnings, inherit_before_ms
-        )
-    return result
+    try:
+        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise ForkError(f"could not write {result.path}: {exc.strerror or exc}") from None
+
+
+def _discard(temp: Path, ckpt: Path) -> None:
+    """Remove a copy that did not become visible (its temp transcript and checkpoints)."""
+    import shutil
+
+    try:
+        temp.unlink()
+    except OSError:
+        pass
+    shutil.rmtree(ckpt, ignore_errors=True)
 
 
 def _chain_before(view, point) -> list[int]:
@@ -255,7 +359,15 @@ def _chain_before(view, point) -> list[int]:
     return chain[:pos]
 
 
-def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) -> ForkResult:
+def fork(
+    view,
+    point=None,
+    *,
+    dry_run: bool = False,
+    inherit_all: bool = False,
+    op: str = "fork",
+    before_rename: Callable[[ForkResult, dict[str, Any]], None] | None = None,
+) -> ForkResult:
     """Fork ``view`` into a new session holding its history up to ``point`` (FORMAT.md §8.7).
 
     Args:
@@ -266,6 +378,8 @@ def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) 
         inherit_all: inherit every checkpoint snapshot even when forking at a point (a
             rewind ``as_fork`` restores files from the snapshots after the point); by
             default a fork at a point inherits only the snapshots taken before it.
+        op / before_rename: see :func:`write_copy` (a rewind ``--fork`` runs its file step
+            there).
 
     Returns:
         A :class:`ForkResult`. The source file is byte-for-byte unchanged.
@@ -276,17 +390,56 @@ def fork(view, point=None, *, dry_run: bool = False, inherit_all: bool = False) 
     """
     view = current_view(view)
     require_chained(view, "fork")
+    leftovers, resumed = ([], None) if dry_run else finish_leftovers(view, op)
+    if resumed is not None:
+        return resumed
     if point is not None:
         point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
     extra = {"toPoint": point.id} if point is not None else None
-    return write_copy(
+    result = write_copy(
         view,
         list(indexes),
         forked_from_extra=extra,
         dry_run=dry_run,
         inherit_before_ms=None if (point is None or inherit_all) else point.timestamp_ms,
+        op=op,
+        before_rename=before_rename,
     )
+    result.warnings[:0] = leftovers
+    return result
+
+
+def finish_leftovers(view, op: str) -> tuple[list[str], ForkResult | None]:
+    """Finish or remove the copies killed runs left in ``view``'s folder.
+
+    Returns:
+        ``(what was done, the copy of this same request an interrupted run finished)``:
+        when the latter is set, that is all this run does.
+    """
+    from sidtui.core.edits.interrupted import finish_forks
+
+    notes: list[str] = []
+    resumed: ForkResult | None = None
+    for f in finish_forks(view.home, view.file.path.parent):
+        info = f.fork or {}
+        if f.changed and resumed is None and f.op == op and info.get("source") == view.session_id:
+            resumed = ForkResult(
+                session_id=f.session_id or "",
+                path=Path(str(info.get("transcript"))),
+                source_session_id=view.session_id,
+                source_path=view.file.path,
+                source_tail_uuid=None,
+                message_count=int(info.get("messageCount") or 0),
+                records_copied=int(info.get("recordsCopied") or 0),
+                warnings=[f.describe()],
+                resumed=True,
+            )
+        else:
+            notes.append(f.describe())
+    if resumed is not None:
+        resumed.warnings.extend(notes)
+    return notes, resumed
 
 
 def require_chained(view, verb: str) -> None:

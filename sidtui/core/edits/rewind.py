@@ -11,16 +11,19 @@ Design notes: docs/ARCHITECTURE.md, “core/edits/rewind.py”.
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.base.home import git_toplevel
+from sidtui.core.base.home import project_root_for, user_home
 from sidtui.core.checkpoints.diff import edit_hunks
+from sidtui.core.checkpoints.journal import read_journal, remove_journal
 from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.edits.batches import post_image_of
 from sidtui.core.edits.fork import fork as fork_session
+from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
+from sidtui.core.edits.marker import MarkerError, append_marker
 from sidtui.core.edits.points import (
     RewindPoint,
     UnknownPoint,
@@ -29,7 +32,7 @@ from sidtui.core.edits.points import (
 )
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
-from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
+from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.session import current_view
 
 MODES = ("conversation", "code", "conversation-and-code")
@@ -64,10 +67,13 @@ class RewindResult:
     ``rewind`` metadata record), ``fork`` (for ``as_fork``), ``dropped`` (the messages
     leaving the conversation: ``{index, uuid, role, preview}``), ``files`` (per-file
     results of the checkpoint layer), ``diffs`` (dry run: unified diffs current → after),
-    ``warnings``.
+    ``warnings``, ``root``/``root_refusal`` (the project root used), ``drift`` (files
+    changed after the session that the file step replaces: ``{path, source}``),
+    ``resumed`` (a :class:`sidtui.core.edits.interrupted.Finished`: this run only finished
+    an earlier, interrupted one; then ``point`` is None).
     """
 
-    point: RewindPoint
+    point: RewindPoint | None
     mode: str
     messages_dropped: int = 0
     files_restored: int = 0
@@ -82,11 +88,19 @@ class RewindResult:
     dry_run: bool = False
     session_id: str | None = None
     abandoned_tip: str | None = None
+    root: str | None = None
+    root_refusal: str | None = None
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    resumed: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
-            "point": self.point.to_json(),
+            "root": self.root,
+            "rootRefused": self.root_refusal,
+            "drift": self.drift,
+            "resumed": self.resumed.to_json() if self.resumed is not None else None,
+            "point": self.point.to_json() if self.point is not None else None,
             "mode": self.mode,
             "messages_dropped": self.messages_dropped,
             "files_restored": self.files_restored,
@@ -150,14 +164,16 @@ def _refuse_live(view, force: bool, what: str) -> None:
         )
 
 
-def project_root(view) -> Path | None:
-    """The project root file restores are confined to: the git top level of the session's
-    ``cwd`` (FORMAT.md §10.13), or None when the session records no cwd."""
-    cwd = view.loaded.cwd
-    if not cwd:
-        return None
-    p = Path(cwd)
-    return git_toplevel(p) if p.exists() else p
+def project_root(view, env: Any = None):
+    """The project root file restores are confined to (FORMAT.md §10.13):
+    :func:`sidtui.core.base.home.project_root_for` of the session's ``cwd`` (its git top
+    level, else the cwd; refused when relative, ``/``, or outside the user's home and not
+    a git work tree).
+
+    Returns:
+        A :class:`sidtui.core.base.home.ProjectRoot`.
+    """
+    return project_root_for(view.loaded.cwd, user_home(os.environ if env is None else env))
 
 
 # --------------------------------------------------------------------------- files step
@@ -172,6 +188,8 @@ class _FileStep:
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    journal_token: str | None = None
 
 
 def _files_step(
@@ -182,31 +200,49 @@ def _files_step(
     dry_run: bool,
     force: bool,
     allow_outside_root: bool = False,
+    root=None,
+    journal_extra: dict[str, Any] | None = None,
+    keep_journal: bool = False,
 ) -> _FileStep:
     """Roll files back to what they were when ``point``'s prompt was submitted.
 
-    Through :meth:`sidtui.core.checkpoints.manager.CheckpointManager.rollback_to_time` (first
-    snapshot at or after the prompt; safety snapshot; confinement to the project root).
+    Through :meth:`sidtui.core.checkpoints.manager.CheckpointManager.rollback_to_time`
+    (first snapshot at or after the prompt; drift check; journal; safety snapshot;
+    confinement to the project root).
+
+    Raises:
+        DriftRefused: files changed after the session, without ``force``.
     """
     step = _FileStep()
     if point.timestamp_ms is None:
         step.skipped = True
         step.warnings.append("the prompt has no timestamp: files cannot be matched to it")
         return step
+    pr = root if root is not None else project_root(view)
     mgr = CheckpointManager.for_session(
         view.home,
         session_id,
-        project_root=project_root(view),
+        project_root=pr.path,
+        root_refusal=pr.refusal,
         allow_outside_root=allow_outside_root,
+        post_image=post_image_of(view.rf),
     )
     if not mgr.exists:
         step.skipped = True
         step.warnings.append("the session has no checkpoints: files not restored")
         return step
-    res = mgr.rollback_to_time(point.timestamp_ms, dry_run=dry_run, force=force)
+    res = mgr.rollback_to_time(
+        point.timestamp_ms,
+        dry_run=dry_run,
+        force=force,
+        journal_extra=journal_extra,
+        keep_journal=keep_journal,
+    )
+    step.journal_token = res.journal_token
     step.files = [f.to_json() for f in res.files]
     step.restored = len(res.changed)
     step.safety = res.safety_snapshot_id
+    step.drift = [{"path": f.path, "source": f.drift.source} for f in res.drifted if f.drift]
     if res.from_position is None:
         # No snapshot at or after the prompt: no file change was recorded after it.
         step.skipped = True
@@ -289,18 +325,15 @@ def _check_appendable(path: Path) -> None:
     os.close(fd)
 
 
-def _append_marker(view, parent_uuid: str | None, key: str, value: dict[str, Any]) -> str:
-    """Append one metadata marker hanging off ``parent_uuid``; raise if it did not land."""
-    path = view.file.path
-    errors: list[str] = []
-    store = SessionStore(path.parent, on_error=lambda f: errors.append(f.error))
-    store.resume(path)
-    store.last_uuid = parent_uuid
-    marker = store.append_metadata(key, value)
-    store.flush()
-    if errors:
-        raise RewindError(f"could not append the {key} marker to {path}: {errors[0]}")
-    return marker
+def _append_marker(
+    view, parent_uuid: str | None, key: str, value: dict[str, Any], policy=None
+) -> str:
+    """Append one metadata marker hanging off ``parent_uuid`` after a whole record
+    (:func:`sidtui.core.edits.marker.append_marker`); raise if it did not land."""
+    try:
+        return append_marker(view.file.path, parent_uuid, key, value, policy=policy)
+    except MarkerError as exc:
+        raise RewindError(str(exc)) from None
 
 
 def rewind(
@@ -312,6 +345,7 @@ def rewind(
     force: bool = False,
     dry_run: bool = False,
     allow_outside_root: bool = False,
+    root=None,
 ) -> RewindResult:
     """Rewind a session to just before a prompt (FORMAT.md §11.2, §11.4).
 
@@ -326,6 +360,11 @@ def rewind(
         allow_outside_root: let the file step write outside the session's project root
             (the git top level of its cwd, else the cwd); refused files are otherwise
             reported as skipped.
+        root: a :class:`sidtui.core.base.home.ProjectRoot` to use instead (``--root``).
+
+    A real run first finishes what an interrupted earlier run of this session left
+    (:func:`sidtui.core.edits.interrupted.finish_interrupted`); when that had changed
+    something, it is all this run does (``result.resumed``).
 
     Returns:
         A :class:`RewindResult`.
@@ -333,100 +372,108 @@ def rewind(
     Raises:
         UnknownPoint / UsageError: bad point or mode, v1/v2/sidechain/unloadable file.
         SessionIsLive: a running agent writes this session (unless ``force``).
+        DriftRefused: files changed after this session would be replaced (unless ``force``).
         RewindError: a write failed; files first, so a failed file step leaves the
             conversation untouched.
     """
     mode = normalize_mode(mode)
     view = current_view(view)
     _require_rewindable(view)
-    pt = get_point(view, point)
     convo = mode != "code"
     code = mode != "conversation"
-    result = RewindResult(point=pt, mode=mode, dry_run=dry_run, session_id=view.session_id)
-    if convo:
-        result.dropped = _dropped(view, pt)
-        result.messages_dropped = len(result.dropped)
+    pr = root if root is not None else project_root(view)
+    notes: list[str] = []
     if not dry_run and (code or not as_fork):
         _refuse_live(
             view,
             force,
             "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
         )
-    elif view.liveness.live and dry_run and (code or not as_fork):
+    if not dry_run and not as_fork:
+        # What an interrupted earlier run left comes first (it may be this very rewind).
+        finished = finish_interrupted(view.home, view.session_id, project_root=pr.path)
+        if finished is not None and finished.changed:
+            return RewindResult(
+                point=None,
+                mode=mode,
+                session_id=view.session_id,
+                root=str(pr.path) if pr.path is not None else None,
+                resumed=finished,
+            )
+        if finished is not None:
+            notes.append(finished.describe())
+            view = current_view(view)
+    pt = get_point(view, point)
+    result = RewindResult(point=pt, mode=mode, dry_run=dry_run, session_id=view.session_id)
+    result.warnings.extend(notes)
+    result.root = str(pr.path) if pr.path is not None else None
+    result.root_refusal = None if allow_outside_root else pr.refusal
+    if convo:
+        result.dropped = _dropped(view, pt)
+        result.messages_dropped = len(result.dropped)
+    if view.liveness.live and dry_run and (code or not as_fork):
         result.warnings.append("the session is live: a real run would be refused without --force")
-    elif view.liveness.live:  # a fork of the conversation only: the source is not touched
+    elif view.liveness.live and as_fork and not code:  # the source is not touched
         result.warnings.append(
             "the session is live: the fork copies what is on disk now (the agent may still "
             "be adding to it)"
         )
+    if dry_run and (j := read_journal(view.home.checkpoints_dir / view.session_id)):
+        result.warnings.append(
+            f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; "
+            "a real run finishes it first (and only that)"
+        )
     flush_pending_writes(view.file.path)
+    step_args = {"force": force, "allow_outside_root": allow_outside_root, "root": pr}
 
     if dry_run:
         if code:
-            step = _files_step(
-                view,
-                view.session_id,
-                pt,
-                dry_run=True,
-                force=force,
-                allow_outside_root=allow_outside_root,
-            )
-            _apply_step(result, step)
+            _apply_step(result, _files_step(view, view.session_id, pt, dry_run=True, **step_args))
         return result
 
     if as_fork:
-        return _rewind_as_fork(view, pt, result, convo, code, force, allow_outside_root)
-    return _rewind_in_place(view, pt, result, convo, code, force, allow_outside_root)
-
-
-def _rewind_as_fork(
-    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, force: bool, outside: bool
-) -> RewindResult:
-    """:func:`rewind` with ``as_fork``: the rewound conversation as a new session, files
-    restored through the child's inherited checkpoints; the source stays untouched."""
-    child = fork_session(view, pt if convo else None, inherit_all=True)
-    result.fork = child
-    result.warnings.extend(child.warnings)
-    if code:
-        try:
-            step = _files_step(
-                view,
-                child.session_id,
-                pt,
-                dry_run=False,
-                force=force,
-                allow_outside_root=outside,
-            )
-        except Exception:
-            _remove_fork(view, child)
-            raise
-        _apply_step(result, step)
-        if step.failed:
-            raise RewindError(
-                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                f"fork {child.session_id} was written; safety snapshot "
-                f"{step.safety} in its checkpoints holds the files as they were"
-            )
-    return result
+        return _rewind_as_fork(view, pt, result, convo, code, step_args)
+    return _rewind_in_place(view, pt, result, convo, code, step_args)
 
 
 def _rewind_in_place(
-    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, force: bool, outside: bool
+    view, pt: RewindPoint, result: RewindResult, convo: bool, code: bool, step_args
 ) -> RewindResult:
-    """:func:`rewind` in the session itself: files first, then the ``rewind`` marker."""
+    """:func:`rewind` in the session itself: files first (journalled with the marker still
+    to append), then the ``rewind`` marker."""
+
     if convo:
         _check_appendable(view.file.path)  # before any file is touched: all or nothing
+        result.abandoned_tip = view.rf.records[view.chain.tail].uuid
+    value: dict[str, Any] = {
+        "toPoint": pt.id,
+        "mode": result.mode,
+        "promptUuid": pt.uuid,
+        "abandonedTip": result.abandoned_tip,
+        "messagesDropped": result.messages_dropped,
+    }
+    folder = view.home.checkpoints_dir / view.session_id
+    token: str | None = None
     if code:
+        marker_part = {
+            "transcript": str(view.file.path),
+            "parentUuid": pt.parent_uuid,
+            "key": "rewind",
+            "value": value,
+        }
         step = _files_step(
             view,
             view.session_id,
             pt,
             dry_run=False,
-            force=force,
-            allow_outside_root=outside,
+            journal_extra={"marker": marker_part} if convo else None,
+            keep_journal=convo,
+            **step_args,
         )
         _apply_step(result, step)
+        token = step.journal_token
         if step.failed:
+            _drop_journal(folder, token)
             # Files first: a failed file step leaves the conversation untouched (FORMAT.md §11.2).
             raise RewindError(
                 f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
@@ -434,23 +481,76 @@ def _rewind_in_place(
                 "the files as they were (`sidtui redo` takes the file step back)"
             )
     if convo:
-        result.abandoned_tip = view.rf.records[view.chain.tail].uuid
-        value: dict[str, Any] = {
-            "toPoint": pt.id,
-            "mode": result.mode,
-            "promptUuid": pt.uuid,
-            "abandonedTip": result.abandoned_tip,
-            "messagesDropped": result.messages_dropped,
-        }
         if result.safety_snapshot:
             value["safetySnapshot"] = result.safety_snapshot
+        if token is not None:
+            value["journal"] = token
         value["by"] = "sidtui"
         try:
             result.marker_uuid = _append_marker(view, pt.parent_uuid, "rewind", value)
         except (SidtuiError, OSError) as exc:
+            _drop_journal(folder, token)  # said in the message: no run finishes it silently
             if code and result.files_restored:
                 raise RewindError(_half_done(result, exc), result) from None
             raise
+        _drop_journal(folder, token)
+    return result
+
+
+def _drop_journal(folder: Path, token: str | None) -> None:
+    """Remove the journal of this run (``token``), if it kept one."""
+    if token is None:
+        return
+    j = read_journal(folder)
+    if j is not None and j.get("token") == token:
+        remove_journal(folder)
+
+
+def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, step_args):
+    """The rewound conversation as a new session; files through its inherited index.
+
+    The file step runs once the copy is complete and before it becomes visible, so a
+    kill never leaves a fork that looks like the result while its files were not rewound.
+    """
+    for f in finish_forks(view.home, view.file.path.parent):
+        same = f.op == "rewind --fork" and (f.fork or {}).get("source") == view.session_id
+        if f.changed and same:
+            result.resumed = f
+            return result
+        result.warnings.append(f.describe())
+    steps: list[_FileStep] = []
+
+    def file_step(child, journal) -> None:
+        steps.append(
+            _files_step(
+                view,
+                child.session_id,
+                pt,
+                dry_run=False,
+                journal_extra={"op": journal["op"], "fork": journal["fork"]},
+                keep_journal=True,
+                **step_args,
+            )
+        )
+
+    child = fork_session(
+        view,
+        pt if convo else None,
+        inherit_all=True,
+        op="rewind --fork",
+        before_rename=file_step if code else None,
+    )
+    result.fork = child
+    result.warnings.extend(child.warnings)
+    if steps:
+        step = steps[0]
+        _apply_step(result, step)
+        if step.failed:
+            raise RewindError(
+                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                f"fork {child.session_id} was written; safety snapshot "
+                f"{step.safety} in its checkpoints holds the files as they were"
+            )
     return result
 
 
@@ -469,7 +569,7 @@ def _half_done(result: RewindResult, exc: BaseException) -> str:
             else ""
         )
         + f"; or fix the cause and run `sidtui rewind {result.session_id} --to "
-        f"{result.point.id} --mode conversation`"
+        f"{result.point.id if result.point else 'N'} --mode conversation`"
     )
 
 
@@ -479,16 +579,8 @@ def _apply_step(result: RewindResult, step: _FileStep) -> None:
     result.safety_snapshot = step.safety
     result.files = step.files
     result.diffs = step.diffs
+    result.drift = step.drift
     result.warnings.extend(step.warnings)
-
-
-def _remove_fork(view, child) -> None:
-    """Take back a fork whose file step failed (it was just created by us)."""
-    try:
-        child.path.unlink()
-    except OSError:
-        pass
-    shutil.rmtree(view.home.checkpoints_dir / child.session_id, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- branch switch
@@ -506,6 +598,8 @@ class BranchSwitch:
         leaving / joining: messages that leave / join the conversation
             (``{uuid, role, preview}``).
         dry_run: nothing was written.
+        resumed: this run only finished an interrupted earlier one
+            (:class:`sidtui.core.edits.interrupted.Finished`; no marker was appended).
     """
 
     tip_uuid: str
@@ -516,9 +610,11 @@ class BranchSwitch:
     leaving: list[dict[str, Any]] = field(default_factory=list)
     joining: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
+    resumed: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "resumed": self.resumed.to_json() if self.resumed is not None else None,
             "tip_uuid": self.tip_uuid,
             "previous_tip_uuid": self.previous_tip_uuid,
             "marker_uuid": self.marker_uuid,
@@ -602,6 +698,10 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     if dry_run:
         return result
     _refuse_live(view, force, "branch switch")
+    finished = finish_interrupted(view.home, view.session_id, project_root=project_root(view).path)
+    if finished is not None and finished.changed:
+        result.resumed = finished  # the chain changed: that is all this run does
+        return result
     flush_pending_writes(view.file.path)
     result.marker_uuid = _append_marker(
         view,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidtui.core.base.errors import UsageError
-from sidtui.core.edits.fork import ForkResult, require_chained, write_copy
+from sidtui.core.edits.fork import ForkResult, finish_leftovers, require_chained, write_copy
 from sidtui.core.transcript.chain import ancestors, longest_readable_chain
 from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES
 from sidtui.core.transcript.records import RecordFile
@@ -102,6 +102,11 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
         "joins": joins,
     }
     extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
-    result = write_copy(view, indexes, forked_from_extra=extra, dry_run=dry_run)
+    leftovers, resumed = ([], None) if dry_run else finish_leftovers(view, "salvage")
+    if resumed is not None:  # an interrupted salvage of this file was finished: that is all
+        resumed.left_out = left_out
+        return resumed
+    result = write_copy(view, indexes, forked_from_extra=extra, dry_run=dry_run, op="salvage")
     result.left_out = left_out
+    result.warnings[:0] = leftovers
     return result

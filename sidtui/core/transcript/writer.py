@@ -125,6 +125,8 @@ _pending: dict[str, list[bytes]] = {}
 _timers: dict[str, threading.Timer] = {}
 # Files whose last write failed part-way: the next write starts with "\n".
 _torn: set[str] = set()
+# Files this process created: never written through a symlink (one planted at the name).
+_created: set[str] = set()
 # Who hears about failures of a file's writes (stores writing it).
 _listeners: dict[str, weakref.WeakSet[SessionStore]] = {}
 
@@ -147,7 +149,10 @@ def _append_bytes(path: str, data: bytes, records: int, operation: str) -> bool:
         data = b"\n" + data
     written = 0
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        if path in _created:
+            flags |= os.O_NOFOLLOW
+        fd = os.open(path, flags, 0o644)
         try:
             view = memoryview(data)
             while written < len(data):
@@ -290,17 +295,19 @@ class SessionStore:
         cwd: str,
         *,
         forked_from_session_id: str | None = None,
+        file_name: str | None = None,
     ) -> str:
         """Prepare a new session file ``<session_dir>/<session_id>.jsonl`` (nothing written).
 
         The ``session_start`` record is held in memory and its uuid becomes the chain
         tail at once, so later records chain to it (FORMAT.md §8.4). A fork passes the source
-        session id, which becomes the ``session_start.parentUuid`` (the agent's fork shape).
+        session id, which becomes the ``session_start.parentUuid`` (the agent's fork shape),
+        and ``file_name``: the temporary name it is written under until complete.
 
         Returns:
             The pending ``session_start`` uuid.
         """
-        self._bind(self.session_dir / f"{session_id}.jsonl")
+        self._bind(self.session_dir / (file_name or f"{session_id}.jsonl"))
         self.session_id = session_id
         self.materialized = False
         rec_uuid = self._new_uuid()
@@ -508,10 +515,16 @@ class SessionStore:
         if self.materialized or self._key is None:
             return
         self.materialized = True
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.base.safefs import make_dirs
+
         try:
-            os.makedirs(os.path.dirname(self._key) or ".", exist_ok=True)
-        except OSError as exc:
+            make_dirs(os.path.dirname(os.path.abspath(self._key)))
+        except (OSError, SidtuiError) as exc:
             _report(self._key, WriteFailure(self._key, "mkdir", str(exc), 1))
+        with _lock:
+            # A new file: never written through a symlink planted at its name.
+            _created.add(self._key)
         start = self._pending_start
         if start is not None:
             self._pending_start = None

@@ -114,10 +114,16 @@ class CheckpointsPanel(Vertical, can_focus=False):
     def load(self) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.checkpoints.manager import CheckpointManager
+        from sidtui.core.edits.batches import post_image_of
 
         view = self.view
+        root = self.project_root()
         mgr = CheckpointManager.for_session(
-            view.home, view.session_id, project_root=self.project_root()
+            view.home,
+            view.session_id,
+            project_root=root.path,
+            root_refusal=root.refusal,
+            post_image=post_image_of(view.rf),
         )
         self.manager = mgr
         if not mgr.exists:

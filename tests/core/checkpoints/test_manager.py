@@ -175,7 +175,7 @@ def test_property_rebuild_and_rollback_every_k(tmp_path_factory, steps, cap):
         # For real: every file as it was when snapshot k was taken.
         for p, data in final.items():
             put(Path(p), data)
-        mgr.rollback_from(k)
+        mgr.rollback_from(k, force=True)  # the files were reset by hand: drift
         assert disk(paths) == {p: truth[sid][p] if p in truth[sid] else final[p] for p in final}
         mgr.reload()
         index = mgr.index
@@ -584,10 +584,16 @@ def test_failed_undo_does_not_count_as_done(tmp_path, monkeypatch):
     mgr.create_snapshot([str(a)], ["edit"], str(a))
     a.write_text("a1")
 
-    def refuse(*args, **kw):
-        raise PermissionError(1, "Operation not permitted")
+    from sidtui.core.base import safefs
 
-    monkeypatch.setattr(cp, "atomic_write_bytes", refuse)
+    real_replace = safefs.replace_at
+
+    def refuse(dir_fd, name, *args, **kw):
+        if name == "a.txt":
+            raise PermissionError(1, "Operation not permitted")
+        return real_replace(dir_fd, name, *args, **kw)
+
+    monkeypatch.setattr(safefs, "replace_at", refuse)
     r = mgr.undo()
     assert r.skipped and r.safety_snapshot_id is None and a.read_text() == "a1"
     snaps = mgr.reload().snapshots

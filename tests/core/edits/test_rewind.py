@@ -101,7 +101,7 @@ def test_rewind_both_on_fixture_matches_oracle_truth(real_home_with_projects):
     truth = truth_at("s2", S01, projects)
     pre_rewind = disk_state(truth)
 
-    r = rewind(v, 2, "both")
+    r = rewind(v, 2, "both", force=True)
     assert r.mode == "conversation-and-code"
     assert r.messages_dropped == 10 and r.files_restored >= 2
     assert not r.file_restore_skipped and r.safety_snapshot and r.marker_uuid
@@ -139,7 +139,7 @@ def test_rewind_code_only_keeps_conversation(real_home_with_projects):
     home, projects = real_home_with_projects
     v = view_of(home, S01)
     before = src_bytes = v.file.path.read_bytes()
-    r = rewind(v, 1, "code")
+    r = rewind(v, 1, "code", force=True)
     assert r.marker_uuid is None and r.messages_dropped == 0
     assert r.files_restored >= 2
     assert v.file.path.read_bytes() == src_bytes == before
@@ -160,7 +160,7 @@ def test_no_checkpoints_files_skipped_conversation_rewound(real_home_with_projec
     home, _ = real_home_with_projects
     sid = "20261130-052907-87d4ce35"  # S02 has no checkpoint index
     v = view_of(home, sid)
-    r = rewind(v, 2, "both")
+    r = rewind(v, 2, "both", force=True)
     assert r.file_restore_skipped and r.files_restored == 0
     assert r.marker_uuid is not None
     assert len(view_of(home, sid).loaded.messages) == rewind_points(v)[1].message_index
@@ -212,7 +212,7 @@ def test_rewind_as_fork_leaves_source_untouched(real_home_with_projects):
     v = view_of(home, S01)
     src, idx = v.file.path, Home(home).checkpoint_index(S01)
     src_bytes, idx_bytes = src.read_bytes(), idx.read_bytes()
-    r = rewind(v, 2, "both", as_fork=True)
+    r = rewind(v, 2, "both", as_fork=True, force=True)
     assert src.read_bytes() == src_bytes and idx.read_bytes() == idx_bytes
     child = view_of(home, r.fork.session_id)
     assert child.loaded.loadable
@@ -357,7 +357,7 @@ def test_agent_fork_points_map_to_inherited_checkpoints(real_home_with_projects)
     pts = rewind_points(v)
     assert [p.restore_from for p in pts] == ["s1", "s2", "s3", "s4"]
     assert pts[0].timestamp == "2026-11-29T21:29:07.204Z"  # the source prompt's time
-    r = rewind(v, 1, "code")
+    r = rewind(v, 1, "code", force=True)
     truth = truth_at("s1", s05, projects)
     assert truth and disk_state(truth) == truth
     assert r.files_restored >= 2
@@ -371,11 +371,11 @@ def test_out_of_root_file_is_skipped_and_reported(real_home_with_projects, tmp_p
     outside.parent.mkdir()
     outside.write_text("changed later\n")
     idx.write_bytes(idx.read_bytes().replace(inside.encode(), str(outside).encode()))
-    r = rewind(view_of(home, S01), 1, "code")
+    r = rewind(view_of(home, S01), 1, "code", force=True)
     assert r.file_restore_skipped
     assert any(str(outside) in w for w in r.warnings)
     assert outside.read_text() == "changed later\n"  # nothing written outside the root
-    r = rewind(view_of(home, S01), 1, "code", allow_outside_root=True)
+    r = rewind(view_of(home, S01), 1, "code", allow_outside_root=True, force=True)
     assert outside.read_text() != "changed later\n"
 
 
@@ -449,22 +449,22 @@ def test_salvage_stitches_pieces(tmp_path, tail):
 
 
 def test_failed_file_write_leaves_conversation_untouched(real_home_with_projects, monkeypatch):
-    import sidtui.core.checkpoints.manager as cp
+    from sidtui.core.base import safefs
     from sidtui.core.edits.rewind import RewindError
 
     home, _ = real_home_with_projects
     v = view_of(home, S01)
     before = v.file.path.read_bytes()
-    real = cp.atomic_write_bytes
+    real = safefs.replace_at
 
-    def failing(target, data, mode=None):
-        if str(target).endswith("login.ts"):
+    def failing(dir_fd, name, *args, **kw):
+        if name == "login.ts":
             raise OSError(28, "No space left on device")
-        return real(target, data, mode)
+        return real(dir_fd, name, *args, **kw)
 
-    monkeypatch.setattr(cp, "atomic_write_bytes", failing)
+    monkeypatch.setattr(safefs, "replace_at", failing)
     with pytest.raises(RewindError, match="conversation was left untouched"):
-        rewind(v, 2, "both")
+        rewind(v, 2, "both", force=True)
     assert v.file.path.read_bytes() == before
 
 
@@ -535,7 +535,7 @@ def test_rewind_both_refused_before_any_file_when_session_not_appendable(
     before_home = all_bytes(home)
     _deny_append(monkeypatch, v.file.path)
     with pytest.raises(RewindError, match="nothing was changed") as exc:
-        rewind(v, 2, "both")
+        rewind(v, 2, "both", force=True)
     assert exc.value.exit_code == 1 and exc.value.result is None
     assert all_bytes(projects) == before_projects  # no project file touched
     assert all_bytes(home) == before_home  # no safety snapshot, no marker
@@ -550,7 +550,7 @@ def test_rewind_both_read_only_session_file_changes_nothing(real_home_with_proje
     before_projects = all_bytes(projects)
     v.file.path.chmod(0o444)
     with pytest.raises(RewindError, match="nothing was changed"):
-        rewind(v, 2, "both")
+        rewind(v, 2, "both", force=True)
     assert all_bytes(projects) == before_projects
 
 
@@ -570,7 +570,7 @@ def test_rewind_both_marker_failing_after_files_says_files_were_rewound(
 
     monkeypatch.setattr(rw, "_append_marker", fail)
     with pytest.raises(rw.RewindError) as exc:
-        rewind(v, 2, "both")
+        rewind(v, 2, "both", force=True)
     msg = str(exc.value)
     res = exc.value.result
     assert res is not None and res.files_restored >= 2 and res.safety_snapshot
@@ -597,7 +597,7 @@ def test_cli_rewind_marker_failure_exit_1_says_what_changed(
         raise rw.RewindError("could not append the rewind marker to X: Read-only file system")
 
     monkeypatch.setattr(rw, "_append_marker", fail)
-    code = main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "both"])
+    code = main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "both", "--force"])
     err = capsys.readouterr().err
     assert code == 1
     assert "the files WERE rewound" in err and f"sidtui redo {S01}" in err

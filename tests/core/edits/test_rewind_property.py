@@ -20,6 +20,7 @@ gap.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -140,7 +141,8 @@ def restore_copy(backup: Path, root: Path) -> None:
 )
 @given(session_shape)
 def test_rewind_every_point_every_mode(shape):
-    with tempfile.TemporaryDirectory() as tmp:
+    # Inside the (test) home: a project outside it that is not a git work tree is refused.
+    with tempfile.TemporaryDirectory(dir=os.environ["HOME"]) as tmp:
         root = Path(tmp) / "w"
         home, proj, states = simulate(root, shape)
         backup = Path(tmp) / "backup"

@@ -279,15 +279,36 @@ def test_disk_full_reported_not_raised(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
     path = tmp_path / f"{SID}.jsonl"
-    path.symlink_to("/dev/full")
+    s = SessionStore(tmp_path)
+    s.start_session(SID, "m", "anthropic", "/p")
+    full = os.open("/dev/full", os.O_WRONLY)
+    real_open = os.open
+
+    def open_full(p, flags, *a, **kw):  # every write of the session hits a full disk
+        return os.dup(full) if os.fspath(p) == str(path) else real_open(p, flags, *a, **kw)
+
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(os, "open", open_full)
+            s.append_message(user("a"))
+            s.flush()
+            s.end_session(0, 1)
+    finally:
+        os.close(full)
+    assert s.errors
+    assert all("No space" in f.error for f in s.errors)
+    assert sum(f.records_lost for f in s.errors) == 3
+
+
+def test_new_session_never_written_through_a_planted_symlink(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    (tmp_path / f"{SID}.jsonl").symlink_to(victim)
     s = SessionStore(tmp_path)
     s.start_session(SID, "m", "anthropic", "/p")
     s.append_message(user("a"))
     s.flush()
-    s.end_session(0, 1)
-    assert s.errors
-    assert all("No space" in f.error for f in s.errors)
-    assert sum(f.records_lost for f in s.errors) == 3
+    assert s.errors and victim.read_text() == "keep\n"
 
 
 def test_partial_write_is_terminated_before_next_write(tmp_path, monkeypatch):

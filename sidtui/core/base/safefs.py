@@ -1,0 +1,329 @@
+"""Writes that a hostile disk cannot redirect: the one module every writer goes through.
+
+A folder is reached by an ``os.open(component, O_DIRECTORY | O_NOFOLLOW, dir_fd=parent)``
+walk from ``/`` along an already resolved path, so a component swapped for a symlink after
+the check makes the walk fail instead of leading elsewhere. Files are written to a temp
+file created ``O_EXCL | O_NOFOLLOW`` under an unpredictable name in the target's folder
+(:func:`temp_name`: ``.NAME.sidtui-PID-RANDOM.tmp``), fsynced, the final name checked
+again (it must be absent or a regular file), renamed with ``dir_fd`` on both sides, and the
+folder fsynced. Leftover temp files of dead processes are recognised by name
+(:func:`stale_temps`) and removed by the next run (:func:`remove_stale_temps`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import stat
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sidtui.core.base.errors import SidtuiError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_TEMP_RE = re.compile(r"^\.(?P<name>.+)\.sidtui-(?P<pid>\d+)-(?P<rand>[0-9a-f]{12})\.tmp$")
+_TEMP_TRIES = 16
+
+
+class UnsafePath(SidtuiError):
+    """A path changed under us (a component became a symlink, a folder vanished) (exit 1)."""
+
+
+def temp_name(name: str) -> str:
+    """``.NAME.sidtui-PID-RANDOM.tmp``: hidden, unpredictable (48 random bits), never a
+    name a session, index or project file has."""
+    return f".{name}.sidtui-{os.getpid()}-{secrets.token_hex(6)}.tmp"
+
+
+def parse_temp_name(name: str) -> tuple[str, int] | None:
+    """``(target name, writer pid)`` of a name made by :func:`temp_name`, else None."""
+    m = _TEMP_RE.match(name)
+    return (m.group("name"), int(m.group("pid"))) if m else None
+
+
+def pid_running(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (a permission error means it does)."""
+    if pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --------------------------------------------------------------------------- folders
+
+
+def _parts(path: str | os.PathLike[str]) -> list[str]:
+    p = os.fspath(path)
+    if not os.path.isabs(p):
+        raise UnsafePath(f"not an absolute path: {p}")
+    return [c for c in os.path.normpath(p).split(os.sep) if c]
+
+
+def open_dir(path: str | os.PathLike[str], *, create_below: int | None = None) -> int:
+    """Open the folder ``path`` (absolute, symlinks already resolved) following no symlink.
+
+    Args:
+        path: the folder.
+        create_below: create missing components from this many components on (None: create
+            nothing; 0: any). A component that exists must be a real folder.
+
+    Returns:
+        An ``O_DIRECTORY`` file descriptor (the caller closes it).
+
+    Raises:
+        UnsafePath: a component is a symlink or not a folder, or is missing (and may not be
+            created).
+        OSError: another failure (permission denied, disk full).
+    """
+    parts = _parts(path)
+    fd = os.open("/", _DIR_FLAGS)
+    try:
+        for i, comp in enumerate(parts):
+            try:
+                nfd = os.open(comp, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if create_below is None or i < create_below:
+                    raise UnsafePath(
+                        f"{os.sep + os.sep.join(parts[: i + 1])} is gone (it was there when checked)"
+                    ) from None
+                try:
+                    os.mkdir(comp, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                nfd = os.open(comp, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    where = os.sep + os.sep.join(parts[: i + 1])
+                    raise UnsafePath(
+                        f"{where} is no longer a folder (a symlink or a file now); not followed"
+                    ) from None
+                raise
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+@contextmanager
+def opened_dir(path: str | os.PathLike[str], *, create_below: int | None = None) -> Iterator[int]:
+    """:func:`open_dir` as a context manager (closes the descriptor)."""
+    fd = open_dir(path, create_below=create_below)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def make_dirs(path: str | os.PathLike[str]) -> None:
+    """``mkdir -p`` along the resolved ``path``, refusing symlinked components."""
+    real = os.path.realpath(path)
+    os.close(open_dir(real, create_below=0))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
+    """``lstat`` of ``name`` in the folder ``dir_fd``; None when absent."""
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _check_final(dir_fd: int, name: str, where: str) -> os.stat_result | None:
+    st = lstat_at(dir_fd, name)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UnsafePath(f"{where} is not a regular file any more (a symlink, folder or device)")
+    return st
+
+
+def create_temp(dir_fd: int, name: str, mode: int = 0o600) -> tuple[int, str]:
+    """Create a fresh temp file for ``name`` in ``dir_fd`` (``O_EXCL | O_NOFOLLOW``).
+
+    Returns:
+        ``(fd, temp name)``.
+    """
+    for _ in range(_TEMP_TRIES):
+        tmp = temp_name(name)
+        try:
+            return os.open(tmp, _TEMP_FLAGS, mode, dir_fd=dir_fd), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"no free temp name for {name}")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def replace_at(
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    mode: int | None = None,
+    *,
+    where: str | None = None,
+) -> None:
+    """Write ``data`` as ``name`` in the folder ``dir_fd``: temp, fsync, check, rename.
+
+    Args:
+        dir_fd: the folder (from :func:`open_dir`).
+        name: the file name (one component).
+        data: the new content.
+        mode: permission bits; None keeps those of the file being replaced (0o644 for a new
+            one, less the umask).
+        where: the path for messages.
+
+    Raises:
+        UnsafePath: ``name`` is (now) a symlink, folder or device.
+        OSError: the write failed (the old file is intact; the temp file is removed).
+    """
+    where = where or name
+    st = _check_final(dir_fd, name, where)
+    if mode is None and st is not None:
+        mode = stat.S_IMODE(st.st_mode)
+    fd, tmp = create_temp(dir_fd, name)
+    try:
+        try:
+            _write_all(fd, data)
+            if mode is not None:
+                os.fchmod(fd, mode)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.fchmod(fd, 0o644 & ~umask)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _check_final(dir_fd, name, where)  # again, right before the rename
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(dir_fd)
+
+
+def unlink_at(dir_fd: int, name: str, *, where: str | None = None) -> bool:
+    """Remove the regular file ``name`` from the folder ``dir_fd``.
+
+    Returns:
+        False when it was already absent.
+
+    Raises:
+        UnsafePath: it is a symlink, folder or device (left alone).
+    """
+    if _check_final(dir_fd, name, where or name) is None:
+        return False
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return False
+    _fsync_dir(dir_fd)
+    return True
+
+
+def _fsync_dir(dir_fd: int) -> None:
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
+    """Write a file of the home (an index, a journal) atomically; folders made as needed.
+
+    The folder is resolved once (the home's own symlinks are the user's) and then walked
+    without following symlinks.
+
+    Raises:
+        UnsafePath / OSError: as :func:`replace_at` (the old file is intact).
+    """
+    p = Path(path)
+    with opened_dir(os.path.realpath(p.parent), create_below=0) as dfd:
+        replace_at(dfd, p.name, data, mode, where=str(p))
+
+
+def remove(path: str | os.PathLike[str]) -> bool:
+    """Remove a regular file of the home (resolved folder, no symlink followed); False if absent."""
+    p = Path(path)
+    try:
+        dfd = open_dir(os.path.realpath(p.parent))
+    except UnsafePath:
+        return False
+    try:
+        return unlink_at(dfd, p.name, where=str(p))
+    finally:
+        os.close(dfd)
+
+
+# --------------------------------------------------------------------------- leftovers
+
+
+def stale_temps(folder: str | os.PathLike[str], names: Iterable[str] | None = None) -> list[str]:
+    """Temp names in ``folder`` left by processes that are gone (for ``names`` only, if given)."""
+    wanted = set(names) if names is not None else None
+    out: list[str] = []
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return out
+    for entry in entries:
+        parsed = parse_temp_name(entry)
+        if parsed is None:
+            continue
+        target, pid = parsed
+        if (wanted is None or target in wanted) and not pid_running(pid):
+            out.append(entry)
+    return sorted(out)
+
+
+def remove_stale_temps(
+    folder: str | os.PathLike[str], names: Iterable[str] | None = None
+) -> list[str]:
+    """Remove :func:`stale_temps` of ``folder`` (files only; folders via ``shutil``).
+
+    Returns:
+        The paths removed. Never raises.
+    """
+    import shutil
+
+    removed: list[str] = []
+    try:
+        real = os.path.realpath(folder)
+        dfd = open_dir(real)
+    except (OSError, SidtuiError):
+        return removed
+    try:
+        for entry in stale_temps(real, names):
+            st = lstat_at(dfd, entry)
+            try:
+                if st is not None and stat.S_ISDIR(st.st_mode):
+                    shutil.rmtree(os.path.join(real, entry))
+                else:
+                    os.unlink(entry, dir_fd=dfd)
+            except OSError:
+                continue
+            removed.append(os.path.join(real, entry))
+    finally:
+        os.close(dfd)
+    return removed

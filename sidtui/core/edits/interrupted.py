@@ -1,0 +1,287 @@
+"""Finishing what a killed sidtui run left half done (docs/DECISIONS.md, "Writes on a hostile disk").
+
+:func:`finish_interrupted` (every mutating verb calls it first for its session) finishes
+the journal of an interrupted undo/redo/restore/rewind, or drops one that changed
+nothing; :func:`finish_forks` finishes or removes the copies killed forks and salvages
+left in a sessions folder. :class:`Finished` says what was done; when the interrupted run
+had changed something, finishing it is all the caller does.
+
+Design notes: docs/ARCHITECTURE.md, “core/edits/interrupted.py”.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sidtui.core.base import safefs
+from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.home import Home
+from sidtui.core.checkpoints.journal import (
+    JOURNAL_NAME,
+    read_journal,
+    remove_journal,
+    safety_position,
+)
+from sidtui.core.checkpoints.manager import CheckpointError, CheckpointManager, RestoreResult
+
+
+@dataclass
+class Finished:
+    """What :func:`finish_interrupted` found and did.
+
+    Attributes:
+        op: the interrupted operation (``undo``, ``rewind``, ``fork`` ...).
+        pid: the process that was killed.
+        changed: the interrupted run had changed something, and it is now finished (the
+            caller should stop: that was the request); False when it had changed nothing
+            (dropped) and the caller goes on.
+        restore: the files written now (None when there were none to write).
+        marker_uuid: the marker appended now (rewinds).
+        session_id: for a fork, the new session that is now complete.
+        notes: sentences for the user.
+        dry_run: nothing was written.
+        fork: for a fork, its journal part (``transcript``, ``source``, ``messageCount``,
+            ``recordsCopied``).
+    """
+
+    op: str
+    pid: int | None
+    changed: bool
+    restore: RestoreResult | None = None
+    marker_uuid: str | None = None
+    session_id: str | None = None
+    notes: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    fork: dict[str, Any] | None = None
+
+    def describe(self) -> str:
+        """One paragraph for the CLI."""
+        who = f" (process {self.pid} was killed)" if self.pid else ""
+        if not self.changed:
+            return f"an interrupted {self.op} (sidtui{who}) had changed nothing; " + (
+                "; ".join(self.notes) or "dropped it"
+            )
+        verb = "would finish" if self.dry_run else "finished"
+        parts = [f"{verb} an interrupted {self.op} left by an earlier sidtui run{who}"]
+        if self.restore is not None:
+            n = len(self.restore.changed)
+            parts.append(
+                f"{n} more file(s) written (safety snapshot {self.restore.safety_snapshot_id})"
+            )
+        if self.marker_uuid:
+            parts.append(f"marker {self.marker_uuid[:8]} appended")
+        parts.extend(self.notes)
+        return "; ".join(parts) + ("" if self.dry_run else "; nothing else was done")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "pid": self.pid,
+            "changed": self.changed,
+            "restore": self.restore.to_json() if self.restore is not None else None,
+            "marker_uuid": self.marker_uuid,
+            "session_id": self.session_id,
+            "notes": self.notes,
+            "dry_run": self.dry_run,
+        }
+
+
+class InterruptedError_(SidtuiError):
+    """A journal that cannot be finished safely (another sidtui runs, or it is foreign)."""
+
+
+def _pid(j: dict[str, Any]) -> int | None:
+    pid = j.get("pid")
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+
+
+def finish_interrupted(
+    home: Home,
+    session_id: str,
+    *,
+    dry_run: bool = False,
+    project_root: Path | None = None,
+) -> Finished | None:
+    """Finish (or drop) the journal a killed run left for ``session_id``.
+
+    Args:
+        home: the home.
+        session_id: the session (its ``checkpoints/<id>/`` folder).
+        dry_run: say what would be done; write nothing.
+        project_root: the root to confine writes to when the journal records none.
+
+    Returns:
+        None when nothing was pending.
+
+    Raises:
+        InterruptedError_: the journal is not readable, or its writer still runs.
+    """
+    folder = home.checkpoints_dir / session_id
+    j = read_journal(folder)
+    if j is None:
+        if not dry_run:
+            safefs.remove_stale_temps(folder)
+        return None
+    if "invalid" in j:
+        raise InterruptedError_(
+            f"{j['invalid']}; left alone (remove it by hand if it is not sidtui's)"
+        )
+    pid = _pid(j)
+    if pid is not None and safefs.pid_running(pid) and pid != os.getpid():
+        raise InterruptedError_(
+            f"another sidtui (process {pid}) is in the middle of a {j.get('op')} of session "
+            f"{session_id}; wait for it to finish"
+        )
+    op = str(j.get("op") or "operation")
+    if isinstance(j.get("fork"), dict):
+        return _finish_fork(home, folder, j, dry_run)
+    done = Finished(op, pid, False, dry_run=dry_run)
+    root = j.get("root")
+    mgr = CheckpointManager(
+        home.checkpoint_index(session_id),
+        session_id,
+        project_root=Path(root) if isinstance(root, str) else project_root,
+        allow_outside_root=bool(j.get("allowOutsideRoot")),
+    )
+    safety_id: str | None = None
+    if isinstance(j.get("restore"), dict):
+        try:
+            res = mgr.finish_journal(j, dry_run=dry_run)
+        except (CheckpointError, OSError) as exc:
+            raise InterruptedError_(f"cannot finish the interrupted {op}: {exc}") from None
+        if res.safety_snapshot_id is None:
+            if not dry_run:
+                remove_journal(folder)
+                safefs.remove_stale_temps(folder)
+            done.notes.append(res.note or "dropped it")
+            return done
+        done.changed = True
+        done.restore = res
+        safety_id = res.safety_snapshot_id
+    marker = j.get("marker")
+    if isinstance(marker, dict):
+        done.changed = True
+        done.marker_uuid = _finish_marker(marker, j, safety_id, dry_run)
+    if not dry_run:
+        remove_journal(folder)
+        safefs.remove_stale_temps(folder)
+    return done
+
+
+def _finish_marker(
+    marker: dict[str, Any], j: dict[str, Any], safety_id: str | None, dry_run: bool
+) -> str | None:
+    from sidtui.core.edits.marker import append_marker, find_marker
+
+    path = Path(str(marker.get("transcript")))
+    key = str(marker.get("key") or "rewind")
+    token = j.get("token")
+    found = find_marker(path, key, "journal", token)
+    if found is not None or dry_run:
+        return found
+    value = dict(marker.get("value") or {})
+    if safety_id:
+        value["safetySnapshot"] = safety_id
+    value["journal"] = token
+    value["by"] = "sidtui"
+    parent = marker.get("parentUuid")
+    return append_marker(path, parent if isinstance(parent, str) else None, key, value)
+
+
+def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> Finished:
+    """A fork's journal lives in the new session's checkpoint folder (``folder``)."""
+    part = j["fork"]
+    final = Path(str(part.get("transcript")))
+    temp = Path(str(part.get("temp")))
+    op = str(j.get("op") or "fork")
+    done = Finished(op, _pid(j), False, session_id=folder.name, dry_run=dry_run, fork=part)
+    if final.exists():  # renamed into place: only the journal was left
+        if not dry_run:
+            remove_journal(folder)
+        done.changed = True
+        done.notes.append(f"the copy {folder.name} was already complete")
+        return done
+    ready = part.get("ready") is True and temp.exists()
+    token = j.get("token")
+    if ready and isinstance(j.get("restore"), dict) and isinstance(token, str):
+        # A rewind --fork whose files were being restored: finish that, then the rename.
+        mgr = CheckpointManager(
+            folder / "index.json",
+            folder.name,
+            project_root=Path(j["root"]) if isinstance(j.get("root"), str) else None,
+            allow_outside_root=bool(j.get("allowOutsideRoot")),
+        )
+        if safety_position(mgr.reload(), token) >= 0:
+            done.restore = mgr.finish_journal(j, dry_run=dry_run)
+            done.changed = True
+            done.notes.append(f"new session {folder.name} is now complete")
+            if not dry_run:
+                os.replace(temp, final)
+                remove_journal(folder)
+            return done
+    # Nothing the user would miss was done: the copy is removed.
+    if not dry_run:
+        try:
+            temp.unlink()
+        except OSError:
+            pass
+        shutil.rmtree(folder, ignore_errors=True)
+    done.notes.append(f"removed the incomplete copy {folder.name}")
+    return done
+
+
+def _remove_if_only_leftovers(folder: Path) -> None:
+    """Remove a checkpoint folder holding nothing but dead processes' temp files (a fork
+    killed while writing its journal)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    if names and len(safefs.stale_temps(folder)) == len(names):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def finish_forks(home: Home, sessions_folder: Path, *, dry_run: bool = False) -> list[Finished]:
+    """Finish or remove every copy a killed fork/salvage left for ``sessions_folder``.
+
+    Looks at every ``checkpoints/*/sidtui-journal.json`` holding a ``fork`` part whose
+    transcript is in ``sessions_folder`` and whose writer is gone, and at stray temp
+    transcripts there. Never raises for one bad leftover (it is reported in ``notes``).
+    """
+    out: list[Finished] = []
+    try:
+        entries = list(os.scandir(home.checkpoints_dir))
+    except OSError:
+        entries = []
+    folder_real = os.path.realpath(sessions_folder)
+    for e in entries:
+        try:
+            if not e.is_dir(follow_symlinks=False):
+                continue
+            if not os.path.exists(os.path.join(e.path, JOURNAL_NAME)):
+                if not dry_run and not os.path.exists(os.path.join(e.path, "index.json")):
+                    _remove_if_only_leftovers(Path(e.path))
+                continue
+        except OSError:
+            continue
+        j = read_journal(Path(e.path))
+        if not j or "invalid" in j or not isinstance(j.get("fork"), dict):
+            continue
+        pid = _pid(j)
+        if pid is not None and safefs.pid_running(pid):
+            continue
+        final = str(j["fork"].get("transcript"))
+        if os.path.realpath(os.path.dirname(final)) != folder_real:
+            continue
+        try:
+            out.append(_finish_fork(home, Path(e.path), j, dry_run))
+        except (OSError, SidtuiError) as exc:
+            out.append(Finished(str(j.get("op")), pid, False, notes=[f"{e.name}: {exc}"]))
+    if not dry_run:
+        safefs.remove_stale_temps(sessions_folder)
+        safefs.remove_stale_temps(home.checkpoints_dir)
+    return out
