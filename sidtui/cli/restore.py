@@ -23,6 +23,13 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is not None:
+        from sidtui.cli import claude_verbs
+
+        return claude_verbs.restore(args, target)
     mgr = manager(args, writes=True)
     res = mgr.restore_before(args.before, dry_run=args.dry_run, force=args.force)
     return report(args, res, "restore")

@@ -56,6 +56,13 @@ def open_view(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is not None:
+        from sidtui.cli import claude_verbs
+
+        return claude_verbs.rewind(args, target)
     from sidtui.core.edits.rewind import rewind, rewind_points
 
     view = open_view(args)
