@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from sidtui.core.claude.kinds import (
     COMMAND,
     COMPACT_SUMMARY,
@@ -45,8 +47,7 @@ REPLY = "reply"
 API_ERROR = "api_error"
 
 
-@dataclass(slots=True)
-class ClaudeMessage:
+class ClaudeMessage(msgspec.Struct, gc=False):
     """One message of the conversation.
 
     Attributes:
@@ -97,46 +98,52 @@ class ClaudeMessage:
         """The first ``width`` characters of the first text or thinking block; a prompt's
         context wrappers (``<ide_opened_file>``, ``<system-reminder>``…) are passed over
         when more text follows."""
-        texts = [t for b in self.blocks if (t := b.text_like)]
+        texts = [t for b in self.blocks if (t := b.text_like) and not t.isspace()]
         if self.role == "user" and len(texts) > 1:
             plain = [t for t in texts if not t.lstrip().startswith(CONTEXT_PREFIXES)]
             texts = plain or texts
         return texts[0][:width] if texts else ""
 
 
-def _blocks(rec: CRecord) -> tuple[list[Block], bool]:
-    m = rec.message
-    c = m.content if m is not None else None
-    if isinstance(c, str):
-        return [Block(type="text", text=c)], True
-    return (list(c) if c else []), False
-
-
 def build_messages(objs: list[CRecord], lines: Any, tree: ClaudeTree) -> list[ClaudeMessage]:
-    """The messages of ``tree.conversation``, in order (see the module docstring)."""
+    """The messages of ``tree.conversation``, in order (see the module docstring).
+
+    A message's ``blocks`` is its record's own list until a second part is merged into
+    it (then a copy): the scan's structs are never changed.
+    """
     out: list[ClaudeMessage] = []
+    append = out.append
     by_id: dict[Any, ClaudeMessage] = {}
     last_compaction = tree.compactions[-1] if tree.compactions else None
     compacted = last_compaction is not None
+    Msg = ClaudeMessage
     for i in tree.conversation:
         if i == last_compaction:
             compacted = False
         o = objs[i]
         t = o.type
+        if t != "user" and t != "assistant":
+            continue
+        m = o.message
+        c = m.content if m is not None else None
+        blocks: list[Block]
+        if isinstance(c, str):
+            blocks, string = [Block(type="text", text=c)], True
+        else:
+            blocks, string = (c if c else []), False
         if t == "assistant":
-            m = o.message
             mid = m.id if m is not None else None
             prev = by_id.get(mid) if mid is not None else None
             if prev is not None:
-                blocks, _ = _blocks(o)
                 have = prev.blocks
+                if len(prev.records) == 1:  # first merge: stop sharing the record's list
+                    have = prev.blocks = list(have)
                 for b in blocks:
                     if b not in have:  # a part may repeat a block already merged
                         have.append(b)
                 prev.records.append(i)
                 continue
-            blocks, string = _blocks(o)
-            msg = ClaudeMessage(
+            msg = Msg(
                 len(out),
                 i,
                 [i],
@@ -154,11 +161,10 @@ def build_messages(objs: list[CRecord], lines: Any, tree: ClaudeTree) -> list[Cl
             )
             if mid is not None:
                 by_id[mid] = msg
-            out.append(msg)
-        elif t == "user":
-            blocks, string = _blocks(o)
-            out.append(
-                ClaudeMessage(
+            append(msg)
+        else:
+            append(
+                Msg(
                     len(out),
                     i,
                     [i],
@@ -169,8 +175,10 @@ def build_messages(objs: list[CRecord], lines: Any, tree: ClaudeTree) -> list[Cl
                     blocks,
                     string,
                     o.timestamp,
-                    sidechain=o.isSidechain is True,
-                    compacted=compacted,
+                    None,
+                    None,
+                    o.isSidechain is True,
+                    compacted,
                 )
             )
     return out
@@ -228,7 +236,6 @@ def detect_interruption(messages: list[ClaudeMessage]) -> Interruption:
     if k < 0:
         return Interruption("none", marker=marker)
     last = messages[k]
-    names = _tool_names(messages)
     if last.role == "user" and last.kind == TOOL_RESULTS:
         # every result since the last reply: parallel tool calls end in several
         ids: list[Any] = []
@@ -236,33 +243,34 @@ def detect_interruption(messages: list[ClaudeMessage]) -> Interruption:
         while j >= 0 and messages[j].role == "user" and messages[j].kind in (TOOL_RESULTS, META):
             ids[:0] = [b.tool_use_id for b in messages[j].blocks if b.type == "tool_result"]
             j -= 1
-        return Interruption("interrupted_turn", _names(ids, names), k, marker)
+        return Interruption("interrupted_turn", _names(ids, messages, k), k, marker)
     if last.role == "user":
         return Interruption("interrupted_prompt", [], k, marker)
     pending = [b.id for b in last.blocks if b.type in ("tool_use", "server_tool_use")]
     if pending:
-        return Interruption("interrupted_turn", _names(pending, names), k, marker, pending)
+        return Interruption(
+            "interrupted_turn", _names(pending, messages, k + 1), k, marker, pending
+        )
     if marker is not None:
         return Interruption("interrupted_turn", [], k, marker)
     return Interruption("none", [], k)
 
 
-def _tool_names(messages: list[ClaudeMessage]) -> dict[Any, str]:
+def _names(ids: list[Any], messages: list[ClaudeMessage], before: int) -> list[str]:
+    """The tool names of ``ids``, from the tool uses of the replies before ``before``
+    (searched backwards: the uses are near the end; an unknown id is ``?``)."""
+    want = {i for i in ids if isinstance(i, str)}
     names: dict[Any, str] = {}
-    for m in messages:
+    k = before - 1
+    while want and k >= 0:
+        m = messages[k]
         if m.role == "assistant":
             for b in m.blocks:
-                if b.type in ("tool_use", "server_tool_use") and isinstance(b.id, str):
+                if b.id in want and b.type in ("tool_use", "server_tool_use"):
                     names[b.id] = tool_name_text(b.name)
-    return names
-
-
-def _names(ids: list[Any], names: dict[Any, str]) -> list[str]:
-    out: list[str] = []
-    for i in ids:
-        n = names.get(i) if isinstance(i, str) else None
-        out.append(n if n is not None else "?")
-    return out
+                    want.discard(b.id)
+        k -= 1
+    return [names.get(i, "?") if isinstance(i, str) else "?" for i in ids]
 
 
 def first_prompt(messages: list[ClaudeMessage]) -> ClaudeMessage | None:

@@ -69,14 +69,19 @@ def user_kind(rec: CRecord) -> str:
         return META
     m = rec.message
     c = m.content if m is not None else None
-    if isinstance(c, list) and c and any(b.type == "tool_result" for b in c):
-        return TOOL_RESULTS
-    text = first_text(rec)
+    if c.__class__ is str:
+        text: str | None = c
+    elif c:
+        if c[0].type == "tool_result" or any(b.type == "tool_result" for b in c):  # type: ignore[union-attr]
+            return TOOL_RESULTS
+        text = next((b.text for b in c if b.type == "text" and isinstance(b.text, str)), None)  # type: ignore[union-attr]
+    else:
+        text = None
     if text is not None:
-        t = text.lstrip()
+        t = text.lstrip() if text[:1].isspace() else text
         if t.startswith(INTERRUPT_PREFIX):
             return INTERRUPT
-        if t.startswith(COMMAND_PREFIXES):
+        if t[:1] == "<" and t.startswith(COMMAND_PREFIXES):
             return COMMAND
     return PROMPT
 

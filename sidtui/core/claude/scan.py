@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import re
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -105,6 +107,11 @@ class CRecord(msgspec.Struct, gc=False):
 
 DECODER = msgspec.json.Decoder(CRecord)
 
+
+def _FIRST(run: tuple[int, int, int, int]) -> int:
+    return run[2]
+
+
 #: Record-looking keys: a salvaged object must have a string ``type`` and one of these, so a
 #: content block (``{"type":"text",…}``) inside a torn record is never taken for a record.
 _RECORD_KEYS = ("uuid", "sessionId", "session_id", "timestamp", "leafUuid", "messageId")
@@ -153,8 +160,9 @@ class ClaudeScan:
     __slots__ = (
         "objs",
         "lines",
-        "starts",
-        "ends",
+        "_starts",
+        "_ends",
+        "_lazy",
         "bad_lines",
         "repairs",
         "blank_lines",
@@ -170,8 +178,11 @@ class ClaudeScan:
     def __init__(self, data: bytes = b"", source: FileSource | None = None) -> None:
         self.objs: list[CRecord] = []
         self.lines = array("q")
-        self.starts = array("q")
-        self.ends = array("q")
+        self._starts = array("q")
+        self._ends = array("q")
+        #: runs decoded whole whose spans are found only when asked: (file offset of the
+        #: run, its length, first record, records), in record order
+        self._lazy: list[tuple[int, int, int, int]] = []
         self.bad_lines: list[DamagedLine] = []
         self.repairs: list[TextRepair] = []
         self.blank_lines = 0
@@ -192,13 +203,50 @@ class ClaudeScan:
             f"bad_lines={len(self.bad_lines)}, recovered={self.recovered})"
         )
 
+    @property
+    def starts(self) -> array:
+        """Each record's first byte (file offsets; found now for runs read whole)."""
+        self._fill_all()
+        return self._starts
+
+    @property
+    def ends(self) -> array:
+        """Each record's end (file offsets, ``\\n`` excluded)."""
+        self._fill_all()
+        return self._ends
+
+    def _fill_all(self) -> None:
+        while self._lazy:
+            self._fill(len(self._lazy) - 1)
+
+    def _fill(self, k: int) -> None:
+        """Find the spans of lazy run ``k`` from its bytes (read again for a big file)."""
+        base, cut, first, count = self._lazy.pop(k)
+        buf = self.source.read(base, base + cut) if self.source is not None else self._data
+        off = 0 if self.source is not None else base
+        starts, ends = self._starts, self._ends
+        find = buf.find
+        i = off
+        stop = off + cut
+        for r in range(first, first + count):
+            j = find(b"\n", i, stop)
+            e = stop if j < 0 else j
+            starts[r] = base + i - off
+            ends[r] = base + e - off
+            i = e + 1
+
     def raw_at(self, i: int) -> bytes:
         """Record ``i``'s bytes (its line, or its object inside a damaged line).
 
         Raises:
             FileChanged: a file read in pieces got shorter since.
         """
-        a, b = self.starts[i], self.ends[i]
+        lazy = self._lazy
+        if lazy:
+            k = bisect_right(lazy, i, key=_FIRST) - 1
+            if k >= 0 and i < lazy[k][2] + lazy[k][3]:
+                self._fill(k)
+        a, b = self._starts[i], self._ends[i]
         if self.source is not None:
             return self.source.read(a, b)
         return self._data[a:b]
@@ -290,19 +338,16 @@ def _scan_run(sc: ClaudeScan, buf: Any, cut: int, base: int, last: bool) -> None
 
 
 def _add_fast(sc: ClaudeScan, buf: Any, cut: int, base: int, part: list) -> None:
-    """Every line of the run decoded: one record per line, spans from the newlines."""
+    """Every line of the run decoded: one record per line; spans found when asked."""
     first_line = sc.line_count + 1
+    first = len(sc.objs)
+    k = len(part)
     sc.objs += part
-    sc.lines.extend(range(first_line, first_line + len(part)))
-    starts, ends = sc.starts, sc.ends
-    find = buf.find
-    i = 0
-    for _ in range(len(part)):
-        j = find(b"\n", i, cut)
-        e = cut if j < 0 else j
-        starts.append(base + i)
-        ends.append(base + e)
-        i = e + 1
+    sc.lines.extend(range(first_line, first_line + k))
+    sc._starts.extend(repeat(-1, k))
+    sc._ends.extend(repeat(-1, k))
+    if k:
+        sc._lazy.append((base, cut, first, k))
 
 
 def _scan_lines(sc: ClaudeScan, buf: Any, cut: int, base: int) -> None:
@@ -331,8 +376,8 @@ def _scan_lines(sc: ClaudeScan, buf: Any, cut: int, base: int) -> None:
 def _add(sc: ClaudeScan, rec: CRecord, line: int, start: int, end: int) -> None:
     sc.objs.append(rec)
     sc.lines.append(line)
-    sc.starts.append(start)
-    sc.ends.append(end)
+    sc._starts.append(start)
+    sc._ends.append(end)
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")

@@ -19,7 +19,7 @@ from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_p
 from sidtui.core.claude.kinds import PROMPT, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
-from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan
+from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan, DamagedLine
 from sidtui.core.claude.subagents import (
     MISSING,
     RUNNING,
@@ -153,6 +153,33 @@ class ClaudeSessionView:
         """Record ``i`` fully decoded (raw-JSON views)."""
         return self.transcript.record(i)
 
+    # --- the common model (sidtui.core.sources.base.SessionModel) ---------------------
+
+    @property
+    def conversation(self) -> list[ClaudeMessage]:
+        return self.transcript.messages
+
+    @property
+    def tip_rows(self) -> list[dict[str, Any]]:
+        return tip_rows(self.transcript)
+
+    @property
+    def resume_leaf(self) -> str | None:
+        leaf = self.tree.leaf
+        return self.scan.objs[leaf].uuid if leaf is not None else None
+
+    @property
+    def interruption_kind(self) -> str | None:
+        return self.interruption.kind
+
+    @property
+    def interruption_tools(self) -> list[str]:
+        return self.interruption.tool_names
+
+    @property
+    def bad_lines(self) -> list[DamagedLine]:
+        return self.scan.bad_lines
+
     def to_json(self) -> dict[str, Any]:
         """The ``sidtui show --json`` object of a Claude Code session."""
         return session_to_json(self)
@@ -182,9 +209,7 @@ def open_claude_session(
     """
     tr = load_transcript(cf, data)
     view = ClaudeSessionView(home, tr)
-    _context(view)
-    _records_outside(view)
-    _title(view)
+    describe(view)
     if processes is None:
         processes = read_processes(home) if home is not None else []
     view.liveness = session_liveness(
@@ -197,6 +222,14 @@ def open_claude_session(
         view.subagent = _self_link(home, cf, tr)
     view.warnings = _warnings(view)
     return view
+
+
+def describe(view: ClaudeSessionView) -> None:
+    """Fill what the records say about the session: context (cwd, version, model, times),
+    summaries, metadata, file-history records and the title."""
+    _context(view)
+    _records_outside(view)
+    _title(view)
 
 
 def _context(view: ClaudeSessionView) -> None:
@@ -231,18 +264,13 @@ def _records_outside(view: ClaudeSessionView) -> None:
     objs = tr.scan.objs
     lines = tr.scan.lines
     last: dict[str, int] = {}
-    on_conv = set(tr.tree.conversation)
-    pos = {o.uuid: i for i, o in reversed(list(enumerate(objs))) if o.uuid is not None}
+    summaries: list[int] = []
     for i, o in enumerate(objs):
         t = o.type
+        if t == "user" or t == "assistant" or t == "progress" or t == "system":
+            continue
         if t == "summary":
-            leaf = _s(o.leafUuid)
-            j = pos.get(leaf) if leaf is not None else None
-            text = None
-            d = tr.record(i)
-            if isinstance(d, dict):
-                text = _s(d.get("summary"))
-            view.summaries.append(Summary(i, lines[i], text, leaf, j is not None, j in on_conv))
+            summaries.append(i)
         elif t == "file-history-snapshot":
             view.snapshots.append(
                 SnapshotRecord(i, lines[i], _s(o.messageId), o.isSnapshotUpdate is True)
@@ -253,6 +281,18 @@ def _records_outside(view: ClaudeSessionView) -> None:
             last[t] = i
     for t, i in last.items():
         view.metadata[t] = tr.record(i)
+    if summaries:  # which leaves they name: an index of every uuid, only then
+        pos: dict[str, int] = {}
+        for i, o in enumerate(objs):
+            if o.uuid is not None:
+                pos.setdefault(o.uuid, i)
+        on_conv = set(tr.tree.conversation)
+        for i in summaries:
+            leaf = _s(objs[i].leafUuid)
+            j = pos.get(leaf) if leaf is not None else None
+            d = tr.record(i)
+            text = _s(d.get("summary")) if isinstance(d, dict) else None
+            view.summaries.append(Summary(i, lines[i], text, leaf, j is not None, j in on_conv))
 
 
 def _title(view: ClaudeSessionView) -> None:
@@ -406,6 +446,27 @@ def _warnings(view: ClaudeSessionView) -> list[str]:
     return out
 
 
+def tip_rows(tr: ClaudeTranscript) -> list[dict[str, Any]]:
+    """Every leaf as a row: uuid, line, kind, whether resume picks it (``resume``; also
+    ``live``, the sid-code name), timestamp, where its branch joins, its records."""
+    objs, lines = tr.scan.objs, tr.scan.lines
+    return [
+        {
+            "uuid": objs[t.index].uuid,
+            "line": lines[t.index],
+            "kind": t.kind,
+            "resume": t.kind == RESUME,
+            "live": t.kind == RESUME,
+            "timestamp": t.timestamp,
+            "joins_at_line": None if t.joins_at is None else lines[t.joins_at],
+            "skipped": len(t.records) if t.kind == BRANCH else 0,
+            "records": len(t.records),
+            "rewind": t.rewind,
+        }
+        for t in tr.tree.tips
+    ]
+
+
 def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
     """The ``show --json`` object (keys shared with sid-code's where they mean the same)."""
     tr = v.transcript
@@ -421,21 +482,7 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
     in_conv = bytearray(len(objs))
     for i in tree.conversation:
         in_conv[i] = 1
-    tips = [
-        {
-            "uuid": objs[t.index].uuid,
-            "line": lines[t.index],
-            "kind": t.kind,
-            "resume": t.kind == RESUME,
-            "live": t.kind == RESUME,
-            "timestamp": t.timestamp,
-            "joins_at_line": ln(t.joins_at),
-            "skipped": len(t.records) if t.kind == BRANCH else 0,
-            "records": len(t.records),
-            "rewind": t.rewind,
-        }
-        for t in tree.tips
-    ]
+    tips = tip_rows(tr)
     by_type = Counter(o.type or "(no type)" for o in objs)
     out: dict[str, Any] = {
         "format": SOURCE,

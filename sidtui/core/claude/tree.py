@@ -24,8 +24,10 @@ Only ``user``/``assistant``/``system``/``attachment``/``progress`` records with 
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sidtui.core.claude.kinds import (
     PROMPT,
@@ -36,7 +38,7 @@ from sidtui.core.claude.kinds import (
     tool_use_ids,
     user_kind,
 )
-from sidtui.core.claude.scan import CONVERSATION_TYPES, DAG_TYPES, CRecord
+from sidtui.core.claude.scan import DAG_TYPES, CRecord
 
 #: Records walked up from a branch's join to find the turn it belongs to.
 TURN_WALK_LIMIT = 2000
@@ -153,66 +155,154 @@ def time_key(ts: str | None) -> tuple[int, float, str]:
 def build_tree(objs: list[CRecord]) -> ClaudeTree:
     """Build the DAG of ``objs`` (one :class:`CRecord` per record, file order).
 
-    O(records) plus the branch walks (each record is walked once); never raises.
+    O(records) plus the branch walks (each record is walked once); never raises. The
+    columns are built first (uuid → earliest record, each parent's record) with C-level
+    passes; then the usual file (every parent on an earlier line) is linked in one loop
+    that also finds each record's nearest user/assistant ancestor. A parent or compaction
+    link to a later line sends the file through the general path (:func:`_general`).
     """
     n = len(objs)
     tree = ClaudeTree(parent=[-2] * n)
     parent = tree.parent
-    pos: dict[str, int] = {}
-    nodes: list[int] = []
-    for i, o in enumerate(objs):
-        u = o.uuid
-        if u is None or o.type not in DAG_TYPES:
-            continue
-        if u in pos:
-            tree.duplicates.append(i)
-            continue
-        pos[u] = i
-        nodes.append(i)
-    _link_parents(objs, tree, pos, nodes)
-    forward = _cut_cycles(tree, nodes)
-    _link_compactions(objs, tree, pos, nodes)
-    forward = forward or any(j > i for i, j in tree.logical.items())
-    order = _topological(parent, nodes) if forward else nodes
+    dag = DAG_TYPES
+    types = [o.type for o in objs]
+    uuids = [o.uuid if t in dag else None for o, t in zip(objs, types, strict=True)]
+    # uuid → its earliest node (later pairs overwrite earlier ones: hence reversed)
+    pos: dict[str, int] = dict(zip(reversed(uuids), range(n - 1, -1, -1), strict=True))  # type: ignore[arg-type]
+    pos.pop(None, None)  # type: ignore[call-overload]
+    nodes = [i for i, u in enumerate(uuids) if u is not None]
+    if len(nodes) != len(pos):  # a uuid on several lines: the later copies are no nodes
+        tree.duplicates = [i for i in nodes if pos[uuids[i]] != i]  # type: ignore[index]
+        nodes = [i for i in nodes if pos[uuids[i]] == i]  # type: ignore[index]
+    pj = list(map(pos.get, [o.parentUuid for o in objs]))  # type: ignore[arg-type]
+    conv = bytearray([t == "user" or t == "assistant" for t in types])
+    side = bytearray([o.isSidechain is True for o in objs])  # 1: a sidechain record
+    cpar = [-1] * n  # nearest user/assistant ancestor
+    kids = bytearray(n)  # user/assistant children of the same side: 0, 1, 2 (= several)
+    odd: list[int] = []  # no parent found, or one on this or a later line
+    for i in nodes:
+        j = pj[i]
+        if j is None or j >= i:
+            odd.append(i)
+            j = _odd_parent(objs, tree, pos, nodes, i, j)
+        parent[i] = j
+        if j >= 0:
+            cp = j if conv[j] else cpar[j]
+            cpar[i] = cp
+            if cp >= 0 and conv[i] and side[cp] == side[i]:
+                kids[cp] = 2 if kids[cp] else 1
+    if tree.roots:  # a link to a later line (set by _odd_parent): the general path
+        tree.roots = []
+        tree.bridges.clear()
+        tree.logical_missing.clear()
+        cpar, kids = _general(objs, tree, pos, nodes, conv, side)
     tree.roots = [i for i in nodes if parent[i] == -1]
-    _conversation(objs, tree, nodes, order)
+    _conversation(objs, tree, nodes, conv, side, cpar, kids)
     return tree
 
 
-def _link_parents(
-    objs: list[CRecord], tree: ClaudeTree, pos: dict[str, int], nodes: list[int]
-) -> None:
+def _odd_parent(
+    objs: list[CRecord],
+    tree: ClaudeTree,
+    pos: dict[str, int],
+    nodes: list[int],
+    i: int,
+    j: int | None,
+) -> int:
+    """The parent of a record whose ``parentUuid`` names no earlier node: a root (null,
+    or itself: a cycle), a compaction's logical parent on an earlier line, or a bridge
+    over a parent that is nowhere. A parent or logical parent on a later line is marked
+    (``tree.roots = [i]``) for the general path and gives -1 meanwhile."""
+    o = objs[i]
+    if j is not None:  # its own uuid (a cycle), or a later line
+        if j == i:
+            tree.cycles.append(i)
+        else:
+            tree.roots = [i]
+        return -1
+    p = o.parentUuid
+    if p is not None:
+        tree.bridges[i] = p
+        return _bridge(objs, nodes, i)
+    lp = o.logicalParentUuid
+    if lp is None:
+        return -1
+    k = pos.get(lp)
+    if k is None:
+        tree.logical_missing[i] = lp
+        return -1
+    if k > i:
+        tree.roots = [i]
+        return -1
+    tree.logical[i] = k
+    return k
+
+
+def _general(
+    objs: list[CRecord],
+    tree: ClaudeTree,
+    pos: dict[str, int],
+    nodes: list[int],
+    conv: bytearray,
+    side: bytearray,
+) -> tuple[list[int], bytearray]:
+    """Parents, cycles, compaction links and nearest user/assistant ancestors when some
+    link points to a later line (then cycles are possible and file order is no order)."""
+    n = len(objs)
     parent = tree.parent
-    prev = [-1, -1]  # the last node seen on the main side / the sidechain side
+    tree.logical.clear()
+    tree.cycles.clear()
     for i in nodes:
         o = objs[i]
-        side = 1 if o.isSidechain is True else 0
         p = o.parentUuid
         if p is None:
             parent[i] = -1
+        elif p == o.uuid:
+            parent[i] = -1
+            tree.cycles.append(i)
         else:
-            j = pos.get(p)
-            if j is None:
-                parent[i] = prev[side]
-                tree.bridges[i] = p
-            elif j == i:
-                parent[i] = -1
-                tree.cycles.append(i)
-            else:
+            j = pos.get(p, -1)
+            if j >= 0:
                 parent[i] = j
-        prev[side] = i
+            else:
+                parent[i] = _bridge(objs, nodes, i)
+                tree.bridges[i] = p
+    _cut_cycles(tree, nodes)
+    _link_compactions(objs, tree, pos, nodes)
+    order = _topological(parent, nodes)
+    cpar = [-1] * n
+    kids = bytearray(n)
+    for i in order:
+        q = parent[i]
+        if q < 0:
+            continue
+        c = q if conv[q] else cpar[q]
+        cpar[i] = c
+        if c >= 0 and conv[i] and side[i] == side[c]:
+            kids[c] = 2 if kids[c] else 1
+    return cpar, kids
 
 
-def _cut_cycles(tree: ClaudeTree, nodes: list[int]) -> bool:
-    """Cut every cycle of parent links; True when some parent lies on a later line.
+def _bridge(objs: list[CRecord], nodes: list[int], i: int) -> int:
+    """The nearest node before record ``i`` on the same side (main or sidechain), or -1."""
+    side = objs[i].isSidechain is True
+    k = bisect_left(nodes, i) - 1
+    while k >= 0:
+        j = nodes[k]
+        if (objs[j].isSidechain is True) == side:
+            return j
+        k -= 1
+    return -1
+
+
+def _cut_cycles(tree: ClaudeTree, nodes: list[int]) -> None:
+    """Cut every cycle of parent links.
 
     Bridges and ordinary links point to earlier lines, so a cycle needs a link to a later
     line: only walks from those records are needed (each record is walked once).
     """
     parent = tree.parent
     starts = [i for i in nodes if parent[i] > i]
-    if not starts:
-        return False
     state: dict[int, int] = {}  # 1: on the current walk, 2: done
     for s in starts:
         path = []
@@ -229,40 +319,39 @@ def _cut_cycles(tree: ClaudeTree, nodes: list[int]) -> bool:
         for k in path:
             state[k] = 2
     tree.cycles.sort()
-    return True
 
 
 def _link_compactions(
     objs: list[CRecord], tree: ClaudeTree, pos: dict[str, int], nodes: list[int]
 ) -> None:
     """Link each root with a ``logicalParentUuid`` to that record, unless it descends from
-    the root itself (union-find over the current roots keeps the test near O(1))."""
+    the root itself (the walk would cycle): a union-find over the links made so far."""
     parent = tree.parent
     cands = [i for i in nodes if parent[i] == -1 and objs[i].logicalParentUuid is not None]
     if not cands:
         return
     rep = _roots(parent, nodes)
-
-    def find(x: int) -> int:
-        r = x
-        while rep[r] != r:
-            r = rep[r]
-        while rep[x] != r:  # path compression
-            rep[x], x = r, rep[x]
-        return r
-
     for i in cands:
         lp = objs[i].logicalParentUuid
         assert lp is not None
         j = pos.get(lp)
         if j is None:
             tree.logical_missing[i] = lp
-        elif find(j) == i:
+        elif _find(rep, j) == i:
             tree.logical_refused[i] = lp
         else:
             parent[i] = j
             tree.logical[i] = j
-            rep[i] = find(j)
+            rep[i] = _find(rep, j)
+
+
+def _find(rep: dict[int, int], x: int) -> int:
+    r = x
+    while rep[r] != r:
+        r = rep[r]
+    while rep[x] != r:  # path compression
+        rep[x], x = r, rep[x]
+    return r
 
 
 def _roots(parent: list[int], nodes: list[int]) -> dict[int, int]:
@@ -300,38 +389,38 @@ def _topological(parent: list[int], nodes: list[int]) -> list[int]:
 
 
 def _conversation(
-    objs: list[CRecord], tree: ClaudeTree, nodes: list[int], order: list[int]
+    objs: list[CRecord],
+    tree: ClaudeTree,
+    nodes: list[int],
+    conv: bytearray,
+    side: bytearray,
+    cpar: list[int],
+    kids: bytearray,
 ) -> None:
     parent = tree.parent
     n = len(objs)
-    conv = bytearray(n)
-    for i in nodes:
-        if objs[i].type in CONVERSATION_TYPES:
-            conv[i] = 1
-    cpar = [-1] * n  # nearest user/assistant ancestor
-    kids = bytearray(n)  # user/assistant children of the same side, saturating at 2
-    for i in order:
-        p = parent[i]
-        c = -1 if p < 0 else (p if conv[p] else cpar[p])
-        cpar[i] = c
-        if (
-            conv[i]
-            and c >= 0
-            and kids[c] < 2
-            and (objs[i].isSidechain is True) == (objs[c].isSidechain is True)
-        ):
-            kids[c] += 1
     leaves = [i for i in nodes if conv[i] and not kids[i]]
-    tree.branch_points = [i for i in nodes if kids[i] >= 2]
+    tree.branch_points = [i for i in nodes if kids[i] == 2]
     if not leaves:
         return
-    has_main = any(objs[i].isSidechain is not True for i in nodes if conv[i])
-    cands = [i for i in leaves if not (has_main and objs[i].isSidechain is True)] or leaves
-    leaf = max(cands, key=lambda i: (time_key(objs[i].timestamp), i))
+    mixed = any(side[i] for i in leaves) and any(not side[i] for i in nodes if conv[i])
+    cands = [i for i in leaves if not side[i]] if mixed else leaves
+    stamps = [objs[i].timestamp for i in leaves]
+    if all(t is not None and len(t) == 24 and t[-1] == "Z" for t in stamps):
+        # Claude Code's own form (ms, UTC): the text orders as the time does
+        keys: dict[int, tuple[Any, int]] = {i: (t, i) for i, t in zip(leaves, stamps, strict=True)}
+    else:
+        keys = {i: (time_key(t), i) for i, t in zip(leaves, stamps, strict=True)}
+    leaf = max(cands, key=keys.__getitem__)
     tree.leaf = leaf
     chain = tree.walk(leaf)
     tree.chain = chain
-    tree.compactions = [i for i in chain if i in tree.logical or is_compact_boundary(objs[i])]
+    logical = tree.logical
+    # a boundary on the chain is linked to its logical parent, or is the chain's root
+    comp = [i for i in chain if i in logical] if logical else []
+    if is_compact_boundary(objs[chain[0]]) and chain[0] not in logical:
+        comp.insert(0, chain[0])
+    tree.compactions = comp
     owner = [-1] * n  # 0: the conversation, k >= 1: branch k
     for i in chain:
         owner[i] = 0
@@ -357,7 +446,7 @@ def _conversation(
 
     # latest first (by time, so the result does not depend on where lines sit): each
     # branch's own path claims its records before an earlier side leaf hangs off it
-    for lf in sorted(leaves, key=lambda i: (time_key(objs[i].timestamp), i), reverse=True):
+    for lf in sorted(leaves, key=keys.__getitem__, reverse=True):
         if lf == leaf:
             continue
         seg = []
@@ -368,59 +457,76 @@ def _conversation(
         seg.reverse()
         ts = objs[lf].timestamp
         if j >= 0 and _is_parallel(objs, parent, seg, j):
+            o = owner[j]
             for k in seg:
-                owner[k] = owner[j]
+                owner[k] = o
             attach.setdefault(j, []).append(seg)
             tips[lf] = Tip(lf, PARALLEL, j, seg, timestamp=ts)
             continue
         branch_no += 1
-        kind = SIDECHAIN if (has_main and objs[lf].isSidechain is True) else BRANCH
+        kind = SIDECHAIN if mixed and side[lf] else BRANCH
         join = j if j >= 0 else None
         rewind = False
         if kind == BRANCH and join is not None:
             first = next((k for k in seg if conv[k]), None)
-            other = continuation(join)
-            rewind = _typed(objs, first) and _typed(objs, other)
+            rewind = _typed(objs, first) and _typed(objs, continuation(join))
         for k in seg:
             owner[k] = branch_no
         paths[branch_no] = seg
         tips[lf] = Tip(lf, kind, join, seg, rewind, ts)
     tree.tips = [tips[i] for i in sorted(tips)]
     tree.conversation = _splice(chain, attach) if attach else list(chain)
-    tree.after_leaf = [i for i in nodes if not conv[i] and cpar[i] == leaf]
+    tree.after_leaf = [i for i in nodes if cpar[i] == leaf and not conv[i]]
 
 
-def _is_parallel(objs: list[CRecord], parent: list[int], seg: list[int], join: int) -> bool:
-    """``seg`` (hanging off ``join``) holds only more of the responses of ``join``'s turn,
-    results of their tool uses, injected text and transparent records."""
-    ids: set = set()
-    tools: set = set()
+def _group(objs: list[CRecord], parent: list[int], join: int) -> tuple[Any, set]:
+    """The response ``join`` belongs to — the ``message.id`` of the nearest assistant
+    record at or above it, through tool results and transparent records — and the tool
+    uses of that response's parts above ``join``."""
     k = join
+    mid = None
+    tools: set = set()
     steps = 0
-    while k >= 0 and steps < TURN_WALK_LIMIT:  # the turn: back to its prompt
+    while k >= 0 and steps < TURN_WALK_LIMIT:
         o = objs[k]
-        if o.type == "assistant":
-            ids.add(message_id(o))
+        t = o.type
+        if t == "assistant":
+            m = message_id(o)
+            if mid is None:
+                mid = m
+            elif m != mid:
+                break
             tools.update(tool_use_ids(o))
-        elif o.type == "user" and user_kind(o) == PROMPT:
+        elif t == "user" and user_kind(o) != TOOL_RESULTS:
             break
         k = parent[k]
         steps += 1
-    ids.discard(None)
+    return mid, tools
+
+
+def _is_parallel(objs: list[CRecord], parent: list[int], seg: list[int], join: int) -> bool:
+    """``seg`` (hanging off ``join``) holds only more parts of ``join``'s response, results
+    of that response's tool uses, injected text and transparent records."""
+    if len(seg) == 1:  # the usual one: a result hanging off the part that used the tool
+        o, j = objs[seg[0]], objs[join]
+        if o.type == "user" and j.type == "assistant" and o.isMeta is not True:
+            rids = tool_result_ids(o)
+            if rids and user_kind(o) == TOOL_RESULTS and set(rids) <= set(tool_use_ids(j)):
+                return True
+    mid, tools = _group(objs, parent, join)
+    if mid is None:
+        return False
     seen_conv = False
     for k in seg:
         o = objs[k]
         if o.type == "assistant":
-            mid = message_id(o)
-            if mid is None or mid not in ids:
+            if message_id(o) != mid:
                 return False
             tools.update(tool_use_ids(o))
             seen_conv = True
     for k in seg:
         o = objs[k]
-        if o.type != "user":
-            continue
-        if o.isMeta is True:
+        if o.type != "user" or o.isMeta is True:
             continue
         rids = tool_result_ids(o)
         if not rids or user_kind(o) != TOOL_RESULTS or not all(r in tools for r in rids):
@@ -437,9 +543,12 @@ def _typed(objs: list[CRecord], i: int | None) -> bool:
 def _splice(chain: list[int], attach: dict[int, list[list[int]]]) -> list[int]:
     """``chain`` with the attached segments merged in: each segment record comes after the
     record it hangs off, and otherwise in file order (a heap of the waiting segment
-    records; chain records keep their order)."""
+    records; chain records keep their order). Runs of the chain with nothing waiting are
+    copied as slices."""
     out: list[int] = []
     heap: list[tuple[int, int, list[int]]] = []  # (record, position in its segment, segment)
+    at = {x: k for k, x in enumerate(chain) if x in attach}
+    stops = sorted(at.values())
 
     def attached(x: int) -> None:
         for seg in attach.get(x, ()):
@@ -452,11 +561,26 @@ def _splice(chain: list[int], attach: dict[int, list[list[int]]]) -> list[int]:
             heapq.heappush(heap, (seg[k + 1], k + 1, seg))
         attached(x)
 
-    for y in chain:
-        while heap and heap[0][0] < y:
-            pop()
-        out.append(y)
-        attached(y)
+    k = 0
+    n = len(chain)
+    for stop in [*stops, n]:
+        while k < stop:
+            if not heap:
+                out.extend(chain[k:stop])
+                k = stop
+                break
+            y = chain[k]
+            while heap and heap[0][0] < y:
+                pop()
+            out.append(y)
+            k += 1
+        if k < n:
+            y = chain[k]
+            while heap and heap[0][0] < y:
+                pop()
+            out.append(y)
+            attached(y)
+            k += 1
     while heap:
         pop()
     return out
