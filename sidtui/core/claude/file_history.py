@@ -514,6 +514,29 @@ def read_file_history(view: Any) -> FileHistory:
 
 
 def unrecoverable_backups(view: Any) -> int:
-    """How many distinct backups a session's snapshots name whose blob is gone (for
-    ``sidtui check``'s Claude Code counts)."""
+    """How many distinct backups a session's snapshots name whose blob is gone."""
     return len(read_file_history(view).unrecoverable())
+
+
+def backup_counts(home: Any, view: Any) -> dict[str, int]:
+    """``sidtui check``'s backup counts of one session (a ``BackupCheck``,
+    :mod:`sidtui.core.claude.check`): distinct backups its snapshots name, how many of them
+    are unrecoverable (the blob is gone), distinct null backups (files that did not exist)
+    and checkpoints."""
+    fh = read_file_history(view)
+    names: set[str] = set()
+    nulls: set[tuple[str, int | None]] = set()
+    for c in fh.checkpoints:
+        for p, b in c.backups.items():
+            if b.name is None:
+                nulls.add((p, b.version))
+            else:
+                names.add(b.name)
+    lost = len(fh.unrecoverable())
+    return {
+        "checkpoints": len(fh.checkpoints),
+        "backups": len(names),
+        "unrecoverable": lost,
+        "null_backups": len(nulls),
+        "sessions_with_unrecoverable": 1 if lost else 0,
+    }

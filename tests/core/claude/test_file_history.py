@@ -230,3 +230,32 @@ def test_get_by_id_number_and_message_id(tmp_path):
         fh.get("zz")
     with pytest.raises(UsageError, match="matches 3"):
         fh.get("u")
+
+
+def test_check_counts_unrecoverable_backups():
+    from sidtui.core.sources.claude import ClaudeSource
+
+    src = ClaudeSource(FIXTURES)
+    assert src.supports("rewind") and src.supports("redo") and not src.supports("salvage")
+    j = src.check(session=resolve_session(FIXTURES, "fa812bfe")).to_json()
+    assert j["backups"] == {
+        "checked": True,
+        "checkpoints": 3,
+        "backups": 23,
+        "unrecoverable": 23,  # the vendored home has no file-history/ folder
+        "null_backups": 73,
+        "sessions_with_unrecoverable": 1,
+    }
+    assert src.checkpoints(_fixture("fa812bfe")).unrecoverable()
+
+
+def test_check_counts_a_pruned_blob(tmp_path):
+    from sidtui.core.claude.check import run_claude_check
+    from sidtui.core.claude.file_history import backup_counts
+
+    home = tmp_path / "h"
+    s = cc_edit_session(home, Path.home() / "app")
+    (home / "file-history" / CC_SESSION / s["blobs"]["a2"]).unlink()
+    h = ClaudeHome(home)
+    j = run_claude_check(h, backups=backup_counts).to_json()
+    assert (j["backups"]["backups"], j["backups"]["unrecoverable"]) == (6, 1)
