@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from sidtui.core.checkpoints.diff import apply_ops, compute_diff, split_lines
 from sidtui.core.checkpoints.index import CheckpointIndex, encode_full
-from sidtui.core.checkpoints.manager import rebuild
+from sidtui.core.checkpoints.rebuild import rebuild
 
 
 def _pair(n: int, changed: int = 10, repeats: bool = False, seed: int = 1) -> tuple[str, str]:

@@ -263,9 +263,9 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
         import shutil
 
         shutil.rmtree(caches, ignore_errors=True)
-    from sidtui.core.views.listing import _workers
+    from sidtui.core.views.listing import workers_for
 
-    procs = _workers(n)
+    procs = workers_for(n)
     how = (
         f"ls runs on {procs} forked worker processes (one per usable core), the floor in "
         "one process"

@@ -218,10 +218,10 @@ async def _render_cost(n: int, reps: int) -> tuple[list[float], float]:
     out = []
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(ConversationView)
-        from sidtui.tui.gcpause import gc_paused
+        from sidtui.core.base.gcpause import gc_paused
         from sidtui.tui.widgets.conversation_view import layout as measure_all
 
-        with gc_paused():  # as the app's loading worker does
+        with gc_paused(freeze=True):  # as the app's loading worker does
             model = _fake_model(n)
             t0 = time.perf_counter()
             starts = measure_all(model, view._content_width())

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes, iso_now, new_uuid
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes, iso_now, new_uuid
 
 SID = "20261130-000000-be0cbe0c"
 
@@ -76,7 +76,7 @@ def _buffered(msgs: list[dict], folder: Path) -> None:
 
 def _synchronous(msgs: list[dict], folder: Path) -> None:
     """The critical-record path for every record: stamp, encode, one O_APPEND write each."""
-    from sidtui.core.edits import writer as w
+    from sidtui.core.transcript import writer as w
 
     path = os.fspath(folder / f"{SID}-sync.jsonl")
     if os.path.exists(path):

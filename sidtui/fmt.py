@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from sidtui.core.views.summary import SessionSummary
+
 
 def human_size(n: float) -> str:
     """Bytes as ``512 B`` / ``3.1 KB`` / ``1.2 MB`` / ``4.0 GB`` (powers of 1024)."""
@@ -50,3 +57,64 @@ def local_time(iso: str | None, seconds: bool = False) -> str:
         )
     except ValueError:
         return iso[:16]
+
+
+BADGES = {
+    "none": ("clean", "green"),
+    "interrupted_prompt": ("interrupted prompt", "yellow"),
+    "interrupted_turn": ("interrupted turn", "red"),
+}
+
+
+def state_badge(s: SessionSummary) -> tuple[str, str]:
+    """(label, Rich style) of a session's state, as ``ls`` and the browser show it.
+
+    Live beats everything; then a main file the agent cannot load; else the interruption
+    state, with " (stale)" when a dead process left its registration.
+    """
+    if s.live:
+        return "live", "bold magenta"
+    if not s.loadable and s.kind == "main":
+        return "unloadable", "bold red"
+    label, colour = BADGES.get(s.interruption or "", (s.interruption or "—", "dim"))
+    if s.stale:
+        label += " (stale)"
+    return label, colour
+
+
+def pct(x: Any) -> str:
+    """A ratio as ``12.5%`` ("—" when it is not a number)."""
+    return f"{x * 100:.1f}%" if isinstance(x, (int, float)) else "—"
+
+
+def pretty_json(value: Any) -> str:
+    """Two-space indented JSON (non-ASCII kept), for raw record views."""
+    from sidtui.core.base.jsonout import dumps_lenient
+
+    try:  # a lone surrogate ("\ud800" in a transcript) is shown as its escape
+        return printable(
+            dumps_lenient(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+        )
+    except TypeError:
+        return repr(value)
+
+
+def short_value(v: Any, width: int, *, spaced: bool = False) -> str:
+    """A value on one line, cut to ``width`` characters with an ellipsis ("—" for None).
+
+    A string is kept as it is and anything else written as compact JSON; with ``spaced`` (the
+    app's state panel) anything else is :func:`pretty_json` on one line, and runs of
+    whitespace, in strings too, become one space.
+    """
+    if v is None:
+        return "—"
+    if spaced:
+        s = v if isinstance(v, str) else pretty_json(v).replace("\n", " ")
+        s = " ".join(s.split())
+    elif isinstance(v, str):
+        s = v
+    else:
+        from sidtui.core.base.jsonout import dumps_lenient
+
+        s = dumps_lenient(v, default=str).decode()
+    return s if len(s) <= width else s[: width - 1] + "…"

@@ -20,6 +20,7 @@ from sidtui.cli.common import (
     session_home,
     stdout_console,
 )
+from sidtui.fmt import pct
 
 
 def register(subparsers, parents) -> None:
@@ -88,10 +89,6 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x * 100:.1f}%"
-
-
 def _print(report) -> None:
     from rich.markup import escape as esc
     from rich.table import Table
@@ -139,7 +136,7 @@ def _print(report) -> None:
     )
     e = j["session_end"]
     c.print(
-        f"session_end   {e['files_with']}/{e['files']} files ({_pct(e['share'])}); last record "
+        f"session_end   {e['files_with']}/{e['files']} files ({pct(e['share'])}); last record "
         f"in {esc(str(e['last_record']))}"
     )
     t = Table(title="record types", title_justify="left")
@@ -172,7 +169,7 @@ def _print(report) -> None:
         f"checkpoints   {ck['indexes']} indexes ({ck['bytes'] / 1048576:.1f} MB), "
         f"{ck['snapshots']} snapshots, largest {ck['largest']['snapshots']} "
         f"({esc(ck['largest']['session'] or '—')}); full={ck['full']} (compressed "
-        f"{ck['compressed']}) diff={ck['diff']} diff share={_pct(ck['diff_share'])}; "
+        f"{ck['compressed']}) diff={ck['diff']} diff share={pct(ck['diff_share'])}; "
         f"unrecoverable entries: {ck['unrecoverable']}"
     )
     cov = j["coverage"]

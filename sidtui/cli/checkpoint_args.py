@@ -167,6 +167,33 @@ def manager(args: argparse.Namespace, writes: bool = False):
     return mgr
 
 
+def match_path(mgr, given: str) -> str:
+    """The tracked path ``given`` names: as stored, relative to the project root, absolute,
+    or the one tracked path ending in it.
+
+    Raises:
+        UsageError: no tracked path, or several, match.
+    """
+    from sidtui.core.base.errors import UsageError
+
+    tracked = mgr.index.tracked_files()
+    if given in tracked:
+        return given
+    if mgr.project_root is not None:
+        cand = os.path.join(str(mgr.project_root), given)
+        if cand in tracked:
+            return cand
+    absolute = os.path.abspath(given)
+    if absolute in tracked:
+        return absolute
+    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
+    raise UsageError(f"{given!r} is not tracked in {mgr.index_path}")
+
+
 def fmt_time(ms: int) -> str:
     """Local time of a ms timestamp, ``YYYY-MM-DD HH:MM:SS``."""
     try:

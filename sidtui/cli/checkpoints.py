@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from sidtui.cli.checkpoint_args import add_session_args, fmt_time, manager
+from sidtui.cli.checkpoint_args import add_session_args, fmt_time, manager, match_path
 
 
 def register(subparsers, parents) -> None:
@@ -49,34 +48,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _match_path(mgr, given: str) -> str:
-    from sidtui.core.base.errors import UsageError
-
-    tracked = mgr.index.tracked_files()
-    if given in tracked:
-        return given
-    if mgr.project_root is not None:
-        cand = os.path.join(str(mgr.project_root), given)
-        if cand in tracked:
-            return cand
-    absolute = os.path.abspath(given)
-    if absolute in tracked:
-        return absolute
-    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
-    if len(hits) == 1:
-        return hits[0]
-    if len(hits) > 1:
-        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
-    raise UsageError(f"{given!r} is not tracked in {mgr.index_path}")
-
-
 def _show(mgr, spec: str) -> int:
     from sidtui.core.base.errors import UsageError
 
     path, sep, sid = spec.rpartition("@")
     if not sep or not path or not sid:
         raise UsageError("--show takes PATH@SNAPSHOT, e.g. src/login.ts@s3")
-    r = mgr.rebuild_at(_match_path(mgr, path), sid)
+    r = mgr.rebuild_at(match_path(mgr, path), sid)
     if not r.recoverable:
         print(
             f"sidtui: unrecoverable: {r.file_path} at {r.snapshot_id}: {r.reason}", file=sys.stderr

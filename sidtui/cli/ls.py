@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from sidtui.core.views.listing import state_badge
+    from sidtui.fmt import state_badge
 
     console = stdout_console()
     if not summaries:

@@ -46,7 +46,7 @@ def register(subparsers, parents) -> None:
 def open_view(args: argparse.Namespace):
     """Resolve ``args.session`` under the home and open it (flushing our own queue first)."""
     from sidtui.core.base.home import resolve_session
-    from sidtui.core.edits.writer import flush_pending_writes
+    from sidtui.core.transcript.writer import flush_pending_writes
     from sidtui.core.views.session import open_session
 
     home = session_home(args)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sidtui.cli.common import session_home, stdout_console
+from sidtui.fmt import short_value
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     view = open_session(home, sf, current_cwd=Path.cwd(), terminal_tool_names=terminal)
     args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
-        from sidtui.core.views.session import session_to_json, write_json_stream
+        from sidtui.core.views.show_json import session_to_json, write_json_stream
 
         write_json_stream(session_to_json(view, lazy=True), sys.stdout.buffer)
         sys.stdout.flush()
@@ -97,7 +98,7 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from sidtui.core.views.session import session_to_json
+    from sidtui.core.views.show_json import session_to_json
 
     c = stdout_console()
     j = session_to_json(view, lazy=True)
@@ -225,7 +226,7 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
         s.add_column(col, overflow="fold")
     for it in j["state"]:
         val = (
-            Text(_short(it["value"]))
+            Text(short_value(it["value"], 90))
             if it["restored"]
             else Text(it["note"] or "not restored", style="dim")
         )
@@ -467,15 +468,3 @@ def _compress(types: list) -> list[str]:
         else:
             out.append(t)
     return out
-
-
-def _short(v, width: int = 90) -> str:
-    from sidtui.core.base.jsonout import dumps_lenient
-
-    if v is None:
-        return "—"
-    if isinstance(v, str):
-        s = v
-    else:
-        s = dumps_lenient(v, default=str).decode()
-    return s if len(s) <= width else s[: width - 1] + "…"

@@ -32,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
         return claude_verbs.undo(args, target)
     mgr = manager(args, writes=True)
     if args.file:
-        from sidtui.cli.checkpoints import _match_path
+        from sidtui.cli.checkpoint_args import match_path
 
-        res = mgr.undo_file(_match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
+        res = mgr.undo_file(match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
     else:
         res = mgr.undo(dry_run=args.dry_run, force=args.force)
     return report(args, res, "undo")

@@ -10,8 +10,8 @@ against ``fixtures/real-home``):
     assistant_message(tool_use…) → [snapshot sN] → metadata file_changes → user_message(tool_result…)
     … → assistant_message(end_turn) → metadata usage_stats, todo_state, hypothesis_ledger[, …]
 
-There is no second writer: transcripts go through :class:`sidtui.core.edits.writer.SessionStore`
-(sub-agents through :class:`~sidtui.core.edits.writer.SidechainWriter`), checkpoints through
+There is no second writer: transcripts go through :class:`sidtui.core.transcript.writer.SessionStore`
+(sub-agents through :class:`~sidtui.core.transcript.writer.SidechainWriter`), checkpoints through
 :class:`sidtui.core.checkpoints.manager.CheckpointManager` (a snapshot before each changing batch,
 holding the pre-images) and fork inheritance through
 :func:`sidtui.core.checkpoints.evict.inherit_from`. The process-layer files (registration,
@@ -39,7 +39,7 @@ from sidtui.core.base.home import Home
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.diff import edit_hunks
 from sidtui.core.checkpoints.manager import CheckpointManager
-from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, SidechainWriter, flush_pending_writes
 from sidtui.demo import registry
 from sidtui.demo.clock import SeededIds, SimClock
 from sidtui.demo.projects import Project

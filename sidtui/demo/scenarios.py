@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sidtui.core.base.home import Home
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 from sidtui.demo import content as C
 from sidtui.demo import crafted
 from sidtui.demo.agent import (

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from rich.text import Text
 
-from sidtui.core.views.listing import state_badge
-from sidtui.fmt import human_size, printable  # the CLI's own wording, one source
+from sidtui.fmt import human_size, pretty_json, printable, state_badge  # the CLI's own wording
 
 __all__ = [
     "human_size",
@@ -53,18 +51,6 @@ def one_line(text: str | None, width: int = 80) -> str:
             line = printable(line)
             return line if len(line) <= width else line[: width - 1] + "…"
     return ""
-
-
-def pretty_json(value: Any) -> str:
-    """Two-space indented JSON (non-ASCII kept), for raw record views."""
-    from sidtui.core.base.jsonout import dumps_lenient
-
-    try:  # a lone surrogate ("\ud800" in a transcript) is shown as its escape
-        return printable(
-            dumps_lenient(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-        )
-    except TypeError:
-        return repr(value)
 
 
 def cost(value: float | None) -> str:

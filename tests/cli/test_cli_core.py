@@ -157,7 +157,8 @@ def test_streamed_json_equals_materialised():
     import orjson
 
     from sidtui.core.base.home import Home, resolve_session
-    from sidtui.core.views.session import open_session, session_to_json, write_json_stream
+    from sidtui.core.views.session import open_session
+    from sidtui.core.views.show_json import session_to_json, write_json_stream
 
     for n in (0, 1, 3, 5):
         buf = io.BytesIO()

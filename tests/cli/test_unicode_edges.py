@@ -23,10 +23,11 @@ from sidtui.cli.common import unescape_arg
 from sidtui.cli.watch import event_lines
 from sidtui.core.base.home import Home
 from sidtui.core.base.jsonout import _kept, dumps_lenient
-from sidtui.core.index.catalog import Catalog, db_text, py_text
+from sidtui.core.index.catalog import Catalog
+from sidtui.core.index.database import db_text, py_text
 from sidtui.core.index.search import SearchIndex
 from sidtui.core.live import events as ev
-from sidtui.core.views.listing import SessionSummary
+from sidtui.core.views.summary import SessionSummary
 from tests.helpers import assistant, jsonl, start, user
 
 SID = "20261201-000000-aaaaaaaa"

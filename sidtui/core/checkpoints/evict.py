@@ -33,6 +33,7 @@ from sidtui.core.checkpoints.index import (
     encode_full,
     utf16_len,
 )
+from sidtui.core.checkpoints.rebuild import rebuild
 
 MIN_KEEP = 11  # /checkpoints shows 10 + /undo needs 1 (FORMAT.md §10.9)
 LOOP_GUARD = 100_000
@@ -64,8 +65,6 @@ def reanchor(index: CheckpointIndex, file_path: str, position: int) -> bool:
     Returns:
         True when it is (now) a full; False when its content cannot be rebuilt.
     """
-    from sidtui.core.checkpoints.manager import rebuild
-
     entry = index.entry_at(file_path, position)
     if entry is None:
         return False

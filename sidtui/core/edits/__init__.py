@@ -1,1 +1,1 @@
-"""Writing sessions: the one writer, rewind points and rewind, fork and salvage."""
+"""Changes to sessions: rewind points and rewind, branch switches, fork and salvage."""

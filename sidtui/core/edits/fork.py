@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
 from sidtui.core.transcript.chain import ChainResult, ancestors, longest_readable_chain
 from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES, LoadedSession, load_jsonl
 from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 
 #: Metadata keys never copied into a fork: process identity and sidtui's own markers.
 NOT_COPIED_METADATA = frozenset({"trace_session_id", "forked_from", "rewind", "branch_switch"})

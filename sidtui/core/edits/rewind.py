@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 
 MODES = ("conversation", "code", "conversation-and-code")
 MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}

@@ -1,6 +1,6 @@
 """The session catalog: every session's summary, cached in SQLite (issue 6; FORMAT.md §2.6).
 
-The browser lists from here. Rows are :class:`~sidtui.core.views.listing.SessionSummary` objects
+The browser lists from here. Rows are :class:`~sidtui.core.views.summary.SessionSummary` objects
 built by :func:`sidtui.core.views.listing.summarize_files` (the ``ls`` batch path: one open per
 file, the tail-walk fast path, forked workers for a big home), and stored in one SQLite database per home in the user's
 cache directory (``platformdirs.user_cache_dir("sidtui")/catalog/<hash of the root>.sqlite3``,
@@ -45,8 +45,12 @@ import orjson
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
 from sidtui.core.base.jsonout import dumps_lenient
+from sidtui.core.base.jsonparse import parse_line_slow
+from sidtui.core.index.database import SCHEMA, db_text, delete_docs, py_text, register_functions
+from sidtui.core.live import events as ev
 from sidtui.core.resume.process import liveness_for, read_registrations
-from sidtui.core.views.listing import CHUNK_FILES, SessionSummary, Summarized, summarize_files
+from sidtui.core.views.listing import CHUNK_FILES, Summarized, summarize_files
+from sidtui.core.views.summary import SessionSummary
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
 FORMAT = "sidtui-catalog/4"
@@ -56,39 +60,6 @@ BATCH = 200
 #: A big file is re-summarized from watcher events at most this often (seconds).
 MIN_RESUMMARIZE_S = 2.0
 BIG_FILE = 8 << 20
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions(
-    path TEXT PRIMARY KEY,
-    inode INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    ctime_ns INTEGER NOT NULL,
-    project TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    last_activity TEXT,
-    summary BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_project ON sessions(project);
-CREATE TABLE IF NOT EXISTS docs(
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL,
-    uuid TEXT,
-    line INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id');
-CREATE TABLE IF NOT EXISTS indexed(
-    path TEXT PRIMARY KEY,
-    inode INTEGER NOT NULL,
-    offset INTEGER NOT NULL,
-    line INTEGER NOT NULL
-);
-"""
 
 
 @dataclass
@@ -119,33 +90,6 @@ _SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
 _SUMMARY_DECODER: Any = None
 
 
-def _register_functions(conn: sqlite3.Connection) -> None:
-    """SQL functions the search index uses (``sidtui_cjk``: see :func:`search.cjk_split`)."""
-    from sidtui.core.index.search import cjk_split
-
-    conn.create_function("sidtui_cjk", 1, cjk_split, deterministic=True)
-
-
-def db_text(s: str) -> str | bytes:
-    """A path, project or id as bound to SQLite. A str holding a surrogate (a file name
-    byte that is not UTF-8, which ``os.listdir`` decodes with ``surrogateescape``; a
-    ``"\\ud800"`` escape in a transcript) cannot be encoded for SQLite: it is stored as a
-    BLOB of its ``surrogatepass`` bytes instead (lossless; a BLOB never equals a TEXT, so it
-    cannot collide with another name). Read back with :func:`py_text`."""
-    if s.isascii():
-        return s
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return s.encode("utf-8", "surrogatepass")
-    return s
-
-
-def py_text(v: Any) -> Any:
-    """A column value written through :func:`db_text` back as the original str."""
-    return v.decode("utf-8", "surrogatepass") if isinstance(v, bytes) else v
-
-
 def summary_from_blob(blob: bytes) -> SessionSummary:
     """A stored row back as a :class:`SessionSummary` (msgspec decodes straight into the
     dataclass, ~5× faster than building it from a dict; unknown keys are ignored)."""
@@ -160,8 +104,6 @@ def summary_from_blob(blob: bytes) -> SessionSummary:
         try:
             d = orjson.loads(blob)
         except orjson.JSONDecodeError:  # "\ud800": read as JSON.parse does
-            from sidtui.core.base.jsonparse import parse_line_slow
-
             d = parse_line_slow(blob)
         return SessionSummary(**{k: v for k, v in d.items() if k in _SUMMARY_FIELDS})
 
@@ -305,6 +247,8 @@ class Catalog:
     Attributes:
         db_path: the database in use.
         rebuilt: why the cache was thrown away at open (None when it was reused or new).
+        write_lock: held by every writer of the database (the search index's too), around
+            its transaction.
     """
 
     def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
@@ -314,7 +258,7 @@ class Catalog:
             self.db_path = default_db_path(home)
         self._memory = db_path == ":memory:"
         self._local = threading.local()
-        self._write_lock = threading.RLock()
+        self.write_lock = threading.RLock()
         self._generation = 0
         self._shared: sqlite3.Connection | None = None
         self._last_summarized: dict[str, float] = {}
@@ -342,7 +286,7 @@ class Catalog:
         if self._memory:
             if self._shared is None:
                 self._shared = sqlite3.connect(":memory:", check_same_thread=False)
-                _register_functions(self._shared)
+                register_functions(self._shared)
                 self._shared.executescript(SCHEMA)
             return self._shared
         assert self.db_path is not None
@@ -350,7 +294,7 @@ class Catalog:
         conn = sqlite3.connect(self.db_path, timeout=30, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        _register_functions(conn)
+        register_functions(conn)
         return conn
 
     @property
@@ -380,7 +324,7 @@ class Catalog:
             ).fetchall()
         )
         if not have:
-            with self._write_lock, conn:
+            with self.write_lock, conn:
                 conn.executescript(SCHEMA)
                 conn.executemany(
                     "INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -400,7 +344,7 @@ class Catalog:
     def _rebuild(self, why: str) -> None:
         """Throw the cache away and start an empty one (never trust a bad cache)."""
         self.rebuilt = why
-        with self._write_lock:
+        with self.write_lock:
             if self._memory:
                 self._shared = None
             else:
@@ -426,8 +370,9 @@ class Catalog:
                     [("format", FORMAT), ("home", self._root_key)],
                 )
 
-    def _guarded(self, fn: Callable[[], Any]) -> Any:
-        """Run ``fn``; a corrupt database found on the way is rebuilt and ``fn`` retried."""
+    def guarded(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (a read or write of the database, the search index's too); a corrupt
+        database found on the way is rebuilt and ``fn`` retried."""
         try:
             return fn()
         except sqlite3.DatabaseError as exc:
@@ -470,7 +415,7 @@ class Catalog:
                 sql += " WHERE " + " AND ".join(cond)
             return [b for (b,) in self.conn.execute(sql, args)]
 
-        out = summaries_from_blobs(self._guarded(q))
+        out = summaries_from_blobs(self.guarded(q))
         regs = read_registrations(self.home)
         for s in out:
             if s.kind == "main":
@@ -481,7 +426,7 @@ class Catalog:
 
     def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
         """The cached row of one file (liveness as cached), or None."""
-        row = self._guarded(
+        row = self.guarded(
             lambda: self.conn.execute(
                 "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)
             ).fetchone()
@@ -493,7 +438,7 @@ class Catalog:
         order = "last_activity, path" if oldest_first else "path"
         return [
             py_text(p)
-            for (p,) in self._guarded(
+            for (p,) in self.guarded(
                 lambda: self.conn.execute(f"SELECT path FROM sessions ORDER BY {order}").fetchall()
             )
         ]
@@ -611,7 +556,7 @@ class Catalog:
     def _write_rows(self, rows: list[tuple]) -> None:
         if not rows:
             return
-        with self._write_lock, self.conn as conn:
+        with self.write_lock, self.conn as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO sessions(path, inode, size, mtime_ns, ctime_ns, project, "
                 "session_id, kind, last_activity, summary) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -621,9 +566,7 @@ class Catalog:
     def _delete_rows(self, paths: list[str]) -> None:
         if not paths:
             return
-        from sidtui.core.index.search import delete_docs
-
-        with self._write_lock, self.conn as conn:
+        with self.write_lock, self.conn as conn:
             conn.executemany("DELETE FROM sessions WHERE path = ?", [(db_text(p),) for p in paths])
             for p in paths:
                 delete_docs(conn, p)
@@ -660,8 +603,6 @@ class Catalog:
         Returns:
             The paths whose rows were rewritten.
         """
-        from sidtui.core.live import events as ev
-
         for e in batch:
             if isinstance(
                 e,
@@ -699,7 +640,7 @@ class Catalog:
             parent = Path(p).parent
             items.append((p, "" if parent == self.home.sessions_dir else parent.name))
         rows = self._summarize_rows(items, [], gone) if items else []
-        self._guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
+        self.guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
         return [r[0] for r in rows] + gone
 
     def follow(self, watcher: Any, search: Any = None) -> Callable[[], None]:

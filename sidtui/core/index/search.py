@@ -40,7 +40,9 @@ import orjson
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
-from sidtui.core.index.catalog import Catalog, RefreshProgress, db_text, py_text
+from sidtui.core.index.catalog import Catalog, RefreshProgress
+from sidtui.core.index.database import CJK, cjk_split, db_text, delete_docs, py_text
+from sidtui.core.live import events as ev
 from sidtui.core.transcript.records import scan_records
 
 MAX_DOC_CHARS = 4000
@@ -164,31 +166,6 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
     return out
 
 
-def delete_docs(conn: sqlite3.Connection, path: str) -> None:
-    """Drop every document of ``path`` (caller holds a transaction)."""
-    conn.execute(
-        "INSERT INTO fts(fts, rowid, text) SELECT 'delete', id, sidtui_cjk(text) FROM docs "
-        "WHERE path = ?",
-        (db_text(path),),
-    )
-    conn.execute("DELETE FROM docs WHERE path = ?", (db_text(path),))
-    conn.execute("DELETE FROM indexed WHERE path = ?", (db_text(path),))
-
-
-_CJK = re.compile(
-    "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f])"
-)
-
-
-def cjk_split(text: str | None) -> str | None:
-    """Put spaces around every CJK character, so FTS5's unicode61 tokenizer (which keeps a
-    run of CJK characters as one token) indexes each as a word and a phrase query finds any
-    run inside a sentence ("周三" in "会议记录里周三讨论了什么"). Used at index and query time."""
-    if text is None or _CJK.search(text) is None:
-        return text
-    return _CJK.sub(r" \1 ", text)
-
-
 def fts_query(query: str) -> str:
     """Turn user words into an FTS5 query: every word required and matched as a prefix
     (``slug`` finds ``slugify``); a CJK word becomes a phrase of its characters.
@@ -278,7 +255,7 @@ class SearchIndex:
         segments, one commit)."""
         cat = self.catalog
         conn = cat.conn
-        with cat._write_lock, conn:
+        with cat.write_lock, conn:
             # another thread (fill vs watcher) may have indexed a file since it was read
             batch = [
                 p
@@ -335,7 +312,7 @@ class SearchIndex:
         def flush() -> None:
             nonlocal batch, batch_bytes
             if batch:
-                cat._guarded(lambda b=batch: self._store(b))
+                cat.guarded(lambda b=batch: self._store(b))
             batch, batch_bytes = [], 0
 
         for i, p in enumerate(paths, 1):
@@ -343,7 +320,7 @@ class SearchIndex:
                 res.cancelled = True
                 break
             try:
-                pending = cat._guarded(lambda p=p: self._collect(p))
+                pending = cat.guarded(lambda p=p: self._collect(p))
             except sqlite3.OperationalError as exc:
                 res.errors.append(f"{p}: {exc}")
                 continue
@@ -364,7 +341,7 @@ class SearchIndex:
             known = set(paths)
             indexed = [py_text(p) for (p,) in cat.conn.execute("SELECT path FROM indexed")]
             stale = [p for p in indexed if p not in known]
-            with cat._write_lock, cat.conn as conn:
+            with cat.write_lock, cat.conn as conn:
                 for p in stale:
                     delete_docs(conn, p)
         res.seconds = time.perf_counter() - t0
@@ -376,8 +353,6 @@ class SearchIndex:
         Returns:
             Documents added.
         """
-        from sidtui.core.live import events as ev
-
         paths = sorted(
             {
                 e.path
@@ -387,7 +362,7 @@ class SearchIndex:
                 )
             }
         )
-        return sum(self.catalog._guarded(lambda p=p: self.index_file(p))[0] for p in paths)
+        return sum(self.catalog.guarded(lambda p=p: self.index_file(p))[0] for p in paths)
 
     def search(self, query: str, *, project: str | None = None, limit: int = 50) -> list[SearchHit]:
         """The best ``limit`` matches of ``query`` (see module docstring).
@@ -424,7 +399,7 @@ class SearchIndex:
                 ids,
             ).fetchall()
 
-        rows = self.catalog._guarded(candidates)
+        rows = self.catalog.guarded(candidates)
         scored = sorted(
             ((score_text(r[7], terms), r[0], r) for r in rows), key=lambda t: (-t[0], -t[1])
         )
@@ -459,7 +434,7 @@ def score_text(text: str, terms: list[tuple[str, bool]]) -> float:
 def _hit_pattern(terms: list[tuple[str, bool]]) -> re.Pattern[str]:
     alts = []
     for t, p in terms:
-        if _CJK.search(t):  # CJK has no spaces between words: match anywhere
+        if CJK.search(t):  # CJK has no spaces between words: match anywhere
             alts.append(re.escape(t))
         else:
             alts.append(r"(?<!\w)" + re.escape(t) + (r"\w*" if p else "") + r"(?!\w)")

@@ -31,47 +31,29 @@ Public API: :func:`run_check` → :class:`CheckReport` (``to_json()``, ``exit_co
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.home import Home, SessionFile, classify_file, first_line_of, project_folders
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
+from sidtui.core.base.pool import ordered_map
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import _message_from_record
 from sidtui.core.transcript.records import RecordFile, RecordRef, scan_records
+from sidtui.core.views.check_report import (
+    DEFINED_METADATA_KEYS,
+    DEFINED_RECORD_TYPES,
+    BadLineReport,
+    CheckReport,
+    FileCounts,
+    Finding,
+)
 
-#: Record types FORMAT.md §3 defines (anything else is kept as an opaque record).
-DEFINED_RECORD_TYPES = (
-    "session_start",
-    "user_message",
-    "assistant_message",
-    "tool_result",
-    "context_compact",
-    "metadata",
-    "session_end",
-)
-#: Metadata keys FORMAT.md §3.7 defines.
-DEFINED_METADATA_KEYS = (
-    "kind",
-    "summary",
-    "session_name",
-    "usage_stats",
-    "side_call_stats",
-    "todo_state",
-    "goal_state",
-    "hypothesis_ledger",
-    "agent_setting",
-    "trace_session_id",
-    "forked_from",
-    "file_changes",
-)
 #: Optional fields inside records: (field name, record selector, key path).
 _SUBFIELDS = (
     ("file_changes.lastSnapshotId", "file_changes", ("lastSnapshotId",)),
@@ -83,35 +65,6 @@ _SUBFIELDS = (
     ("session_end.totalCostUSD", "session_end", ("totalCostUSD",)),
 )
 
-#: The three readings of a field that landed zero times (FORMAT.md §13.3).
-READINGS = (
-    {
-        "reading": "dead code",
-        "means": "no production call site can write it (e.g. a type makes the branch "
-        "unreachable): delete it or document that it is unreachable",
-    },
-    {
-        "reading": "not triggered",
-        "means": "a call site exists and every hop passes the value; these sessions never "
-        "reached it: build a scenario that does to confirm",
-    },
-    {
-        "reading": "broken wiring",
-        "means": "the producer passes the value but a hop in between drops it: check each "
-        "hop (producer → adapter → writer)",
-    },
-)
-#: What was found for sid-code itself (FORMAT.md §13.3; a hint, not a verdict on this home).
-SEED_NOTES = {
-    "record.tool_result": "seed §13.1: sid-code's tool_result branch is unreachable (roles "
-    "are only user|assistant; tool results travel as user_message blocks) — dead code",
-    "record.context_compact": "seed §13.1/§4.7: wired, written only once a session is long "
-    "enough to compact — not triggered",
-    "file_changes.lastSnapshotId": "seed §13.9: the tool executor passes the snapshot id, "
-    "the app's 2-argument adapter drops it — broken wiring",
-    "file_changes.snapshotIds": "seed §13.9: fed by the same dropped argument as "
-    "lastSnapshotId — broken wiring",
-}
 
 #: A strict parser (orjson/jq) refuses three things JSON.parse accepts: a lone surrogate
 #: escape, invalid UTF-8 (read as U+FFFD) and a number beyond double range (JSON.parse gives
@@ -119,327 +72,18 @@ SEED_NOTES = {
 #: an exponent ≥ 209). Candidates are found with byte searches (digits folded to "0" first)
 #: and the strict parser decides.
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 _FOLD = bytes.maketrans(b"123456789E", b"000000000e")
+
+
 _BIG_EXPONENT = re.compile(rb"0e\+?000+(?:[,\]}\s]|\Z)")
+
+
 _LONG_DIGITS = b"0" * 100
 
-STRUCTURAL_FAULTS = frozenset(
-    {
-        "session_start_missing",
-        "session_start_multiple",
-        "head_missing",
-        "head_multiple",
-        "unreadable_file",
-        "unreadable_folder",
-        "checkpoint_unrecoverable",
-        "checkpoint_index_unreadable",
-    }
-)
 
-
-@dataclass(frozen=True)
-class Finding:
-    """A fault (structural: exit 1) or a warning (reported, not a fault).
-
-    Attributes:
-        kind: e.g. ``session_start_multiple``, ``head_missing``, ``dangling_parent``.
-        file: the file it is about (absolute path as a string).
-        detail: one sentence for users (line numbers, counts).
-    """
-
-    kind: str
-    file: str
-    detail: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "file": self.file, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class BadLineReport:
-    """A line JSON.parse rejects (``strict_only`` False) or only a strict parser rejects.
-
-    Attributes:
-        file: path; line: 1-based physical line; offset: byte offset of its first byte;
-        reason: why it is refused; terminated: False for a final line without ``\\n``.
-    """
-
-    file: str
-    line: int
-    offset: int
-    reason: str
-    terminated: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "offset": self.offset,
-            "reason": self.reason,
-            "terminated": self.terminated,
-        }
-
-
-@dataclass
-class FileCounts:
-    """What one transcript file holds (main or sidechain).
-
-    Attributes:
-        path, project, session_id, kind (``main``/``sidechain``), size (bytes).
-        chained: some record has a string uuid (v3); else a linear legacy (v2) file.
-        lines / blank / bad: non-blank physical lines, blank lines, lines JSON.parse rejects.
-        session_starts, heads (null parent), fork_heads, records_without_uuid,
-        dangling_parents: structure counts (chained files; see :func:`run_check`).
-        session_ends: ``session_end`` records; ends_with_session_end: it is the last record.
-        metadata_files_changes: ``file_changes`` records (for the coverage reasons).
-        trace_ids: ``trace_session_id`` values recorded in the file.
-    """
-
-    path: str
-    project: str
-    session_id: str
-    kind: str
-    size: int
-    chained: bool = False
-    lines: int = 0
-    blank: int = 0
-    bad: int = 0
-    session_starts: int = 0
-    heads: int = 0
-    fork_heads: int = 0
-    records_without_uuid: int = 0
-    dangling_parents: int = 0
-    session_ends: int = 0
-    ends_with_session_end: bool = False
-    file_changes: int = 0
-    trace_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class CheckpointTotals:
-    """Checkpoint layer totals (FORMAT.md §13.4).
-
-    Attributes:
-        indexes: readable ``index.json`` files; unreadable: those that are not.
-        snapshots: snapshots in all indexes; largest / largest_session: the most in one.
-        full / compressed / diff / other: file entries by type (compressed ⊂ full).
-        bytes: total size of the ``index.json`` files.
-        restore_snapshots: snapshots sidtui appended before restoring (``sidtui-restore``).
-        unrecoverable: entries whose content cannot be rebuilt, each
-            ``{session, snapshot, file, reason}``.
-        ids: session ids of the indexes counted.
-    """
-
-    indexes: int = 0
-    unreadable: int = 0
-    snapshots: int = 0
-    largest: int = 0
-    largest_session: str | None = None
-    full: int = 0
-    compressed: int = 0
-    diff: int = 0
-    other: int = 0
-    bytes: int = 0
-    restore_snapshots: int = 0
-    unrecoverable: list[dict[str, str]] = field(default_factory=list)
-    ids: list[str] = field(default_factory=list)
-
-    @property
-    def diff_share(self) -> float | None:
-        n = self.full + self.diff
-        return self.diff / n if n else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "indexes": self.indexes,
-            "unreadable_indexes": self.unreadable,
-            "snapshots": self.snapshots,
-            "largest": {"session": self.largest_session, "snapshots": self.largest},
-            "full": self.full,
-            "compressed": self.compressed,
-            "diff": self.diff,
-            "other": self.other,
-            "diff_share": self.diff_share,
-            "bytes": self.bytes,
-            "sidtui_restore_snapshots": self.restore_snapshots,
-            "unrecoverable": len(self.unrecoverable),
-            "unrecoverable_entries": self.unrecoverable,
-        }
-
-
-@dataclass
-class CheckReport:
-    """Everything ``sidtui check`` reports. Build with :func:`run_check`.
-
-    Attributes:
-        home: the home root; scope: ``{"project": .., "session": ..}`` filters used.
-        files: per-file counts (main JSONL files and sidechains).
-        v1_files: paths of v1 whole-file JSON sessions.
-        record_types / sidechain_record_types: ``{type: count}`` over main / sidechain
-            files (``(no type)`` for objects without a string type, ``(not an object)``
-            for valid JSON that is not an object).
-        metadata_keys: ``{key: count}`` over metadata records of main files.
-        human_prompts / tool_result_records / tool_result_blocks / max_tool_results:
-            user_message records split as the loader splits them
-            (:attr:`sidtui.core.transcript.loader.Message.is_human_prompt`).
-        bad_lines / strict_only: lines JSON.parse rejects / lines only a strict parser
-            rejects.
-        landings: ``{field: (count, out_of, denominator label)}`` for every scanned field.
-        checkpoints: :class:`CheckpointTotals`.
-        coverage: sessions vs indexes, each with its own denominator and reasons.
-        faults / warnings: :class:`Finding` lists.
-    """
-
-    home: str
-    scope: dict[str, str | None]
-    files: list[FileCounts] = field(default_factory=list)
-    v1_files: list[str] = field(default_factory=list)
-    record_types: Counter = field(default_factory=Counter)
-    sidechain_record_types: Counter = field(default_factory=Counter)
-    metadata_keys: Counter = field(default_factory=Counter)
-    human_prompts: int = 0
-    tool_result_records: int = 0
-    other_user_records: int = 0
-    tool_result_blocks: int = 0
-    max_tool_results: int = 0
-    bad_lines: list[BadLineReport] = field(default_factory=list)
-    strict_only: list[BadLineReport] = field(default_factory=list)
-    landings: dict[str, tuple[int, int, str]] = field(default_factory=dict)
-    checkpoints: CheckpointTotals = field(default_factory=CheckpointTotals)
-    coverage: dict[str, Any] = field(default_factory=dict)
-    faults: list[Finding] = field(default_factory=list)
-    warnings: list[Finding] = field(default_factory=list)
-
-    # --- derived ------------------------------------------------------------------------
-
-    @property
-    def main_files(self) -> list[FileCounts]:
-        return [f for f in self.files if f.kind == "main"]
-
-    @property
-    def sidechain_files(self) -> list[FileCounts]:
-        return [f for f in self.files if f.kind == "sidechain"]
-
-    @property
-    def session_start_records(self) -> int:
-        return sum(f.session_starts for f in self.main_files)
-
-    @property
-    def zero_landing(self) -> list[dict[str, Any]]:
-        """Fields that landed zero times where they could have (a non-empty denominator)."""
-        out = []
-        for name, (count, out_of, of) in self.landings.items():
-            if count == 0 and out_of > 0:
-                out.append(
-                    {
-                        "field": name,
-                        "count": 0,
-                        "out_of": out_of,
-                        "of": of,
-                        "readings": [r["reading"] for r in READINGS],
-                        "seed_note": SEED_NOTES.get(name),
-                    }
-                )
-        return out
-
-    @property
-    def sizes(self) -> dict[str, int | None]:
-        """Main JSONL file sizes: n, min, p50, p95, max (nearest-rank percentiles), total."""
-        sizes = sorted(f.size for f in self.main_files)
-        return size_distribution(sizes)
-
-    @property
-    def session_end(self) -> dict[str, Any]:
-        mains = self.main_files
-        with_end = sum(1 for f in mains if f.session_ends)
-        last = sum(1 for f in mains if f.ends_with_session_end)
-        return {
-            "files_with": with_end,
-            "files": len(mains),
-            "share": with_end / len(mains) if mains else None,
-            "records": sum(f.session_ends for f in mains),
-            "last_record": last,
-        }
-
-    @property
-    def exit_code(self) -> int:
-        """0 when nothing is wrong, 1 when a structural fault was found."""
-        return 1 if self.faults else 0
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``sidtui check --json`` object."""
-        mains = self.main_files
-        return {
-            "home": self.home,
-            "scope": self.scope,
-            "files": {
-                "main": len(mains),
-                "sidechain": len(self.sidechain_files),
-                "v1_json": len(self.v1_files),
-                "main_linear": sum(1 for f in mains if not f.chained),
-            },
-            "lines": {
-                "non_blank": sum(f.lines for f in self.files),
-                "blank": sum(f.blank for f in self.files),
-                "bad": len(self.bad_lines),
-                "strict_only": len(self.strict_only),
-            },
-            "session_start": self.session_start_records,
-            "heads": {
-                "null_parent": sum(f.heads for f in mains),
-                "forked": sum(f.fork_heads for f in mains),
-            },
-            "records_without_uuid": sum(f.records_without_uuid for f in mains if f.chained),
-            "record_types": dict(self.record_types.most_common()),
-            "sidechain_record_types": dict(self.sidechain_record_types.most_common()),
-            "metadata_keys": dict(self.metadata_keys.most_common()),
-            "prompts": {
-                "human": self.human_prompts,
-                "tool_result_records": self.tool_result_records,
-                "other_user_records": self.other_user_records,
-                "tool_result_blocks": self.tool_result_blocks,
-                "max_tool_results_per_record": self.max_tool_results,
-            },
-            "bad_lines": [b.to_json() for b in self.bad_lines],
-            "strict_parser_only": [b.to_json() for b in self.strict_only],
-            "zero_landing": self.zero_landing,
-            "landings": [
-                {"field": k, "count": c, "out_of": n, "of": of}
-                for k, (c, n, of) in self.landings.items()
-            ],
-            "session_end": self.session_end,
-            "sizes": self.sizes,
-            "checkpoints": self.checkpoints.to_json(),
-            "coverage": self.coverage,
-            "faults": [f.to_json() for f in self.faults],
-            "warnings": [w.to_json() for w in self.warnings],
-        }
-
-
-def size_distribution(sizes: list[int]) -> dict[str, int | None]:
-    """n, min, p50, p95, max (nearest-rank: the ⌈p·n⌉-th smallest) and total of ``sizes``.
-
-    Args:
-        sizes: byte sizes, sorted ascending.
-    """
-    n = len(sizes)
-    if not n:
-        return {"n": 0, "min": None, "p50": None, "p95": None, "max": None, "total": 0}
-
-    def rank(p: float) -> int:
-        return sizes[max(math.ceil(p * n), 1) - 1]
-
-    return {
-        "n": n,
-        "min": sizes[0],
-        "p50": rank(0.50),
-        "p95": rank(0.95),
-        "max": sizes[-1],
-        "total": sum(sizes),
-    }
-
-
-# --- reading ---------------------------------------------------------------------------
+# --- reading -------------------------------------------------------------------------------
 
 
 def _is_file_or_unstatable(e: os.DirEntry[str]) -> bool:
@@ -787,13 +431,14 @@ def _read(path: Path) -> bytes | str:
         return str(exc.strerror or exc)
 
 
-# --- checkpoints -----------------------------------------------------------------------
+# --- checkpoints ---------------------------------------------------------------------------
 
 
 def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
     """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
     from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-    from sidtui.core.checkpoints.manager import RESTORE_TOOL, chain_health
+    from sidtui.core.checkpoints.manager import RESTORE_TOOL
+    from sidtui.core.checkpoints.rebuild import chain_health
 
     tot = report.checkpoints
     try:
@@ -916,7 +561,7 @@ def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
     }
 
 
-# --- entry point -------------------------------------------------------------------------
+# --- entry point ---------------------------------------------------------------------------
 
 
 #: Files per worker task when checking in parallel (see ``workers`` in :func:`run_check`).
@@ -940,7 +585,8 @@ def run_check(
         progress: called as ``progress(done, total, path)`` after each file (after each
             chunk of :data:`CHUNK_FILES` files when parallel).
         workers: processes to scan with (files are split in chunks; the report is the same
-            as with one). Parallel scanning forks, so callers with threads (the app) keep 1.
+            as with one). Parallel scanning forks, so only a caller without other threads
+            gets processes (:func:`sidtui.core.base.pool.can_fork`).
 
     Returns:
         A :class:`CheckReport`. Never raises on file content: unreadable files and
@@ -967,7 +613,7 @@ def run_check(
             )
     scan = _Scan(report)
     total = len(todo)
-    if workers > 1 and total > CHUNK_FILES and _fork_available():
+    if workers > 1 and total > CHUNK_FILES:
         _scan_parallel(scan, todo, workers, progress)
     else:
         for n, (path, folder) in enumerate(todo, 1):
@@ -1003,12 +649,6 @@ def _scan_one(scan: _Scan, path: Path, folder: str) -> None:
                 )
 
 
-def _fork_available() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
 def _scan_chunk(root: str, chunk: list[tuple[Path, str]]) -> tuple:
     """Worker: scan ``chunk`` into a fresh partial report."""
     scan = _Scan(CheckReport(root, {}))
@@ -1024,30 +664,16 @@ def _scan_parallel(
     progress: Callable[[int, int, str], None] | None,
 ) -> None:
     """Scan ``todo`` in chunks on ``workers`` forked processes; merge in file order."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     chunks = [todo[i : i + CHUNK_FILES] for i in range(0, len(todo), CHUNK_FILES)]
     done = 0
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_ignore_sigint
-    ) as pool:
-        # map() yields in submission order, so the merged report equals a serial scan.
-        for chunk, part in zip(
-            chunks, pool.map(_scan_chunk, [scan.r.home] * len(chunks), chunks), strict=True
-        ):
-            _merge(scan, part)
-            done += len(chunk)
-            if progress is not None:
-                progress(done, len(todo), str(chunk[-1][0]))
-
-
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent (which stops the pool), so no worker tracebacks."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    root = scan.r.home
+    # results come in submission order, so the merged report equals a serial scan
+    parts = ordered_map(lambda chunk: _scan_chunk(root, chunk), chunks, workers)
+    for chunk, part in zip(chunks, parts, strict=True):
+        _merge(scan, part)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, len(todo), str(chunk[-1][0]))
 
 
 def _merge(scan: _Scan, part: tuple) -> None:

@@ -1,154 +1,36 @@
 """Per-session summaries for ``ls``, the catalog and the browser (FORMAT.md §2.6, §3.8).
 
 :func:`summarize` answers "how did this session end, can the agent load it, is it running"
-without decoding whole files:
-
-* the **chain**: when every line is valid and non-blank (the usual file), one msgspec call
-  decodes the chain fields of every line (``type``/``uuid``/``parentUuid`` and a metadata
-  ``key``; every other key is skipped), which is also the exact validation of every line,
-  and the loader's own walk runs over those columns; otherwise the **walk from the tail**
-  finds each parent by searching the bytes backwards for ``"uuid":"<parent>"`` and
-  validates only that line, so records of skipped branches are never decoded. It gives
-  ``loadable`` (the walk reaches ``session_start``);
-* the **interruption state**: the last message on the chain is decoded; an assistant reply
-  with visible text is one no cleaning layer touches, so the state is ``none``; otherwise
-  the last :data:`TAIL_MESSAGES` messages are decoded and run through the recovery
-  pipeline;
-* the start record, the tail (time, cost), the first prompt and the last title/cost
-  metadata records are decoded from their own lines only;
-* ``records`` is the number of decoded lines (checked against a byte count of newlines),
-  or a count of non-blank lines when some line is blank or bad.
-
-Files the fast path does not cover (v1 JSON, linear legacy files, sidechains) or where it
-meets anything unusual fall back to the full :func:`sidtui.core.views.session.open_session`. The
-result is the same either way (a test checks both paths agree on every fixture).
+without decoding whole files: the fast path (:mod:`sidtui.core.views.fast_summary`) reads
+a few lines of the usual main file; v1 JSON, linear legacy files, sidechains and anything it
+meets that is unusual fall back to the full :func:`sidtui.core.views.session.open_session`.
+The result is the same either way (a test checks both paths agree on every fixture).
+:func:`list_sessions` and :func:`summarize_files` read each file once, on forked workers
+for a big home (:func:`sidtui.core.base.pool.ordered_map`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import msgspec
 import orjson
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.home import Home, SessionFile, candidate_files, classify_file, first_line_of
-from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
+from sidtui.core.base.jsonparse import is_blank
+from sidtui.core.base.pool import can_fork, cores, ordered_map
 from sidtui.core.resume.process import (
     Registration,
     liveness_for,
     read_registrations,
     trace_session_ids,
 )
-from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
-from sidtui.core.transcript.chain import _is_one_linear_chain, _walk
-from sidtui.core.transcript.loader import (
-    _MSG_DECODER,
-    MESSAGE_RECORD_TYPES,
-    Message,
-    _message_from_record,
-    _message_from_struct,
-    _str,
-)
-from sidtui.core.transcript.records import (
-    _HEAD,
-    FAST_DECODE_ERRORS,
-    RecordFile,
-    RecordRef,
-    _parse,
-    count_lines,
-)
-
-#: How many trailing chain messages are decoded to decide the interruption state.
-TAIL_MESSAGES = 12
-
-
-@dataclass
-class SessionSummary:
-    """One row of ``ls`` / the browser.
-
-    Attributes:
-        session_id: the file-name id (what ``show``/``--resume`` look up), project, path,
-            kind ("main"/"sidechain"), container ("jsonl"/"json").
-        format_version: "3.0", "2.0", a v1 file's own version (None for sidechains).
-        started: the start record's ISO timestamp; last_activity: the tail's timestamp
-            (else the file's mtime, ISO).
-        model, provider, cwd: from the start record.
-        records: non-blank lines (messages for v1 ``.json`` files); bytes: file size;
-            mtime_ns, inode: for cache keys.
-        interruption: none / interrupted_prompt / interrupted_turn (None when not loadable).
-        tool_names: for interrupted_turn.
-        loadable / load_failure: whether the agent's loader returns anything, and why not.
-        ended: the last record is ``session_end`` (the last process exited cleanly).
-        live / stale: a running process writes it now / a dead one left a registration.
-        cost_usd: from the last ``session_end`` or ``usage_stats`` on the chain.
-        first_prompt: the first human prompt (preview); title: ``session_name`` or the
-            summary file's ``summary``.
-        parent_session_id: for sidechains.
-    """
-
-    session_id: str
-    project: str
-    path: str
-    kind: str = "main"
-    container: str = "jsonl"
-    format_version: str | None = None
-    started: str | None = None
-    last_activity: str | None = None
-    model: str | None = None
-    provider: str | None = None
-    cwd: str | None = None
-    records: int = 0
-    bytes: int = 0
-    mtime_ns: int = 0
-    inode: int = 0
-    interruption: str | None = None
-    tool_names: list[str] | None = None
-    loadable: bool = False
-    load_failure: str | None = None
-    ended: bool = False
-    live: bool = False
-    stale: bool = False
-    cost_usd: float | None = None
-    first_prompt: str | None = None
-    title: str | None = None
-    parent_session_id: str | None = None
-    trace_ids: list[str] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-BADGES = {
-    "none": ("clean", "green"),
-    "interrupted_prompt": ("interrupted prompt", "yellow"),
-    "interrupted_turn": ("interrupted turn", "red"),
-}
-
-
-def state_badge(s: SessionSummary) -> tuple[str, str]:
-    """(label, Rich style) of a session's state, as ``ls`` and the browser show it.
-
-    Live beats everything; then a main file the agent cannot load; else the interruption
-    state, with " (stale)" when a dead process left its registration.
-    """
-    if s.live:
-        return "live", "bold magenta"
-    if not s.loadable and s.kind == "main":
-        return "unloadable", "bold red"
-    label, colour = BADGES.get(s.interruption or "", (s.interruption or "—", "dim"))
-    if s.stale:
-        label += " (stale)"
-    return label, colour
-
-
-class _FallBack(Exception):
-    """The fast path met something it does not handle; use the full reader."""
+from sidtui.core.views.fast_summary import FallBack, fast_summary
+from sidtui.core.views.summary import SessionSummary
 
 
 def _iso_from_ns(ns: int) -> str:
@@ -168,246 +50,6 @@ def count_records(data: bytes) -> int:
     return sum(1 for line in data.split(b"\n") if line[:1] == b"{" or not is_blank(line))
 
 
-def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
-    start = data.rfind(b"\n", 0, pos) + 1
-    end = data.find(b"\n", pos)
-    return start, (len(data) if end < 0 else end)
-
-
-def _head_at(mv: memoryview, start: int, end: int):
-    try:
-        return _HEAD.decode(mv[start:end])
-    except FAST_DECODE_ERRORS:
-        return None
-
-
-def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
-    end = len(data)
-    if data.endswith(b"\n"):
-        end -= 1
-    while end >= 0:
-        start = data.rfind(b"\n", 0, end) + 1
-        raw = data[start:end]
-        if not is_blank(raw):
-            h = _head_at(mv, start, end)
-            if h is not None:
-                return start, end, h
-            try:
-                parse_line(raw)
-            except JSONParseError:
-                pass
-            else:
-                raise _FallBack  # valid JSON the fast decoder refused: let the full path decide
-        if start == 0:
-            return None
-        end = start - 1
-    return None
-
-
-class _LineIndex:
-    """Bounds of line ``i`` (no blank lines), found lazily from the nearer end of the file.
-
-    ``ls`` needs the bounds of a handful of lines (the head, the last messages, the last
-    metadata), so it never indexes every newline: ``front`` holds the ends (``\\n``
-    offsets) of lines 0, 1, ... and ``back`` the starts of lines n-1, n-2, ...
-    """
-
-    __slots__ = ("data", "n", "front", "back")
-
-    def __init__(self, data: bytes, n: int) -> None:
-        self.data, self.n = data, n
-        self.front: list[int] = [-1]  # front[i] = offset of the newline before line i
-        last_end = len(data) - 1 if data.endswith(b"\n") else len(data)
-        self.back: list[int] = [last_end + 1]  # back[j] = start of line n-j (+1 past end)
-
-    def bounds(self, i: int) -> tuple[int, int]:
-        j = self.n - i  # line i is the j-th from the end
-        if i < j:
-            front = self.front
-            if len(front) <= i + 1:
-                find, pos = self.data.find, front[-1]
-                for _ in range(i + 2 - len(front)):
-                    pos = find(b"\n", pos + 1)
-                    if pos < 0:  # the last line, without a trailing newline
-                        pos = len(self.data)
-                    front.append(pos)
-            return front[i] + 1, front[i + 1]
-        back = self.back
-        if len(back) <= j:
-            rfind, start = self.data.rfind, back[-1]
-            for _ in range(j + 1 - len(back)):
-                start = rfind(b"\n", 0, start - 1) + 1
-                back.append(start)
-        return back[j], back[j - 1] - 1
-
-
-class _LsHead(msgspec.Struct, gc=False):
-    """The chain fields plus a metadata record's ``key``; msgspec skips every other key."""
-
-    type: Any = None
-    uuid: Any = None
-    parentUuid: Any = None
-    key: Any = None
-
-
-_LS_HEAD = msgspec.json.Decoder(_LsHead)
-
-
-class _LsHeadT(msgspec.Struct, gc=False):
-    """:class:`_LsHead` with the chain fields typed ``str | None`` (the usual record), so
-    a linear file is recognised and summarized on the heads themselves
-    (:func:`_is_linear`, :func:`_linear_summary`), without building columns."""
-
-    type: str | None = None
-    uuid: str | None = None
-    parentUuid: str | None = None
-    key: Any = None
-
-
-_LS_HEAD_T = msgspec.json.Decoder(_LsHeadT)
-
-
-class _Walk:
-    """The chain the tail walk found, in file order.
-
-    Attributes:
-        order: the chain's line keys, oldest first (``range(n)`` for a linear file).
-        types, uuids: per line key (str or None).
-        bounds: ``bounds(key) -> (start, end)`` byte span of a line (``\\n`` excluded).
-        n_lines: every line valid and non-blank: their count (the exact ``records``),
-            else None.
-        heads: every line's decoded head when all lines were valid, else None (then the
-            metadata lookups search the bytes).
-    """
-
-    __slots__ = ("order", "types", "uuids", "bounds", "n_lines", "heads")
-
-    def __init__(self, order, types, uuids, bounds, n_lines, heads) -> None:
-        self.order, self.types, self.uuids = order, types, uuids
-        self.bounds, self.n_lines, self.heads = bounds, n_lines, heads
-
-
-def _strs(col: list) -> list:
-    """A column with every non-string value as None (as the chain reads them)."""
-    if set(map(type, col)) <= {str, type(None)}:
-        return col
-    return [v if isinstance(v, str) else None for v in col]
-
-
-def _valid_heads(data: bytes) -> list | None:
-    """Every line's decoded head in one C call, or None when some line is not valid for
-    the fast decoder or is blank (then the exact per-line path decides).
-
-    Heads are :class:`_LsHeadT` unless a chain field has another JSON type
-    (:class:`_LsHead` then).
-
-    Raises:
-        _FallBack: the tail has no string uuid (linear legacy parse).
-    """
-    try:
-        heads = _LS_HEAD_T.decode_lines(data)
-    except FAST_DECODE_ERRORS:  # a chain field of another type? (or too deep)
-        try:
-            heads = _LS_HEAD.decode_lines(data)
-        except FAST_DECODE_ERRORS:
-            return None
-    n = len(heads)
-    if not n or n != count_lines(data, len(data)):
-        return None  # blank/odd lines: the exact per-line path
-    if not isinstance(heads[-1].uuid, str):
-        raise _FallBack  # linear legacy parse
-    return heads
-
-
-def _walk_tail(data: bytes, heads: list | None) -> _Walk | None:
-    """Walk from the tail along parent links (None: no valid line at all).
-
-    With ``heads`` (:func:`_valid_heads`) the loader's own walk runs over their columns
-    and only the few lines a summary reads get their bounds; otherwise each parent is
-    found by searching the bytes backwards for its uuid and only that line is validated.
-    """
-    if heads is None:
-        return _walk_tail_search(data)
-    n = len(heads)
-    uuids = _strs([h.uuid for h in heads])
-    parents = _strs([h.parentUuid for h in heads])
-    types = _strs([h.type for h in heads])
-    # the loader's own walk (sidtui.core.transcript.chain), over these columns
-    order = range(n) if _is_one_linear_chain(uuids, parents) else _walk(uuids, parents, n - 1)[0]
-    return _Walk(order, types, uuids, _LineIndex(data, n).bounds, n, heads)
-
-
-def _is_linear(heads: list) -> bool:
-    """:func:`sidtui.core.transcript.chain._is_one_linear_chain` of typed heads without building their
-    columns (one plain pass measured faster here): each parent is the previous uuid, the
-    first is a head, and no uuid is missing or repeats."""
-    prev = None
-    for h in heads:
-        if h.parentUuid != prev:
-            return False
-        prev = h.uuid
-        if prev is None:
-            return False
-    return len({h.uuid for h in heads}) == len(heads)
-
-
-def _walk_tail_search(data: bytes) -> _Walk | None:
-    """The per-line walk: find each parent by a backward byte search for its uuid."""
-    mv = memoryview(data)
-    found = _last_good_line(data, mv)
-    if found is None:
-        return None
-    start, end, h = found
-    if not isinstance(h.uuid, str):
-        raise _FallBack  # linear legacy parse
-    chain = [(start, end, h.type, h.uuid)]
-    seen = {h.uuid}
-    expected = h.parentUuid if isinstance(h.parentUuid, str) else None
-    pos = start
-    while expected is not None:
-        needle = b'"uuid":"' + expected.encode() + b'"'
-        j = data.rfind(needle, 0, pos)
-        hit = None
-        while j >= 0:
-            ls, le = _line_bounds(data, j)
-            cand = _head_at(mv, ls, le)
-            if cand is not None and cand.uuid == expected:
-                hit = (ls, le, cand)
-                break
-            if cand is None and not is_blank(data[ls:le]):
-                try:
-                    parse_line(data[ls:le])
-                except JSONParseError:
-                    pass
-                else:
-                    raise _FallBack
-            j = data.rfind(needle, 0, ls)
-        if hit is None:
-            break  # lost parent: the walk stops (fork heads end here too)
-        ls, le, cand = hit
-        if cand.uuid in seen:
-            break  # cycle
-        seen.add(cand.uuid)
-        chain.append((ls, le, cand.type, cand.uuid))
-        expected = cand.parentUuid if isinstance(cand.parentUuid, str) else None
-        pos = ls
-    chain.reverse()
-    spans = [(ls, le) for ls, le, _, _ in chain]
-    return _Walk(
-        range(len(chain)),
-        [c[2] for c in chain],
-        [c[3] for c in chain],
-        spans.__getitem__,
-        None,
-        None,
-    )
-
-
-def _decode_line(data: bytes, start: int, end: int) -> Any:
-    """Line ``data[start:end]`` by JSON.parse's rules (None: not valid)."""
-    return _parse(data[start:end])
-
-
 def _summary_file_title(sf: SessionFile) -> str | None:
     try:
         d = orjson.loads(sf.summary_path.read_bytes())
@@ -415,325 +57,6 @@ def _summary_file_title(sf: SessionFile) -> str | None:
         return None
     s = d.get("summary") if isinstance(d, dict) else None
     return s if isinstance(s, str) else None
-
-
-def _start_and_end(
-    s: SessionSummary, data: bytes, bounds, start_key: int, keys_back, tail_type: str | None
-) -> None:
-    """The start record's fields, ``ended``, ``last_activity`` and the end's cost.
-
-    Args:
-        start_key: the first ``session_start`` on the chain (a reused id restarts the
-            chain with a new one).
-        keys_back: the chain's line keys, newest first.
-        tail_type: the tail record's type.
-    """
-    start_rec = _decode_line(data, *bounds(start_key))
-    if isinstance(start_rec, dict):
-        v = start_rec.get("version")
-        s.format_version = v if isinstance(v, str) else "2.0"
-        # as the loader reads them (show's created_at/model/...): a non-string is absent
-        s.started = _str(start_rec.get("timestamp"))
-        s.model, s.provider = _str(start_rec.get("model")), _str(start_rec.get("provider"))
-        s.cwd = _str(start_rec.get("cwd"))
-    tail: Any = None
-    for k in keys_back:  # the loader's updatedAt: last timestamp on the chain
-        d = _decode_line(data, *bounds(k))
-        if tail is None:
-            tail = d or {}
-        ts = d.get("timestamp") if isinstance(d, dict) else None
-        if isinstance(ts, str):
-            s.last_activity = ts
-            break
-    s.ended = tail_type == "session_end"
-    if s.ended and isinstance(tail.get("totalCostUSD"), (int, float)):
-        s.cost_usd = float(tail["totalCostUSD"])
-
-
-class _Reader:
-    """Decodes chain messages one line at a time, as the loader would.
-
-    Each message is read at its own record index of :attr:`rf` (a message may read its
-    line again through ``rf``, e.g. its ``meta``); a message only looked at
-    (``peek=True``: role, blocks) gets no record of its own.
-    """
-
-    __slots__ = ("data", "_rf")
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self._rf: RecordFile | None = None
-
-    @property
-    def rf(self) -> RecordFile:
-        if self._rf is None:  # made on first use: most summaries only peek
-            self._rf = RecordFile(data=self.data, records=[])
-        return self._rf
-
-    def message(
-        self,
-        span: tuple[int, int],
-        rtype: str | None,
-        uuid: str | None,
-        index: int,
-        peek: bool = False,
-    ) -> Message | None:
-        ls, le = span
-        try:
-            o = _MSG_DECODER.decode(self.data[ls:le])
-        except FAST_DECODE_ERRORS:  # the loader's dict path
-            o = None
-        if o is not None and peek:
-            return _message_from_struct(o, index, -1, uuid, 0, rtype, None)
-        rf = self.rf
-        refs = rf.records
-        ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
-        refs.append(ref)
-        if o is None:
-            return _message_from_record(rf, ref, index)
-        return _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
-
-
-def _is_visible_reply(m: Message | None) -> bool:
-    """An assistant message of text blocks only, one with visible text.
-
-    No cleaning layer touches such a message (they strip unanswered tool_use blocks and
-    tool blocks missing their ids, drop thinking-only and empty or whitespace-only
-    assistant messages, and rewrite ``permissionMode``), so when it is the last message
-    the last cleaned one is not the user's: the state is ``none`` (FORMAT.md §6.9).
-    tests/test_listing_fast.py checks this against :func:`recover`.
-    """
-    if m is None or m.role != "assistant" or not m.blocks:
-        return False
-    visible = False
-    for b in m.blocks:
-        if b.type != "text":
-            return False
-        visible = visible or b.has_text
-    return visible
-
-
-def _ends_in_reply(s: SessionSummary, reader: _Reader, k: int | None, bounds, types, uuids) -> bool:
-    """Whether the chain's last message record (line key ``k``; None: there is none) is a
-    visible reply; then ``s`` gets the state :func:`recover` would give, ``none``."""
-    if k is None or not _is_visible_reply(reader.message(bounds(k), types[k], uuids[k], 0, True)):
-        return False
-    s.interruption, s.tool_names = "none", []
-    return True
-
-
-def _interruption(
-    s: SessionSummary, reader: _Reader, keys: list, bounds, types, uuids, more: bool
-) -> None:
-    """The recovery pipeline's interruption state of the last chain messages.
-
-    Args:
-        keys: the line keys of the last :data:`TAIL_MESSAGES` message records on the
-            chain, oldest first.
-        bounds, types, uuids: by line key.
-        more: the chain holds more message records than these.
-    """
-    tail_msgs: list[Message] = []
-    for k in keys:
-        m = reader.message(bounds(k), types[k], uuids[k], len(tail_msgs))
-        if m is not None:
-            tail_msgs.append(m)
-    r = recover(tail_msgs, terminal_tool_names=TERMINAL_TOOL_NAMES)
-    if not r.messages and more:
-        raise _FallBack
-    s.interruption = r.interruption.kind
-    s.tool_names = r.interruption.tool_names if r.interruption.kind == "interrupted_turn" else []
-
-
-def _fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[str] | None]:
-    """The tail-walk summary and, when every line was valid, the file's trace ids."""
-    heads = _valid_heads(data)
-    if heads is not None and type(heads[0]) is _LsHeadT and _is_linear(heads):
-        return _linear_summary(sf, data, heads)
-    w = _walk_tail(data, heads)
-    if w is None:
-        raise _FallBack  # no valid line: let the full reader explain
-    order, types, bounds = w.order, w.types, w.bounds
-    linear = type(order) is range and w.heads is not None
-    chain_types = types if linear else [types[i] for i in order]
-    if "session_start" not in chain_types:
-        raise _FallBack  # not loadable: let the full reader explain why, with lines and uuids
-    s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
-    s.records = w.n_lines or 0  # every line valid and non-blank: the count is exact
-    s.loadable = True
-    _start_and_end(
-        s,
-        data,
-        bounds,
-        order[chain_types.index("session_start")],
-        reversed(order),
-        types[order[-1]],
-    )
-    # decode only the last messages on the chain, plus the latest cost/title metadata
-    uuids = w.uuids
-    reader = _Reader(data)
-    msg_keys = [k for k in order if types[k] in MESSAGE_RECORD_TYPES]
-    if not _ends_in_reply(s, reader, msg_keys[-1] if msg_keys else None, bounds, types, uuids):
-        _interruption(
-            s,
-            reader,
-            msg_keys[-TAIL_MESSAGES:],
-            bounds,
-            types,
-            uuids,
-            len(msg_keys) > TAIL_MESSAGES,
-        )
-    for k in msg_keys:
-        if types[k] != "user_message":
-            continue
-        m = reader.message(bounds(k), types[k], uuids[k], 0, True)
-        if m is not None and m.is_human_prompt and m.preview():
-            s.first_prompt = m.preview(120)
-            break
-    heads = w.heads
-    trace_ids: list[str] | None = None
-    if heads is None:  # some line was not valid: search the bytes
-        on_chain = {uuids[k] for k in order}
-        if s.cost_usd is None:
-            usage = _last_metadata(data, b"usage_stats", on_chain)
-            if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
-                s.cost_usd = float(usage["totalCostUSD"])
-        name = _last_metadata(data, b"session_name", on_chain)
-        s.title = name if isinstance(name, str) else None
-    else:  # every line's head is decoded: metadata lines are known by their key
-        trace_ids = _metadata(s, data, bounds, heads, types, None if linear else set(order))
-    return s, trace_ids
-
-
-def _linear_summary(sf: SessionFile, data: bytes, heads: list) -> tuple[SessionSummary, list[str]]:
-    """:func:`_fast_summary` of the usual file: every line valid with typed chain fields,
-    and one linear chain through every line (line key = head index = chain position).
-
-    Reads each head's type where needed instead of building columns, and decodes only the
-    lines it uses.
-    """
-    n = len(heads)
-    if heads[0].type == "session_start":
-        first = 0
-    else:
-        col = [h.type for h in heads]
-        if "session_start" not in col:
-            raise _FallBack  # not loadable: let the full reader explain why
-        first = col.index("session_start")
-    s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
-    s.records = n  # every line valid and non-blank: the count is exact
-    s.loadable = True
-    bounds = _LineIndex(data, n).bounds
-    _start_and_end(s, data, bounds, first, range(n - 1, -1, -1), heads[-1].type)
-    mt = MESSAGE_RECORD_TYPES
-    types, uuids = _Field(heads, "type"), _Field(heads, "uuid")
-    reader = _Reader(data)
-    k = n - 1
-    while k >= 0 and heads[k].type not in mt:
-        k -= 1
-    if not _ends_in_reply(s, reader, k if k >= 0 else None, bounds, types, uuids):
-        # the last TAIL_MESSAGES message records, and whether there are more
-        keys: list[int] = []
-        k = n
-        while k and len(keys) <= TAIL_MESSAGES:
-            k -= 1
-            if heads[k].type in mt:
-                keys.append(k)
-        more = len(keys) > TAIL_MESSAGES
-        if more:
-            keys.pop()
-        keys.reverse()
-        _interruption(s, reader, keys, bounds, types, uuids, more)
-    for k, h in enumerate(heads):
-        if h.type != "user_message":
-            continue
-        m = reader.message(bounds(k), h.type, h.uuid, 0, True)
-        if m is not None and m.is_human_prompt and m.preview():
-            s.first_prompt = m.preview(120)
-            break
-    return s, _metadata(s, data, bounds, heads, types, None)
-
-
-def _metadata(
-    s: SessionSummary, data: bytes, bounds, heads: list, types, on_chain: set | None
-) -> list[str]:
-    """The title and (unless the end gave it) the cost from the last metadata records on
-    the chain, when every line's head is decoded; returns the file's trace ids (any
-    branch, file order, as :func:`sidtui.core.resume.process.trace_session_ids`).
-
-    Args:
-        types: the heads' types (a string or None) by line key.
-        on_chain: the chain's line keys (None: every line).
-    """
-    keys = [h.key for h in heads]
-    # the keys present (few lines have one): scanning those is much cheaper than
-    # comparing every None with each wanted key
-    present = list(filter(None, keys))
-    if (
-        "session_name" not in present
-        and "trace_session_id" not in present
-        and (s.cost_usd is not None or "usage_stats" not in present)
-    ):
-        s.title = None
-        return []
-    name = _last_on_chain(data, bounds, keys, types, on_chain, "session_name")
-    if s.cost_usd is None:
-        usage = _last_on_chain(data, bounds, keys, types, on_chain, "usage_stats")
-        if isinstance(usage, dict) and isinstance(usage.get("totalCostUSD"), (int, float)):
-            s.cost_usd = float(usage["totalCostUSD"])
-    s.title = name if isinstance(name, str) else None
-    trace_ids: list[str] = []
-    if "trace_session_id" in keys:  # any branch, file order (as trace_session_ids)
-        for k, key in enumerate(keys):
-            if key == "trace_session_id" and types[k] == "metadata":
-                v = _metadata_value(data, bounds(k), "trace_session_id")
-                if isinstance(v, str) and v not in trace_ids:
-                    trace_ids.append(v)
-    return trace_ids
-
-
-class _Field:
-    """``col[k]``: one field of the heads, read in place (no column for a few lookups)."""
-
-    __slots__ = ("heads", "name")
-
-    def __init__(self, heads: list, name: str) -> None:
-        self.heads, self.name = heads, name
-
-    def __getitem__(self, k: int) -> Any:
-        return getattr(self.heads[k], self.name)
-
-
-def _last_on_chain(data, bounds, keys, types, on_chain, key: str) -> Any:
-    """The value of the last metadata record with ``key`` on the chain (None: none)."""
-    if key not in keys:  # the common answer, found in C
-        return None
-    for k in range(len(keys) - 1, -1, -1):
-        if keys[k] == key and types[k] == "metadata" and (on_chain is None or k in on_chain):
-            return _metadata_value(data, bounds(k), key)
-    return None
-
-
-def _metadata_value(data: bytes, span: tuple[int, int], key: str) -> Any:
-    """The ``value`` of a metadata line (what the byte-search path reads from it)."""
-    d = _decode_line(data, *span)
-    if isinstance(d, dict) and d.get("type") == "metadata" and d.get("key") == key:
-        return d.get("value")
-    return None
-
-
-def _last_metadata(data: bytes, key: bytes, on_chain: set) -> Any:
-    """The value of the last ``metadata`` record with ``key`` on the chain (byte search)."""
-    needle = b'"key":"' + key + b'"'
-    j = data.rfind(needle)
-    while j >= 0:
-        ls, le = _line_bounds(data, j)
-        d = _decode_line(data, ls, le)
-        if isinstance(d, dict) and d.get("type") == "metadata" and d.get("key") == key.decode():
-            if d.get("uuid") in on_chain:
-                return d.get("value")
-        j = data.rfind(needle, 0, ls)
-    return None
 
 
 def _full_summary(home: Home, sf: SessionFile, data: bytes, registrations) -> SessionSummary:
@@ -795,6 +118,8 @@ def _unreadable(path: os.PathLike[str] | str, exc: OSError) -> UnreadableInput:
 
 #: The first read of a file in a listing: a sidechain not listed is not read further.
 HEAD_READ = 256 * 1024
+
+
 _O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -867,8 +192,8 @@ def summarize(
     tids: list[str] | None = None
     if sf.container == "jsonl" and sf.kind == "main":
         try:
-            s, tids = _fast_summary(sf, data)
-        except _FallBack:
+            s, tids = fast_summary(sf, data)
+        except FallBack:
             s = _full_summary(home, sf, data, registrations)
     else:
         s = _full_summary(home, sf, data, registrations)
@@ -894,8 +219,12 @@ def summarize(
 
 #: Below this many files a listing runs in-process (a pool's start-up is not worth it).
 PARALLEL_MIN_FILES = 400
+
+
 #: Files per task sent to a worker process.
 CHUNK_FILES = 64
+
+
 #: At most this many worker processes (disk-cold listings are I/O-bound: a few more
 #: readers than cores keep the disk busy while the others decode).
 MAX_WORKERS = 8
@@ -1031,90 +360,18 @@ def _open_ahead(items: list[tuple[str, str]]) -> list[int | OSError]:
     return fds
 
 
-_JOB: _Job | None = None  # the forked workers' job (set before the pool forks)
+def workers_for(n_files: int) -> int:
+    """How many processes list ``n_files`` files (1: in-process).
 
-
-def _worker_chunk(items: list[tuple[str, str]]) -> list[SessionSummary | str | None]:
-    assert _JOB is not None
-    return _JOB.chunk(items)
-
-
-def _worker_init() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-
-
-def _workers(n_files: int) -> int:
-    """How many processes list ``n_files`` files (1: in-process)."""
+    Processes only for :data:`PARALLEL_MIN_FILES` files or more, on two cores or more, when
+    the caller may fork (:func:`sidtui.core.base.pool.can_fork`: not the app).
+    """
     if n_files < PARALLEL_MIN_FILES:
         return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
-    if cores < 2:
+    n = cores()
+    if n < 2 or not can_fork():
         return 1
-    import multiprocessing
-    import threading
-
-    # fork copies only the calling thread: with other threads running (the app), a lock
-    # held by one of them would stay locked in the child, so stay in-process
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
-        return 1
-    return min(cores, MAX_WORKERS)
-
-
-def _iter_chunks(
-    job: _Job, items: list[tuple[str, str]], chunk_files: int = CHUNK_FILES
-) -> Iterator[list]:
-    """Each chunk's results, in order: in-process, or on forked workers for a big home.
-
-    Closing the generator early cancels the chunks not yet started (the running ones
-    finish first). If the worker processes cannot be started or one dies, the chunks not
-    yet yielded are summarized in-process.
-    """
-    chunks = [items[i : i + chunk_files] for i in range(0, len(items), chunk_files)]
-    given = 0  # chunks yielded so far
-    workers = _workers(len(items))
-    if workers > 1:
-        global _JOB
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
-
-        _JOB = job
-        try:
-            with ProcessPoolExecutor(
-                max_workers=workers,
-                mp_context=multiprocessing.get_context("fork"),
-                initializer=_worker_init,
-            ) as pool:
-                futures = [pool.submit(_worker_chunk, c) for c in chunks]
-                try:
-                    for fut in futures:  # in submission order
-                        part = fut.result()
-                        given += 1
-                        yield part
-                finally:
-                    for fut in futures[given:]:  # closed early: start no more chunks
-                        fut.cancel()
-        except (OSError, RuntimeError, BrokenProcessPool):
-            pass  # no processes here (or one died): the rest in-process
-        finally:
-            _JOB = None
-    for chunk in chunks[given:]:
-        yield job.chunk(chunk)
-
-
-def _summarize_all(job: _Job, items: list[tuple[str, str]], progress) -> list:
-    """Every item's result, in order: in-process, or on forked workers for a big home."""
-    results: list = []
-    for part in _iter_chunks(job, items):
-        results += part
-        if progress is not None:
-            progress(len(results), len(items))
-    return results
+    return min(n, MAX_WORKERS)
 
 
 class Summarized(NamedTuple):
@@ -1161,6 +418,17 @@ def summarize_files(
     yield from _iter_chunks(job, list(items), max(1, chunk_files))
 
 
+def _iter_chunks(
+    job: _Job, items: list[tuple[str, str]], chunk_files: int = CHUNK_FILES
+) -> Iterator[list]:
+    """Each chunk's results, in order: in-process, or on forked workers for a big home.
+
+    Closing the generator early cancels the chunks not yet started.
+    """
+    chunks = [items[i : i + chunk_files] for i in range(0, len(items), chunk_files)]
+    return ordered_map(job.chunk, chunks, workers_for(len(items)))
+
+
 def list_sessions(
     home: Home,
     project: str | None = None,
@@ -1190,7 +458,12 @@ def list_sessions(
     items = [(str(p), proj) for p, proj in candidate_files(home, project, errors)]
     job = _Job(home, read_registrations(home), include_sidechains)
     out: list[SessionSummary] = []
-    for r in _summarize_all(job, items, progress):
+    results: list = []
+    for part in _iter_chunks(job, items):
+        results += part
+        if progress is not None:
+            progress(len(results), len(items))
+    for r in results:
         if isinstance(r, str):
             errors.append(r)
         elif r is not None:

@@ -3,8 +3,8 @@
 :func:`open_session` scans the file once (:mod:`records`), rebuilds the loader's chain and
 the whole record tree (:mod:`chain`), loads messages and metadata (:mod:`loader`), runs
 the recovery pipeline (:mod:`recovery`), restores the ten state items (:mod:`state`) and
-checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the machine-readable
-contract of ``sidtui show --json`` (keys kept stable; more may be added).
+checks liveness (:mod:`process`). :meth:`SessionView.to_json` is the ``sidtui show --json``
+object (:mod:`sidtui.core.views.show_json`).
 
 For a file the agent cannot load, everything that is there is still shown (the record tree,
 the longest readable chain) and ``loadable`` says plainly that the agent will see nothing.
@@ -12,12 +12,12 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.resume.process import (
     Liveness,
@@ -37,6 +37,8 @@ from sidtui.core.transcript.chain import (
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.transcript.records import FileChanged, RecordFile, read_transcript, scan_records
+from sidtui.core.transcript.writer import flush_pending_writes
+from sidtui.core.views.show_json import session_to_json
 
 _TREE_SLOT = "\x00tree"  # where the tree's warnings go in the warning order
 
@@ -89,13 +91,8 @@ class SessionView:
             if self.rf is None:
                 self._tree = RecordTree()
             else:
-                gc_was_enabled = gc.isenabled()
-                gc.disable()
-                try:
+                with gc_paused():
                     self._tree = build_tree(self.rf, self.chain)
-                finally:
-                    if gc_was_enabled:
-                        gc.enable()
         return self._tree
 
     @property
@@ -186,27 +183,20 @@ def open_session(
     """
     if data is None:
         # FORMAT.md §8.5: anything this process still holds in its write queue lands first
-        from sidtui.core.edits.writer import flush_pending_writes
-
         flush_pending_writes(sf.path)
         data = _read_bytes(sf.path, pieces=sf.container != "json")
     # Millions of small objects: the cyclic GC would rescan them over and over while
     # loading (none of them form cycles), so it is paused for the duration.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         view = _open_session(
             home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
         )
-        src = view.rf.source if view.rf is not None else None
-        if src is not None and src.changed:  # a line read back after the scan was missing
-            raise FileChanged(
-                f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
-            )
-        return view
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    src = view.rf.source if view.rf is not None else None
+    if src is not None and src.changed:  # a line read back after the scan was missing
+        raise FileChanged(
+            f"{sf.path} changed while sidtui read it (it is shorter now): read it again"
+        )
+    return view
 
 
 def _open_session(
@@ -316,315 +306,3 @@ def _open_session(
         format_version=fmt,
         base_warnings=warnings,
     )
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, Path):
-        return str(v)
-    return v
-
-
-def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
-    """Build the ``show --json`` object for a view (stable keys; see the core issue).
-
-    Args:
-        v: the view.
-        lazy: make the per-record arrays (``messages``, ``resumed``, ``records`` and the
-            chain's ``lines``/``longest_readable_lines``)
-            :class:`~sidtui.core.views.show_rows.RowChunks` (rows made a chunk at a time), so
-            :func:`write_json_stream` can write a 100 MB session's object without holding
-            hundreds of thousands of rows at once.
-
-    The arrays are built from the scan's structs and line starts and the cleaned
-    messages' parts (:mod:`sidtui.core.views.show_rows`): no record or message wrapper per row.
-    """
-    from sidtui.core.views.show_rows import (
-        RowChunks,
-        message_rows,
-        record_ids,
-        record_line_chunks,
-        record_lines,
-        record_rows,
-        resumed_rows,
-    )
-
-    loadable = v.loaded.loadable and v.file.kind == "main"
-    rf = v.rf
-
-    def materialize(chunks):
-        rows = RowChunks(chunks)
-        return rows if lazy else rows.rows()
-
-    def line_of(i: int) -> int:
-        return record_lines(rf, (i,))[0]  # type: ignore[arg-type]
-
-    def uuid_of(i: int) -> str | None:
-        return record_ids(rf, i)[0]  # type: ignore[arg-type]
-
-    messages = materialize(message_rows(v.loaded.messages)) if loadable else []
-    resumed = []
-    dropped = []
-    interruption: dict[str, Any] = {"kind": None, "tool_names": []}
-    integrity: dict[str, Any] = {"orphans": [], "dangling": []}
-    if loadable and v.recovery is not None:
-        r = v.recovery
-        resumed = materialize(resumed_rows(r.messages))
-        dropped = [
-            {
-                "layer": d.layer,
-                "index": d.index,
-                "uuid": d.uuid,
-                "reason": d.reason,
-                "block": d.block,
-            }
-            for d in r.dropped
-        ]
-        interruption = {
-            "kind": r.interruption.kind,
-            "tool_names": r.interruption.tool_names
-            if r.interruption.kind == "interrupted_turn"
-            else [],
-        }
-        if r.interruption.message is not None:
-            m = r.interruption.message
-            interruption["message"] = {
-                "src_index": m.src_index,
-                "uuid": m.message.uuid,
-                "line": m.message.line,
-                "text": m.message.preview(200),
-            }
-        integrity = {
-            "orphans": [o[0] for o in r.integrity_before.orphans],
-            "dangling": [d[0] for d in r.integrity_before.dangling],
-            "after_recovery": {
-                "orphans": [o[0] for o in r.integrity_after.orphans],
-                "dangling": [d[0] for d in r.integrity_after.dangling],
-            },
-        }
-    tree = v.tree
-    tips = []
-    branch_of = {b.tip: b for b in reversed(tree.branches)}  # the first per tip, as next() took
-    for t in tree.tips:
-        br = branch_of.get(t)
-        tips.append(
-            {
-                "line": line_of(t),
-                "uuid": uuid_of(t),
-                "live": t == tree.live_tip,
-                "skipped": br.skipped if br else 0,
-                "joins_at_line": line_of(br.joins_at) if br and br.joins_at is not None else None,
-            }
-        )
-    state_items = [
-        {
-            "number": it.number,
-            "name": it.name,
-            "value": it.value,
-            "source": it.source,
-            "restored": it.restored,
-            "note": it.note,
-            "warning": it.warning,
-        }
-        for it in v.state.items
-    ]
-    out: dict[str, Any] = {
-        "session_id": v.session_id,
-        "path": str(v.file.path),
-        "project": v.file.project,
-        "format_version": v.format_version,
-        "kind": v.file.kind,
-        "loadable": loadable,
-        "load_failure": None
-        if loadable
-        else (
-            "a sidechain file: the agent's session loader returns nothing for it (sub-agent "
-            "transcripts are read by the sidechain scan)"
-            if v.file.kind == "sidechain"
-            else v.loaded.load_failure
-        ),
-        "model": v.loaded.model,
-        "provider": v.loaded.provider,
-        "cwd": v.loaded.cwd,
-        "created_at": v.loaded.created_at,
-        "updated_at": v.loaded.updated_at,
-        "messages": messages,
-        "resumed": resumed,
-        "dropped": dropped,
-        "interruption": interruption,
-        "resume_note": v.recovery.resume_note if (loadable and v.recovery) else None,
-        "integrity": integrity,
-        "bad_lines": [
-            {"line": b.line, "offset": b.offset, "reason": b.reason, "terminated": b.terminated}
-            for b in (v.rf.bad_lines if v.rf else [])
-        ],
-        "branches": {
-            "heads": [{"line": line_of(h), "uuid": uuid_of(h)} for h in tree.heads],
-            "forked_heads": [
-                {"line": line_of(h), "uuid": uuid_of(h), "source": record_ids(rf, h)[1]}  # type: ignore[arg-type]
-                for h in tree.forked_heads
-            ],
-            "tips": tips,
-            "branch_points": record_lines(rf, tree.branch_points) if rf else [],
-            "skipped_records": tree.skipped_records,
-        },
-        "chain": {
-            "lines": materialize(record_line_chunks(rf, v.chain.chain)) if rf else [],
-            "linear": v.chain.linear,
-            "lost_parent": v.chain.lost_parent,
-            "fork_source": v.chain.fork_source,
-            "longest_readable_lines": materialize(record_line_chunks(rf, v.longest_chain()))
-            if rf
-            else [],
-        },
-        "cycle": v.chain.cycle,
-        "metadata": v.loaded.metadata,
-        "state": state_items,
-        "live": v.liveness.live,
-        "stale": v.liveness.stale,
-        "registrations": [
-            {
-                "session_id": r.session_id,
-                "pid": r.pid,
-                "live": r.live,
-                "reason": r.reason,
-                "path": str(r.path),
-            }
-            for r in v.liveness.registrations
-        ],
-        "trace_session_ids": v.trace_ids,
-        "warnings": v.warnings,
-        "records": materialize(record_rows(rf, v.chain.chain, encoded=lazy)) if rf else [],
-    }
-    if v.sidechain is not None:
-        s = v.sidechain
-        out["sidechain"] = {
-            "parent_session_id": s.parent_session_id,
-            "agent_id": s.agent_id,
-            "agent_type": s.agent_type,
-            "description": s.description,
-            "ended": s.ended,
-            "status": s.status,
-            "unfinished": s.unfinished,
-            "messages": [
-                {
-                    "index": m.index,
-                    "role": m.role,
-                    "blocks": [b.type for b in m.blocks],
-                    "turn": m.turn,
-                    "line": m.line,
-                }
-                for m in s.messages
-            ],
-        }
-    if v.sidechains:
-        out["sidechains"] = [
-            {
-                "agent_id": s.agent_id,
-                "agent_type": s.agent_type,
-                "path": str(s.path),
-                "ended": s.ended,
-                "status": s.status,
-                "messages": len(s.messages),
-            }
-            for s in v.sidechains
-        ]
-    return out
-
-
-#: How deep :func:`write_json_stream` looks for streamed values (``RowChunks``,
-#: generators) in the object it writes; deeper values are written as plain data.
-_STREAM_DEPTH = 3
-
-
-def write_json_stream(obj: dict[str, Any], out, chunk: int = 2000) -> None:
-    """Write a JSON object whose values may be generators, without materialising them.
-
-    Args:
-        obj: a dict; values (at any depth of nested dicts) that are
-            :class:`~sidtui.core.views.show_rows.RowChunks` are written as arrays, each chunk
-            with one ``orjson`` call (or as given, for chunks already encoded); values that
-            are iterators (generators) are written as arrays, element by element in chunks
-            of ``chunk``; everything else with orjson.
-        out: a binary file object.
-
-    The output is compact JSON (one line), equal to ``orjson.dumps`` of the materialised
-    object. A value orjson refuses because a string holds a lone surrogate (JSON.parse
-    accepts ``"\\ud800"``, so a transcript may carry one) is written by the standard
-    library with each lone surrogate escaped as ``\\udXXX``, as ``JSON.stringify`` does.
-    The cyclic GC is paused while writing: the rows are short-lived dicts and lists with
-    no cycles, and its passes over them cost as much as building them.
-    """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        import types
-
-        import orjson
-
-        from sidtui.core.base.jsonout import dumps_lenient
-        from sidtui.core.views.show_rows import RowChunks
-
-        opts = orjson.OPT_NON_STR_KEYS
-        write = out.write
-
-        def dumps(val: Any) -> bytes:
-            # lone surrogates kept as escapes, any depth (orjson alone writes 254 levels)
-            return dumps_lenient(val, option=opts, default=str)
-
-        def streamed(val: Any, depth: int = 0) -> bool:
-            # streams sit in show's own keys, a few levels down at most; below that lies
-            # file content (a metadata value may nest hundreds of levels: never walked)
-            if isinstance(val, (RowChunks, types.GeneratorType)):
-                return True
-            return (
-                depth < _STREAM_DEPTH
-                and isinstance(val, dict)
-                and any(streamed(v, depth + 1) for v in val.values())
-            )
-
-        def put(val: Any) -> None:
-            if isinstance(val, RowChunks):
-                write(b"[")
-                sep = b""
-                for rows in val:
-                    if rows:
-                        enc = rows if isinstance(rows, bytes) else dumps(rows)
-                        if len(enc) > 2:  # not an empty array
-                            write(sep)
-                            write(memoryview(enc)[1:-1])  # the rows without the brackets
-                            sep = b","
-                write(b"]")
-            elif isinstance(val, types.GeneratorType):
-                write(b"[")
-                buf: list[bytes] = []
-                n = 0
-                for item in val:
-                    buf.append(dumps(item))
-                    n += 1
-                    if len(buf) >= chunk:
-                        write((b"," if n > len(buf) else b"") + b",".join(buf))
-                        buf.clear()
-                if buf:
-                    write((b"," if n > len(buf) else b"") + b",".join(buf))
-                write(b"]")
-            elif isinstance(val, dict) and streamed(val):
-                put_object(val)
-            else:
-                write(dumps(val))
-
-        def put_object(d: dict) -> None:
-            write(b"{")
-            first = True
-            for k, v in d.items():
-                if not first:
-                    write(b",")
-                first = False
-                write(orjson.dumps(str(k)) + b":")
-                put(v)
-            write(b"}")
-
-        put_object(obj)
-        write(b"\n")
-    finally:
-        if gc_was_enabled:
-            gc.enable()

@@ -25,10 +25,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.fmt import printable
 from sidtui.tui.conversation_model import ConversationModel
 from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
-from sidtui.tui.gcpause import gc_paused
 from sidtui.tui.messages import SessionLoaded, SessionLoadFailed
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
 from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
@@ -128,7 +128,7 @@ class SessionScreen(Screen):
             t0 = time.monotonic()
             st = self.sf.path.stat()
             conv_view = self._conv
-            with gc_paused():
+            with gc_paused(freeze=True):
                 view = open_session(self.app.home, self.sf)
                 conversation = ConversationModel.from_view(view)
                 chain = ChainIndex(view)

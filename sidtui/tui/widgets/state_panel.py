@@ -7,28 +7,15 @@ and warning; usage already split into stock and flow with the cache hit ratio by
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from sidtui.fmt import pct, short_value
 from sidtui.tui.fmt import cost as fmt_cost
-from sidtui.tui.fmt import plain, pretty_json
-
-
-def _short(v: Any, width: int = 70) -> str:
-    if v is None:
-        return "—"
-    s = v if isinstance(v, str) else pretty_json(v).replace("\n", " ")
-    s = " ".join(s.split())
-    return s if len(s) <= width else s[: width - 1] + "…"
-
-
-def _pct(x: Any) -> str:
-    return f"{x * 100:.1f}%" if isinstance(x, (int, float)) else "—"
+from sidtui.tui.fmt import plain
 
 
 def state_renderable(view, home_label: str | None = None) -> RenderableType:
@@ -53,7 +40,9 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     for it in view.state.items:
         by_name[it.name] = it
         val = (
-            Text(_short(it.value)) if it.restored else Text(it.note or "not restored", style="dim")
+            Text(short_value(it.value, 70, spaced=True))
+            if it.restored
+            else Text(it.note or "not restored", style="dim")
         )
         if it.warning:
             val.append(f"\n⚠ {it.warning}", style="bold red")
@@ -79,12 +68,12 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
             stock = ", ".join(f"{k}={v}" for k, v in (mu.get("stock") or {}).items())
             flow = ", ".join(f"{k}={v}" for k, v in (mu.get("flow") or {}).items())
             t.add_row(
-                plain(name), plain(stock or "—"), plain(flow or "—"), _pct(mu.get("cacheHitRatio"))
+                plain(name), plain(stock or "—"), plain(flow or "—"), pct(mu.get("cacheHitRatio"))
             )
         cost = u.get("totalCostUSD")
         t.caption = (
             f"total cost {fmt_cost(cost) if isinstance(cost, (int, float)) else '—'} · "
-            f"cache hit ratio {_pct(u.get('cacheHitRatio'))} (flow / flow)"
+            f"cache hit ratio {pct(u.get('cacheHitRatio'))} (flow / flow)"
         )
         t.caption_justify = "left"
         parts.append(t)
@@ -106,7 +95,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
                 mark = {"completed": "✔", "in_progress": "▶"}.get(status, "○")
                 t.add_row(
                     plain(f"{mark} {status}"),
-                    plain(td.get("content") or td.get("text") or _short(td)),
+                    plain(td.get("content") or td.get("text") or short_value(td, 70, spaced=True)),
                 )
         parts.append(t)
 
@@ -115,7 +104,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         parts.append(
             Text.assemble(
                 ("Goal: ", "bold"),
-                _short(goal.value, 200),
+                short_value(goal.value, 200, spaced=True),
                 (f"  ({goal.note})" if goal.note else "", "dim"),
             )
         )
@@ -132,7 +121,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         )
         t.add_column("path")
         for f in files:
-            t.add_row(plain(f if isinstance(f, str) else _short(f)))
+            t.add_row(plain(f if isinstance(f, str) else short_value(f, 70, spaced=True)))
         parts.append(t)
 
     if view.warnings:

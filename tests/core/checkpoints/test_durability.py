@@ -13,7 +13,8 @@ import textwrap
 from sidtui.core.base.home import Home
 from sidtui.core.checkpoints.evict import cleanup_old_sessions, evict, inherit_from
 from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-from sidtui.core.checkpoints.manager import CheckpointManager, chain_health
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.checkpoints.rebuild import chain_health
 from tests.helpers import REAL_HOME, REPO
 
 WRITER = textwrap.dedent(

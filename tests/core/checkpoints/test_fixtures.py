@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.checkpoints.index import CheckpointIndex
-from sidtui.core.checkpoints.manager import (
+from sidtui.core.checkpoints.rebuild import (
     chain_health,
     rebuild,
     rebuild_all,

@@ -10,13 +10,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.checkpoints.evict import evict
-from sidtui.core.checkpoints.manager import (
-    RESTORE_TOOL,
-    CheckpointManager,
-    chain_health,
-    rebuild,
-    rebuild_all,
-)
+from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.rebuild import chain_health, rebuild, rebuild_all
 
 
 class Clock:

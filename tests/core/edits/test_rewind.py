@@ -474,7 +474,7 @@ def test_failed_file_write_leaves_conversation_untouched(real_home_with_projects
 
 
 def test_stale_view_is_reread_before_writing(real_home_with_projects):
-    from sidtui.core.edits.writer import SessionStore
+    from sidtui.core.transcript.writer import SessionStore
 
     home, _ = real_home_with_projects
     v = view_of(home, S01)

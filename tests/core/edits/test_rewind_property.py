@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from sidtui.core.base.home import Home, resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.rewind import MODES, rewind, rewind_points
-from sidtui.core.edits.writer import SessionStore, iso_now
+from sidtui.core.transcript.writer import SessionStore, iso_now
 from sidtui.core.views.session import open_session
 
 FILES = ["a.txt", "d/b.txt", "c.md"]

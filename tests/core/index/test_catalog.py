@@ -236,6 +236,7 @@ def pools(monkeypatch):
     threads around: the children only summarize and exit), counting the pools made."""
     import concurrent.futures as cf
 
+    from sidtui.core.base import pool
     from sidtui.core.views import listing
 
     made = []
@@ -246,7 +247,8 @@ def pools(monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(cf, "ProcessPoolExecutor", counting)
-    monkeypatch.setattr(listing, "_workers", lambda n: 2 if n else 1)
+    monkeypatch.setattr(listing, "workers_for", lambda n: 2 if n else 1)
+    monkeypatch.setattr(pool, "can_fork", lambda: True)
     return made
 
 
@@ -347,7 +349,7 @@ def test_rows_batch_decode_equals_row_by_row():
     """``rows()`` decodes every stored row in one call; a row msgspec refuses (a lone
     surrogate escape) sends the batch row by row, with the same result."""
     from sidtui.core.index.catalog import summaries_from_blobs, summary_from_blob
-    from sidtui.core.views.listing import SessionSummary
+    from sidtui.core.views.summary import SessionSummary
 
     rows = [
         SessionSummary("a", "p", "/x/a.jsonl", "main", "jsonl", title="t"),

@@ -135,10 +135,10 @@ def test_fixture_home_search(real_home_copy):
 
 def test_fill_cancel_resume_and_concurrent_indexing_no_duplicates(idx):
     cat = idx.catalog
-    with cat._write_lock, cat.conn as conn:  # start over
-        for p in cat.paths():
-            from sidtui.core.index.search import delete_docs
+    from sidtui.core.index.database import delete_docs
 
+    with cat.write_lock, cat.conn as conn:  # start over
+        for p in cat.paths():
             delete_docs(conn, p)
     calls = []
     res = idx.fill(cancel=lambda: bool(calls.append(1)) or len(calls) > 1)

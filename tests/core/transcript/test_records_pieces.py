@@ -19,7 +19,8 @@ import sidtui.core.transcript.records as records
 from sidtui.core.base.home import Home, discover
 from sidtui.core.transcript.chain import _is_one_linear_chain
 from sidtui.core.transcript.records import FileChanged, FileSource, read_transcript, scan_records
-from sidtui.core.views.session import open_session, session_to_json, write_json_stream
+from sidtui.core.views.session import open_session
+from sidtui.core.views.show_json import session_to_json, write_json_stream
 from tests.helpers import REAL_HOME
 
 SESSION_FILES = sorted(

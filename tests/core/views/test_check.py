@@ -373,11 +373,13 @@ def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
 
 
 def test_parallel_scan_gives_the_same_report(real_home_copy, monkeypatch, tmp_path):
+    from sidtui.core.base import pool
     from sidtui.core.base.home import Home
     from sidtui.core.views import check
 
     _crafted(tmp_path)  # another home to merge: bad lines, strict-only lines, faults
     serial = check.run_check(Home(real_home_copy)).to_json()
+    monkeypatch.setattr(pool, "can_fork", lambda: True)  # fork under pytest-xdist's threads
     monkeypatch.setattr(check, "CHUNK_FILES", 3)
     seen = []
     parallel = check.run_check(
@@ -654,7 +656,8 @@ def test_strict_prefilter_never_misses(tmp_path, line):
     """Only candidate lines are re-parsed strictly; the candidates must cover every line a
     strict parser refuses but JSON.parse accepts."""
     from sidtui.core.transcript.records import scan_records
-    from sidtui.core.views.check import CheckReport, _Scan
+    from sidtui.core.views.check import _Scan
+    from sidtui.core.views.check_report import CheckReport
 
     data = b'{"type":"x"}\n' + line + b"\n"
     rep = CheckReport("h", {})

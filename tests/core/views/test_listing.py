@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 import sidtui.core.views.listing as listing
 from sidtui.core.base.home import Home, SessionFile, discover
 from sidtui.core.resume.process import trace_session_ids
+from sidtui.core.views.fast_summary import _LineIndex
 from sidtui.core.views.listing import (
     _full_summary,
-    _LineIndex,
     count_records,
     list_sessions,
     summarize,
@@ -112,12 +112,12 @@ def test_parallel_listing_equals_in_process(real_home_copy, monkeypatch):
 def test_workers_only_for_big_homes_without_threads(monkeypatch):
     import threading
 
-    assert listing._workers(listing.PARALLEL_MIN_FILES - 1) == 1
+    assert listing.workers_for(listing.PARALLEL_MIN_FILES - 1) == 1
     done = threading.Event()
     t = threading.Thread(target=done.wait)
     t.start()
     try:
-        assert listing._workers(10**6) == 1  # fork with other threads running: in-process
+        assert listing.workers_for(10**6) == 1  # fork with other threads running: in-process
     finally:
         done.set()
         t.join()

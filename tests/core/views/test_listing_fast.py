@@ -1,8 +1,8 @@
 """``ls``'s per-file shortcuts give what the general paths give (issue 2 speed).
 
-* :func:`sidtui.core.views.listing._is_visible_reply`: a last message it accepts leaves the
+* :func:`sidtui.core.views.fast_summary._is_visible_reply`: a last message it accepts leaves the
   recovery pipeline's state at ``none`` (checked against :func:`recover` itself);
-* :func:`sidtui.core.views.listing._is_linear` is the chain's own linear test;
+* :func:`sidtui.core.views.fast_summary._is_linear` is the chain's own linear test;
 * the linear-file summary equals the general tail-walk summary, and both equal the full
   reader, on generated files.
 """
@@ -12,19 +12,14 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sidtui.core.views.listing as listing
+import sidtui.core.views.fast_summary as fast_summary
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import _is_one_linear_chain
 from sidtui.core.transcript.loader import Message
 from sidtui.core.transcript.records import make_block
-from sidtui.core.views.listing import (
-    _full_summary,
-    _is_linear,
-    _is_visible_reply,
-    _LsHeadT,
-    summarize,
-)
+from sidtui.core.views.fast_summary import _is_linear, _is_visible_reply, _LsHeadT
+from sidtui.core.views.listing import _full_summary, summarize
 from tests.helpers import assistant, jsonl, rec, start, tool_results, user
 
 _ids = st.sampled_from(["t1", "t2", None, ""])
@@ -60,7 +55,7 @@ def _msg(i, spec):
 def test_a_visible_reply_last_means_no_interruption(history, last):
     msgs = [_msg(i, s) for i, s in enumerate([*history, last])]
     if _is_visible_reply(msgs[-1]):
-        r = recover(msgs, terminal_tool_names=listing.TERMINAL_TOOL_NAMES)
+        r = recover(msgs, terminal_tool_names=fast_summary.TERMINAL_TOOL_NAMES)
         assert r.interruption.kind == "none"
         assert r.messages  # the summary's fallback rule never applies
 
@@ -196,8 +191,8 @@ def test_linear_summary_equals_general_and_full(tmp_path, monkeypatch, kinds, br
     sf = SessionFile(p, p.stem, "p")
     fast = _row(home, sf, data)
     with monkeypatch.context() as mp:  # the general path: untyped heads, recover() always
-        mp.setattr(listing, "_LS_HEAD_T", listing._LS_HEAD)
-        mp.setattr(listing, "_is_visible_reply", lambda m: False)
+        mp.setattr(fast_summary, "_LS_HEAD_T", fast_summary._LS_HEAD)
+        mp.setattr(fast_summary, "_is_visible_reply", lambda m: False)
         assert _row(home, sf, data) == fast
     full = _full_summary(home, sf, data, [])
     for k in (

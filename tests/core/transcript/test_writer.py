@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.edits import writer as w
-from sidtui.core.edits.writer import SessionStore, SidechainWriter, flush_pending_writes
+from sidtui.core.transcript import writer as w
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.writer import SessionStore, SidechainWriter, flush_pending_writes
 from tests.helpers import REPO
 
 SID = "20261130-120000-0a1b2c3d"
@@ -242,7 +242,7 @@ def test_timer_flushes_without_explicit_call(tmp_path):
 def test_exit_hook_flushes_and_timer_does_not_keep_process_alive(tmp_path):
     script = (
         "import sys\n"
-        "from sidtui.core.edits.writer import SessionStore\n"
+        "from sidtui.core.transcript.writer import SessionStore\n"
         "s = SessionStore(sys.argv[1], flush_interval=3600)\n"
         f"s.start_session({SID!r}, 'm', 'anthropic', '/p')\n"
         "for i in range(5):\n"
@@ -355,7 +355,7 @@ def test_sidechain_writer(tmp_path):
 
 _ZYGOTE = r"""
 import os, random, sys
-from sidtui.core.edits.writer import SessionStore
+from sidtui.core.transcript.writer import SessionStore
 
 SID = "20261130-120000-0a1b2c3d"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.edits.writer import SessionStore, flush_pending_writes
+from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 from tests.helpers import REAL_HOME
 
 SINGLE_WRITER = [
@@ -113,7 +113,7 @@ def test_replay_matches_agent_file(rel, tmp_path):
 
 @pytest.mark.parametrize("rel", SIDECHAINS, ids=lambda r: Path(r).stem)
 def test_sidechain_matches_agent_file(rel, tmp_path):
-    from sidtui.core.edits.writer import SidechainWriter
+    from sidtui.core.transcript.writer import SidechainWriter
 
     src = [json.loads(x) for x in (REAL_HOME / "sessions" / rel).read_bytes().splitlines()]
     head = src[0]

@@ -1,0 +1,66 @@
+"""One row of ``ls``, the catalog and the browser: :class:`SessionSummary`.
+
+Built by :mod:`sidtui.core.views.listing` (the fast path in
+:mod:`sidtui.core.views.fast_summary`, else the full session view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass
+class SessionSummary:
+    """One row of ``ls`` / the browser.
+
+    Attributes:
+        session_id: the file-name id (what ``show``/``--resume`` look up), project, path,
+            kind ("main"/"sidechain"), container ("jsonl"/"json").
+        format_version: "3.0", "2.0", a v1 file's own version (None for sidechains).
+        started: the start record's ISO timestamp; last_activity: the tail's timestamp
+            (else the file's mtime, ISO).
+        model, provider, cwd: from the start record.
+        records: non-blank lines (messages for v1 ``.json`` files); bytes: file size;
+            mtime_ns, inode: for cache keys.
+        interruption: none / interrupted_prompt / interrupted_turn (None when not loadable).
+        tool_names: for interrupted_turn.
+        loadable / load_failure: whether the agent's loader returns anything, and why not.
+        ended: the last record is ``session_end`` (the last process exited cleanly).
+        live / stale: a running process writes it now / a dead one left a registration.
+        cost_usd: from the last ``session_end`` or ``usage_stats`` on the chain.
+        first_prompt: the first human prompt (preview); title: ``session_name`` or the
+            summary file's ``summary``.
+        parent_session_id: for sidechains.
+    """
+
+    session_id: str
+    project: str
+    path: str
+    kind: str = "main"
+    container: str = "jsonl"
+    format_version: str | None = None
+    started: str | None = None
+    last_activity: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    cwd: str | None = None
+    records: int = 0
+    bytes: int = 0
+    mtime_ns: int = 0
+    inode: int = 0
+    interruption: str | None = None
+    tool_names: list[str] | None = None
+    loadable: bool = False
+    load_failure: str | None = None
+    ended: bool = False
+    live: bool = False
+    stale: bool = False
+    cost_usd: float | None = None
+    first_prompt: str | None = None
+    title: str | None = None
+    parent_session_id: str | None = None
+    trace_ids: list[str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
