@@ -25,7 +25,7 @@ from sidtui.core.claude.session import ClaudeSessionView, describe
 from sidtui.core.claude.subagents import Subagent, is_warmup, link_subagents, subagent_status
 from sidtui.core.claude.transcript import ClaudeTranscript, load_transcript
 from sidtui.core.claude.tree import BRANCH, PARALLEL
-from sidtui.core.views.check import Finding, size_distribution
+from sidtui.core.views.check_report import Finding, size_distribution
 
 #: Counts unrecoverable checkpoint backups of one session: ``(home, view) -> counts``
 #: (e.g. ``{"backups": n, "missing": m}``); given by the checkpoint layer.
