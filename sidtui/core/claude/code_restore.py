@@ -1,4 +1,4 @@
-"""Code rewind of a Claude Code session from outside (docs/CLAUDE-CODE.md §10).
+"""Code rewind of a Claude Code session from outside (docs/CLAUDE-CODE.md §10.3–10.5).
 
 :class:`CodeRestorer` writes back a checkpoint's state (:meth:`FileHistory.state_before
 <sidtui.core.claude.file_history.FileHistory.state_before>`): each blob copied back, each

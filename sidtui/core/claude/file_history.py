@@ -1,5 +1,5 @@
 """Claude Code's file checkpoints: snapshot records folded per prompt, blobs, chain health
-(docs/CLAUDE-CODE.md §4.7, §10).
+(docs/CLAUDE-CODE.md §4.7, §10.1–10.2).
 
 A ``file-history-snapshot`` record names the prompt it belongs to in ``snapshot.messageId``
 (an ``isSnapshotUpdate`` line carries the editing assistant record's uuid in its top-level

@@ -1,5 +1,5 @@
 """New Claude Code sessions made from an existing one: fork at a prompt, fork a branch
-(docs/CLAUDE-CODE.md §10.6–10.8).
+(docs/CLAUDE-CODE.md §10.6–10.7).
 
 A fork is a **new** transcript ``projects/<same folder>/<new uuid>.jsonl`` that Claude Code
 can ``--resume``; the source file is never written. It holds the records of the conversation

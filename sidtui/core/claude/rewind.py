@@ -1,5 +1,5 @@
 """Rewind a Claude Code session from outside: points, code, conversation, both
-(docs/CLAUDE-CODE.md §10).
+(docs/CLAUDE-CODE.md §10.3, §10.7).
 
 **Points** are the typed prompts of the resumed conversation, numbered from 1; each maps to
 the checkpoint of that prompt (the snapshot whose ``messageId`` is the prompt's uuid), else

@@ -1,5 +1,5 @@
-"""The writes the Claude Code source makes, in one place (to be replaced by the shared
-safe-write primitive when it lands; docs/DECISIONS.md "Claude Code as a second source").
+"""The writes the Claude Code source makes, in one place (docs/CLAUDE-CODE.md §10.4,
+§10.7), to be replaced by the shared safe-write primitive when it lands.
 
 * :func:`replace_file` — a project file written back: a temp file created with
   ``O_CREAT|O_EXCL|O_NOFOLLOW`` under a random name in the target's folder, written, fsynced,
