@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--claude-home",
         default=argparse.SUPPRESS,
+        metavar="DIR",
         help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
     )
     parser = _Parser(
@@ -90,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--claude-home",
         default=None,
-        help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
+        metavar="DIR",
+        help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude); "
+        "with no home flag, every home that exists is read",
     )
     parser.add_argument(
         "--theme", choices=["dark", "light"], default=None, help="app theme (no subcommand)"
@@ -142,12 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     from sidtui.cli.common import unescape_arg
 
-    for name in (
-        "session",
-        "project",
-        "home",
-        "claude_home",
-    ):  # as copied from JSON output (see unescape_arg)
+    # as copied from JSON output (see unescape_arg)
+    for name in ("session", "project", "home", "claude_home"):
         value = getattr(args, name, None)
         if isinstance(value, str):
             setattr(args, name, unescape_arg(value))

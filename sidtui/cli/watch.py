@@ -55,7 +55,7 @@ def record_preview(rec: Any, width: int = 100) -> str:
     if not isinstance(rec, dict):
         return repr(rec)[:width]
     t = rec.get("type")
-    if t in ("user_message", "assistant_message", "tool_result"):
+    if t in ("user_message", "assistant_message", "tool_result", "user", "assistant"):
         msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
         text = _texts(msg.get("content"))
     elif t == "message":
@@ -70,6 +70,11 @@ def record_preview(rec: Any, width: int = 100) -> str:
         text = f"{rec.get('agentType')}: {rec.get('description')}"
     elif t == "sidechain_end":
         text = f"{rec.get('status')}"
+    elif t == "system":  # Claude Code
+        text = f"{rec.get('subtype')}"
+    elif t == "progress":
+        data = rec.get("data")
+        text = f"{data.get('type')}" if isinstance(data, dict) else ""
     else:
         text = ""
     text = " ".join(str(text).split())
@@ -128,12 +133,16 @@ def event_lines(batch, as_json: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.common import home_from_args, session_home
-    from sidtui.core.base.home import resolve_session
+    from sidtui.cli.common import read_session, sources_from_args
     from sidtui.core.live.watcher import Watcher
 
-    home = session_home(args) if args.session else home_from_args(args).require()
-    sf = resolve_session(home, args.session) if args.session else None
+    if args.session:
+        source, sf = read_session(args)
+        homes = [source.home]
+    else:
+        sources, _named = sources_from_args(args)
+        homes = [s.require().home for s in sources]
+        sf = None
     lock = threading.Lock()
     done = threading.Event()
 
@@ -167,31 +176,33 @@ def run(args: argparse.Namespace) -> int:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: done.set())  # `kill`: stop as cleanly as ^C
-    w = Watcher(home, on_batch, session=sf, force_polling=True if args.polling else None)
-    what = str(sf.path) if sf else str(home.root)
+    polling = True if args.polling else None
+    watchers = [Watcher(h, on_batch, session=sf, force_polling=polling) for h in homes]
+    what = str(sf.path) if sf else ", ".join(str(h.root) for h in homes)
     try:
-        w.start()
-        while not w.ready.wait(0.2):
-            if done.is_set():
-                return 0
-            if not w.alive:
-                for e in w.errors:
-                    print(f"sidtui: error: {e}", file=sys.stderr)
-                return 1
-        print(
-            f"watching {what} ({'polling' if w.polling else 'notify'}); Ctrl-C to stop",
-            file=sys.stderr,
-            flush=True,
-        )
-        while not done.wait(0.5):
-            if w.errors:
-                for e in w.errors:
-                    print(f"sidtui: warning: {e}", file=sys.stderr)
-                w.errors.clear()
+        for w in watchers:
+            w.start()
+        for w in watchers:
+            while not w.ready.wait(0.2):
+                if done.is_set():
+                    return 0
                 if not w.alive:
+                    for e in w.errors:
+                        print(f"sidtui: error: {e}", file=sys.stderr)
                     return 1
+        how = "polling" if any(w.polling for w in watchers) else "notify"
+        print(f"watching {what} ({how}); Ctrl-C to stop", file=sys.stderr, flush=True)
+        while not done.wait(0.5):
+            for w in watchers:
+                if w.errors:
+                    for e in w.errors:
+                        print(f"sidtui: warning: {e}", file=sys.stderr)
+                    w.errors.clear()
+                    if not w.alive:
+                        return 1
     except KeyboardInterrupt:
         pass
     finally:
-        w.stop()
+        for w in watchers:
+            w.stop()
     return 0

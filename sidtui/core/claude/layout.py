@@ -373,8 +373,12 @@ def home_of(path: str | os.PathLike[str]) -> tuple[Path, str] | None:
     return None
 
 
-def file_for_path(path: Path) -> ClaudeFile:
-    """A :class:`ClaudeFile` for a transcript anywhere on disk (its role from its place)."""
+def file_for_path(path: Path, head: bytes | None = None) -> ClaudeFile:
+    """A :class:`ClaudeFile` for a transcript anywhere on disk (its role from its place).
+
+    ``head``: the file's first bytes when the caller read them (a flat subagent's session
+    is the ``sessionId`` they carry; else they are read here).
+    """
     place = home_of(path)
     project = place[1] if place else ""
     name = path.name
@@ -388,7 +392,7 @@ def file_for_path(path: Path) -> ClaudeFile:
             kind="sidechain",
             parent_session_id=path.parent.parent.name
             if nested
-            else head_session_id(read_head(path, 4096)),
+            else head_session_id(head if head is not None else read_head(path, 4096)),
             agent_id=stem[len("agent-") :],
             layout="subagents" if nested else "flat",
         )

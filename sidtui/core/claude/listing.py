@@ -11,14 +11,17 @@ only summaries) is a session without messages, not an unloadable one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
-from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover
+from sidtui.core.base.pool import ordered_map
+from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, file_for_path
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
 from sidtui.core.claude.session import ClaudeSessionView, describe
 from sidtui.core.claude.transcript import load_transcript
-from sidtui.core.views.listing import SessionSummary, _iso_from_ns
+from sidtui.core.views.listing import CHUNK_FILES, Summarized, _iso_from_ns, workers_for
+from sidtui.core.views.summary import SessionSummary
 
 #: ``load_failure`` of a transcript with no message (Claude Code's resume lists none).
 NO_MESSAGES = "no messages (an empty session)"
@@ -72,6 +75,7 @@ def summarize(
         title=view.title,
         parent_session_id=cf.parent_session_id if cf.kind == "sidechain" else None,
         trace_ids=[],
+        source="claude-code",
     )
     if st is not None:
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
@@ -108,3 +112,109 @@ def list_sessions(
             progress(k, len(files))
     out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
     return out, errors
+
+
+def scan_files(
+    home: ClaudeHome, stat: bool = True, errors: list[str] | None = None
+) -> list[tuple[str, str, os.stat_result | None]]:
+    """(path, project folder, stat) of every transcript under ``projects/`` (main files,
+    flat and nested subagents), by path; nothing is opened (the catalog's warm path)."""
+    out: list[tuple[str, str, os.stat_result | None]] = []
+
+    def add(folder: str, project: str, agents_only: bool) -> list[os.DirEntry[str]]:
+        dirs = []
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    name = e.name
+                    try:
+                        if name.endswith(".jsonl") and (
+                            not agents_only or name.startswith("agent-")
+                        ):
+                            if e.is_file():
+                                out.append((e.path, project, e.stat() if stat else None))
+                        elif not agents_only and e.is_dir(follow_symlinks=False):
+                            dirs.append(e)
+                    except FileNotFoundError:
+                        continue
+                    except OSError as exc:
+                        if errors is not None and name.endswith(".jsonl"):
+                            errors.append(f"cannot read {e.path}: {exc.strerror or exc}")
+        except OSError as exc:
+            if errors is not None and not isinstance(exc, FileNotFoundError):
+                errors.append(f"cannot read folder {folder}: {exc.strerror or exc}")
+        return dirs
+
+    try:
+        with os.scandir(home.projects_dir) as it:
+            projects = sorted(e.name for e in it if e.is_dir())
+    except OSError:
+        projects = []
+    for name in projects:
+        for d in add(str(home.projects_dir / name), name, False):
+            add(os.path.join(d.path, "subagents"), name, True)
+    out.sort(key=lambda t: t[0])
+    return out
+
+
+class _Job:
+    """Summarize chunks of files (forked workers inherit it; see ``base.pool``)."""
+
+    def __init__(
+        self, home: ClaudeHome, processes: list[ClaudeRegistration], include_sidechains: bool
+    ) -> None:
+        self.home, self.processes, self.include_sidechains = home, processes, include_sidechains
+
+    def chunk(self, items: list[tuple[str, str]]) -> list[Summarized | str | None]:
+        out: list[Summarized | str | None] = []
+        for path, _project in items:
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            except OSError as exc:
+                out.append(f"cannot read {path}: {exc.strerror or exc}")
+                continue
+            try:
+                st = os.fstat(fd)
+                with open(fd, "rb", closefd=False) as fh:
+                    data = fh.read()
+            except OSError as exc:
+                out.append(f"cannot read {path}: {exc.strerror or exc}")
+                continue
+            finally:
+                os.close(fd)
+            cf = file_for_path(Path(path), data[:4096])
+            if cf.kind == "sidechain" and not self.include_sidechains:
+                out.append(None)
+                continue
+            try:
+                s = summarize(self.home, cf, processes=self.processes, data=data, st=st)
+            except SidtuiError as exc:
+                out.append(str(exc))
+                continue
+            except Exception as exc:  # noqa: BLE001 - a catalog must not stop on a reader bug in one file
+                out.append(
+                    f"{path}: internal error while summarizing ({type(exc).__name__}: {exc})"
+                )
+                continue
+            out.append(Summarized(s, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)))
+        return out
+
+
+def summarize_files(
+    home: ClaudeHome,
+    items: Sequence[tuple[str, str]],
+    *,
+    registrations: list[ClaudeRegistration] | None = None,
+    include_sidechains: bool = True,
+    chunk_files: int = CHUNK_FILES,
+) -> Iterator[list[Summarized | str | None]]:
+    """Summarize many files chunk by chunk, as sid-code's
+    :func:`~sidtui.core.views.listing.summarize_files` does (same rows, same parallel
+    rules: forked workers for a big home when the caller runs no other thread)."""
+    if registrations is None:
+        registrations = read_processes(home)
+    job = _Job(home, registrations, include_sidechains)
+    items = list(items)
+    n = max(1, chunk_files)
+    chunks = [items[i : i + n] for i in range(0, len(items), n)]
+    return ordered_map(job.chunk, chunks, workers_for(len(items)))

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_prompt
 from sidtui.core.claude.kinds import PROMPT, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
@@ -207,6 +208,11 @@ def open_claude_session(
         UnreadableInput: the file cannot be read (``FileChanged`` when a big file
             shrank while it was read).
     """
+    with gc_paused():
+        return _open(home, cf, data, processes, with_subagents)
+
+
+def _open(home, cf, data, processes, with_subagents) -> ClaudeSessionView:
     tr = load_transcript(cf, data)
     view = ClaudeSessionView(home, tr)
     describe(view)

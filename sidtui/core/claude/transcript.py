@@ -8,12 +8,12 @@ needs the home (subagents, liveness, titles); subagent transcripts are read the 
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.claude.conversation import (
     ClaudeMessage,
     Interruption,
@@ -91,16 +91,11 @@ def load_transcript(cf: ClaudeFile, data: bytes | FileSource | None = None) -> C
     """
     if data is None:
         data = read_bytes(cf.path)
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         sc = scan(data)
         tree = build_tree(sc.objs)
         messages = build_messages(sc.objs, sc.lines, tree)
         tr = ClaudeTranscript(cf, sc, tree, messages, detect_interruption(messages))
-    finally:
-        if was:
-            gc.enable()
     if isinstance(data, FileSource) and data.changed:
         raise FileChanged(
             f"{cf.path} changed while sidtui read it (it is shorter now): read it again"

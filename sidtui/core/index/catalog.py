@@ -46,6 +46,7 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import parse_line_slow
+from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.index.database import SCHEMA, db_text, delete_docs, py_text, register_functions
 from sidtui.core.live import events as ev
 from sidtui.core.resume.process import liveness_for, read_registrations
@@ -130,12 +131,15 @@ def summaries_from_blobs(blobs: list[bytes]) -> list[SessionSummary]:
     return out
 
 
-def _root_key(home: Home) -> str:
-    return str(Path(home.root).expanduser().resolve())
+def _root_key(home: Home | ClaudeHome) -> str:
+    """The resolved root; a Claude Code home's is marked as one (its own database)."""
+    root = str(Path(home.root).expanduser().resolve())
+    return f"claude-code:{root}" if isinstance(home, ClaudeHome) else root
 
 
-def default_db_path(home: Home) -> Path:
-    """Where the catalog of ``home`` lives (one database per resolved home root)."""
+def default_db_path(home: Home | ClaudeHome) -> Path:
+    """Where the catalog of ``home`` lives (one database per resolved home root, and per
+    source: a Claude Code home at the same root as a sid-code one has its own)."""
     import platformdirs
 
     root = _root_key(home)
@@ -232,6 +236,66 @@ def _rows_of(
     return rows
 
 
+class _SidCodeFiles:
+    """What the catalog reads from a sid-code home: its files, rows, registrations."""
+
+    def __init__(self, home: Home) -> None:
+        self.home = home
+
+    def scan(
+        self, stat: bool, errors: list[str] | None
+    ) -> list[tuple[str, str, os.stat_result | None]]:
+        return scan_session_files(self.home, stat=stat, errors=errors)
+
+    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
+        return summarize_files(self.home, items, registrations=regs, chunk_files=chunk_files)
+
+    def registrations(self) -> list:
+        return read_registrations(self.home)
+
+    def project_of(self, path: str) -> str:
+        parent = Path(path).parent
+        return "" if parent == self.home.sessions_dir else parent.name
+
+    def session_file(self, s: SessionSummary) -> Any:
+        return SessionFile(Path(s.path), s.session_id, s.project, s.kind)
+
+
+class _ClaudeFiles:
+    """What the catalog reads from a Claude Code home (:mod:`sidtui.core.claude.listing`)."""
+
+    def __init__(self, home: ClaudeHome) -> None:
+        self.home = home
+
+    def scan(
+        self, stat: bool, errors: list[str] | None
+    ) -> list[tuple[str, str, os.stat_result | None]]:
+        from sidtui.core.claude.listing import scan_files
+
+        return scan_files(self.home, stat=stat, errors=errors)
+
+    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
+        from sidtui.core.claude.listing import summarize_files as claude_summaries
+
+        return claude_summaries(self.home, items, registrations=regs, chunk_files=chunk_files)
+
+    def registrations(self) -> list:
+        from sidtui.core.claude.liveness import read_processes
+
+        return read_processes(self.home)
+
+    def project_of(self, path: str) -> str:
+        from sidtui.core.claude.layout import home_of
+
+        place = home_of(path)
+        return place[1] if place else ""
+
+    def session_file(self, s: SessionSummary) -> Any:
+        from sidtui.core.claude.layout import file_for_path
+
+        return file_for_path(Path(s.path))
+
+
 class CacheUnusable(SidtuiError):
     """The cache directory cannot be written (the catalog then runs in memory)."""
 
@@ -251,8 +315,11 @@ class Catalog:
             its transaction.
     """
 
-    def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, home: Home | ClaudeHome, db_path: str | os.PathLike[str] | None = None
+    ) -> None:
         self.home = home
+        self._files = _ClaudeFiles(home) if isinstance(home, ClaudeHome) else _SidCodeFiles(home)
         self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
         if db_path is None:
             self.db_path = default_db_path(home)
@@ -416,7 +483,7 @@ class Catalog:
             return [b for (b,) in self.conn.execute(sql, args)]
 
         out = summaries_from_blobs(self.guarded(q))
-        regs = read_registrations(self.home)
+        regs = self._files.registrations()
         for s in out:
             if s.kind == "main":
                 lv = liveness_for(s.session_id, s.trace_ids or [], regs)
@@ -488,7 +555,7 @@ class Catalog:
                 "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
             )
         }
-        files = scan_session_files(self.home, stat=bool(cached), errors=res.errors)
+        files = self._files.scan(bool(cached), res.errors)
         res.total = len(files)
         seen = {path for path, _, _ in files}
         todo = [
@@ -500,11 +567,8 @@ class Catalog:
         reported = done // BATCH
         pending: list[tuple] = []
         dropped: list[str] = []  # files that now give no row (unreadable, no transcript)
-        chunks = summarize_files(
-            self.home,
-            todo,
-            registrations=read_registrations(self.home) if todo else [],
-            chunk_files=min(CHUNK_FILES, BATCH),
+        chunks = self._files.summarize(
+            todo, self._files.registrations() if todo else [], min(CHUNK_FILES, BATCH)
         )
         try:
             for items, part in zip(_chunked(todo, min(CHUNK_FILES, BATCH)), chunks, strict=False):
@@ -544,10 +608,10 @@ class Catalog:
     ) -> list[tuple]:
         """Rows of ``items`` (path, project), summarized now through the batch path."""
         rows: list[tuple] = []
-        regs = read_registrations(self.home)
+        regs = self._files.registrations()
         for batch, part in zip(
             _chunked(items, CHUNK_FILES),
-            summarize_files(self.home, items, registrations=regs),
+            self._files.summarize(items, regs),
             strict=False,
         ):
             rows += _rows_of(batch, part, errors, dropped)
@@ -637,8 +701,7 @@ class Catalog:
             if not os.path.exists(p):
                 gone.append(p)
                 continue
-            parent = Path(p).parent
-            items.append((p, "" if parent == self.home.sessions_dir else parent.name))
+            items.append((p, self._files.project_of(p)))
         rows = self._summarize_rows(items, [], gone) if items else []
         self.guarded(lambda: (self._write_rows(rows), self._delete_rows(gone)))
         return [r[0] for r in rows] + gone
@@ -670,5 +733,5 @@ class Catalog:
         """The cached files as :class:`SessionFile` objects (for search filling)."""
         out = []
         for s in self.rows(include_sidechains=include_sidechains):
-            out.append(SessionFile(Path(s.path), s.session_id, s.project, s.kind))
+            out.append(self._files.session_file(s))
         return out

@@ -9,6 +9,10 @@ What is indexed, one document per record and kind (FORMAT.md §3 record shapes):
   commands, patterns);
 * ``file`` — the paths of ``file_changes`` metadata.
 
+Claude Code transcripts (docs/CLAUDE-CODE.md §4) give the same kinds: ``user`` and
+``assistant`` records as prompts and replies (injected ``isMeta`` text is not indexed),
+their ``tool_use`` blocks, and the paths a ``file-history-snapshot`` tracks.
+
 Every document keeps the file path, the record's ``uuid`` (None in sidechains) and its
 1-based line. Documents are capped at :data:`MAX_DOC_CHARS`. Records of skipped branches
 are indexed too (search finds what the loader drops; the hit's uuid tells which record).
@@ -141,7 +145,9 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
         return []
     t = rec.get("type")
     out: list[tuple[str, str]] = []
-    if t in ("user_message", "assistant_message", "tool_result", "message"):
+    if t in ("user", "assistant") and rec.get("isMeta") is not True:
+        t = "message_record"  # Claude Code's records: the message shape of sid-code's
+    if t in ("user_message", "assistant_message", "tool_result", "message", "message_record"):
         msg = rec.get("message") if t != "message" else rec  # sidechains: role/content inline
         if not isinstance(msg, dict):
             return out
@@ -156,6 +162,11 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
                     name = b.get("name") if isinstance(b.get("name"), str) else ""
                     inp = dumps_lenient(b.get("input"), default=str).decode()
                     out.append(("tool", _cap(f"{name} {inp}")))
+    elif t == "file-history-snapshot":  # Claude Code: the files a prompt's checkpoint tracks
+        snap = rec.get("snapshot")
+        tracked = snap.get("trackedFileBackups") if isinstance(snap, dict) else None
+        if isinstance(tracked, dict) and tracked:
+            out.append(("file", _cap("\n".join(str(k) for k in tracked))))
     elif t == "metadata" and rec.get("key") == "file_changes":
         v = rec.get("value")
         files = v.get("files") if isinstance(v, dict) else None

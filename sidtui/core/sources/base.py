@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from sidtui.core.resume.process import Liveness, Registration
-from sidtui.core.views.listing import SessionSummary
+from sidtui.core.views.summary import SessionSummary
 
 #: The changes a source may support (the CLI verbs that write).
 MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})

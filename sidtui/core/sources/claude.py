@@ -13,7 +13,7 @@ from sidtui.core.claude.listing import list_sessions
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes
 from sidtui.core.claude.session import ClaudeSessionView, open_claude_session
 from sidtui.core.sources.base import CheckProgress, Progress, SessionRef, Source
-from sidtui.core.views.listing import SessionSummary
+from sidtui.core.views.summary import SessionSummary
 
 
 class ClaudeSource(Source):

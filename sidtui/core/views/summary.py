@@ -32,6 +32,8 @@ class SessionSummary:
         first_prompt: the first human prompt (preview); title: ``session_name`` or the
             summary file's ``summary``.
         parent_session_id: for sidechains.
+        source: the agent that wrote it (``"sid-code"``, ``"claude-code"``:
+            :mod:`sidtui.core.sources`).
     """
 
     session_id: str
@@ -61,6 +63,7 @@ class SessionSummary:
     title: str | None = None
     parent_session_id: str | None = None
     trace_ids: list[str] | None = None
+    source: str = "sid-code"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
