@@ -185,14 +185,20 @@ def test_sid_code_sessions_still_go_to_sid_code(capsys, tmp_path):
     assert rc == 0 and "source" not in json.loads(out)
 
 
-def test_an_id_sid_code_does_not_know_is_looked_up_in_claude(capsys, tmp_path, monkeypatch):
+def test_without_home_flags_every_home_is_searched(capsys, tmp_path, monkeypatch):
     home = tmp_path / "home"
     shutil.copytree(REAL_HOME, home)
+    monkeypatch.setenv("SID_CONFIG_DIR", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(CLAUDE_HOME))
-    rc, out, _ = run(capsys, "--home", str(home), "checkpoints", "491e126e", "--json")
+    rc, out, _ = run(capsys, "checkpoints", "491e126e", "--json")
     assert rc == 0 and json.loads(out)["source"] == "claude-code"
-    rc, _, err = run(capsys, "--home", str(home), "checkpoints", "ffffffff-none")
+    rc, out, _ = run(capsys, "rewind", "20261130-052907-9ff3799b", "--json")
+    assert rc == 0 and "source" not in json.loads(out)
+    rc, _, err = run(capsys, "checkpoints", "ffffffff-none")
     assert rc == 2 and "no session" in err.lower()
+    # a home flag names its home: the Claude Code id is not looked up beside it
+    rc, _, err = run(capsys, "--home", str(home), "checkpoints", "491e126e")
+    assert rc == 2
 
 
 def test_claude_home_flag_after_the_verb(capsys):
