@@ -1,30 +1,12 @@
 """The demo's Claude Code home: ``<demo dir>/claude`` beside the sid-code ``home/``.
 
-:func:`build_claude_demo` writes a Claude Code home (``projects/<slug>/<uuid>.jsonl``,
-``<session>/subagents/``, ``file-history/<session>/``, ``sessions/<pid>.json``) and its
-scratch projects in ``<demo dir>/claude-projects/``, with a simulated Claude Code
-(:class:`_Session`) writing records in Claude Code's shapes and key order
-(docs/CLAUDE-CODE.md §3–4): one snapshot per prompt, then an update (2.1.x) or a delta
-(2.1.220 on) for each file first touched in the turn, blobs named
-``sha256(path)[:16]@v<n>``, and the project files written as the tools would. Same seed ⇒
-same bytes (apart from the dead PID, and absolute paths when built in another folder).
-
-=============  ===============================================================================
-case           what shows it
-=============  ===============================================================================
-checkpoints    4 prompts editing 3 files (deltas, a created file = null backup, a parallel
-               pair of reads); the intermediate blob ``app.py@v2`` pruned; ``search.py``
-               edited by hand after the session (drift)
-rewind         an in-app ``/rewind``: the old second prompt stays as a stranded branch;
-               backups written as ``isSnapshotUpdate`` lines (2.1.114 style); a custom title
-compaction     ``compact_boundary`` (auto) + the ``isCompactSummary`` prompt, hook progress
-subagents      a ``Task`` agent (completed), a background ``Agent`` (``async_launched``)
-               that spawns a nested agent (``parentAgentId``), a stale registration
-interrupted    the last turn cut by ``[Request interrupted by user for tool use]``
-torn           the last line half written (no newline)
-fork           sidtui's fork of *checkpoints* before prompt 3 (``forkedFrom``, blobs copied)
-empty          a zero-byte transcript
-=============  ===============================================================================
+:func:`build_claude_demo` writes ``claude/`` (projects, subagents, file history, a stale
+registration) and its projects in ``claude-projects/`` with a simulated Claude Code
+(:class:`_Session`) in Claude Code's record shapes and key order (docs/CLAUDE-CODE.md §3–4,
+§4.7). Cases (``ClaudeDemo.cases``): ``checkpoints`` (deltas, a created file, parallel reads,
+a pruned blob, a hand edit after the session), ``rewind`` (a stranded branch, 2.1.114
+updates), ``compaction``, ``subagents`` (Task, background Agent, nested), ``interrupted``,
+``torn``, ``fork`` (sidtui's own) and ``empty``. Same seed, same bytes (but the dead PID).
 """
 
 from __future__ import annotations

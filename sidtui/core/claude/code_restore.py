@@ -1,20 +1,12 @@
 """Code rewind of a Claude Code session from outside (docs/CLAUDE-CODE.md §10.3–10.5).
 
-:class:`CodeRestorer` writes back a checkpoint's state (:meth:`FileHistory.state_before
-<sidtui.core.claude.file_history.FileHistory.state_before>`): each blob copied back, each
-null backup deleted. A path is skipped, and said so, when it is a symlink or has hard links
-(Claude Code skips both), when its blob is gone (unrecoverable), outside the project root,
-or already equal. Before anything is written:
-
-* **root**: the git top level of the session's cwd, else the cwd; refused when relative,
-  ``/``, or outside the user's home and not in a git work tree (unless
-  ``allow_outside_root``);
-* **live**: a running Claude Code process writes the session (refused unless forced);
-* **drift**: a file to be changed was modified after the session's last record (by hand
-  or by another session): listed, and the restore is refused unless forced;
-* **safety snapshot**: the current contents of every file about to change go into
-  sidtui's own journal, ``<claude home>/sidtui/restores/<session>/index.json`` (sid-code's
-  checkpoint index format; Claude Code never reads it), so ``redo`` takes the restore back.
+:class:`CodeRestorer` writes a checkpoint's state back (blobs copied, null backups deleted;
+symlinks, hard links, unrecoverable blobs and paths outside the project root skipped and
+said; equal bytes left alone). A real run is refused for a live session, a refused root or
+a file changed after the session (drift) unless forced. The current contents first go into
+a safety snapshot in sidtui's own journal, ``<claude home>/sidtui/restores/<session>/``
+(sid-code's checkpoint index format, never read by Claude Code), so ``redo`` takes a
+restore back and ``undo`` steps back one prompt at a time.
 """
 
 from __future__ import annotations
@@ -409,8 +401,19 @@ class CodeRestorer:
             journal=self.journal_path,
         )
         res.files = list(self.plan(k, paths, force=force))
-        live = self.view.liveness.live
-        if live:
+        self._checks(res, dry_run=dry_run, force=force)
+        todo = res.changed
+        if dry_run or not todo:
+            if not todo and not dry_run:
+                res.note = "nothing to change: every file is already as it was"
+            return res
+        res.safety_snapshot_id = self._safety(res, cp, paths, op)
+        self._write(res, k)
+        return res
+
+    def _checks(self, res: CodeRestoreResult, *, dry_run: bool, force: bool) -> None:
+        """Live, root and drift: refused (raises) on a real run, warnings on a dry run."""
+        if self.view.liveness.live:
             pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
             msg = (
                 f"session {self.session_id} is live (Claude Code process {pids}): it tracks the "
@@ -436,11 +439,12 @@ class CodeRestorer:
                 "nothing was changed (pass --force to restore anyway: the safety snapshot "
                 "keeps their current contents for `sidtui redo`)"
             )
+
+    def _safety(
+        self, res: CodeRestoreResult, cp: Checkpoint, paths: list[str] | None, op: str
+    ) -> str | None:
+        """Save the current contents of every file about to change; its journal id."""
         todo = res.changed
-        if dry_run or not todo:
-            if not todo and not dry_run:
-                res.note = "nothing to change: every file is already as it was"
-            return res
         ids = res.reverts
         summary = f"sidtui {op} (claude-code): back to before {cp.id}"
         try:
@@ -465,7 +469,11 @@ class CodeRestorer:
                 f"cannot save the safety snapshot to {self.journal_path} "
                 f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
             ) from None
-        res.safety_snapshot_id = safety
+        return safety
+
+    def _write(self, res: CodeRestoreResult, k: int) -> None:
+        """Write (or delete) every planned file; a failed write is skipped and said."""
+        todo = res.changed
         for fr in todo:
             real = Path(fr.real_path or fr.path)
             try:
@@ -484,10 +492,9 @@ class CodeRestorer:
                 fr.reason = f"write failed: {exc.strerror or exc}"
                 fr.action = "skipped"
         if all(f.action == "skipped" for f in todo):
-            self._mark_failed(safety)
+            self._mark_failed(res.safety_snapshot_id)
             res.safety_snapshot_id = None
             res.note = "no file could be written; nothing was changed"
-        return res
 
     def _mark_failed(self, safety: str | None) -> None:
         if safety is None:

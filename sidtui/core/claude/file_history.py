@@ -1,18 +1,12 @@
-"""Claude Code's file checkpoints: snapshot records folded per prompt, blobs, chain health
-(docs/CLAUDE-CODE.md §4.7, §10.1–10.2).
+"""Claude Code's file checkpoints: snapshot records folded per prompt, backups, blobs, chain
+health (docs/CLAUDE-CODE.md §4.7, §10.1–10.2).
 
-A ``file-history-snapshot`` record names the prompt it belongs to in ``snapshot.messageId``
-(an ``isSnapshotUpdate`` line carries the editing assistant record's uuid in its top-level
-``messageId``, the prompt's in ``snapshot.messageId`` **[observed]**); for each prompt the
-last line wins. ``file-history-delta`` records are then folded into the snapshot they name
-(``snapshotMessageId``), adding a path only when it is absent. The result is one
-:class:`Checkpoint` per prompt, in the order the snapshots first appear.
-
-Each backup maps a path (relative to the session's cwd for files under it, absolute
-otherwise) to ``backupFileName`` = ``sha256(absolute path)[:16]@v<n>`` in
-``file-history/<session>/`` or null (the file did not exist). A blob that is not on disk
-(pruned since 2.1.208, or never copied) is **unrecoverable**: reported, never guessed.
-:meth:`FileHistory.state_before` is the state a code rewind writes back.
+:func:`read_file_history` groups ``file-history-snapshot`` lines by ``snapshot.messageId``
+(the last line wins) and folds ``file-history-delta`` records in (a path added only when
+absent): one :class:`Checkpoint` per prompt. A :class:`Backup` is a path's
+``sha256(path)[:16]@v<n>`` blob in ``file-history/<session>/`` or null (the file did not
+exist); a blob not on disk is unrecoverable, never guessed. :meth:`FileHistory.state_before`
+is what a code rewind writes back; :func:`backup_counts` is ``check``'s count.
 """
 
 from __future__ import annotations
@@ -400,6 +394,67 @@ def _backup(
     )
 
 
+@dataclass
+class _Fold:
+    """One prompt's lines while folding: the winning snapshot and the deltas."""
+
+    record: int
+    line: int
+    lines: list[int] = field(default_factory=list)
+    snapshot_lines: int = 0
+    deltas: list[tuple[str, Any]] = field(default_factory=list)
+    base: dict[str, Any] = field(default_factory=dict)
+    ts: str | None = None
+
+
+def _fold(view: Any, warnings: list[str]) -> dict[str, _Fold]:
+    """Group the snapshot and delta records by prompt (insertion order = first line)."""
+    folds: dict[str, _Fold] = {}
+    for s in view.snapshots:
+        d = view.full_record(s.record)
+        if not isinstance(d, dict):
+            warnings.append(f"line {s.line}: the file-history record cannot be read")
+            continue
+        if not s.delta:
+            snap = d.get("snapshot")
+            snap = snap if isinstance(snap, dict) else {}
+            key = _s(snap.get("messageId")) or _s(d.get("messageId"))
+            if key is None:
+                warnings.append(f"line {s.line}: a snapshot without a messageId (ignored)")
+                continue
+            tfb = snap.get("trackedFileBackups")
+            if not isinstance(tfb, dict):
+                warnings.append(f"line {s.line}: a snapshot without trackedFileBackups")
+                tfb = {}
+            f = folds.setdefault(key, _Fold(s.record, s.line))
+            f.snapshot_lines += 1
+            f.lines.append(s.line)
+            f.base = tfb  # the last line for a prompt wins
+            f.ts = _s(snap.get("timestamp")) or f.ts
+        else:
+            key = _s(d.get("snapshotMessageId")) or _s(d.get("messageId"))
+            path = _s(d.get("trackingPath"))
+            if key is None or path is None:
+                warnings.append(f"line {s.line}: a file-history-delta without its snapshot/path")
+                continue
+            f = folds.setdefault(key, _Fold(s.record, s.line, ts=_s(d.get("timestamp"))))
+            f.lines.append(s.line)
+            f.deltas.append((path, d.get("backup")))
+    return folds
+
+
+def _cwds(view: Any, prompt: int | None) -> list[str]:
+    """Where a checkpoint's relative keys may live: its prompt's cwd, then the session's."""
+    out: list[str] = []
+    if prompt is not None:
+        pd = view.full_record(prompt)
+        if isinstance(pd, dict) and isinstance(pd.get("cwd"), str):
+            out.append(pd["cwd"])
+    if view.cwd and view.cwd not in out:
+        out.append(view.cwd)
+    return out
+
+
 def read_file_history(view: Any) -> FileHistory:
     """Fold a session's snapshot records into checkpoints (see the module docstring).
 
@@ -421,92 +476,30 @@ def read_file_history(view: Any) -> FileHistory:
     fh = FileHistory(sid, folder, folder.is_dir(), view.cwd)
     if not view.snapshots:
         return fh
-    objs = view.scan.objs
     uuid_at: dict[str, int] = {}
-    for i, o in enumerate(objs):
+    for i, o in enumerate(view.scan.objs):
         if o.uuid is not None and o.type == "user" and o.uuid not in uuid_at:
             uuid_at[o.uuid] = i
-    states: dict[str, dict[str, Any]] = {}
-    order: list[str] = []
-    for s in view.snapshots:
-        d = view.full_record(s.record)
-        if not isinstance(d, dict):
-            fh.warnings.append(f"line {s.line}: the file-history record cannot be read")
-            continue
-        if not s.delta:
-            snap = d.get("snapshot")
-            snap = snap if isinstance(snap, dict) else {}
-            key = _s(snap.get("messageId")) or _s(d.get("messageId"))
-            tfb = snap.get("trackedFileBackups")
-            if key is None:
-                fh.warnings.append(f"line {s.line}: a snapshot without a messageId (ignored)")
-                continue
-            if not isinstance(tfb, dict):
-                fh.warnings.append(f"line {s.line}: a snapshot without trackedFileBackups")
-                tfb = {}
-            st = states.get(key)
-            if st is None:
-                st = states[key] = {
-                    "record": s.record,
-                    "line": s.line,
-                    "lines": [],
-                    "updates": -1,
-                    "deltas": [],
-                    "base": {},
-                    "ts": None,
-                }
-                order.append(key)
-            st["updates"] += 1
-            st["lines"].append(s.line)
-            st["base"] = tfb  # the last line for a prompt wins
-            st["ts"] = _s(snap.get("timestamp")) or st["ts"]
-        else:
-            key = _s(d.get("snapshotMessageId")) or _s(d.get("messageId"))
-            path = _s(d.get("trackingPath"))
-            if key is None or path is None:
-                fh.warnings.append(f"line {s.line}: a file-history-delta without its snapshot/path")
-                continue
-            st = states.get(key)
-            if st is None:
-                st = states[key] = {
-                    "record": s.record,
-                    "line": s.line,
-                    "lines": [],
-                    "updates": 0,
-                    "deltas": [],
-                    "base": {},
-                    "ts": _s(d.get("timestamp")),
-                }
-                order.append(key)
-            st["lines"].append(s.line)
-            st["deltas"].append((path, d.get("backup")))
     present: dict[str, bool] = {}
-    for n, key in enumerate(order):
-        st = states[key]
+    for n, (key, f) in enumerate(_fold(view, fh.warnings).items()):
         prompt = uuid_at.get(key)
-        cwds: list[str] = []
-        if prompt is not None:
-            pd = view.full_record(prompt)
-            if isinstance(pd, dict) and isinstance(pd.get("cwd"), str):
-                cwds.append(pd["cwd"])
-        if view.cwd and view.cwd not in cwds:
-            cwds.append(view.cwd)
+        cwds = _cwds(view, prompt)
         cp = Checkpoint(
             f"c{n + 1}",
             n,
             key,
-            st["record"],
-            st["line"],
-            sorted(st["lines"]),
-            st["ts"],
-            max(0, st["updates"]),
-            len(st["deltas"]),
+            f.record,
+            f.line,
+            sorted(f.lines),
+            f.ts,
+            max(0, f.snapshot_lines - 1),
+            len(f.deltas),
             prompt,
         )
-        for k, raw in st["base"].items():
+        for k, raw in f.base.items():
             b = _backup(k, raw, cwds, folder, present, False)
             cp.backups.setdefault(b.path or k, b)
-        for k, raw in st["deltas"]:
+        for k, raw in f.deltas:
             b = _backup(k, raw, cwds, folder, present, True)
             cp.backups.setdefault(b.path or k, b)  # a delta never overwrites
         fh.checkpoints.append(cp)

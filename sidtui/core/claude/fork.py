@@ -1,23 +1,12 @@
-"""New Claude Code sessions made from an existing one: fork at a prompt, fork a branch
-(docs/CLAUDE-CODE.md §10.6–10.7).
+"""New Claude Code sessions made from an existing one: fork at a prompt, of the whole
+conversation, or of a branch (docs/CLAUDE-CODE.md §10.6–10.7).
 
-A fork is a **new** transcript ``projects/<same folder>/<new uuid>.jsonl`` that Claude Code
-can ``--resume``; the source file is never written. It holds the records of the conversation
-up to the cut (the chain walk with its parallel-tool side branches), in file order, with:
-
-* every record uuid replaced by a fresh one, consistently (:func:`remap_records`): ``uuid``,
-  ``parentUuid``, ``logicalParentUuid``, a summary's ``leafUuid``, a snapshot's
-  ``messageId``/``snapshot.messageId``, a delta's ``snapshotMessageId``, compaction segment
-  ids and any other top-level field naming a copied record;
-* ``sessionId`` (and ``session_id``) rewritten, and ``forkedFrom: {sessionId, messageUuid}``
-  naming the source record (the field Claude Code's own forks carry);
-* a parent that is not copied (one Claude Code never wrote: bridged by the reader) replaced by
-  the record the reader joins it to, so every parent of the copy resolves.
-
-The file-history snapshots of copied prompts come along, and their blobs are copied into
-``file-history/<new id>/`` so a code rewind works from the fork too. The copy is read back
-with the reader before it is written: the leaf resume would pick must be the intended one.
-It is written under a temporary name and linked into place when complete.
+A fork is a new ``projects/<same folder>/<new uuid>.jsonl`` Claude Code can ``--resume``;
+the source is never written. :func:`remap_records` gives every copied record a new uuid,
+the same wherever the old one was named, rewrites ``sessionId`` and adds ``forkedFrom``;
+parents not copied are joined as the reader bridges them. The checkpoints of copied prompts
+come along with their blobs. :func:`prepare_fork` reads the copy back with the reader (the
+intended leaf and messages) before :func:`write_fork` links it into place, complete.
 """
 
 from __future__ import annotations
@@ -232,6 +221,86 @@ def _fresh_session_id(folder: Path, blob_root: Path, new_uuid: Callable[[], str]
     raise ForkError(f"cannot find a free session id in {folder}")  # pragma: no cover
 
 
+@dataclass
+class _Cut:
+    """What a fork copies: the records kept, the leaf it resumes, the messages expected."""
+
+    kind: str
+    keep: set[int]
+    leaf: int
+    expect: list[Any] | None
+    line: int | None  # settings records before this line are copied (None: all)
+
+
+def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
+    """The copy set of a fork (see :func:`prepare_fork`).
+
+    Raises:
+        UsageError: nothing comes before the cut, or no such message.
+    """
+    tree, objs, lines = view.tree, view.scan.objs, view.scan.lines
+    if tip is not None:
+        keep = _with_parallel(tree, set(tree.walk(tip)))
+        leaf = _nearest_conversation(tree, objs, tip, None)
+        kind, expect, line = "branch", None, lines[tip]
+    elif before is not None:
+        if not 0 <= before < len(view.messages):
+            raise UsageError(f"no message {before} in the conversation")
+        m = view.messages[before]
+        keep = set(tree.conversation[: tree.conversation.index(m.record)])
+        leaf = _nearest_conversation(tree, objs, tree.parent[m.record], keep)
+        kind, expect, line = "before-prompt", view.messages[:before], m.line
+    else:
+        keep = set(tree.conversation) | set(tree.after_leaf)
+        leaf = tree.leaf
+        kind, expect, line = "whole", list(view.messages), None
+    if leaf is None or not keep:
+        raise UsageError("nothing to fork: no message comes before that point")
+    return _Cut(kind, keep, leaf, expect, line)
+
+
+def _choose(view: Any, cut: _Cut) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The records to copy, decoded, file order (parents joined to copied records); and
+    the count of records left out per type.
+
+    Raises:
+        ForkError: a record cannot be read back.
+    """
+    tr = view.transcript
+    tree, objs, lines = tr.tree, tr.scan.objs, tr.scan.lines
+    keep = cut.keep
+    copied = {objs[i].uuid for i in keep if objs[i].uuid is not None}
+    chosen: list[dict[str, Any]] = []
+    left_out: dict[str, int] = {}
+    for i, o in enumerate(objs):
+        t = o.type or "(no type)"
+        maybe = t not in DAG_TYPES and (t in SNAPSHOT_TYPES or t == "summary" or t in SETTING_TYPES)
+        if i not in keep and not maybe:
+            left_out[t] = left_out.get(t, 0) + 1
+            continue
+        d = tr.record(i)
+        if not isinstance(d, dict):
+            raise ForkError(
+                f"line {lines[i]} of {view.file.path} cannot be read back (the file "
+                "changed while sidtui read it?): nothing was written"
+            )
+        if i not in keep:
+            if not (
+                (t in SNAPSHOT_TYPES and _snapshot_key(d) in copied)
+                or (t == "summary" and d.get("leafUuid") in copied)
+                or (t in SETTING_TYPES and (cut.line is None or lines[i] < cut.line))
+            ):
+                left_out[t] = left_out.get(t, 0) + 1
+                continue
+            if t == "file-history-snapshot" and d.get("messageId") not in copied:
+                d = {**d, "messageId": _snapshot_key(d)}  # an update's editor is not copied
+        elif o.parentUuid is not None:
+            p = _parent_in(tree, i, keep)
+            d = {**d, "parentUuid": objs[p].uuid if p is not None else None}
+        chosen.append(d)
+    return chosen, dict(sorted(left_out.items()))
+
+
 def prepare_fork(
     view: Any,
     *,
@@ -264,73 +333,14 @@ def prepare_fork(
     tree, objs = tr.tree, tr.scan.objs
     if tree.leaf is None:
         raise UsageError(f"{view.file.path.name} has no conversation to fork")
-    keep: set[int]
-    expect: list[Any] | None
-    cut_line: int | None = None
-    if tip is not None:
-        kind = "branch"
-        keep = _with_parallel(tree, set(tree.walk(tip)))
-        leaf = _nearest_conversation(tree, objs, tip, None)
-        expect = None
-        cut_line = tr.scan.lines[tip]
-    elif before is not None:
-        kind = "before-prompt"
-        if not 0 <= before < len(view.messages):
-            raise UsageError(f"no message {before} in the conversation")
-        m = view.messages[before]
-        pos = tree.conversation.index(m.record)
-        keep = set(tree.conversation[:pos])
-        leaf = _nearest_conversation(tree, objs, tree.parent[m.record], keep)
-        expect = view.messages[:before]
-        cut_line = m.line
-    else:
-        kind = "whole"
-        keep = set(tree.conversation) | set(tree.after_leaf)
-        leaf = tree.leaf
-        expect = list(view.messages)
-    if leaf is None or not keep:
-        raise UsageError("nothing to fork: no message comes before that point")
-    copied_uuids = {objs[i].uuid for i in keep if objs[i].uuid is not None}
+    cut = _cut(view, before, tip)
     home = view.home if view.home is not None else ClaudeHome(view.file.path.parent.parent.parent)
     folder = view.file.path.parent
     new_id = session_id or _fresh_session_id(folder, home.file_history_dir, new_uuid)
     source_sid = view.session_id
-
-    chosen: list[tuple[int, dict[str, Any]]] = []
-    left_out: dict[str, int] = {}
-    for i, o in enumerate(objs):
-        t = o.type or "(no type)"
-        take = i in keep
-        if not take and t not in DAG_TYPES:
-            if t in SNAPSHOT_TYPES or t == "summary" or t in SETTING_TYPES:
-                take = True  # decided on the decoded record below
-        if not take:
-            left_out[t] = left_out.get(t, 0) + 1
-            continue
-        d = tr.record(i)
-        if not isinstance(d, dict):
-            raise ForkError(
-                f"line {tr.scan.lines[i]} of {view.file.path} cannot be read back (the file "
-                "changed while sidtui read it?): nothing was written"
-            )
-        if i not in keep:
-            ok = (
-                (t in SNAPSHOT_TYPES and _snapshot_key(d) in copied_uuids)
-                or (t == "summary" and d.get("leafUuid") in copied_uuids)
-                or (t in SETTING_TYPES and (cut_line is None or tr.scan.lines[i] < cut_line))
-            )
-            if not ok:
-                left_out[t] = left_out.get(t, 0) + 1
-                continue
-        elif o.parentUuid is not None:
-            p = _parent_in(tree, i, keep)
-            d = dict(d)
-            d["parentUuid"] = objs[p].uuid if p is not None else None
-        chosen.append((i, d))
-    for _, d in chosen:  # an update names its editing record: one outside the copy → the prompt
-        if d.get("type") == "file-history-snapshot" and d.get("messageId") not in copied_uuids:
-            d["messageId"] = _snapshot_key(d)
-    copies, mapping = remap_records([d for _, d in chosen], new_id, source_sid, new_uuid)
+    chosen, left_out = _choose(view, cut)
+    kind, keep, leaf, expect = cut.kind, cut.keep, cut.leaf, cut.expect
+    copies, mapping = remap_records(chosen, new_id, source_sid, new_uuid)
     data = b"".join(stringify(d) + b"\n" for d in copies)
     path = folder / f"{new_id}.jsonl"
     res = ClaudeForkResult(
@@ -343,7 +353,7 @@ def prepare_fork(
         0,
         len(copies),
         kind,
-        dict(sorted(left_out.items())),
+        left_out,
     )
     _verify(res, data, view, expect, mapping, keep, tip)
     blobs, missing = _blobs(copies, home.file_history(source_sid), home.file_history(new_id))

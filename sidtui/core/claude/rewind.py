@@ -1,15 +1,11 @@
 """Rewind a Claude Code session from outside: points, code, conversation, both
 (docs/CLAUDE-CODE.md §10.3, §10.7).
 
-**Points** are the typed prompts of the resumed conversation, numbered from 1; each maps to
-the checkpoint of that prompt (the snapshot whose ``messageId`` is the prompt's uuid), else
-the first checkpoint written after it (said so: files then go back to a later state).
-
-**Modes**: ``code`` restores files (:class:`~sidtui.core.claude.code_restore.CodeRestorer`,
-with its root, live and drift checks and safety snapshot); ``conversation`` writes a **new**
-session ending just before the prompt (:mod:`sidtui.core.claude.fork`), never touching the
-original; ``both`` does the two. The fork is built and verified first, then files are
-restored, then the fork is written, so a refused file step leaves nothing behind.
+Points are the typed prompts of the resumed conversation, each mapped to its checkpoint (else
+the first one after it, said so). ``code`` restores files through
+:class:`~sidtui.core.claude.code_restore.CodeRestorer`; ``conversation`` writes a **new**
+session ending before the prompt (:mod:`~sidtui.core.claude.fork`), never touching the
+original; ``both`` builds and verifies the fork, restores the files, then writes the fork.
 """
 
 from __future__ import annotations

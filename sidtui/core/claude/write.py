@@ -1,14 +1,10 @@
 """The writes the Claude Code source makes, in one place (docs/CLAUDE-CODE.md §10.4,
 §10.7), to be replaced by the shared safe-write primitive when it lands.
 
-* :func:`replace_file` — a project file written back: a temp file created with
-  ``O_CREAT|O_EXCL|O_NOFOLLOW`` under a random name in the target's folder, written, fsynced,
-  renamed over the target, the folder fsynced. The target itself is never opened, so a
-  symlink planted there is replaced, not followed.
-* :func:`create_file` — a new file that must not exist yet (a forked transcript, a copied
-  blob): the same temp file, then ``link`` to the final name (fails if it exists), then the
-  temp name removed. Readers never see a half-written file under the final name.
-* :func:`remove_file` — ``unlink`` (a missing file is not an error).
+:func:`replace_file` writes a temp file (``O_CREAT|O_EXCL|O_NOFOLLOW``, random name, in the
+target's folder), fsyncs and renames it over the target (a symlink planted there is
+replaced, never followed); :func:`create_file` links the temp file to a name that must not
+exist yet (readers never see half a file); :func:`remove_file` unlinks.
 """
 
 from __future__ import annotations
