@@ -29,6 +29,17 @@ def open_view(target: tuple[Any, Any], *, mutating: bool = True) -> Any:
     return open_claude_session(home if home.exists else None, cf)
 
 
+def _require_checkpoints(fh: Any) -> None:
+    """Like sid-code's verbs: a session without checkpoints is an error (exit 1)."""
+    from sidtui.core.base.errors import SidtuiError
+
+    if not fh.checkpoints:
+        raise SidtuiError(
+            f"session {fh.session_id} has no file checkpoints (its transcript has no "
+            "file-history-snapshot records)"
+        )
+
+
 def _restorer(args: argparse.Namespace, view: Any) -> Any:
     from pathlib import Path
 
@@ -40,11 +51,13 @@ def _restorer(args: argparse.Namespace, view: Any) -> Any:
         r = Path(root).expanduser()
         if not r.is_dir():
             raise UsageError(f"--root {root} is not a folder")
-    return CodeRestorer(
+    r = CodeRestorer(
         view,
         allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
         root=Path(root).expanduser() if root else None,
     )
+    _require_checkpoints(r.fh)
+    return r
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -58,6 +71,7 @@ def checkpoints(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     fh = read_file_history(view)
     for w in fh.warnings:
         print(f"sidtui: warning: {w}", file=sys.stderr)
+    _require_checkpoints(fh)
     if args.show:
         return _show(view, fh, args.show)
     points = {p.checkpoint: p for p in rewind_points(view, fh) if p.exact}

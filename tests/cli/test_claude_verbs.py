@@ -160,6 +160,12 @@ def test_fork_and_branch(capsys, tmp_path):
     assert rc == 0 and "resume picks this" in flat and "--tip UUID_PREFIX" in flat
 
 
+@pytest.mark.parametrize("verb", ["checkpoints", "undo", "redo"])
+def test_a_session_without_checkpoints_is_an_error(capsys, verb):
+    rc, _, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, "07f2e15c")
+    assert rc == 1 and "has no file checkpoints" in err
+
+
 def test_subagent_transcripts_are_refused_for_writes(capsys):
     p = cc_path("-Users-dain-workspace-JSSoundRecorder/agent-388fb764.jsonl")
     rc, _, err = run(capsys, "fork", str(p))
