@@ -17,7 +17,10 @@ from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.claude.code_restore import CodeRestorer, CodeRestoreResult
 from sidtui.core.claude.file_history import FileHistory, read_file_history
 from sidtui.core.claude.fork import ClaudeForkResult, prepare_fork, write_fork
-from sidtui.core.edits.rewind import PREVIEW_CHARS, message_preview, normalize_mode, unified_diff
+from sidtui.core.edits.rewind import message_preview, normalize_mode, unified_diff
+
+#: Characters of a prompt shown in the list of rewind points (as sid-code's).
+PREVIEW_CHARS = 60
 
 
 class ClaudeRewindError(SidtuiError):
