@@ -17,18 +17,23 @@ from sidtui.core.views.summary import SessionSummary
 
 
 class ClaudeSource(Source):
-    """One Claude Code home. Reading only for now: no mutations, no checkpoint store."""
+    """One Claude Code home: reading (:mod:`sidtui.core.claude`), checkpoints
+    (:mod:`~sidtui.core.claude.file_history`) and the writing verbs, which never edit a
+    transcript (:mod:`~sidtui.core.claude.code_restore`, :mod:`~sidtui.core.claude.rewind`,
+    :mod:`~sidtui.core.claude.fork`; CLI: :mod:`sidtui.cli.claude_verbs`)."""
 
     name = "claude-code"
     label = "Claude Code"
-    mutations = frozenset()
+    mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo"})
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
+        from sidtui.core.claude.file_history import backup_counts
+
         self._home = home
         #: counts unrecoverable checkpoint backups in ``check`` (the checkpoint layer's)
-        self.backups = backups
+        self.backups = backups if backups is not None else backup_counts
 
     @classmethod
     def resolve_home(
@@ -97,4 +102,7 @@ class ClaudeSource(Source):
         return read_processes(self._home, warnings)
 
     def checkpoints(self, model: Any) -> Any:
-        return None
+        """The session's :class:`~sidtui.core.claude.file_history.FileHistory`."""
+        from sidtui.core.claude.file_history import read_file_history
+
+        return read_file_history(model)
