@@ -418,7 +418,7 @@ def _fold(view: Any, warnings: list[str]) -> dict[str, _Fold]:
         if not s.delta:
             snap = d.get("snapshot")
             snap = snap if isinstance(snap, dict) else {}
-            key = _s(snap.get("messageId")) or _s(d.get("messageId"))
+            key = s.message_id  # kinds.checkpoint_prompt: the one grouping rule
             if key is None:
                 warnings.append(f"line {s.line}: a snapshot without a messageId (ignored)")
                 continue
@@ -432,7 +432,7 @@ def _fold(view: Any, warnings: list[str]) -> dict[str, _Fold]:
             f.base = tfb  # the last line for a prompt wins
             f.ts = _s(snap.get("timestamp")) or f.ts
         else:
-            key = _s(d.get("snapshotMessageId")) or _s(d.get("messageId"))
+            key = s.message_id
             path = _s(d.get("trackingPath"))
             if key is None or path is None:
                 warnings.append(f"line {s.line}: a file-history-delta without its snapshot/path")

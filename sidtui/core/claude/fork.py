@@ -21,6 +21,7 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.claude.file_history import blob_name_ok
+from sidtui.core.claude.kinds import checkpoint_prompt
 from sidtui.core.claude.scan import CONVERSATION_TYPES, DAG_TYPES
 from sidtui.core.claude.tree import PARALLEL
 from sidtui.core.claude.write import create_file
@@ -206,13 +207,6 @@ def _parent_in(tree: Any, i: int, keep: set[int]) -> int | None:
     return p if p >= 0 else None
 
 
-def _snapshot_key(d: dict[str, Any]) -> Any:
-    if d.get("type") == "file-history-delta":
-        return d.get("snapshotMessageId") or d.get("messageId")
-    snap = d.get("snapshot")
-    return (snap.get("messageId") if isinstance(snap, dict) else None) or d.get("messageId")
-
-
 def _fresh_session_id(folder: Path, blob_root: Path, new_uuid: Callable[[], str]) -> str:
     for _ in range(100):
         sid = new_uuid()
@@ -286,14 +280,14 @@ def _choose(view: Any, cut: _Cut) -> tuple[list[dict[str, Any]], dict[str, int]]
             )
         if i not in keep:
             if not (
-                (t in SNAPSHOT_TYPES and _snapshot_key(d) in copied)
+                (t in SNAPSHOT_TYPES and checkpoint_prompt(o) in copied)
                 or (t == "summary" and d.get("leafUuid") in copied)
                 or (t in SETTING_TYPES and (cut.line is None or lines[i] < cut.line))
             ):
                 left_out[t] = left_out.get(t, 0) + 1
                 continue
             if t == "file-history-snapshot" and d.get("messageId") not in copied:
-                d = {**d, "messageId": _snapshot_key(d)}  # an update's editor is not copied
+                d = {**d, "messageId": checkpoint_prompt(o)}  # an update's editor is not copied
         elif o.parentUuid is not None:
             p = _parent_in(tree, i, keep)
             d = {**d, "parentUuid": objs[p].uuid if p is not None else None}

@@ -110,5 +110,26 @@ def message_id(rec: CRecord) -> Any:
     return m.id if m is not None else None
 
 
+def checkpoint_prompt(rec: CRecord) -> str | None:
+    """The prompt (user record uuid) a file-history record belongs to, or None: the one rule
+    of docs/CLAUDE-CODE.md §10.1 for the reading and the rewind side.
+
+    A ``file-history-snapshot`` names it in ``snapshot.messageId``: in an update
+    (``isSnapshotUpdate``) the top-level ``messageId`` is the assistant record that made the
+    edit, so it counts only when the nested one is missing. A ``file-history-delta`` names it
+    in ``snapshotMessageId`` (its ``messageId`` is the editing record too).
+    """
+    if rec.type == "file-history-snapshot":
+        nested = rec.snapshot.messageId if rec.snapshot is not None else None
+        key = nested if isinstance(nested, str) and nested else rec.messageId
+    elif rec.type == "file-history-delta":
+        key = rec.snapshotMessageId
+        if not (isinstance(key, str) and key):
+            key = rec.messageId
+    else:
+        return None
+    return key if isinstance(key, str) and key else None
+
+
 def is_compact_boundary(rec: CRecord) -> bool:
     return rec.type == "system" and rec.subtype == "compact_boundary"

@@ -81,6 +81,13 @@ class CMessage(msgspec.Struct, gc=False):
     stop_reason: Any = None
 
 
+class CSnapshotHead(msgspec.Struct, gc=False):
+    """``record.snapshot`` of a ``file-history-snapshot``: only the prompt it belongs to
+    (the tracked files are read when checkpoints are asked for)."""
+
+    messageId: Any = None
+
+
 class CRecord(msgspec.Struct, gc=False):
     """What reading needs from one Claude Code line, decoded in one C pass.
 
@@ -103,6 +110,8 @@ class CRecord(msgspec.Struct, gc=False):
     leafUuid: Any = None
     messageId: Any = None
     isSnapshotUpdate: Any = None
+    snapshot: CSnapshotHead | None = None
+    snapshotMessageId: Any = None
 
 
 DECODER = msgspec.json.Decoder(CRecord)
@@ -443,6 +452,7 @@ def lenient_record(d: dict) -> CRecord:
             content=blocks,
             stop_reason=msg.get("stop_reason"),
         )
+    snap = d.get("snapshot")
     return CRecord(
         type=_str(d.get("type")),
         uuid=_str(d.get("uuid")),
@@ -458,6 +468,8 @@ def lenient_record(d: dict) -> CRecord:
         leafUuid=d.get("leafUuid"),
         messageId=d.get("messageId"),
         isSnapshotUpdate=d.get("isSnapshotUpdate"),
+        snapshot=CSnapshotHead(snap.get("messageId")) if isinstance(snap, dict) else None,
+        snapshotMessageId=d.get("snapshotMessageId"),
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_prompt
-from sidtui.core.claude.kinds import PROMPT, first_text, user_kind
+from sidtui.core.claude.kinds import PROMPT, checkpoint_prompt, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
 from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan, DamagedLine
@@ -70,7 +70,8 @@ class SnapshotRecord:
     """A ``file-history-snapshot`` (or ``-delta``) record, kept for checkpoints.
 
     Attributes:
-        record, line: where it is; message_id: the user message it belongs to;
+        record, line: where it is; message_id: the prompt it belongs to
+            (:func:`~sidtui.core.claude.kinds.checkpoint_prompt`; None: it names none);
         update: ``isSnapshotUpdate`` (a later, fuller copy of the same snapshot);
         delta: a ``file-history-delta`` (folded into its snapshot, never overwriting).
     """
@@ -279,10 +280,10 @@ def _records_outside(view: ClaudeSessionView) -> None:
             summaries.append(i)
         elif t == "file-history-snapshot":
             view.snapshots.append(
-                SnapshotRecord(i, lines[i], _s(o.messageId), o.isSnapshotUpdate is True)
+                SnapshotRecord(i, lines[i], checkpoint_prompt(o), o.isSnapshotUpdate is True)
             )
         elif t == "file-history-delta":
-            view.snapshots.append(SnapshotRecord(i, lines[i], _s(o.messageId), delta=True))
+            view.snapshots.append(SnapshotRecord(i, lines[i], checkpoint_prompt(o), delta=True))
         elif t in METADATA_TYPES:
             last[t] = i
     for t, i in last.items():

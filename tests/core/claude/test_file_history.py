@@ -75,6 +75,10 @@ def test_real_large_file_folds_27_lines_into_3_checkpoints():
     fh = read_file_history(v)
     assert [(c.updates, len(c.backups)) for c in fh.checkpoints] == [(0, 0), (9, 9), (15, 24)]
     assert fh.checkpoints[0].prompt is None  # its prompt is in another file
+    # the reading side's snapshot records name the same prompts (one rule)
+    assert [c.message_id for c in fh.checkpoints] == list(
+        dict.fromkeys(s.message_id for s in v.snapshots)
+    )
     assert unrecoverable_backups(v) == len(fh.unrecoverable()) == 23
     # the winning line is the last update for each prompt
     last = v.full_record(v.snapshots[-1].record)

@@ -223,3 +223,16 @@ def test_every_whole_record_survives_any_damage_between_records(ops, text):
         out += {"glue": rec, "nul": b"\x00" * 5 + rec + b"\n", "ok": rec + b"\n"}[op]
     sc = scan(out)
     assert [o.uuid for o in sc.objs] == whole
+
+
+def test_checkpoint_prompt_reads_the_nested_id_of_snapshots_and_deltas():
+    from sidtui.core.claude.kinds import checkpoint_prompt
+    from sidtui.core.claude.scan import DECODER, lenient_record
+
+    snap = b'{"type":"file-history-snapshot","messageId":"edit","isSnapshotUpdate":true,"snapshot":{"messageId":"prompt","trackedFileBackups":{}}}'
+    old = b'{"type":"file-history-snapshot","messageId":"prompt","snapshot":{"trackedFileBackups":{}}}'
+    delta = b'{"type":"file-history-delta","messageId":"edit","snapshotMessageId":"prompt","trackingPath":"a"}'
+    odd = b'{"type":"file-history-snapshot","messageId":"top","snapshot":"not an object"}'
+    assert [checkpoint_prompt(DECODER.decode(x)) for x in (snap, old, delta)] == ["prompt"] * 3
+    assert checkpoint_prompt(lenient_record(orjson.loads(odd))) == "top"
+    assert checkpoint_prompt(DECODER.decode(b'{"type":"user","messageId":"x"}')) is None

@@ -130,6 +130,12 @@ def test_file_history_records_are_kept_for_checkpoints():
     snaps = [s for s in v.snapshots if not s.delta]
     assert len(snaps) == 27 and sum(s.update for s in snaps) == 24
     assert all(s.message_id for s in snaps)
+    # grouped by the prompt (snapshot.messageId), not the editing record (top-level messageId)
+    assert len({s.message_id for s in snaps}) == 3
+    for s in snaps:
+        d = v.full_record(s.record)
+        assert s.message_id == d["snapshot"]["messageId"]
+        assert not s.update or d["messageId"] != s.message_id
     one = v.full_record(snaps[0].record)
     assert one["type"] == "file-history-snapshot" and "trackedFileBackups" in one["snapshot"]
 
