@@ -43,7 +43,6 @@ PENDING_PRIVATE = {
     ("sidtui/core/views/show_rows.py", "messages._list"),
     ("sidtui/core/views/show_rows.py", "messages._msgs"),
     ("sidtui/core/views/show_rows.py", "messages._changed"),
-    ("sidtui/tui/find.py", "model._tool_names"),
 }
 PENDING_FUNCTIONS = {"sidtui/cli/ls.py:run", "sidtui/core/views/session.py:_open_session"}
 PENDING_MODULES = {
