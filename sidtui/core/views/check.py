@@ -50,6 +50,7 @@ from sidtui.core.views.check_report import (
     FileCounts,
     Finding,
 )
+from sidtui.core.views.listing import WHOLE_READ_MAX
 
 #: Optional fields inside records: (field name, record selector, key path).
 _SUBFIELDS = (
@@ -453,8 +454,6 @@ def _read(path: Path) -> bytes | FileSource | str:
     try:
         if path.name.endswith(".json"):
             return read_regular(path)
-        from sidtui.core.views.listing import WHOLE_READ_MAX
-
         return read_transcript(path, WHOLE_READ_MAX)
     except NotRegularFile as exc:
         return f"not a regular file ({exc.kind})"
