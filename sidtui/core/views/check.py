@@ -587,7 +587,7 @@ def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
         },
         "note": "each side is counted against its own set; sessions are never cleaned up, "
         "checkpoints are removed after 30 days, and sessions without file edits have no "
-        "index — so no ratio of the two is meaningful (seed App. B.10)",
+        "index — so no ratio of the two is meaningful (FORMAT.md §13.5)",
     }
 
 
