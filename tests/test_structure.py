@@ -50,7 +50,6 @@ PENDING_MODULES = {
     "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
-    "sidtui/core/views/check.py",
 }
 
 
