@@ -42,7 +42,6 @@ PENDING_PRIVATE = {
     ("sidtui/core/views/show_rows.py", "messages._list"),
     ("sidtui/core/views/show_rows.py", "messages._msgs"),
     ("sidtui/core/views/show_rows.py", "messages._changed"),
-    ("sidtui/tui/find.py", "model._tool_names"),
 }
 PENDING_FUNCTIONS = {
     "sidtui/cli/ls.py:run",
@@ -54,10 +53,10 @@ PENDING_FUNCTIONS = {
 PENDING_MODULES = {
     "sidtui/core/index/catalog.py",
     "sidtui/core/base/home.py",
+    "sidtui/core/edits/rewind.py",  # 711: the claude branch moves its display helpers out
     "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
-    "sidtui/core/views/check.py",
 }
 
 
