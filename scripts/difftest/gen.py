@@ -115,7 +115,7 @@ class _Ids:
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:]}"
 
     def clock(self) -> str:
-        from sidtui.core.edits.writer import iso_now
+        from sidtui.core.transcript.writer import iso_now
 
         self.ms += self.rng.randrange(1, 5000)
         return iso_now(self.ms)
@@ -137,7 +137,7 @@ class _Writer:
     """A process of the agent writing one session (sidtui's SessionStore underneath)."""
 
     def __init__(self, folder: Path, ids: _Ids, rng: random.Random) -> None:
-        from sidtui.core.edits.writer import SessionStore
+        from sidtui.core.transcript.writer import SessionStore
 
         self.rng = rng
         self.ids = ids
@@ -292,7 +292,7 @@ def _resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Writer:
 
 def _glue_resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Writer:
     """The agent's resume of a torn file: no newline first, its record glued on."""
-    from sidtui.core.edits import writer
+    from sidtui.core.transcript import writer
 
     w = _Writer(folder, ids, rng)
     w.store.resume(path)
@@ -306,7 +306,7 @@ def base_session(kind: str, folder: Path, rng: random.Random) -> Path:
     """Write one session of ``kind`` (see :data:`BASES`) into ``folder``; its path."""
     ids = _Ids(rng)
     if kind == "sidechain":
-        from sidtui.core.edits.writer import SidechainWriter
+        from sidtui.core.transcript.writer import SidechainWriter
 
         sw = SidechainWriter(folder, ids.session_id(), ids.agent_id(), clock=ids.clock)
         sw.start(rng.choice(("Explore", "general-purpose")), _text(rng), "m")
@@ -959,7 +959,7 @@ def make_case(
             data = path.read_bytes() if path.exists() else b""
             filename = path.name
         finally:
-            from sidtui.core.edits.writer import flush_pending_writes
+            from sidtui.core.transcript.writer import flush_pending_writes
 
             flush_pending_writes()
             shutil.rmtree(tmp, ignore_errors=True)
