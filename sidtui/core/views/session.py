@@ -154,7 +154,7 @@ def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
 
 
 def _format_version(rf: RecordFile, loaded: LoadedSession, chain: ChainResult) -> str:
-    if loaded.version:
+    if loaded.version is not None:
         return loaded.version
     for rec in rf.records:
         if rec.type == "session_start":
