@@ -860,6 +860,64 @@ def bad_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
     return _join(lines, nl), f"bad_bytes({junk!r})"
 
 
+def field_edit(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """A field another tool or a hand edit changed: a uuid link made a number or boolean
+    on both ends, a metadata key that is no string, a session_start field of another type
+    or missing, a timestamp dropped or made a number."""
+    lines, nl = _lines(data)
+    recs = _records(lines)
+    if not recs:
+        return data, "field_edit(none)"
+    what = rng.choice(("number_link", "meta_key", "start_field", "timestamp"))
+    if what == "number_link":
+        by_uuid = {r.get("uuid"): (i, r) for i, r in recs if isinstance(r.get("uuid"), str)}
+        pairs = [
+            (by_uuid[r["parentUuid"]], (i, r)) for i, r in recs if r.get("parentUuid") in by_uuid
+        ]
+        if not pairs:
+            return data, "field_edit(number_link,n/a)"
+        (pi, parent), (ci, child) = rng.choice(pairs)
+        v = rng.choice((7, 0, 1.0, True, False))
+        parent["uuid"] = child["parentUuid"] = v
+        lines[pi], lines[ci] = stringify(parent), stringify(child)
+        label = f"number_link({v!r})"
+    elif what == "meta_key":
+        metas = [(i, r) for i, r in recs if r.get("type") == "metadata"]
+        if not metas:
+            return data, "field_edit(meta_key,n/a)"
+        i, r = rng.choice(metas)
+        k = rng.choice((5, None, ["session_name"], {"a": 1}, "missing", True))
+        if k == "missing":
+            r.pop("key", None)
+        else:
+            r["key"] = k
+        lines[i] = stringify(r)
+        label = f"meta_key({k!r})"
+    elif what == "start_field":
+        starts = [(i, r) for i, r in recs if r.get("type") == "session_start"]
+        if not starts:
+            return data, "field_edit(start_field,n/a)"
+        i, r = rng.choice(starts)
+        f = rng.choice(("sessionId", "model", "provider", "version", "cwd", "timestamp"))
+        v = rng.choice(("missing", "", 5, None, "other"))
+        if v == "missing":
+            r.pop(f, None)
+        else:
+            r[f] = v
+        lines[i] = stringify(r)
+        label = f"start_field({f}={v!r})"
+    else:
+        i, r = recs[-1] if rng.random() < 0.7 else rng.choice(recs)
+        v = rng.choice(("missing", 1234, None, ""))
+        if v == "missing":
+            r.pop("timestamp", None)
+        else:
+            r["timestamp"] = v
+        lines[i] = stringify(r)
+        label = f"timestamp({v!r})"
+    return _join(lines, nl), f"field_edit({label})"
+
+
 Damage = Callable[[bytes, random.Random], tuple[bytes, str]]
 
 #: Every damage with its weight.
@@ -884,6 +942,7 @@ DAMAGES: dict[Damage, int] = {
     uuid_edit: 2,
     raw_separator: 2,
     bad_bytes: 1,
+    field_edit: 3,
 }
 
 
