@@ -60,7 +60,11 @@ def run(args: argparse.Namespace) -> int:
 
     console = stdout_console()
     if not summaries:
-        console.print(Text(f"no sessions under {home.sessions_dir}"))
+        from sidtui.core.base.home import empty_home_hint
+
+        where = home.sessions_dir / args.project if args.project else None
+        for line in [f"no sessions under {where}"] if where else empty_home_hint(home).splitlines():
+            print(f"sidtui: {line}", file=sys.stderr)
         return 0
     by_project: dict[str, list] = {}
     for s in summaries:

@@ -353,6 +353,29 @@ def unreadable_folders(home: Home, project: str | None = None) -> list[tuple[Pat
     return out
 
 
+def empty_home_hint(home: Home) -> str:
+    """Why a listing of ``home`` found no session, for a person: what was looked for and
+    where, and the likely home when the root looks like the folder around one
+    (``DIR/home/sessions``, the layout ``sidtui demo --dir DIR`` writes, or
+    ``DIR/.sid-code``, the agent's default name). Reads only folder metadata.
+
+    Returns:
+        One line, or two with the hint (no trailing newline).
+    """
+    import shlex
+
+    sessions = home.sessions_dir
+    if sessions.is_dir():
+        what = f"no sessions under {sessions} (looked for <project>/<id>.jsonl and .json files)"
+    else:
+        what = f"no sessions: {sessions} does not exist (sessions live in <home>/sessions/)"
+    for inner, mark in ((home.root / "home", "sessions"), (home.root / ".sid-code", "")):
+        if (inner / mark).is_dir():
+            found = inner / mark if mark else inner
+            return f"{what}\n{found} exists: try sidtui --home {shlex.quote(str(inner))}"
+    return what
+
+
 def candidate_files(
     home: Home, project: str | None = None, errors: list[str] | None = None
 ) -> list[tuple[Path, str]]:

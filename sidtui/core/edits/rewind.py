@@ -30,6 +30,7 @@ from sidtui.core.edits.points import (
     get_point,
     message_preview,
 )
+from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.writer import flush_pending_writes
@@ -152,8 +153,6 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
-    from sidtui.core.resume.process import live_refusal
-
     lv = view.liveness
     if lv.live and not force:
         holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
@@ -269,7 +268,7 @@ def _diff_lines(data: bytes | None) -> list[str]:
 
 
 def unified_diff(f, context: int = 3) -> str:
-    """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.manager.FileRestore`.
+    """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.restore.FileRestore`.
 
     Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
     not difflib. Returns "" when nothing differs.

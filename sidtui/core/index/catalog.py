@@ -27,7 +27,14 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import parse_line_slow
-from sidtui.core.index.database import SCHEMA, db_text, delete_docs, py_text, register_functions
+from sidtui.core.index.database import (
+    SCHEMA,
+    canonical_path,
+    db_text,
+    delete_docs,
+    py_text,
+    register_functions,
+)
 from sidtui.core.live import events as ev
 from sidtui.core.resume.process import liveness_for, read_registrations
 from sidtui.core.views.listing import CHUNK_FILES, Summarized, summarize_files
@@ -233,7 +240,8 @@ class Catalog:
     """
 
     def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
-        self.home = home
+        # every path kept is under the resolved root (see canonical_path)
+        self.home = Home(Path(_root_key(home)))
         self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
         if db_path is None:
             self.db_path = default_db_path(home)
@@ -409,7 +417,7 @@ class Catalog:
         """The cached row of one file (liveness as cached), or None."""
         row = self.guarded(
             lambda: self.conn.execute(
-                "SELECT summary FROM sessions WHERE path = ?", (db_text(str(path)),)
+                "SELECT summary FROM sessions WHERE path = ?", (db_text(canonical_path(path)),)
             ).fetchone()
         )
         return summary_from_blob(row[0]) if row else None
@@ -597,7 +605,7 @@ class Catalog:
                     ev.BadLineFound,
                 ),
             ):
-                self._dirty.add(e.path)
+                self._dirty.add(canonical_path(e.path))
         if not self._dirty:
             return []
         now = time.monotonic()

@@ -116,7 +116,7 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         return res
     if rf.odd_links:  # a number or boolean uuid/parentUuid: the agent's walk matches them
         uuids, parents = rf.link_columns()
-    if _is_one_linear_chain(uuids, parents):
+    if is_one_linear_chain(uuids, parents):
         # one writer, nothing skipped: the walk would take every line (checked in C)
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
             list(range(n)),
@@ -126,7 +126,9 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         )
         res.whole = True
     else:
-        chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(uuids, parents, tail_idx)
+        chain, res.cycle_uuid, res.lost_parent, res.reached_head = walk_columns(
+            uuids, parents, tail_idx
+        )
         if rf.odd_links:  # (a link key is no text: say it as the value)
             if res.cycle_uuid is not None and not isinstance(res.cycle_uuid, str):
                 res.cycle_uuid = link_text(res.cycle_uuid)
@@ -139,7 +141,7 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
     return res
 
 
-def _is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> bool:
+def is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> bool:
     """Every record's parent is the previous record's uuid, the first is a head, and no uuid
     repeats: then the agent's backward walk takes every line, in order."""
     if parents[0] is not None or None in uuids:
@@ -147,7 +149,7 @@ def _is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> 
     return parents[1:] == uuids[:-1] and len(set(uuids)) == len(uuids)
 
 
-def _walk(
+def walk_columns(
     uuids: list[str | None], parents: list[str | None], start: int
 ) -> tuple[list[int], str | None, str | None, bool]:
     """The agent's backward parent walk from ``start`` over the uuid/parent columns.
@@ -211,7 +213,7 @@ class _Walker:
         return lst[k] if k >= 0 else -1
 
     def walk(self, start: int) -> list[int]:
-        """``_walk(uuids, parents, start)[0]``."""
+        """``walk_columns(uuids, parents, start)[0]``."""
         uuids, parents, pos = self.uuids, self.parents, self.pos
         chain = [start]
         u = uuids[start]
@@ -421,7 +423,7 @@ def ancestors(rf: RecordFile, index: int) -> list[int]:
     non-live tip would give (branch switch, salvage). Cycle-safe, always terminates.
     """
     _, uuids, parents = rf.columns()
-    return _walk(uuids, parents, index)[0]
+    return walk_columns(uuids, parents, index)[0]
 
 
 def record_label(rec: RecordRef) -> str:

@@ -17,7 +17,7 @@ import msgspec
 from sidtui.core.base.home import SessionFile
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, js_falsy, parse_line
 from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
-from sidtui.core.transcript.chain import _is_one_linear_chain, _walk
+from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.loader import (
     _MSG_DECODER,
     MESSAGE_RECORD_TYPES,
@@ -249,12 +249,14 @@ def _walk_tail(data: bytes, heads: list | None) -> _Walk | None:
     parents = _strs([h.parentUuid for h in heads])
     types = _strs([h.type for h in heads])
     # the loader's own walk (sidtui.core.transcript.chain), over these columns
-    order = range(n) if _is_one_linear_chain(uuids, parents) else _walk(uuids, parents, n - 1)[0]
+    order = (
+        range(n) if is_one_linear_chain(uuids, parents) else walk_columns(uuids, parents, n - 1)[0]
+    )
     return _Walk(order, types, uuids, _LineIndex(data, n).bounds, n, heads)
 
 
 def _is_linear(heads: list) -> bool:
-    """:func:`sidtui.core.transcript.chain._is_one_linear_chain` of typed heads without building their
+    """:func:`sidtui.core.transcript.chain.is_one_linear_chain` of typed heads without building their
     columns (one plain pass measured faster here): each parent is the previous uuid, the
     first is a head, and no uuid is missing or repeats."""
     prev = None
