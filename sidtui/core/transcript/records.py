@@ -1394,13 +1394,9 @@ def _streaming_breaks(buf: Any, a: int = 0, b: int | None = None) -> bool:
     i = buf.find(b"\xe2", a, b)
     if i >= 0 and _SEPARATORS.search(buf, i, b) is not None:
         return True
-    i = buf.find(b"\r", a, b)
-    n = len(buf)
-    while i >= 0:
-        if i + 1 >= n or buf[i + 1] != 10:
-            return True
-        i = buf.find(b"\r", i + 2, b)
-    return False
+    lone = buf.count(b"\r", a, b)
+    # every \r of a CRLF file is followed by \n: two C-level counts, no loop per line
+    return bool(lone) and lone != buf.count(b"\r\n", a, min(b + 1, len(buf)))
 
 
 def _trim_span(data: bytes) -> tuple[int, int]:
