@@ -660,6 +660,13 @@ _TIMED_TYPES = KNOWN_RECORD_TYPES
 def _last_timestamp(rf: RecordFile, chain: ChainResult) -> Any:
     """``updatedAt`` as the agent's loader sets it: the ``timestamp`` of the last record
     on the chain of a type it knows, as written (None when that record has none)."""
+    objs = rf.objs
+    if objs is not None:  # a fast scan: its structs, never the records materialised
+        for ci in reversed(chain.chain):
+            o = objs[ci]
+            if o.type in _TIMED_TYPES:
+                return o.timestamp
+        return None
     recs = rf.records
     for ci in reversed(chain.chain):
         rec = recs[ci]

@@ -896,6 +896,26 @@ def decode_lines_exact(buf: Any, cut: int, list_decoder: msgspec.json.Decoder) -
     return out
 
 
+def _decode_piece_array(
+    buf: bytearray, cut: int, list_decoder: msgspec.json.Decoder
+) -> list | None:
+    """The lines ``buf[1 : cut + 1]`` (whole lines, ``buf[0]`` a spare byte) decoded exactly
+    one value per line, as :func:`decode_lines_exact` does, with one copy: every ``\n``
+    of ``buf`` becomes ``,``, the spare byte ``[`` and the last line's ``\n`` ``]``.
+    None when a line is not exactly one value (or the piece does not end with ``\n``)."""
+    if cut < 2 or buf[cut] != 10 or cut > _EXACT_RUN:
+        return None
+    arr = buf.replace(b"\n", b",")
+    arr[0] = 91
+    arr[cut] = 93
+    del arr[cut + 1 :]
+    try:
+        got = list_decoder.decode(arr)
+    except FAST_DECODE_ERRORS:
+        return None
+    return got or None
+
+
 def _decode_run(
     buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
 ) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
@@ -994,14 +1014,18 @@ def _decode_pieces(
     if not size:
         return objs, pieces, None
     length = min(PIECE_BYTES, size)
-    buf = bytearray(length)
+    # buf[0] is a spare byte before each piece (buf[1:]): the piece's lines become one JSON
+    # array with a single copy (:func:`_decode_piece_array`)
+    buf = bytearray(length + 1)
+    list_decoder = _AS_LIST[id(decoder)]
     tail: tuple[int, int, str, bool] | None = None  # a torn last line: offset, length, why, \n
     with memoryview(buf) as whole:
         a = 0
         while a < size:
             n = min(length, size - a)
-            src.read_into(whole[:n], a)
-            cut = n if a + n == size else buf.rfind(b"\n", 0, n) + 1
+            src.read_into(whole[1 : n + 1], a)
+            # the piece ends after its last \n (buf[k] is file byte a + k - 1)
+            cut = n if a + n == size else max(0, buf.rfind(b"\n", 1, n + 1))
             if cut == 0:  # one line longer than a piece: read it whole, if it may be
                 line, span, nuls, term = _long_line(src, a, limit)
                 if line is None:  # too long, or NUL bytes: one bad line, never in memory
@@ -1009,17 +1033,27 @@ def _decode_pieces(
                         return None  # a bad line before the last: the per-line scan
                     tail = (a, span, _skip_reason(span, nuls, limit), term)
                     break
-                piece: bytes | bytearray = line + b"\n" if term else line
+                piece: bytes | bytearray | None = line + b"\n" if term else line
                 cut = len(piece)
             else:
-                piece = buf
+                piece = None  # buf[1 : cut + 1]
             nxt = a + cut
             if nxt < size:
                 src.advise(nxt, length)
-            if streaming and _streaming_breaks(piece, 0, cut):
-                return None
-            # the line starts are found only when asked (RecordFile.line_starts)
-            run = _decode_run(piece, cut, decoder, nxt == size, a)
+            if piece is None:
+                if streaming and _streaming_breaks(buf, 1, cut + 1):
+                    return None
+                part = _decode_piece_array(buf, cut, list_decoder)
+                # the line starts are found only when asked (RecordFile.line_starts)
+                run = (
+                    (part, cut, None)
+                    if part is not None
+                    else _decode_run(bytes(whole[1 : cut + 1]), cut, decoder, nxt == size, a)
+                )
+            else:
+                if streaming and _streaming_breaks(piece, 0, cut):
+                    return None
+                run = _decode_run(piece, cut, decoder, nxt == size, a)
             if run is None:
                 return None
             part, cut, torn = run
@@ -1394,9 +1428,10 @@ def _streaming_breaks(buf: Any, a: int = 0, b: int | None = None) -> bool:
     i = buf.find(b"\xe2", a, b)
     if i >= 0 and _SEPARATORS.search(buf, i, b) is not None:
         return True
-    lone = buf.count(b"\r", a, b)
+    if buf.find(b"\r", a, b) < 0:  # (memchr: a count of one byte scans byte by byte)
+        return False
     # every \r of a CRLF file is followed by \n: two C-level counts, no loop per line
-    return bool(lone) and lone != buf.count(b"\r\n", a, min(b + 1, len(buf)))
+    return buf.count(b"\r", a, b) != buf.count(b"\r\n", a, min(b + 1, len(buf)))
 
 
 def _trim_span(data: bytes) -> tuple[int, int]:
