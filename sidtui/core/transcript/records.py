@@ -1428,10 +1428,15 @@ def _streaming_breaks(buf: Any, a: int = 0, b: int | None = None) -> bool:
     i = buf.find(b"\xe2", a, b)
     if i >= 0 and _SEPARATORS.search(buf, i, b) is not None:
         return True
-    if buf.find(b"\r", a, b) < 0:  # (memchr: a count of one byte scans byte by byte)
-        return False
-    # every \r of a CRLF file is followed by \n: two C-level counts, no loop per line
-    return buf.count(b"\r", a, b) != buf.count(b"\r\n", a, min(b + 1, len(buf)))
+    # one memchr per \r (a CRLF file: one a line, ~0.2 µs each; counting \r and \r\n
+    # instead scans byte by byte, ~7 ms a MB)
+    i = buf.find(b"\r", a, b)
+    n = len(buf)
+    while i >= 0:
+        if i + 1 >= n or buf[i + 1] != 10:
+            return True
+        i = buf.find(b"\r", i + 2, b)
+    return False
 
 
 def _trim_span(data: bytes) -> tuple[int, int]:
