@@ -48,7 +48,6 @@ PENDING_FUNCTIONS = {
     "sidtui/cli/ls.py:_print_tables",
     "sidtui/cli/show_claude.py:render",
     "sidtui/core/claude/session.py:session_to_json",
-    "sidtui/core/views/session.py:_open_session",
 }
 PENDING_MODULES = {
     "sidtui/core/index/catalog.py",
