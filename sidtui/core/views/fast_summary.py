@@ -9,6 +9,7 @@ Design notes: docs/ARCHITECTURE.md, “core/views/fast_summary.py”.
 
 from __future__ import annotations
 
+import re
 from operator import attrgetter
 from typing import Any
 
@@ -520,6 +521,8 @@ def fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[str
     heads = w.heads
     trace_ids: list[str] | None = None
     if heads is None:  # some line was not valid: search the bytes
+        if _NON_STRING_KEY.search(data):
+            raise FallBack  # a key the agent uses as String(key): the byte search misses it
         on_chain = {uuids[k] for k in order}
         if s.cost_usd is None:
             usage = _last_metadata(data, b"usage_stats", on_chain)
@@ -649,6 +652,10 @@ def _metadata_value(data: bytes, span: tuple[int, int], key: str) -> Any:
     if isinstance(d, dict) and d.get("type") == "metadata" and d.get("key") == key:
         return d.get("value")
     return None
+
+
+#: A ``"key":`` followed by anything but a string (a JSON string's own quotes are escaped).
+_NON_STRING_KEY = re.compile(rb'"key"\s*:\s*[^"\s]')
 
 
 def _last_metadata(data: bytes, key: bytes, on_chain: set) -> Any:
