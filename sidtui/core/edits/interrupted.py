@@ -26,7 +26,8 @@ from sidtui.core.checkpoints.journal import (
     remove_journal,
     safety_position,
 )
-from sidtui.core.checkpoints.manager import CheckpointError, CheckpointManager, RestoreResult
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.checkpoints.restore import CheckpointError, RestoreResult
 
 
 @dataclass
