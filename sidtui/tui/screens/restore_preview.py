@@ -123,7 +123,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
     )
     def compute(self, dry_run: bool, force: bool = False) -> None:
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.checkpoints.manager import DriftRefused
+        from sidtui.core.checkpoints.restore import DriftRefused
         from sidtui.core.edits.interrupted import finish_interrupted
 
         mgr = self.manager

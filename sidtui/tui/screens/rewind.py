@@ -147,7 +147,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
     )
     def run_rewind(self, point: int, mode: str, *, dry_run: bool, force: bool) -> None:
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.checkpoints.manager import DriftRefused
+        from sidtui.core.checkpoints.restore import DriftRefused
         from sidtui.core.edits.rewind import SessionIsLive, rewind
 
         try:

@@ -298,7 +298,7 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         self, mgr, sid: str, position: int, path: str, vs_disk: bool, dark: bool
     ) -> None:
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.checkpoints.manager import read_current
+        from sidtui.core.checkpoints.restore import read_current
 
         root = str(mgr.project_root) if mgr.project_root else None
         shown = project_relative(path, root)
