@@ -109,12 +109,15 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             return
         t = self.query_one("#rewind-points", DataTable)
+        # the prompt gives way at the narrow breakpoint, so the "files" column stays drawn
+        width = self.app.size.width
+        prompt = 60 if width > 100 else max(16, width - 32)
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
             t.add_row(
                 str(p.id),
                 short_time(p.timestamp)[11:],
-                cell(one_line(p.preview, 60)),
+                cell(one_line(p.preview, prompt)),
                 files,
                 key=str(p.id),
             )
@@ -262,7 +265,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             t.add_column("#", width=5)
             t.add_column("role", width=10)
-            t.add_column("preview")
+            t.add_column("preview", ratio=1)  # fixed columns stay fixed when expanded
             for d in res.dropped[:60]:
                 t.add_row(
                     str(d.get("index", "")),
@@ -275,8 +278,8 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         if res.files:
             t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
             t.add_column("action", width=10)
-            t.add_column("path")
-            t.add_column("why", style="dim")
+            t.add_column("path", ratio=1)
+            t.add_column("why", style="dim", ratio=1)
             for f in res.files:
                 warn = self.drift.get(f.get("path"))
                 why = f"⚠ {warn}" if warn else f.get("reason")
