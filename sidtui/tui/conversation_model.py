@@ -154,10 +154,10 @@ class ConversationModel:
         """The tool name of the ``tool_use`` a result answers (searched backwards)."""
         if not tool_use_id:
             return None
-        names = self._tool_names()
+        names = self.tool_names()
         return names.get(tool_use_id)
 
-    def _tool_names(self) -> dict[str, str]:
+    def tool_names(self) -> dict[str, str]:
         cache = getattr(self, "_names_cache", None)
         if cache is None:
             cache = {}
@@ -295,6 +295,15 @@ def _banner(view) -> tuple[list[str], str]:
     rec = view.recovery
     if rec is None:
         return (["On resume: —"], "none")
+    if rec.failure is not None:
+        return (
+            [
+                "On resume: the agent cannot resume this session",
+                rec.failure,
+                "Press f to salvage a copy it can resume (the file itself is never changed).",
+            ],
+            "unloadable",
+        )
     kind = rec.interruption.kind
     tools = ", ".join(rec.interruption.tool_names)
     head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")

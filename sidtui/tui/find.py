@@ -131,7 +131,7 @@ FIXED_WORDS = (
 def added_vocabulary(model) -> str:
     """Every word :func:`added_words` can give for any entry of ``model``, but numbers
     (line, time, counts): one string to test a term against once, lower case."""
-    parts = [FIXED_WORDS, *model._tool_names().values()]
+    parts = [FIXED_WORDS, *model.tool_names().values()]
     parts += {e.note or "" for e in model.entries} | {e.dropped or "" for e in model.entries}
     return " ".join(parts).lower()
 
