@@ -43,7 +43,6 @@ PENDING_PRIVATE = {
     ("sidtui/core/views/show_rows.py", "messages._list"),
     ("sidtui/core/views/show_rows.py", "messages._msgs"),
     ("sidtui/core/views/show_rows.py", "messages._changed"),
-    ("sidtui/tui/screens/session.py", "conv_view._content_width"),
 }
 PENDING_FUNCTIONS = {"sidtui/cli/ls.py:run", "sidtui/core/views/session.py:_open_session"}
 PENDING_MODULES = {
