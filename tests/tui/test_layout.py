@@ -130,6 +130,20 @@ async def test_80_columns_rewind_tables_fit(demo):
         assert row.index("analyze.py") < 16  # after a 10-column action
 
 
+async def test_80_columns_state_sources_are_whole(demo):
+    """Regression: at 80 columns the State tab's source column was cut to "session_s…" and
+    "usage_sta…" while the value column kept three quarters of the width."""
+    home, cases = demo
+    app = _app(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_session(app, pilot, cases["interrupted_turn"])
+        await pilot.press("4")
+        await settle(app, pilot)
+        drawn = "\n".join(screen_lines(app))
+        assert "session_start" in drawn and "usage_stats" in drawn
+
+
 async def test_80_columns_checkpoints_diff_is_unified_and_wide(demo):
     """Regression: the side-by-side diff at 80 columns was cut to one word."""
     home, cases = demo
