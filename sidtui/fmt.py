@@ -84,12 +84,15 @@ BADGES = {
 def state_badge(s: SessionSummary) -> tuple[str, str]:
     """(label, Rich style) of a session's state, as ``ls`` and the browser show it.
 
-    Live beats everything; then a main file the agent cannot load; else the interruption
-    state, with " (stale)" when a dead process left its registration.
+    Live beats everything; then a main file the agent cannot load (a Claude Code one with
+    no message is ``empty``); else the interruption state, with " (stale)" when a dead
+    process left its registration.
     """
     if s.live:
         return "live", "bold magenta"
     if not s.loadable and s.kind == "main":
+        if getattr(s, "source", "sid-code") == "claude-code":  # no message: a session left empty
+            return "empty", "dim"
         return "unloadable", "bold red"
     label, colour = BADGES.get(s.interruption or "", (s.interruption or "—", "dim"))
     if s.stale:

@@ -272,6 +272,113 @@ def spec_transcript(specs) -> bytes:
     return b"".join(orjson.dumps(r) + b"\n" for r in lines)
 
 
+# ---------------------------------------------------------------- Claude Code records
+# Records in the shapes Claude Code writes (docs/CLAUDE-CODE.md §3–4), for the cases the
+# vendored transcripts (tests/fixtures/claude-code/) do not cover.
+
+CLAUDE_HOME = FIXTURES / "claude-code"
+CC_PROJECTS = CLAUDE_HOME / "projects"
+CC_SESSION = "11111111-2222-4333-8444-555555555555"
+
+
+def cc_path(rel: str) -> Path:
+    """A vendored Claude Code transcript by its path under ``projects/``."""
+    return CC_PROJECTS / rel
+
+
+def cc_ts(n: float) -> str:
+    """An ISO timestamp ``n`` seconds after 2026-01-01T00:00:00Z, as Claude Code writes it."""
+    from datetime import UTC, datetime, timedelta
+
+    t = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=n)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def cc_rec(type_: str, uuid: str | None, parent: str | None, ts: float = 0, **kw) -> dict:
+    d: dict = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/tmp/cc"}
+    d.update(sessionId=CC_SESSION, version="2.1.114", type=type_)
+    if uuid is not None:
+        d["uuid"] = uuid
+    else:
+        d.pop("parentUuid")
+    d["timestamp"] = cc_ts(ts)
+    d.update(kw)
+    return d
+
+
+def cc_user(uuid: str, parent: str | None, text: str = "hi", ts: float = 0, **kw) -> dict:
+    return cc_rec("user", uuid, parent, ts, message={"role": "user", "content": text}, **kw)
+
+
+def cc_results(uuid: str, parent: str | None, *tool_ids: str, ts: float = 0, **kw) -> dict:
+    content = [{"tool_use_id": t, "type": "tool_result", "content": "ok"} for t in tool_ids]
+    return cc_rec("user", uuid, parent, ts, message={"role": "user", "content": content}, **kw)
+
+
+def cc_assistant(
+    uuid: str,
+    parent: str | None,
+    text: str | None = "ok",
+    ts: float = 0,
+    msg_id: str | None = None,
+    tools: tuple = (),
+    **kw,
+) -> dict:
+    """An assistant line: one text block and/or ``tools`` = ``(id, name)`` tool uses."""
+    content: list = []
+    if text is not None:
+        content.append({"type": "text", "text": text})
+    for tid, name in tools:
+        content.append({"type": "tool_use", "id": tid, "name": name, "input": {}})
+    msg = {
+        "model": "claude-opus-4-5",
+        "id": msg_id or f"msg_{uuid}",
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "stop_reason": None,
+    }
+    return cc_rec("assistant", uuid, parent, ts, message=msg, **kw)
+
+
+def cc_progress(uuid: str, parent: str | None, ts: float = 0) -> dict:
+    data = {"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": "PostToolUse:Bash"}
+    return cc_rec("progress", uuid, parent, ts, data=data, parentToolUseID="t", toolUseID="t")
+
+
+def cc_system(
+    uuid: str, parent: str | None, subtype: str = "turn_duration", ts: float = 0, **kw
+) -> dict:
+    return cc_rec("system", uuid, parent, ts, subtype=subtype, isMeta=False, **kw)
+
+
+def cc_boundary(uuid: str, logical: str | None, ts: float = 0) -> dict:
+    return cc_system(
+        uuid,
+        None,
+        "compact_boundary",
+        ts,
+        content="Conversation compacted",
+        logicalParentUuid=logical,
+        compactMetadata={"trigger": "auto", "preTokens": 1000},
+    )
+
+
+def cc_lines(*records) -> bytes:
+    """JSONL as Claude Code writes it (``JSON.stringify`` + ``\\n``); bytes pass as given."""
+    return b"".join((r if isinstance(r, bytes) else stringify(r)) + b"\n" for r in records)
+
+
+def cc_home(root: Path, projects: dict[str, dict[str, bytes]]) -> Path:
+    """A Claude Code home: ``projects/<folder>/<relative path>`` = bytes."""
+    for folder, files in projects.items():
+        for rel, data in files.items():
+            p = root / "projects" / folder / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+    return root
+
+
 # ---------------------------------------------------------------- hostile input
 # The CLI in a child process under a timeout, with its own peak memory (a hang or a
 # blow-up is the failure, so it must not take the test run with it).
@@ -414,3 +521,144 @@ def snapshot_ms(minute: int, second: int = 45) -> int:
 
     t = datetime(2026, 1, 2, 3, minute, second, tzinfo=UTC)
     return int(t.timestamp() * 1000)
+
+
+# ---------------------------------------------------------------- Claude Code file history
+# Snapshot, update and delta records in the shapes Claude Code writes (docs/CLAUDE-CODE.md
+# §4.7; the update shape as in the vendored spotter transcripts), and their blobs.
+
+
+def cc_blob_name(abs_path: str, version: int) -> str:
+    """``sha256(absolute path)[:16]@v<n>``: a backup's file name."""
+    import hashlib
+
+    return hashlib.sha256(abs_path.encode()).hexdigest()[:16] + f"@v{version}"
+
+
+def cc_backup(name: str | None, version: int = 1, ts: float = 0) -> dict:
+    return {"backupFileName": name, "version": version, "backupTime": cc_ts(ts)}
+
+
+def cc_snapshot(
+    prompt: str, backups: dict, ts: float = 0, update: bool = False, editor: str | None = None
+) -> dict:
+    """A ``file-history-snapshot``: ``prompt`` is the prompt's uuid (``snapshot.messageId``);
+    an update carries the editing assistant record's uuid (``editor``) at the top."""
+    return {
+        "type": "file-history-snapshot",
+        "messageId": editor if update and editor else prompt,
+        "snapshot": {"messageId": prompt, "trackedFileBackups": backups, "timestamp": cc_ts(ts)},
+        "isSnapshotUpdate": update,
+    }
+
+
+def cc_delta(prompt: str, path: str, backup: dict, ts: float = 0, editor: str = "x") -> dict:
+    """A ``file-history-delta`` (2.1.220 on) back-filling ``path`` into ``prompt``'s snapshot."""
+    return {
+        "type": "file-history-delta",
+        "messageId": editor,
+        "snapshotMessageId": prompt,
+        "trackingPath": path,
+        "backup": backup,
+        "timestamp": cc_ts(ts),
+    }
+
+
+def cc_blobs(home: Path, session: str, blobs: dict[str, bytes]) -> Path:
+    """``file-history/<session>/<name>`` = bytes."""
+    folder = home / "file-history" / session
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in blobs.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def set_mtime(path: Path, iso_n: float) -> None:
+    """Give ``path`` the mtime ``cc_ts(iso_n)`` (a file last written during the session)."""
+    import os
+    from datetime import UTC, datetime, timedelta
+
+    t = (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=iso_n)).timestamp()
+    os.utime(path, (t, t), follow_symlinks=False)
+
+
+def cc_edit_session(home: Path, project: Path, session: str = CC_SESSION) -> dict:
+    """A Claude Code session with three prompts that edit files of ``project``, its
+    checkpoints (a snapshot per prompt, updates, a delta) and blobs, and the files as the
+    session left them (mtimes inside the session).
+
+    Prompt 1 edits ``a.txt`` (A0 → A1); prompt 2 edits ``a.txt`` (→ A2), creates ``new.txt``
+    and edits ``b.txt`` (B0 → B1, back-filled by a delta); prompt 3 edits ``a.txt`` (→ A3).
+
+    Returns:
+        ``{"path": transcript, "a"/"b"/"new": files, "cwd": str, "blobs": {"a1": name, …}}``;
+        the prompts' uuids are ``u1``, ``u2``, ``u3``.
+    """
+    project.mkdir(parents=True, exist_ok=True)
+    cwd = str(project)
+    a, b, n = project / "a.txt", project / "b.txt", project / "new.txt"
+    an = {v: cc_blob_name(str(a), v) for v in (1, 2, 3)}
+    bn = {v: cc_blob_name(str(b), v) for v in (1, 2)}
+    nn = cc_blob_name(str(n), 2)
+    kw = {"cwd": cwd, "sessionId": session}
+
+    def tool(uid, parent, tid, ts, name="Edit"):
+        return cc_assistant(uid, parent, None, ts, tools=((tid, name),), **kw)
+
+    recs = [
+        cc_snapshot("u1", {}, 10),
+        cc_user("u1", None, "edit a", 10, **kw),
+        tool("a1", "u1", "t1", 11),
+        cc_snapshot("u1", {"a.txt": cc_backup(an[1], 1, 11)}, 10, update=True, editor="a1"),
+        cc_results("r1", "a1", "t1", ts=12, **kw),
+        cc_assistant("a1b", "r1", "done 1", 13, **kw),
+        cc_snapshot("u2", {"a.txt": cc_backup(an[2], 2, 20)}, 20),
+        cc_user("u2", "a1b", "edit all", 20, **kw),
+        tool("a2", "u2", "t2", 21, "Write"),
+        cc_snapshot(
+            "u2",
+            {"a.txt": cc_backup(an[2], 2, 20), "new.txt": cc_backup(None, 1, 21)},
+            20,
+            update=True,
+            editor="a2",
+        ),
+        cc_results("r2", "a2", "t2", ts=22, **kw),
+        tool("a3", "r2", "t3", 23),
+        cc_delta("u2", "b.txt", cc_backup(bn[1], 1, 23), 23, editor="a3"),
+        cc_results("r3", "a3", "t3", ts=24, **kw),
+        cc_assistant("a3b", "r3", "done 2", 25, **kw),
+        cc_snapshot(
+            "u3",
+            {
+                "a.txt": cc_backup(an[3], 3, 30),
+                "new.txt": cc_backup(nn, 2, 30),
+                "b.txt": cc_backup(bn[2], 2, 30),
+            },
+            30,
+        ),
+        cc_user("u3", "a3b", "edit a again", 30, **kw),
+        tool("a4", "u3", "t4", 31),
+        cc_results("r4", "a4", "t4", ts=32, **kw),
+        cc_assistant("a4b", "r4", "done 3", 40, **kw),
+    ]
+    slug = "-" + cwd.strip("/").replace("/", "-").replace(".", "-").replace("_", "-")
+    path = home / "projects" / slug / f"{session}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(cc_lines(*recs))
+    cc_blobs(
+        home,
+        session,
+        {
+            an[1]: b"A0\n",
+            an[2]: b"A1\n",
+            an[3]: b"A2\n",
+            bn[1]: b"B0\n",
+            bn[2]: b"B1\n",
+            nn: b"N\n",
+        },
+    )
+    for f, data in ((a, b"A3\n"), (b, b"B1\n"), (n, b"N\n")):
+        f.write_bytes(data)
+        set_mtime(f, 35)
+    names = {f"a{v}": an[v] for v in an} | {f"b{v}": bn[v] for v in bn} | {"new2": nn}
+    return {"path": path, "a": a, "b": b, "new": n, "cwd": cwd, "blobs": names}

@@ -25,7 +25,6 @@ HOT_LOOPS: set[str] = set()
 # (docs/ARCHITECTURE.md, "Size rules" says which).
 ONE_CONCEPT = {
     "sidtui/core/checkpoints/manager.py",  # CheckpointManager, one class
-    "sidtui/core/edits/rewind.py",  # rewind and branch switch: a marker and a file step
 }
 
 # Known violations in files other work in progress owns; each goes when that work lands.
@@ -44,8 +43,15 @@ PENDING_PRIVATE = {
     ("sidtui/core/views/show_rows.py", "messages._msgs"),
     ("sidtui/core/views/show_rows.py", "messages._changed"),
 }
-PENDING_FUNCTIONS = {"sidtui/cli/ls.py:run", "sidtui/core/views/session.py:_open_session"}
+PENDING_FUNCTIONS = {
+    "sidtui/cli/ls.py:run",
+    "sidtui/cli/ls.py:_print_tables",
+    "sidtui/cli/show_claude.py:render",
+    "sidtui/core/claude/session.py:session_to_json",
+    "sidtui/core/views/session.py:_open_session",
+}
 PENDING_MODULES = {
+    "sidtui/core/index/catalog.py",
     "sidtui/core/base/home.py",
     "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",

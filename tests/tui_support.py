@@ -58,11 +58,12 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
     return base / "home", orjson.loads((base / "cases.json").read_bytes())
 
 
-def fresh_demo(tmp_path: Path, seed: int = 0):
-    """A private demo home under ``tmp_path`` (writable); returns the ``DemoHome``."""
+def fresh_demo(tmp_path: Path, seed: int = 0, *, claude: bool = False):
+    """A private demo home under ``tmp_path`` (writable); returns the ``DemoHome``
+    (the Claude Code home beside it only with ``claude``: it costs ~0.5 s a build)."""
     from sidtui.demo.scenarios import build_demo_home
 
-    return build_demo_home(tmp_path / "demo", seed, use_git=False)
+    return build_demo_home(tmp_path / "demo", seed, use_git=False, claude=claude)
 
 
 def kill_fixture_pids(home: Path) -> None:

@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="sid-code home to read (default: $SID_CONFIG_DIR, else ~/.sid-code)",
     )
+    common.add_argument(
+        "--claude-home",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
+    )
     parser = _Parser(
         prog="sidtui",
         description="Look inside sid-code's saved sessions and undo what the agent did.",
@@ -81,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--home",
         default=None,
         help="sid-code home to read (default: $SID_CONFIG_DIR, else ~/.sid-code)",
+    )
+    parser.add_argument(
+        "--claude-home",
+        default=None,
+        metavar="DIR",
+        help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude); "
+        "with no home flag, every home that exists is read",
     )
     parser.add_argument(
         "--theme", choices=["dark", "light"], default=None, help="app theme (no subcommand)"
@@ -132,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     from sidtui.cli.common import unescape_arg
 
-    for name in ("session", "project", "home"):  # as copied from JSON output (see unescape_arg)
+    # as copied from JSON output (see unescape_arg)
+    for name in ("session", "project", "home", "claude_home"):
         value = getattr(args, name, None)
         if isinstance(value, str):
             setattr(args, name, unescape_arg(value))

@@ -16,14 +16,16 @@ def has_terminal() -> bool:
         return False
 
 
-def listing_instead(home, why: str) -> int:
-    """Say on stderr why the app does not open, then print the home and its ``ls``."""
+def listing_instead(home, why: str, claude_home=None) -> int:
+    """Say on stderr why the app does not open, then print the home and its ``ls``
+    (with ``--claude-home`` when a Claude Code home goes with it)."""
     from sidtui.cli import main as cli_main
 
     print(f"sidtui: {why}: printing the session list instead", file=sys.stderr)
     print(home.root)
     sys.stdout.flush()
-    return cli_main(["--home", str(home.root), "ls"])
+    extra = ["--claude-home", str(claude_home)] if claude_home is not None else []
+    return cli_main(["--home", str(home.root), *extra, "ls"])
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -14,10 +14,8 @@ import sys
 import time
 
 from sidtui.cli.common import (
-    home_from_args,
     print_json,
     require_project,
-    session_home,
     stdout_console,
 )
 from sidtui.fmt import pct
@@ -62,32 +60,156 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.common import read_session, sources_from_args
+
+    if args.session is not None:
+        source, ref = read_session(args)
+        pairs = [(source, ref)]
+    else:
+        sources, _named = sources_from_args(args)
+        pairs = [(s, None) for s in sources]
+    reports = []
+    for source, ref in pairs:
+        if source.name == "sid-code":
+            reports.append(_sid_code(args, source, ref))
+        else:
+            rep = _claude(args, source, ref, len(pairs) > 1)
+            if rep is not None:
+                reports.append(rep)
+    code = max((r.exit_code for r in reports), default=0)
+    args.exit_code = code  # kept when stdout is closed early (`| head -1`)
+    if args.json:
+        if len(reports) == 1:
+            print_json(reports[0].to_json())
+        else:  # several homes: one object per source
+            print_json({_source_of(r): r.to_json() for r in reports})
+    else:
+        for r in reports:
+            if _source_of(r) == "claude-code":
+                _print_claude(r)
+            else:
+                _print(r)
+    return code
+
+
+def _source_of(report) -> str:
+    return "claude-code" if type(report).__name__ == "ClaudeCheckReport" else "sid-code"
+
+
+def _sid_code(args: argparse.Namespace, source, session):
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.base.home import resolve_session
     from sidtui.core.views.check import run_check
 
-    home = session_home(args) if args.session is not None else home_from_args(args).require()
+    home = source.home if session is not None else source.home.require()
     require_project(home, args.project)
-    session = None
-    if args.session is not None:
-        session = resolve_session(home, args.session)
-        if args.project is not None and session.project != args.project:
-            raise UsageError(f"session {args.session!r} is not in project {args.project!r}")
+    if session is not None and args.project is not None and session.project != args.project:
+        raise UsageError(f"session {args.session!r} is not in project {args.project!r}")
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         workers = min(4, os.cpu_count() or 1)  # the CLI has no threads: forking is safe
-        report = run_check(
+        return run_check(
             home, project=args.project, session=session, progress=progress, workers=workers
         )
     finally:
         if progress is not None:
             progress.close()
-    args.exit_code = report.exit_code  # kept when stdout is closed early (`| head -1`)
-    if args.json:
-        print_json(report.to_json())
+
+
+def _claude(args: argparse.Namespace, source, session, several: bool):
+    """A Claude Code home's counts (None: ``--project`` names a folder of the other home)."""
+    from sidtui.core.base.errors import UsageError
+
+    source.require()
+    if args.project is not None and not (source.home.projects_dir / args.project).is_dir():
+        if several:
+            return None
+        raise UsageError(f"no project folder {args.project!r} under {source.home.projects_dir}")
+    if session is not None and args.project is not None and session.project != args.project:
+        raise UsageError(f"session {args.session!r} is not in project {args.project!r}")
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        return source.check(project=args.project, session=session, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _print_claude(report) -> None:
+    """The human output of a Claude Code home's counts."""
+    from rich.markup import escape as esc
+    from rich.table import Table
+    from rich.text import Text
+
+    c = stdout_console()
+    j = report.to_json()
+    f = j["files"]
+    c.print(f"[bold]sidtui check[/] {esc(j['home'])} (Claude Code, {esc(j['scope'])})")
+    c.print(
+        f"files         {f['main']} sessions, {f['sidechain']} subagent transcripts; "
+        f"{f['zero_bytes']} zero-byte, {f['without_messages']} sessions without messages"
+    )
+    c.print(
+        f"records       {j['records']} (recovered from damaged lines: {j['recovered_records']})"
+    )
+    leaves = ", ".join(f"{n} file(s) with {k}" for k, n in j["leaves_per_file"].items())
+    c.print(f"leaves        {leaves or '—'}")
+    b = j["branches"]
+    c.print(
+        f"branches      {b['branches']} branches resume will not show ({b['rewinds']} rewinds) in "
+        f"{b['files_with_branches']} files; {b['parallel_tool_leaves']} parallel-tool side leaves "
+        "(part of their conversation)"
+    )
+    d = j["dangling_parents"]
+    c.print(
+        f"dangling      {d['records']} records name a parent not in their file ({d['files']} files; "
+        "normal: joined to the nearest earlier record)"
+    )
+    c.print(f"duplicates    {j['duplicate_uuids']} repeated uuids; compactions {j['compactions']}")
+    c.print("interruption  " + ", ".join(f"{k} {v}" for k, v in j["interruption"].items()))
+    c.print("subagents     " + (", ".join(f"{k} {v}" for k, v in j["subagents"].items()) or "—"))
+    p = j["processes"]
+    c.print(
+        f"processes     {p['registered']} registered ({p['live']} live, {p['stale']} stale); "
+        f"{p['legacy_ignored']} legacy pid-*.json ignored"
+    )
+    bk = j["backups"]
+    c.print(
+        "backups       "
+        + (
+            ", ".join(f"{k} {v}" for k, v in bk.items() if k != "checked")
+            if bk.get("checked")
+            else "not checked"
+        )
+    )
+    t = Table(title="record types", title_justify="left")
+    t.add_column("type")
+    t.add_column("count", justify="right")
+    for k, v in j["record_types"].items():
+        t.add_row(Text(str(k)), str(v))
+    u = Table(title="user records", title_justify="left")
+    u.add_column("kind")
+    u.add_column("count", justify="right")
+    for k, v in j["user_records"].items():
+        u.add_row(Text(str(k)), str(v))
+    from rich.columns import Columns
+
+    c.print(Columns([t, u]))
+    if j["unknown_types"]:
+        c.print(
+            "[yellow]unknown record types[/] (kept as opaque records): "
+            + esc(", ".join(j["unknown_types"]))
+        )
+    for x in j["damaged_lines"]:
+        c.print(
+            f"[yellow]damaged line[/] {esc(x['file'])}:{x['line']} (byte {x['offset']}): "
+            f"{esc(x['reason'])}; {x['recovered']} recovered, {x['lost_bytes']} bytes lost"
+        )
+    if j["faults"]:
+        c.print(f"[bold red]{len(j['faults'])} structural fault(s)[/]")
+        for x in j["faults"]:
+            c.print(f"[red]fault[/] {x['kind']}: {esc(x['file'])}: {esc(x['detail'])}")
     else:
-        _print(report)
-    return report.exit_code
+        c.print("[green]no structural faults[/]")
 
 
 def _print(report) -> None:
@@ -161,9 +283,9 @@ def _print(report) -> None:
         )
         z.add_column("field")
         z.add_column("landed", justify="right")
-        z.add_column("seed's finding for sid-code", overflow="fold")
+        z.add_column("known in sid-code's code", overflow="fold")
         for f in j["zero_landing"]:
-            z.add_row(f["field"], f"0 of {f['out_of']} {f['of']}", f["seed_note"] or "")
+            z.add_row(f["field"], f"0 of {f['out_of']} {f['of']}", f["known_cause"] or "")
         c.print(z)
     ck = j["checkpoints"]
     c.print(

@@ -29,6 +29,13 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is not None:
+        from sidtui.cli import claude_verbs
+
+        return claude_verbs.checkpoints(args, target)
     mgr = manager(args)
     if args.show:
         return _show(mgr, args.show)

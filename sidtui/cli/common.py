@@ -200,3 +200,90 @@ def unescape_arg(value: str) -> str:
     except (OSError, ValueError):
         pass
     return _ESCAPED_BYTE.sub(lambda m: chr(int(m.group()[2:], 16)), value)
+
+
+def sources_from_args(args: argparse.Namespace) -> tuple[list[Any], bool]:
+    """The sources a read verb covers (:func:`sidtui.core.sources.homes`): the homes the
+    flags name, else every home that exists. Returns ``(sources, named by a flag)``."""
+    from sidtui.core.sources import homes
+
+    return homes(getattr(args, "home", None), getattr(args, "claude_home", None), os.environ)
+
+
+def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any, Any]:
+    """``(source, file)`` of a read verb's SESSION argument, whichever agent wrote it.
+
+    A path names its own source by its content (:func:`sidtui.core.sources.source_of_file`;
+    a Claude Code transcript anywhere on disk is read as one: its home from its place,
+    else ``--claude-home``/``$CLAUDE_CONFIG_DIR`` when that exists). An id, prefix or
+    ``latest`` is looked up in the homes :func:`sources_from_args` gives: in the sid-code
+    home exactly as before when it is the only one; else in each, and a match in more than
+    one is ambiguous (``latest``: the newer file).
+
+    Raises:
+        SessionNotFound, AmbiguousSession, UsageError: exit 2; UnreadableInput: exit 1.
+    """
+    from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
+    from sidtui.core.base.home import path_exists
+    from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
+
+    if arg is None:
+        arg = args.session
+    claude_flag = getattr(args, "claude_home", None)
+    from sidtui.core.base.home import resolve_session
+
+    looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
+    if arg != "latest" and looks_like_path and path_exists(arg):
+        p = os.path.expanduser(arg)
+        if os.path.isfile(p) and source_of_file(p) == "claude-code":
+            return _claude_path(arg, claude_flag)
+        home = session_home(args, arg)  # a sid-code transcript: its own rules and messages
+        return SidCodeSource(home), resolve_session(home, arg)
+    sources, _named = sources_from_args(args)
+    if not any(isinstance(s, ClaudeSource) for s in sources):
+        home = session_home(args, arg)  # the sid-code home alone, as before
+        return SidCodeSource(home), resolve_session(home, arg)
+    hits: list[tuple[Any, Any]] = []
+    first_error: Exception | None = None
+    for src in sources:
+        try:
+            src.require()
+            hits.append((src, src.resolve(arg)))
+        except SessionNotFound as exc:
+            first_error = first_error or exc
+    if not hits:
+        assert first_error is not None
+        raise first_error
+    if len(hits) > 1:
+        if arg == "latest":
+            return max(hits, key=lambda h: _mtime(h[1].path))
+        raise AmbiguousSession(
+            f"{arg!r} names sessions of several agents; pass --home or --claude-home",
+            [f"{s.name}: {f.session_id}  {f.path}" for s, f in hits],
+        )
+    return hits[0]
+
+
+def _mtime(path: Any) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _claude_path(arg: str, flag: str | None) -> tuple[Any, Any]:
+    """A Claude Code transcript given by path: its home from its place, else the given one."""
+    from pathlib import Path
+
+    from sidtui.core.claude.layout import ClaudeHome, file_for_path, home_of
+    from sidtui.core.sources import ClaudeSource
+
+    p = Path(arg).expanduser()
+    place = home_of(p)
+    if flag is not None:
+        home = ClaudeHome.resolve(flag, os.environ)
+    elif place is not None:
+        home = ClaudeHome(place[0])
+    else:
+        home = ClaudeHome.resolve(None, os.environ)
+    return ClaudeSource(home), file_for_path(p)

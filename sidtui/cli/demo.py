@@ -130,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     if root.exists() and any(root.iterdir()):
         raise UsageError(f"--dir {root} is not empty: give a new or empty folder")
     home = root / "home"
+    claude_home = None
     if args.scale is not None or args.huge:
         from sidtui.demo.scale import huge_session_path, write_huge_session, write_scale_home
 
@@ -144,18 +145,25 @@ def run(args: argparse.Namespace) -> int:
         from sidtui.demo.scenarios import build_demo_home
 
         demo = build_demo_home(root, args.seed)
+        claude_home = demo.claude_home
         n = sum(1 for f in discover(Home(demo.home)) if f.kind == "main")
         _err(
             f"demo home with {n} sessions ({len(set(demo.cases.values()))} planned cases) in {root}"
         )
         _err(f"  agent home:  {demo.home}")
         _err(f"  projects:    {root / 'projects'}")
+        if claude_home is not None:
+            _err(
+                f"  Claude Code: {claude_home} ({len(demo.claude_cases)} sessions; projects in "
+                f"{root / 'claude-projects'})"
+            )
     if args.live:
         pid = start_live(root, home, args.seed, args.rate).pid
         _err(
             f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})"
         )
-    _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}")
+    both = f" --claude-home {shlex.quote(str(claude_home))}" if claude_home is not None else ""
+    _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}{both}")
     if args.no_open:
         print(home)
         return 0
@@ -163,9 +171,9 @@ def run(args: argparse.Namespace) -> int:
 
     h = Home(home)
     if not has_terminal():
-        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)")
+        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", claude_home)
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:
-        return listing_instead(h, "the app is not available")
+        return listing_instead(h, "the app is not available", claude_home)
     return run_tui(h, theme=getattr(args, "theme", None))

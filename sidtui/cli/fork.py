@@ -24,6 +24,13 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is not None:
+        from sidtui.cli import claude_verbs
+
+        return claude_verbs.fork(args, target)
     from sidtui.cli.rewind import open_view
     from sidtui.core.edits.fork import fork
     from sidtui.core.edits.points import get_point

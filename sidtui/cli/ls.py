@@ -8,7 +8,6 @@ import sys
 from typing import TYPE_CHECKING
 
 from sidtui.cli.common import (
-    home_from_args,
     print_json,
     registrations_warned,
     require_project,
@@ -28,7 +27,18 @@ def register(subparsers, parents) -> None:
         description="List every session per project: started, model, records, size, "
         "interruption state, ended, live.",
     )
-    p.add_argument("--project", metavar="KEY", help="only this project folder under sessions/")
+    p.add_argument(
+        "--project",
+        metavar="KEY",
+        help="only this project folder (under sessions/, or under projects/ of a Claude Code "
+        "home: those names start with '-', so write --project=-home-me-proj)",
+    )
+    p.add_argument(
+        "--source",
+        choices=["sid-code", "claude-code"],
+        default=None,
+        help="only the sessions of this agent (default: every home that is there)",
+    )
     p.add_argument("--sidechains", action="store_true", help="also list sub-agent transcripts")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.add_argument(
@@ -40,19 +50,118 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = home_from_args(args).require()
-    require_project(home, args.project)
-    # folders the listing cannot read: checked first, so nothing else is read when
-    # every folder asked for is unreadable
-    folder_errors = _folder_errors(home, args.project)
-    registrations_warned(home)  # one warning per registration that cannot be read
-    summaries, errors = _summaries(home, args)
-    errors = [*folder_errors, *(e for e in errors if e not in folder_errors)]
+    from sidtui.cli.common import sources_from_args
+
+    sources, named = sources_from_args(args)
+    if args.source is not None:
+        sources = [s for s in sources if s.name == args.source]
+        if not sources:
+            from sidtui.core.base.errors import UsageError
+
+            raise UsageError(
+                f"no {args.source} home to list (pass {'--home' if args.source == 'sid-code' else '--claude-home'} DIR)"
+            )
+    summaries: list = []
+    errors: list[str] = []
+    wheres: list[str] = []
+    for src in sources:
+        if src.name == "sid-code":
+            home = src.home.require()
+            if len(sources) > 1 and args.project is not None and not _has_folder(src, args.project):
+                continue  # --project names a folder of the other home
+            require_project(home, args.project)
+            # folders the listing cannot read: checked first, so nothing else is read
+            # when every folder asked for is unreadable
+            folder_errors = _folder_errors(home, args.project)
+            registrations_warned(home)  # one warning per registration that cannot be read
+            rows, errs = _summaries(home, args)
+            errors += [*folder_errors, *(e for e in errs if e not in folder_errors)]
+            wheres.append(str(home.sessions_dir))
+        else:
+            src.require()
+            if args.project is not None and not _has_folder(src, args.project):
+                if len(sources) > 1:
+                    continue
+                _no_claude_project(src, args.project)
+            rows, errs = _claude_summaries(src, args)
+            errors += errs
+            wheres.append(str(src.home.projects_dir))
+        summaries += rows
+    if args.project is not None and not wheres:
+        _no_claude_project(sources[-1], args.project)
+    if len(wheres) > 1:
+        summaries.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)
     if args.json:
         print_json(summaries)  # orjson writes the dataclasses as to_json() would, faster
         return 0
+    multi = len({s.source for s in summaries}) > 1
+    return _print_tables(summaries, _empty_lines(sources, args) if not summaries else [], multi)
+
+
+def _has_folder(src, project: str) -> bool:
+    folder = src.home.sessions_dir if src.name == "sid-code" else src.home.projects_dir
+    try:
+        return (folder / project).is_dir()
+    except OSError:
+        return False
+
+
+def _no_claude_project(src, project: str) -> None:
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.layout import project_folders
+
+    if "/" in project or project in ("", ".", ".."):
+        raise UsageError(f"--project takes a folder name under {src.home.projects_dir}, not a path")
+    names = project_folders(src.home)
+    shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+    raise UsageError(
+        f"no project folder {project!r} under {src.home.projects_dir} (projects: {shown or 'none'})"
+    )
+
+
+def _claude_summaries(src, args):
+    """A Claude Code home's rows: from its catalog (warm: only changed files are read),
+    else a direct scan."""
+    if not args.no_cache:
+        try:
+            from sidtui.core.index.catalog import Catalog
+
+            cat = Catalog(src.home)
+            try:
+                res = cat.refresh()
+                errors = res.errors
+                if args.project is not None:
+                    folder = f"{src.home.projects_dir / args.project}{os.sep}"
+                    errors = [e for e in errors if folder in e]
+                return cat.rows(args.project, include_sidechains=args.sidechains), errors
+            finally:
+                cat.close()
+        except Exception as exc:  # noqa: BLE001 - an unusable cache never blocks a listing
+            print(
+                f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr
+            )
+    return src.list_sessions(args.project, include_sidechains=args.sidechains)
+
+
+def _empty_lines(sources: list, args: argparse.Namespace) -> list[str]:
+    """What an empty listing says on stderr: per home, what was looked for and where."""
+    from sidtui.core.base.home import empty_home_hint
+
+    lines: list[str] = []
+    for src in sources:
+        if src.name == "sid-code" and args.project is None:
+            lines += empty_home_hint(src.home).splitlines()
+        elif src.name == "sid-code":
+            lines.append(f"no sessions under {src.home.sessions_dir / args.project}")
+        else:
+            folder = src.home.projects_dir
+            lines.append(f"no sessions under {folder / args.project if args.project else folder}")
+    return lines
+
+
+def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
     from rich.table import Table
     from rich.text import Text
 
@@ -60,26 +169,25 @@ def run(args: argparse.Namespace) -> int:
 
     console = stdout_console()
     if not summaries:
-        from sidtui.core.base.home import empty_home_hint
-
-        where = home.sessions_dir / args.project if args.project else None
-        for line in [f"no sessions under {where}"] if where else empty_home_hint(home).splitlines():
+        for line in empty_lines:
             print(f"sidtui: {line}", file=sys.stderr)
         return 0
-    by_project: dict[str, list] = {}
+    by_project: dict[tuple[str, str], list] = {}
     for s in summaries:
-        by_project.setdefault(s.project or "(flat)", []).append(s)
+        by_project.setdefault((s.source, s.project or "(flat)"), []).append(s)
     seen_states: set[str] = set()
-    for project in sorted(by_project):
-        rows = by_project[project]
+    for key in sorted(by_project, key=lambda k: (k[0] != "sid-code", k)):
+        source, project = key
+        rows = by_project[key]
         noun = "session" if len(rows) == 1 else "sessions"
-        t = Table(title=f"{project}  ({len(rows)} {noun})", title_justify="left", expand=False)
         id_w = max(len(s.session_id) for s in rows)
         state_w = max(len(state_badge(s)[0]) for s in rows)
         # Columns by terminal width. The id and the state always show (the id whole: it
         # is what `show` takes); optional columns join in priority order while the prompt
         # keeps at least 24 characters.
         base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
+        if multi:
+            base.insert(0, ("source", 11, "left"))
         optional = [
             ("records", 7, "right"),
             ("ended", 5, "left"),
@@ -89,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
             ("size", 8, "right"),
         ]
         order = [
+            "source",
             "id",
             "state",
             "started",
@@ -104,6 +213,8 @@ def run(args: argparse.Namespace) -> int:
             return console.width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
 
         cols = list(base)
+        if all(s.source == "claude-code" for s in rows):  # Claude Code writes neither
+            optional = [c for c in optional if c[0] not in ("cost", "ended")]
         for col in optional:
             if spare_for([*cols, col]) >= 24:
                 cols.append(col)
@@ -135,8 +246,10 @@ def run(args: argparse.Namespace) -> int:
             # user text is never read as Rich markup (a prompt may hold "[/]")
             note = Text((s.first_prompt or s.title or "").replace("\n", " "))
             if not s.loadable and s.kind == "main":
-                note = Text(s.load_failure or "the agent loads nothing", style="red")
+                style = "dim" if s.source == "claude-code" else "red"  # an empty session
+                note = Text(s.load_failure or "the agent loads nothing", style=style)
             values = {
+                "source": Text(SOURCE_LABELS.get(s.source, s.source)),
                 "id": Text(s.session_id),
                 "state": Text(label, style=colour),
                 "started": Text(local_time(s.started)),
@@ -145,10 +258,12 @@ def run(args: argparse.Namespace) -> int:
                 "records": Text(str(s.records)),
                 "size": Text(human_size(s.bytes)),
                 "cost": Text(f"${s.cost_usd:.4f}" if s.cost_usd is not None else ""),
-                "ended": Text("yes" if s.ended else "no"),
+                "ended": Text("" if s.source == "claude-code" else "yes" if s.ended else "no"),
             }
             cells.append([*(values[n] for n in names), *([note] if show_prompt else [])])
         title = f"{project}  ({len(rows)} {noun})"
+        if multi:
+            title += f"  [{SOURCE_LABELS.get(source, source)}]"
         if len(rows) <= TABLE_MAX_ROWS:
             t = Table(title=Text(title), title_justify="left", expand=False)
             for name, w, just in cols:
@@ -220,12 +335,15 @@ def _plain_table(title: str, cols: list, last_width: int | None, cells: list[lis
     return Text("\n").join(lines)
 
 
+SOURCE_LABELS = {"sid-code": "sid-code", "claude-code": "Claude Code"}
+
 LEGEND = {
     "clean": "the last message is the agent's; a resume just continues",
     "interrupted prompt": "the last prompt got no answer; the agent re-sends it on resume",
     "interrupted turn": "tools ran but the agent never answered their results",
     "unloadable": "the agent's loader returns nothing for this file (`sidtui show` says why; "
     "`sidtui salvage` can rescue it)",
+    "empty": "a Claude Code transcript with no message (a session started and left)",
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
 }

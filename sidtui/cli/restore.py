@@ -23,6 +23,13 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is not None:
+        from sidtui.cli import claude_verbs
+
+        return claude_verbs.restore(args, target)
     mgr, done = prepare(args)
     if done is not None:
         return done

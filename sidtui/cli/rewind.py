@@ -87,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
                 f"{', '.join(given)} need{'s' * (len(given) == 1)} --to N (the rewind point); "
                 "without --to, rewind lists the points"
             )
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is not None:
+        from sidtui.cli import claude_verbs
+
+        return claude_verbs.rewind(args, target)
     view = open_view(args)
     args.session_id = view.file.session_id  # what printed follow-ups look up
     if args.to is None:

@@ -17,7 +17,11 @@ def register(subparsers, parents) -> None:
         "in the catalog cache and is brought up to date first (only new bytes are read).",
     )
     p.add_argument("query", nargs="+", help="words to find (each a word prefix)")
-    p.add_argument("--project", metavar="KEY", help="only this project folder under sessions/")
+    p.add_argument(
+        "--project",
+        metavar="KEY",
+        help="only this project folder (under sessions/, or projects/ of a Claude Code home)",
+    )
     p.add_argument("--limit", type=int, default=50, metavar="N", help="at most N hits (50)")
     p.add_argument("--json", action="store_true", help="print a JSON list of hits")
     p.set_defaults(func=run)
@@ -35,28 +39,46 @@ def _progress(label: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.common import home_from_args, print_json, require_project, stdout_console
+    from sidtui.cli.common import print_json, require_project, sources_from_args, stdout_console
     from sidtui.core.base.errors import UsageError
     from sidtui.core.index.catalog import Catalog
     from sidtui.core.index.search import MARK_CLOSE, MARK_OPEN, SearchIndex
 
-    home = home_from_args(args).require()
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    require_project(home, args.project)  # never raises OSError (sessions/ unsearchable)
+    sources, _named = sources_from_args(args)
     query = " ".join(args.query)
-    cat = Catalog(home)
-    for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
-        if note:
-            print(f"sidtui: warning: {note}", file=sys.stderr)
-    res = cat.refresh(progress=_progress("catalog"))
-    for e in res.errors:
-        print(f"sidtui: warning: {e}", file=sys.stderr)
-    idx = SearchIndex(cat)
-    idx.fill(progress=_progress("index"))
-    hits = idx.search(query, project=args.project, limit=args.limit)
+    found: list[tuple[str, object]] = []  # (source, hit)
+    for src in sources:
+        home = src.require().home
+        if src.name == "sid-code":
+            if (
+                len(sources) > 1
+                and args.project is not None
+                and not (home.sessions_dir / args.project).is_dir()
+            ):
+                continue
+            require_project(home, args.project)  # never raises OSError (sessions/ unsearchable)
+        elif args.project is not None and not (home.projects_dir / args.project).is_dir():
+            if len(sources) > 1:
+                continue
+            raise UsageError(f"no project folder {args.project!r} under {home.projects_dir}")
+        cat = Catalog(home)
+        for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
+            if note:
+                print(f"sidtui: warning: {note}", file=sys.stderr)
+        res = cat.refresh(progress=_progress("catalog"))
+        for e in res.errors:
+            print(f"sidtui: warning: {e}", file=sys.stderr)
+        idx = SearchIndex(cat)
+        idx.fill(progress=_progress("index"))
+        found += [(src.name, h) for h in idx.search(query, project=args.project, limit=args.limit)]
+    if len(sources) > 1:  # one ranking over every home
+        found.sort(key=lambda sh: -sh[1].score)  # type: ignore[attr-defined]
+        found = found[: args.limit]
+    hits = [h for _, h in found]
     if args.json:
-        print_json([h.to_json() for h in hits])
+        print_json([{**h.to_json(), "source": name} for name, h in found])  # type: ignore[attr-defined]
         return 0
     from rich.text import Text
 

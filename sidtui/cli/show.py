@@ -9,7 +9,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sidtui.cli.common import session_home, stdout_console
+from sidtui.cli.common import read_session, stdout_console
 from sidtui.fmt import short_value
 
 if TYPE_CHECKING:
@@ -28,7 +28,9 @@ def register(subparsers, parents) -> None:
         help="one session as the agent will see it on resume",
         description="Show one session as the agent will resume it: the chain and skipped "
         "branches, what recovery cleaning drops and why, the interruption state and the "
-        "restored state. SESSION is a full id, a unique id prefix, a path, or `latest` (the latest session of the current project).",
+        "restored state. SESSION is a full id, a unique id prefix, a path, or `latest` (the latest session of the current project). "
+        "A Claude Code transcript (recognised by its content, wherever it is) is shown as "
+        "Claude Code resumes it: the leaf it picks, every other leaf, the conversation.",
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("--json", action="store_true", help="print the machine-readable object")
@@ -49,7 +51,6 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.base.home import resolve_session
     from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES
     from sidtui.core.views.session import open_session
 
@@ -63,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    home = session_home(args)
-    sf = resolve_session(home, args.session)
+    source, sf = read_session(args)
+    if source.name == "claude-code":
+        return _show_claude(args, source, sf, max_messages)
+    home = source.home
     terminal = (
         frozenset(t.strip() for t in args.terminal_tools.split(",") if t.strip())
         if args.terminal_tools is not None
@@ -87,6 +90,22 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     render(view, max_messages)
+    return 0
+
+
+def _show_claude(args: argparse.Namespace, source, cf, max_messages: int | None) -> int:
+    """``show`` of a Claude Code session (docs/CLAUDE-CODE.md): its own view and output."""
+    from sidtui.cli import show_claude
+
+    view = source.open(cf)
+    args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
+    if args.json:
+        from sidtui.core.views.show_json import write_json_stream
+
+        write_json_stream(view.to_json(), sys.stdout.buffer)
+        sys.stdout.flush()
+        return 0
+    show_claude.render(view, max_messages)
     return 0
 
 
@@ -301,7 +320,7 @@ def _resumed_cells(shown, msgs) -> Iterator[tuple[str, str, str, str, str, bool]
             except TypeError:  # a block type that is an object or a list (JSON allows it)
                 key = blocks = None
             if blocks is None:
-                blocks = ", ".join(_compress(r["blocks"]))
+                blocks = ", ".join(compress_block_types(r["blocks"]))
                 if key is not None:
                     joined[key] = blocks
             yield (
@@ -505,7 +524,7 @@ class _StreamedRows:
                 yield line
 
 
-def _compress(types: list) -> list[str]:
+def compress_block_types(types: list) -> list[str]:
     from sidtui.core.transcript.loader import tool_name_text
 
     out: list[str] = []

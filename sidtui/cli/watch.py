@@ -55,7 +55,7 @@ def record_preview(rec: Any, width: int = 100) -> str:
     if not isinstance(rec, dict):
         return repr(rec)[:width]
     t = rec.get("type")
-    if t in ("user_message", "assistant_message", "tool_result"):
+    if t in ("user_message", "assistant_message", "tool_result", "user", "assistant"):
         msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
         text = _texts(msg.get("content"))
     elif t == "message":
@@ -70,6 +70,11 @@ def record_preview(rec: Any, width: int = 100) -> str:
         text = f"{rec.get('agentType')}: {rec.get('description')}"
     elif t == "sidechain_end":
         text = f"{rec.get('status')}"
+    elif t == "system":  # Claude Code
+        text = f"{rec.get('subtype')}"
+    elif t == "progress":
+        data = rec.get("data")
+        text = f"{data.get('type')}" if isinstance(data, dict) else ""
     else:
         text = ""
     text = " ".join(str(text).split())
@@ -130,9 +135,8 @@ def event_lines(batch, as_json: bool) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import signal
 
-    from sidtui.cli.common import home_from_args, session_home
+    from sidtui.cli.common import read_session, sources_from_args
     from sidtui.core.base.errors import UnreadableInput
-    from sidtui.core.base.home import resolve_session
     from sidtui.core.live.watcher import Watcher
 
     done = threading.Event()
@@ -141,8 +145,13 @@ def run(args: argparse.Namespace) -> int:
         # KeyboardInterrupt could miss, so the watch always stops within a poll
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: done.set())
-    home = session_home(args) if args.session else home_from_args(args).require()
-    sf = resolve_session(home, args.session) if args.session else None
+    if args.session:
+        source, sf = read_session(args)
+        homes = [source.home]
+    else:
+        sources, _named = sources_from_args(args)  # every home there, or the ones named
+        homes = [s.require().home for s in sources]
+        sf = None
     lock = threading.Lock()
 
     own_ids: set[str] = set()
@@ -150,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         from sidtui.core.base.home import session_ids
         from sidtui.core.resume.process import trace_session_ids_in_file
 
-        own_ids = session_ids(sf)
+        own_ids = session_ids(sf) if source.name == "sid-code" else {sf.session_id}
         try:
             own_ids |= set(trace_session_ids_in_file(sf.path))
         except (OSError, UnreadableInput):
@@ -173,44 +182,46 @@ def run(args: argparse.Namespace) -> int:
             except (BrokenPipeError, ValueError):
                 done.set()  # the reader went away (`| head`): stop quietly
 
-    w = Watcher(home, on_batch, session=sf, force_polling=True if args.polling else None)
-    what = str(sf.path) if sf else str(home.root)
-    said = 0  # warnings printed so far
+    polling = True if args.polling else None
+    watchers = [Watcher(h, on_batch, session=sf, force_polling=polling) for h in homes]
+    what = str(sf.path) if sf else ", ".join(str(h.root) for h in homes)
+    said = [0] * len(watchers)  # warnings printed so far, per watcher
 
     def say_warnings() -> None:
-        nonlocal said
-        for line in w.warnings[said:]:
-            print(f"sidtui: warning: {line}", file=sys.stderr, flush=True)
-        said = len(w.warnings)
+        for k, w in enumerate(watchers):
+            for line in w.warnings[said[k] :]:
+                print(f"sidtui: warning: {line}", file=sys.stderr, flush=True)
+            said[k] = len(w.warnings)
 
     code = 0
     try:
-        w.start()
-        while not w.ready.wait(0.2):
-            if done.is_set():
-                return 0
-            if not w.alive:
-                for e in w.errors:
-                    print(f"sidtui: error: {e}", file=sys.stderr)
-                return 1
-        print(
-            f"watching {what} ({'polling' if w.polling else 'notify'}); Ctrl-C to stop",
-            file=sys.stderr,
-            flush=True,
-        )
-        while not done.wait(0.2):
-            say_warnings()
-            if w.errors:
-                for e in w.errors:
-                    print(f"sidtui: warning: {e}", file=sys.stderr)
-                w.errors.clear()
+        for w in watchers:
+            w.start()
+        for w in watchers:
+            while not w.ready.wait(0.2):
+                if done.is_set():
+                    return 0
                 if not w.alive:
-                    code = 1
-                    break
+                    for e in w.errors:
+                        print(f"sidtui: error: {e}", file=sys.stderr)
+                    return 1
+        how = "polling" if any(w.polling for w in watchers) else "notify"
+        print(f"watching {what} ({how}); Ctrl-C to stop", file=sys.stderr, flush=True)
+        while not done.wait(0.2) and not code:
+            say_warnings()
+            for w in watchers:
+                if w.errors:
+                    for e in w.errors:
+                        print(f"sidtui: warning: {e}", file=sys.stderr)
+                    w.errors.clear()
+                    if not w.alive:
+                        code = 1
     except KeyboardInterrupt:  # only before the handlers are in place
         pass
     finally:
-        w.stop(timeout=2.0)
-        if w.alive:  # stuck in a system call: the process exit ends it (sidtui.cli.entry)
-            args.keep = w
+        for w in watchers:
+            w.stop(timeout=2.0)
+        stuck = [w for w in watchers if w.alive]
+        if stuck:  # stuck in a system call: the process exit ends it (sidtui.cli.entry)
+            args.keep = stuck
     return code

@@ -85,6 +85,13 @@ filler                     20261124-030646-96c84a59     first of six everyday se
 
 With ``--live`` a background agent (:mod:`sidtui.demo.live`) adds a live session in
 ``projects/live-app`` with a live registration, active intents and one expired intent.
+
+Beside the sid-code home, :mod:`sidtui.demo.claude` writes a Claude Code home in
+``dir/claude`` (projects in ``dir/claude-projects``): file checkpoints with deltas and a
+pruned blob, an in-app rewind's stranded branch, a compaction, nested and background
+subagents, an interrupted ending, a torn last line, sidtui's own fork and an empty
+transcript (``DemoHome.claude_home`` / ``claude_cases``). The sid-code home is the same
+bytes with or without it.
 """
 
 from sidtui.demo.scenarios import DemoHome, build_demo_home

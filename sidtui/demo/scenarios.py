@@ -49,6 +49,9 @@ class DemoHome:
         cases: planned case → session id (see :mod:`sidtui.demo`).
         dead_pid: the PID left in the stale registration (dead when built).
         seed: the seed.
+        claude_home: the Claude Code home beside it (``root/claude``; pass as
+            ``--claude-home``), None when not built.
+        claude_cases: its case → session id (:mod:`sidtui.demo.claude`).
     """
 
     root: Path
@@ -57,6 +60,8 @@ class DemoHome:
     cases: dict[str, str] = field(default_factory=dict)
     dead_pid: int = 0
     seed: int = 0
+    claude_home: Path | None = None
+    claude_cases: dict[str, str] = field(default_factory=dict)
 
 
 def find_dead_pid(rng: random.Random) -> int:
@@ -1296,7 +1301,7 @@ def _set_mtimes(home: Home) -> None:
 
 
 def build_demo_home(
-    root: str | os.PathLike[str], seed: int = 0, *, use_git: bool = True
+    root: str | os.PathLike[str], seed: int = 0, *, use_git: bool = True, claude: bool = True
 ) -> DemoHome:
     """Build the demo home and projects under ``root`` (created; must be empty or absent).
 
@@ -1306,6 +1311,9 @@ def build_demo_home(
         seed: the seed: same seed ⇒ same bytes (apart from PIDs, and absolute paths when
             built elsewhere).
         use_git: make projects git repositories when git is on PATH.
+        claude: also write the Claude Code home ``root/claude`` and its projects
+            ``root/claude-projects`` (:func:`sidtui.demo.claude.build_claude_demo`); the
+            sid-code home is the same bytes either way.
 
     Returns:
         A :class:`DemoHome` (``cases``: planned case → session id).
@@ -1346,7 +1354,13 @@ def build_demo_home(
     b.filler()
     flush_pending_writes()
     _set_mtimes(b.home)
-    return DemoHome(rootp, b.home.root, b.projects, b.cases, b.dead_pid, seed)
+    demo = DemoHome(rootp, b.home.root, b.projects, b.cases, b.dead_pid, seed)
+    if claude:
+        from sidtui.demo.claude import build_claude_demo
+
+        cc = build_claude_demo(rootp, seed, use_git=use_git)
+        demo.claude_home, demo.claude_cases = cc.home, cc.cases
+    return demo
 
 
 def remove_demo(root: Path) -> None:

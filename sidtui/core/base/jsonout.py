@@ -181,8 +181,8 @@ def _has_surrogate(s: str) -> bool:
 def _kept(obj: Any, default: Any) -> Any:
     """``obj`` with every string holding a lone surrogate turned into an
     ``orjson.Fragment`` of its ``JSON.stringify`` form (the escape kept); the rest is left
-    for orjson, so everything else serializes as before. Dataclasses become dicts of their
-    fields (as orjson writes them); a value orjson cannot write goes through ``default``.
+    for orjson, so everything else serializes as before. Dataclasses and msgspec structs
+    become dicts of their fields (as orjson writes a dataclass); a value orjson cannot write goes through ``default``.
     A dict key holding a lone surrogate gets U+FFFD in its place (a key cannot be a
     fragment)."""
     if isinstance(obj, str):
@@ -198,6 +198,9 @@ def _kept(obj: Any, default: Any) -> Any:
         return [_kept(v, default) for v in obj]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _kept(getattr(obj, f.name), default) for f in dataclasses.fields(obj)}
+    fields = getattr(type(obj), "__struct_fields__", None)
+    if fields is not None:  # a msgspec struct: the same as a dataclass
+        return {k: _kept(getattr(obj, k), default) for k in fields}
     if obj is None or isinstance(obj, (bool, int, float)):
         return obj
     try:
@@ -209,6 +212,22 @@ def _kept(obj: Any, default: Any) -> Any:
 
 
 _LONE = re.compile("[\ud800-\udfff]")
+
+
+def _with_structs(default: Any) -> Any:
+    """``default`` that first writes a msgspec struct as the dict of its fields (in field
+    order, as orjson writes a dataclass); anything else goes to ``default`` (TypeError
+    without one, as orjson says)."""
+    import msgspec
+
+    def write(obj: Any) -> Any:
+        if isinstance(obj, msgspec.Struct):
+            return msgspec.structs.asdict(obj)
+        if default is None:
+            raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
+        return default(obj)
+
+    return write
 
 
 def dumps_lenient(obj: Any, option: int = 0, default: Any = None) -> bytes:
@@ -225,6 +244,7 @@ def dumps_lenient(obj: Any, option: int = 0, default: Any = None) -> bytes:
     Raises:
         TypeError: for what orjson refuses for another reason.
     """
+    default = _with_structs(default)
     try:
         return orjson.dumps(obj, option=option, default=default)
     except TypeError:

@@ -21,8 +21,7 @@ from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.records import read_transcript, scan_records
 from sidtui.core.transcript.writer import flush_pending_writes
-
-PREVIEW_CHARS = 60
+from sidtui.core.views.rewind_text import PREVIEW_CHARS
 
 MAX_PICKER_POINTS = 30  # FORMAT.md §11.1: the picker shows the last 30; the CLI takes any
 
@@ -212,16 +211,3 @@ def get_point(view, point: int | RewindPoint) -> RewindPoint:
     if not isinstance(point, int) or not 1 <= point <= len(points):
         raise UnknownPoint(f"no rewind point {point}: choose 1–{len(points)}")
     return points[point - 1]
-
-
-def message_preview(m) -> str:
-    """A message's first 60 text characters, else its tool calls/results in brackets."""
-    text = m.preview(PREVIEW_CHARS)
-    if text:
-        return text
-    if m.tool_names:
-        return f"[{', '.join(m.tool_names)}]"
-    results = sum(1 for b in m.blocks if b.type == "tool_result")
-    if results:
-        return f"[{results} tool result{'s' if results > 1 else ''}]"
-    return "[" + ", ".join(str(t) for t in m.block_types) + "]"

@@ -17,27 +17,23 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import project_root_for, user_home
-from sidtui.core.checkpoints.diff import edit_hunks
 from sidtui.core.checkpoints.journal import read_journal, remove_journal
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.batches import post_image_of
 from sidtui.core.edits.fork import fork as fork_session
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
 from sidtui.core.edits.marker import MarkerError, append_marker
-from sidtui.core.edits.points import (
-    RewindPoint,
-    UnknownPoint,
-    get_point,
-    message_preview,
-)
+from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
 from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.writer import flush_pending_writes
+from sidtui.core.views.rewind_text import (
+    message_preview,
+    normalize_mode,
+    unified_diff,
+)
 from sidtui.core.views.session import current_view
-
-MODES = ("conversation", "code", "conversation-and-code")
-MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}
 
 
 class RewindError(SidtuiError):
@@ -119,18 +115,6 @@ class RewindResult:
 
 
 # --------------------------------------------------------------------------- points
-
-
-def normalize_mode(mode: str) -> str:
-    """``conversation`` / ``code`` / ``conversation-and-code`` (``both`` accepted).
-
-    Raises:
-        UsageError: any other value.
-    """
-    m = MODE_ALIASES.get(mode, mode)
-    if m not in MODES:
-        raise UsageError(f"unknown rewind mode {mode!r}: use conversation, code or both")
-    return m
 
 
 # --------------------------------------------------------------------------- guards
@@ -254,45 +238,6 @@ def _files_step(
     if dry_run:
         step.diffs = [d for f in res.changed if (d := unified_diff(f))]
     return step
-
-
-def _diff_lines(data: bytes | None) -> list[str]:
-    if not data:
-        return []
-    text = data.decode("utf-8", errors="replace")
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])  # last line without a newline
-    return lines
-
-
-def unified_diff(f, context: int = 3) -> str:
-    """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.restore.FileRestore`.
-
-    Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
-    not difflib. Returns "" when nothing differs.
-    """
-    old, new = _diff_lines(f.old), _diff_lines(f.new)
-    if old == new:
-        return ""
-    hunks = edit_hunks(old, new, context)
-    a = f"a{f.path}" if f.old is not None else "/dev/null"
-    b = f"b{f.path}" if f.new is not None else "/dev/null"
-    out = [f"--- {a}\n", f"+++ {b}\n"]
-    for part in hunks:
-        n_old = sum(1 for r in part if r[0] != "+")
-        n_new = sum(1 for r in part if r[0] != "-")
-        o0 = part[0][1] + (1 if n_old else 0)
-        n0 = part[0][2] + (1 if n_new else 0)
-        out.append(f"@@ -{o0},{n_old} +{n0},{n_new} @@\n")
-        for tag, _, _, line in part:
-            out.append(
-                tag + line
-                if line.endswith("\n")
-                else f"{tag}{line}\n\\ No newline at end of file\n"
-            )
-    return "".join(out)
 
 
 # --------------------------------------------------------------------------- rewind

@@ -16,8 +16,10 @@ import os
 import sqlite3
 import threading
 import time
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import parse_line_slow
+from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.index.database import (
     SCHEMA,
     canonical_path,
@@ -74,13 +77,13 @@ class RefreshResult:
     cancelled: bool = False
 
 
-_SUMMARY_FIELDS = {f.name for f in fields(SessionSummary)}
+_SUMMARY_FIELDS = set(SessionSummary.__struct_fields__)
 _SUMMARY_DECODER: Any = None
 
 
 def summary_from_blob(blob: bytes) -> SessionSummary:
     """A stored row back as a :class:`SessionSummary` (msgspec decodes straight into the
-    dataclass, ~5× faster than building it from a dict; unknown keys are ignored)."""
+    struct, much faster than building it from a dict; unknown keys are ignored)."""
     global _SUMMARY_DECODER
     if _SUMMARY_DECODER is None:
         import msgspec
@@ -118,12 +121,15 @@ def summaries_from_blobs(blobs: list[bytes]) -> list[SessionSummary]:
     return out
 
 
-def _root_key(home: Home) -> str:
-    return str(Path(home.root).expanduser().resolve())
+def _root_key(home: Home | ClaudeHome) -> str:
+    """The resolved root; a Claude Code home's is marked as one (its own database)."""
+    root = str(Path(home.root).expanduser().resolve())
+    return f"claude-code:{root}" if isinstance(home, ClaudeHome) else root
 
 
-def default_db_path(home: Home) -> Path:
-    """Where the catalog of ``home`` lives (one database per resolved home root)."""
+def default_db_path(home: Home | ClaudeHome) -> Path:
+    """Where the catalog of ``home`` lives (one database per resolved home root, and per
+    source: a Claude Code home at the same root as a sid-code one has its own)."""
     import platformdirs
 
     root = _root_key(home)
@@ -186,6 +192,48 @@ def _key(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+_ENCODE = None
+_ACTIVITY = attrgetter("last_activity", "session_id")
+
+
+def _blob(s: SessionSummary) -> bytes:
+    """A row as stored: msgspec's JSON of the struct (defaults left out); a string holding
+    a lone surrogate (which UTF-8 cannot hold) is written with its escape kept instead."""
+    global _ENCODE
+    if _ENCODE is None:
+        import msgspec
+
+        _ENCODE = msgspec.json.Encoder().encode
+    try:
+        return _ENCODE(s)
+    except UnicodeEncodeError:
+        return dumps_lenient(s)
+
+
+def _keys_of(
+    files: list[tuple[str, str, os.stat_result | None]],
+) -> Iterator[tuple[str, int, int, int, int]]:
+    """``(path, inode, size, mtime_ns, ctime_ns)`` of scanned files (stat taken)."""
+    for p, _, st in files:
+        if st is not None:
+            yield (p, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _files_digest(keys: Iterable[tuple[str, int, int, int, int]]) -> str:
+    """One digest of ``(path, inode, size, mtime_ns, ctime_ns)`` per file, in path order:
+    the paths joined and the numbers packed (C-level work, not a string per file)."""
+    rows = list(keys)
+    h = hashlib.blake2b(digest_size=16)
+    h.update("\0".join([r[0] for r in rows]).encode("utf-8", "surrogatepass"))
+    h.update(b"\1")
+    nums = [v for r in rows for v in r[1:]]
+    try:
+        h.update(array("q", nums).tobytes())
+    except OverflowError:  # an inode beyond 2**63 (some filesystems): as text then
+        h.update(" ".join(map(str, nums)).encode())
+    return h.hexdigest()
+
+
 def _chunked(items: list, n: int) -> Iterator[list]:
     return (items[i : i + n] for i in range(0, len(items), n))
 
@@ -214,10 +262,70 @@ def _rows_of(
                     db_text(s.session_id),
                     s.kind,
                     s.last_activity,
-                    dumps_lenient(s),
+                    _blob(s),
                 )
-            )  # = to_json(), without asdict's copy
+            )
     return rows
+
+
+class _SidCodeFiles:
+    """What the catalog reads from a sid-code home: its files, rows, registrations."""
+
+    def __init__(self, home: Home) -> None:
+        self.home = home
+
+    def scan(
+        self, stat: bool, errors: list[str] | None
+    ) -> list[tuple[str, str, os.stat_result | None]]:
+        return scan_session_files(self.home, stat=stat, errors=errors)
+
+    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
+        return summarize_files(self.home, items, registrations=regs, chunk_files=chunk_files)
+
+    def registrations(self) -> list:
+        return read_registrations(self.home)
+
+    def project_of(self, path: str) -> str:
+        parent = Path(path).parent
+        return "" if parent == self.home.sessions_dir else parent.name
+
+    def session_file(self, s: SessionSummary) -> Any:
+        return SessionFile(Path(s.path), s.session_id, s.project, s.kind)
+
+
+class _ClaudeFiles:
+    """What the catalog reads from a Claude Code home (:mod:`sidtui.core.claude.listing`)."""
+
+    def __init__(self, home: ClaudeHome) -> None:
+        self.home = home
+
+    def scan(
+        self, stat: bool, errors: list[str] | None
+    ) -> list[tuple[str, str, os.stat_result | None]]:
+        from sidtui.core.claude.listing import scan_files
+
+        return scan_files(self.home, stat=stat, errors=errors)
+
+    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
+        from sidtui.core.claude.listing import summarize_files as claude_summaries
+
+        return claude_summaries(self.home, items, registrations=regs, chunk_files=chunk_files)
+
+    def registrations(self) -> list:
+        from sidtui.core.claude.liveness import read_processes
+
+        return read_processes(self.home)
+
+    def project_of(self, path: str) -> str:
+        from sidtui.core.claude.layout import home_of
+
+        place = home_of(path)
+        return place[1] if place else ""
+
+    def session_file(self, s: SessionSummary) -> Any:
+        from sidtui.core.claude.layout import file_for_path
+
+        return file_for_path(Path(s.path))
 
 
 class CacheUnusable(SidtuiError):
@@ -239,9 +347,14 @@ class Catalog:
             its transaction.
     """
 
-    def __init__(self, home: Home, db_path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, home: Home | ClaudeHome, db_path: str | os.PathLike[str] | None = None
+    ) -> None:
         # every path kept is under the resolved root (see canonical_path)
-        self.home = Home(Path(_root_key(home)))
+        root = Path(home.root).expanduser().resolve()
+        home = ClaudeHome(root) if isinstance(home, ClaudeHome) else Home(root)
+        self.home = home
+        self._files = _ClaudeFiles(home) if isinstance(home, ClaudeHome) else _SidCodeFiles(home)
         self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
         if db_path is None:
             self.db_path = default_db_path(home)
@@ -405,12 +518,21 @@ class Catalog:
             return [b for (b,) in self.conn.execute(sql, args)]
 
         out = summaries_from_blobs(self.guarded(q))
-        regs = read_registrations(self.home)
-        for s in out:
-            if s.kind == "main":
-                lv = liveness_for(s.session_id, s.trace_ids or [], regs)
-                s.live, s.stale = lv.live, lv.stale
-        out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
+        regs = self._files.registrations()
+        if not regs:  # the usual listing: nothing runs, every row is neither live nor stale
+            for s in out:
+                s.live = s.stale = False
+        else:
+            for s in out:
+                if s.kind == "main":
+                    lv = liveness_for(s.session_id, s.trace_ids or [], regs)
+                    s.live, s.stale = lv.live, lv.stale
+        # newest activity first; a row always has an activity (else the file's mtime), so
+        # the C-level key does (a missing one sorts as "", last)
+        if all(s.last_activity is not None for s in out):
+            out.sort(key=_ACTIVITY, reverse=True)
+        else:
+            out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return out
 
     def get(self, path: str | os.PathLike[str]) -> SessionSummary | None:
@@ -471,13 +593,27 @@ class Catalog:
         t0 = time.perf_counter()
         res = RefreshResult()
         conn = self.conn
+        stored = conn.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()
+        files = None
+        if stored is not None:
+            # the rows matched these files at the end of the last refresh: one digest of
+            # every file's stat key tells whether anything changed (a warm `ls` of 10,000
+            # files is then a stat of each and no per-row work)
+            files = self._files.scan(True, res.errors)
+            if _files_digest(_keys_of(files)) == stored[0]:
+                res.total = len(files)
+                if progress is not None:
+                    progress(RefreshProgress(res.total, res.total, 0, 0))
+                res.seconds = time.perf_counter() - t0
+                return res
         cached = {
             py_text(p): (i, s, m, c)
             for p, i, s, m, c in conn.execute(
                 "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
             )
         }
-        files = scan_session_files(self.home, stat=bool(cached), errors=res.errors)
+        if files is None:
+            files = self._files.scan(bool(cached), res.errors)
         res.total = len(files)
         seen = {path for path, _, _ in files}
         todo = [
@@ -489,11 +625,8 @@ class Catalog:
         reported = done // BATCH
         pending: list[tuple] = []
         dropped: list[str] = []  # files that now give no row (unreadable, no transcript)
-        chunks = summarize_files(
-            self.home,
-            todo,
-            registrations=read_registrations(self.home) if todo else [],
-            chunk_files=min(CHUNK_FILES, BATCH),
+        chunks = self._files.summarize(
+            todo, self._files.registrations() if todo else [], min(CHUNK_FILES, BATCH)
         )
         try:
             for items, part in zip(_chunked(todo, min(CHUNK_FILES, BATCH)), chunks, strict=False):
@@ -519,6 +652,7 @@ class Catalog:
             gone = [p for p in cached if p not in seen]
             self._delete_rows(gone)
             res.removed = len(gone)
+            self._store_digest()
         if progress is not None:
             progress(
                 RefreshProgress(
@@ -528,15 +662,28 @@ class Catalog:
         res.seconds = time.perf_counter() - t0
         return res
 
+    def _store_digest(self) -> None:
+        """Remember which files the rows now match (:func:`_files_digest` of every row's
+        path and stat key), for the next refresh's one-comparison warm path."""
+        conn = self.conn
+        keys = sorted(
+            (py_text(p), i, s, m, c)
+            for p, i, s, m, c in conn.execute(
+                "SELECT path, inode, size, mtime_ns, ctime_ns FROM sessions"
+            )
+        )
+        with self.write_lock, conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('files', ?)", (_files_digest(keys),))
+
     def _summarize_rows(
         self, items: list[tuple[str, str]], errors: list[str], dropped: list[str]
     ) -> list[tuple]:
         """Rows of ``items`` (path, project), summarized now through the batch path."""
         rows: list[tuple] = []
-        regs = read_registrations(self.home)
+        regs = self._files.registrations()
         for batch, part in zip(
             _chunked(items, CHUNK_FILES),
-            summarize_files(self.home, items, registrations=regs),
+            self._files.summarize(items, regs),
             strict=False,
         ):
             rows += _rows_of(batch, part, errors, dropped)
@@ -626,8 +773,7 @@ class Catalog:
             if not os.path.exists(p):
                 gone.append(p)
                 continue
-            parent = Path(p).parent
-            items.append((p, "" if parent == self.home.sessions_dir else parent.name))
+            items.append((p, self._files.project_of(p)))
         rows = self._summarize_rows(items, [], gone) if items else []
 
         def write() -> None:
@@ -664,5 +810,5 @@ class Catalog:
         """The cached files as :class:`SessionFile` objects (for search filling)."""
         out = []
         for s in self.rows(include_sidechains=include_sidechains):
-            out.append(SessionFile(Path(s.path), s.session_id, s.project, s.kind))
+            out.append(self._files.session_file(s))
         return out

@@ -4,6 +4,7 @@
 of each file; a query matches every word as a prefix (CJK character by character) and ranks
 a bounded set of candidates itself.
 
+Claude Code transcripts give the same kinds of documents (docs/CLAUDE-CODE.md §4).
 Design notes: docs/ARCHITECTURE.md, “core/index/search.py”.
 """
 
@@ -136,7 +137,9 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
         return []
     t = rec.get("type")
     out: list[tuple[str, str]] = []
-    if t in ("user_message", "assistant_message", "tool_result", "message"):
+    if t in ("user", "assistant") and rec.get("isMeta") is not True:
+        t = "message_record"  # Claude Code's records: the message shape of sid-code's
+    if t in ("user_message", "assistant_message", "tool_result", "message", "message_record"):
         msg = rec.get("message") if t != "message" else rec  # sidechains: role/content inline
         if not isinstance(msg, dict):
             return out
@@ -151,6 +154,11 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
                     name = b.get("name") if isinstance(b.get("name"), str) else ""
                     inp = dumps_lenient(b.get("input"), default=str).decode()
                     out.append(("tool", _cap(f"{name} {inp}")))
+    elif t == "file-history-snapshot":  # Claude Code: the files a prompt's checkpoint tracks
+        snap = rec.get("snapshot")
+        tracked = snap.get("trackedFileBackups") if isinstance(snap, dict) else None
+        if isinstance(tracked, dict) and tracked:
+            out.append(("file", _cap("\n".join(str(k) for k in tracked))))
     elif t == "metadata" and rec.get("key") == "file_changes":
         v = rec.get("value")
         files = v.get("files") if isinstance(v, dict) else None

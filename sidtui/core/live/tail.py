@@ -89,6 +89,9 @@ class FileTail:
             the watcher started reports only what is written afterwards.
         settle_s: seconds an unchanged final partial line waits before it is decided.
         clock: monotonic clock in seconds (injected by tests).
+        chain: follow the sid-code loader's chain (its ``branched``/``rewind`` updates);
+            False for a transcript whose agent resumes by other rules (Claude Code's leaf:
+            docs/CLAUDE-CODE.md §5), where ``chain`` stays empty.
 
     Attributes:
         rf: every complete record so far (``rf.data`` is empty: decode with :meth:`read`).
@@ -104,9 +107,11 @@ class FileTail:
         start_at: int = 0,
         settle_s: float = SETTLE_S,
         clock: Callable[[], float] = time.monotonic,
+        chain: bool = True,
     ) -> None:
         self.path = Path(path)
         self.settle_s = settle_s
+        self.follow_chain = chain
         self._clock = clock
         self._start_at = start_at
         self._fd: int | None = None
@@ -261,7 +266,7 @@ class FileTail:
 
     def _update_chain(self, first_new: int, upd: TailUpdate) -> None:
         records = self.rf.records
-        if first_new == len(records):
+        if first_new == len(records) or not self.follow_chain:
             return
         old = self.chain
         old_tip = records[old.tail].uuid if old.tail is not None else None

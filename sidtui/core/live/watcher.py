@@ -1,10 +1,12 @@
-"""Watch a sid-code home as agents write it (FORMAT.md §1, §8, §12).
+"""Watch a sid-code home, or a Claude Code one, as agents write it (FORMAT.md §1, §8, §12).
 
 :class:`Watcher` turns file changes under the home (watchfiles/notify, or its own stat
 polling where notify cannot watch) and PID polls into batches of
 :mod:`~sidtui.core.live.events`, delivered on its thread or as an async iterator.
 
-Design notes: docs/ARCHITECTURE.md, “core/live/watcher.py”.
+A Claude Code home is followed through its own layout (docs/CLAUDE-CODE.md §1, §8: no
+checkpoint index, no intents, no sid-code chain). Design notes: docs/ARCHITECTURE.md,
+“core/live/watcher.py”.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.home import Home, SessionFile, classify_file
@@ -27,7 +30,89 @@ from sidtui.core.resume.process import (
     read_registrations,
 )
 
+if TYPE_CHECKING:
+    from sidtui.core.claude.layout import ClaudeFile, ClaudeHome
+
 Batch = list[ev.Event]
+
+
+class _SidCodeLayout:
+    """Where a sid-code home keeps what the watcher follows (FORMAT.md §1)."""
+
+    chain = True  # the loader's chain: branched / rewind events
+    depth = 2  # sessions/<project>/<file>
+
+    def __init__(self, home: Home) -> None:
+        self.home = home
+        self.transcripts = home.sessions_dir
+        self.checkpoints: Path | None = home.checkpoints_dir
+        self.registrations_dir = home.active_sessions_dir
+        self.intents_dir: Path | None = home.file_intents_dir
+
+    def registrations(self) -> list:
+        return read_registrations(self.home)
+
+    def intents(self) -> list:
+        return read_file_intents(self.home)
+
+    def classify(self, p: str) -> Any:
+        parent = Path(p).parent
+        return classify_file(Path(p), "" if parent == self.home.sessions_dir else parent.name)
+
+    def wanted(self, session: Any, p: str) -> bool:
+        own = str(session.path)
+        return p == own or p.startswith(own[: -len(".jsonl")] + "-")  # its sidechains
+
+
+class _ClaudeLayout:
+    """Where a Claude Code home keeps transcripts and registrations (docs/CLAUDE-CODE.md
+    §1, §8): ``projects/<slug>/<session>/subagents/agent-*.jsonl`` is three levels down;
+    no checkpoint index and no file intents; Claude Code resumes by its own leaf rule, so
+    the sid-code chain is not followed."""
+
+    chain = False
+    depth = 3
+    checkpoints = None
+    intents_dir = None
+
+    def __init__(self, home: Any) -> None:
+        self.home = home
+        self.transcripts = home.projects_dir
+        self.registrations_dir = home.sessions_dir
+
+    def registrations(self) -> list:
+        from sidtui.core.claude.liveness import read_processes
+
+        return read_processes(self.home)
+
+    def intents(self) -> list:
+        return []
+
+    def classify(self, p: str) -> Any:
+        from sidtui.core.claude.layout import file_for_path
+
+        return file_for_path(Path(p))
+
+    def wanted(self, session: Any, p: str) -> bool:
+        own = session.path
+        if p == str(own):
+            return True
+        q = Path(p)
+        if q.parent == own.parent / own.stem / "subagents":
+            return True
+        if q.parent == own.parent and q.name.startswith("agent-"):  # the older layout
+            from sidtui.core.claude.layout import head_session_id, read_head
+
+            return head_session_id(read_head(q, 4096)) == session.session_id
+        return False
+
+
+def _layout_of(home: Any) -> _SidCodeLayout | _ClaudeLayout:
+    from sidtui.core.claude.layout import ClaudeHome
+
+    return _ClaudeLayout(home) if isinstance(home, ClaudeHome) else _SidCodeLayout(home)
+
+
 #: Checkpoint indexes above this size are not parsed to count snapshots (FORMAT.md §14: 4 MB).
 CHECKPOINT_PARSE_MAX = 4 << 20
 
@@ -112,10 +197,10 @@ class Watcher:
 
     def __init__(
         self,
-        home: Home,
+        home: Home | ClaudeHome,
         on_batch: Callable[[Batch], None] | None = None,
         *,
-        session: SessionFile | None = None,
+        session: SessionFile | ClaudeFile | None = None,
         force_polling: bool | None = None,
         poll_interval: float = 1.0,
         settle_s: float = SETTLE_S,
@@ -124,6 +209,7 @@ class Watcher:
         poll_delay_ms: int = 250,
     ) -> None:
         self.home = home
+        self._layout = _layout_of(home)
         self.session = session
         self.poll_interval = poll_interval
         self.settle_s = settle_s
@@ -323,6 +409,7 @@ class Watcher:
             except OSError:
                 return
 
+        lay = self._layout
         if self.session is not None:
             own = self.session.path
             add(
@@ -330,12 +417,17 @@ class Watcher:
                 lambda n: n.endswith(".jsonl") and self._wanted_session_path(str(own.parent / n)),
                 0,
             )
-            add(self.home.checkpoints_dir / self.session.session_id, lambda n: n == "index.json", 0)
+            if not lay.chain:  # a Claude Code session's subagents sit in <stem>/subagents/
+                add(own.parent / own.stem / "subagents", lambda n: n.endswith(".jsonl"), 0)
+            if lay.checkpoints is not None:
+                add(lay.checkpoints / self.session.session_id, lambda n: n == "index.json", 0)
         else:
-            add(self.home.sessions_dir, lambda n: n.endswith(".jsonl"), 2)
-            add(self.home.checkpoints_dir, lambda n: n == "index.json", 1)
-        add(self.home.active_sessions_dir, lambda n: True, 0)
-        add(self.home.file_intents_dir, lambda n: True, 0)
+            add(lay.transcripts, lambda n: n.endswith(".jsonl"), lay.depth)
+            if lay.checkpoints is not None:
+                add(lay.checkpoints, lambda n: n == "index.json", 1)
+        add(lay.registrations_dir, lambda n: True, 0)
+        if lay.intents_dir is not None:
+            add(lay.intents_dir, lambda n: True, 0)
         return out
 
     def _deliver(self, batch: Batch | None) -> None:
@@ -358,8 +450,9 @@ class Watcher:
         for path in self._start_sizes:
             if not os.path.exists(path):
                 out.append(path)
-        out.append(str(self.home.active_sessions_dir / "_"))
-        out.append(str(self.home.file_intents_dir / "_"))
+        out.append(str(self._layout.registrations_dir / "_"))
+        if self._layout.intents_dir is not None:
+            out.append(str(self._layout.intents_dir / "_"))
         return out
 
     # --- mapping paths to events ------------------------------------------------------------
@@ -368,18 +461,14 @@ class Watcher:
         if self.session is not None:
             return [str(self.session.path)]
         out: list[str] = []
-        for dirpath, _dirs, files in os.walk(self.home.sessions_dir):
+        for dirpath, _dirs, files in os.walk(self._layout.transcripts):
             out.extend(os.path.join(dirpath, f) for f in files if f.endswith(".jsonl"))
         return out
 
     def _wanted_session_path(self, p: str) -> bool:
         if self.session is None:
             return True
-        own = str(self.session.path)
-        if p == own:
-            return True
-        prefix = own[: -len(".jsonl")] + "-"
-        return p.startswith(prefix)  # its sidechains
+        return self._layout.wanted(self.session, p)
 
     def process_paths(self, paths: Iterable[str]) -> Batch:
         """Turn changed paths into events (called by the thread; public for tests).
@@ -394,18 +483,23 @@ class Watcher:
         with self._lock:
             self.prime()
             out: Batch = []
-            sessions = str(self.home.sessions_dir) + os.sep
-            checkpoints = str(self.home.checkpoints_dir) + os.sep
+            lay = self._layout
+            sessions = str(lay.transcripts) + os.sep
+            checkpoints = str(lay.checkpoints) + os.sep if lay.checkpoints is not None else None
             regs_changed = False
             for p in sorted(set(paths)):
                 if p.startswith(sessions) and p.endswith(".jsonl"):
                     if self._wanted_session_path(p):
                         out += self._safe_tail(p)
-                elif p.startswith(checkpoints) and p.endswith(os.sep + "index.json"):
+                elif (
+                    checkpoints is not None
+                    and p.startswith(checkpoints)
+                    and p.endswith(os.sep + "index.json")
+                ):
                     out += self._checkpoint_event(p)
-                elif p.startswith(str(self.home.active_sessions_dir) + os.sep):
+                elif p.startswith(str(lay.registrations_dir) + os.sep):
                     regs_changed = True
-                elif p.startswith(str(self.home.file_intents_dir) + os.sep):
+                elif lay.intents_dir is not None and p.startswith(str(lay.intents_dir) + os.sep):
                     self._intents_dirty = True
             if regs_changed:
                 out += self.poll_liveness()
@@ -447,10 +541,6 @@ class Watcher:
             return None
         return any(r[2] for r in matched)
 
-    def _project_of(self, p: str) -> str:
-        parent = Path(p).parent
-        return "" if parent == self.home.sessions_dir else parent.name
-
     def _tail_events(self, p: str) -> Batch:
         out: Batch = []
         tail = self.tails.get(p)
@@ -469,9 +559,9 @@ class Watcher:
                 elif st is not None and st.st_size < start_at:
                     out.append(ev.FileReset(Path(p).stem, p, "truncated"))
                     start_at = 0
-            tail = FileTail(p, start_at=start_at, settle_s=self.settle_s)
+            tail = FileTail(p, start_at=start_at, settle_s=self.settle_s, chain=self._layout.chain)
             self.tails[p] = tail
-            self._files[p] = classify_file(Path(p), self._project_of(p)) if existed else None
+            self._files[p] = self._layout.classify(p) if existed else None
         sf = self._files.get(p)
         sid = sf.session_id if sf else Path(p).stem
         upd = tail.poll(writer_alive=self._writer_alive(sid))
@@ -481,7 +571,7 @@ class Watcher:
             self._start_sizes.pop(p, None)
             return [ev.FileReset(sid, p, "removed")]
         if sf is None and tail.rf.records:
-            sf = classify_file(Path(p), self._project_of(p))
+            sf = self._layout.classify(p)
             self._files[p] = sf
             if sf is not None:
                 sid = sf.session_id
@@ -545,7 +635,7 @@ class Watcher:
             first poll, which records the starting state).
         """
         with self._lock:
-            regs = read_registrations(self.home)
+            regs = self._layout.registrations()
             now = {
                 str(r.path): (r.session_id, r.pid, r.live, r.logical_session_id, r.reason)
                 for r in regs
@@ -570,11 +660,11 @@ class Watcher:
     def _conflict_keys(self) -> set[tuple]:
         return {
             (c.path, c.session_id, c.other_session_id, c.severity)
-            for c in find_conflicts(read_file_intents(self.home))
+            for c in find_conflicts(self._layout.intents())
         }
 
     def _conflict_events(self) -> Batch:
-        conflicts = find_conflicts(read_file_intents(self.home))
+        conflicts = find_conflicts(self._layout.intents())
         out: Batch = []
         keys = set()
         for c in conflicts:

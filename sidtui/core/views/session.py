@@ -13,6 +13,7 @@ the longest readable chain) and ``loadable`` says plainly that the agent will se
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,56 @@ class SessionView:
     def to_json(self) -> dict[str, Any]:
         """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`)."""
         return session_to_json(self)
+
+    # --- the common model (sidtui.core.sources.base.SessionModel) ---------------------
+
+    source = "sid-code"
+
+    @property
+    def conversation(self) -> Sequence[Any]:
+        """What the agent sends on resume: the cleaned messages (none when not loadable)."""
+        return self.recovery.messages if self.recovery is not None else []
+
+    @property
+    def tip_rows(self) -> list[dict[str, Any]]:
+        """Every tip (:func:`~sidtui.core.views.show_json.tip_rows`), with the common
+        ``kind`` (``resume``: the live tip; ``branch``), ``resume`` and ``records``."""
+        from sidtui.core.views.show_json import tip_rows
+
+        return [
+            {
+                **t,
+                "kind": "resume" if t["live"] else "branch",
+                "resume": t["live"],
+                "records": t["skipped"],
+            }
+            for t in tip_rows(self)
+        ]
+
+    @property
+    def resume_leaf(self) -> str | None:
+        """The uuid of the tail the loader resumes from (None: linear, empty or v1)."""
+        tail = self.chain.tail
+        if self.rf is None or tail is None or self.chain.linear:
+            return None
+        from sidtui.core.views.show_rows import record_ids
+
+        return record_ids(self.rf, tail)[0]
+
+    @property
+    def interruption_kind(self) -> str | None:
+        return self.recovery.interruption.kind if self.recovery is not None else None
+
+    @property
+    def interruption_tools(self) -> list[str]:
+        r = self.recovery
+        if r is None or r.interruption.kind != "interrupted_turn":
+            return []
+        return list(r.interruption.tool_names)
+
+    @property
+    def bad_lines(self) -> list[Any]:
+        return self.rf.bad_lines if self.rf is not None else []
 
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:

@@ -186,6 +186,30 @@ def _recovery_json(v: SessionView) -> tuple[list, dict[str, Any], dict[str, Any]
     return dropped, interruption, integrity
 
 
+def tip_rows(v: SessionView) -> list[dict[str, Any]]:
+    """Every tip of the record tree: ``line``, ``uuid``, ``live`` (the one the loader
+    resumes), ``skipped`` (records only its branch holds), ``joins_at_line``."""
+    rf, tree = v.rf, v.tree
+    if rf is None:
+        return []
+    out = []
+    branch_of = {b.tip: b for b in reversed(tree.branches)}  # the first per tip, as next() took
+    for t in tree.tips:
+        br = branch_of.get(t)
+        out.append(
+            {
+                "line": record_lines(rf, (t,))[0],
+                "uuid": record_ids(rf, t)[0],
+                "live": t == tree.live_tip,
+                "skipped": br.skipped if br else 0,
+                "joins_at_line": record_lines(rf, (br.joins_at,))[0]
+                if br and br.joins_at is not None
+                else None,
+            }
+        )
+    return out
+
+
 def _branches_json(v: SessionView) -> dict[str, Any]:
     """``branches``: the record tree's heads, tips and branch points, by line and uuid."""
     rf, tree = v.rf, v.tree
@@ -196,19 +220,7 @@ def _branches_json(v: SessionView) -> dict[str, Any]:
     def uuid_of(i: int) -> str | None:
         return record_ids(rf, i)[0]  # type: ignore[arg-type]
 
-    tips = []
-    branch_of = {b.tip: b for b in reversed(tree.branches)}  # the first per tip, as next() took
-    for t in tree.tips:
-        br = branch_of.get(t)
-        tips.append(
-            {
-                "line": line_of(t),
-                "uuid": uuid_of(t),
-                "live": t == tree.live_tip,
-                "skipped": br.skipped if br else 0,
-                "joins_at_line": line_of(br.joins_at) if br and br.joins_at is not None else None,
-            }
-        )
+    tips = tip_rows(v)
     return {
         "heads": [{"line": line_of(h), "uuid": uuid_of(h)} for h in tree.heads],
         "forked_heads": [

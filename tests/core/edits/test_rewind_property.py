@@ -32,8 +32,9 @@ from hypothesis import strategies as st
 from sidtui.core.base.home import Home, resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.points import rewind_points
-from sidtui.core.edits.rewind import MODES, rewind
+from sidtui.core.edits.rewind import rewind
 from sidtui.core.transcript.writer import SessionStore, iso_now
+from sidtui.core.views.rewind_text import MODES
 from sidtui.core.views.session import open_session
 
 FILES = ["a.txt", "d/b.txt", "c.md"]

@@ -355,7 +355,7 @@ def test_rows_batch_decode_equals_row_by_row():
         SessionSummary("a", "p", "/x/a.jsonl", "main", "jsonl", title="t"),
         SessionSummary("b", "p", "/x/b.jsonl", "main", "jsonl", model="m"),
     ]
-    blobs = [orjson.dumps(r) for r in rows]
+    blobs = [orjson.dumps(r.to_json()) for r in rows]
     assert summaries_from_blobs(blobs) == rows == [summary_from_blob(b) for b in blobs]
     odd = blobs + [
         b'{"session_id":"c","project":"p","path":"/x/c","kind":"main",'

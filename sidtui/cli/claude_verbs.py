@@ -1,0 +1,450 @@
+"""The checkpoint and rewind verbs on a Claude Code session (not a subcommand module).
+
+Each verb module calls :func:`sidtui.cli.claude_dispatch.claude_target` first and, for a
+Claude Code session, the function of the same name here; the output has the same shape as
+for sid-code (the same report and diff printers), plus the project root and drift.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from sidtui.cli.common import print_json, stdout_console
+
+
+def open_view(target: tuple[Any, Any], *, mutating: bool = True) -> Any:
+    """Read the session (a subagent transcript is refused for the mutating verbs)."""
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.session import open_claude_session
+
+    home, cf = target
+    if mutating and cf.kind != "main":
+        raise UsageError(
+            f"{cf.path.name} is a subagent transcript; give its session "
+            f"({cf.parent_session_id or 'unknown'})"
+        )
+    return open_claude_session(home if home.exists else None, cf)
+
+
+def _require_checkpoints(fh: Any) -> None:
+    """Like sid-code's verbs: a session without checkpoints is an error (exit 1)."""
+    from sidtui.core.base.errors import SidtuiError
+
+    if not fh.checkpoints:
+        raise SidtuiError(
+            f"session {fh.session_id} has no file checkpoints (its transcript has no "
+            "file-history-snapshot records)"
+        )
+
+
+def _restorer(args: argparse.Namespace, view: Any) -> Any:
+    from pathlib import Path
+
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.code_restore import CodeRestorer
+
+    root = getattr(args, "root", None)
+    if root:
+        r = Path(root).expanduser()
+        if not r.is_dir():
+            raise UsageError(f"--root {root} is not a folder")
+    r = CodeRestorer(
+        view,
+        allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
+        root=Path(root).expanduser() if root else None,
+    )
+    _require_checkpoints(r.fh)
+    return r
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def checkpoints(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    from sidtui.core.claude.file_history import read_file_history
+    from sidtui.core.claude.rewind import rewind_points
+
+    view = open_view(target, mutating=False)
+    fh = read_file_history(view)
+    for w in fh.warnings:
+        print(f"sidtui: warning: {w}", file=sys.stderr)
+    _require_checkpoints(fh)
+    if args.show:
+        return _show(view, fh, args.show)
+    points = {p.checkpoint: p for p in rewind_points(view, fh) if p.exact}
+    doc = checkpoints_json(view, fh, points)
+    if args.json:
+        print_json(doc)
+        return 0
+    _render_checkpoints(doc)
+    return 0
+
+
+def checkpoints_json(view: Any, fh: Any, points: dict[Any, Any]) -> dict[str, Any]:
+    """The machine-readable listing (the keys of sid-code's where they mean the same)."""
+    return {
+        "source": "claude-code",
+        "sessionId": fh.session_id,
+        "index": str(fh.folder),
+        "folderExists": fh.folder_exists,
+        "projectRoot": view.cwd,
+        "snapshots": [
+            c.to_json(points[c.id].id if c.id in points else None) for c in fh.checkpoints
+        ],
+        "files": [ch.to_json() for ch in fh.chains()],
+        "unrecoverable": [b.name for b in fh.unrecoverable()],
+        "warnings": fh.warnings,
+    }
+
+
+def _render_checkpoints(doc: dict[str, Any]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from sidtui.fmt import local_time
+
+    c = stdout_console()
+    root = doc["projectRoot"]
+
+    def short(p: str) -> str:
+        if root and p.startswith(root.rstrip("/") + "/"):
+            return p[len(root.rstrip("/")) + 1 :]
+        return p
+
+    t = Table(title=f"checkpoints of {doc['sessionId']}", title_justify="left")
+    for col in ("id", "time", "prompt", "files"):
+        t.add_column(col, style="bold" if col == "id" else None)
+    for s in doc["snapshots"]:
+        parts = []
+        for f in s["files"]:
+            kind = "absent" if not f["existedBefore"] else f"v{f['version']}"
+            bad = "" if f["rebuilds"] else " ✗"
+            parts.append(f"{short(f['absPath'] or f['filePath'])} ({kind}){bad}")
+        prompt = f"#{s['point']}" if s["point"] else ("—" if s["promptInFile"] else "(not here)")
+        extra = []
+        if s["updates"]:
+            extra.append(f"{s['updates']} update{'s' * (s['updates'] != 1)}")
+        if s["deltas"]:
+            extra.append(f"{s['deltas']} delta{'s' * (s['deltas'] != 1)}")
+        if extra:
+            prompt += f" ({', '.join(extra)})"
+        t.add_row(
+            s["id"],
+            local_time(s["timestamp"], seconds=True) or "—",
+            Text(prompt),
+            Text("\n".join(parts) or "(no files)"),
+        )
+    c.print(t)
+    c.print(Text("chains", style="bold"))
+    for f in doc["files"]:
+        style = "green" if f["healthy"] else "red"
+        c.print(Text(f"  {short(f['filePath'])}: ", style="bold"), Text(f["drawing"], style=style))
+        for e in f["entries"]:
+            if not e["rebuilds"]:
+                c.print(Text(f"      {e['reason']}", style="red"))
+    if not doc["folderExists"] and doc["snapshots"]:
+        c.print(
+            Text(f"(no blob folder {doc['index']}: every backup is unrecoverable)", style="dim")
+        )
+
+
+def _match_path(view: Any, fh: Any, given: str) -> str:
+    from sidtui.core.base.errors import UsageError
+
+    tracked = fh.tracked()
+    if given in tracked:
+        return given
+    for base in (view.cwd, os.getcwd()):
+        if base:
+            cand = os.path.join(base, given)
+            if cand in tracked:
+                return cand
+    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
+    raise UsageError(f"{given!r} is not tracked in the checkpoints of {fh.session_id}")
+
+
+def _show(view: Any, fh: Any, spec: str) -> int:
+    from sidtui.core.base.errors import UsageError
+
+    path, sep, cid = spec.rpartition("@")
+    if not sep or not path or not cid:
+        raise UsageError("--show takes PATH@CHECKPOINT, e.g. src/app.py@c3")
+    cp = fh.get(cid)
+    p = _match_path(view, fh, path)
+    state = fh.state_before(cp.position)
+    if p not in state:
+        raise UsageError(f"{p} is not tracked at or after {cp.id}: its state then is the file now")
+    b, _ = state[p]
+    if not b.existed:
+        print(f"sidtui: {p} did not exist before {cp.id}", file=sys.stderr)
+        return 1
+    if not b.restorable:
+        print(f"sidtui: unrecoverable: {p} at {cp.id}: {b.reason}", file=sys.stderr)
+        return 1
+    try:
+        data = b.read()
+    except OSError as exc:
+        print(f"sidtui: unrecoverable: {p} at {cp.id}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+    return 0
+
+
+# --------------------------------------------------------------------------- undo/redo/restore
+
+
+def _report(args: argparse.Namespace, res: Any, verb: str) -> int:
+    from sidtui.cli.checkpoint_args import report
+
+    if not args.json:
+        err = sys.stderr
+        if res.root is not None:
+            print(f"project root: {res.root}", file=err)
+        for w in res.warnings:
+            print(f"warning: {w}", file=err)
+    return report(args, res, verb)
+
+
+def undo(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    view = open_view(target)
+    r = _restorer(args, view)
+    path = None
+    if args.file:
+        path = _match_path(view, r.fh, args.file)
+    res = r.undo(dry_run=args.dry_run, force=args.force, path=path)
+    return _report(args, res, "undo")
+
+
+def redo(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    view = open_view(target)
+    res = _restorer(args, view).redo(dry_run=args.dry_run, force=args.force)
+    return _report(args, res, "redo")
+
+
+def restore(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    view = open_view(target)
+    res = _restorer(args, view).restore_before(args.before, dry_run=args.dry_run, force=args.force)
+    return _report(args, res, "restore")
+
+
+# --------------------------------------------------------------------------- rewind
+
+
+def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    from sidtui.cli.rewind import render_result
+    from sidtui.core.claude.rewind import rewind as do_rewind
+    from sidtui.core.claude.rewind import rewind_points
+
+    view = open_view(target)
+    if args.to is None:
+        points = rewind_points(view)
+        if args.json:
+            print_json(
+                {
+                    "source": "claude-code",
+                    "session_id": view.session_id,
+                    "points": [p.to_json() for p in points],
+                }
+            )
+            return 0
+        _render_points(view, points)
+        return 0
+    res = do_rewind(
+        view,
+        args.to,
+        args.mode or "both",
+        force=args.force,
+        dry_run=args.dry_run,
+        allow_outside_root=args.allow_outside_root,
+    )
+    if args.fork and res.mode == "code":
+        res.warnings.append("--fork: a code rewind writes no session (nothing to fork)")
+    if args.json:
+        print_json(res.to_json())
+        return 0
+    render_result(res)
+    if res.fork is not None:
+        verb = "would write" if res.dry_run else "wrote"
+        print(
+            f"{verb} the rewound conversation as a new session (the original is unchanged); "
+            f"resume it with: claude --resume {res.fork.session_id}",
+            file=sys.stderr,
+        )
+    return 1 if res.code is not None and res.code.skipped and not res.dry_run else 0
+
+
+def _render_points(view: Any, points: list[Any]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from sidtui.fmt import local_time
+
+    c = stdout_console()
+    if not points:
+        c.print(Text(f"{view.session_id}: no rewind points (no typed prompts)"))
+        return
+    t = Table(title=Text(f"rewind points of {view.session_id}"), title_justify="left")
+    for col, kw in (
+        ("#", {"justify": "right"}),
+        ("time (local)", {"no_wrap": True}),
+        ("message", {"justify": "right"}),
+        ("code restores from", {"no_wrap": True}),
+        ("prompt", {"overflow": "ellipsis", "no_wrap": True}),
+    ):
+        t.add_column(col, **kw)
+    for p in points:
+        files = (
+            p.checkpoint
+            if p.exact
+            else f"{p.checkpoint} (a later one)"
+            if p.checkpoint
+            else "— (no checkpoint)"
+        )
+        t.add_row(
+            str(p.id),
+            local_time(p.timestamp, seconds=True) or "—",
+            str(p.message_index),
+            Text(files),
+            Text(p.preview or ""),
+        )
+    c.print(t)
+    c.print(
+        "[dim]a conversation rewind writes a new session (the original is never edited); "
+        "code restores from: the checkpoint whose backups a code rewind writes back[/]"
+    )
+
+
+# --------------------------------------------------------------------------- fork / branch
+
+
+def _render_fork(res: Any, verb: str) -> None:
+    from rich.text import Text
+
+    c = stdout_console()
+    if res.dry_run:
+        c.print(
+            Text(
+                f"would write {res.message_count} messages ({res.records_copied} records) from "
+                f"{res.source_session_id} into a new session (dry run: nothing written)"
+            )
+        )
+    else:
+        c.print(Text(f"{verb}: {res.session_id}", style="bold"))
+        c.print(Text(f"  {res.path}"))
+        c.print(
+            Text(
+                f"  {res.message_count} messages, {res.records_copied} records copied from "
+                f"{res.source_session_id}; {res.blobs_copied} file-history backups copied"
+            )
+        )
+        c.print(Text(f"  resume it with: claude --resume {res.session_id}"))
+    for w in res.warnings:
+        c.print(Text(f"warning: {w}", style="yellow"))
+
+
+def fork(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    from sidtui.core.claude.fork import fork_session
+    from sidtui.core.claude.rewind import get_point
+
+    view = open_view(target)
+    before = get_point(view, args.at).message_index if args.at is not None else None
+    if before == 0:
+        from sidtui.core.base.errors import UsageError
+
+        raise UsageError("rewind point 1 is the first message: a fork before it would be empty")
+    res = fork_session(view, before=before, dry_run=args.dry_run)
+    if args.json:
+        print_json(res.to_json())
+        return 0
+    _render_fork(res, "fork")
+    return 0
+
+
+def list_tips(view: Any) -> list[dict[str, Any]]:
+    """Every leaf of the tree with its kind and the length of its conversation."""
+    from sidtui.core.claude.scan import CONVERSATION_TYPES
+
+    objs, lines, tree = view.scan.objs, view.scan.lines, view.tree
+    out = []
+    for t in tree.tips:
+        walk = tree.walk(t.index)
+        out.append(
+            {
+                "uuid": objs[t.index].uuid,
+                "line": lines[t.index],
+                "type": objs[t.index].type,
+                "kind": t.kind,
+                "live": t.kind == "resume",
+                "rewind": t.rewind,
+                "records": len(t.records),
+                "timestamp": t.timestamp,
+                "messages": sum(1 for i in walk if objs[i].type in CONVERSATION_TYPES),
+            }
+        )
+    return out
+
+
+def branch(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
+    from rich.text import Text
+
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.fork import fork_session
+    from sidtui.core.claude.scan import DAG_TYPES
+
+    view = open_view(target)
+    if args.tip is None:
+        tips = list_tips(view)
+        if args.json:
+            print_json({"source": "claude-code", "session_id": view.session_id, "tips": tips})
+            return 0
+        c = stdout_console()
+        for t in tips:
+            note = "  (resume picks this)" if t["live"] else f"  ({t['kind']})"
+            if t["rewind"]:
+                note += " rewind"
+            c.print(
+                Text(f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{note}")
+            )
+        if any(t["kind"] == "branch" for t in tips):
+            c.print(
+                Text(
+                    "a branch resume will not pick can be forked into a session of its own: "
+                    f"sidtui branch {view.session_id} --tip UUID_PREFIX",
+                    style="dim",
+                )
+            )
+        return 0
+    objs = view.scan.objs
+    hits = sorted(
+        {
+            i
+            for i, o in enumerate(objs)
+            if o.type in DAG_TYPES
+            and o.uuid
+            and o.uuid.startswith(args.tip)
+            and view.tree.parent[i] != -2
+        }
+    )
+    if not args.tip or not hits:
+        raise UsageError(f"no record of {view.file.path.name} has a uuid starting {args.tip!r}")
+    if len({objs[i].uuid for i in hits}) > 1:
+        raise UsageError(f"{args.tip!r} matches {len(hits)} records; give more of the uuid")
+    i = hits[0]
+    if i == view.tree.leaf:
+        raise UsageError(
+            f"{objs[i].uuid} is the leaf resume already picks (use `sidtui fork` for a copy)"
+        )
+    res = fork_session(view, tip=i, dry_run=args.dry_run)
+    if args.json:
+        print_json(res.to_json())
+        return 0
+    _render_fork(res, "forked the branch into")
+    return 0

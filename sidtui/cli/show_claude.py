@@ -1,0 +1,155 @@
+"""`sidtui show` of a Claude Code session: the human output (``--json`` is the view's own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: More listed messages than this are printed as aligned lines, not a boxed table.
+TABLE_MAX_ROWS = 200
+#: Damaged lines and branches listed before "… N more".
+MAX_LISTED = 20
+
+INTERRUPTION = {
+    "none": ("clean: the last turn finished", "green"),
+    "interrupted_prompt": ("interrupted prompt: the last prompt got no answer", "yellow"),
+    "interrupted_turn": ("interrupted turn: the turn stopped before it finished", "red"),
+}
+
+
+def render(view: Any, max_messages: int | None = 50) -> None:
+    """Print a :class:`~sidtui.core.claude.session.ClaudeSessionView` for people.
+
+    Session text is printed as text, never read as Rich markup.
+    """
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    from sidtui.cli.common import stdout_console
+
+    c = stdout_console()
+    tr = view.transcript
+    sc, tree = tr.scan, tr.tree
+    lines = sc.lines
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("session", Text(view.session_id))
+    head.add_row("path", Text(str(view.file.path)))
+    what = "main" if view.file.kind == "main" else f"subagent ({view.file.layout} layout)"
+    head.add_row("format", Text(f"Claude Code {view.version or '?'}  ({what})"))
+    if view.title:
+        head.add_row("title", Text(f"{view.title[:120]}  [{view.title_source}]"))
+    head.add_row("model", Text(view.model or "—"))
+    head.add_row(
+        "cwd",
+        Text(f"{view.cwd or '—'}" + (f"  (branch {view.git_branch})" if view.git_branch else "")),
+    )
+    it = view.interruption
+    if not view.messages:
+        head.add_row("on resume", Text("no messages: nothing to resume", style="dim"))
+    else:
+        label, colour = INTERRUPTION.get(it.kind, (it.kind, "dim"))
+        if it.tool_names:
+            label += " (" + ", ".join(it.tool_names) + ")"
+        if it.marker is not None:
+            label += f"; stopped by the user at line {view.messages[it.marker].line}"
+        head.add_row("on resume", Text(label, style=colour))
+    lv = view.liveness
+    head.add_row(
+        "process",
+        "live (a running process writes it)"
+        if lv.live
+        else "stale registration"
+        if lv.stale
+        else "not running",
+    )
+    c.print(Panel(head, title="sidtui show (Claude Code)", title_align="left"))
+
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row(
+        "records",
+        f"{len(sc):,} records on {sc.line_count:,} lines, {len(sc.bad_lines)} damaged"
+        + (f" ({sc.recovered} records recovered from them)" if sc.recovered else ""),
+    )
+    t.add_row(
+        "chain",
+        f"{len(tree.chain):,} records from the leaf resume picks"
+        + (f" (line {lines[tree.leaf]})" if tree.leaf is not None else "")
+        + f"; {len(tree.conversation):,} with parallel tool calls",
+    )
+    if tree.compactions:
+        t.add_row("compactions", ", ".join(f"line {lines[i]}" for i in tree.compactions))
+    kinds: dict[str, int] = {}
+    for tip in tree.tips:
+        kinds[tip.kind] = kinds.get(tip.kind, 0) + 1
+    t.add_row("leaves", ", ".join(f"{n} {k}" for k, n in kinds.items()) or "—")
+    branches = [x for x in tree.tips if x.kind == "branch"]
+    for b in branches[:MAX_LISTED]:
+        where = f"off line {lines[b.joins_at]}" if b.joins_at is not None else "a root of its own"
+        t.add_row(
+            "branch" + (" (rewind)" if b.rewind else ""),
+            Text(f"line {lines[b.index]}: {len(b.records)} records, {where}"),
+        )
+    if len(branches) > MAX_LISTED:
+        t.add_row(
+            "",
+            Text(f"… {len(branches) - MAX_LISTED} more branches (--json lists all)", style="dim"),
+        )
+    if tree.bridges:
+        t.add_row("dangling", f"{len(tree.bridges)} parents not in the file (bridged)")
+    for b in sc.bad_lines[:MAX_LISTED]:
+        t.add_row(f"damaged line {b.line}", Text(f"byte {b.offset}: {b.reason}"))
+    c.print(Panel(t, title="records and leaves", title_align="left"))
+
+    msgs = view.messages
+    if msgs:
+        shown = msgs if max_messages is None or len(msgs) <= max_messages else msgs[-max_messages:]
+        title = "the conversation resume loads"
+        if len(shown) < len(msgs):
+            title += f" (the last {len(shown)} of {len(msgs):,} messages; --messages all lists every one)"
+        rows = [_cells(m) for m in shown]
+        if len(rows) > TABLE_MAX_ROWS:
+            c.print(Text(title, style="italic"))
+            for r in rows:
+                c.print(Text("  ".join(r[:5]) + "  " + r[5]), no_wrap=True, crop=True)
+        else:
+            mt = Table(title=title, title_justify="left")
+            for col in ("#", "line", "role", "kind", "blocks", "preview"):
+                mt.add_column(col, overflow="ellipsis", no_wrap=col != "preview")
+            for r in rows:
+                mt.add_row(*(Text(x) for x in r))
+            c.print(mt)
+    if view.subagents:
+        st = Table(title="subagents", title_justify="left")
+        for col in ("agent", "type", "depth", "status", "spawned by", "messages"):
+            st.add_column(col, overflow="ellipsis")
+        for a in view.subagents:
+            sp = a.spawn
+            st.add_row(
+                Text(a.agent_id or "?"),
+                Text(a.agent_type or ""),
+                str(a.depth),
+                a.status,
+                Text(f"{sp.tool} at {sp.owner[:14]} line {sp.line}" if sp else "—"),
+                str(a.messages),
+            )
+        c.print(st)
+    for w in view.warnings:
+        c.print(Text.assemble(("warning:", "yellow"), " ", w))
+
+
+def _cells(m: Any) -> tuple[str, str, str, str, str, str]:
+    from sidtui.cli.show import compress_block_types
+
+    kind = m.kind + (" (compacted)" if m.compacted else "")
+    return (
+        str(m.index),
+        str(m.line),
+        m.role,
+        kind,
+        ", ".join(compress_block_types(m.block_types)),
+        m.preview(70).replace("\n", " "),
+    )

@@ -1,0 +1,574 @@
+"""Code rewind of a Claude Code session from outside (docs/CLAUDE-CODE.md §10.3–10.5).
+
+:class:`CodeRestorer` writes a checkpoint's state back (blobs copied, null backups deleted;
+symlinks, hard links, unrecoverable blobs and paths outside the project root skipped and
+said; equal bytes left alone). A real run is refused for a live session, a refused root or
+a file changed after the session (drift) unless forced. The current contents first go into
+a safety snapshot in sidtui's own journal, ``<claude home>/sidtui/restores/<session>/``
+(sid-code's checkpoint index format, never read by Claude Code), so ``redo`` takes a
+restore back and ``undo`` steps back one prompt at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sidtui.core.base.errors import SidtuiError
+from sidtui.core.checkpoints.drift import FileDrift
+from sidtui.core.checkpoints.manager import (
+    RESTORE_TOOL,
+    CheckpointError,
+    CheckpointManager,
+    FileRestore,
+    RestoreResult,
+    confine,
+    read_current,
+)
+from sidtui.core.claude.file_history import Checkpoint, FileHistory, read_file_history
+from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.claude.write import remove_file, replace_file
+
+#: A file modified more than this after the session's last record is drift (clock and
+#: mtime granularity: Claude Code stamps a tool result just after the tool wrote).
+DRIFT_SLACK_MS = 2000
+#: sidtui's own folder in a Claude Code home (Claude Code never reads it).
+SIDTUI_DIR = "sidtui"
+DRIFT_CHANGED = "changed"
+
+
+class CodeRestoreError(SidtuiError):
+    """A code restore was refused or failed before any file was written (exit 1)."""
+
+
+class SessionIsLive(CodeRestoreError):
+    """A running Claude Code process writes the session (refused unless forced)."""
+
+
+def journal_path(home: ClaudeHome, session_id: str) -> Path:
+    """``<home>/sidtui/restores/<session>/index.json``: the safety snapshots of a session."""
+    return home.root / SIDTUI_DIR / "restores" / session_id / "index.json"
+
+
+def _git_top(p: Path) -> Path | None:
+    try:
+        cur = p.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for d in (cur, *cur.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def project_root(
+    cwd: str | None, *, allow_outside_root: bool = False, user_home: str | None = None
+) -> tuple[Path | None, str | None]:
+    """The root file restores are confined to, and why it is refused (None: it is not).
+
+    Args:
+        cwd: the session's cwd.
+        allow_outside_root: accept ``/`` and roots outside the user's home.
+        user_home: the user's home (default ``$HOME``).
+
+    Returns:
+        ``(root, refusal)``: the git top level of ``cwd``, else ``cwd``; ``refusal`` says
+        why it may not be written under (relative or missing cwd always; ``/`` or outside
+        the home and not in git, unless allowed).
+    """
+    if not cwd:
+        return None, "the session records no cwd, so its project root is unknown"
+    if not os.path.isabs(cwd):
+        return None, f"the session's cwd {cwd!r} is relative: no project root"
+    p = Path(cwd)
+    top = _git_top(p) if p.exists() else None
+    root = top or Path(os.path.normpath(cwd))
+    if allow_outside_root:
+        return root, None
+    if root == Path(root.anchor):
+        return root, f"the project root would be {root} (every file): pass --allow-outside-root"
+    if top is None:
+        home = user_home or os.environ.get("HOME") or str(Path.home())
+        try:
+            home_real = os.path.realpath(home)
+            root_real = os.path.realpath(root)
+        except (OSError, ValueError):
+            home_real, root_real = home, str(root)
+        inside = root_real == home_real or root_real.startswith(home_real.rstrip("/") + "/")
+        if not inside or root_real == home_real:
+            where = "is your home folder" if root_real == home_real else f"is outside {home}"
+            return root, (
+                f"the project root {root} {where} and not in a git work tree "
+                "(pass --allow-outside-root)"
+            )
+    return root, None
+
+
+def iso_ms(ts: str | None) -> int | None:
+    """Milliseconds since the epoch of an ISO timestamp (None when absent or unreadable)."""
+    if not ts:
+        return None
+    try:
+        return int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def session_end_ms(view: Any) -> int | None:
+    """When the session last wrote: its latest record ``timestamp`` (else the file mtime)."""
+    best = None
+    for o in view.scan.objs:
+        ms = iso_ms(o.timestamp) if isinstance(o.timestamp, str) else None
+        if ms is not None and (best is None or ms > best):
+            best = ms
+    if best is not None:
+        return best
+    try:
+        return os.stat(view.file.path).st_mtime_ns // 1_000_000
+    except OSError:
+        return None
+
+
+def _fmt_ms(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@dataclass
+class ClaudeFileRestore(FileRestore):
+    """:class:`~sidtui.core.checkpoints.manager.FileRestore` plus what Claude Code adds.
+
+    Attributes:
+        backup: the backup file name written back (None: a deletion).
+    """
+
+    backup: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d = super().to_json()
+        d["backupFileName"] = self.backup
+        return d
+
+
+@dataclass
+class CodeRestoreResult:
+    """What a code restore did (or would do); the attributes of a sid-code
+    :class:`~sidtui.core.checkpoints.manager.RestoreResult`, so the same report prints it.
+
+    Attributes:
+        op: ``undo``, ``undo-file``, ``restore``, ``rewind`` or ``redo``.
+        target_snapshot_id: the checkpoint restored to (``c3``); message_id: its prompt.
+        reverts: ``messageId`` of every checkpoint rolled back.
+        safety_snapshot_id: the journal snapshot holding the files as they were.
+        root: the project root; root_refusal: why writing under it is refused.
+        warnings: drift, liveness and other notes, in words.
+    """
+
+    op: str
+    dry_run: bool
+    session_id: str
+    target_snapshot_id: str | None = None
+    message_id: str | None = None
+    reverts: list[str] = field(default_factory=list)
+    safety_snapshot_id: str | None = None
+    files: list[FileRestore] = field(default_factory=list)
+    note: str | None = None
+    root: Path | None = None
+    root_refusal: str | None = None
+    journal: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[FileRestore]:
+        return [f for f in self.files if f.action in ("restored", "deleted")]
+
+    @property
+    def skipped(self) -> list[FileRestore]:
+        return [f for f in self.files if f.action == "skipped"]
+
+    @property
+    def drifted(self) -> list[FileRestore]:
+        return [f for f in self.files if f.drifted]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": "claude-code",
+            "session_id": self.session_id,
+            "op": self.op,
+            "dryRun": self.dry_run,
+            "target": self.target_snapshot_id,
+            "messageId": self.message_id,
+            "reverts": self.reverts,
+            "safetySnapshot": self.safety_snapshot_id,
+            "journal": str(self.journal) if self.journal else None,
+            "root": str(self.root) if self.root else None,
+            "rootRefused": self.root_refusal,
+            "note": self.note,
+            "warnings": self.warnings,
+            "files": [f.to_json() for f in self.files],
+        }
+
+
+def _wrap(
+    res: RestoreResult, session_id: str, root: Path | None, journal: Path
+) -> CodeRestoreResult:
+    return CodeRestoreResult(
+        res.op,
+        res.dry_run,
+        session_id,
+        res.target_snapshot_id,
+        None,
+        list(res.reverts),
+        res.safety_snapshot_id,
+        list(res.files),
+        res.note,
+        root,
+        None,
+        journal,
+    )
+
+
+class CodeRestorer:
+    """Code restores of one Claude Code session (see the module docstring).
+
+    Args:
+        view: the :class:`~sidtui.core.claude.session.ClaudeSessionView`.
+        allow_outside_root: lift the root checks (NUL bytes and relative paths still refused).
+        root: use this root instead of the session's (``--root``).
+        file_history: pre-read checkpoints (else read from ``view``).
+    """
+
+    def __init__(
+        self,
+        view: Any,
+        *,
+        allow_outside_root: bool = False,
+        root: Path | None = None,
+        file_history: FileHistory | None = None,
+    ) -> None:
+        self.view = view
+        self.fh = file_history if file_history is not None else read_file_history(view)
+        self.home = view.home if view.home is not None else ClaudeHome(self.fh.folder.parent.parent)
+        self.allow_outside_root = allow_outside_root
+        if root is not None:
+            self.root, self.root_refusal = project_root(
+                str(Path(root).expanduser().absolute()), allow_outside_root=allow_outside_root
+            )
+        else:
+            self.root, self.root_refusal = project_root(
+                view.cwd, allow_outside_root=allow_outside_root
+            )
+        self.journal_path = journal_path(self.home, self.fh.session_id)
+        self.journal = CheckpointManager(
+            self.journal_path,
+            self.fh.session_id,
+            project_root=self.root,
+            allow_outside_root=allow_outside_root,
+        )
+        self._end = session_end_ms(view)
+
+    @property
+    def session_id(self) -> str:
+        return self.fh.session_id
+
+    # --- reading ---------------------------------------------------------------------
+
+    def reverted(self) -> set[str]:
+        """``messageId`` of checkpoints rolled back by restores still in effect."""
+        if not self.journal.exists:
+            return set()
+        return self.journal.reverted_ids()
+
+    def _journal_times(self) -> dict[str, int]:
+        """Path → when sidtui last wrote a safety snapshot holding it (ms)."""
+        out: dict[str, int] = {}
+        if not self.journal.exists:
+            return out
+        for s in self.journal.index.snapshots:
+            ts = s.get("timestamp")
+            if not isinstance(ts, (int, float)):
+                continue
+            for e in s.get("files") or []:
+                p = e.get("filePath") if isinstance(e, dict) else None
+                if isinstance(p, str):
+                    out[p] = max(out.get(p, 0), int(ts))
+        return out
+
+    def plan(
+        self, k: int, paths: list[str] | None = None, *, force: bool = False
+    ) -> list[ClaudeFileRestore]:
+        """One :class:`ClaudeFileRestore` per path of ``state_before(k)`` (nothing written)."""
+        state = self.fh.state_before(k)
+        if paths is not None:
+            wanted = set(paths)
+            state = {p: v for p, v in state.items() if p in wanted}
+        times = self._journal_times()
+        out: list[ClaudeFileRestore] = []
+        for p, (b, c) in state.items():
+            fr = ClaudeFileRestore(p, "skipped", source_snapshot=c.id, backup=b.name)
+            out.append(fr)
+            if self.root_refusal is not None:
+                fr.reason = f"refused: {self.root_refusal}"
+                continue
+            if b.path is None:
+                fr.reason = f"unrecoverable: {b.reason}"
+                continue
+            try:
+                st = os.lstat(b.path)
+            except FileNotFoundError:
+                st = None
+            except OSError as exc:
+                fr.reason = f"cannot look at the current file: {exc.strerror or exc}"
+                continue
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                fr.reason = "a symbolic link: not written through (Claude Code skips symlinks too)"
+                continue
+            reason, real = confine(b.path, self.root, self.allow_outside_root)
+            fr.real_path = real
+            if reason is not None:
+                fr.reason = f"refused: {reason}"
+                continue
+            if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                fr.reason = (
+                    f"has {st.st_nlink} hard links: not written (Claude Code skips hard links too)"
+                )
+                continue
+            exists, cur, err = read_current(real)
+            fr.old = cur
+            if err is not None:
+                fr.reason = f"cannot read the current file: {err}"
+                continue
+            if not b.existed:
+                fr.action = "deleted" if exists else "unchanged"
+            else:
+                if not b.present:
+                    fr.reason = f"unrecoverable: {b.reason}"
+                    continue
+                try:
+                    new = b.read()
+                except OSError as exc:
+                    fr.reason = f"unrecoverable: cannot read backup {b.name}: {exc.strerror or exc}"
+                    continue
+                fr.new = new
+                fr.action = "unchanged" if exists and cur == new else "restored"
+            if fr.action != "unchanged" and st is not None:
+                ref = max(self._end or 0, times.get(p, 0))
+                mtime = st.st_mtime_ns // 1_000_000
+                if ref and mtime > ref + DRIFT_SLACK_MS:
+                    fr.drift = FileDrift(
+                        p,
+                        DRIFT_CHANGED,
+                        f"modified {_fmt_ms(mtime)}, after the session's last record at "
+                        f"{_fmt_ms(ref)}",
+                    )
+        return out
+
+    # --- writing ---------------------------------------------------------------------
+
+    def restore_to(
+        self,
+        k: int,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        paths: list[str] | None = None,
+        op: str = "restore",
+    ) -> CodeRestoreResult:
+        """Put every file back as it was before checkpoint ``k``'s prompt.
+
+        Raises:
+            CodeRestoreError: refused before anything was written (root, drift, the safety
+                snapshot cannot be saved).
+            SessionIsLive: a running Claude Code process writes the session (not forced).
+        """
+        cps = self.fh.checkpoints
+        cp: Checkpoint = cps[k]
+        res = CodeRestoreResult(
+            op,
+            dry_run,
+            self.session_id,
+            cp.id,
+            cp.message_id,
+            [c.message_id for c in cps[k:]] if paths is None else [cp.message_id],
+            root=self.root,
+            root_refusal=self.root_refusal,
+            journal=self.journal_path,
+        )
+        res.files = list(self.plan(k, paths, force=force))
+        self._checks(res, dry_run=dry_run, force=force)
+        todo = res.changed
+        if dry_run or not todo:
+            if not todo and not dry_run:
+                res.note = "nothing to change: every file is already as it was"
+            return res
+        res.safety_snapshot_id = self._safety(res, cp, paths, op)
+        self._write(res, k)
+        return res
+
+    def _checks(self, res: CodeRestoreResult, *, dry_run: bool, force: bool) -> None:
+        """Live, root and drift: refused (raises) on a real run, warnings on a dry run."""
+        if self.view.liveness.live:
+            pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
+            msg = (
+                f"session {self.session_id} is live (Claude Code process {pids}): it tracks the "
+                "files in memory and would take our restore for its own edits"
+            )
+            if dry_run:
+                res.warnings.append(msg + "; a real run is refused without --force")
+            elif not force:
+                raise SessionIsLive(msg + "; stop it first or pass --force")
+        if self.root_refusal is not None:
+            if not dry_run:
+                raise CodeRestoreError(f"refused: {self.root_refusal}; nothing was changed")
+            res.warnings.append(f"a real run is refused: {self.root_refusal}")
+        drifted = [f for f in res.files if f.drifted]
+        for f in drifted:
+            note = f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
+            res.warnings.append(note + ("" if force else "; a real run needs --force"))
+        if drifted and not dry_run and not force:
+            shown = "; ".join(
+                f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
+            )
+            more = f" (and {len(drifted) - 5} more)" if len(drifted) > 5 else ""
+            raise CodeRestoreError(
+                f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
+                "nothing was changed (pass --force to restore anyway: the safety snapshot "
+                "keeps their current contents for `sidtui redo`)"
+            )
+
+    def _safety(
+        self, res: CodeRestoreResult, cp: Checkpoint, paths: list[str] | None, op: str
+    ) -> str | None:
+        """Save the current contents of every file about to change; its journal id."""
+        todo = res.changed
+        ids = res.reverts
+        summary = f"sidtui {op} (claude-code): back to before {cp.id}"
+        try:
+            safety = self.journal.create_snapshot(
+                [f.path for f in todo],
+                RESTORE_TOOL,
+                summary,
+                message_id=cp.message_id,
+                contents={f.path: f.old for f in todo},
+                extra={
+                    "sidtuiReverts": ids,
+                    "sidtuiOp": op,
+                    "source": "claude-code",
+                    "claudeCheckpoint": cp.id,
+                    **({"sidtuiFile": paths[0]} if paths is not None and len(paths) == 1 else {}),
+                },
+                force_entries=True,
+                evict=False,
+            )
+        except (OSError, CheckpointError) as exc:
+            raise CodeRestoreError(
+                f"cannot save the safety snapshot to {self.journal_path} "
+                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
+            ) from None
+        return safety
+
+    def _write(self, res: CodeRestoreResult, k: int) -> None:
+        """Write (or delete) every planned file; a failed write is skipped and said."""
+        todo = res.changed
+        for fr in todo:
+            real = Path(fr.real_path or fr.path)
+            try:
+                if fr.action == "deleted":
+                    remove_file(real)
+                else:
+                    assert fr.new is not None
+                    mode = None
+                    try:
+                        mode = os.stat(real).st_mode & 0o7777
+                    except OSError:
+                        b = self.fh.state_before(k)[fr.path][0]
+                        mode = b.mode()
+                    replace_file(real, fr.new, mode)
+            except OSError as exc:
+                fr.reason = f"write failed: {exc.strerror or exc}"
+                fr.action = "skipped"
+        if all(f.action == "skipped" for f in todo):
+            self._mark_failed(res.safety_snapshot_id)
+            res.safety_snapshot_id = None
+            res.note = "no file could be written; nothing was changed"
+
+    def _mark_failed(self, safety: str | None) -> None:
+        if safety is None:
+            return
+        self.journal.reload()
+        pos = self.journal.index.index_of(safety)
+        if pos >= 0:
+            self.journal.index.snapshots[pos]["sidtuiFailed"] = True
+            self.journal.index.invalidate()
+            try:
+                self.journal.save()
+            except OSError:
+                pass
+
+    def undo(
+        self, *, dry_run: bool = False, force: bool = False, path: str | None = None
+    ) -> CodeRestoreResult:
+        """Files back to before the latest prompt not yet rolled back (again: one further).
+
+        A checkpoint whose files are all already as they were before it is passed over.
+        ``path``: only that file (``undo --file``).
+        """
+        reverted = self.reverted()
+        cps = self.fh.checkpoints
+        for k in range(len(cps) - 1, -1, -1):
+            if cps[k].message_id in reverted:
+                continue
+            if path is not None and path not in self.fh.state_before(k):
+                continue
+            plan = self.plan(k, [path] if path is not None else None, force=force)
+            if plan and all(f.action == "unchanged" for f in plan):
+                continue
+            if not plan:
+                continue
+            return self.restore_to(
+                k,
+                dry_run=dry_run,
+                force=force,
+                paths=[path] if path is not None else None,
+                op="undo-file" if path is not None else "undo",
+            )
+        return CodeRestoreResult(
+            "undo",
+            dry_run,
+            self.session_id,
+            note="nothing to undo: no checkpoint left whose files differ",
+            root=self.root,
+            journal=self.journal_path,
+        )
+
+    def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
+        """Take back the latest sidtui restore of this session still in effect."""
+        if self.view.liveness.live and not force and not dry_run:
+            pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
+            raise SessionIsLive(
+                f"session {self.session_id} is live (Claude Code process {pids}); stop it "
+                "first or pass --force"
+            )
+        if self.root_refusal is not None and not dry_run:
+            raise CodeRestoreError(f"refused: {self.root_refusal}; nothing was changed")
+        if not self.journal.exists:
+            return CodeRestoreResult(
+                "redo",
+                dry_run,
+                self.session_id,
+                note="nothing to redo: sidtui never restored files of this session",
+                root=self.root,
+                journal=self.journal_path,
+            )
+        res = self.journal.redo(dry_run=dry_run, force=force)
+        return _wrap(res, self.session_id, self.root, self.journal_path)
+
+    def restore_before(
+        self, spec: str, *, dry_run: bool = False, force: bool = False
+    ) -> CodeRestoreResult:
+        """Every file back to before checkpoint ``spec`` (``c3``, ``3`` or a messageId prefix)."""
+        cp = self.fh.get(spec)
+        return self.restore_to(cp.position, dry_run=dry_run, force=force, op="restore")

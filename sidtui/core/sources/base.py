@@ -1,0 +1,235 @@
+"""What a source is: one agent whose home sidtui reads (docs/ARCHITECTURE.md "Sources").
+
+A :class:`Source` wraps one home of one agent and answers everything the CLI and the app
+ask: find sessions (:meth:`~Source.discover`, :meth:`~Source.resolve`), read one into the
+common model (:meth:`~Source.open` → a :class:`SessionModel`), list and count them
+(:meth:`~Source.list_sessions`, :meth:`~Source.check`), who runs now
+(:meth:`~Source.registrations`), its checkpoints (:meth:`~Source.checkpoints`, None where
+the source has none yet) and which changes it supports (:attr:`~Source.mutations`).
+The models themselves are the sources' own classes; :class:`SessionModel` and
+:class:`SessionRef` name what every one of them has.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from sidtui.core.resume.process import Liveness, Registration
+from sidtui.core.views.summary import SessionSummary
+
+#: The changes a source may support (the CLI verbs that write).
+MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
+
+
+@runtime_checkable
+class SessionRef(Protocol):
+    """One transcript file of a source (sid-code's ``SessionFile``, ``ClaudeFile``)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def kind(self) -> str:  # "main" | "sidechain"
+        ...
+
+    @property
+    def container(self) -> str:  # "jsonl" | "json"
+        ...
+
+
+class MessageLike(Protocol):
+    """One message of a resumed conversation, as both sources give it."""
+
+    uuid: str | None
+    line: int | None
+    role: str | None
+    timestamp: str | None
+
+    @property
+    def block_types(self) -> list[Any]: ...
+
+    @property
+    def tool_names(self) -> list[str]: ...
+
+    @property
+    def is_human_prompt(self) -> bool: ...
+
+    def preview(self, width: int = 60) -> str: ...
+
+
+class SessionModel(Protocol):
+    """One session read into the common model (``show``, ``--json``, the app's screens).
+
+    Attributes:
+        source: the source's :attr:`Source.name`.
+        session_id, file: the session and its transcript.
+        conversation: the messages a resume loads, in order.
+        tip_rows: every leaf of the record tree as rows (``uuid``, ``line``, ``kind``,
+            ``resume``: the one a resume picks, ``joins_at_line``, ``records``).
+        resume_leaf: the uuid of the record a resume continues from (None: nothing).
+        interruption_kind, interruption_tools: how the conversation ended
+            (``none`` / ``interrupted_prompt`` / ``interrupted_turn``) and the tools.
+        warnings: every warning, worded for users.
+        bad_lines: lines the agent cannot parse (``line``, ``offset``, ``reason``…).
+        liveness: which registrations match.
+    """
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def file(self) -> Any: ...
+
+    @property
+    def conversation(self) -> Sequence[Any]: ...
+
+    @property
+    def tip_rows(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def resume_leaf(self) -> str | None: ...
+
+    @property
+    def interruption_kind(self) -> str | None: ...
+
+    @property
+    def interruption_tools(self) -> list[str]: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+    @property
+    def bad_lines(self) -> list[Any]: ...
+
+    @property
+    def liveness(self) -> Liveness: ...
+
+    def full_record(self, index: int) -> Any: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class CheckResult(Protocol):
+    """What :meth:`Source.check` returns."""
+
+    @property
+    def exit_code(self) -> int: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+Progress = Callable[[int, int], None]
+CheckProgress = Callable[[int, int, str], None]
+
+
+class Source(ABC):
+    """One home of one agent (see the module docstring).
+
+    Class attributes:
+        name: the id in ``--json`` (``"sid-code"``, ``"claude-code"``).
+        label: for people (``"sid-code"``, ``"Claude Code"``).
+        mutations: the writing verbs it supports (a subset of :data:`MUTATIONS`).
+        home_flag, home_env: the CLI flag and the environment variable naming its home.
+    """
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    mutations: ClassVar[frozenset[str]] = frozenset()
+    home_flag: ClassVar[str]
+    home_env: ClassVar[str]
+
+    @property
+    @abstractmethod
+    def root(self) -> Path:
+        """The home's root folder."""
+
+    @property
+    @abstractmethod
+    def home(self) -> Any:
+        """The source's own home object (``Home``, ``ClaudeHome``)."""
+
+    @abstractmethod
+    def exists(self) -> bool:
+        """A home of this source is at :attr:`root` (it has sessions to list)."""
+
+    @abstractmethod
+    def require(self) -> Source:
+        """Self, or :class:`~sidtui.core.base.errors.UsageError` when the home is missing."""
+
+    @abstractmethod
+    def discover(
+        self,
+        project: str | None = None,
+        *,
+        errors: list[str] | None = None,
+        include_sidechains: bool = True,
+    ) -> list[SessionRef]:
+        """Every transcript (main files, and sidechains unless asked not to)."""
+
+    @abstractmethod
+    def resolve(self, arg: str, *, cwd: Path | None = None) -> SessionRef:
+        """A session argument (path, id, unique id prefix, ``latest``) as a file.
+
+        Raises:
+            SessionNotFound, AmbiguousSession: exit 2.
+        """
+
+    @abstractmethod
+    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> SessionModel:
+        """Read one session completely into the common model.
+
+        Raises:
+            UnreadableInput: the file cannot be read.
+        """
+
+    @abstractmethod
+    def list_sessions(
+        self,
+        project: str | None = None,
+        *,
+        include_sidechains: bool = False,
+        progress: Progress | None = None,
+    ) -> tuple[list[SessionSummary], list[str]]:
+        """Every session's ``ls`` row (``source`` set), newest activity first, and one
+        error line per file that cannot be read."""
+
+    @abstractmethod
+    def check(
+        self,
+        *,
+        project: str | None = None,
+        session: SessionRef | None = None,
+        progress: CheckProgress | None = None,
+    ) -> CheckResult:
+        """Count what is on disk (the source's own counts); faults give exit code 1."""
+
+    @abstractmethod
+    def registrations(self, warnings: list[str] | None = None) -> Sequence[Registration]:
+        """The registered agent processes, each with its liveness."""
+
+    def checkpoints(self, model: SessionModel) -> Any:
+        """The session's checkpoint store, or None when the source has none (yet)."""
+        return None
+
+    def supports(self, mutation: str) -> bool:
+        return mutation in self.mutations
+
+    def same_root(self, other: str | os.PathLike[str]) -> bool:
+        """``other`` is this home's root (resolved)."""
+        try:
+            return Path(other).expanduser().resolve() == self.root.expanduser().resolve()
+        except (OSError, RuntimeError):
+            return False

@@ -1,0 +1,80 @@
+"""What a rewind shows, for every source: the modes, a message's preview, the diff of one file.
+
+Shared by sid-code's rewind (:mod:`sidtui.core.edits.rewind`) and Claude Code's
+(:mod:`sidtui.core.claude.rewind`), so it sits below both.
+"""
+
+from __future__ import annotations
+
+from sidtui.core.base.errors import UsageError
+from sidtui.core.checkpoints.diff import edit_hunks
+
+MODES = ("conversation", "code", "conversation-and-code")
+MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}
+
+#: Characters of a prompt shown in a list of rewind points.
+PREVIEW_CHARS = 60
+
+
+def normalize_mode(mode: str) -> str:
+    """``conversation`` / ``code`` / ``conversation-and-code`` (``both`` accepted).
+
+    Raises:
+        UsageError: any other value.
+    """
+    m = MODE_ALIASES.get(mode, mode)
+    if m not in MODES:
+        raise UsageError(f"unknown rewind mode {mode!r}: use conversation, code or both")
+    return m
+
+
+def message_preview(m) -> str:
+    """A message's first 60 text characters, else its tool calls/results in brackets."""
+    text = m.preview(PREVIEW_CHARS)
+    if text:
+        return text
+    if m.tool_names:
+        return f"[{', '.join(m.tool_names)}]"
+    results = sum(1 for b in m.blocks if b.type == "tool_result")
+    if results:
+        return f"[{results} tool result{'s' if results > 1 else ''}]"
+    return "[" + ", ".join(str(t) for t in m.block_types) + "]"
+
+
+def _diff_lines(data: bytes | None) -> list[str]:
+    if not data:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])  # last line without a newline
+    return lines
+
+
+def unified_diff(f, context: int = 3) -> str:
+    """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.restore.FileRestore`.
+
+    Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
+    not difflib. Returns "" when nothing differs.
+    """
+    old, new = _diff_lines(f.old), _diff_lines(f.new)
+    if old == new:
+        return ""
+    hunks = edit_hunks(old, new, context)
+    a = f"a{f.path}" if f.old is not None else "/dev/null"
+    b = f"b{f.path}" if f.new is not None else "/dev/null"
+    out = [f"--- {a}\n", f"+++ {b}\n"]
+    for part in hunks:
+        n_old = sum(1 for r in part if r[0] != "+")
+        n_new = sum(1 for r in part if r[0] != "-")
+        o0 = part[0][1] + (1 if n_old else 0)
+        n0 = part[0][2] + (1 if n_new else 0)
+        out.append(f"@@ -{o0},{n_old} +{n0},{n_new} @@\n")
+        for tag, _, _, line in part:
+            out.append(
+                tag + line
+                if line.endswith("\n")
+                else f"{tag}{line}\n\\ No newline at end of file\n"
+            )
+    return "".join(out)

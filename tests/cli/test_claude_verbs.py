@@ -1,0 +1,212 @@
+"""The checkpoint and rewind verbs on Claude Code sessions, and which source a SESSION names."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sidtui.cli import main
+from tests.helpers import CC_SESSION, CLAUDE_HOME, REAL_HOME, cc_edit_session, cc_path
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.fixture
+def sess(tmp_path):
+    home = tmp_path / "claude"
+    s = cc_edit_session(home, tmp_path / "work" / "app")
+    s["home"] = home
+    return s
+
+
+SPOTTER = "projects/-home-marco-projects-spotter/491e126e-1e71-469c-ade2-fcc8af567c74.jsonl"
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def test_checkpoints_of_a_real_session(capsys):
+    rc, out, _ = run(capsys, "--claude-home", str(CLAUDE_HOME), "checkpoints", "491e126e", "--json")
+    assert rc == 0
+    doc = json.loads(out)
+    assert doc["source"] == "claude-code" and [s["id"] for s in doc["snapshots"]] == ["c1", "c2"]
+    assert doc["files"] == [
+        {
+            "filePath": "/home/marco/projects/spotter/plan.md",
+            "drawing": "absent → v2 ✗",
+            "healthy": False,
+            "entries": doc["files"][0]["entries"],
+        }
+    ]
+    assert doc["unrecoverable"] == ["b872f856d78f0425@v2"]
+    rc, out, _ = run(capsys, "checkpoints", str(CLAUDE_HOME / SPOTTER))  # by path, no flag
+    assert rc == 0 and "absent → v2 ✗" in out and "c2" in out
+
+
+def test_show_a_backup_and_its_exit_codes(capsys, sess):
+    base = ["--claude-home", str(sess["home"]), "checkpoints", CC_SESSION, "--show"]
+    rc, out, _ = run(capsys, *base, "a.txt@c2")
+    assert (rc, out) == (0, "A1\n")
+    rc, out, err = run(capsys, *base, "new.txt@c2")
+    assert rc == 1 and "did not exist before c2" in err
+    (sess["home"] / "file-history" / CC_SESSION / sess["blobs"]["a1"]).unlink()
+    rc, _, err = run(capsys, *base, "a.txt@c1")
+    assert rc == 1 and "unrecoverable" in err
+    rc, _, err = run(capsys, *base, "a.txt")
+    assert rc == 2 and "PATH@CHECKPOINT" in err
+    rc, _, err = run(capsys, *base, "nope.txt@c1")
+    assert rc == 2 and "not tracked" in err
+
+
+# --------------------------------------------------------------------------- undo / redo / restore
+
+
+def test_restore_redo_undo_through_the_cli(capsys, sess):
+    h = ["--claude-home", str(sess["home"])]
+    rc, out, err = run(capsys, *h, "restore", CC_SESSION, "--before", "c2", "--dry-run")
+    assert rc == 0 and "-A3\n+A1\n" in out and f"project root: {sess['cwd']}" in err
+    assert "nothing written" in err and sess["a"].read_bytes() == b"A3\n"
+    rc, out, err = run(capsys, *h, "restore", CC_SESSION, "--before", "c2")
+    assert rc == 0 and "sidtui redo" in out and sess["a"].read_bytes() == b"A1\n"
+    assert not sess["new"].exists()
+    rc, out, _ = run(capsys, *h, "redo", CC_SESSION, "--json")
+    assert rc == 0 and json.loads(out)["op"] == "redo" and sess["a"].read_bytes() == b"A3\n"
+    rc, out, _ = run(capsys, *h, "undo", CC_SESSION, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["target"] == "c3" and doc["root"] == sess["cwd"]
+    assert sess["a"].read_bytes() == b"A2\n"
+    rc, _, _ = run(capsys, *h, "undo", CC_SESSION, "--file", "a.txt")
+    assert rc == 0 and sess["a"].read_bytes() == b"A1\n" and sess["new"].exists()
+
+
+def test_drift_through_the_cli(capsys, sess):
+    h = ["--claude-home", str(sess["home"])]
+    sess["a"].write_bytes(b"edited by hand\n")
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION)
+    assert rc == 1 and "changed after this session" in err and "a.txt" in err
+    assert sess["a"].read_bytes() == b"edited by hand\n"
+    rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")
+    assert rc == 0 and "changed after this session" in err
+    rc, out, _ = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--json")
+    drift = {Path(f["path"]).name: f["drift"] for f in json.loads(out)["files"]}
+    assert drift["a.txt"] == "changed"
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--force")
+    assert rc == 0 and sess["a"].read_bytes() == b"A2\n"
+    rc, _, _ = run(capsys, *h, "redo", CC_SESSION)
+    assert rc == 0 and sess["a"].read_bytes() == b"edited by hand\n"
+
+
+def test_a_skipped_file_exits_1(capsys, sess):
+    (sess["home"] / "file-history" / CC_SESSION / sess["blobs"]["a2"]).unlink()
+    rc, _, err = run(
+        capsys, "--claude-home", str(sess["home"]), "restore", CC_SESSION, "--before", "c2"
+    )
+    assert rc == 1 and "unrecoverable" in err and sess["b"].read_bytes() == b"B0\n"
+
+
+# --------------------------------------------------------------------------- rewind / fork / branch
+
+
+def test_rewind_points_and_modes(capsys, sess):
+    h = ["--claude-home", str(sess["home"])]
+    rc, out, _ = run(capsys, *h, "rewind", CC_SESSION, "--json")
+    pts = json.loads(out)["points"]
+    assert rc == 0 and [(p["id"], p["restoreFrom"]) for p in pts] == [
+        (1, "c1"),
+        (2, "c2"),
+        (3, "c3"),
+    ]
+    rc, out, err = run(capsys, *h, "rewind", CC_SESSION, "--to", "2", "--dry-run")
+    assert rc == 0 and "would rewind to point 2" in out and "-A3" in out
+    assert "claude --resume" in err
+    rc, out, _ = run(capsys, *h, "rewind", CC_SESSION, "--to", "2", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["files_restored"] == 3 and doc["marker_uuid"] is None
+    new = Path(doc["fork"]["path"])
+    assert new.exists() and new.parent == sess["path"].parent
+    assert sess["a"].read_bytes() == b"A1\n"
+    rc, _, err = run(capsys, *h, "rewind", CC_SESSION, "--to", "9")
+    assert rc == 2 and "choose 1–3" in err
+
+
+def test_fork_and_branch(capsys, tmp_path):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    h = ["--claude-home", str(home)]
+    rc, out, _ = run(capsys, *h, "fork", "d6e0bada", "--at", "2", "--json")
+    doc = json.loads(out)
+    assert (
+        rc == 0 and doc["kind"] == "before-prompt" and doc["resume"].startswith("claude --resume")
+    )
+    rc, out, _ = run(capsys, *h, "branch", "0d3a8e6f", "--json")
+    tips = json.loads(out)["tips"]
+    assert [t["kind"] for t in tips].count("resume") == 1
+    stranded = next(t for t in tips if t["kind"] == "branch")
+    rc, out, _ = run(capsys, *h, "branch", "0d3a8e6f", "--tip", stranded["uuid"][:8], "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["kind"] == "branch" and doc["source_leaf_uuid"] == stranded["uuid"]
+    resume = next(t for t in tips if t["kind"] == "resume")
+    rc, _, err = run(capsys, *h, "branch", "0d3a8e6f", "--tip", resume["uuid"][:8])
+    assert rc == 2 and "resume already picks" in err
+    rc, out, _ = run(capsys, *h, "branch", "0d3a8e6f")
+    flat = " ".join(out.split())  # (the console may wrap)
+    assert rc == 0 and "resume picks this" in flat and "--tip UUID_PREFIX" in flat
+
+
+@pytest.mark.parametrize("verb", ["checkpoints", "undo", "redo"])
+def test_a_session_without_checkpoints_is_an_error(capsys, verb):
+    rc, _, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, "07f2e15c")
+    assert rc == 1 and "has no file checkpoints" in err
+
+
+def test_subagent_transcripts_are_refused_for_writes(capsys):
+    p = cc_path("-Users-dain-workspace-JSSoundRecorder/agent-388fb764.jsonl")
+    rc, _, err = run(capsys, "fork", str(p))
+    assert rc == 2 and "subagent" in err
+
+
+# --------------------------------------------------------------------------- dispatch
+
+
+def test_sid_code_sessions_still_go_to_sid_code(capsys, tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(REAL_HOME, home)
+    rc, out, _ = run(
+        capsys,
+        "--home",
+        str(home),
+        "--claude-home",
+        str(CLAUDE_HOME),
+        "rewind",
+        "20261130-052907-9ff3799b",
+        "--json",
+    )
+    assert rc == 0 and "source" not in json.loads(out)
+
+
+def test_without_home_flags_every_home_is_searched(capsys, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    shutil.copytree(REAL_HOME, home)
+    monkeypatch.setenv("SID_CONFIG_DIR", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(CLAUDE_HOME))
+    rc, out, _ = run(capsys, "checkpoints", "491e126e", "--json")
+    assert rc == 0 and json.loads(out)["source"] == "claude-code"
+    rc, out, _ = run(capsys, "rewind", "20261130-052907-9ff3799b", "--json")
+    assert rc == 0 and "source" not in json.loads(out)
+    rc, _, err = run(capsys, "checkpoints", "ffffffff-none")
+    assert rc == 2 and "no session" in err.lower()
+    # a home flag names its home: the Claude Code id is not looked up beside it
+    rc, _, err = run(capsys, "--home", str(home), "checkpoints", "491e126e")
+    assert rc == 2
+
+
+def test_claude_home_flag_after_the_verb(capsys):
+    rc, out, _ = run(capsys, "rewind", "d6e0bada", "--claude-home", str(CLAUDE_HOME), "--json")
+    assert rc == 0 and json.loads(out)["source"] == "claude-code"

@@ -1,0 +1,256 @@
+"""Code rewind of a Claude Code session from outside: plan, skips, drift, live, root, safety
+snapshot and redo."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sidtui.core.claude import code_restore
+from sidtui.core.claude.code_restore import (
+    CodeRestoreError,
+    CodeRestorer,
+    SessionIsLive,
+    journal_path,
+    project_root,
+)
+from sidtui.core.claude.layout import ClaudeHome, resolve_session
+from sidtui.core.claude.liveness import proc_start_ticks
+from sidtui.core.claude.session import open_claude_session
+from sidtui.core.views.rewind_text import unified_diff
+from tests.helpers import CC_SESSION, cc_edit_session
+
+
+@pytest.fixture
+def sess(tmp_path):
+    home = tmp_path / "claude"
+    s = cc_edit_session(home, tmp_path / "work" / "app")
+    s["home"] = ClaudeHome(home)
+    return s
+
+
+def _restorer(s, **kw):
+    h = s["home"]
+    view = open_claude_session(h, resolve_session(h, CC_SESSION))
+    return CodeRestorer(view, **kw)
+
+
+def _disk(s):
+    return {k: s[k].read_bytes() if s[k].exists() else None for k in ("a", "b", "new")}
+
+
+AFTER = {"a": b"A3\n", "b": b"B1\n", "new": b"N\n"}
+
+
+def test_dry_run_plans_and_diffs_and_writes_nothing(sess):
+    r = _restorer(sess)
+    assert r.root == Path(sess["cwd"]) and r.root_refusal is None
+    res = r.restore_before("c2", dry_run=True)
+    acts = {Path(f.path).name: (f.action, f.source_snapshot) for f in res.files}
+    assert acts == {
+        "a.txt": ("restored", "c2"),
+        "new.txt": ("deleted", "c2"),
+        "b.txt": ("restored", "c2"),  # back-filled by the delta
+    }
+    diff = unified_diff(next(f for f in res.files if f.path.endswith("a.txt")))
+    assert "-A3\n+A1\n" in diff
+    assert _disk(sess) == AFTER and not journal_path(sess["home"], CC_SESSION).exists()
+    assert res.to_json()["root"] == sess["cwd"] and res.reverts == ["u2", "u3"]
+
+
+def test_restore_then_redo_then_undo_steps(sess):
+    res = _restorer(sess).restore_before("c2")
+    assert _disk(sess) == {"a": b"A1\n", "b": b"B0\n", "new": None}
+    assert res.safety_snapshot_id == "s1"
+    jp = journal_path(sess["home"], CC_SESSION)
+    # the journal is sidtui's own folder: never under projects/ or file-history/
+    assert jp == sess["home"].root / "sidtui" / "restores" / CC_SESSION / "index.json"
+    snap = orjson.loads(jp.read_bytes())["snapshots"][0]
+    assert snap["toolName"] == "sidtui-restore" and snap["sidtuiReverts"] == ["u2", "u3"]
+    assert {e["filePath"]: e["existedBefore"] for e in snap["files"]} == {
+        str(sess["a"]): True,
+        str(sess["new"]): True,
+        str(sess["b"]): True,
+    }
+    red = _restorer(sess).redo()
+    assert red.op == "redo" and _disk(sess) == AFTER
+    # undo: before the latest prompt, then one further back
+    u1 = _restorer(sess).undo()
+    assert (u1.target_snapshot_id, _disk(sess)) == (
+        "c3",
+        {"a": b"A2\n", "b": b"B1\n", "new": b"N\n"},
+    )
+    u2 = _restorer(sess).undo()
+    assert (u2.target_snapshot_id, _disk(sess)) == ("c2", {"a": b"A1\n", "b": b"B0\n", "new": None})
+    u3 = _restorer(sess).undo()
+    assert (u3.target_snapshot_id, _disk(sess)) == ("c1", {"a": b"A0\n", "b": b"B0\n", "new": None})
+    assert "nothing to undo" in (_restorer(sess).undo().note or "")
+    _restorer(sess).redo()
+    assert _disk(sess) == {"a": b"A1\n", "b": b"B0\n", "new": None}
+
+
+def test_undo_one_file(sess):
+    r = _restorer(sess)
+    res = r.undo(path=str(sess["a"]))
+    assert res.op == "undo-file" and [Path(f.path).name for f in res.files] == ["a.txt"]
+    assert _disk(sess) == {"a": b"A2\n", "b": b"B1\n", "new": b"N\n"}
+
+
+def test_equal_bytes_are_not_written(sess):
+    before = os.stat(sess["b"]).st_mtime_ns
+    res = _restorer(sess).restore_before("c3")
+    acts = {Path(f.path).name: f.action for f in res.files}
+    assert acts == {"a.txt": "restored", "new.txt": "unchanged", "b.txt": "unchanged"}
+    assert os.stat(sess["b"]).st_mtime_ns == before
+
+
+def test_symlink_and_hard_link_are_skipped_and_said(sess, tmp_path):
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_bytes(b"keep\n")
+    sess["b"].unlink()
+    os.symlink(outside, sess["b"])
+    os.link(sess["a"], tmp_path / "second-name")
+    res = _restorer(sess).restore_before("c2")
+    why = {Path(f.path).name: (f.action, f.reason or "") for f in res.files}
+    assert why["b.txt"][0] == "skipped" and "symbolic link" in why["b.txt"][1]
+    assert why["a.txt"][0] == "skipped" and "hard links" in why["a.txt"][1]
+    assert why["new.txt"][0] == "deleted"
+    assert outside.read_bytes() == b"keep\n" and sess["a"].read_bytes() == b"A3\n"
+
+
+def test_pruned_blob_is_skipped_as_unrecoverable(sess):
+    (sess["home"].file_history(CC_SESSION) / sess["blobs"]["a2"]).unlink()
+    res = _restorer(sess).restore_before("c2")
+    a = next(f for f in res.files if f.path.endswith("a.txt"))
+    assert a.action == "skipped" and a.reason.startswith("unrecoverable:")
+    assert sess["a"].read_bytes() == b"A3\n" and sess["b"].read_bytes() == b"B0\n"
+
+
+def test_drift_is_listed_and_needs_force(sess):
+    sess["b"].write_bytes(b"B1 and a hand edit\n")  # mtime now: after the session
+    r = _restorer(sess)
+    dry = r.restore_before("c2", dry_run=True)
+    b = next(f for f in dry.files if f.path.endswith("b.txt"))
+    assert b.drift is not None and b.drift.status == "changed" and b.to_json()["drift"] == "changed"
+    assert any("changed after this session" in w for w in dry.warnings)
+    with pytest.raises(CodeRestoreError, match="changed after this session"):
+        r.restore_before("c2")
+    assert sess["b"].read_bytes() == b"B1 and a hand edit\n" and sess["a"].read_bytes() == b"A3\n"
+    _restorer(sess).restore_before("c2", force=True)
+    assert sess["b"].read_bytes() == b"B0\n"
+    _restorer(sess).redo()  # the hand edit is in the safety snapshot
+    assert sess["b"].read_bytes() == b"B1 and a hand edit\n"
+
+
+def test_our_own_restore_is_not_drift(sess):
+    _restorer(sess).restore_before("c3")  # writes a.txt now
+    res = _restorer(sess).restore_before("c2")
+    assert not res.drifted and _disk(sess) == {"a": b"A1\n", "b": b"B0\n", "new": None}
+
+
+def test_live_session_is_refused_unless_forced(sess):
+    reg = sess["home"].sessions_dir / f"{os.getpid()}.json"
+    reg.parent.mkdir(parents=True)
+    reg.write_bytes(
+        orjson.dumps(
+            {
+                "pid": os.getpid(),
+                "sessionId": CC_SESSION,
+                "cwd": sess["cwd"],
+                "startedAt": int(time.time() * 1000),
+                "procStart": proc_start_ticks(os.getpid()),
+            }
+        )
+    )
+    r = _restorer(sess)
+    assert r.view.liveness.live
+    with pytest.raises(SessionIsLive, match="is live"):
+        r.restore_before("c2")
+    assert _disk(sess) == AFTER
+    assert any("live" in w for w in r.restore_before("c2", dry_run=True).warnings)
+    r.restore_before("c2", force=True)
+    assert sess["a"].read_bytes() == b"A1\n"
+
+
+@pytest.mark.parametrize("cwd", ["relative/dir", "."])
+def test_relative_root_is_refused(cwd):
+    root, why = project_root(cwd, allow_outside_root=True)
+    assert root is None and "relative" in why
+
+
+def test_root_rules(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    (tmp_path / "user" / "p").mkdir(parents=True)
+    assert project_root(str(tmp_path / "user" / "p")) == (tmp_path / "user" / "p", None)
+    assert "home folder" in project_root(str(tmp_path / "user"))[1]
+    assert "every file" in project_root("/")[1]
+    assert project_root("/", allow_outside_root=True) == (Path("/"), None)
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    root, why = project_root(str(outside / "sub"))
+    assert root == outside / "sub" and "--allow-outside-root" in why
+    (outside / ".git").mkdir()  # in a git work tree: its top level is the root anywhere
+    assert project_root(str(outside / "sub")) == (outside, None)
+    assert "no cwd" in project_root(None)[1]
+
+
+def test_refused_root_writes_nothing_and_the_dry_run_says_why(sess, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "someone-else"))
+    r = _restorer(sess)
+    dry = r.restore_before("c2", dry_run=True)
+    assert all(f.action == "skipped" and "refused" in f.reason for f in dry.files)
+    assert any("refused" in w for w in dry.warnings)
+    with pytest.raises(CodeRestoreError, match="--allow-outside-root"):
+        r.restore_before("c2")
+    assert _disk(sess) == AFTER
+    _restorer(sess, allow_outside_root=True).restore_before("c2")
+    assert sess["a"].read_bytes() == b"A1\n"
+
+
+def test_a_file_outside_the_root_is_refused_unless_allowed(sess, tmp_path):
+    from tests.helpers import cc_backup, cc_lines, cc_snapshot
+
+    plan = tmp_path / ".claude-plans" / "p.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_bytes(b"plan\n")
+    os.utime(plan, (0, 0))
+    path = sess["path"]
+    path.write_bytes(
+        path.read_bytes()
+        + cc_lines(cc_snapshot("u3", {str(plan): cc_backup(None, 1)}, 30, update=True))
+    )
+    res = _restorer(sess).restore_before("c3")
+    p = next(f for f in res.files if f.path == str(plan))
+    assert p.action == "skipped" and "outside the project root" in p.reason and plan.exists()
+    _restorer(sess, allow_outside_root=True).restore_before("c3")
+    assert not plan.exists()
+
+
+def test_safety_snapshot_failure_changes_nothing(sess, monkeypatch):
+    def boom(*a, **kw):
+        raise OSError(28, "No space left on device")
+
+    r = _restorer(sess)
+    monkeypatch.setattr(r.journal, "create_snapshot", boom)
+    with pytest.raises(CodeRestoreError, match="no file was changed"):
+        r.restore_before("c2")
+    assert _disk(sess) == AFTER
+
+
+def test_a_failed_write_is_reported_and_the_rest_goes_on(sess, monkeypatch):
+    real = code_restore.replace_file
+
+    def flaky(target, data, mode=None):
+        if target.name == "a.txt":
+            raise OSError(5, "Input/output error")
+        return real(target, data, mode)
+
+    monkeypatch.setattr(code_restore, "replace_file", flaky)
+    res = _restorer(sess).restore_before("c2")
+    a = next(f for f in res.files if f.path.endswith("a.txt"))
+    assert a.action == "skipped" and "write failed" in a.reason
+    assert sess["b"].read_bytes() == b"B0\n" and res.safety_snapshot_id is not None
