@@ -70,7 +70,8 @@ def _peak_rss_kb(argv: list[str]) -> int:
 def _huge(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.base.home import Home, classify_file
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import read_transcript, scan_records
+    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
     n_records = 7_000 if quick else 142_000
@@ -192,7 +193,8 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
     4 MiB with a BOM too (the whole-file trim)."""
     from sidtui.core.base.home import Home, classify_file
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import read_transcript, scan_records
+    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
     n_records = 7_000 if quick else 142_000

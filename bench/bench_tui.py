@@ -184,7 +184,7 @@ def _keys(quick: bool, tmp: Path) -> dict:
 
 
 def _fake_model(n: int):
-    from sidtui.core.transcript.records import make_block
+    from sidtui.core.transcript.structs import make_block
     from sidtui.tui.conversation_model import ConversationModel, Entry
 
     m = ConversationModel()

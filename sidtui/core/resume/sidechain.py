@@ -15,7 +15,9 @@ from pathlib import Path
 from sidtui.core.base.home import Home, SessionFile, discover
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, make_block, read_transcript, scan_records
+from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.source import read_transcript
+from sidtui.core.transcript.structs import make_block
 
 
 @dataclass

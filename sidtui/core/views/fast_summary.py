@@ -28,14 +28,9 @@ from sidtui.core.transcript.loader import (
     message_from_struct,
     nonempty_str,
 )
-from sidtui.core.transcript.records import (
-    FAST_DECODE_ERRORS,
-    RecordFile,
-    RecordRef,
-    agent_reads_as_lines,
-    decode_lines_exact,
-    parse_or_none,
-)
+from sidtui.core.transcript.records import RecordFile, decode_lines_exact, parse_or_none
+from sidtui.core.transcript.source import agent_reads_as_lines
+from sidtui.core.transcript.structs import FAST_DECODE_ERRORS, RecordRef
 from sidtui.core.views.summary import SessionSummary
 
 _TYPE = attrgetter("type")

@@ -38,7 +38,7 @@ from sidtui.core.resume.process import (
     read_registrations,
     trace_session_ids,
 )
-from sidtui.core.transcript.records import FileSource
+from sidtui.core.transcript.source import FileSource
 from sidtui.core.views.fast_summary import FallBack, fast_summary
 from sidtui.core.views.summary import SessionSummary
 

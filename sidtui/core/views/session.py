@@ -39,13 +39,12 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import (
+from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.source import (
     STREAM_ABOVE,
     FileChanged,
     FileSource,
-    RecordFile,
     read_transcript,
-    scan_records,
     trim_note,
 )
 from sidtui.core.transcript.writer import flush_pending_writes

@@ -19,7 +19,7 @@ from sidtui.core.resume.recovery import (
     recover,
 )
 from sidtui.core.transcript.loader import Message
-from sidtui.core.transcript.records import make_block
+from sidtui.core.transcript.structs import make_block
 
 # --- the reference -------------------------------------------------------------------
 
