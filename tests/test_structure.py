@@ -34,7 +34,6 @@ ONE_CONCEPT = {
 # Unlike the lists above, an entry here that no longer matches is not an error.
 PENDING_PRIVATE: set[tuple[str, str]] = set()
 PENDING_FUNCTIONS = {
-    "sidtui/cli/ls.py:run",
     "sidtui/cli/ls.py:_print_tables",
     "sidtui/cli/show_claude.py:render",
     "sidtui/core/claude/session.py:session_to_json",
@@ -50,7 +49,6 @@ PENDING_PATHS = {  # stale module paths in docstrings of files the tui work owns
 PENDING_MODULES = {
     "sidtui/core/index/catalog.py",
     "sidtui/core/base/home.py",
-    "sidtui/core/edits/rewind.py",  # 711: the claude branch moves its display helpers out
     "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
