@@ -4,7 +4,7 @@
   merely splitting both into lines (target ≤ 3×).
 * ``diff_100k_vs_10k`` — the same at 100,000 lines against the 10,000-line pair (≤ 12×);
   ``diff_100k_vs_10k_repeats`` with files made mostly of one repeated line.
-* ``rebuild_50th_vs_apply`` — :func:`sidtui.core.checkpoints.manager.rebuild` at the 50th entry of a
+* ``rebuild_50th_vs_apply`` — :func:`sidtui.core.checkpoints.rebuild.rebuild` at the 50th entry of a
   5,000-line file (1 gzip full + 49 diffs, from the index as stored) against applying those
   49 diffs to an in-memory line list (≤ 2×).
 

@@ -224,9 +224,9 @@ async def _render_cost(n: int, reps: int) -> tuple[list[float], float]:
         with gc_paused(freeze=True):  # as the app's loading worker does
             model = _fake_model(n)
             t0 = time.perf_counter()
-            starts = measure_all(model, view._content_width())
+            starts = measure_all(model, view.content_width())
             layout = time.perf_counter() - t0
-        view.set_model(model, starts=starts, width=view._content_width())
+        view.set_model(model, starts=starts, width=view.content_width())
         await pilot.pause()
         view.scroll_to(y=view.virtual_size.height // 2, animate=False, immediate=True)
         await pilot.pause()

@@ -5,7 +5,8 @@ Usage: ``.venv/bin/python scripts/screenshots.py [--out screenshots]``
 The demo home is built (once per demo-code version) at a fixed path by the same helper the
 snapshot tests use (tests/tui_support.py), so these SVGs match tests/tui/__snapshots__/. Each
 screen is reached with real key presses through ``App.run_test`` and saved with
-``App.save_screenshot`` at 120×40.
+``App.save_screenshot``: the browser, a session, the rewind dialog and the checkpoints at
+160×48 and 80×24 (``-80``), the other screens at 120×40.
 """
 
 from __future__ import annotations
@@ -19,22 +20,28 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO))
 
-#: (file name, demo case to open or None for the browser, keys, theme)
-SCENES: list[tuple[str, str | None, tuple[str, ...], str]] = [
-    ("browser", None, (), "dark"),
-    ("browser-light", None, (), "light"),
-    ("conversation", "interrupted_turn", (), "dark"),
-    ("conversation-dropped", "killed", (), "dark"),
-    ("chain", "concurrent", ("2",), "dark"),
-    ("checkpoints", "checkpoints", ("3",), "dark"),
-    ("state", "clean", ("4",), "dark"),
-    ("sidechains", "sidechains", ("5",), "dark"),
-    ("rewind", "checkpoints", ("r", "m", "m"), "dark"),
-    ("undo-preview", "checkpoints", ("3", "u"), "dark"),
-    ("fork", "clean", ("f",), "dark"),
-    ("salvage", "torn_glued", ("f",), "dark"),
-    ("help", "clean", ("question_mark",), "dark"),
-    ("search", None, ("slash", *"threshold", "enter"), "dark"),
+WIDE, NARROW, MID = (160, 48), (80, 24), (120, 40)
+
+#: (file name, demo case to open or None for the browser, keys, theme, size)
+SCENES: list[tuple[str, str | None, tuple[str, ...], str, tuple[int, int]]] = [
+    ("browser", None, (), "dark", WIDE),
+    ("browser-80", None, (), "dark", NARROW),
+    ("browser-light", None, (), "light", MID),
+    ("conversation", "interrupted_turn", (), "dark", WIDE),
+    ("conversation-dropped", "killed", (), "dark", NARROW),
+    ("find", "checkpoints", ("slash", *"threshold", "enter"), "dark", MID),
+    ("chain", "concurrent", ("2",), "dark", MID),
+    ("checkpoints", "checkpoints", ("3",), "dark", WIDE),
+    ("checkpoints-80", "checkpoints", ("3",), "dark", NARROW),
+    ("state", "clean", ("4",), "dark", MID),
+    ("sidechains", "sidechains", ("5",), "dark", MID),
+    ("rewind", "checkpoints", ("r", "m", "m"), "dark", WIDE),
+    ("rewind-80", "checkpoints", ("r", "m", "m"), "dark", NARROW),
+    ("undo-preview", "checkpoints", ("3", "u"), "dark", MID),
+    ("fork", "clean", ("f",), "dark", MID),
+    ("salvage", "torn_glued", ("f",), "dark", MID),
+    ("help", "clean", ("question_mark",), "dark", MID),
+    ("search", None, ("slash", *"threshold", "enter"), "dark", MID),
 ]
 
 
@@ -47,11 +54,11 @@ async def shoot(out: Path) -> list[Path]:
     home, cases = demo_home_fixed()
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, case, keys, theme in SCENES:
+    for name, case, keys, theme, size in SCENES:
         app = make_app(
             home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:", theme=theme
         )
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await settle(app, pilot)
             if case is not None:
                 app.open_session(resolve_session(app.home, cases[case]))

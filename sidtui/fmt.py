@@ -19,6 +19,21 @@ def human_size(n: float) -> str:
     return f"{n} B"
 
 
+def project_relative(path: str, root: str | None) -> str:
+    """``path`` relative to the project ``root`` when it is inside it (as the checkpoint
+    listings print tracked files), else as given."""
+    if root:
+        base = root.rstrip("/") + "/"
+        if path.startswith(base):
+            return path[len(base) :]
+    return path
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``1 session`` / ``2 sessions`` (``many``: an irregular plural)."""
+    return f"{n} {noun if n == 1 else (many or noun + 's')}"
+
+
 #: Control characters shown as escapes: C0 but newline and tab, DEL, C1. Session text is
 #: the user's and the model's; an ESC in it would drive the terminal (clear the screen,
 #: recolour, retitle) and a NUL or CR mangle the line.

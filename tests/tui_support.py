@@ -105,3 +105,37 @@ async def settle(app, pilot, rounds: int = 3) -> None:
         quiet = 0 if busy else quiet + 1
         if quiet >= rounds:
             return
+
+
+#: C0 controls (tab and newline included), DEL and C1: none may reach the terminal.
+CONTROL_CHARS = frozenset(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)))
+
+
+def screen_lines(app) -> list[str]:
+    """The text of every line of the screen as drawn (the compositor's strips)."""
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return [
+        "".join(seg.text for strip in line for seg in strip if not seg.control)
+        for line in update.strips
+    ]
+
+
+def controls_on_screen(app) -> list[tuple[int, str]]:
+    """(line number, repr of the character) of every raw control character drawn."""
+    return [
+        (y, repr(ch))
+        for y, line in enumerate(screen_lines(app))
+        for ch in set(line) & CONTROL_CHARS
+    ]
+
+
+async def open_session(app, pilot, sid: str):
+    """Open session ``sid`` (any spelling ``resolve_session`` takes) and wait for it."""
+    from sidtui.core.base.home import resolve_session
+    from sidtui.tui.screens.session import SessionScreen
+
+    app.open_session(resolve_session(app.home, sid))
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, SessionScreen) and screen.view is not None, screen
+    return screen

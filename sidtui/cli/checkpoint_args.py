@@ -258,7 +258,7 @@ def fmt_time(ms: int) -> str:
 
 
 def report(args: argparse.Namespace, res, verb: str) -> int:
-    """Print a :class:`~sidtui.core.checkpoints.manager.RestoreResult`; exit 1 when files were skipped."""
+    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult`; exit 1 when files were skipped."""
     from sidtui.cli.common import followup, print_json, session_word, stdout_console
     from sidtui.core.views.rewind_text import unified_diff
 

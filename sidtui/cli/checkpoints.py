@@ -117,6 +117,7 @@ def render(mgr) -> None:
     from rich.text import Text
 
     from sidtui.cli.common import stdout_console
+    from sidtui.fmt import project_relative
 
     c = stdout_console()
     doc = to_json(mgr)
@@ -125,9 +126,7 @@ def render(mgr) -> None:
     def short(p: str | None) -> str:
         if not isinstance(p, str):
             return "(entry without filePath)"
-        if root and p.startswith(root.rstrip("/") + "/"):
-            return p[len(root.rstrip("/")) + 1 :]
-        return p
+        return project_relative(p, root)
 
     t = Table(title=f"checkpoints of {doc['sessionId']}", title_justify="left", show_lines=False)
     t.add_column("id", style="bold")

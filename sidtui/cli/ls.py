@@ -51,6 +51,7 @@ def register(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import sources_from_args
+    from sidtui.core.base.home import empty_home_hint
 
     sources, named = sources_from_args(args)
     if args.source is not None:
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     summaries: list = []
     errors: list[str] = []
     wheres: list[str] = []
+    empty: list[str] = []
     for src in sources:
         if src.name == "sid-code":
             home = src.home.require()
@@ -77,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
             rows, errs = _summaries(home, args)
             errors += [*folder_errors, *(e for e in errs if e not in folder_errors)]
             wheres.append(str(home.sessions_dir))
+            if args.project is not None:
+                empty.append(f"no sessions under {home.sessions_dir / args.project}")
+            else:
+                empty += empty_home_hint(home).splitlines()
         else:
             src.require()
             if args.project is not None and not _has_folder(src, args.project):
@@ -86,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             rows, errs = _claude_summaries(src, args)
             errors += errs
             wheres.append(str(src.home.projects_dir))
+            folder = src.home.projects_dir
+            empty.append(f"no sessions under {folder / args.project if args.project else folder}")
         summaries += rows
     if args.project is not None and not wheres:
         _no_claude_project(sources[-1], args.project)
@@ -96,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summaries)  # orjson writes the dataclasses as to_json() would, faster
         return 0
-    return _print_tables(summaries, wheres, multi=len({s.source for s in summaries}) > 1)
+    return _print_tables(summaries, empty, multi=len({s.source for s in summaries}) > 1)
 
 
 def _has_folder(src, project: str) -> bool:
@@ -144,7 +152,9 @@ def _claude_summaries(src, args):
     return src.list_sessions(args.project, include_sidechains=args.sidechains)
 
 
-def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
+def _print_tables(summaries: list, empty: list[str], multi: bool) -> int:
+    """The tables by project (source first when several); ``empty``: the lines said on
+    stderr when there is no row."""
     from rich.table import Table
     from rich.text import Text
 
@@ -152,7 +162,8 @@ def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
 
     console = stdout_console()
     if not summaries:
-        console.print(Text(f"no sessions under {' or '.join(wheres)}"))
+        for line in empty:
+            print(f"sidtui: {line}", file=sys.stderr)
         return 0
     by_project: dict[tuple[str, str], list] = {}
     for s in summaries:
@@ -164,60 +175,7 @@ def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
         noun = "session" if len(rows) == 1 else "sessions"
         id_w = max(len(s.session_id) for s in rows)
         state_w = max(len(state_badge(s)[0]) for s in rows)
-        # Columns by terminal width. The id and the state always show (the id whole: it
-        # is what `show` takes); optional columns join in priority order while the prompt
-        # keeps at least 24 characters.
-        base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
-        if multi:
-            base.insert(0, ("source", 11, "left"))
-        optional = [
-            ("records", 7, "right"),
-            ("ended", 5, "left"),
-            ("cost", 9, "right"),
-            ("model", 14, "left"),
-            ("started", 16, "left"),
-            ("size", 8, "right"),
-        ]
-        order = [
-            "source",
-            "id",
-            "state",
-            "started",
-            "last activity",
-            "model",
-            "records",
-            "size",
-            "cost",
-            "ended",
-        ]
-
-        def spare_for(cs) -> int:
-            return console.width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
-
-        cols = list(base)
-        if all(s.source == "claude-code" for s in rows):  # Claude Code writes neither
-            optional = [c for c in optional if c[0] not in ("cost", "ended")]
-        for col in optional:
-            if spare_for([*cols, col]) >= 24:
-                cols.append(col)
-        cols.sort(key=lambda c: order.index(c[0]))
-        # Too narrow even for the base columns: the prompt goes first, then the state
-        # wraps ("interrupted prompt" / "(stale)"), then the time goes; never the id.
-        show_prompt = spare_for(cols) >= 10
-        spare = max(10, spare_for(cols))
-
-        def fits(cs) -> bool:
-            return sum(w for _, w, _ in cs) + 3 * len(cs) + 1 <= console.width
-
-        if not show_prompt and not fits(cols):
-            word = max((len(w) for s in rows for w in state_badge(s)[0].split()), default=5)
-            room = console.width - sum(w for n, w, _ in cols if n != "state") - 3 * len(cols) - 1
-            cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
-            if not fits(cols):
-                cols = [c for c in cols if c[0] != "last activity"]
-                room = console.width - sum(w for n, w, _ in cols if n != "state")
-                room -= 3 * len(cols) + 1
-                cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+        cols, show_prompt, spare = _columns(rows, console.width, multi, id_w, state_w)
         names = [c[0] for c in cols]
         cells: list[list[Text]] = []
         for s in rows:
@@ -276,6 +234,70 @@ def _print_tables(summaries: list, wheres: list[str], multi: bool) -> int:
         if state in seen_states:
             console.print(f"[dim]{state}: {meaning}[/]")
     return 0
+
+
+def _columns(
+    rows: list, width: int, multi: bool, id_w: int, state_w: int
+) -> tuple[list[tuple[str, int, str]], bool, int]:
+    """``(columns, show the prompt, its width)`` of one project's table at ``width``:
+    ``(name, width, justify)`` in display order."""
+    from sidtui.fmt import state_badge
+
+    # Columns by terminal width. The id and the state always show (the id whole: it
+    # is what `show` takes); optional columns join in priority order while the prompt
+    # keeps at least 24 characters.
+    base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
+    if multi:
+        base.insert(0, ("source", 11, "left"))
+    optional = [
+        ("records", 7, "right"),
+        ("ended", 5, "left"),
+        ("cost", 9, "right"),
+        ("model", 14, "left"),
+        ("started", 16, "left"),
+        ("size", 8, "right"),
+    ]
+    order = [
+        "source",
+        "id",
+        "state",
+        "started",
+        "last activity",
+        "model",
+        "records",
+        "size",
+        "cost",
+        "ended",
+    ]
+
+    def spare_for(cs) -> int:
+        return width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
+
+    cols = list(base)
+    if all(s.source == "claude-code" for s in rows):  # Claude Code writes neither
+        optional = [c for c in optional if c[0] not in ("cost", "ended")]
+    for col in optional:
+        if spare_for([*cols, col]) >= 24:
+            cols.append(col)
+    cols.sort(key=lambda c: order.index(c[0]))
+    # Too narrow even for the base columns: the prompt goes first, then the state
+    # wraps ("interrupted prompt" / "(stale)"), then the time goes; never the id.
+    show_prompt = spare_for(cols) >= 10
+    spare = max(10, spare_for(cols))
+
+    def fits(cs) -> bool:
+        return sum(w for _, w, _ in cs) + 3 * len(cs) + 1 <= width
+
+    if not show_prompt and not fits(cols):
+        word = max((len(w) for s in rows for w in state_badge(s)[0].split()), default=5)
+        room = width - sum(w for n, w, _ in cols if n != "state") - 3 * len(cols) - 1
+        cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+        if not fits(cols):
+            cols = [c for c in cols if c[0] != "last activity"]
+            room = width - sum(w for n, w, _ in cols if n != "state")
+            room -= 3 * len(cols) + 1
+            cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+    return cols, show_prompt, spare
 
 
 #: Projects with more sessions than this are printed as aligned lines, not a boxed table

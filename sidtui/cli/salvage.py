@@ -1,4 +1,4 @@
-"""`sidtui salvage SESSION`: a loadable copy of a session the agent cannot load."""
+"""`sidtui salvage SESSION`: a loadable copy of a session the agent cannot load or resume."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ def register(subparsers, parents) -> None:
         description="For a file whose chain never reaches session_start (a torn line glued "
         "to the next record, a lost parent, a cycle), write a new session from the longest "
         "readable history, with fresh uuids and a forked_from record naming what was left "
-        "out. The source stays untouched.",
+        "out; for one the agent loads but cannot resume (a message its resume pipeline "
+        "throws on), a copy with those messages repaired or left out. The source stays "
+        "untouched.",
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("--dry-run", action="store_true", help="show what would be written")
@@ -44,4 +46,6 @@ def run(args: argparse.Namespace) -> int:
         c.print(f"  left out: {lo['recordsNotCopied']} records off the salvaged chain")
     for j in lo.get("joins", []):
         c.print(Text(f"  joined line {j['line']} after line {j['after_line']}: {j['reason']}"))
+    for r in res.repairs:
+        c.print(Text(f"  repaired line {r['line']}: {r['what']}"))
     return 0

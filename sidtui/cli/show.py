@@ -130,7 +130,14 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     j = session_to_json(view, lazy=True)
     c.print(_head_panel(j))
     c.print(_chain_panel(view, j))
-    if j["loadable"] and view.recovery is not None:
+    if j["resume_fails"]:
+        c.print(
+            Text(
+                "`sidtui salvage` writes a copy the agent can resume (the file is never changed).",
+                style="yellow",
+            )
+        )
+    elif j["loadable"] and view.recovery is not None:
         _print_resume(c, view, j, max_messages)
     s = Table(title="restored state", title_justify="left")
     for col in ("#", "item", "value", "source"):
@@ -163,7 +170,12 @@ def _head_panel(j: dict):
     head.add_row("format", Text(f"{j['format_version']}  ({j['kind']})"))
     head.add_row("model", Text(f"{j['model'] or '—'}  {j['provider'] or ''}"))
     head.add_row("cwd", Text(j["cwd"] or "—"))
-    if j["loadable"]:
+    if j["resume_fails"]:
+        head.add_row(
+            "on resume",
+            Text(f"the agent cannot resume this session: {j['resume_failure']}", style="bold red"),
+        )
+    elif j["loadable"]:
         kind = j["interruption"]["kind"]
         tools = j["interruption"]["tool_names"]
         colour = {"none": "green", "interrupted_prompt": "yellow"}.get(kind, "red")
@@ -308,7 +320,7 @@ def _resumed_cells(shown, msgs) -> Iterator[tuple[str, str, str, str, str, bool]
             except TypeError:  # a block type that is an object or a list (JSON allows it)
                 key = blocks = None
             if blocks is None:
-                blocks = ", ".join(_compress(r["blocks"]))
+                blocks = ", ".join(compress_types(r["blocks"]))
                 if key is not None:
                     joined[key] = blocks
             yield (
@@ -512,7 +524,7 @@ class _StreamedRows:
                 yield line
 
 
-def _compress(types: list) -> list[str]:
+def compress_types(types: list) -> list[str]:
     from sidtui.core.transcript.loader import tool_name_text
 
     out: list[str] = []

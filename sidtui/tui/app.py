@@ -13,9 +13,11 @@ screen's ``command_entries()``.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
+from pathlib import Path
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -23,16 +25,24 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from sidtui.core.base.home import Home
-from sidtui.tui.messages import LiveChanged
+from sidtui.tui.messages import LiveChanged, WatcherStarted
+from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
+#: Terminals this wide or narrower get the compact layouts (``-narrow`` on every screen):
+#: a hidden projects pane, stacked dialogs, unified diffs.
+NARROW_MAX = 100
+#: Terminals lower than this get ``-short``: one-line inputs, buttons and headers.
+SHORT_BELOW = 20
 
 
-class SidtuiApp(App):
+class SidtuiApp(ReportsWorkerErrors, App):
     """Browse sessions, read one as the agent will resume it, rewind, fork, undo."""
 
     CSS_PATH = "app.tcss"
     TITLE = "sidtui"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_MAX + 1, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
@@ -50,7 +60,9 @@ class SidtuiApp(App):
         catalog_path: str | None = None,
     ) -> None:
         super().__init__()
-        self.home = home
+        # One spelling of the home for every path the app compares (catalog rows, watcher
+        # events, open screens): the resolved one. The header keeps the user's spelling.
+        self.home = Home(Path(os.path.realpath(home.root)))
         self.catalog_path = catalog_path
         self._catalog = None
         self._search = None
@@ -58,23 +70,27 @@ class SidtuiApp(App):
         self._lock = threading.Lock()
         self.home_label = home_label if home_label is not None else str(home.root)
         self.poll_interval = poll_interval
+        self._watcher = None
+        self._warm_rows: Future | None = None
         self.theme = THEMES.get(theme or "dark", theme or "textual-dark")
 
     def on_load(self) -> None:
         # Read the catalog's cached rows while Textual starts and mounts the browser: the
         # warm start overlaps the app's own start-up instead of following it.
-        self._warm_rows: Future = Future()
+        self._warm_rows = Future()
         threading.Thread(target=self._prefetch_rows, name="sidtui-warm-rows", daemon=True).start()
 
     def _prefetch_rows(self) -> None:
+        assert self._warm_rows is not None
         try:
             self._warm_rows.set_result(self.catalog().rows())
         except BaseException as exc:  # noqa: BLE001 - handed to the browser's worker
             self._warm_rows.set_exception(exc)
 
     def warm_rows(self) -> list:
-        """The catalog's cached rows (blocking until the start-up prefetch is done)."""
-        fut = getattr(self, "_warm_rows", None)
+        """The catalog's cached rows: the start-up prefetch the first time (blocking until
+        it is done), a fresh read after."""
+        fut, self._warm_rows = self._warm_rows, None
         if fut is None:
             return self.catalog().rows()
         return fut.result()
@@ -89,12 +105,68 @@ class SidtuiApp(App):
     # ------------------------------------------------------------------ navigation
 
     def open_session(
-        self, sf, *, then: str | None = None, scroll_to_line: int | None = None
+        self,
+        sf,
+        *,
+        then: str | None = None,
+        find: str | None = None,
+        at_line: int | None = None,
     ) -> None:
-        """Push a Session screen for ``sf`` (a ``SessionFile``)."""
+        """Push a Session screen for ``sf`` (a ``SessionFile``); see ``SessionScreen``."""
         from sidtui.tui.screens.session import SessionScreen
 
-        self.push_screen(SessionScreen(sf, then=then, scroll_to_line=scroll_to_line))
+        self.push_screen(SessionScreen(sf, then=then, find=find, at_line=at_line))
+
+    # ------------------------------------------------------------------ $PAGER, $EDITOR
+
+    def open_external(self, text: str, name: str, *, editor: bool = False) -> None:
+        """Show ``text`` in ``$PAGER`` (``less``), or ``$VISUAL``/``$EDITOR`` (``vi``), with
+        the app suspended as Textual documents. The text goes to a read-only file in a new
+        temporary folder (removed afterwards): editing it changes nothing of the session.
+        """
+        import shlex
+        import shutil
+        import tempfile
+
+        env = os.environ
+        command = (
+            (env.get("VISUAL") or env.get("EDITOR") or "vi")
+            if editor
+            else (env.get("PAGER") or "less")
+        )
+        folder = tempfile.mkdtemp(prefix="sidtui-")
+        path = os.path.join(folder, os.path.basename(name) or "sidtui.txt")
+        try:
+            with open(path, "x", encoding="utf-8", errors="replace") as fh:
+                fh.write(text)
+            os.chmod(path, 0o400)
+            argv = [*shlex.split(command), path]
+            try:
+                self.run_external(argv)
+            except FileNotFoundError:
+                self.notify(
+                    f"cannot run {command!r} (set $PAGER / $EDITOR)", severity="error", markup=False
+                )
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def run_external(self, argv: list[str]) -> None:
+        """Run ``argv`` in the terminal with the app suspended (tests replace this).
+
+        Raises:
+            FileNotFoundError: no such program.
+        """
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.suspend():
+                subprocess.run(argv, check=False)
+        except SuspendNotSupported:
+            self.notify(
+                "this terminal cannot hand the screen to another program", severity="warning"
+            )
 
     # ------------------------------------------------------------------ shared core objects
 
@@ -134,26 +206,36 @@ class SidtuiApp(App):
     def start_watching(self) -> None:
         """Start the home's watcher (once); its batches trigger the browser's and the open
         sessions' incremental re-reads at once instead of at the next poll."""
-        if self.poll_interval and getattr(self, "_watcher", None) is None:
+        if self.poll_interval and self._watcher is None:
             self._watcher = False  # starting
             self._start_watcher()
 
-    @work(thread=True, exclusive=True, group="watcher")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="watcher",
+        exit_on_error=False,
+        description="starting the live watcher",
+    )
     def _start_watcher(self) -> None:
         from sidtui.core.live import Watcher
 
-        try:
-            w = Watcher(self.home, on_batch=self._on_live_batch)
-            w.start()
-        except Exception as exc:  # noqa: BLE001 - polling keeps working without it
-            self.call_from_thread(
-                self.notify,
-                f"live watching unavailable ({exc}); polling instead",
+        w = Watcher(self.home, on_batch=self._on_live_batch)
+        w.start()
+        self.post_message(WatcherStarted(w))
+
+    def on_watcher_started(self, msg: WatcherStarted) -> None:
+        self._watcher = msg.watcher
+
+    def worker_failed(self, worker, error: BaseException) -> None:
+        if worker.group == "watcher":  # polling keeps working without it
+            self.notify(
+                f"live watching unavailable ({error}); polling instead",
                 severity="warning",
                 markup=False,
             )
             return
-        self._watcher = w
+        super().worker_failed(worker, error)
 
     def _on_live_batch(self, batch) -> None:
         paths = {str(p) for e in batch if (p := getattr(e, "path", None))}
@@ -170,7 +252,7 @@ class SidtuiApp(App):
                 screen.check_file()
 
     def on_unmount(self) -> None:
-        w = getattr(self, "_watcher", None)
+        w = self._watcher
         if w:
             try:
                 w.stop(1.0)

@@ -137,7 +137,9 @@ class ConversationModel:
                     i,
                     bi,
                     role=m.role,
-                    dropped=dropped or blocks.get((i, bi)),
+                    # a block's own layer and reason first: layer 3 strips a block, then
+                    # layer 4 may drop the whole message for what is left
+                    dropped=blocks.get((i, bi)) or dropped,
                     collapsed=kind in COLLAPSED_KINDS or kind == "text",
                 )
             )
@@ -152,10 +154,10 @@ class ConversationModel:
         """The tool name of the ``tool_use`` a result answers (searched backwards)."""
         if not tool_use_id:
             return None
-        names = self._tool_names()
+        names = self.tool_names()
         return names.get(tool_use_id)
 
-    def _tool_names(self) -> dict[str, str]:
+    def tool_names(self) -> dict[str, str]:
         cache = getattr(self, "_names_cache", None)
         if cache is None:
             cache = {}
@@ -167,8 +169,32 @@ class ConversationModel:
         return cache
 
     def header_text(self, e: Entry) -> str:
-        """One entry's header line (control characters shown as ``\\xNN``)."""
-        return printable(self._header_text(e))
+        """One entry's header line (control characters shown as ``\\xNN``, tabs as
+        spaces); a block dropped for a reason of its own says which layer and why."""
+        text = self._header_text(e)
+        if e.kind not in ("header", "banner", "compact", "text") and self._own_drop(e):
+            text += f"  · dropped by {e.dropped}"
+        return printable(text).expandtabs(4)
+
+    def header_note(self, e: Entry) -> str | None:
+        """The words drawn under a line, wrapped: a message's note and the cleaning layer
+        that drops it; for a tool or thinking block dropped for a reason of its own, that
+        layer and reason (shown when the block is expanded)."""
+        if e.kind == "header":
+            parts = [e.note] if e.note else []
+            if e.dropped:
+                parts.append(f"dropped by {e.dropped}")
+            return printable(" · ".join(parts)).expandtabs(4) if parts else None
+        if e.kind not in ("banner", "compact", "text") and self._own_drop(e):
+            return printable(f"✗ dropped by {e.dropped}").expandtabs(4)
+        return None
+
+    def _own_drop(self, e: Entry) -> bool:
+        """A block drop that its message's header does not already say."""
+        if not e.dropped or e.msg is None:
+            return False
+        head = self.entries[self.message_entry[e.msg]]
+        return head.dropped != e.dropped
 
     def _header_text(self, e: Entry) -> str:
         """The one-line summary of an entry (without fold markers or styles)."""
@@ -190,12 +216,7 @@ class ConversationModel:
             parts = [role, where, ts]
             if getattr(m, "turn", None) is not None:
                 parts.append(f"turn {m.turn}")
-            text = "  ".join(p for p in parts if p)
-            if e.note:
-                text += f"  · {e.note}"
-            if e.dropped:
-                text += f"  · dropped by {e.dropped}"
-            return text
+            return "  ".join(p for p in parts if p)
         b = m.blocks[e.block]
         if e.kind == "text":
             return one_line(b.text, 200)
@@ -215,8 +236,12 @@ class ConversationModel:
         return f"{b.type or '(no type)'} block"
 
     def body(self, e: Entry) -> str:
-        """The full text an expanded entry shows (control characters shown as ``\\xNN``)."""
-        return printable(self._body(e))
+        """The full text an expanded entry shows (control characters shown as ``\\xNN``);
+        a text block dropped for a reason of its own starts with the layer and reason."""
+        body = printable(self._body(e))
+        if e.kind == "text" and self._own_drop(e):
+            body = printable(f"✗ dropped by {e.dropped}") + "\n" + body
+        return body
 
     def _body(self, e: Entry) -> str:
         if e.kind == "banner":
@@ -270,6 +295,15 @@ def _banner(view) -> tuple[list[str], str]:
     rec = view.recovery
     if rec is None:
         return (["On resume: —"], "none")
+    if rec.failure is not None:
+        return (
+            [
+                "On resume: the agent cannot resume this session",
+                rec.failure,
+                "Press f to salvage a copy it can resume (the file itself is never changed).",
+            ],
+            "unloadable",
+        )
     kind = rec.interruption.kind
     tools = ", ".join(rec.interruption.tool_names)
     head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")

@@ -42,13 +42,14 @@ def clock_time(iso: str | None) -> str:
 
 def one_line(text: str | None, width: int = 80) -> str:
     """First non-empty line of ``text``, cut to ``width`` characters with an ellipsis;
-    control characters shown as ``\\xNN`` (:func:`sidtui.fmt.printable`)."""
+    control characters shown as ``\\xNN`` (:func:`sidtui.fmt.printable`) and tabs as
+    spaces (a tab reached the terminal and left cells of the line before behind)."""
     if not text:
         return ""
     for line in str(text).splitlines():  # CR, FF, VT... end a line here, as before
         line = line.strip()
         if line:
-            line = printable(line)
+            line = printable(line).expandtabs(4)
             return line if len(line) <= width else line[: width - 1] + "…"
     return ""
 
@@ -58,16 +59,16 @@ def cost(value: float | None) -> str:
 
 
 def plain(value: Any, style: str = "") -> Text:
-    """``value`` (None → empty) as literal text: never read as Rich or Textual markup, and
-    control characters shown as ``\\xNN`` (:func:`sidtui.fmt.printable`)."""
-    return Text("" if value is None else printable(str(value)), style=style)
+    """``value`` (None → empty) as literal text: never read as Rich or Textual markup,
+    control characters shown as ``\\xNN`` (:func:`sidtui.fmt.printable`), tabs as spaces."""
+    return Text("" if value is None else printable(str(value)).expandtabs(4), style=style)
 
 
 def cell(value: Any, style: str = "") -> Text:
-    """A one-line ``DataTable`` cell of literal text, drawn as a plain ``str`` cell would be
-    (first line only, no wrapping) but never read as markup."""
+    """A one-line ``DataTable`` cell of literal text (first line only, tabs expanded, no
+    wrapping, an ellipsis where the column cuts it), never read as markup."""
     text = "" if value is None else printable(str(value))
     nl = text.find("\n")
     if nl != -1 and nl != len(text) - 1:
         text = text[:nl]
-    return Text(text, style=style, no_wrap=True, end="")
+    return Text(text.expandtabs(4), style=style, no_wrap=True, end="", overflow="ellipsis")

@@ -1,75 +1,218 @@
-"""Messages the workers post to the screens (facts, past tense; STYLE.md)."""
+"""Messages the workers post (facts, past tense): typed dataclasses carrying everything
+their handler needs, so no handler reads back an attribute attached afterwards.
+
+A worker computes and posts one of these; it never sets a widget's or a screen's
+attributes and never calls their methods. Failures a person can act on travel in these
+messages (``error``); anything else raised in a worker reaches
+:class:`sidtui.tui.worker_errors.ReportsWorkerErrors`, the one error path.
+"""
 
 from __future__ import annotations
 
+from array import array
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
 
 
+@dataclass
 class SessionsScanned(Message):
-    """A batch of summaries arrived from the scan worker.
+    """A batch of summaries arrived from the browser's scan or poll worker.
 
     Attributes:
         rows: ``SessionSummary`` objects (new or changed; every row when ``replace``).
-        files: their ``SessionFile`` objects, same order.
         done / total: files summarized so far / to summarize (progress).
         final: the scan is complete (the table may now be sorted once).
         removed: paths that disappeared since the last scan.
         errors: one line per unreadable file.
+        incremental: a poll's changes (rows updated in place).
+        replace: ``rows`` is the whole listing.
+        empty_hint: on a final batch of an empty home, what was looked for and where.
     """
 
-    def __init__(
-        self,
-        rows: list[Any],
-        files: list[Any],
-        done: int,
-        total: int,
-        *,
-        final: bool = False,
-        removed: list[str] | None = None,
-        errors: list[str] | None = None,
-        incremental: bool = False,
-        replace: bool = False,
-    ) -> None:
-        super().__init__()
-        self.rows = rows
-        self.files = files
-        self.done = done
-        self.total = total
-        self.final = final
-        self.removed = removed or []
-        self.errors = errors or []
-        self.incremental = incremental
-        self.replace = replace
+    rows: list[Any]
+    done: int
+    total: int
+    final: bool = False
+    removed: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    incremental: bool = False
+    replace: bool = False
+    empty_hint: str | None = None
 
 
+@dataclass
 class SessionLoaded(Message):
-    """A session finished loading in a worker: its view and the tab models built from it."""
+    """A session finished loading in a worker: its view and the tab models built from it.
 
-    def __init__(self, view: Any, conversation: Any, chain: Any, *, reload: bool = False) -> None:
-        super().__init__()
-        self.view = view
-        self.conversation = conversation
-        self.chain = chain
-        self.reload = reload
+    Attributes:
+        view: the ``SessionView``.
+        conversation / chain: the Conversation and Chain tab models.
+        starts: the conversation's line layout, measured at ``width`` columns.
+        stat: (size, mtime_ns) of the file when it was read.
+        seconds: how long the read took.
+        reload: a re-read of the open session (keep the reader's position).
+    """
+
+    view: Any
+    conversation: Any
+    chain: Any
+    starts: array
+    width: int
+    stat: tuple[int, int]
+    seconds: float
+    reload: bool = False
 
 
+@dataclass
 class SessionLoadFailed(Message):
-    """Opening a session failed (``error`` is worded for users)."""
+    """Opening a session failed (``error`` is worded for people)."""
 
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
+    error: str
 
 
-class SessionChanged(Message):
-    """The open session's file changed on disk (size/mtime), so it will be re-read."""
+@dataclass
+class SessionFileChanged(Message):
+    """The open session's file has another size or mtime than when it was read."""
+
+    stat: tuple[int, int]
 
 
+@dataclass
 class LiveChanged(Message):
-    """The watcher saw changes under the home (``paths``: files it named)."""
+    """The watcher saw changes under the home (``paths``: files it named, resolved)."""
 
-    def __init__(self, paths: set[str]) -> None:
-        super().__init__()
-        self.paths = paths
+    paths: set[str]
+
+
+@dataclass
+class WatcherStarted(Message):
+    """The home's watcher runs (``watcher``: a ``sidtui.core.live.Watcher``)."""
+
+    watcher: Any
+
+
+@dataclass
+class BranchSwitchPlanned(Message):
+    """A dry run of ``switch_branch`` for the record at ``line`` (``live_reason``: the
+    session is live and a forced switch must be asked for; ``result`` is then None)."""
+
+    uuid: str
+    line: int
+    result: Any
+    live_reason: str | None = None
+
+
+@dataclass
+class BranchSwitched(Message):
+    """``switch_branch`` wrote its marker."""
+
+    line: int
+    result: Any
+
+
+@dataclass
+class LayoutMeasured(Message):
+    """The conversation's line layout of ``model`` at ``width``, measured in a worker."""
+
+    model: Any
+    width: int
+    starts: array
+
+
+@dataclass
+class RewindPointsListed(Message):
+    """The session's rewind points (``why``: why there are none)."""
+
+    points: list[Any]
+    why: str | None = None
+
+
+@dataclass
+class RewindComputed(Message):
+    """A rewind preview (``applied`` False) or its real run.
+
+    ``live``: refused because an agent is writing the session (``error`` says why);
+    ``drift``: (path, warning) of files changed on disk after the agent's last batch.
+    """
+
+    result: Any
+    error: str | None = None
+    applied: bool = False
+    live: bool = False
+    drift: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class RestorePlanned(Message):
+    """An undo / redo / restore plan (``applied`` False) or its real run.
+
+    ``drift``: (path, warning) of files changed on disk after the agent's last batch.
+    """
+
+    result: Any
+    error: str | None = None
+    applied: bool = False
+    drift: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class ForkComputed(Message):
+    """A fork or salvage result (``preview``: a salvage dry run)."""
+
+    result: Any
+    error: str | None = None
+    preview: bool = False
+
+
+@dataclass
+class SearchAnswered(Message):
+    """Search progress or results (``hits`` None while indexing)."""
+
+    hits: list[Any] | None
+    error: str | None = None
+    status: str | None = None
+
+
+@dataclass
+class CheckpointsLoaded(Message):
+    """The session's checkpoint manager, snapshots and per-file chains."""
+
+    manager: Any
+    snapshots: list[Any]
+    chains: dict[str, Any]
+    error: str | None = None
+
+
+@dataclass
+class DiffComputed(Message):
+    """A diff ready to show (``data``: a ``DiffData``)."""
+
+    data: Any
+
+
+@dataclass
+class FindAnswered(Message):
+    """Entries of the open conversation that match ``query`` (indices, in order)."""
+
+    query: str
+    matches: list[int]
+
+
+@dataclass
+class RecordFetched(Message):
+    """A record's text read from the file (``purpose``: ``copy``, ``pager``, ``editor``)."""
+
+    name: str
+    text: str
+    purpose: str
+
+
+@dataclass
+class FileVersionFetched(Message):
+    """A file as it was before a snapshot, to open (``purpose``: ``pager`` or ``editor``)."""
+
+    name: str
+    text: str
+    purpose: str

@@ -352,4 +352,17 @@ def test_ls_on_an_empty_home_with_markup_in_its_path(capsys, tmp_path, monkeypat
     home = tmp_path / "e[/]h[bold]"
     (home / "sessions").mkdir(parents=True)
     code, out, err = run(capsys, "--home", str(home), "ls")
-    assert code == 0 and "Traceback" not in err and f"no sessions under {home}" in out
+    assert code == 0 and "Traceback" not in err and f"no sessions under {home}" in err
+    assert out == ""
+
+
+def test_ls_on_a_demo_dir_names_the_home_inside(capsys, tmp_path):
+    """``sidtui ls --home DIR`` where DIR is a demo's ``--dir`` (the home is DIR/home):
+    stderr says what was looked for, where, and which folder is the home."""
+    (tmp_path / "home" / "sessions" / "p").mkdir(parents=True)
+    code, out, err = run(capsys, "--home", str(tmp_path), "ls")
+    assert code == 0 and out == ""
+    assert err.splitlines() == [
+        f"sidtui: no sessions: {tmp_path}/sessions does not exist (sessions live in <home>/sessions/)",
+        f"sidtui: {tmp_path}/home/sessions exists: try sidtui --home {tmp_path}/home",
+    ]

@@ -12,10 +12,10 @@ from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.fork import ForkScreen
 from sidtui.tui.screens.help import HelpScreen
+from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.search import SearchScreen
 from sidtui.tui.screens.session import SessionScreen
-from sidtui.tui.screens.undo_preview import UndoPreviewScreen
 from tests.tui_support import fresh_demo, settle
 
 pytestmark = pytest.mark.asyncio
@@ -109,7 +109,7 @@ async def test_undo_preview_then_confirm(demo):
         await pilot.press("u")
         await settle(app, pilot)
         modal = app.screen
-        assert isinstance(modal, UndoPreviewScreen)
+        assert isinstance(modal, RestorePreviewScreen)
         plan = modal.plan
         assert plan is not None and plan.dry_run
         changed = {f.path: f.new for f in plan.changed}
@@ -226,13 +226,18 @@ async def test_help_lists_bindings_and_palette_has_actions(demo):
         assert isinstance(help_screen, HelpScreen)
         t = help_screen.query_one("#help-table")
         does = {str(t.get_cell_at((i, 2))) for i in range(t.row_count)}
-        assert {"Rewind", "Fork/Salvage", "Undo preview", "Help", "Search"} <= does
+        assert {"Rewind", "Fork/Salvage", "Undo…", "Find", "Help", "Search"} <= does
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(s)}
         assert {
             "Rewind…",
             "Fork / salvage…",
-            "Undo preview…",
+            "Undo…",
+            "Redo…",
+            "Find in session",
+            "Copy session id",
+            "Copy record JSON",
+            "Open record in $PAGER",
             "Search sessions",
             "Help",
             "Light theme",
@@ -330,7 +335,9 @@ async def test_restore_before_selected_snapshot(demo):
         await pilot.press("R")
         await settle(app, pilot)
         modal = app.screen
-        assert isinstance(modal, UndoPreviewScreen) and modal.snapshot_id == panel.snapshots[0].id
+        assert (
+            isinstance(modal, RestorePreviewScreen) and modal.snapshot_id == panel.snapshots[0].id
+        )
         plan = {f.path: f.new for f in modal.plan.changed}
         assert plan
         await pilot.press("y")

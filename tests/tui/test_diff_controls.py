@@ -20,9 +20,9 @@ from sidtui.demo.agent import SimAgent, edit, read
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock
 from sidtui.demo.projects import create_project
 from sidtui.tui.app import make_app
+from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.session import SessionScreen
-from sidtui.tui.screens.undo_preview import UndoPreviewScreen
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
 from tests.tui_support import settle
 
@@ -97,7 +97,7 @@ async def test_diff_views_show_control_characters(home):
 
         await pilot.press("u")  # undo preview of the latest batch: the edit, taken back
         await settle(app, pilot)
-        assert isinstance(app.screen, UndoPreviewScreen)
+        assert isinstance(app.screen, RestorePreviewScreen)
         _assert_safe(_diff_text(app.screen.query_one("#undo-diff", DiffView)), "undo preview")
         await pilot.press("escape")
         await settle(app, pilot)

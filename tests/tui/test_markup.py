@@ -23,12 +23,13 @@ from sidtui.demo.agent import Call, SimAgent, SubAgentPlan, edit, read, sub_agen
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock
 from sidtui.demo.projects import create_project
 from sidtui.tui.app import make_app
+from sidtui.tui.messages import BranchSwitchPlanned
 from sidtui.tui.screens.fork import ForkScreen
 from sidtui.tui.screens.help import HelpScreen
+from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.search import SearchScreen
 from sidtui.tui.screens.session import SessionScreen
-from sidtui.tui.screens.undo_preview import UndoPreviewScreen
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from tests.tui_support import settle
 
@@ -197,7 +198,7 @@ async def test_session_text_is_literal_everywhere(home):
 
         await pilot.press("u")  # Undo preview of the latest batch
         await settle(app, pilot)
-        assert isinstance(app.screen, UndoPreviewScreen)
+        assert isinstance(app.screen, RestorePreviewScreen)
         assert_shown(app, "b.txt", "y [/]")
         await pilot.press("escape")
         await settle(app, pilot)
@@ -209,7 +210,7 @@ async def test_session_text_is_literal_everywhere(home):
         await settle(app, pilot)
 
         # The force question of a live branch switch quotes the refusal's reason.
-        s._confirm_branch("u", 1, None, f"live: {PROMPT}")
+        s.post_message(BranchSwitchPlanned("u", 1, None, f"live: {PROMPT}"))
         await settle(app, pilot)
         assert_shown(app, PROMPT)
         await pilot.press("n")

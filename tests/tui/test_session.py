@@ -41,12 +41,22 @@ async def test_conversation_shows_cleaning_drops_and_banner(home):
         dropped = [e for e in model.entries if e.dropped]
         assert dropped, "recovery drops the orphan tool_use and the thinking-only remnant"
         # layer 3 strips the orphan edit tool_use, which leaves a thinking-only message that
-        # layer 4 drops whole: its header and both blocks carry that layer and its reason
-        assert [e.kind for e in dropped] == ["header", "thinking", "tool_use"]
-        assert {e.dropped for e in dropped} == {
+        # layer 4 drops whole: the header and the thinking carry layer 4, the tool_use its
+        # own layer 3 (shown on its line, as `sidtui show` lists it)
+        layer4 = (
             "filter_orphaned_thinking_only_messages: assistant message holds only thinking"
             " (stream interrupted before text)"
-        }
+        )
+        assert [(e.kind, e.dropped == layer4) for e in dropped] == [
+            ("header", True),
+            ("thinking", True),
+            ("tool_use", False),
+        ]
+        tool = dropped[2]
+        assert tool.dropped.startswith("filter_unresolved_tool_uses: tool_use ")
+        assert tool.dropped.endswith("(edit) has no tool_result")
+        assert model.header_text(tool).endswith(f"  · dropped by {tool.dropped}")
+        assert "dropped by" not in model.header_text(dropped[1])  # said by its header
         # the cursor starts on the banner (end of the session)
         assert model.entries[conv.cursor].kind == "banner"
 
@@ -179,7 +189,7 @@ async def test_follow_live_append(home):
         s.check_file()
         await settle(app, pilot)
         assert conv.new_records >= 1
-        assert "new records" in str(s.query_one("#new-records").render())
+        assert "new record" in str(s.query_one("#new-records").render())
 
 
 async def test_escape_goes_back_and_errors_do_not_crash(home):

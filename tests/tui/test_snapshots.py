@@ -1,4 +1,5 @@
-"""SVG snapshots of every screen at 120×40 on the deterministic demo home.
+"""SVG snapshots of every screen on the deterministic demo home: the browser, a session,
+the rewind dialog and the checkpoints at 80×24 and 160×48, the other screens at 120×40.
 
 The demo home is built at a fixed path (tests/tui_support.py) so project keys and paths in
 it are the same on every run; the header shows ``~/.sid-code`` instead of the root; the
@@ -14,6 +15,7 @@ from sidtui.tui.app import make_app
 from tests.tui_support import SNAP_DEMO, demo_home_fixed, settle
 
 SIZE = (120, 40)
+NARROW, WIDE = (80, 24), (160, 48)
 
 
 @pytest.fixture(scope="module")
@@ -62,28 +64,36 @@ async def _browser(pilot):
     await settle(pilot.app, pilot)
 
 
-def test_browser(snap_compare, demo):
-    assert snap_compare(make(demo), terminal_size=SIZE, run_before=_browser)
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_browser(snap_compare, demo, size):
+    assert snap_compare(make(demo), terminal_size=size, run_before=_browser)
 
 
 def test_browser_light(snap_compare, demo):
     assert snap_compare(make(demo, "light"), terminal_size=SIZE, run_before=_browser)
 
 
-def test_conversation(snap_compare, demo):
-    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("interrupted_turn"))
+@pytest.mark.parametrize(
+    "size, case", [(NARROW, "killed"), (WIDE, "interrupted_turn")], ids=["80x24", "160x48"]
+)
+def test_session(snap_compare, demo, size, case):
+    assert snap_compare(make(demo), terminal_size=size, run_before=opener(case))
 
 
-def test_conversation_dropped(snap_compare, demo):
-    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("killed"))
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_rewind_modal(snap_compare, demo, size):
+    assert snap_compare(
+        make(demo), terminal_size=size, run_before=opener("checkpoints", "r", "m", "m")
+    )
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_checkpoints(snap_compare, demo, size):
+    assert snap_compare(make(demo), terminal_size=size, run_before=opener("checkpoints", "3"))
 
 
 def test_chain(snap_compare, demo):
     assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("concurrent", "2"))
-
-
-def test_checkpoints(snap_compare, demo):
-    assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "3"))
 
 
 def test_state(snap_compare, demo):
@@ -94,13 +104,7 @@ def test_sidechains(snap_compare, demo):
     assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("sidechains", "5"))
 
 
-def test_rewind_modal(snap_compare, demo):
-    assert snap_compare(
-        make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "r", "m", "m")
-    )
-
-
-def test_undo_preview(snap_compare, demo):
+def test_restore_preview(snap_compare, demo):
     assert snap_compare(make(demo), terminal_size=SIZE, run_before=opener("checkpoints", "3", "u"))
 
 

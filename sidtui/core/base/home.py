@@ -23,7 +23,14 @@ from pathlib import Path
 import orjson
 
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
-from sidtui.core.base.regular import NotRegularFile, kind_of, open_regular
+from sidtui.core.base.jsonparse import (
+    JS_WHITESPACE,
+    JSONParseError,
+    decode_text,
+    is_blank,
+    parse_line,
+)
+from sidtui.core.base.regular import NotRegularFile, kind_of, open_regular, read_regular
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -156,15 +163,41 @@ def read_first_line(path: Path, cap: int = FIRST_LINE_CAP) -> bytes:
     return first_line_of(buf, cap)
 
 
+def _first_value(head: bytes) -> tuple[object, bool]:
+    """The first line of ``head`` (a file's first bytes) that JSON.parse accepts, as the
+    agent's sidechain readers find it: the whitespace ``trim()`` removes before the first
+    record, blank lines and lines JSON.parse rejects are skipped. ``(value, found)``."""
+    if head[:1] != b"{":  # the whitespace run before the first record, over any lines
+        head = decode_text(head).lstrip(JS_WHITESPACE).encode("utf-8", "surrogatepass")
+    for line in head.split(b"\n"):
+        if is_blank(line):
+            continue
+        try:
+            return parse_line(line), True
+        except JSONParseError:
+            continue
+    return None, False
+
+
 def _sidechain_header(path: Path, first: bytes | None = None) -> dict | None:
-    if first is None:
-        first = read_first_line(path)
-    if b"sidechain_start" not in first:
-        return None
-    try:
-        rec = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return None
+    """The ``sidechain_start`` record when the file is a sidechain, else None: its first
+    line JSON.parse accepts (:func:`_first_value`) is one. ``first``: the file's first
+    line when already read; the rest of its first MiB is read only when that line is
+    blank or unreadable (tests/fixtures/oracle-cases/sidechain-first-line)."""
+    head = first if first is not None else read_first_line(path)
+    line1 = head.split(b"\n", 1)[0]
+    if b"sidechain_start" not in line1 and line1[:1] == b"{":
+        try:
+            orjson.loads(line1)
+            return None  # the usual file: its first line is a record, and no sidechain's
+        except orjson.JSONDecodeError:
+            pass
+    rec, found = _first_value(head)
+    if not found:  # the first line is blank or unreadable: the agent reads on
+        try:
+            rec, found = _first_value(read_regular(path, FIRST_LINE_CAP, head=True))
+        except (OSError, NotRegularFile):
+            return None
     if isinstance(rec, dict) and rec.get("type") == "sidechain_start":
         return rec
     return None
@@ -318,6 +351,29 @@ def unreadable_folders(home: Home, project: str | None = None) -> list[tuple[Pat
         except OSError as exc:
             out.append((folder, exc.strerror or str(exc)))
     return out
+
+
+def empty_home_hint(home: Home) -> str:
+    """Why a listing of ``home`` found no session, for a person: what was looked for and
+    where, and the likely home when the root looks like the folder around one
+    (``DIR/home/sessions``, the layout ``sidtui demo --dir DIR`` writes, or
+    ``DIR/.sid-code``, the agent's default name). Reads only folder metadata.
+
+    Returns:
+        One line, or two with the hint (no trailing newline).
+    """
+    import shlex
+
+    sessions = home.sessions_dir
+    if sessions.is_dir():
+        what = f"no sessions under {sessions} (looked for <project>/<id>.jsonl and .json files)"
+    else:
+        what = f"no sessions: {sessions} does not exist (sessions live in <home>/sessions/)"
+    for inner, mark in ((home.root / "home", "sessions"), (home.root / ".sid-code", "")):
+        if (inner / mark).is_dir():
+            found = inner / mark if mark else inner
+            return f"{what}\n{found} exists: try sidtui --home {shlex.quote(str(inner))}"
+    return what
 
 
 def candidate_files(

@@ -13,6 +13,8 @@ literals, which we reject, and in its recursion limit (documented in ``reason``)
 from __future__ import annotations
 
 import json
+import re
+from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 # Characters String.prototype.trim() removes (ECMAScript WhiteSpace + LineTerminator).
@@ -69,12 +71,112 @@ def js_json_parse(text: str) -> Any:
         raise
     except json.JSONDecodeError as exc:
         raise JSONParseError(f"{exc.msg} (column {exc.colno})", exc.pos) from None
-    except RecursionError:
-        raise JSONParseError("nesting deeper than sidtui's parser supports") from None
+    except RecursionError:  # JSON.parse has no depth limit: parse it without recursion
+        return _parse_deep(text)
     end = _skip_ws(text, end)
     if end != len(text):
         raise JSONParseError(f"unexpected data after JSON value at column {end + 1}", end)
     return value
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_LITERALS = (("true", True), ("false", False), ("null", None))
+
+
+def _parse_deep(text: str) -> Any:
+    """JSON.parse's grammar with an explicit stack instead of recursion: any depth (the
+    agent's parser takes millions of levels; Python's and msgspec's stop near 1,000).
+    Strings go through the standard library's own scanner, so they read as in
+    :func:`js_json_parse`.
+
+    Raises:
+        JSONParseError: the text is not one JSON value.
+    """
+    n = len(text)
+    stack: list[Any] = []  # open containers, innermost last
+    keys: list[Any] = []  # the pending key of each open object (None for an array)
+    i = 0
+
+    def fail(what: str) -> JSONParseError:
+        return JSONParseError(f"{what} (column {i + 1})", i)
+
+    def key_at(j: int) -> tuple[str, int]:
+        j = _skip_ws(text, j)
+        if j >= n or text[j] != '"':
+            raise fail("expecting a property name in double quotes")
+        k, j = _scan_string(text, j + 1)
+        j = _skip_ws(text, j)
+        if j >= n or text[j] != ":":
+            raise fail("expecting ':' delimiter")
+        return k, j + 1
+
+    while True:
+        i = _skip_ws(text, i)
+        if i >= n:
+            raise fail("expecting value")
+        c = text[i]
+        value: Any
+        if c == "{" or c == "[":
+            j = _skip_ws(text, i + 1)
+            if j < n and text[j] == ("}" if c == "{" else "]"):
+                value, i = ({} if c == "{" else []), j + 1
+            else:
+                if c == "{":
+                    k, i = key_at(i + 1)
+                    stack.append({})
+                    keys.append(k)
+                else:
+                    stack.append([])
+                    keys.append(None)
+                    i += 1
+                continue
+        elif c == '"':
+            value, i = _scan_string(text, i + 1)
+        else:
+            m = _NUMBER.match(text, i)
+            if m is not None:
+                t = m.group()
+                is_int = not any(ch in t for ch in ".eE") and len(t) < 4000
+                value, i = (int(t) if is_int else float(t)), m.end()
+            else:
+                for word, v in _LITERALS:
+                    if text.startswith(word, i):
+                        value, i = v, i + len(word)
+                        break
+                else:
+                    raise fail("expecting value")
+        while True:  # put the value in its container; close what it completes
+            if not stack:
+                i = _skip_ws(text, i)
+                if i != n:
+                    raise fail("unexpected data after JSON value")
+                return value
+            top = stack[-1]
+            if type(top) is dict:
+                top[keys[-1]] = value
+            else:
+                top.append(value)
+            i = _skip_ws(text, i)
+            c = text[i] if i < n else ""
+            if c == ",":
+                if type(top) is dict:
+                    keys[-1], i = key_at(i + 1)
+                else:
+                    i += 1
+                break
+            if c == ("}" if type(top) is dict else "]"):
+                value = stack.pop()
+                keys.pop()
+                i += 1
+                continue
+            raise fail("expecting ',' delimiter")
+
+
+def _scan_string(text: str, start: int) -> tuple[str, int]:
+    try:
+        return _scanstring(text, start, True)
+    except json.JSONDecodeError as exc:
+        raise JSONParseError(f"{exc.msg} (column {exc.colno})", exc.pos) from None
 
 
 def _skip_ws(text: str, pos: int) -> int:

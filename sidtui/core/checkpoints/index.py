@@ -25,6 +25,7 @@ from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.jsonout import stringify_pretty
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.regular import ceiling, read_regular
+from sidtui.core.base.safefs import write_atomic
 
 COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), FORMAT.md §10.3
 _ID_RE = re.compile(r"^s(\d+)$")
@@ -440,6 +441,4 @@ def atomic_write_bytes(target: Path, data: bytes, mode: int | None = None) -> No
     Raises:
         OSError / sidtui.core.base.safefs.UnsafePath: the old file is intact.
     """
-    from sidtui.core.base.safefs import write_atomic
-
     write_atomic(target, data, mode)

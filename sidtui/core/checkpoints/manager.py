@@ -11,23 +11,34 @@ Design notes: docs/ARCHITECTURE.md, “core/checkpoints/manager.py”.
 from __future__ import annotations
 
 import os
-import stat
+import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.home import Home
-from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.checkpoints.diff import compute_diff
-from sidtui.core.checkpoints.drift import FileDrift, PostImage
+from sidtui.core.checkpoints.drift import (
+    UNKNOWN,
+    FileDrift,
+    PostImage,
+    digest,
+    drift_of,
+    expected_now,
+)
 from sidtui.core.checkpoints.evict import evict as run_eviction
 from sidtui.core.checkpoints.index import (
     CheckpointIndex,
-    CorruptIndex,
     encode_full,
+)
+from sidtui.core.checkpoints.journal import (
+    read_journal,
+    remove_journal,
+    safety_position,
+    write_journal,
 )
 from sidtui.core.checkpoints.rebuild import (
     FileChain,
@@ -36,207 +47,25 @@ from sidtui.core.checkpoints.rebuild import (
     rebuild,
     rollback_target,
 )
+from sidtui.core.checkpoints.restore import (
+    CheckpointError,
+    DriftRefused,
+    FileRestore,
+    InterruptedPending,
+    RestoreResult,
+    clean_temps,
+    confine,
+    content_of,
+    current_mode,
+    drift_message,
+    plan_files,
+    read_current,
+    write_files,
+)
 
 RESTORE_TOOL = "sidtui-restore"
 MAX_ENTRIES_PER_FILE = 50
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
-
-
-class CheckpointError(SidtuiError):
-    """A checkpoint operation cannot proceed (exit 1)."""
-
-
-# --- paths -------------------------------------------------------------------------------
-
-
-def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[str | None, str]:
-    """Check a target path against the project root.
-
-    Args:
-        path: the path as stored in the index.
-        root: the project root (None: unknown).
-        allow_outside: accept any absolute path (NUL bytes are still refused).
-
-    Returns:
-        ``(reason, real_path)``: ``reason`` is None when writing ``real_path`` (symlinks
-        resolved) is allowed, else why not.
-    """
-    if "\x00" in path:
-        return "path contains a NUL byte", path
-    if not os.path.isabs(path):
-        return "path is not absolute", path
-    real = os.path.realpath(path)
-    if allow_outside:
-        return None, real
-    if ".." in PurePosixPath(path).parts:
-        return "path contains '..'", real
-    if root is None:
-        return "no project root is known (use --allow-outside-root)", real
-    root_real = os.path.realpath(root)
-
-    def inside(p: str) -> bool:
-        return p == root_real or p.startswith(root_real.rstrip(os.sep) + os.sep)
-
-    if not inside(os.path.normpath(path)) and not inside(real):
-        return f"outside the project root {root_real}", real
-    if not inside(real):
-        return f"resolves through a symlink to {real}, outside the project root {root_real}", real
-    return None, real
-
-
-def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
-    """``(exists, data, error)`` for a file on disk (a directory is an error)."""
-    try:
-        return True, read_regular(real_path), None  # a FIFO would block a plain open
-    except FileNotFoundError:
-        return False, None, None
-    except IsADirectoryError:
-        return True, None, "is a directory"
-    except NotRegularFile as exc:
-        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
-    except OSError as exc:
-        return os.path.lexists(real_path), None, exc.strerror or str(exc)
-
-
-def _as_content(data: bytes) -> str | bytes:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data
-
-
-# --- results -----------------------------------------------------------------------------
-
-
-@dataclass
-class FileRestore:
-    """What a restore did (or would do) to one file.
-
-    Attributes:
-        path: the path as stored in the index.
-        action: ``"restored"``, ``"deleted"``, ``"unchanged"`` or ``"skipped"``.
-        reason: why skipped (or a write error), else None.
-        source_snapshot: id of the entry whose pre-image is the target.
-        old: current bytes (None: absent/unknown); new: target bytes (None: absent).
-        uncertain: the pre-image cannot be proven (history evicted).
-        real_path: the path written (symlinks resolved when planned).
-        mode: permission bits to give the file (recorded by a safety snapshot), else None
-            (an existing file keeps its own).
-        drift: whether the file is still what this session left there
-            (:class:`sidtui.core.checkpoints.drift.FileDrift`; None when not compared).
-        existing_dirs: how many components of the file's folder existed when planned
-            (the rest may be created; a vanished one is a refusal).
-    """
-
-    path: str
-    action: str
-    reason: str | None = None
-    source_snapshot: str | None = None
-    old: bytes | None = None
-    new: bytes | None = None
-    uncertain: bool = False
-    real_path: str | None = None
-    mode: int | None = None
-    drift: FileDrift | None = None
-    existing_dirs: int | None = None
-
-    @property
-    def drifted(self) -> bool:
-        """Changed after this session and about to be replaced (needs ``force``)."""
-        return self.drift is not None and self.drift.status == "changed"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "action": self.action,
-            "reason": self.reason,
-            "sourceSnapshot": self.source_snapshot,
-            "uncertain": self.uncertain,
-            "oldBytes": None if self.old is None else len(self.old),
-            "newBytes": None if self.new is None else len(self.new),
-            "drift": None if self.drift is None else self.drift.status,
-            "driftSource": None if self.drift is None else self.drift.source,
-        }
-
-
-@dataclass
-class RestoreResult:
-    """The outcome of one restore operation.
-
-    Attributes:
-        op: ``"undo"``, ``"redo"``, ``"undo-file"``, ``"restore"``, ``"rewind"``, ``"rollback"``.
-        dry_run: nothing was written.
-        from_position: ``k`` of ``rollback_from(k)`` (None when there was nothing to do).
-        target_snapshot_id: ``snapshots[k].id``.
-        reverts: ids of the snapshots rolled back.
-        safety_snapshot_id: the ``sidtui-restore`` snapshot appended (None on dry runs or
-            when no file changed); ``redo()`` takes it back.
-        files: one :class:`FileRestore` per file.
-        note: a human sentence when there was nothing to do.
-        root: the project root the writes were confined to (None: unknown), and
-            root_refusal: why it is refused (then every file is skipped).
-        resumed: this finished an interrupted operation of an earlier run (see
-            :meth:`CheckpointManager.finish_journal`).
-        journal_token: the journal's token (``sidtuiJournal`` of the safety snapshot),
-            for a caller that keeps the journal for steps of its own.
-    """
-
-    op: str
-    dry_run: bool
-    from_position: int | None = None
-    target_snapshot_id: str | None = None
-    reverts: list[str] = field(default_factory=list)
-    safety_snapshot_id: str | None = None
-    files: list[FileRestore] = field(default_factory=list)
-    note: str | None = None
-    root: str | None = None
-    root_refusal: str | None = None
-    resumed: bool = False
-    journal_token: str | None = None
-
-    @property
-    def changed(self) -> list[FileRestore]:
-        return [f for f in self.files if f.action in ("restored", "deleted")]
-
-    @property
-    def skipped(self) -> list[FileRestore]:
-        return [f for f in self.files if f.action == "skipped"]
-
-    @property
-    def drifted(self) -> list[FileRestore]:
-        """Files changed after this session that the restore replaces (or would)."""
-        return [f for f in self.files if f.drifted and f.action in ("restored", "deleted")]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "dryRun": self.dry_run,
-            "target": self.target_snapshot_id,
-            "reverts": self.reverts,
-            "safetySnapshot": self.safety_snapshot_id,
-            "note": self.note,
-            "root": self.root,
-            "rootRefused": self.root_refusal,
-            "resumed": self.resumed,
-            "drift": [f.path for f in self.drifted],
-            "files": [f.to_json() for f in self.files],
-        }
-
-
-class DriftRefused(CheckpointError):
-    """Files changed after this session would be replaced; refused without ``force``.
-
-    Attributes:
-        result: the plan (a dry-run :class:`RestoreResult` naming the drifted files).
-    """
-
-    def __init__(self, message: str, result: RestoreResult) -> None:
-        super().__init__(message)
-        self.result = result
-
-
-class InterruptedPending(CheckpointError):
-    """An earlier run was killed mid-way; it must be finished first (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -520,7 +349,7 @@ class CheckpointManager:
                 exists, data, err = read_current(path)
                 if err is not None:
                     continue  # a directory or unreadable file cannot be snapshotted
-            content = _as_content(data) if data is not None else None
+            content = content_of(data) if data is not None else None
             entry = self._entry_for(path, exists, content, force_entries)
             if entry is not None:
                 files.append(entry)
@@ -561,69 +390,17 @@ class CheckpointManager:
     def _plan(
         self, k: int, paths: Sequence[str] | None, force: bool, drift: bool = True
     ) -> list[FileRestore]:
-        index = self.index
-        snaps = index.snapshots
-        order: list[str] = []
-        seen: set[str] = set()
-        for s in snaps[k:]:
-            for e in s.get("files") or []:
-                p = e.get("filePath") if isinstance(e, dict) else None
-                if isinstance(p, str) and p not in seen:
-                    seen.add(p)
-                    order.append(p)
-        if paths is not None:
-            wanted = set(paths)
-            order = [p for p in order if p in wanted]
-        plan: list[FileRestore] = []
-        for p in order:
-            target, why = rollback_target(index, p, k)
-            assert target is not None  # p has an entry in snapshots[k:]
-            fr = FileRestore(p, "skipped", source_snapshot=target.snapshot_id)
-            if self.root_refusal is not None:
-                fr.reason = (
-                    f"refused: the project root is refused ({self.root_refusal}; "
-                    "--allow-outside-root writes anyway)"
-                )
-                plan.append(fr)
-                continue
-            reason, real = confine(p, self.project_root, self.allow_outside_root)
-            fr.real_path = real
-            if reason is not None:
-                fr.reason = f"refused: {reason}"
-                plan.append(fr)
-                continue
-            exists, cur, err = read_current(real)
-            fr.old = cur
-            if err is not None:
-                fr.reason = f"cannot read the current file: {err}"
-                plan.append(fr)
-                continue
-            if not target.recoverable:
-                fr.reason = f"unrecoverable: {target.reason}"
-                plan.append(fr)
-                continue
-            if why is not None:
-                fr.uncertain = True
-                if not force:
-                    fr.reason = f"uncertain: {why} (use --force to restore anyway)"
-                    plan.append(fr)
-                    continue
-            new = target.data()
-            fr.new = new
-            fr.mode = _recorded_mode(snaps[target.position], p)
-            fr.existing_dirs = _existing_components(os.path.dirname(real))
-            if not target.exists:
-                fr.action = "deleted" if exists else "unchanged"
-            elif exists and cur == new:
-                fr.action = "unchanged"
-            else:
-                fr.action = "restored"
-            if drift and fr.action != "unchanged":
-                from sidtui.core.checkpoints.drift import drift_of, expected_now
-
-                fr.drift = drift_of(expected_now(index, p, self.post_image), p, cur)
-            plan.append(fr)
-        return plan
+        return plan_files(
+            self.index,
+            k,
+            paths,
+            force=force,
+            drift=drift,
+            project_root=self.project_root,
+            allow_outside_root=self.allow_outside_root,
+            root_refusal=self.root_refusal,
+            post_image=self.post_image,
+        )
 
     def file_drift(self, paths: Sequence[str] | None = None) -> list[FileDrift]:
         """Whether each tracked file (or each of ``paths``) is still what this session last
@@ -633,8 +410,6 @@ class CheckpointManager:
             One :class:`~sidtui.core.checkpoints.drift.FileDrift` per file (a file outside
             the project root or unreadable is ``unknown``).
         """
-        from sidtui.core.checkpoints.drift import UNKNOWN, drift_of, expected_now
-
         out: list[FileDrift] = []
         for p in paths if paths is not None else self.index.tracked_files():
             reason, real = confine(p, self.project_root, self.allow_outside_root)
@@ -653,8 +428,6 @@ class CheckpointManager:
     @property
     def journal(self) -> dict[str, Any] | None:
         """The pending journal of an interrupted run (None when there is none)."""
-        from sidtui.core.checkpoints.journal import read_journal
-
         return read_journal(self.index_path.parent)
 
     def require_no_journal(self) -> None:
@@ -679,8 +452,6 @@ class CheckpointManager:
             the run died before its safety snapshot, so it changed no file (its journal can
             be dropped).
         """
-        from sidtui.core.checkpoints.journal import safety_position
-
         self.reload()
         part = journal.get("restore")
         op = str(journal.get("op") or "restore")
@@ -702,51 +473,103 @@ class CheckpointManager:
         result.reverts = [str(x) for x in part.get("reverts") or []]
         result.files = self._plan(k, [str(p) for p in paths], True, drift=False)
         if not dry_run:
-            self._write_files([f for f in result.files if f.action in ("restored", "deleted")])
-            self._clean_temps(result.files)
+            write_files([f for f in result.files if f.action in ("restored", "deleted")])
+            clean_temps(result.files, self.index_path.parent)
         return result
 
-    def _clean_temps(self, files: Sequence[FileRestore]) -> None:
-        """Remove temp files killed runs left beside ``files`` and the index."""
-        from sidtui.core.base.safefs import remove_stale_temps
+    def _begin_journal(
+        self,
+        op: str,
+        k: int,
+        ids: list[str],
+        todo: Sequence[FileRestore],
+        journal_extra: dict[str, Any] | None,
+    ) -> str:
+        """Write the journal of a restore about to start; returns its token.
 
-        by_dir: dict[str, set[str]] = {}
-        for f in files:
-            real = f.real_path or f.path
-            by_dir.setdefault(os.path.dirname(real), set()).add(os.path.basename(real))
-        for folder, names in by_dir.items():
-            remove_stale_temps(folder, names)
-        remove_stale_temps(self.index_path.parent)
-
-    def _write_files(self, todo: Sequence[FileRestore]) -> None:
-        """Write or delete every file of ``todo`` through :mod:`sidtui.core.base.safefs`:
-        folders reached without following symlinks, so a folder swapped since the plan
-        cannot redirect a write (the file is skipped, saying so)."""
-        from sidtui.core.base import safefs
-
-        fds: dict[str, int] = {}
+        Raises:
+            CheckpointError: it cannot be written (no file was changed).
+        """
+        token = secrets.token_hex(8)
+        folder = self.index_path.parent
         try:
-            for f in todo:
-                real = f.real_path or f.path
-                folder, name = os.path.split(real)
-                try:
-                    dfd = fds.get(folder)
-                    if dfd is None:
-                        dfd = fds[folder] = safefs.open_dir(folder, create_below=f.existing_dirs)
-                    if f.action == "deleted":
-                        safefs.unlink_at(dfd, name, where=real)
-                    else:
-                        assert f.new is not None
-                        safefs.replace_at(dfd, name, f.new, f.mode, where=real)
-                except safefs.UnsafePath as exc:
-                    f.reason = f"write refused: {exc}"
-                    f.action = "skipped"
-                except OSError as exc:
-                    f.reason = f"write failed: {exc.strerror or exc}"
-                    f.action = "skipped"
-        finally:
-            for dfd in fds.values():
-                os.close(dfd)
+            write_journal(
+                folder,
+                {
+                    "op": op,
+                    "token": token,
+                    "root": str(self.project_root) if self.project_root else None,
+                    "allowOutsideRoot": self.allow_outside_root,
+                    "restore": {
+                        "from": str(self.index.snapshots[k].get("id")),
+                        "paths": [f.path for f in todo],
+                        "reverts": ids,
+                    },
+                    **(journal_extra or {}),
+                },
+            )
+        except (OSError, SidtuiError) as exc:
+            raise CheckpointError(
+                f"cannot write the journal in {folder} ({getattr(exc, 'strerror', None) or exc}); "
+                "no file was changed"
+            ) from None
+        return token
+
+    def _save_safety(
+        self,
+        op: str,
+        ids: list[str],
+        todo: Sequence[FileRestore],
+        token: str,
+        extra: dict[str, Any] | None,
+    ) -> str | None:
+        """Append the safety snapshot (the files' current contents) before any file changes.
+
+        Raises:
+            CheckpointError: it cannot be saved (the journal is removed; no file was changed).
+        """
+        # Nothing is lost: the current contents go into the index before any file changes.
+        summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
+        modes = {f.path: m for f in todo if (m := current_mode(f.real_path or f.path)) is not None}
+        try:
+            safety = self.create_snapshot(
+                [f.path for f in todo],
+                RESTORE_TOOL,
+                summary,
+                contents={f.path: f.old for f in todo},
+                extra={
+                    "sidtuiReverts": ids,
+                    "sidtuiOp": op,
+                    "sidtuiJournal": token,
+                    "sidtuiModes": modes,
+                    "sidtuiTargets": {
+                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
+                    },
+                    **(extra or {}),
+                },
+                force_entries=True,
+                evict=False,
+            )
+        except (OSError, SidtuiError) as exc:
+            remove_journal(self.index_path.parent)
+            raise CheckpointError(
+                f"cannot save the safety snapshot to {self.index_path} "
+                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
+            ) from None
+        return safety
+
+    def _mark_failed(self, safety: str | None) -> None:
+        """Every write failed: the safety snapshot stays (append-only) but is marked so it
+        does not count as having reverted anything, and there is nothing to redo."""
+        self.reload()
+        pos = self.index.index_of(safety) if safety is not None else -1
+        if pos >= 0:
+            self.index.snapshots[pos]["sidtuiFailed"] = True
+            self.index.invalidate()
+            try:
+                self.save()
+            except OSError:
+                pass
 
     def rollback_from(
         self,
@@ -809,81 +632,18 @@ class CheckpointManager:
                 )
             return result
         if result.drifted and not force:
-            raise DriftRefused(_drift_message(result), result)
-        import secrets
-
-        from sidtui.core.checkpoints.drift import digest
-        from sidtui.core.checkpoints.journal import remove_journal, write_journal
-
-        token = result.journal_token = secrets.token_hex(8)
+            raise DriftRefused(drift_message(result), result)
         folder = self.index_path.parent
-        try:
-            write_journal(
-                folder,
-                {
-                    "op": op,
-                    "token": token,
-                    "root": str(self.project_root) if self.project_root else None,
-                    "allowOutsideRoot": self.allow_outside_root,
-                    "restore": {
-                        "from": str(snaps[k].get("id")),
-                        "paths": [f.path for f in todo],
-                        "reverts": ids,
-                    },
-                    **(journal_extra or {}),
-                },
-            )
-        except (OSError, SidtuiError) as exc:
-            raise CheckpointError(
-                f"cannot write the journal in {folder} ({getattr(exc, 'strerror', None) or exc}); "
-                "no file was changed"
-            ) from None
-        # Nothing is lost: the current contents go into the index before any file changes.
-        summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
-        modes = {f.path: m for f in todo if (m := _current_mode(f.real_path or f.path)) is not None}
-        try:
-            safety = self.create_snapshot(
-                [f.path for f in todo],
-                RESTORE_TOOL,
-                summary,
-                contents={f.path: f.old for f in todo},
-                extra={
-                    "sidtuiReverts": ids,
-                    "sidtuiOp": op,
-                    "sidtuiJournal": token,
-                    "sidtuiModes": modes,
-                    "sidtuiTargets": {
-                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
-                    },
-                    **(extra or {}),
-                },
-                force_entries=True,
-                evict=False,
-            )
-        except (OSError, SidtuiError) as exc:
-            remove_journal(folder)
-            raise CheckpointError(
-                f"cannot save the safety snapshot to {self.index_path} "
-                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
-            ) from None
+        token = result.journal_token = self._begin_journal(op, k, ids, todo, journal_extra)
+        safety = self._save_safety(op, ids, todo, token, extra)
         result.safety_snapshot_id = safety
-        self._write_files(todo)
+        write_files(todo)
         if all(f.action == "skipped" for f in todo):
-            # Every write failed: the safety snapshot stays (append-only) but is marked so
-            # it does not count as having reverted anything, and there is nothing to redo.
-            self.reload()
-            pos = self.index.index_of(safety) if safety is not None else -1
-            if pos >= 0:
-                self.index.snapshots[pos]["sidtuiFailed"] = True
-                self.index.invalidate()
-                try:
-                    self.save()
-                except OSError:
-                    pass
+            self._mark_failed(safety)
             result.safety_snapshot_id = None
             result.note = "no file could be written; nothing was changed"
             keep_journal = False
-        self._clean_temps(result.files)
+        clean_temps(result.files, self.index_path.parent)
         if not keep_journal:
             remove_journal(folder)
         return result
@@ -1006,53 +766,9 @@ def _continues(pending: dict[str, Any] | None, journal_extra: dict[str, Any] | N
     )
 
 
-def _drift_message(result: RestoreResult) -> str:
-    from sidtui.core.checkpoints.drift import DRIFT_WORDING
-
-    names = [f.path for f in result.drifted]
-    shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
-    return (
-        f"{len(names)} file(s) {DRIFT_WORDING}: {shown}; nothing was changed — "
-        "use --force to replace them (--dry-run shows the diffs)"
-    )
-
-
-def _recorded_mode(snapshot: dict[str, Any], path: str) -> int | None:
-    """The permission bits a safety snapshot recorded for ``path`` (None: not recorded)."""
-    modes = snapshot.get("sidtuiModes")
-    m = modes.get(path) if isinstance(modes, dict) else None
-    return m & 0o7777 if isinstance(m, int) and not isinstance(m, bool) else None
-
-
-def _current_mode(real_path: str) -> int | None:
-    try:
-        st = os.lstat(real_path)
-    except OSError:
-        return None
-    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
-
-
-def _existing_components(folder: str) -> int:
-    """How many leading components of the absolute ``folder`` exist now."""
-    parts = [c for c in os.path.normpath(folder).split(os.sep) if c]
-    n = len(parts)
-    while n > 0 and not os.path.isdir(os.sep + os.sep.join(parts[:n])):
-        n -= 1
-    return n
-
-
 def load_index(path: Path) -> CheckpointIndex:
     """Read an index (legacy migrated). Raises :class:`CorruptIndex`."""
     return CheckpointIndex.load(path)
 
 
-__all__ = [
-    "RESTORE_TOOL",
-    "CheckpointError",
-    "CheckpointManager",
-    "CorruptIndex",
-    "FileRestore",
-    "RestoreResult",
-    "SnapshotInfo",
-    "confine",
-]
+__all__ = ["RESTORE_TOOL", "CheckpointManager", "SnapshotInfo", "load_index"]

@@ -21,7 +21,7 @@ from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, file_for
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
 from sidtui.core.claude.session import ClaudeSessionView, describe
 from sidtui.core.claude.transcript import load_transcript
-from sidtui.core.views.listing import CHUNK_FILES, Summarized, _iso_from_ns, workers_for
+from sidtui.core.views.listing import CHUNK_FILES, Summarized, iso_from_ns, workers_for
 from sidtui.core.views.summary import SessionSummary
 
 #: ``load_failure`` of a transcript with no message (Claude Code's resume lists none).
@@ -82,7 +82,7 @@ def summarize(
     if st is not None:
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
         if s.last_activity is None:
-            s.last_activity = _iso_from_ns(st.st_mtime_ns)
+            s.last_activity = iso_from_ns(st.st_mtime_ns)
     if cf.kind == "main":
         lv = session_liveness(cf.session_id, processes or [])
         s.live, s.stale = lv.live, lv.stale

@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.errors import SidtuiError
+from sidtui.core.edits.points import iso_to_ms
+from sidtui.core.transcript.records import read_transcript, scan_records
+
 #: The post-image could not be proven (the value :meth:`BatchResults.post_image` returns).
 UNKNOWN = "unknown"
 
@@ -163,8 +167,6 @@ class BatchResults:
     @classmethod
     def from_records(cls, rf: Any) -> BatchResults:
         """From a scanned transcript (only lines naming a tool or ``file_changes`` decoded)."""
-        from sidtui.core.edits.points import iso_to_ms
-
         assistants: list[_Assistant] = []
         by_id: dict[str, _Call] = {}
         by_sid: dict[str, int] = {}
@@ -208,9 +210,6 @@ class BatchResults:
     @classmethod
     def from_path(cls, path: Path) -> BatchResults | None:
         """From a transcript file; None when it cannot be read."""
-        from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.transcript.records import read_transcript, scan_records
-
         try:
             data: Any = read_transcript(path)  # bytes, or a FileSource for a big file
             return cls.from_records(scan_records(data))

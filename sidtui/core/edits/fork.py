@@ -51,6 +51,8 @@ class ForkResult:
         checkpoints_inherited: snapshots inherited (0 when the source has none).
         warnings: non-fatal problems (checkpoint inheritance failed, ...).
         left_out: for salvage, what was not copied (see :func:`salvage`).
+        repairs: messages the agent's resume pipeline would throw on, repaired or left
+            out in the copy: ``[{line, what}]``.
         dry_run: nothing was written.
         resumed: this run only finished the copy an interrupted earlier run had made
             (see :func:`sidtui.core.edits.interrupted.finish_forks`).
@@ -66,6 +68,7 @@ class ForkResult:
     checkpoints_inherited: int = 0
     warnings: list[str] = field(default_factory=list)
     left_out: dict[str, Any] = field(default_factory=dict)
+    repairs: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
     resumed: bool = False
 
@@ -82,6 +85,7 @@ class ForkResult:
             "checkpoints_inherited": self.checkpoints_inherited,
             "warnings": self.warnings,
             "left_out": self.left_out,
+            "repairs": self.repairs,
             "dry_run": self.dry_run,
         }
 
@@ -134,12 +138,38 @@ def _copyable(rf: RecordFile, indexes: list[int]) -> list[int]:
     return out
 
 
+def _repaired_message(msg: dict[str, Any], line: int, repairs: list[dict[str, Any]]) -> dict | None:
+    """``msg`` as the agent's resume pipeline can take it, or None to leave it out: a
+    string content becomes one text block, null blocks go, content that is no list at all
+    leaves the message out (each change is noted in ``repairs``)."""
+    content = msg.get("content")
+    if isinstance(content, str):
+        repairs.append({"line": line, "what": "string content made one text block"})
+        return {**msg, "content": [{"type": "text", "text": content}]}
+    if not isinstance(content, list):
+        repairs.append({"line": line, "what": "left out: its content is not a list"})
+        return None
+    if None in content:
+        repairs.append({"line": line, "what": "null blocks removed"})
+        return {**msg, "content": [b for b in content if b is not None]}
+    return msg
+
+
 def _copy_records(
-    store: SessionStore, rf: RecordFile, indexes: list[int], loaded: LoadedSession
+    store: SessionStore,
+    rf: RecordFile,
+    indexes: list[int],
+    loaded: LoadedSession,
+    repairs: list[dict[str, Any]] | None = None,
 ) -> tuple[int, int]:
-    """Append ``indexes`` (already filtered) to ``store``; returns (records, messages)."""
+    """Append ``indexes`` (already filtered) to ``store``; returns (records, messages).
+
+    Messages the agent's resume pipeline would throw on are repaired or left out
+    (:func:`_repaired_message`; noted in ``repairs``), so the copy resumes.
+    """
     by_record = {m.record: m for m in loaded.messages}
     records = messages = 0
+    fixes: list[dict[str, Any]] = [] if repairs is None else repairs
     for i in indexes:
         rec = rf.records[i]
         d = rf.decode(rec)
@@ -147,7 +177,12 @@ def _copy_records(
             m = by_record.get(i)
             msg = d.get("message")
             if m is None or not isinstance(msg, dict):
-                continue  # the loader skips it too
+                if m is not None or msg is not None or "message" in d:
+                    fixes.append({"line": rec.line, "what": "left out: no message object"})
+                continue  # the agent's loader fails on it or keeps an empty shell
+            msg = _repaired_message(msg, rec.line, fixes)
+            if msg is None:
+                continue
             copied = dict(msg)
             if m.meta:
                 copied["_meta"] = dict(m.meta)
@@ -328,7 +363,11 @@ def _write_transcript(
     if forked_from_extra:
         value.update(forked_from_extra)
     store.append_metadata("forked_from", value)
-    result.records_copied, result.message_count = _copy_records(store, rf, copy_idx, sub_loaded)
+    repairs: list[dict[str, Any]] = []
+    result.records_copied, result.message_count = _copy_records(
+        store, rf, copy_idx, sub_loaded, repairs
+    )
+    result.repairs = repairs
     store.flush()
     if errors:
         raise ForkError(f"could not write {result.path}: {errors[0]}")

@@ -26,7 +26,9 @@ from sidtui.core.checkpoints.journal import (
     remove_journal,
     safety_position,
 )
-from sidtui.core.checkpoints.manager import CheckpointError, CheckpointManager, RestoreResult
+from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.checkpoints.restore import CheckpointError, RestoreResult
+from sidtui.core.edits.marker import append_marker, find_marker
 
 
 @dataclass
@@ -175,8 +177,6 @@ def finish_interrupted(
 def _finish_marker(
     marker: dict[str, Any], j: dict[str, Any], safety_id: str | None, dry_run: bool
 ) -> str | None:
-    from sidtui.core.edits.marker import append_marker, find_marker
-
     path = Path(str(marker.get("transcript")))
     key = str(marker.get("key") or "rewind")
     token = j.get("token")

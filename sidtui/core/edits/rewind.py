@@ -24,6 +24,7 @@ from sidtui.core.edits.fork import fork as fork_session
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
 from sidtui.core.edits.marker import MarkerError, append_marker
 from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
+from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.writer import flush_pending_writes
@@ -136,8 +137,6 @@ def _require_rewindable(view) -> None:
 
 
 def _refuse_live(view, force: bool, what: str) -> None:
-    from sidtui.core.resume.process import live_refusal
-
     lv = view.liveness
     if lv.live and not force:
         holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"

@@ -59,7 +59,9 @@ def stitch_readable(rf: RecordFile, tail: int) -> tuple[list[int], list[dict[str
 
 
 def salvage(view, *, dry_run: bool = False) -> ForkResult:
-    """Write a loadable copy of a session the agent cannot load (FORMAT.md §11.5).
+    """Write a loadable copy of a session the agent cannot load, or cannot resume (its
+    resume pipeline throws on a message: that copy repairs or leaves out such messages,
+    :attr:`ForkResult.repairs`) (FORMAT.md §11.5).
 
     The stitched chain (or, if it holds fewer messages, the longest readable chain) is
     copied into a new session with fresh uuids, a proper ``session_start`` and a
@@ -68,13 +70,15 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
     salvaged chain), ``joins``. The source stays untouched.
 
     Raises:
-        UsageError: the agent loads this file already (fork it instead), or it is a v1
+        UsageError: the agent loads and resumes this file already (fork it instead), or it is a v1
             file/sidechain, or nothing in it is readable.
         ForkError: the new file could not be written.
     """
     view = current_view(view)
     require_chained(view, "salvage")
-    if view.loaded.loadable:
+    rec = view.recovery
+    fails = view.loaded.loadable and rec is not None and rec.failure is not None
+    if view.loaded.loadable and not fails:
         raise UsageError(
             f"nothing to salvage: the agent loads {view.file.path.name} "
             "(use `sidtui fork` to copy it)"
@@ -84,7 +88,7 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
         raise UsageError(f"nothing readable in {view.file.path.name}")
     flush_pending_writes(view.file.path)
     joins: list[dict[str, Any]] = []
-    if view.chain.linear:
+    if view.chain.linear or fails:  # (the agent loads it; only its resume fails)
         indexes = list(view.chain.chain)
     else:
         indexes, joins = stitch_readable(rf, view.chain.tail)
@@ -101,6 +105,8 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
         "recordsNotCopied": sum(1 for r in rf.records if r.index not in on),
         "joins": joins,
     }
+    if fails:
+        left_out["resumeFailure"] = rec.failure
     extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
     leftovers, resumed = ([], None) if dry_run else finish_leftovers(view, "salvage")
     if resumed is not None:  # an interrupted salvage of this file was finished: that is all

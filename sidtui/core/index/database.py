@@ -1,12 +1,13 @@
 """The one SQLite database per home the catalog and the search index share.
 
 Its schema (session rows, search documents, the FTS5 table, what was indexed up to where),
-how text is bound to it (:func:`db_text`), its SQL function and the deletion of a file's
+how paths are keyed (:func:`canonical_path`) and text bound (:func:`db_text`), its SQL function and the deletion of a file's
 documents. Connections, checks and rebuilds are :class:`sidtui.core.index.catalog.Catalog`'s.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from typing import Any
@@ -43,6 +44,14 @@ CREATE TABLE IF NOT EXISTS indexed(
     line INTEGER NOT NULL
 );
 """
+
+
+def canonical_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as the database keys it: absolute, its folders' symbolic links resolved
+    (the file name itself is kept: a linked transcript is not its target). The same home
+    spelled ``rel/home``, ``/abs/home`` or through a link is one set of rows."""
+    p = os.path.abspath(os.fspath(path))
+    return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
 
 
 def db_text(s: str) -> str | bytes:

@@ -31,6 +31,7 @@ from sidtui.core.index.database import (
     CJK,
     EMOJI,
     EMOJI_WORD,
+    canonical_path,
     cjk_split,
     db_text,
     delete_docs,
@@ -204,7 +205,7 @@ class SearchIndex:
             a vanished file drops its documents. v1 whole-file ``.json`` sessions are not
             indexed.
         """
-        pending = self._collect(path)
+        pending = self._collect(canonical_path(path))
         if pending is None:
             return 0, 0
         self._store([pending])
@@ -381,7 +382,7 @@ class SearchIndex:
         """
         paths = sorted(
             {
-                e.path
+                canonical_path(e.path)
                 for e in batch
                 if isinstance(
                     e, (ev.RecordsAppended, ev.FileReset, ev.SessionCreated, ev.SidechainStarted)

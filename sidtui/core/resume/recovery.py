@@ -33,7 +33,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, count, filterfalse, repeat
-from operator import attrgetter, eq, is_not, lt, not_, truth
+from operator import attrgetter, eq, is_not, lt, not_
 from typing import NamedTuple, overload
 
 import msgspec
@@ -41,6 +41,7 @@ from msgspec.structs import replace
 
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.transcript.loader import (
+    STRING_CONTENT,
     THINKING_TYPES,
     Block,
     Message,
@@ -236,14 +237,18 @@ class RecoveryResult:
     interruption: Interruption
     loaded: list[Message]
     resume_note: str | None
+    #: why the agent's resume pipeline throws on these messages (its resume crashes; then
+    #: ``messages`` and ``dropped`` are empty), else None (:func:`resume_failure`)
+    failure: str | None = None
     _integrity: dict[str, Integrity] = field(default_factory=dict, repr=False)
     #: the loaded messages' tool blocks, as the pre-pass collected them (None: collect)
     _tool_blocks: _ToolBlocks | None = field(default=None, repr=False)
 
     def _before_blocks(self) -> _ToolBlocks | None:
-        if self._tool_blocks is None:
-            self._tool_blocks = _collect_tool_blocks(self.loaded)
-        return self._tool_blocks
+        tb = self._tool_blocks
+        if tb is None or not _roles_fit(tb, self.loaded):  # the scan's take every role
+            self._tool_blocks = tb = _collect_tool_blocks(self.loaded)
+        return tb
 
     @property
     def integrity_before(self) -> Integrity:
@@ -331,14 +336,17 @@ def strip_invalid_permission_modes(
 ) -> list[CleanMessage]:
     """Layer 2: remove ``_meta.permissionMode`` values that are no longer valid (FORMAT.md §6.3).
 
-    A value that is not a string (JSON allows anything there) is never a valid mode.
+    A value that is not a string (JSON allows anything there) is never a valid mode; a
+    falsy one is no mode at all and stays. The mode is the message's ``_meta`` one or its
+    record's own, on any record type (as the agent's layer reads it).
     """
     valid = frozenset(valid)
     for cm in msgs:
         mode = cm.message.permission_mode
-        if mode is not None and not (isinstance(mode, str) and mode in valid):
+        # a falsy mode ("", 0, false, null) is no mode to the agent: kept as it is
+        if not js_falsy(mode) and not (isinstance(mode, str) and mode in valid):
             meta = dict(cm.message.meta)
-            del meta["permissionMode"]
+            meta.pop("permissionMode", None)
             cm.message = replace(cm.message, meta_=meta)
             cm.changed = True
             log(
@@ -369,12 +377,14 @@ def _hashable(v: object) -> bool:
 
 
 def answered_tool_use_ids(msgs: Iterable[CleanMessage]) -> set:
-    """The ``tool_use_id`` of every tool_result block (non-empty, hashable values only)."""
+    """The ``tool_use_id`` of every tool_result block (hashable values only; an empty or
+    missing id is in the set too, as in the agent's ``Set``: it answers a tool_use whose id
+    is empty or missing, and layer 6 then drops both)."""
     return {
         b.tool_use_id
         for cm in msgs
         for b in cm.message.blocks
-        if b.type == "tool_result" and b.tool_use_id and _hashable(b.tool_use_id)
+        if b.type == "tool_result" and _hashable(b.tool_use_id)
     }
 
 
@@ -446,27 +456,24 @@ def filter_orphaned_thinking_only_messages(
     return out
 
 
-def _is_whitespace_only(blocks: list[Block]) -> bool:
-    """Only text blocks, none with visible text (a non-string ``text`` counts as none)."""
-    for b in blocks:
-        if b.type != "text" or b.has_text:
-            return False
-    return True
-
-
 def filter_whitespace_only_assistant_messages(
     msgs: list[CleanMessage], log: Log
 ) -> list[CleanMessage]:
-    """Layer 5: drop assistant messages with no content or only whitespace text."""
+    """Layer 5: drop assistant messages with no content blocks at all.
+
+    Despite the agent's name for it, a message whose text is only whitespace stays: the
+    agent drops only an empty content list (tests/fixtures/oracle-cases/whitespace-only-
+    assistant).
+    """
     out = []
     for cm in msgs:
-        if cm.message.role == "assistant" and _is_whitespace_only(cm.message.blocks):
+        if cm.message.role == "assistant" and not cm.message.blocks:
             log(
                 Drop(
                     LAYERS[4],
                     cm.src_index,
                     cm.message.uuid,
-                    "assistant message is empty or whitespace only",
+                    "assistant message has no content blocks",
                 )
             )
             continue
@@ -488,29 +495,25 @@ def _block_missing_field(b: Block) -> str | None:
 
 
 def validate_content_block_integrity(msgs: list[CleanMessage], log: Log) -> list[CleanMessage]:
-    """Layer 6: strip blocks missing ``id``/``name`` (tool_use) or ``tool_use_id`` (tool_result).
+    """Layer 6: drop every message holding a tool_use without ``id``/``name`` or a
+    tool_result without ``tool_use_id`` (JavaScript falsiness: empty strings too).
 
-    [sidtui decision] A message left with no blocks is dropped too (an empty message is
-    itself invalid for the API); see docs/DECISIONS.md.
+    The whole message goes, as in the agent, not only the block (one :class:`Drop` per
+    message, naming its invalid blocks).
     """
     out = []
     for cm in msgs:
-        reasons = [_block_missing_field(b) for b in cm.message.blocks]
-        if any(reasons):
-            for pos, r in enumerate(reasons):
-                if r:
-                    log(Drop(LAYERS[5], cm.src_index, cm.message.uuid, r, cm.kept_blocks[pos]))
-            _remove_blocks(cm, [r is None for r in reasons])
-            if not cm.message.blocks:
-                log(
-                    Drop(
-                        LAYERS[5],
-                        cm.src_index,
-                        cm.message.uuid,
-                        "no valid block left in the message",
-                    )
+        reasons = [r for r in map(_block_missing_field, cm.message.blocks) if r]
+        if reasons:
+            log(
+                Drop(
+                    LAYERS[5],
+                    cm.src_index,
+                    cm.message.uuid,
+                    "message dropped: " + ", ".join(dict.fromkeys(reasons)),
                 )
-                continue
+            )
+            continue
         out.append(cm)
     return out
 
@@ -530,10 +533,6 @@ class _ToolBlocks(NamedTuple):
     use_pos: list[int]
     results: list
     result_pos: list[int]
-
-
-#: falsy values JSON can give that a set can hold (0 also stands for False and 0.0)
-_FALSY = (None, 0, "")
 
 
 @dataclass
@@ -590,7 +589,6 @@ def _prescan(msgs: list[Message], scan: MessageScan | None = None) -> _Plan | No
     else:
         try:
             answered = set(result_ids)
-            answered.difference_update(_FALSY)
             if answered.issuperset(use_ids):
                 answered = None
         except TypeError:
@@ -695,9 +693,9 @@ def check_integrity(messages: Iterable[Message]) -> Integrity:
 
     Returns:
         An :class:`Integrity`. A tool_result pairs with a tool_use that appears earlier;
-        a tool_use pairs with a tool_result that appears later. Tool ids that are empty or
-        not hashable are ignored. Orphans in order of their first tool_use, dangling
-        results in block order.
+        a tool_use pairs with a tool_result that appears later. Tool ids that are not
+        hashable are ignored; empty or missing ones count, as the agent counts them.
+        Orphans in order of their first tool_use, dangling results in block order.
 
     One plain pass collects the tool ids; the pairing is C-level map and set work
     (:func:`_pair`); a block-by-block walk only when a message holds both halves of a pair
@@ -709,9 +707,22 @@ def check_integrity(messages: Iterable[Message]) -> Integrity:
     return integ if integ is not None else _check_integrity_walk(msgs)
 
 
+def _roles_fit(tb: _ToolBlocks, msgs: Sequence[Message]) -> bool:
+    """Every tool_use of ``tb`` is in an assistant message and every tool_result in a
+    user message (the usual history: then ``tb`` is what integrity counts)."""
+    try:
+        return {msgs[i].role for i in set(tb.use_pos)} <= {"assistant"} and {
+            msgs[i].role for i in set(tb.result_pos)
+        } <= {"user"}
+    except (IndexError, TypeError):
+        return False
+
+
 def _collect_tool_blocks(msgs: Sequence[Message], start: int = 0) -> _ToolBlocks | None:
-    """The tool blocks of ``msgs[start:]`` (positions counted in ``msgs``); None when a
-    message or block is not shaped like one (the walk decides then)."""
+    """The tool blocks integrity counts in ``msgs[start:]`` (positions counted in
+    ``msgs``): tool_use blocks of assistant messages and tool_result blocks of user
+    messages, as the agent's check counts them. None when a message or block is not
+    shaped like one (the walk decides then)."""
     uses: list = []
     use_pos: list[int] = []
     results: list = []
@@ -722,12 +733,16 @@ def _collect_tool_blocks(msgs: Sequence[Message], start: int = 0) -> _ToolBlocks
     try:
         for m in msgs[start:] if start else msgs:
             i += 1
+            role = m.role
+            if role != "assistant" and role != "user":
+                continue
             for b in m.blocks:
                 t = b.type
                 if t == "tool_use":
-                    add_use(b.id)
-                    add_use_pos(i)
-                elif t == "tool_result":
+                    if role == "assistant":
+                        add_use(b.id)
+                        add_use_pos(i)
+                elif t == "tool_result" and role == "user":
                     add_result(b.tool_use_id)
                     add_result_pos(i)
     except (AttributeError, TypeError):
@@ -754,12 +769,6 @@ def _pair(tb: _ToolBlocks, msgs: Sequence[Message]) -> Integrity | None:
     if uses == results and all(map(lt, use_pos, result_pos)):
         return Integrity()
     try:
-        if not all(uses):  # empty ids pair with nothing (as the walk skips them)
-            keep = list(map(truth, uses))
-            uses, use_pos = list(compress(uses, keep)), list(compress(use_pos, keep))
-        if not all(results):
-            keep = list(map(truth, results))
-            results, result_pos = list(compress(results, keep)), list(compress(result_pos, keep))
         first = dict.fromkeys(uses)  # ids in order of first appearance
         first.update(zip(reversed(uses), reversed(use_pos), strict=True))  # -> the first position
         first_pos = list(map(first.get, results, repeat(_NEVER)))
@@ -789,10 +798,14 @@ def _check_integrity_walk(messages: Iterable[Message]) -> Integrity:
     for pos, m in enumerate(messages):
         for b in m.blocks:
             t = b.type
+            if (t == "tool_use" and m.role != "assistant") or (
+                t == "tool_result" and m.role != "user"
+            ):
+                continue  # the agent counts tool_uses of assistants, results of users
             if t == "tool_use":
-                if b.id and _hashable(b.id):
+                if _hashable(b.id):  # an empty or missing id too, as the agent counts it
                     uses.setdefault(b.id, (b.name, pos, m.uuid))
-            elif t == "tool_result" and b.tool_use_id and _hashable(b.tool_use_id):
+            elif t == "tool_result" and _hashable(b.tool_use_id):
                 if b.tool_use_id in uses:
                     answered.add(b.tool_use_id)
                 else:
@@ -834,31 +847,21 @@ def safe_slice_tail(messages: list[Message], n: int, max_expand: int = 5) -> lis
 
 
 def _tool_names_for_results(msgs: Sequence[CleanMessage], last: CleanMessage) -> list[str]:
-    """The tool names of ``last``'s tool_results: for each id, the name of the last
-    tool_use with that id anywhere in ``msgs`` (searched from the end; stops when all are
-    found)."""
-    wanted = {
-        b.tool_use_id
-        for b in last.message.blocks
-        if b.type == "tool_result" and _hashable(b.tool_use_id)
-    }
+    """The tool names of ``last``'s tool_results, as the agent finds them: each result
+    whose ``tool_use_id`` names a tool_use of the message just before ``last`` (in the
+    cleaned list, and an assistant's; an id used twice there gives the later use's name),
+    in the results' order. A result answering an older message's tool_use names nothing."""
+    if len(msgs) < 2 or msgs[-2].message.role != "assistant":
+        return []
     names_by_id: dict = {}
-    if isinstance(msgs, CleanMessages):  # walk the plain messages: no wrapper per step
-        plain = msgs._msgs
-    else:
-        plain = [cm.message for cm in msgs]
-    for k in range(len(plain) - 1, -1, -1):
-        if not wanted:
-            break
-        for b in reversed(plain[k].blocks):
-            if b.type == "tool_use" and b.id and _hashable(b.id) and b.id in wanted:
-                names_by_id[b.id] = tool_name_text(b.name)
-                wanted.discard(b.id)
-    out = []
-    for b in last.message.blocks:
-        if b.type == "tool_result" and _hashable(b.tool_use_id) and b.tool_use_id in names_by_id:
-            out.append(names_by_id[b.tool_use_id])
-    return out
+    for b in msgs[-2].message.blocks:
+        if b.type == "tool_use" and _hashable(b.id):
+            names_by_id[b.id] = tool_name_text(b.name)
+    return [
+        names_by_id[b.tool_use_id]
+        for b in last.message.blocks
+        if b.type == "tool_result" and _hashable(b.tool_use_id) and b.tool_use_id in names_by_id
+    ]
 
 
 def detect_interruption(
@@ -881,6 +884,18 @@ def detect_interruption(
     if names and all(n in terminal for n in names):
         return msgs, Interruption("none", names)
     return msgs, Interruption("interrupted_turn", names)
+
+
+def _failed(messages: list[Message], failure: str) -> RecoveryResult:
+    """The result when the agent's resume would crash: nothing is sent."""
+    return RecoveryResult(
+        messages=CleanMessages([]),
+        dropped=[],
+        interruption=Interruption("none"),
+        loaded=messages,
+        resume_note=None,
+        failure=failure,
+    )
 
 
 def resume_note(interruption: Interruption) -> str | None:
@@ -906,6 +921,24 @@ def resume_note(interruption: Interruption) -> str | None:
     )
 
 
+def resume_failure(messages: Sequence[Message]) -> str | None:
+    """Why the agent's resume pipeline would throw on the loaded ``messages``, or None.
+
+    Its layers read every message's ``_meta`` and iterate its content, so a message that
+    is not an object, content that is no list (a string is iterable, but an assistant
+    message's content is also filtered as a list) and a null block each make it throw:
+    the agent's resume crashes (tests/fixtures/oracle-cases/resume-fails).
+    """
+    for m in messages:
+        shape = m.shape
+        if shape is None or (shape == STRING_CONTENT and m.role != "assistant"):
+            continue
+        where = f"line {m.line}" if m.line is not None else f"message {m.index}"
+        kind = (m.record_type or "message").replace("_", " ")
+        return f"{where} ({kind}): {shape}, and the agent's resume pipeline throws on it"
+    return None
+
+
 def recover(
     messages: list[Message],
     *,
@@ -928,6 +961,9 @@ def recover(
     Returns:
         A :class:`RecoveryResult`; its ``messages`` is a :class:`CleanMessages`.
     """
+    failure = resume_failure(messages) if scan is None or scan.odd else None
+    if failure is not None:
+        return _failed(messages, failure)
     dropped: list[Drop] = []
     log = dropped.append
     plan = _prescan(messages, scan) if messages else None
@@ -935,6 +971,14 @@ def recover(
         msgs = _clean_all(messages, log, valid_permission_modes)
     else:
         msgs = _clean_candidates(messages, plan, log, valid_permission_modes)
+    if msgs and msgs[-1].message.role == "user" and msgs[-1].message.string_content:
+        last = msgs[-1].message
+        where = f"line {last.line}" if last.line is not None else f"message {last.index}"
+        return _failed(
+            messages,
+            f"{where} (the last message, a user's): {STRING_CONTENT}, and the agent's "
+            "interruption check throws on it",
+        )
     sent, interruption = detect_interruption(msgs, terminal_tool_names)
     return RecoveryResult(
         messages=sent,

@@ -9,17 +9,22 @@ path, so its absence reliably means the sub-agent was killed: *unfinished* (FORM
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sidtui.core.base.home import Home, SessionFile, discover
-from sidtui.core.transcript.loader import Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, read_transcript, scan_records
+from sidtui.core.base.jsonparse import js_falsy
+from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
+from sidtui.core.transcript.records import RecordFile, make_block, read_transcript, scan_records
 
 
 @dataclass
 class SidechainMessage:
-    """One sub-agent message: ``role`` (user/assistant/tool), blocks, turn, line."""
+    """One sub-agent message: ``role`` (user/assistant/tool), blocks, turn, line.
+
+    ``content_list``: its content is a JSON array (a string content has one text block
+    here, to show; the agent's reconstruction leaves such a message out).
+    """
 
     index: int
     role: str | None
@@ -27,6 +32,7 @@ class SidechainMessage:
     turn: int | None
     line: int
     timestamp: str | None = None
+    content_list: bool = True
 
     def preview(self, width: int = 60) -> str:
         for b in self.blocks:
@@ -46,6 +52,8 @@ class Sidechain:
         ended: a ``sidechain_end`` record exists; status: its ``status``.
         started_at, ended_at: ISO timestamps.
         bad_lines: lines JSON.parse rejects.
+        resumed: the agent's reconstruction of the sub-agent's conversation from
+            ``messages`` (:func:`reconstruct`); None when it throws (a null line).
     """
 
     path: Path
@@ -60,6 +68,7 @@ class Sidechain:
     started_at: str | None = None
     ended_at: str | None = None
     bad_lines: int = 0
+    resumed: list[SidechainMessage] | None = None
 
     @property
     def unfinished(self) -> bool:
@@ -73,13 +82,17 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
     Raises:
         OSError / NotRegularFile: the file cannot be read (or is not a regular file).
     """
-    if rf is None:
-        rf = scan_records(read_transcript(path))
+    if rf is None:  # the agent's sidechain readers read the file whole at any size
+        rf = scan_records(read_transcript(path), streamed=False)
     sc = Sidechain(path=path, bad_lines=len(rf.bad_lines))
+    null_line = False
     for rec in rf.records:
         if not rec.is_object:
+            null_line = null_line or rf.raw(rec).strip() == b"null"
             continue
         d = rf.decode(rec)
+        if not isinstance(d, dict):  # (the line could not be read again)
+            continue
         t = d.get("type")
         if t == "sidechain_start":
             sc.parent_session_id = d.get("sessionId")
@@ -90,7 +103,8 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
             sc.model = model if isinstance(model, str) else None
             sc.started_at = started if isinstance(started, str) else None
         elif t == "message":
-            blocks, _ = blocks_from_content(d.get("content"))
+            content = d.get("content")
+            blocks, _ = blocks_from_content(content)
             turn = d.get("turn")
             sc.messages.append(
                 SidechainMessage(
@@ -100,13 +114,77 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
                     turn if isinstance(turn, int) else None,
                     rec.line,
                     d.get("timestamp") if isinstance(d.get("timestamp"), str) else None,
+                    isinstance(content, list),
                 )
             )
         elif t == "sidechain_end":
             sc.ended = True
             sc.status = d.get("status") if isinstance(d.get("status"), str) else None
             sc.ended_at = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
+    sc.resumed = None if null_line else reconstruct(sc.messages)
     return sc
+
+
+#: The user turn the agent puts first when a sub-agent's rebuilt conversation does not
+#: start with one (its own words: "continuing the earlier sub-agent task").
+RESUME_PLACEHOLDER = "(接续之前的子代理任务)"
+
+
+def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
+    """The sub-agent's conversation as the agent rebuilds it to resume it (observed with
+    its own reconstruction; tests/fixtures/oracle-cases/sidechain-reconstruction):
+
+    * a message whose content is no array, or holds no block with a type, is left out;
+    * the role is ``assistant`` or else ``user``;
+    * an assistant message of only thinking blocks is left out, then tool_use blocks no
+      tool_result answers are stripped from assistant messages, and an assistant message
+      left empty is left out;
+    * when what is left does not start with a user message, :data:`RESUME_PLACEHOLDER`
+      opens it (nothing left: nothing is rebuilt).
+    """
+    answered = {
+        b.tool_use_id
+        for m in messages
+        if m.content_list
+        for b in m.blocks
+        if b.type == "tool_result" and _hashable(b.tool_use_id)
+    }
+    out: list[SidechainMessage] = []
+    for m in messages:
+        if not m.content_list or all(js_falsy(b.type) for b in m.blocks):
+            continue
+        role = "assistant" if m.role == "assistant" else "user"
+        blocks = m.blocks
+        if role == "assistant":
+            if all(_hashable(b.type) and b.type in THINKING_TYPES for b in blocks):
+                continue
+            blocks = [
+                b
+                for b in blocks
+                if not (b.type == "tool_use" and (not _hashable(b.id) or b.id not in answered))
+            ]
+            if not blocks:
+                continue
+        out.append(replace(m, index=len(out), role=role, blocks=blocks))
+    if out and out[0].role != "user":  # the agent opens with a user turn of its own
+        first = out[0]
+        out.insert(
+            0,
+            SidechainMessage(
+                0, "user", [make_block("text", text=RESUME_PLACEHOLDER)], None, first.line
+            ),
+        )
+        for i, m in enumerate(out):
+            m.index = i
+    return out
+
+
+def _hashable(v: object) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def sidechains_of(

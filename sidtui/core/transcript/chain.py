@@ -114,7 +114,7 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         res.linear = True
         res.chain = [r.index for r in records if r.is_object]
         return res
-    if _is_one_linear_chain(uuids, parents):
+    if is_one_linear_chain(uuids, parents):
         # one writer, nothing skipped: the walk would take every line (checked in C)
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
             list(range(n)),
@@ -124,7 +124,9 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         )
         res.whole = True
     else:
-        chain, res.cycle_uuid, res.lost_parent, res.reached_head = _walk(uuids, parents, tail_idx)
+        chain, res.cycle_uuid, res.lost_parent, res.reached_head = walk_columns(
+            uuids, parents, tail_idx
+        )
     res.cycle = res.cycle_uuid is not None
     res.chain = chain
     if res.lost_parent is not None and types[chain[0]] == "session_start":
@@ -132,7 +134,7 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
     return res
 
 
-def _is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> bool:
+def is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> bool:
     """Every record's parent is the previous record's uuid, the first is a head, and no uuid
     repeats: then the agent's backward walk takes every line, in order."""
     if parents[0] is not None or None in uuids:
@@ -140,7 +142,7 @@ def _is_one_linear_chain(uuids: list[str | None], parents: list[str | None]) -> 
     return parents[1:] == uuids[:-1] and len(set(uuids)) == len(uuids)
 
 
-def _walk(
+def walk_columns(
     uuids: list[str | None], parents: list[str | None], start: int
 ) -> tuple[list[int], str | None, str | None, bool]:
     """The agent's backward parent walk from ``start`` over the uuid/parent columns.
@@ -204,7 +206,7 @@ class _Walker:
         return lst[k] if k >= 0 else -1
 
     def walk(self, start: int) -> list[int]:
-        """``_walk(uuids, parents, start)[0]``."""
+        """``walk_columns(uuids, parents, start)[0]``."""
         uuids, parents, pos = self.uuids, self.parents, self.pos
         chain = [start]
         u = uuids[start]
@@ -414,7 +416,7 @@ def ancestors(rf: RecordFile, index: int) -> list[int]:
     non-live tip would give (branch switch, salvage). Cycle-safe, always terminates.
     """
     _, uuids, parents = rf.columns()
-    return _walk(uuids, parents, index)[0]
+    return walk_columns(uuids, parents, index)[0]
 
 
 def record_label(rec: RecordRef) -> str:

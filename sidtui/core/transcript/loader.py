@@ -83,6 +83,9 @@ class Message(msgspec.Struct, gc=False):
         src: the scanned :class:`sidtui.core.transcript.records.RecordS` (jsonl files).
         rf: the :class:`sidtui.core.transcript.records.RecordFile` the message was read from; ``meta``
             is decoded from its line on demand.
+        shape: None for a message the agent's resume pipeline takes; else what is odd
+            about it, in words (:data:`NOT_AN_OBJECT`, :data:`CONTENT_NOT_A_LIST`, a null
+            block...; see :func:`sidtui.core.resume.recovery.resume_failure`).
     """
 
     index: int
@@ -98,6 +101,7 @@ class Message(msgspec.Struct, gc=False):
     raw: dict | None = None
     src: Any = None
     rf: Any = None
+    shape: str | None = None
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -121,7 +125,7 @@ class Message(msgspec.Struct, gc=False):
         s = self.src
         if self.meta_ is not None or s is None:
             return self.meta.get("permissionMode")
-        if self.record_type == "user_message" and s.permissionMode is not None:
+        if s.permissionMode is not None:  # the record's own (layer 2 reads it on any record)
             return s.permissionMode
         m = s.message
         if m is None or m.meta is None:
@@ -130,6 +134,10 @@ class Message(msgspec.Struct, gc=False):
 
     @property
     def block_types(self) -> list[str | None]:
+        """The content's block types, as written (none for a string content: the agent's
+        loader reports no blocks for it; ``blocks`` still holds its text to show)."""
+        if self.string_content:
+            return []
         return [b.type for b in self.blocks]
 
     @property
@@ -190,6 +198,8 @@ class MessageScan:
             block type, a message without a scanned record): recovery then runs every
             layer on every message.
         count: messages scanned (the scan belongs to a list of exactly this length).
+        odd: some message has a :attr:`Message.shape` (recovery then checks whether the
+            agent's resume pipeline throws).
     """
 
     __slots__ = (
@@ -202,6 +212,7 @@ class MessageScan:
         "names_ok",
         "ok",
         "count",
+        "odd",
     )
 
     def __init__(self) -> None:
@@ -214,6 +225,7 @@ class MessageScan:
         self.names_ok = True
         self.ok = True
         self.count = 0
+        self.odd = False
 
     @classmethod
     def of(cls, msgs: list[Message]) -> MessageScan:
@@ -228,16 +240,14 @@ class MessageScan:
         """Scan the next message (its position is :attr:`count`)."""
         i = self.count
         self.count = i + 1
+        if m.shape is not None:
+            self.odd = True
         if not self.ok:
             return
         try:
             s = m.src
             if m.meta_ is not None or (
-                s is not None
-                and (
-                    s.message.meta is not None
-                    or (s.permissionMode is not None and m.record_type == "user_message")
-                )
+                s is not None and (s.message.meta is not None or s.permissionMode is not None)
             ):
                 self.modes.append(i)
             textish = True
@@ -295,6 +305,8 @@ class LoadedSession:
         warnings: loader-level warnings (malformed messages...).
         scan: recovery's pre-scan of ``messages``, filled while loading (None when the
             loader did not make one); see :class:`MessageScan`.
+        fatal: why the agent's loader throws on this file (and so loads nothing), else
+            None (:class:`LoaderFails`).
     """
 
     loadable: bool = False
@@ -321,6 +333,7 @@ class LoadedSession:
     opaque: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     scan: MessageScan | None = field(default=None, repr=False)
+    fatal: str | None = None
 
 
 def _str(v: Any) -> str | None:
@@ -375,7 +388,82 @@ def _meta_of(rf: RecordFile | None, record: int | None, record_type: str | None)
         v = get(k)
         if v is not None:
             meta[k] = v
+    v = get("permissionMode")  # layer 2 reads a record's own mode on any record (first)
+    if v is not None:
+        meta["permissionMode"] = v
     return meta
+
+
+#: :attr:`Message.shape` of a message record whose ``message`` is not a JSON object.
+NOT_AN_OBJECT = "its message is not an object"
+#: :attr:`Message.shape` of a message whose ``content`` is not a list (and not a string).
+CONTENT_NOT_A_LIST = "its content is not a list"
+#: :attr:`Message.shape` of a message whose content is a string.
+STRING_CONTENT = "its content is a string"
+#: :attr:`Message.shape` of a message whose content holds a null block.
+NULL_BLOCK = "its content holds a null block"
+
+
+class LoaderFails(Exception):
+    """The agent's loader throws on this record and loads nothing (``reason``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _json_kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    return "an array" if isinstance(v, list) else "an object"
+
+
+def _odd_message(
+    rf: RecordFile, record: int, line: int, record_type: str | None
+) -> tuple[str, Any]:
+    """A message record whose ``message`` is no JSON object: ``(shape, message value)``.
+
+    The agent's loader keeps it as a message with no role and no blocks; but it first
+    moves the record's per-message context (``usage``… for an assistant record, ``cwd``…
+    for a user record; any value, null too) into ``message._meta``, which throws on
+    null or a string, and the whole load fails (an array is an object there).
+
+    Raises:
+        LoaderFails: the record carries such a key.
+    """
+    d = rf.decode_at(record)
+    d = d if isinstance(d, dict) else {}
+    v = d.get("message")
+    what = "missing" if "message" not in d else _json_kind(v)
+    if what != "an array":
+        keys = (
+            ASSISTANT_META_KEYS
+            if record_type == "assistant_message"
+            else USER_META_KEYS
+            if record_type == "user_message"
+            else ()
+        )
+        for k in keys:
+            if k in d:
+                raise LoaderFails(
+                    f"line {line}: the {record_type} record's message is {what} and the "
+                    f"record carries {k}: the agent's loader fails on it and loads nothing"
+                )
+    return f"{NOT_AN_OBJECT} ({what})", v
+
+
+def _content_shape(content: Any, role: Any) -> str | None:
+    if type(content) is list:
+        return NULL_BLOCK if None in content else None
+    if isinstance(content, str):
+        return STRING_CONTENT
+    return f"{CONTENT_NOT_A_LIST} ({'missing or null' if content is None else _json_kind(content)})"
 
 
 def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
@@ -384,7 +472,7 @@ def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message 
         try:
             s = _MSG_DECODER.decode(rf.raw(rec))
         except FAST_DECODE_ERRORS:
-            return _message_from_dict(rf.decode(rec), rec, index)
+            return _message_from_dict(rf, rf.decode(rec), rec, index)
     return _message_from_struct(s, index, rec.index, rec.uuid, rec.line, rec.type, rf)
 
 
@@ -396,18 +484,28 @@ def _message_from_struct(
     line: int,
     record_type: str | None,
     rf: RecordFile,
-) -> Message | None:
+) -> Message:
+    """A message from its typed scan.
+
+    Raises:
+        LoaderFails: see :func:`_odd_message`.
+    """
     m = s.message
-    if m is None:
-        return None
+    ts = s.timestamp
+    ts = ts if isinstance(ts, str) else None
+    if m is None:  # null or absent
+        shape, _ = _odd_message(rf, record, line, record_type)
+        return Message(
+            index, record, uuid, line, record_type, None, [], {}, ts, src=s, rf=rf, shape=shape
+        )
     content = m.content
+    shape = None
     if type(content) is list:
         blocks, is_str = content, False
     elif isinstance(content, str):
-        blocks, is_str = [make_block("text", text=content)], True
+        blocks, is_str, shape = [make_block("text", text=content)], True, STRING_CONTENT
     else:
-        blocks, is_str = [], False
-    ts = s.timestamp
+        blocks, is_str, shape = [], False, f"{CONTENT_NOT_A_LIST} (missing or null)"
     return Message(
         index,
         record,
@@ -417,21 +515,33 @@ def _message_from_struct(
         m.role if isinstance(m.role, str) else None,
         blocks,
         None,
-        ts if isinstance(ts, str) else None,
+        ts,
         is_str,
         None,
         s,
         rf,
+        shape,
     )
 
 
-def _message_from_dict(d: Any, rec: RecordRef, index: int) -> Message | None:
+def _message_from_dict(rf: RecordFile, d: Any, rec: RecordRef, index: int) -> Message | None:
+    """A message from its decoded record (None: the line could not be read again).
+
+    Raises:
+        LoaderFails: see :func:`_odd_message`.
+    """
     if not isinstance(d, dict):
         return None
     m = d.get("message")
-    if not isinstance(m, dict):
-        return None
-    blocks, is_str = blocks_from_content(m.get("content"))
+    ts = d.get("timestamp")
+    ts = ts if isinstance(ts, str) else None
+    if isinstance(m, list) or not isinstance(m, dict):
+        shape, _ = _odd_message(rf, rec.index, rec.line, rec.type)
+        return Message(
+            index, rec.index, rec.uuid, rec.line, rec.type, None, [], {}, ts, shape=shape
+        )
+    content = m.get("content")
+    blocks, is_str = blocks_from_content(content)
     meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
     keys = (
         ASSISTANT_META_KEYS
@@ -443,7 +553,8 @@ def _message_from_dict(d: Any, rec: RecordRef, index: int) -> Message | None:
     for k in keys:
         if d.get(k) is not None:
             meta[k] = d[k]
-    ts = d.get("timestamp")
+    if d.get("permissionMode") is not None:
+        meta["permissionMode"] = d["permissionMode"]  # layer 2 reads it on any record
     role = m.get("role")
     return Message(
         index,
@@ -454,8 +565,9 @@ def _message_from_dict(d: Any, rec: RecordRef, index: int) -> Message | None:
         role if isinstance(role, str) else None,
         blocks,
         meta,
-        ts if isinstance(ts, str) else None,
+        ts,
         is_str,
+        shape=_content_shape(content, role),
     )
 
 
@@ -500,7 +612,18 @@ def load_jsonl(
         ls.warnings.append(
             f"{len(ls.session_starts)} session_start records on the chain; the first is used"
         )
-    if ls.session_start is None:
+    if ls.fatal is None and chain.linear and not rf.is_fast:
+        for r in rf.records:
+            if not r.is_object and rf.raw(r).strip() == b"null":
+                ls.fatal = (
+                    f"line {r.line} is null: the agent reads this file linearly (its last good "
+                    "line has no uuid) and fails on a null line, so it loads nothing"
+                )
+                break
+    if ls.fatal is not None:
+        ls.loadable = False
+        ls.load_failure = ls.fatal
+    elif ls.session_start is None:
         ls.loadable = False
         ls.load_failure = _failure_reason(rf, chain)
     else:
@@ -547,9 +670,12 @@ def _load_records(
         rec = recs[ci]
         t = rec.type
         if t in MESSAGE_RECORD_TYPES:
-            msg = _message_from_record(rf, rec, len(messages))
-            if msg is None:
-                ls.warnings.append(f"line {rec.line}: {t} without a message object (not loaded)")
+            try:
+                msg = _message_from_record(rf, rec, len(messages))
+            except LoaderFails as exc:
+                ls.fatal = ls.fatal or exc.reason
+                continue
+            if msg is None:  # the line could not be read again
                 continue
             messages.append(msg)
             if msg.timestamp:
@@ -609,7 +735,18 @@ class _FastLoad:
     scanned while records are fed).
     """
 
-    __slots__ = ("rf", "ls", "sl", "k", "last_ts", "winners", "names_ok", "ok", "starts")
+    __slots__ = (
+        "rf",
+        "ls",
+        "sl",
+        "k",
+        "last_ts",
+        "winners",
+        "names_ok",
+        "ok",
+        "starts",
+        "odd",
+    )
 
     def __init__(self, rf: RecordFile, ls: LoadedSession) -> None:
         self.rf, self.ls = rf, ls
@@ -619,6 +756,7 @@ class _FastLoad:
         self.winners: dict[str, int] = {}
         self.names_ok = self.ok = True
         self.starts: list[int] = []
+        self.odd: list[Message] = []  # messages without a message object (see finish)
         ls.scan = MessageScan()
 
     def feed(self, pairs: Iterable[tuple[int, RecordS]]) -> None:
@@ -646,7 +784,7 @@ class _FastLoad:
                     role = m.role
                     add(Message(k, ci, o.uuid, ci + sl, t, role, c, None, ts, False, None, o, rf))
                     # MessageScan.add, inlined (a call per message costs ~15 ms here)
-                    if m.meta is not None or (o.permissionMode is not None and t == "user_message"):
+                    if m.meta is not None or o.permissionMode is not None:
                         modes.append(k)
                     textish = True
                     try:
@@ -678,12 +816,13 @@ class _FastLoad:
                     if textish and role == "assistant":
                         shells.append(k)
                 else:
-                    msg = _message_from_struct(o, k, ci, o.uuid, ci + sl, t, rf)
-                    if msg is None:
-                        ls.warnings.append(
-                            f"line {ci + sl}: {t} without a message object (not loaded)"
-                        )
-                        continue
+                    if m is None:  # no message object: decided in finish (still scanning)
+                        ts = o.timestamp if isinstance(o.timestamp, str) else None
+                        msg = Message(k, ci, o.uuid, ci + sl, t, None, [], {}, ts, src=o, rf=rf)
+                        msg.shape = NOT_AN_OBJECT
+                        self.odd.append(msg)
+                    else:
+                        msg = _message_from_struct(o, k, ci, o.uuid, ci + sl, t, rf)
                     add(msg)
                     scan.count = k
                     scan.names_ok = names_ok
@@ -716,6 +855,12 @@ class _FastLoad:
         assert scan is not None
         for ci in self.starts:
             _start_fields(ls, ci, self.rf.decode_at(ci))
+        for msg in self.odd:
+            assert msg.record is not None and msg.line is not None
+            try:
+                msg.shape = _odd_message(self.rf, msg.record, msg.line, msg.record_type)[0]
+            except LoaderFails as exc:
+                ls.fatal = ls.fatal or exc.reason
         scan.count = self.k
         scan.names_ok = self.names_ok
         scan.ok = scan.ok and self.ok
@@ -824,6 +969,8 @@ def load_v1_json(data: bytes) -> LoadedSession:
         is not loadable (``load_failure`` says why).
     """
     ls = LoadedSession()
+    if data[:3] == b"\xef\xbb\xbf":  # its text decoder drops one BOM (no other trim)
+        data = data[3:]
     try:
         try:
             d = orjson.loads(data)

@@ -13,6 +13,7 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 from __future__ import annotations
 
 import os
+import re
 import threading
 from array import array
 from bisect import bisect_right
@@ -52,6 +53,7 @@ class _Head(msgspec.Struct, gc=False):
 
 
 _HEAD = msgspec.json.Decoder(_Head)
+_HEAD_LIST = msgspec.json.Decoder(list[_Head])
 
 
 def visible_text(t: Any) -> bool:
@@ -156,6 +158,9 @@ META_DECODER = msgspec.json.Decoder(MetaS)
 
 
 _RECORD = msgspec.json.Decoder(RecordS)
+_RECORD_LIST = msgspec.json.Decoder(list[RecordS])
+#: the one-value-per-line decoder of each record decoder (:func:`decode_lines_exact`)
+_AS_LIST = {id(_HEAD): _HEAD_LIST, id(_RECORD): _RECORD_LIST}
 
 
 class RecordRef(msgspec.Struct, gc=False):
@@ -229,6 +234,8 @@ class RecordFile:
         line_count: number of physical lines (a final line without ``\\n`` counts).
         ends_with_newline: whether the last byte is ``\\n`` (or the file is empty).
         base_offset: byte offset of ``data[0]`` in the file (incremental tails).
+        trimmed: ``(a, b)`` when the agent's whole-file trim changed the first or last
+            line: the bytes before ``a`` and from ``b`` are made spaces in ``data``.
     """
 
     __slots__ = (
@@ -248,6 +255,7 @@ class RecordFile:
         "start_line",
         "_pieces",
         "_piece_starts",
+        "trimmed",
     )
 
     def __init__(
@@ -281,6 +289,9 @@ class RecordFile:
         #: starts are found per piece when asked (:meth:`line_starts`, :meth:`raw_at`)
         self._pieces: list[tuple[int, int, int]] | None = None
         self._piece_starts: dict[int, array] = {}
+        #: ``(a, b)`` when the agent's whole-file trim changed a line: ``data[:a]`` and
+        #: ``data[b:]`` hold what it trimmed, made spaces here (:func:`trim_whole_file`)
+        self.trimmed: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -796,7 +807,7 @@ class _Digest:
             u = o.uuid
             p = o.parentUuid
             if p is not None and p == prev:
-                pass
+                o.parentUuid = prev
             elif whole and (p is not None or prev is not None):
                 whole = False
             if whole:
@@ -823,21 +834,58 @@ def count_lines(buf: bytes | bytearray, cut: int) -> int:
     return _newlines_before(buf, cut) + (1 if cut and buf[cut - 1] != 10 else 0)
 
 
+#: Bytes per array :func:`decode_lines_exact` decodes at once (its two copies stay small).
+_EXACT_RUN = 1 << 20
+
+
+def decode_lines_exact(buf: Any, cut: int, list_decoder: msgspec.json.Decoder) -> list | None:
+    """The lines ``buf[:cut]`` (from a line start) decoded, exactly one value per line.
+
+    ``decode_lines`` reads whitespace-separated values, so it takes ``{a}{b}`` as two
+    records and skips blank lines — and the two can cancel out in a line count. Here the
+    lines are decoded as one JSON array, each ``\n`` made a ``,`` (a raw newline is never
+    inside a JSON string): a blank line, two values on a line or a value over two lines
+    leaves an invalid array. ``list_decoder`` decodes a ``list[T]`` of the record struct.
+
+    Returns:
+        The structs, or None when a line is not exactly one value the typed decoder takes.
+    """
+    dl = list_decoder
+    out: list = []
+    a = 0
+    with memoryview(buf) as mv:
+        while a < cut:
+            b = cut
+            if cut - a > _EXACT_RUN:
+                b = buf.rfind(b"\n", a, a + _EXACT_RUN) + 1
+                if b <= a:  # one line longer than a run
+                    b = buf.find(b"\n", a + _EXACT_RUN, cut) + 1 or cut
+            end = b - 1 if buf[b - 1] == 10 else b
+            if end <= a:
+                return None  # an empty line
+            arr = b"".join((b"[", mv[a:end], b"]")).replace(b"\n", b",")
+            try:
+                got = dl.decode(arr)
+            except FAST_DECODE_ERRORS:
+                return None
+            if not got:
+                return None  # one line of only whitespace: "[ ]"
+            out += got
+            a = b
+    return out
+
+
 def _decode_run(
     buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
 ) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
-    """The whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``) decoded in one C
-    call: ``(structs, bytes they span, torn last line or None)``, the torn line as ``(file
-    offset, length, why, terminated)`` (only when ``last``: the run ends the file; see
-    :func:`_torn_tail`).
-    None when a line needs the tolerant scan (a typed decode refused it, a blank line —
-    which would be one line more than records — or a bad line before the last)."""
-    with memoryview(buf) as mv, mv[:cut] as view:
-        try:
-            part = decoder.decode_lines(view)
-        except FAST_DECODE_ERRORS:
-            part = None
-    if part is not None and count_lines(buf, cut) == len(part):
+    """The whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``) decoded, one
+    record per line (:func:`decode_lines_exact`): ``(structs, bytes they span, torn last
+    line or None)``, the torn line as ``(file offset, length, why, terminated)`` (only when
+    ``last``: the run ends the file; see :func:`_torn_tail`).
+    None when a line needs the tolerant scan (a typed decode refused it, a blank line, two
+    records on a line, or a bad line before the last)."""
+    part = decode_lines_exact(buf, cut, _AS_LIST[id(decoder)])
+    if part is not None:
         return part, cut, None
     torn = _torn_tail(buf, cut, decoder) if last else None
     if torn is None:
@@ -870,12 +918,8 @@ def _torn_tail(
     else:
         return None
     if start:
-        with memoryview(buf) as mv, mv[:start] as head:
-            try:
-                part = decoder.decode_lines(head)
-            except FAST_DECODE_ERRORS:
-                return None
-        if count_lines(buf, start) != len(part):
+        part = decode_lines_exact(buf, start, _AS_LIST[id(decoder)])
+        if part is None:
             return None
     else:
         part = []
@@ -900,6 +944,7 @@ def _decode_pieces(
     digest: _Digest,
     rf: RecordFile,
     on_piece: PieceHook | None,
+    streaming: bool = False,
 ) -> tuple[list, list, tuple[int, int, str, bool] | None] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
@@ -915,7 +960,8 @@ def _decode_pieces(
 
     Returns ``(objs, pieces, torn last line or None)`` (see :func:`_torn_tail`), or None
     when a line needs the tolerant path (a typed decode refused it, a bad line before the
-    last, or blank lines are present).
+    last, blank lines are present, or — ``streaming`` — the agent's streaming reader ends
+    a line inside one: :func:`_streaming_breaks`).
 
     Raises:
         FileChanged: the file got shorter while it was read.
@@ -949,6 +995,8 @@ def _decode_pieces(
             nxt = a + cut
             if nxt < size:
                 src.advise(nxt, length)
+            if streaming and _streaming_breaks(piece, 0, cut):
+                return None
             # the line starts are found only when asked (RecordFile.line_starts)
             run = _decode_run(piece, cut, decoder, nxt == size, a)
             if run is None:
@@ -1039,6 +1087,8 @@ def scan_records(
     base_offset: int = 0,
     chain_only: bool = False,
     on_piece: PieceHook | None = None,
+    whole_file: bool | None = None,
+    streamed: bool | None = None,
 ) -> RecordFile:
     """Index every line of ``data``: records, bad lines and blank lines.
 
@@ -1062,6 +1112,13 @@ def scan_records(
             When the scan stops feeding it (the file branches, or a line sends the scan
             to the tolerant path, which returns another object) it calls
             ``on_piece.abandon()`` first (:class:`PieceHook`).
+        whole_file: ``data`` is the whole file (default: when it starts the file,
+            ``start_line == base_offset == 0``). Then the lines are the agent's for a file
+            of that size: a file of at most :data:`STREAM_ABOVE` bytes is trimmed first
+            (:func:`trim_whole_file`), a bigger one also ends lines at a lone ``\\r`` and
+            at U+2028/U+2029 (its streaming reader; :func:`_scan_tolerant`).
+        streamed: whether the agent reads the file with its streaming reader (default:
+            when it is bigger than :data:`STREAM_ABOVE`; its sidechain readers never do).
 
     Returns:
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
@@ -1070,6 +1127,27 @@ def scan_records(
     decoder = _HEAD if chain_only else _RECORD
     digest = _Digest()
     source = data if isinstance(data, FileSource) else None
+    trimmed: tuple[int, int] | None = None
+    if whole_file is None:
+        whole_file = base_offset == 0 and start_line == 0
+    # the agent's reader depends on the file's size (STREAM_ABOVE)
+    if streamed is None:
+        streamed = (source.size if source is not None else len(data)) > STREAM_ABOVE
+    streaming = whole_file and streamed
+    if whole_file and not streaming:
+        if source is not None:  # (a small sparse file; pieces of a small file in tests)
+            edges = (
+                source.read(0, min(4096, source.size))
+                + b"\n"
+                + source.read(max(0, source.size - 4096), source.size)
+            )
+            # (never a huge file whole in memory: a sidechain read in pieces keeps its edges)
+            if trim_whole_file(edges) is not edges and source.size <= PIECE_MIN_BYTES:
+                source, data = None, source.read(0, source.size)
+        if source is None:
+            data, trimmed = _trim(data)
+    elif streaming and source is None and _streaming_breaks(data):
+        return _scan_tolerant(data, start_line, base_offset, True)
     rf = RecordFile(
         data=b"" if source is not None else data, base_offset=base_offset, source=source
     )
@@ -1081,7 +1159,11 @@ def scan_records(
     limit = line_ceiling()
     if source is not None:
         # a ceiling below a piece is checked line by line (only when set that low)
-        got = None if limit < PIECE_BYTES else _decode_pieces(source, decoder, digest, rf, on_piece)
+        got = (
+            None
+            if limit < PIECE_BYTES
+            else _decode_pieces(source, decoder, digest, rf, on_piece, streaming)
+        )
     elif len(data) > limit and _line_longer(data, limit):
         got = None  # a line above the ceiling: the per-line scan reports it, undecoded
     else:
@@ -1096,9 +1178,12 @@ def scan_records(
         if on_piece is not None:
             on_piece.abandon()
         if source is not None:  # never the whole file in memory (a sparse 4 GB file)
-            return _scan_tolerant_source(source, start_line)
-        return _scan_tolerant(data, start_line, base_offset)
+            return _scan_tolerant_source(source, start_line, streaming)
+        rf = _scan_tolerant(data, start_line, base_offset, streaming)
+        rf.trimmed = trimmed
+        return rf
     objs, pieces, tail = got
+    rf.trimmed = trimmed
     rf._whole = digest.is_whole
     rf._heads = objs
     if source is not None:
@@ -1117,83 +1202,222 @@ def scan_records(
     return rf
 
 
-def _scan_tolerant(data: bytes, start_line: int, base_offset: int) -> RecordFile:
-    """Per-line scan: the typed decoder first, JSON.parse's rules for what it refuses."""
-    rf = RecordFile(data=data, base_offset=base_offset)
+def _scan_line(
+    rf: RecordFile,
+    line: Any,
+    off: int,
+    end: int,
+    line_no: int,
+    terminated: bool,
+) -> None:
+    """One line into ``rf`` (``line``: its bytes or a view of them, at file offsets
+    ``[off, end)``): the typed decoder first, JSON.parse's rules for what it refuses."""
     records = rf.records
-    mv = memoryview(data)
+    try:
+        o = _RECORD.decode(line)
+    except FAST_DECODE_ERRORS:
+        pass
+    else:
+        records.append(
+            RecordRef(len(records), line_no, off, end, o.type, o.uuid, o.parentUuid, True, o)
+        )
+        return
+    raw = bytes(line)
+    if is_blank(raw):
+        rf.blank_lines += 1
+        return
+    try:
+        nuls = raw.count(0)
+        if nuls:  # JSON.parse rejects a raw NUL anywhere: say what it is
+            raise JSONParseError(nul_reason(len(raw), nuls))
+        value = parse_line(raw)
+    except JSONParseError as exc:
+        rf.bad_lines.append(BadLine(line_no, off, end - off, exc.reason, terminated))
+        return
+    t, u, p, is_obj = _classify(value)
+    records.append(RecordRef(len(records), line_no, off, end, t, u, p, is_obj))
+
+
+def _scan_physical(
+    rf: RecordFile,
+    buf: Any,
+    pos: int,
+    end: int,
+    base: int,
+    line_no: int,
+    terminated: bool,
+    streaming: bool,
+) -> None:
+    """The physical line ``buf[pos:end]`` (``buf[0]`` at file offset ``base``) into ``rf``;
+    ``streaming``: split where the agent's streaming reader ends a line inside it (a lone
+    ``\\r``, U+2028/U+2029), each piece read as a line with the physical line's number."""
+    if streaming and _streaming_breaks(buf, pos, end):
+        e = end - 1 if end > pos and buf[end - 1] == 13 else end  # "\r\n": one line end
+        a = pos
+        for m in _STREAM_BREAK.finditer(buf, pos, e):
+            _scan_line(rf, buf[a : m.start()], base + a, base + m.start(), line_no, True)
+            a = m.end()
+        _scan_line(rf, buf[a:e], base + a, base + e, line_no, terminated)
+    else:
+        _scan_line(rf, buf[pos:end], base + pos, base + end, line_no, terminated)
+
+
+def _scan_tolerant(
+    data: bytes, start_line: int, base_offset: int, streaming: bool = False
+) -> RecordFile:
+    """Per-line scan: the typed decoder first, JSON.parse's rules for what it refuses.
+
+    ``streaming``: the agent reads this file with its streaming reader, which also ends a
+    line at a lone ``\\r`` and at U+2028/U+2029; each such piece of a physical line is then
+    read as a line of its own, with that physical line's number. A line above
+    :func:`line_ceiling` is one bad line, never decoded.
+    """
+    rf = RecordFile(data=data, base_offset=base_offset)
     n = len(data)
     find = data.find
-    decode = _RECORD.decode
+    limit = line_ceiling()
     pos = 0
     line_no = start_line
-    limit = line_ceiling()
-    while pos < n:
-        nl = find(b"\n", pos)
-        end = n if nl < 0 else nl
-        line_no += 1
-        if end - pos > limit:  # never decoded (the bytes are here: only the decode is saved)
-            nuls = data.count(0, pos, end)
-            why = _skip_reason(end - pos, nuls, limit)
-            rf.bad_lines.append(BadLine(line_no, base_offset + pos, end - pos, why, nl >= 0))
-            pos = end + 1
-            continue
-        try:
-            o = decode(mv[pos:end])
-            records.append(
-                RecordRef(
-                    len(records),
-                    line_no,
-                    base_offset + pos,
-                    base_offset + end,
-                    o.type,
-                    o.uuid,
-                    o.parentUuid,
-                    True,
-                    o,
-                )
-            )
-        except FAST_DECODE_ERRORS:
-            raw = data[pos:end]
-            if is_blank(raw):
-                rf.blank_lines += 1
+    with memoryview(data) as mv:
+        while pos < n:
+            nl = find(b"\n", pos)
+            end = n if nl < 0 else nl
+            line_no += 1
+            if end - pos > limit:  # never decoded (the bytes are here: only the decode is saved)
+                nuls = data.count(0, pos, end)
+                why = _skip_reason(end - pos, nuls, limit)
+                rf.bad_lines.append(BadLine(line_no, base_offset + pos, end - pos, why, nl >= 0))
+            elif streaming:
+                _scan_physical(rf, data, pos, end, base_offset, line_no, nl >= 0, True)
             else:
-                try:
-                    nuls = raw.count(0)
-                    if nuls:  # JSON.parse rejects a raw NUL anywhere: say what it is
-                        raise JSONParseError(nul_reason(len(raw), nuls))
-                    value = parse_line(raw)
-                except JSONParseError as exc:
-                    rf.bad_lines.append(
-                        BadLine(line_no, base_offset + pos, end - pos, exc.reason, nl >= 0)
-                    )
-                else:
-                    t, u, p, is_obj = _classify(value)
-                    records.append(
-                        RecordRef(
-                            len(records),
-                            line_no,
-                            base_offset + pos,
-                            base_offset + end,
-                            t,
-                            u,
-                            p,
-                            is_obj,
-                        )
-                    )
-        pos = end + 1
+                _scan_line(rf, mv[pos:end], base_offset + pos, base_offset + end, line_no, nl >= 0)
+            pos = end + 1
     rf.line_count = line_no - start_line
     rf.ends_with_newline = n == 0 or data[-1:] == b"\n"
     return rf
 
 
-def _scan_tolerant_source(src: FileSource, start_line: int = 0) -> RecordFile:
+# --------------------------------------------------------------------------- the agent's reader
+
+#: The agent reads a file of more than this many bytes with its streaming line reader and
+#: a smaller one whole (found with the agent's loader: a file of 4,194,304 bytes is read
+#: whole, one of 4,194,305 streamed). See docs/DECISIONS.md, "Reading files exactly as
+#: the agent: differential tests".
+STREAM_ABOVE = 4 << 20
+
+#: Where the agent's streaming reader ends a line besides ``\n`` (and ``\r\n``).
+_STREAM_BREAK = re.compile(rb"\r|\xe2\x80[\xa8\xa9]")
+_SEPARATORS = re.compile(rb"\xe2\x80[\xa8\xa9]")
+#: ``String.prototype.trim()``'s whitespace as UTF-8 byte sequences.
+_JS_WS_SEQS = frozenset(c.encode() for c in JS_WHITESPACE)
+_JS_WS_RUN = re.compile(
+    b"(?:" + b"|".join(re.escape(c.encode()) for c in sorted(JS_WHITESPACE)) + b")*"
+)
+_JSON_WS = frozenset(b" \t\r\n")
+_ASCII_JS_WS = frozenset(b" \t\n\r\x0b\x0c")
+#: every byte but ``\n`` to a space: neutral whitespace that keeps offsets and lines
+_TO_SPACE = bytes(10 if i == 10 else 32 for i in range(256))
+
+
+def _streaming_breaks(buf: Any, a: int = 0, b: int | None = None) -> bool:
+    """The agent's streaming reader ends a line inside ``buf[a:b]`` where a split at
+    ``\\n`` does not: at a lone ``\\r`` or a U+2028/U+2029 (``JSON.stringify`` writes both
+    separators raw, so any text may hold them). One ``memchr`` each in the usual file."""
+    if b is None:
+        b = len(buf)
+    i = buf.find(b"\xe2", a, b)
+    if i >= 0 and _SEPARATORS.search(buf, i, b) is not None:
+        return True
+    i = buf.find(b"\r", a, b)
+    n = len(buf)
+    while i >= 0:
+        if i + 1 >= n or buf[i + 1] != 10:
+            return True
+        i = buf.find(b"\r", i + 2, b)
+    return False
+
+
+def _trim_span(data: bytes) -> tuple[int, int]:
+    """``(a, b)``: ``data[:a]`` and ``data[b:]`` are what ``text.trim()`` removes."""
+    a = _JS_WS_RUN.match(data).end()  # type: ignore[union-attr]
+    j = len(data)
+    while j > a:
+        c = data[j - 1]
+        if c < 0x80:
+            if c not in _ASCII_JS_WS:
+                break
+            j -= 1
+            continue
+        k = j - 1
+        while k > a and 0x80 <= data[k] < 0xC0 and j - k < 4:
+            k -= 1
+        if data[k:j] not in _JS_WS_SEQS:
+            break
+        j = k
+    return a, j
+
+
+def trim_whole_file(data: bytes) -> bytes:
+    """``data`` as the agent reads a file it reads whole: it trims the text
+    (``String.prototype.trim``) before splitting it into lines, so a byte-order mark or
+    other JavaScript whitespace before the first record or after the last is in no line.
+
+    Returns ``data`` itself when the trim changes no line (the usual file); else a copy
+    with the trimmed bytes made spaces (``\\n`` kept), so offsets and line numbers stay.
+    """
+    return _trim(data)[0]
+
+
+def _trim(data: bytes) -> tuple[bytes, tuple[int, int] | None]:
+    """:func:`trim_whole_file` and, when it changed a line, the byte spans ``(a, b)``
+    kept: ``data[:a]`` and ``data[b:]`` were trimmed."""
+    if not data:
+        return data, None
+    if data[0] not in _ASCII_JS_WS and data[0] < 0x80 and data[-1] in (10, 125):
+        if data[-1] == 125 or len(data) < 2 or (data[-2] not in _ASCII_JS_WS and data[-2] < 0x80):
+            return data, None  # "{…}\n": nothing to trim but the newline
+    a, b = _trim_span(data)
+    if _JSON_WS.issuperset(data[:a]) and _JSON_WS.issuperset(data[b:]):
+        return data, None  # only what JSON.parse skips anyway
+    out = data[:a].translate(_TO_SPACE) + data[a:b] + data[b:].translate(_TO_SPACE)
+    return out, (a, b)
+
+
+def trim_note(data: bytes | FileSource, trimmed: tuple[int, int]) -> str:
+    """What the agent's whole-file trim took away, in words (``data``: the file's bytes
+    as read, before :func:`trim_whole_file`, or the file read in pieces)."""
+    a, b = trimmed
+    if isinstance(data, FileSource):
+        head, tail = data.read_any(0, a), data.read_any(b, data.size)
+    else:
+        head, tail = data[:a], data[b:]
+    parts = []
+    for where, seg in (("before the first record", head), ("after the last", tail)):
+        if not _JSON_WS.issuperset(seg):
+            what = (
+                "a byte-order mark"
+                if b"\xef\xbb\xbf" in seg
+                else "whitespace JSON does not allow (no-break space, form feed, separator…)"
+            )
+            parts.append(f"{what} {where}")
+    return " and ".join(parts)
+
+
+def agent_reads_as_lines(data: bytes) -> bool:
+    """The agent reads the file whose bytes are ``data`` as exactly its ``\\n``-split lines
+    (no trim that changes a line, no streaming-reader line end inside one)."""
+    if len(data) > STREAM_ABOVE:
+        return not _streaming_breaks(data)
+    return trim_whole_file(data) is data
+
+
+def _scan_tolerant_source(
+    src: FileSource, start_line: int = 0, streaming: bool = False
+) -> RecordFile:
     """:func:`_scan_tolerant` of a file read in pieces: one piece and one line (at most
     :func:`line_ceiling` bytes) in memory at a time, holes never read; records are read
     back from the file (``rf.source``)."""
     rf = RecordFile(data=b"", source=src)
-    records = rf.records
-    decode = _RECORD.decode
     limit = line_ceiling()
     size = src.size
     line_no = start_line
@@ -1227,27 +1451,8 @@ def _scan_tolerant_source(src: FileSource, start_line: int = 0) -> RecordFile:
             rf.bad_lines.append(
                 BadLine(line_no, pos, end - pos, _skip_reason(end - pos, nuls, limit), term)
             )
-            pos = end + 1
-            continue
-        try:
-            o = decode(raw)
-            records.append(
-                RecordRef(len(records), line_no, pos, end, o.type, o.uuid, o.parentUuid, True, o)
-            )
-        except FAST_DECODE_ERRORS:
-            if is_blank(raw):
-                rf.blank_lines += 1
-            else:
-                try:
-                    nuls = raw.count(0)
-                    if nuls:
-                        raise JSONParseError(nul_reason(len(raw), nuls))
-                    value = parse_line(raw)
-                except JSONParseError as exc:
-                    rf.bad_lines.append(BadLine(line_no, pos, end - pos, exc.reason, term))
-                else:
-                    t, u, p, is_obj = _classify(value)
-                    records.append(RecordRef(len(records), line_no, pos, end, t, u, p, is_obj))
+        else:
+            _scan_physical(rf, raw, 0, len(raw), pos, line_no, term, streaming)
         pos = end + 1
     rf.line_count = line_no - start_line
     rf.ends_with_newline = size == 0 or src.read_any(size - 1, size) == b"\n"

@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.errors import SidtuiError, UnreadableInput, UsageError
 from sidtui.core.base.jsonout import stringify
+from sidtui.core.base.safefs import make_dirs
+from sidtui.core.transcript.records import scan_records
 
 log = logging.getLogger("sidtui.writer")
 
@@ -340,9 +343,6 @@ class SessionStore:
         Raises:
             sidtui.core.base.errors.UnreadableInput: the file cannot be read.
         """
-        from sidtui.core.base.errors import UnreadableInput
-        from sidtui.core.transcript.records import scan_records
-
         p = Path(path)
         key = os.fspath(p)
         flush_pending_writes(key)
@@ -414,8 +414,6 @@ class SessionStore:
         """Add uuid/parentUuid to ``rec`` (owned: no uuid keys yet) and write or queue it."""
         key = self._key
         if key is None:
-            from sidtui.core.base.errors import UsageError
-
             raise UsageError("no session: call start_session() or resume() first")
         rec_uuid = self._new_uuid()
         rec["uuid"] = rec_uuid
@@ -515,9 +513,6 @@ class SessionStore:
         if self.materialized or self._key is None:
             return
         self.materialized = True
-        from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.base.safefs import make_dirs
-
         try:
             make_dirs(os.path.dirname(os.path.abspath(self._key)))
         except (OSError, SidtuiError) as exc:

@@ -34,7 +34,7 @@ from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
 from sidtui.core.checkpoints.manager import RESTORE_TOOL
 from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
-from sidtui.core.transcript.loader import _message_from_record
+from sidtui.core.transcript.loader import LoaderFails, _message_from_record
 from sidtui.core.transcript.records import (
     FileSource,
     RecordFile,
@@ -235,7 +235,10 @@ class _Scan:
             fc.trace_ids.append(value)
 
     def _user(self, rf: RecordFile, rec: RecordRef) -> None:
-        msg = _message_from_record(rf, rec, 0)
+        try:
+            msg = _message_from_record(rf, rec, 0)
+        except LoaderFails:  # no message object (the loader's verdict is reported elsewhere)
+            msg = None
         r = self.r
         if msg is None:
             r.other_user_records += 1

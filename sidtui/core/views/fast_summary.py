@@ -16,22 +16,23 @@ import msgspec
 from sidtui.core.base.home import SessionFile
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
 from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
-from sidtui.core.transcript.chain import _is_one_linear_chain, _walk
+from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.loader import (
     _MSG_DECODER,
     MESSAGE_RECORD_TYPES,
+    LoaderFails,
     Message,
     _message_from_record,
     _message_from_struct,
     _str,
 )
 from sidtui.core.transcript.records import (
-    _HEAD,
     FAST_DECODE_ERRORS,
     RecordFile,
     RecordRef,
     _parse,
-    count_lines,
+    agent_reads_as_lines,
+    decode_lines_exact,
 )
 from sidtui.core.views.summary import SessionSummary
 
@@ -50,10 +51,19 @@ def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def _head_at(mv: memoryview, start: int, end: int):
+    """The line's head (None: the fast decoder refuses it).
+
+    Raises:
+        FallBack: a message record without a message object or content list (the
+            agent's loader or resume may fail on it: the full reader decides).
+    """
     try:
-        return _HEAD.decode(mv[start:end])
+        h = _LS_ONE.decode(mv[start:end])
     except FAST_DECODE_ERRORS:
         return None
+    if h.type in MESSAGE_RECORD_TYPES and (h.message is None or h.message.content is None):
+        raise FallBack
+    return h
 
 
 def _last_good_line(data: bytes, mv: memoryview) -> tuple[int, int, Any] | None:
@@ -116,6 +126,19 @@ class _LineIndex:
         return back[j], back[j - 1] - 1
 
 
+class _Obj(msgspec.Struct, gc=False):
+    """Any JSON object (its keys skipped)."""
+
+
+class _LsMessage(msgspec.Struct, gc=False):
+    """A message as far as ``ls`` must see it: an object whose content is a list of
+    objects. Anything else (a message or block that is no object, content that is no
+    list) fails the fast decode or leaves ``content`` None, and the full reader decides
+    what the agent does with it (its loader or resume may fail on it)."""
+
+    content: list[_Obj] | None = None
+
+
 class _LsHead(msgspec.Struct, gc=False):
     """The chain fields plus a metadata record's ``key``; msgspec skips every other key."""
 
@@ -123,9 +146,11 @@ class _LsHead(msgspec.Struct, gc=False):
     uuid: Any = None
     parentUuid: Any = None
     key: Any = None
+    message: _LsMessage | None = None
 
 
-_LS_HEAD = msgspec.json.Decoder(_LsHead)
+#: every line's head, one per line (:func:`~sidtui.core.transcript.records.decode_lines_exact`)
+_LS_HEAD = msgspec.json.Decoder(list[_LsHead])
 
 
 class _LsHeadT(msgspec.Struct, gc=False):
@@ -137,9 +162,11 @@ class _LsHeadT(msgspec.Struct, gc=False):
     uuid: str | None = None
     parentUuid: str | None = None
     key: Any = None
+    message: _LsMessage | None = None
 
 
-_LS_HEAD_T = msgspec.json.Decoder(_LsHeadT)
+_LS_HEAD_T = msgspec.json.Decoder(list[_LsHeadT])
+_LS_ONE = msgspec.json.Decoder(_LsHeadT)
 
 
 class _Walk:
@@ -177,19 +204,25 @@ def _valid_heads(data: bytes) -> list | None:
     (:class:`_LsHead` then).
 
     Raises:
-        FallBack: the tail has no string uuid (linear legacy parse).
+        FallBack: the tail has no string uuid (linear legacy parse), or the agent's
+            reader does not see the file's lines as they are split here.
     """
-    heads: list[Any]
-    try:
-        heads = _LS_HEAD_T.decode_lines(data)
-    except FAST_DECODE_ERRORS:  # a chain field of another type? (or too deep)
-        try:
-            heads = _LS_HEAD.decode_lines(data)
-        except FAST_DECODE_ERRORS:
-            return None
-    n = len(heads)
-    if not n or n != count_lines(data, len(data)):
-        return None  # blank/odd lines: the exact per-line path
+    if not agent_reads_as_lines(data):
+        raise FallBack  # the agent's trim or streaming reader changes a line: the full reader
+    # one value per line, or None: a chain field of another type, a blank line, two
+    # records glued on one line, too deep (the exact per-line path decides then)
+    heads = decode_lines_exact(data, len(data), _LS_HEAD_T)
+    if heads is None:
+        heads = decode_lines_exact(data, len(data), _LS_HEAD)
+    n = len(heads) if heads is not None else 0
+    if not n:
+        return None
+    mt = MESSAGE_RECORD_TYPES
+    if any(
+        (h.message is None or h.message.content is None) and type(h.type) is str and h.type in mt
+        for h in heads
+    ):
+        return None  # a message without a message object or content list: the full reader
     if not isinstance(heads[-1].uuid, str):
         raise FallBack  # linear legacy parse
     return heads
@@ -209,12 +242,14 @@ def _walk_tail(data: bytes, heads: list | None) -> _Walk | None:
     parents = _strs([h.parentUuid for h in heads])
     types = _strs([h.type for h in heads])
     # the loader's own walk (sidtui.core.transcript.chain), over these columns
-    order = range(n) if _is_one_linear_chain(uuids, parents) else _walk(uuids, parents, n - 1)[0]
+    order = (
+        range(n) if is_one_linear_chain(uuids, parents) else walk_columns(uuids, parents, n - 1)[0]
+    )
     return _Walk(order, types, uuids, _LineIndex(data, n).bounds, n, heads)
 
 
 def _is_linear(heads: list) -> bool:
-    """:func:`sidtui.core.transcript.chain._is_one_linear_chain` of typed heads without building their
+    """:func:`sidtui.core.transcript.chain.is_one_linear_chain` of typed heads without building their
     columns (one plain pass measured faster here): each parent is the previous uuid, the
     first is a head, and no uuid is missing or repeats."""
     prev = None
@@ -350,23 +385,34 @@ class _Reader:
             o = _MSG_DECODER.decode(self.data[ls:le])
         except FAST_DECODE_ERRORS:  # the loader's dict path
             o = None
+        if o is not None and o.message is None:
+            raise FallBack  # no message object: the full reader says what the agent does
         if o is not None and peek:
-            return _message_from_struct(o, index, -1, uuid, 0, rtype, None)
-        rf = self.rf
-        refs = rf.records
-        ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
-        refs.append(ref)
-        if o is None:
-            return _message_from_record(rf, ref, index)
-        return _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
+            m = _message_from_struct(o, index, -1, uuid, 0, rtype, None)
+        else:
+            rf = self.rf
+            refs = rf.records
+            ref = RecordRef(len(refs), 0, ls, le, rtype, uuid, None)
+            refs.append(ref)
+            try:
+                m = (
+                    _message_from_record(rf, ref, index)
+                    if o is None
+                    else _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
+                )
+            except LoaderFails:
+                raise FallBack from None
+        if m is not None and m.shape is not None:
+            raise FallBack  # a message the agent's resume cannot take: the full reader
+        return m
 
 
 def _is_visible_reply(m: Message | None) -> bool:
     """An assistant message of text blocks only, one with visible text.
 
     No cleaning layer touches such a message (they strip unanswered tool_use blocks and
-    tool blocks missing their ids, drop thinking-only and empty or whitespace-only
-    assistant messages, and rewrite ``permissionMode``), so when it is the last message
+    tool blocks missing their ids, drop thinking-only assistant messages and those with
+    an empty content list, and rewrite ``permissionMode``), so when it is the last message
     the last cleaned one is not the user's: the state is ``none`` (FORMAT.md §6.9).
     tests/test_listing_fast.py checks this against :func:`recover`.
     """

@@ -43,7 +43,7 @@ from sidtui.core.views.fast_summary import FallBack, fast_summary
 from sidtui.core.views.summary import SessionSummary
 
 
-def _iso_from_ns(ns: int) -> str:
+def iso_from_ns(ns: int) -> str:
     return (
         datetime.fromtimestamp(ns / 1e9, tz=UTC)
         .isoformat(timespec="milliseconds")
@@ -254,7 +254,7 @@ def summarize(
     if st is not None:
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
         if s.last_activity is None:
-            s.last_activity = _iso_from_ns(st.st_mtime_ns)
+            s.last_activity = iso_from_ns(st.st_mtime_ns)
     if s.title is None and sf.kind == "main" and summary_file is not False:
         s.title = _summary_file_title(sf)
     if sf.kind == "main":

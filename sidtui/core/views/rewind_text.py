@@ -53,7 +53,7 @@ def _diff_lines(data: bytes | None) -> list[str]:
 
 
 def unified_diff(f, context: int = 3) -> str:
-    """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.manager.FileRestore`.
+    """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.restore.FileRestore`.
 
     Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
     not difflib. Returns "" when nothing differs.

@@ -40,11 +40,13 @@ from sidtui.core.transcript.chain import (
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
 from sidtui.core.transcript.records import (
+    STREAM_ABOVE,
     FileChanged,
     FileSource,
     RecordFile,
     read_transcript,
     scan_records,
+    trim_note,
 )
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
@@ -274,11 +276,19 @@ def _open_session(
         fmt = loaded.version
     else:
         ahead = LinearLoad()  # the loader runs during the scan if the file is linear
-        rf = scan_records(data, on_piece=ahead)
+        # the agent's sidechain readers read a file whole at any size (no streaming)
+        side = sf.kind == "sidechain"
+        rf = scan_records(data, on_piece=None if side else ahead, streamed=False if side else None)
         chain = rebuild_chain(rf)
         loaded = load_jsonl(rf, chain, ahead=ahead)
         trace_ids = trace_session_ids_of(rf, loaded, chain)
         fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
+        if rf.trimmed is not None:
+            warnings.append(
+                f"the file holds {trim_note(data, rf.trimmed)}: the agent trims it "
+                f"away because it reads a file of at most {STREAM_ABOVE >> 20} MiB whole; "
+                "above that size it reads line by line and would find that line unreadable"
+            )
         for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
             tail_note = (
                 "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
@@ -309,6 +319,8 @@ def _open_session(
     )
     if sf.kind == "main" and not loaded.loadable:
         warnings.insert(0, f"the agent will see nothing in this file: {loaded.load_failure}")
+    elif recovery is not None and recovery.failure is not None:
+        warnings.insert(0, f"the agent cannot resume this session: {recovery.failure}")
     sidechain = None
     sidechains: list[Sidechain] = []
     if sf.kind == "sidechain" and rf is not None:

@@ -54,7 +54,8 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     dropped: list[dict[str, Any]] = []
     interruption: dict[str, Any] = {"kind": None, "tool_names": []}
     integrity: dict[str, Any] = {"orphans": [], "dangling": []}
-    if loadable and v.recovery is not None:
+    fails = loadable and v.recovery is not None and v.recovery.failure is not None
+    if loadable and v.recovery is not None and not fails:
         resumed = materialize(resumed_rows(v.recovery.messages))
         dropped, interruption, integrity = _recovery_json(v)
     out: dict[str, Any] = {
@@ -79,6 +80,8 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         "updated_at": v.loaded.updated_at,
         "messages": messages,
         "resumed": resumed,
+        "resume_fails": fails,
+        "resume_failure": v.recovery.failure if fails else None,  # type: ignore[union-attr]
         "dropped": dropped,
         "interruption": interruption,
         "resume_note": v.recovery.resume_note if (loadable and v.recovery) else None,
@@ -250,6 +253,10 @@ def _sidechain_json(s: Sidechain) -> dict[str, Any]:
             }
             for m in s.messages
         ],
+        # what the agent rebuilds to resume the sub-agent (None: its rebuild throws)
+        "resumed": None
+        if s.resumed is None
+        else [{"role": m.role, "blocks": [b.type for b in m.blocks]} for m in s.resumed],
     }
 
 

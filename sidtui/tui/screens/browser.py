@@ -25,10 +25,11 @@ from textual.widgets import DataTable, Footer, Header, Input, OptionList, Static
 from textual.widgets.data_table import CellDoesNotExist
 from textual.widgets.option_list import Option
 
-from sidtui.fmt import printable
+from sidtui.fmt import plural, printable
 from sidtui.tui.fmt import one_line, plain, short_time, state_badge
 from sidtui.tui.messages import SessionsScanned
 from sidtui.tui.widgets.session_table import COLUMNS, SessionTable, row_cells
+from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 ALL = "__all__"
 BATCH_SECONDS = 0.25
@@ -77,17 +78,23 @@ def common_key_prefix(names: list[str]) -> str:
     return prefix[: prefix.rfind("-") + 1] if "-" in prefix else ""
 
 
-class BrowserScreen(Screen):
-    """Every session of the home, per project, newest activity first."""
+class BrowserScreen(ReportsWorkerErrors, Screen):
+    """Every session of the home, per project, newest activity first.
+
+    At 100 columns or fewer (the app's ``-narrow`` breakpoint) the projects pane is hidden
+    and ``ctrl+b`` shows it; above, ``ctrl+b`` hides it. Tab moves between the panes.
+    """
 
     CSS_PATH = "browser.tcss"
     BINDINGS = [
         Binding("enter", "open_session", "Open", show=True),
         Binding("ctrl+f", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
-        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("tab", "app.focus_next", "Next pane", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
+        # Letters go to type-to-filter here, so the browser's actions are on control keys.
+        Binding("ctrl+b", "toggle_projects", "Projects"),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
-        # Letters go to type-to-filter here, so fork/salvage is on a control key.
         Binding("ctrl+s", "fork", "Fork/Salvage"),
     ]
 
@@ -103,6 +110,9 @@ class BrowserScreen(Screen):
         self._filter_timer = None
         self.errors: list[str] = []
         self._projects_shown: list[tuple[str, int]] = []
+        self.shown_count = 0  # rows the filter and the project leave
+        self.empty_hint: str | None = None  # why the home lists nothing (core's words)
+        self._progress: str | None = None  # "scanning 12/300" while a scan runs
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -115,6 +125,7 @@ class BrowserScreen(Screen):
                     select_on_focus=False,
                 )
                 yield SessionTable(id="sessions")
+                yield Static("", id="empty-state")
                 yield Static("", id="preview")
         yield Static("", id="scan-status")
         yield Footer()
@@ -122,6 +133,7 @@ class BrowserScreen(Screen):
     def on_mount(self) -> None:
         self.sub_title = printable(self.app.home_label)
         self.query_one("#projects", OptionList).border_title = "Projects"
+        self.query_one("#sessions", SessionTable).border_title = "Sessions"
         self.query_one("#sessions", SessionTable).focus()
         self.scan()
         interval = getattr(self.app, "poll_interval", 0)
@@ -130,34 +142,43 @@ class BrowserScreen(Screen):
 
     # ------------------------------------------------------------------ workers
 
-    @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        """Fill the table: the catalog's cached rows at once (warm start), then refresh it.
+        """Fill the table (see :meth:`_scan`); ``scanning`` until its final batch."""
+        self.scanning = True
+        self._scan()
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="scan",
+        exit_on_error=False,
+        description="reading the session list",
+    )
+    def _scan(self) -> None:
+        """The catalog's cached rows at once (warm start), then a refresh of it.
 
         Without a usable catalog every file is summarized here, in batches.
         """
-        worker = self._current_worker()
-        self.scanning = True
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
         try:
             cat = self.app.catalog()
         except Exception as exc:  # noqa: BLE001 - an unusable cache must not stop the browser
-            self.app.call_from_thread(
-                self.notify,
+            self.notify(
                 f"catalog unusable, reading files directly: {exc}",
                 severity="warning",
                 markup=False,
             )
-            cat = None
-        if cat is None:
             self._scan_direct(worker)
             return
         try:
             rows = self.app.warm_rows()
-        except Exception:  # noqa: BLE001 - fall back to a plain read of the cache
+        except Exception:  # noqa: BLE001 - the prefetch failed: a plain read of the cache
             rows = cat.rows()
         if rows:
             self._shown.clear()
-            self.post_message(SessionsScanned(rows, [], len(rows), len(rows), replace=True))
+            self.post_message(SessionsScanned(rows, len(rows), len(rows), replace=True))
             # Let the UI thread show the first rows before the refresh competes for the GIL.
             self._shown.wait(0.5)
         cold = not rows
@@ -169,24 +190,31 @@ class BrowserScreen(Screen):
                 return
             last[0] = now
             batch = cat.rows() if cold else []
-            self.post_message(SessionsScanned(batch, [], p.done, p.total, replace=cold))
+            self.post_message(SessionsScanned(batch, p.done, p.total, replace=cold))
 
         try:
-            res = cat.refresh(
-                progress=progress, cancel=lambda: bool(worker and worker.is_cancelled)
-            )
-        except Exception as exc:  # noqa: BLE001
-            self.app.call_from_thread(
-                self.notify, f"catalog refresh failed: {exc}", severity="error", markup=False
-            )
+            res = cat.refresh(progress=progress, cancel=lambda: worker.is_cancelled)
+        except Exception as exc:  # noqa: BLE001 - a broken cache: read the files instead
+            self.notify(f"catalog refresh failed: {exc}", severity="error", markup=False)
             self._scan_direct(worker)
             return
         rows = cat.rows()
         self.post_message(
             SessionsScanned(
-                rows, [], len(rows), len(rows), final=True, replace=True, errors=res.errors
+                rows,
+                len(rows),
+                len(rows),
+                final=True,
+                replace=True,
+                errors=res.errors,
+                empty_hint=self._empty_hint() if not rows else None,
             )
         )
+
+    def _empty_hint(self) -> str:
+        from sidtui.core.base.home import empty_home_hint
+
+        return empty_home_hint(self.app.home)
 
     def _scan_direct(self, worker) -> None:
         from sidtui.core.base.errors import SidtuiError
@@ -199,9 +227,7 @@ class BrowserScreen(Screen):
             files = [f for f in discover(home) if f.kind == "main"]
             regs = read_registrations(home)
         except OSError as exc:
-            self.app.call_from_thread(
-                self.notify, f"cannot read {home.root}: {exc}", severity="error", markup=False
-            )
+            self.notify(f"cannot read {home.root}: {exc}", severity="error", markup=False)
             files, regs = [], []
         rows, errors = [], []
         last = time.monotonic()
@@ -214,24 +240,42 @@ class BrowserScreen(Screen):
                 errors.append(str(exc))
             now = time.monotonic()
             if len(rows) >= BATCH_FILES or (rows and now - last >= BATCH_SECONDS):
-                self.post_message(SessionsScanned(rows, [], i + 1, len(files), errors=errors))
+                self.post_message(SessionsScanned(rows, i + 1, len(files), errors=errors))
                 rows, errors, last = [], [], now
         self.post_message(
-            SessionsScanned(rows, [], len(files), len(files), final=True, errors=errors)
+            SessionsScanned(
+                rows,
+                len(files),
+                len(files),
+                final=True,
+                errors=errors,
+                empty_hint=self._empty_hint() if not files else None,
+            )
         )
 
-    @work(thread=True, exclusive=True, group="poll")
     def poll(self) -> None:
         """Bring the catalog up to date (only changed files are re-read) and post changes."""
-        if self.scanning:
-            return
+        if not self.scanning:
+            self._poll(dict(self.summaries))
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="poll",
+        exit_on_error=False,
+        description="checking for changed sessions",
+    )
+    def _poll(self, known: dict) -> None:
+        import sqlite3
+
+        from sidtui.core.base.errors import SidtuiError
+
         try:
             cat = self.app.catalog()
             res = cat.refresh()
             rows = cat.rows()
-        except Exception:  # noqa: BLE001 - the next poll tries again
+        except (sqlite3.Error, SidtuiError, OSError):  # the next poll tries again
             return
-        known = dict(self.summaries)
         changed = [
             r
             for r in rows
@@ -243,7 +287,6 @@ class BrowserScreen(Screen):
             self.post_message(
                 SessionsScanned(
                     changed,
-                    [],
                     len(rows),
                     len(rows),
                     final=True,
@@ -253,28 +296,23 @@ class BrowserScreen(Screen):
                 )
             )
 
-    def _current_worker(self):
-        from textual.worker import get_current_worker
-
-        try:
-            return get_current_worker()
-        except RuntimeError:
-            return None
-
     # ------------------------------------------------------------------ handlers
 
     def on_sessions_scanned(self, msg: SessionsScanned) -> None:
         table = self.query_one("#sessions", SessionTable)
         new_keys = []
+        rows = msg.rows
         unchanged = False
         if msg.replace:
-            fresh = {str(s.path): s for s in msg.rows}
+            fresh = {str(s.path): s for s in rows}
             unchanged = fresh.keys() == self.summaries.keys() and all(
                 self.summaries[k] == v for k, v in fresh.items()
             )
-            self.summaries = fresh if not unchanged else self.summaries
-            msg.rows = [] if unchanged else msg.rows
-        for s in msg.rows:
+            if unchanged:
+                rows = []
+            else:
+                self.summaries = fresh
+        for s in rows:
             key = str(s.path)
             if key not in self.summaries or msg.replace:
                 new_keys.append(key)
@@ -284,43 +322,78 @@ class BrowserScreen(Screen):
         for e in msg.errors:
             self.errors.append(e)
             self.notify(e, title="unreadable session", severity="warning", markup=False)
-        status = self.query_one("#scan-status", Static)
         if msg.incremental:
             if new_keys or msg.removed:
                 self.refresh_table()
             else:
-                for s in msg.rows:
+                for s in rows:
                     self._update_row(table, s)
                 self._update_preview()
             self.refresh_projects()
+            self._update_counts()
             return
         if msg.final:
             self.scanning = False
+            self._progress = None
+            self.empty_hint = msg.empty_hint
             self.app.start_watching()
-            status.update(
-                f" {len(self.summaries)} sessions · {len(self._project_counts())} projects"
-                + (f" · {len(self.errors)} unreadable" if self.errors else "")
-            )
             if not unchanged:
                 self.refresh_table()
             self.refresh_projects()
-        else:
-            status.update(f" scanning {msg.done}/{msg.total} …")
-            if msg.replace:
-                if not unchanged:
-                    self.refresh_table()
-                self.refresh_projects()
-                return
-            # First batches: append as they come (sorted once at the end).
-            q = self.query_one("#filter", Input).value
-            for key in new_keys:
-                s = self.summaries[key]
-                if self._visible(s, q):
-                    table.add_row(*row_cells(s), key=key)
-            if self.first_rows_at is None and table.row_count:
-                self.first_rows_at = time.perf_counter()
-            if table.row_count and table.cursor_row == 0:
-                self._update_preview()
+            self._update_counts()
+            return
+        self._progress = f"scanning {msg.done}/{msg.total} …"
+        if msg.replace:
+            if not unchanged:
+                self.refresh_table()
+            self.refresh_projects()
+            self._update_counts()
+            return
+        # First batches: append as they come (sorted once at the end).
+        q = self.query_one("#filter", Input).value
+        for key in new_keys:
+            s = self.summaries[key]
+            if self._visible(s, q):
+                table.add_row(*row_cells(s), key=key)
+        self.shown_count = table.row_count
+        if self.first_rows_at is None and table.row_count:
+            self.first_rows_at = time.perf_counter()
+        if table.row_count and table.cursor_row == 0:
+            self._update_preview()
+        self._update_counts()
+
+    def _update_counts(self) -> None:
+        """The status line, the table's title and the empty state, from one count.
+
+        Everything that changes the rows (a scan batch, a poll, the filter, the project)
+        ends here, so the projects pane, the table and the status line never disagree.
+        """
+        total = len(self.summaries)
+        projects = len(self._project_counts())
+        narrowed = self.project != ALL or bool(self.query_one("#filter", Input).value.strip())
+        sessions = (
+            f"{self.shown_count} of {plural(total, 'session')}"
+            if narrowed
+            else plural(total, "session")
+        )
+        parts = [sessions, plural(projects, "project")]
+        if self.errors:
+            parts.append(f"{len(self.errors)} unreadable")
+        if self._progress:
+            parts.append(self._progress)
+        self.query_one("#scan-status", Static).update(" " + " · ".join(parts))
+        title = "Sessions"
+        if self.project != ALL:
+            title += f" · {self._project_label(self.project)}"
+        self.query_one("#sessions", SessionTable).border_title = plain(
+            f"{title} · {self.shown_count}" if total else title
+        )
+        nothing = not self.scanning and total == 0
+        self.set_class(nothing, "-empty")
+        if nothing:
+            self.query_one("#empty-state", Static).update(
+                plain(self.empty_hint or "no sessions in this home")
+            )
 
     def _update_row(self, table: SessionTable, s) -> None:
         key = str(s.path)
@@ -344,13 +417,17 @@ class BrowserScreen(Screen):
         highlighted = self.project
         ol.clear_options()
         ol.add_option(Option(f"All sessions ({len(self.summaries)})", id=ALL))
-        prefix = common_key_prefix([n for n, _ in counts])
         for name, n in counts:
-            label = name[len(prefix) :] if name.startswith(prefix) else name
-            label = label if len(label) <= 22 else "…" + label[-21:]
-            ol.add_option(Option(plain(f"{label} ({n})"), id=name))  # folder names are literal
+            # folder names are literal
+            ol.add_option(Option(plain(f"{self._project_label(name)} ({n})"), id=name))
         ids = [ALL] + [n for n, _ in counts]
         ol.highlighted = ids.index(highlighted) if highlighted in ids else 0
+
+    def _project_label(self, name: str) -> str:
+        """A project key without the prefix every key shares, cut from the left."""
+        prefix = common_key_prefix([n for n, _ in self._projects_shown])
+        label = name[len(prefix) :] if prefix and name.startswith(prefix) else name
+        return label if len(label) <= 22 else "…" + label[-21:]
 
     def _visible(self, s, query: str) -> bool:
         if self.project != ALL and (s.project or "(flat)") != self.project:
@@ -381,8 +458,10 @@ class BrowserScreen(Screen):
         self.filling = True
         table.clear()
         rows = self.visible_rows()
+        self.shown_count = len(rows)
         self._add_rows(rows, 0, current, self._fill_generation)
         self._update_preview()
+        self._update_counts()
 
     def _add_rows(self, rows: list, start: int, current: str | None, generation: int) -> None:
         if generation != self._fill_generation:
@@ -421,18 +500,22 @@ class BrowserScreen(Screen):
         s = self.current_summary()
         preview = self.query_one("#preview", Static)
         if s is None:
-            preview.update("no sessions" if not self.scanning else "")
+            if self.summaries and not self.shown_count and not self.filling:
+                what = "filter" if self.query_one("#filter", Input).value.strip() else "project"
+                preview.update(f"no session matches the {what} (Esc clears the filter)")
+            else:
+                preview.update("")
             return
         label, colour = state_badge(s)
         text = s.title or s.first_prompt or "(no prompt)"
-        where = printable(s.project or "(flat)")
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
         # Session text goes in as template variables: literal, never read as markup.
         preview.update(
             Content.from_markup(
-                f"[b]$text[/b]\n[dim]$where · started $started · [{colour}]$label[/]$extra[/]",
+                f"[b]$text[/b]\n[dim]$sid · $where · started $started · [{colour}]$label[/]$extra[/]",
                 text=one_line(text, 200),
-                where=where,
+                sid=printable(s.session_id),
+                where=printable(s.project or "(flat)"),
                 started=short_time(s.started),
                 label=label,
                 extra=extra,
@@ -496,9 +579,20 @@ class BrowserScreen(Screen):
         self.query_one("#sessions", SessionTable).focus()
 
     def action_rescan(self) -> None:
-        self.summaries.clear()
-        self.query_one("#sessions", SessionTable).clear()
+        """Check every file again; the rows (and the cursor) stay until the new ones come."""
         self.scan()
+
+    def action_toggle_projects(self) -> None:
+        """Show or hide the projects pane (hidden by default at 100 columns or fewer)."""
+        self.toggle_class("-projects-toggled")
+        projects = self.query_one("#projects", OptionList)
+        self.call_after_refresh(self._focus_after_toggle, projects)
+
+    def _focus_after_toggle(self, projects: OptionList) -> None:
+        if projects.display and projects.region.width:
+            projects.focus()
+        elif self.focused is None or self.focused is projects:
+            self.query_one("#sessions", SessionTable).focus()
 
     def action_open_session(self) -> None:
         key = self.current_key()
@@ -549,5 +643,6 @@ class BrowserScreen(Screen):
                 "Type to filter by id, project or first prompt",
                 self.action_focus_filter,
             ),
-            ("Rescan home", "Read every session again", self.action_rescan),
+            ("Show / hide projects", "The projects pane (ctrl+b)", self.action_toggle_projects),
+            ("Rescan home", "Check every session file again (ctrl+r)", self.action_rescan),
         ]

@@ -12,25 +12,21 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from sidtui.fmt import plural, printable
 from sidtui.tui.fmt import cell, one_line, plain, short_time
+from sidtui.tui.messages import ForkComputed, RewindPointsListed
+from sidtui.tui.widgets.row_table import RowTable
+from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 
-class ForkScreen(ModalScreen):
+class ForkScreen(ReportsWorkerErrors, ModalScreen):
     """Fork or salvage; dismisses with the ``ForkResult`` (None when cancelled)."""
 
     CSS_PATH = "modal.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("y", "apply", "Confirm")]
-
-    class Done(Message):
-        def __init__(self, result, error: str | None = None, preview: bool = False) -> None:
-            super().__init__()
-            self.result = result
-            self.error = error
-            self.preview = preview
 
     def __init__(self, view) -> None:
         super().__init__()
@@ -44,7 +40,7 @@ class ForkScreen(ModalScreen):
             yield Static(plain(f"{verb} {self.view.session_id}"), classes="modal-title")
             yield Static("", id="fork-summary", classes="modal-summary")
             if not self.salvage:
-                yield DataTable(id="fork-points", cursor_type="row")
+                yield RowTable(id="fork-points")
             with Horizontal(classes="modal-buttons"):
                 yield Button(f"{verb} (y)", id="apply", variant="primary")
                 yield Button("Cancel (Esc)", id="cancel")
@@ -60,13 +56,32 @@ class ForkScreen(ModalScreen):
             )
             self.run(dry_run=True)
             return
-        from sidtui.core.edits.points import rewind_points
-
-        self.points = rewind_points(self.view)
         t = self.query_one("#fork-points", DataTable)
         for c in ("point", "time", "fork ends before this prompt"):
             t.add_column(c)
         t.add_row("end", "", "the whole session (default)", key="end")
+        t.focus()
+        summary.update(
+            "A new session gets the history up to the chosen point; its checkpoints are "
+            "inherited. The source is not changed."
+        )
+        self._list_points(self.view)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="fork-points",
+        exit_on_error=False,
+        description="listing the fork points",
+    )
+    def _list_points(self, view) -> None:
+        from sidtui.core.edits.points import rewind_points
+
+        self.post_message(RewindPointsListed(rewind_points(view)))
+
+    def on_rewind_points_listed(self, msg: RewindPointsListed) -> None:
+        self.points = msg.points
+        t = self.query_one("#fork-points", DataTable)
         for p in reversed(self.points):
             t.add_row(
                 str(p.id),
@@ -74,11 +89,6 @@ class ForkScreen(ModalScreen):
                 cell(one_line(p.preview, 60)),
                 key=str(p.id),
             )
-        t.focus()
-        summary.update(
-            "A new session gets the history up to the chosen point; its checkpoints are "
-            "inherited. The source is not changed."
-        )
 
     def selected_point(self):
         if self.salvage:
@@ -88,7 +98,7 @@ class ForkScreen(ModalScreen):
             return None
         return list(reversed(self.points))[t.cursor_row - 1]
 
-    @work(thread=True, exclusive=True, group="fork")
+    @work(thread=True, exclusive=True, group="fork", exit_on_error=False, description="forking")
     def run(self, dry_run: bool, point=None) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.edits.fork import fork
@@ -100,21 +110,23 @@ class ForkScreen(ModalScreen):
             else:
                 res = fork(self.view, point, dry_run=dry_run)
         except (SidtuiError, OSError, ValueError) as exc:
-            self.post_message(self.Done(None, str(exc)))
+            self.post_message(ForkComputed(None, str(exc)))
             return
-        self.post_message(self.Done(res, preview=dry_run))
+        self.post_message(ForkComputed(res, preview=dry_run))
 
-    def on_fork_screen_done(self, msg: Done) -> None:
+    def on_fork_computed(self, msg: ForkComputed) -> None:
         summary = self.query_one("#fork-summary", Static)
         if msg.error:
-            summary.update(Text(msg.error, style="bold red"))
+            summary.update(Text(printable(msg.error), style="bold red"))
+            self.query_one("#apply", Button).disabled = False
             self.notify(msg.error, severity="error", markup=False)
             return
         res = msg.result
         if msg.preview:
             lo = res.left_out or {}
             t = Text(
-                f"Salvage copies {res.message_count} messages ({res.records_copied} records).\n"
+                f"Salvage copies {plural(res.message_count, 'message')} "
+                f"({plural(res.records_copied, 'record')}).\n"
             )
             if lo:
                 t.append(
@@ -124,12 +136,14 @@ class ForkScreen(ModalScreen):
                     style="yellow",
                 )
             for b in lo.get("badLines", [])[:5]:
-                t.append(f"  line {b.get('line')}: {b.get('reason')}\n", style="dim")
+                t.append(printable(f"  line {b.get('line')}: {b.get('reason')}\n"), style="dim")
             summary.update(t)
             return
         verb = "salvaged" if self.salvage else "forked"
         self.notify(
-            f"{verb} into {res.session_id} ({res.message_count} messages)", title=verb, markup=False
+            f"{verb} into {res.session_id} ({plural(res.message_count, 'message')})",
+            title=verb,
+            markup=False,
         )
         self.dismiss(res)
 

@@ -4,7 +4,9 @@ Points are :func:`sidtui.core.edits.points.rewind_points` (the last 30 shown, as
 picker); the live preview is :func:`sidtui.core.edits.rewind.rewind` with ``dry_run=True`` in a
 worker, re-run whenever the point or the mode changes; confirming runs the same call for
 real (files first, then the append-only conversation marker). A live session is refused
-with the reason; the user may then confirm a forced rewind.
+with the reason; the user may then confirm a forced rewind. Files changed on disk after
+the agent's last batch are named in the preview and asked about again on confirm. At 100
+columns or fewer the points, the mode and the preview are stacked.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
-from sidtui.fmt import printable
+from sidtui.core.checkpoints.drift import DRIFT_WORDING
+from sidtui.fmt import plural, printable
 from sidtui.tui.fmt import cell, one_line, plain, short_time
+from sidtui.tui.messages import RewindComputed, RewindPointsListed
+from sidtui.tui.widgets.row_table import RowTable
+from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 MODE_LABELS = (
     ("conversation", "Conversation"),
@@ -31,7 +36,7 @@ MODE_LABELS = (
 )
 
 
-class RewindScreen(ModalScreen[bool]):
+class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
     """Rewind conversation, code or both to just before a prompt."""
 
     CSS_PATH = "modal.tcss"
@@ -41,16 +46,6 @@ class RewindScreen(ModalScreen[bool]):
         Binding("y", "apply", "Rewind"),
     ]
 
-    class Previewed(Message):
-        def __init__(
-            self, result, error: str | None = None, applied: bool = False, live: bool = False
-        ) -> None:
-            super().__init__()
-            self.result = result
-            self.error = error
-            self.applied = applied
-            self.live = live
-
     def __init__(self, view) -> None:
         super().__init__()
         self.view = view
@@ -58,12 +53,13 @@ class RewindScreen(ModalScreen[bool]):
         self.mode = "conversation"
         self.applied = False
         self.last_result = None
+        self.drift: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="modal-box"):
+        with Vertical(id="rewind-box", classes="modal-box"):
             yield Static(plain(f"Rewind {self.view.session_id}"), classes="modal-title")
-            with Horizontal():
-                yield DataTable(id="rewind-points", cursor_type="row")
+            with Horizontal(id="rewind-body"):
+                yield RowTable(id="rewind-points")
                 with Vertical(id="rewind-right"):
                     with RadioSet(id="rewind-mode"):
                         for i, (key, label) in enumerate(MODE_LABELS):
@@ -75,28 +71,47 @@ class RewindScreen(ModalScreen[bool]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
-        from sidtui.core.edits.points import MAX_PICKER_POINTS, rewind_points
-
         t = self.query_one("#rewind-points", DataTable)
         for c in ("#", "time", "prompt", "files"):
             t.add_column(c, key=c)
-        self.points = rewind_points(self.view)[-MAX_PICKER_POINTS:]
-        if not self.points:
+        self.query_one("#rewind-preview", Static).update(Text("reading the prompts…", style="dim"))
+        self._list_points(self.view)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="rewind-points",
+        exit_on_error=False,
+        description="listing the rewind points",
+    )
+    def _list_points(self, view) -> None:
+        """The last prompts of the live chain (the checkpoint index says which restore files)."""
+        from sidtui.core.edits.points import MAX_PICKER_POINTS, rewind_points
+
+        points = rewind_points(view)[-MAX_PICKER_POINTS:]
+        why = None
+        if not points:
             why = (
-                self.view.loaded.load_failure
-                if not self.view.loaded.loadable
+                view.loaded.load_failure
+                if not view.loaded.loadable
                 else "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
             )
+        self.post_message(RewindPointsListed(points, why))
+
+    def on_rewind_points_listed(self, msg: RewindPointsListed) -> None:
+        self.points = msg.points
+        if not self.points:
             self.query_one("#rewind-preview", Static).update(
-                Text(printable(f"Nothing to rewind: {why}"), style="yellow")
+                Text(printable(f"Nothing to rewind: {msg.why}"), style="yellow")
             )
             return
+        t = self.query_one("#rewind-points", DataTable)
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
             t.add_row(
                 str(p.id),
                 short_time(p.timestamp)[11:],
-                cell(one_line(p.preview, 34)),
+                cell(one_line(p.preview, 60)),
                 files,
                 key=str(p.id),
             )
@@ -120,7 +135,13 @@ class RewindScreen(ModalScreen[bool]):
         self.query_one("#rewind-preview", Static).update(Text("computing preview…", style="dim"))
         self.run_rewind(p.id, self.mode, dry_run=True, force=False)
 
-    @work(thread=True, exclusive=True, group="rewind")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="rewind",
+        exit_on_error=False,
+        description="computing the rewind",
+    )
     def run_rewind(self, point: int, mode: str, *, dry_run: bool, force: bool) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.edits.rewind import SessionIsLive, rewind
@@ -128,14 +149,14 @@ class RewindScreen(ModalScreen[bool]):
         try:
             res = rewind(self.view, point, mode, dry_run=dry_run, force=force)
         except SessionIsLive as exc:
-            self.post_message(self.Previewed(None, str(exc), live=True))
+            self.post_message(RewindComputed(None, str(exc), live=True))
             return
         except (SidtuiError, OSError, ValueError) as exc:
-            self.post_message(self.Previewed(None, str(exc)))
+            self.post_message(RewindComputed(None, str(exc)))
             return
-        self.post_message(self.Previewed(res, applied=not dry_run))
+        self.post_message(RewindComputed(res, applied=not dry_run, drift=rewind_drift(res)))
 
-    def on_rewind_screen_previewed(self, msg: Previewed) -> None:
+    def on_rewind_computed(self, msg: RewindComputed) -> None:
         out = self.query_one("#rewind-preview", Static)
         if msg.live:
             self._ask_force(msg.error)
@@ -146,14 +167,15 @@ class RewindScreen(ModalScreen[bool]):
             return
         res = msg.result
         self.last_result = res
+        self.drift = dict(msg.drift)
         if msg.applied:
             self.applied = True
             self.query_one("#apply", Button).disabled = True
             self.query_one("#cancel", Button).label = "Close (Esc)"
             out.update(self._result_renderable(res))
             self.notify(
-                f"rewound to point {res.point.id}: {res.messages_dropped} messages dropped, "
-                f"{res.files_restored} files restored",
+                f"rewound to point {res.point.id}: {plural(res.messages_dropped, 'message')} "
+                f"dropped, {plural(res.files_restored, 'file')} restored",
                 title="rewind",
                 markup=False,
             )
@@ -168,7 +190,9 @@ class RewindScreen(ModalScreen[bool]):
             f"point {res.point.id} ({short_time(res.point.timestamp)}), mode {res.mode}\n",
         )
         if res.mode != "code":
-            head.append(f"{res.messages_dropped} message(s) leave the conversation", style="yellow")
+            head.append(
+                f"{plural(res.messages_dropped, 'message')} leave the conversation", style="yellow"
+            )
             head.append(
                 " (append-only: a rewind marker; the old branch stays in the file)\n", style="dim"
             )
@@ -176,9 +200,18 @@ class RewindScreen(ModalScreen[bool]):
             changing = [f for f in res.files if f.get("action") in ("restored", "deleted")]
             skipped = [f for f in res.files if f.get("action") == "skipped"]
             head.append(
-                f"{len(changing)} file(s) change, {len(skipped)} skipped\n",
+                f"{plural(len(changing), 'file')} change, {len(skipped)} skipped\n",
                 style="yellow" if changing else "dim",
             )
+            drifted = [f.get("path") for f in changing if f.get("path") in self.drift]
+            if drifted:
+                head.append(
+                    printable(
+                        f"⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: "
+                        f"{', '.join(drifted)}. Confirming asks again.\n"
+                    ),
+                    style="bold yellow",
+                )
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
         for w in res.warnings:
@@ -206,7 +239,12 @@ class RewindScreen(ModalScreen[bool]):
             t.add_column("path")
             t.add_column("why", style="dim")
             for f in res.files:
-                t.add_row(plain(f.get("action")), plain(f.get("path")), plain(f.get("reason")))
+                warn = self.drift.get(f.get("path"))
+                t.add_row(
+                    plain(f.get("action")),
+                    plain(f.get("path"), "bold yellow" if warn else ""),
+                    plain(f"⚠ {warn}" if warn else f.get("reason")),
+                )
             parts.append(t)
         for d in res.diffs:
             parts.append(
@@ -286,12 +324,51 @@ class RewindScreen(ModalScreen[bool]):
             self.action_cancel()
 
     def action_apply(self) -> None:
-        """The Rewind button (or ``y``) after the preview is the confirmation."""
+        """The Rewind button (or ``y``) after the preview is the confirmation; files that
+        drifted since the agent's last batch are asked about once more."""
         p = self.selected_point()
         if p is None or self.applied or self.query_one("#apply", Button).disabled:
             return
+        res = self.last_result
+        changing = [] if res is None or res.mode == "conversation" else res.files
+        drifted = [
+            f.get("path")
+            for f in changing
+            if f.get("action") in ("restored", "deleted") and f.get("path") in self.drift
+        ]
+        if not drifted:
+            self._run(p.id)
+            return
+        from sidtui.tui.screens.confirm import ConfirmScreen
+
+        question = (
+            f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
+            + "\n".join(f"  {path}: {self.drift[path]}" for path in drifted)
+            + "\n\nRewind anyway (as --force: files whose history cannot be proven are "
+            "restored too)?"
+        )
+        self.app.push_screen(
+            ConfirmScreen(question, yes="Rewind anyway", danger=True),
+            lambda yes: self._run(p.id, force=True) if yes else None,
+        )
+
+    def _run(self, point: int, force: bool = False) -> None:
         self.query_one("#apply", Button).disabled = True
-        self.run_rewind(p.id, self.mode, dry_run=False, force=False)
+        self.run_rewind(point, self.mode, dry_run=False, force=force)
 
     def action_cancel(self) -> None:
         self.dismiss(self.applied)
+
+
+def rewind_drift(result) -> list[tuple[str, str]]:
+    """(path, warning) for each file the rewind would change that is no longer what this
+    session left there (the core's drift check: ``RewindResult.drift``)."""
+    return [
+        (
+            d["path"],
+            f"changed after this session ({d['source']})"
+            if d.get("source")
+            else "changed after this session",
+        )
+        for d in result.drift
+    ]

@@ -3,29 +3,50 @@
 The index is :class:`sidtui.core.live.SearchIndex` (filled incrementally in a worker the
 first time the screen opens, then kept current); queries run in a worker too. Results list
 the session, its start time, what matched (prompt / assistant / tool / file) and a snippet;
-Enter opens the session with the Conversation scrolled to that record.
+Enter opens the session at that record with the words found and highlighted (the Chain tab
+when the record is not a message of the conversation the agent resumes).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import orjson
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
+from sidtui.fmt import plural, printable
 from sidtui.tui.fmt import cell, short_time
+from sidtui.tui.messages import SearchAnswered
+from sidtui.tui.widgets.row_table import RowTable
+from sidtui.tui.worker_errors import ReportsWorkerErrors
+
+#: A JSON string escape (tool-call documents hold the input as JSON text).
+_JSON_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
 
 
-def snippet_text(snippet: str) -> Text:
-    """Render « » marks of a snippet as bold highlights."""
-    t = Text()
-    rest = snippet.replace("\n", " ")
+def _unescape(m: re.Match[str]) -> str:
+    try:
+        text = orjson.loads(f'"{m.group()}"')
+    except orjson.JSONDecodeError:  # half a surrogate pair: leave it as written
+        return m.group()
+    return " " if text in "\n\r\t\f\b" else text
+
+
+def snippet_text(snippet: str, kind: str = "") -> Text:
+    """A snippet with its « » marks as highlights, on one line: whitespace and control
+    characters never reach the terminal, and a tool call's JSON escapes (``\\n``,
+    ``\\"``, ``\\u00e9``) are shown as the characters they stand for."""
+    if kind == "tool":
+        snippet = _JSON_ESCAPE.sub(_unescape, snippet)
+    rest = " ".join(printable(snippet).split())
+    t = Text(no_wrap=True, overflow="ellipsis")
     while "«" in rest:
         before, _, after = rest.partition("«")
         hit, _, rest = after.partition("»")
@@ -35,22 +56,16 @@ def snippet_text(snippet: str) -> Text:
     return t
 
 
-class SearchScreen(ModalScreen[None]):
+class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
     """Type words, Enter to search; Enter on a result opens it."""
 
     CSS_PATH = "modal.tcss"
     BINDINGS = [Binding("escape", "close", "Close")]
 
-    class Results(Message):
-        def __init__(self, hits, error: str | None = None, status: str | None = None) -> None:
-            super().__init__()
-            self.hits = hits
-            self.error = error
-            self.status = status
-
     def __init__(self) -> None:
         super().__init__()
         self.hits = []
+        self.query_text = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
@@ -59,7 +74,7 @@ class SearchScreen(ModalScreen[None]):
             )
             yield Input(placeholder="search words…", id="search-input")
             yield Static("", id="search-status")
-            yield DataTable(id="search-results", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="search-results", zebra_stripes=True)
 
     def on_mount(self) -> None:
         t = self.query_one("#search-results", DataTable)
@@ -71,34 +86,40 @@ class SearchScreen(ModalScreen[None]):
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
         self.query_one("#search-status", Static).update(" searching…")
+        self.query_text = event.value
         self.run_search(event.value)
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="search",
+        exit_on_error=False,
+        description="searching",
+    )
     def run_search(self, query: str) -> None:
         """Fill the index if needed (with progress), then search."""
+        import sqlite3
+
         from sidtui.core.base.errors import SidtuiError
 
         try:
             idx = self.app.search_index(
                 progress=lambda p: self.post_message(
-                    self.Results(None, status=f" indexing {p.done}/{p.total} files…")
+                    SearchAnswered(None, status=f" indexing {p.done}/{p.total} files…")
                 )
             )
             if not query.strip():
                 self.post_message(
-                    self.Results([], status=" index ready: type words and press Enter")
+                    SearchAnswered([], status=" index ready: type words and press Enter")
                 )
                 return
             hits = idx.search(query, limit=200)
-        except (SidtuiError, OSError, ValueError) as exc:
-            self.post_message(self.Results(None, error=str(exc)))
+        except (SidtuiError, OSError, ValueError, sqlite3.Error) as exc:
+            self.post_message(SearchAnswered(None, error=f"search failed: {exc}"))
             return
-        except Exception as exc:  # noqa: BLE001 - sqlite errors become a message
-            self.post_message(self.Results(None, error=f"search failed: {exc}"))
-            return
-        self.post_message(self.Results(hits, status=f" {len(hits)} result(s)"))
+        self.post_message(SearchAnswered(hits, status=f" {plural(len(hits), 'result')}"))
 
-    def on_search_screen_results(self, msg: Results) -> None:
+    def on_search_answered(self, msg: SearchAnswered) -> None:
         status = self.query_one("#search-status", Static)
         if msg.error:
             status.update(Text(" " + msg.error, style="red"))
@@ -117,7 +138,7 @@ class SearchScreen(ModalScreen[None]):
                 short_time(started.get(h.path)),
                 str(h.line),
                 cell(h.kind),
-                snippet_text(h.snippet),
+                snippet_text(h.snippet, h.kind),
                 key=str(i),
             )
         if msg.hits:
@@ -133,7 +154,8 @@ class SearchScreen(ModalScreen[None]):
             self.notify(f"{h.path} is no longer a session file", severity="error", markup=False)
             return
         self.dismiss(None)
-        self.app.open_session(sf, scroll_to_line=h.line)
+        words = " ".join(w.rstrip("*") for w in self.query_text.split())  # word* = prefix
+        self.app.open_session(sf, find=words, at_line=h.line)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -3,12 +3,14 @@
 The file is read in a thread worker through :func:`sidtui.core.views.session.open_session` (the
 function ``sidtui show`` uses); the tab models are built in the same worker and handed to
 the widgets in :class:`~sidtui.tui.messages.SessionLoaded` (attributes down), so a 100 MB
-session never blocks input. While the screen is open a poll worker watches the file's
-size and mtime; a change re-reads it and the Conversation follows the end like
-``tail -f`` (``t`` toggles), or counts "new records" when the user has scrolled up.
+session never blocks input. A live session is re-read in full when its file changes (the
+view is the loader's and recovery's verdict on the whole chain; see docs/DECISIONS.md,
+"The app at 80 columns"); the Conversation follows the end like ``tail -f`` (``t``), or
+counts "new records" when the reader has scrolled up.
 
 ``Esc Esc`` (two presses within half a second) or ``r`` opens the Rewind modal; a single
-``Esc`` (or Backspace) goes back to the browser.
+``Esc`` (or Backspace) goes back to the browser. ``/`` or ``ctrl+f`` finds words in the
+conversation (``n`` / ``N``: next / previous match).
 """
 
 from __future__ import annotations
@@ -23,18 +25,26 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
 from sidtui.core.base.gcpause import gc_paused
-from sidtui.fmt import printable
+from sidtui.fmt import plural, printable
 from sidtui.tui.conversation_model import ConversationModel
 from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
-from sidtui.tui.messages import SessionLoaded, SessionLoadFailed
+from sidtui.tui.messages import (
+    BranchSwitched,
+    BranchSwitchPlanned,
+    RecordFetched,
+    SessionFileChanged,
+    SessionLoaded,
+    SessionLoadFailed,
+)
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
 from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from sidtui.tui.widgets.state_panel import StatePanel
+from sidtui.tui.worker_errors import ReportsWorkerErrors, describe_failure
 
 DOUBLE_ESCAPE_SECONDS = 0.5
 TABS = ("conversation", "chain", "checkpoints", "state", "sidechains")
@@ -46,8 +56,27 @@ RELOAD_SPACING = 2.0
 RELOAD_SPACED_FROM = 0.25
 
 
-class SessionScreen(Screen):
-    """Everything about one session file."""
+def load_error_text(sf, exc: Exception) -> str:
+    """A failed read in words (never a raw ``[Errno 2] …``)."""
+    if isinstance(exc, FileNotFoundError):
+        return f"the session file is gone: {sf.path} (deleted or moved since the list was read)"
+    if isinstance(exc, PermissionError):
+        return f"cannot read {sf.path}: permission denied"
+    if isinstance(exc, OSError):
+        return f"cannot read {sf.path}: {exc.strerror or exc}"
+    return str(exc)
+
+
+class SessionScreen(ReportsWorkerErrors, Screen):
+    """Everything about one session file.
+
+    Args:
+        sf: the ``SessionFile``.
+        then: an action to run once loaded (``"fork"`` from the browser).
+        find: words to find in the conversation once loaded (a search hit's query).
+        at_line: the file line to open at (a search hit's record); with ``find``, the
+            match in that message.
+    """
 
     CSS_PATH = "session.tcss"
     BINDINGS = [
@@ -55,7 +84,14 @@ class SessionScreen(Screen):
         Binding("backspace", "back", "Back", show=False),
         Binding("r", "rewind", "Rewind"),
         Binding("f", "fork", "Fork/Salvage"),
-        Binding("u", "undo_preview", "Undo preview"),
+        Binding("u", "undo_preview", "Undo…"),
+        Binding("U", "redo_preview", "Redo…", show=False),
+        Binding("slash,ctrl+f", "find", "Find"),
+        Binding("n", "find_next(1)", "Next match", show=False),
+        Binding("N", "find_next(-1)", "Previous match", show=False),
+        Binding("c", "copy", "Copy…", show=False),
+        Binding("o", "open_record(False)", "Open in $PAGER", show=False),
+        Binding("O", "open_record(True)", "Open in $EDITOR", show=False),
         Binding("t", "toggle_follow", "Follow"),
         Binding("e", "expand_all", "Expand all", show=False),
         Binding("E", "collapse_all", "Collapse all", show=False),
@@ -67,12 +103,20 @@ class SessionScreen(Screen):
         Binding("ctrl+r", "reload", "Reload", show=False),
     ]
 
-    def __init__(self, sf, *, then: str | None = None, scroll_to_line: int | None = None) -> None:
+    def __init__(
+        self,
+        sf,
+        *,
+        then: str | None = None,
+        find: str | None = None,
+        at_line: int | None = None,
+    ) -> None:
         super().__init__()
         self.sf = sf
         self.view = None
         self.then = then
-        self.scroll_to_line = scroll_to_line
+        self.find_query = find
+        self.at_line = at_line
         self._last_escape = 0.0
         self._escape_timer = None
         self._stat: tuple[int, int] | None = None
@@ -91,7 +135,7 @@ class SessionScreen(Screen):
                 yield ConversationView(id="conversation-view")
                 yield Static("", id="new-records")
             with TabPane("Chain", id="chain"):
-                with Horizontal():
+                with Horizontal(id="chain-panes"):
                     yield ChainView(id="chain-view")
                     with VerticalScroll(id="raw"):
                         yield Static("", id="raw-json")
@@ -103,11 +147,16 @@ class SessionScreen(Screen):
                 with Vertical():
                     yield SidechainsTable(id="sidechains-table")
                     yield Static("", id="sidechains-note")
+        with Horizontal(id="find-bar"):
+            yield Input(placeholder="find in this session: words…", id="find")
+            yield Static("", id="find-status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = printable(f"{self.sf.project or '(flat)'} / {self.sf.session_id}")
         self.query_one("#tabs").loading = True
+        self.query_one("#chain-view", ChainView).border_title = "Records (line order)"
+        self.query_one("#raw", VerticalScroll).border_title = "Selected record"
         conv = self._conv = self.query_one("#conversation-view", ConversationView)
         self.watch(conv, "new_records", lambda _: self._refresh_indicator())
         self.watch(conv, "follow", lambda _: self._refresh_indicator())
@@ -118,54 +167,79 @@ class SessionScreen(Screen):
 
     # ------------------------------------------------------------------ workers
 
-    @work(thread=True, exclusive=True, group="open-session")
     def load(self, reload: bool = False) -> None:
-        """Read the session (open_session) and build the tab models, off the UI thread."""
+        """Read the session and build the tab models in a worker (:meth:`_load`)."""
+        self._load(reload, self._conv.content_width())
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="open-session",
+        exit_on_error=False,
+        description="reading the session",
+    )
+    def _load(self, reload: bool, width: int) -> None:
+        from textual.worker import get_current_worker
+
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.views.session import open_session
 
+        t0 = time.monotonic()
         try:
-            t0 = time.monotonic()
             st = self.sf.path.stat()
-            conv_view = self._conv
             with gc_paused(freeze=True):
                 view = open_session(self.app.home, self.sf)
                 conversation = ConversationModel.from_view(view)
                 chain = ChainIndex(view)
                 # The layout (line of every entry) is O(messages): done here, not in the UI.
-                width = conv_view._content_width()
                 starts = layout(conversation, width)
         except (SidtuiError, OSError) as exc:
-            self.post_message(SessionLoadFailed(str(exc)))
+            self.post_message(SessionLoadFailed(load_error_text(self.sf, exc)))
             return
-        except Exception as exc:  # noqa: BLE001 - a bug must become a message, never a crash
-            self.post_message(
-                SessionLoadFailed(
-                    f"internal error reading the session: {type(exc).__name__}: {exc}"
-                )
-            )
-            return
-        from textual.worker import get_current_worker
-
         if get_current_worker().is_cancelled:
             return  # a newer load replaced this one
-        self._stat = (st.st_size, st.st_mtime_ns)
-        self._loaded_at = time.monotonic()
-        self._load_seconds = self._loaded_at - t0
-        msg = SessionLoaded(view, conversation, chain, reload=reload)
-        msg.starts, msg.width = starts, width
-        self.post_message(msg)
+        self.post_message(
+            SessionLoaded(
+                view,
+                conversation,
+                chain,
+                starts,
+                width,
+                (st.st_size, st.st_mtime_ns),
+                time.monotonic() - t0,
+                reload,
+            )
+        )
 
-    @work(thread=True, exclusive=True, group="watch-session")
     def check_file(self) -> None:
         """Re-read the session when its file grew or changed (the live tail)."""
+        self._check_file(self._stat)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="watch-session",
+        exit_on_error=False,
+        description="checking the session file",
+    )
+    def _check_file(self, known: tuple[int, int] | None) -> None:
         try:
             st = self.sf.path.stat()
         except OSError:
             return
-        if self._stat is not None and (st.st_size, st.st_mtime_ns) != self._stat:
-            self._stat = (st.st_size, st.st_mtime_ns)
-            self.app.call_from_thread(self.reload_when_idle)
+        now = (st.st_size, st.st_mtime_ns)
+        if known is not None and now != known:
+            self.post_message(SessionFileChanged(now))
+
+    def on_session_file_changed(self, msg: SessionFileChanged) -> None:
+        self._stat = msg.stat
+        self.reload_when_idle()
+
+    def worker_failed(self, worker, error: BaseException) -> None:
+        if worker.group == "open-session":
+            self.post_message(SessionLoadFailed(describe_failure(worker, error)))
+            return
+        super().worker_failed(worker, error)
 
     # ------------------------------------------------------------------ handlers
 
@@ -200,41 +274,31 @@ class SessionScreen(Screen):
 
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#tabs").loading = False
-        self.query_one("#session-head", Static).update(Text(f" {msg.error}", style="bold red"))
+        self.query_one("#session-head", Static).update(
+            Text(f" {printable(msg.error)}", style="bold red")
+        )
         self.notify(msg.error, title="cannot open session", severity="error", markup=False)
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
-        try:
-            self._show_loaded(msg)
-        except Exception as exc:  # noqa: BLE001 - shown, never a crash
-            self.query_one("#tabs").loading = False
-            self.notify(
-                f"internal error showing the session: {type(exc).__name__}: {exc}",
-                severity="error",
-                markup=False,
-            )
-
-    def _show_loaded(self, msg: SessionLoaded) -> None:
         if self._reload_pending:
             self._reload_pending = False
             self.call_after_refresh(self.reload_when_idle)
+        self._stat = msg.stat
+        self._loaded_at = time.monotonic()
+        self._load_seconds = msg.seconds
         self.view = msg.view
         self.query_one("#tabs").loading = False
         self._show_head()
-        conv = self.query_one("#conversation-view", ConversationView)
+        conv = self._conv
         conv.set_model(
-            msg.conversation,
-            keep_position=msg.reload,
-            starts=getattr(msg, "starts", None),
-            width=getattr(msg, "width", None),
+            msg.conversation, keep_position=msg.reload, starts=msg.starts, width=msg.width
         )
-        if not msg.reload:
-            if self.scroll_to_line is not None:
-                conv.scroll_to_line(self.scroll_to_line)
-            else:
-                conv.action_last()
-            conv.focus()
         self.query_one("#chain-view", ChainView).set_index(msg.chain)
+        if not msg.reload:
+            conv.focus()
+            self._place_reader(conv)
+        elif conv.finder is not None:
+            conv.find(conv.finder.query)  # new records may hold the words
         if msg.view.rf is None:
             self.query_one("#raw-json", Static).update(
                 "A v1 whole-file JSON session: no records, no chain (the agent reads it in one piece)."
@@ -245,15 +309,47 @@ class SessionScreen(Screen):
             "" if msg.view.sidechains else " no sub-agent transcripts for this session"
         )
         self.query_one("#checkpoints-panel", CheckpointsPanel).show(msg.view)
+        self._refresh_indicator()
         if not msg.reload and self.then:
             then, self.then = self.then, None
             getattr(self, f"action_{then}")()
 
+    def _place_reader(self, conv: ConversationView) -> None:
+        """Where a freshly opened session starts: at a search hit, else at the end.
+
+        The cursor goes to the hit's message at once; finding the words (a pass over every
+        entry, in a worker) then moves it to the match inside that message.
+        """
+        anchor = self.at_line
+        if anchor is not None and not conv.scroll_to_line(anchor):
+            self._show_line_in_chain(anchor)
+            anchor = None
+        if self.find_query:
+            self.query_one("#find", Input).value = self.find_query
+            self._show_find_bar(True)
+            conv.find(self.find_query, anchor_line=anchor)
+        elif self.at_line is None:
+            conv.action_last()
+
+    @on(ConversationView.LineNotShown)
+    def _line_not_shown(self, event: ConversationView.LineNotShown) -> None:
+        self._show_line_in_chain(event.line)
+
+    def _show_line_in_chain(self, line: int) -> None:
+        """A record the conversation does not draw (a skipped branch, metadata): the Chain
+        tab, with that line selected."""
+        self.action_show_tab("chain")
+        self.query_one("#chain-view", ChainView).select_line(line)
+        self.notify(
+            f"line {line} is not a message of the conversation the agent resumes: "
+            "shown in the Chain tab",
+            markup=False,
+        )
+
     def _show_head(self) -> None:
         v = self.view
         if v.file.kind == "sidechain":
-            state = "sidechain"
-            colour = "cyan"
+            state, colour = "sidechain", "cyan"
         elif not v.loaded.loadable:
             state, colour = "the agent cannot load it", "bold red"
         elif v.recovery is not None:
@@ -264,18 +360,29 @@ class SessionScreen(Screen):
             state, colour = "—", "dim"
         if v.liveness.live:
             state, colour = "live: " + state, "bold magenta"
+        elif v.liveness.stale:
+            state += " (stale)"  # a dead process left its registration, as `ls` says
         size = human_size(self._stat[0] if self._stat else 0)
         records = len(v.rf.records) if v.rf is not None else len(v.loaded.messages)
+        model = v.loaded.model
+        if v.sidechain is not None:
+            messages = len(v.sidechain.messages)
+            started = v.sidechain.started_at
+            model = model or v.sidechain.model
+        else:
+            messages, started = len(v.loaded.messages), v.loaded.created_at
         line1 = Text.assemble(
-            (f" {v.session_id}", "bold"),
-            f"  {v.format_version or ''}  {v.loaded.model or ''}  ",
+            (f" {printable(v.session_id)}", "bold"),
+            f"  {v.format_version or ''}  {printable(model or '')}  ",
             (state, colour),
+            no_wrap=True,
+            overflow="ellipsis",
         )
-        line2 = Text(
-            f" {records} records · {size} · {len(v.loaded.messages)} messages · started "
-            f"{short_time(v.loaded.created_at)} · {len(v.warnings)} warnings",
-            style="dim",
-        )
+        parts = [plural(records, "record"), size, plural(messages, "message")]
+        if started:
+            parts.append(f"started {short_time(started)}")
+        parts.append(plural(len(v.warnings), "warning"))
+        line2 = Text(" " + " · ".join(parts), style="dim", no_wrap=True, overflow="ellipsis")
         self.query_one("#session-head", Static).update(Text("\n").join([line1, line2]))
 
     @on(ChainView.NodeSelected)
@@ -290,8 +397,8 @@ class SessionScreen(Screen):
             data = v.rf.span(b.offset, b.offset + min(b.length, 4000))  # never the whole file
             raw.update(
                 Text.assemble(
-                    (f"line {b.line}: {b.reason}\n\n", "bold red"),
-                    data.decode("utf-8", errors="replace"),
+                    (printable(f"line {b.line}: {b.reason}\n\n"), "bold red"),
+                    printable(data.decode("utf-8", errors="replace")).expandtabs(4),
                 )
             )
             return
@@ -319,14 +426,163 @@ class SessionScreen(Screen):
         self.app.open_session(sf)
 
     def _refresh_indicator(self) -> None:
-        conv = self.query_one("#conversation-view", ConversationView)
+        """The line under the conversation: new records, and following — only where it
+        means something (a live session, or records that arrived)."""
+        conv = self._conv
         ind = self.query_one("#new-records", Static)
+        live = self.view is not None and self.view.liveness.live
         parts = []
         if conv.new_records:
-            parts.append(f"▼ {conv.new_records} new records — End to jump")
-        parts.append("following (t)" if conv.follow else "not following (t)")
+            parts.append(f"▼ {plural(conv.new_records, 'new record')} — End to jump")
+        if live:
+            parts.append("following the end (t)" if conv.follow else "not following (t)")
         ind.update(" " + " · ".join(parts))
+        ind.display = bool(parts)
         ind.set_class(bool(conv.new_records), "-has-new")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_follow":
+            return self.view is not None and self.view.liveness.live
+        return True
+
+    # ------------------------------------------------------------------ find
+
+    def action_find(self) -> None:
+        """Open the find bar (words; Enter: next match, Esc: back to the conversation)."""
+        self.action_show_tab("conversation")
+        self._show_find_bar(True)
+        self.query_one("#find", Input).focus()
+
+    def _show_find_bar(self, shown: bool) -> None:
+        self.set_class(shown, "-finding")
+
+    @on(Input.Submitted, "#find")
+    def _find_submitted(self, event: Input.Submitted) -> None:
+        conv = self._conv
+        query = event.value.strip()
+        if conv.finder is not None and conv.finder.query == query and conv.finder.matches:
+            conv.next_match(1)
+        else:
+            conv.find(query)
+
+    @on(ConversationView.FindMoved)
+    def _find_moved(self, event: ConversationView.FindMoved) -> None:
+        status = self.query_one("#find-status", Static)
+        if not event.query.strip():
+            status.update("")
+        elif not event.total:
+            status.update(Text(" no match", style="bold red"))
+        elif not event.position:
+            status.update(f" {plural(event.total, 'match', 'matches')}")
+        else:
+            status.update(f" {event.position}/{event.total} · n/N")
+
+    def on_key(self, event) -> None:
+        find = self.query_one("#find", Input)
+        if self.focused is find and event.key in ("escape", "down", "up"):
+            event.stop()
+            event.prevent_default()
+            if event.key == "escape":
+                if not find.value.strip():
+                    self._show_find_bar(False)
+                    self._conv.find("")
+                self._conv.focus()
+            else:
+                self._conv.next_match(1 if event.key == "down" else -1)
+
+    def action_find_next(self, direction: int) -> None:
+        if not self._conv.next_match(direction):
+            self.action_find()
+
+    # ------------------------------------------------------------------ copy, open
+
+    def _selected_record_index(self) -> int | None:
+        """The record under the cursor: the Chain tab's row, else the conversation's message."""
+        v = self.view
+        if v is None or v.rf is None:
+            return None
+        if self.query_one("#tabs", TabbedContent).active == "chain":
+            chain = self.query_one("#chain-view", ChainView)
+            rows = chain.index.rows if chain.index else []
+            if 0 <= chain.cursor < len(rows) and rows[chain.cursor].kind == "record":
+                return rows[chain.cursor].index
+            return None
+        model = self._conv.model
+        if model is None or not model.entries:
+            return None
+        e = model.entries[min(self._conv.cursor, len(model.entries) - 1)]
+        if e.msg is None:
+            return None
+        m = model.messages[e.msg]
+        rec = getattr(m, "record", None)
+        if rec is not None:
+            return rec
+        line = getattr(m, "line", None)
+        return next((r.index for r in v.rf.records if r.line == line), None)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="record-fetch",
+        exit_on_error=False,
+        description="reading the record",
+    )
+    def _fetch_record(self, index: int, purpose: str) -> None:
+        from sidtui.core.base.jsonparse import parse_line_slow
+
+        rf = self.view.rf
+        rec = rf.records[index]
+        raw = rf.raw(rec)
+        text = raw.decode("utf-8", errors="replace")
+        if purpose != "copy":  # a person reads it: indented
+            text = pretty_json(parse_line_slow(raw))
+        self.post_message(RecordFetched(f"line-{rec.line}.json", text, purpose))
+
+    def on_record_fetched(self, msg: RecordFetched) -> None:
+        if msg.purpose == "copy":
+            self.app.copy_to_clipboard(msg.text)
+            self.notify(f"copied the record of {msg.name.removesuffix('.json')} (JSON)")
+        else:
+            self.app.open_external(msg.text, msg.name, editor=msg.purpose == "editor")
+
+    def action_copy(self) -> None:
+        """Ask what to copy: the session id, the file path or the selected record."""
+        from sidtui.tui.screens.copy import CopyScreen
+
+        if not self._require_view():
+            return
+        self.app.push_screen(CopyScreen(), self._copy_chosen)
+
+    def _copy_chosen(self, what: str | None) -> None:
+        if what == "id":
+            self.action_copy_id()
+        elif what == "path":
+            self.action_copy_path()
+        elif what == "record":
+            self.action_copy_record()
+
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.sf.session_id)
+        self.notify(f"copied the session id {self.sf.session_id}", markup=False)
+
+    def action_copy_path(self) -> None:
+        self.app.copy_to_clipboard(str(self.sf.path))
+        self.notify(f"copied {self.sf.path}", markup=False)
+
+    def action_copy_record(self) -> None:
+        index = self._selected_record_index()
+        if index is None:
+            self.notify("no record selected (a message or a Chain row)", severity="warning")
+            return
+        self._fetch_record(index, "copy")
+
+    def action_open_record(self, editor: bool) -> None:
+        """The selected record, indented, in ``$PAGER`` (or ``$EDITOR``)."""
+        index = self._selected_record_index()
+        if index is None:
+            self.notify("no record selected (a message or a Chain row)", severity="warning")
+            return
+        self._fetch_record(index, "editor" if editor else "pager")
 
     # ------------------------------------------------------------------ actions
 
@@ -365,7 +621,7 @@ class SessionScreen(Screen):
             self.query_one(focus).focus()
 
     def action_toggle_follow(self) -> None:
-        conv = self.query_one("#conversation-view", ConversationView)
+        conv = self._conv
         conv.follow = not conv.follow
         if conv.follow:
             conv.action_last()
@@ -373,10 +629,10 @@ class SessionScreen(Screen):
         self.notify("following the end of the session" if conv.follow else "follow off")
 
     def action_expand_all(self) -> None:
-        self.query_one("#conversation-view", ConversationView).set_all_collapsed(False)
+        self._conv.set_all_collapsed(False)
 
     def action_collapse_all(self) -> None:
-        self.query_one("#conversation-view", ConversationView).set_all_collapsed(True)
+        self._conv.set_all_collapsed(True)
 
     def action_reload(self) -> None:
         self.load(True)
@@ -404,9 +660,14 @@ class SessionScreen(Screen):
     def action_undo_preview(self) -> None:
         if not self._require_view():
             return
-        panel = self.query_one("#checkpoints-panel", CheckpointsPanel)
         self.query_one("#tabs", TabbedContent).active = "checkpoints"
-        panel.action_undo_preview()
+        self.query_one("#checkpoints-panel", CheckpointsPanel).action_undo_preview()
+
+    def action_redo_preview(self) -> None:
+        if not self._require_view():
+            return
+        self.query_one("#tabs", TabbedContent).active = "checkpoints"
+        self.query_one("#checkpoints-panel", CheckpointsPanel).action_redo_preview()
 
     def action_switch_branch(self) -> None:
         """Make the record under the Chain cursor the live tip (append-only marker)."""
@@ -425,7 +686,13 @@ class SessionScreen(Screen):
             return
         self.branch_switch(rec.uuid, rec.line, dry_run=True, force=False)
 
-    @work(thread=True, exclusive=True, group="branch-switch")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="branch-switch",
+        exit_on_error=False,
+        description="switching the branch",
+    )
     def branch_switch(self, uuid: str, line: int, *, dry_run: bool, force: bool) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.edits.rewind import SessionIsLive, switch_branch
@@ -433,29 +700,32 @@ class SessionScreen(Screen):
         try:
             res = switch_branch(self.view, uuid, dry_run=dry_run, force=force)
         except SessionIsLive as exc:
-            self.app.call_from_thread(self._confirm_branch, uuid, line, None, str(exc))
+            self.post_message(BranchSwitchPlanned(uuid, line, None, str(exc)))
             return
         except (SidtuiError, OSError, ValueError) as exc:
-            self.app.call_from_thread(
-                self.notify, str(exc), title="branch switch", severity="error", markup=False
-            )
+            self.notify(str(exc), title="branch switch", severity="error", markup=False)
             return
         if dry_run:
-            self.app.call_from_thread(self._confirm_branch, uuid, line, res, None)
+            self.post_message(BranchSwitchPlanned(uuid, line, res))
         else:
-            self.app.call_from_thread(
-                self.notify,
-                f"line {line} is the live tip now ({res.messages_after} messages; marker {res.marker_uuid})",
-                title="branch switch",
-                markup=False,
-            )
-            self.app.call_from_thread(self.load, True)
+            self.post_message(BranchSwitched(line, res))
 
-    def _confirm_branch(self, uuid: str, line: int, res, live_reason: str | None) -> None:
+    def on_branch_switched(self, msg: BranchSwitched) -> None:
+        res = msg.result
+        self.notify(
+            f"line {msg.line} is the live tip now ({plural(res.messages_after, 'message')}; "
+            f"marker {res.marker_uuid})",
+            title="branch switch",
+            markup=False,
+        )
+        self.load(True)
+
+    def on_branch_switch_planned(self, msg: BranchSwitchPlanned) -> None:
         from sidtui.tui.screens.confirm import ConfirmScreen
 
-        if live_reason is not None:
-            question = f"{live_reason}\n\nSwitch branch anyway (force)?"
+        uuid, line, res = msg.uuid, msg.line, msg.result
+        if msg.live_reason is not None:
+            question = f"{msg.live_reason}\n\nSwitch branch anyway (force)?"
 
             def forced(yes: bool | None) -> None:
                 if yes:
@@ -465,9 +735,9 @@ class SessionScreen(Screen):
             return
         question = (
             f"Make line {line} the live tip?\n"
-            f"{len(res.leaving)} message(s) leave the conversation, {len(res.joining)} join "
-            f"({res.messages_before} → {res.messages_after}). Nothing is deleted: a "
-            "branch_switch marker is appended."
+            f"{plural(len(res.leaving), 'message')} leave the conversation, "
+            f"{len(res.joining)} join ({res.messages_before} → {res.messages_after}). "
+            "Nothing is deleted: a branch_switch marker is appended."
         )
 
         def answered(yes: bool | None) -> None:
@@ -503,9 +773,36 @@ class SessionScreen(Screen):
                 self.action_fork,
             ),
             (
-                "Undo preview…",
-                "What /undo would change, then confirm (u)",
+                "Undo…",
+                "Preview /undo of the latest agent batch, then confirm (u)",
                 self.action_undo_preview,
+            ),
+            (
+                "Redo…",
+                "Preview taking the last undo or restore back, then confirm (U)",
+                self.action_redo_preview,
+            ),
+            (
+                "Find in session",
+                "Find words in the conversation (/, ctrl+f; n/N)",
+                self.action_find,
+            ),
+            ("Copy session id", "Copy the session id to the clipboard (c)", self.action_copy_id),
+            ("Copy session path", "Copy the session file's path (c)", self.action_copy_path),
+            (
+                "Copy record JSON",
+                "Copy the selected record's JSON line (c)",
+                self.action_copy_record,
+            ),
+            (
+                "Open record in $PAGER",
+                "The selected record, indented, in your pager (o)",
+                lambda: self.action_open_record(False),
+            ),
+            (
+                "Open record in $EDITOR",
+                "The selected record in your editor, read-only copy (O)",
+                lambda: self.action_open_record(True),
             ),
             (
                 "Toggle follow",

@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from sidtui.fmt import printable
+
 MARKER_KEYS = ("rewind", "branch_switch")
 
 
@@ -61,7 +63,12 @@ class ChainIndex:
                 self.branch_of[ri] = bi
 
     def describe(self, row: ChainRow) -> tuple[str, str]:
-        """(style class, text) of one row."""
+        """(style class, text) of one row; types, keys and reasons come from the file, so
+        control characters are shown as ``\\xNN`` and tabs as spaces."""
+        cls, text = self._describe(row)
+        return cls, printable(text).expandtabs(4)
+
+    def _describe(self, row: ChainRow) -> tuple[str, str]:
         rf = self.view.rf
         if row.kind == "bad":
             b = rf.bad_lines[row.index]

@@ -5,8 +5,11 @@ Reads through :class:`sidtui.core.checkpoints.manager.CheckpointManager` (``list
 the diff compares the file's pre-image at that snapshot with its state after the batch:
 the pre-image at the file's next entry, or the file on disk now when there is none (``d``
 switches to "vs disk now" at any time). ``u`` previews what ``/undo`` would do (the latest
-batch, or only the selected file when the file list has focus), ``R`` previews restoring
-every file to before the selected snapshot; both ask to confirm.
+batch, or only the selected file when the file list has focus), ``U`` what redo would take
+back, ``R`` restoring every file to before the selected snapshot; each asks to confirm.
+``n`` / ``p`` / ``s`` drive the diff from anywhere in the tab; ``o`` / ``O`` open the
+selected file as it was before the snapshot in ``$PAGER`` / ``$EDITOR``. Paths are shown
+relative to the project root, as ``sidtui checkpoints`` prints them.
 """
 
 from __future__ import annotations
@@ -17,17 +20,22 @@ from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist
 
-from sidtui.fmt import printable
+from sidtui.fmt import plural, printable, project_relative
 from sidtui.tui.fmt import cell, one_line
+from sidtui.tui.messages import CheckpointsLoaded, DiffComputed, FileVersionFetched
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
+from sidtui.tui.widgets.row_table import RowTable
+from sidtui.tui.worker_errors import ReportsWorkerErrors
+
+#: File paths longer than this are cut from the left ("…/deep/name.py") in the file list.
+PATH_CELL = 36
 
 
 def ms_time(ms: int) -> str:
-    """Epoch milliseconds → ``HH:MM:SS`` UTC (as the agent's ISO timestamps)."""
+    """Epoch milliseconds → ``MM-DD HH:MM:SS`` UTC (as the agent's ISO timestamps)."""
     if not ms:
         return ""
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%m-%d %H:%M:%S")
@@ -41,33 +49,38 @@ def _text(data) -> str:
     return data
 
 
-class CheckpointsPanel(Vertical, can_focus=False):
-    """Snapshots (left, top), files of the snapshot with chains (left, bottom), diff (right)."""
+def left_cut(text: str, width: int) -> str:
+    """``text`` cut from the left with an ellipsis to at most ``width`` characters."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
+    """Snapshots and the files of the selected one (left), the diff (right); stacked, with
+    a unified diff, at 100 columns or fewer."""
 
     DEFAULT_CSS = """
-    CheckpointsPanel #ckpt-left { width: 52; }
-    CheckpointsPanel #snapshots { height: 1fr; }
-    CheckpointsPanel #ckpt-files { height: 1fr; }
-    CheckpointsPanel #ckpt-diff { width: 1fr; }
+    CheckpointsPanel #ckpt-left { width: 56; }
+    CheckpointsPanel #ckpt-lists { height: 1fr; }
+    CheckpointsPanel #snapshots { height: 1fr; border: round $panel-lighten-2; }
+    CheckpointsPanel #ckpt-files { height: 1fr; border: round $panel-lighten-2; }
+    CheckpointsPanel #ckpt-diff { width: 1fr; border: round $panel-lighten-2; }
+    CheckpointsPanel #snapshots:focus, CheckpointsPanel #ckpt-files:focus,
+    CheckpointsPanel #ckpt-diff:focus { border: round $primary; border-title-color: $primary; }
+    CheckpointsPanel #ckpt-chain { height: auto; max-height: 4; color: $text-muted; padding: 0 1; }
     CheckpointsPanel #ckpt-note { height: auto; color: $text-muted; padding: 0 1; }
-    """
+    CheckpointsPanel #ckpt-note.-bad { color: $text-error; }
+    """  # the stacked layout at 100 columns or fewer: session.tcss
     BINDINGS = [
-        Binding("u", "undo_preview", "Undo preview"),
-        Binding("R", "restore_preview", "Restore before snapshot"),
+        Binding("u", "undo_preview", "Undo…"),
+        Binding("U", "redo_preview", "Redo…"),
+        Binding("R", "restore_preview", "Restore before…"),
         Binding("d", "toggle_disk", "vs disk/next"),
+        Binding("n", "hunk(1)", "Next hunk"),
+        Binding("p", "hunk(-1)", "Prev hunk"),
+        Binding("s", "toggle_diff_mode", "Unified/side-by-side"),
+        Binding("o", "open_version(False)", "Open in $PAGER", show=False),
+        Binding("O", "open_version(True)", "Open in $EDITOR", show=False),
     ]
-
-    class Loaded(Message):
-        def __init__(self, snapshots, chains, error: str | None) -> None:
-            super().__init__()
-            self.snapshots = snapshots
-            self.chains = chains
-            self.error = error
-
-    class DiffReady(Message):
-        def __init__(self, data: DiffData | None) -> None:
-            super().__init__()
-            self.data = data
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -79,10 +92,12 @@ class CheckpointsPanel(Vertical, can_focus=False):
 
     def compose(self):
         yield Static("", id="ckpt-note")
-        with Horizontal():
+        with Horizontal(id="ckpt-body"):
             with Vertical(id="ckpt-left"):
-                yield DataTable(id="snapshots", cursor_type="row", zebra_stripes=True)
-                yield DataTable(id="ckpt-files", cursor_type="row")
+                with Vertical(id="ckpt-lists"):
+                    yield RowTable(id="snapshots", zebra_stripes=True)
+                    yield RowTable(id="ckpt-files")
+                yield Static("", id="ckpt-chain")
             yield DiffView(id="ckpt-diff")
 
     def on_mount(self) -> None:
@@ -93,6 +108,9 @@ class CheckpointsPanel(Vertical, can_focus=False):
         f.add_column("file", key="file")
         f.add_column("chain", key="chain")
         t.border_title = "Snapshots"
+        f.border_title = "Files"
+        self.query_one("#ckpt-diff", DiffView).border_title = "Diff"
+        self.query_one("#ckpt-note", Static).display = False
 
     def focus(self, scroll_visible: bool = True):
         self.query_one("#snapshots", DataTable).focus(scroll_visible)
@@ -105,19 +123,27 @@ class CheckpointsPanel(Vertical, can_focus=False):
         self.view = view
         self.load()
 
-    def project_root(self):
-        from sidtui.core.edits.rewind import project_root
+    def _root(self) -> str | None:
+        root = self.manager.project_root if self.manager is not None else None
+        return str(root) if root else None
 
-        return project_root(self.view)
-
-    @work(thread=True, exclusive=True, group="checkpoints")
     def load(self) -> None:
+        self._load(self.view)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="checkpoints",
+        exit_on_error=False,
+        description="reading the checkpoints",
+    )
+    def _load(self, view) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.checkpoints.manager import CheckpointManager
         from sidtui.core.edits.batches import post_image_of
+        from sidtui.core.edits.rewind import project_root
 
-        view = self.view
-        root = self.project_root()
+        root = project_root(view)
         mgr = CheckpointManager.for_session(
             view.home,
             view.session_id,
@@ -125,52 +151,63 @@ class CheckpointsPanel(Vertical, can_focus=False):
             root_refusal=root.refusal,
             post_image=post_image_of(view.rf),
         )
-        self.manager = mgr
         if not mgr.exists:
-            self.post_message(self.Loaded([], {}, None))
+            self.post_message(CheckpointsLoaded(mgr, [], {}))
             return
         try:
             snaps = mgr.list_snapshots()
             chains = {c.file_path: c for c in mgr.chain_health()}
         except (SidtuiError, OSError, ValueError) as exc:
-            self.post_message(self.Loaded([], {}, f"checkpoint index unreadable: {exc}"))
+            self.post_message(CheckpointsLoaded(mgr, [], {}, f"checkpoint index unreadable: {exc}"))
             return
-        self.post_message(self.Loaded(snaps, chains, None))
+        self.post_message(CheckpointsLoaded(mgr, snaps, chains))
 
-    def on_checkpoints_panel_loaded(self, msg: Loaded) -> None:
+    def on_checkpoints_loaded(self, msg: CheckpointsLoaded) -> None:
         msg.stop()
+        self.manager = msg.manager
         self.snapshots = msg.snapshots
         self.chains = msg.chains
         note = self.query_one("#ckpt-note", Static)
         t = self.query_one("#snapshots", DataTable)
         t.clear()
+        note.display = False
         if msg.error:
-            note.update(Text(printable(msg.error), style="bold red"))
+            self._note(msg.error, bad=True)
             self.notify(msg.error, severity="error", markup=False)
             return
         if not msg.snapshots:
-            note.update(" no file checkpoints for this session")
+            self._note("no file checkpoints for this session")
+            t.border_title = "Snapshots"
             self.query_one("#ckpt-files", DataTable).clear()
+            self.query_one("#ckpt-chain", Static).update("")
             self.query_one("#ckpt-diff", DiffView).show(None)
             return
         broken = [c for c in msg.chains.values() if not c.healthy]
-        note.update(
-            f" {len(msg.snapshots)} snapshots · {len(msg.chains)} files"
-            + (f" · {len(broken)} with unrecoverable entries (✗)" if broken else "")
-            + " · u undo · R restore before · d vs disk/next"
-        )
+        t.border_title = f"Snapshots · {len(msg.snapshots)} · {plural(len(msg.chains), 'file')}"
+        if broken:
+            self._note(f"{plural(len(broken), 'file')} with unrecoverable entries (✗)", bad=True)
+        root = self._root()
         for s in msg.snapshots:
             sid = Text(s.id, style="dim strike" if s.reverted else ("cyan" if s.is_restore else ""))
+            summary = s.tool_summary or ""
+            if root:  # a path inside the project, as the CLI prints it
+                summary = summary.replace(root.rstrip("/") + "/", "")
             t.add_row(
                 sid,
                 ms_time(s.timestamp),
                 cell(one_line(s.tool_name, 16)),
-                cell(one_line(s.tool_summary, 30)),
+                cell(one_line(summary, 40)),
                 str(len(s.files)),
                 key=s.id,
             )
         t.move_cursor(row=len(msg.snapshots) - 1, animate=False)
         self._show_files()
+
+    def _note(self, text: str, bad: bool = False) -> None:
+        note = self.query_one("#ckpt-note", Static)
+        note.update(Text(printable(text)))
+        note.set_class(bad, "-bad")
+        note.display = True
 
     def selected_snapshot(self):
         t = self.query_one("#snapshots", DataTable)
@@ -193,16 +230,42 @@ class CheckpointsPanel(Vertical, can_focus=False):
         f.clear()
         if s is None:
             return
+        f.border_title = f"Files of {s.id}"
+        root = self._root()
         for e in s.files:
             path = e.get("filePath")
             if not isinstance(path, str):
                 continue
             chain = self.chains.get(path)
             drawing = Text(
-                chain.drawing if chain else "?", style="" if (chain and chain.healthy) else "red"
+                chain.drawing if chain else "?",
+                style="" if (chain and chain.healthy) else "red",
+                no_wrap=True,
+                overflow="ellipsis",
             )
-            f.add_row(cell(one_line(path.rsplit("/", 1)[-1], 24)), drawing, key=path)
+            f.add_row(cell(left_cut(project_relative(path, root), PATH_CELL)), drawing, key=path)
+        self._show_chain()
         self._load_diff()
+
+    def _show_chain(self) -> None:
+        """The selected file's whole entry chain, under the lists (the table cuts it)."""
+        path = self.selected_file()
+        chain = self.chains.get(path) if path else None
+        out = self.query_one("#ckpt-chain", Static)
+        if chain is None:
+            out.update("")
+            return
+        n = len(chain.links)
+        out.update(
+            Text(
+                printable(
+                    f"{project_relative(path, self._root())}: {chain.drawing}"
+                    f" ({plural(n, 'entry', 'entries')})"
+                ),
+                style="" if chain.healthy else "red",
+                overflow="ellipsis",
+            )
+        )
 
     @on(DataTable.RowHighlighted, "#snapshots")
     def _snap_highlighted(self, event) -> None:
@@ -212,24 +275,37 @@ class CheckpointsPanel(Vertical, can_focus=False):
     @on(DataTable.RowHighlighted, "#ckpt-files")
     def _file_highlighted(self, event) -> None:
         event.stop()
+        self._show_chain()
         self._load_diff()
 
     def _load_diff(self) -> None:
         s, path = self.selected_snapshot(), self.selected_file()
-        if s is None or path is None:
+        if s is None or path is None or self.manager is None:
             self.query_one("#ckpt-diff", DiffView).show(None)
             return
-        self.compute_diff(s.id, s.position, path, self.vs_disk, self.app.current_theme.dark)
+        self.compute_diff(
+            self.manager, s.id, s.position, path, self.vs_disk, self.app.current_theme.dark
+        )
 
-    @work(thread=True, exclusive=True, group="checkpoint-diff")
-    def compute_diff(self, sid: str, position: int, path: str, vs_disk: bool, dark: bool) -> None:
-        from sidtui.core.checkpoints.manager import read_current
+    @work(
+        thread=True,
+        exclusive=True,
+        group="checkpoint-diff",
+        exit_on_error=False,
+        description="computing the diff",
+    )
+    def compute_diff(
+        self, mgr, sid: str, position: int, path: str, vs_disk: bool, dark: bool
+    ) -> None:
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.checkpoints.restore import read_current
 
-        mgr = self.manager
+        root = str(mgr.project_root) if mgr.project_root else None
+        shown = project_relative(path, root)
         try:
             before = mgr.rebuild_at(path, sid)
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a crash
-            self.post_message(self.DiffReady(DiffData.build(f"{path}: {exc}", "", "")))
+        except (SidtuiError, OSError, ValueError) as exc:
+            self.post_message(DiffComputed(DiffData.build(f"{shown}: {exc}", "", "")))
             return
         note = None
         if not before.recoverable:
@@ -241,7 +317,7 @@ class CheckpointsPanel(Vertical, can_focus=False):
             nxt_id = str(mgr.index.snapshots[nxt_pos].get("id"))
             after = mgr.rebuild_at(path, nxt_id)
             new = _text(after.content) if after.exists else ""
-            title = f"{path}  {sid} → {nxt_id}"
+            title = f"{shown}  {sid} → {nxt_id}"
             if not after.recoverable:
                 note = (
                     note + "; " if note else ""
@@ -249,12 +325,12 @@ class CheckpointsPanel(Vertical, can_focus=False):
         else:
             exists, data, err = read_current(path)
             new = _text(data) if exists else ""
-            title = f"{path}  {sid} → disk now" + ("" if exists else " (absent)")
+            title = f"{shown}  {sid} → disk now" + ("" if exists else " (absent)")
             if err:
                 note = (note + "; " if note else "") + f"disk: {err}"
-        self.post_message(self.DiffReady(DiffData.build(title, old, new, path, dark, note)))
+        self.post_message(DiffComputed(DiffData.build(title, old, new, path, dark, note)))
 
-    def on_checkpoints_panel_diff_ready(self, msg: DiffReady) -> None:
+    def on_diff_computed(self, msg: DiffComputed) -> None:
         msg.stop()
         self.query_one("#ckpt-diff", DiffView).show(msg.data)
 
@@ -269,15 +345,68 @@ class CheckpointsPanel(Vertical, can_focus=False):
         )
         self._load_diff()
 
+    def action_hunk(self, direction: int) -> None:
+        self.query_one("#ckpt-diff", DiffView).action_hunk(direction)
+
+    def action_toggle_diff_mode(self) -> None:
+        self.query_one("#ckpt-diff", DiffView).action_toggle_mode()
+
+    def action_open_version(self, editor: bool) -> None:
+        """The selected file as it was before the selected snapshot, in $PAGER/$EDITOR."""
+        s, path = self.selected_snapshot(), self.selected_file()
+        if s is None or path is None or self.manager is None:
+            self.notify("select a snapshot and a file first", severity="warning")
+            return
+        self._fetch_version(self.manager, s.id, path, "editor" if editor else "pager")
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="checkpoint-version",
+        exit_on_error=False,
+        description="rebuilding the file version",
+    )
+    def _fetch_version(self, mgr, sid: str, path: str, purpose: str) -> None:
+        r = mgr.rebuild_at(path, sid)
+        if not r.recoverable:
+            self.notify(
+                f"{path} at {sid} cannot be rebuilt: {r.reason}", severity="error", markup=False
+            )
+            return
+        if not r.exists:
+            self.notify(f"{path} did not exist before {sid}", severity="warning", markup=False)
+            return
+        if isinstance(r.content, bytes):
+            self.notify(f"{path} is binary: not opened", severity="warning", markup=False)
+            return
+        name = f"{sid}-{path.rsplit('/', 1)[-1]}"
+        self.post_message(FileVersionFetched(name, r.content or "", purpose))
+
+    def on_file_version_fetched(self, msg: FileVersionFetched) -> None:
+        msg.stop()
+        self.app.open_external(msg.text, msg.name, editor=msg.purpose == "editor")
+
     def action_undo_preview(self) -> None:
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to undo", severity="warning")
             return
-        from sidtui.tui.screens.undo_preview import UndoPreviewScreen
+        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
         files = self.query_one("#ckpt-files", DataTable)
         path = self.selected_file() if self.screen.focused is files else None
-        self.app.push_screen(UndoPreviewScreen(self.manager, path), self._after_undo)
+        self.app.push_screen(
+            RestorePreviewScreen(self.manager, "undo-file" if path else "undo", path=path),
+            self._after_undo,
+        )
+
+    def action_redo_preview(self) -> None:
+        """Preview taking back the last undo or restore (the core's ``redo``)."""
+        if self.manager is None or not self.snapshots:
+            self.notify("no checkpoints: nothing to redo", severity="warning")
+            return
+        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+
+        self.app.push_screen(RestorePreviewScreen(self.manager, "redo"), self._after_undo)
 
     def action_restore_preview(self) -> None:
         """Preview putting every file back to how it was before the selected snapshot."""
@@ -285,9 +414,11 @@ class CheckpointsPanel(Vertical, can_focus=False):
         if self.manager is None or snap is None:
             self.notify("no checkpoints: nothing to restore", severity="warning")
             return
-        from sidtui.tui.screens.undo_preview import UndoPreviewScreen
+        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
-        self.app.push_screen(UndoPreviewScreen(self.manager, snapshot_id=snap.id), self._after_undo)
+        self.app.push_screen(
+            RestorePreviewScreen(self.manager, "restore", snapshot_id=snap.id), self._after_undo
+        )
 
     def _after_undo(self, result) -> None:
         if result:

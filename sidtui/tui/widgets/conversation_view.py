@@ -26,6 +26,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sidtui.tui.conversation_model import TEXT_PREVIEW_LINES, ConversationModel, Entry
+from sidtui.tui.find import Finder, find_entries
+from sidtui.tui.messages import FindAnswered, LayoutMeasured
+from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 INDENT = {"header": 0, "banner": 0}
 BODY_INDENT = 4
@@ -79,10 +82,19 @@ def wrap(text: str, width: int, limit: int | None = None) -> list[str]:
     return out
 
 
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with an ellipsis (one-line summaries)."""
+    if len(text) <= width // 2 or cell_len(text) <= width:
+        return text
+    return chop_cells(text, max(1, width - 1))[0] + "…"
+
+
 def measure(model: ConversationModel, e: Entry, width: int) -> int:
     """Lines entry ``e`` takes at ``width`` — cheap: no styling, wraps capped when folded."""
     if e.kind == "header":
-        return 2 if e.msg else 1
+        note = model.header_note(e)
+        extra = len(wrap(note, width - BODY_INDENT - 2)) if note else 0
+        return (2 if e.msg else 1) + extra
     if e.kind == "compact":
         return 1
     if e.kind == "text":
@@ -105,7 +117,9 @@ def measure(model: ConversationModel, e: Entry, width: int) -> int:
         )
     if e.collapsed:
         return 1
-    return 1 + len(wrap(model.body(e), width - BODY_INDENT - 2))
+    note = model.header_note(e)
+    extra = len(wrap(note, width - BODY_INDENT - 2)) if note else 0
+    return 1 + extra + len(wrap(model.body(e), width - BODY_INDENT - 2))
 
 
 def layout(model: ConversationModel, width: int) -> array:
@@ -118,8 +132,13 @@ def layout(model: ConversationModel, width: int) -> array:
     return starts
 
 
-class ConversationView(ScrollView, can_focus=True):
-    """Messages as the agent will see them on resume, virtualised."""
+class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
+    """Messages as the agent will see them on resume, virtualised.
+
+    Find (:meth:`find`): every entry whose text holds all the words is a match, the words
+    are highlighted wherever they are drawn, and :meth:`next_match` moves the cursor from
+    match to match (a folded entry whose match is hidden is expanded).
+    """
 
     COMPONENT_CLASSES = {
         "conversation--user",
@@ -131,6 +150,7 @@ class ConversationView(ScrollView, can_focus=True):
         "conversation--banner",
         "conversation--banner-bad",
         "conversation--dim",
+        "conversation--match",
     }
 
     DEFAULT_CSS = """
@@ -145,6 +165,7 @@ class ConversationView(ScrollView, can_focus=True):
     ConversationView > .conversation--banner { background: $success-muted; color: $text; text-style: bold; }
     ConversationView > .conversation--banner-bad { background: $error-muted; color: $text; text-style: bold; }
     ConversationView > .conversation--dim { color: $text-muted; }
+    ConversationView > .conversation--match { background: $warning; color: $background; text-style: bold; }
     """
 
     BINDINGS = [
@@ -170,6 +191,22 @@ class ConversationView(ScrollView, can_focus=True):
             super().__init__()
             self.entry = entry
 
+    class LineNotShown(Message):
+        """File line ``line`` holds no message of the conversation (off the live chain)."""
+
+        def __init__(self, line: int) -> None:
+            super().__init__()
+            self.line = line
+
+    class FindMoved(Message):
+        """The find state changed: match ``position`` (1-based, 0: none) of ``total``."""
+
+        def __init__(self, query: str, position: int, total: int) -> None:
+            super().__init__()
+            self.query = query
+            self.position = position
+            self.total = total
+
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
@@ -179,6 +216,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._lines: LRUCache[tuple, list[tuple[str, str]]] = LRUCache(1024)
         self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
         self._layout_width = 0
+        self.finder: Finder | None = None  # the words being found, and their matches
+        self._pending_anchor: int | None = None
 
     # ------------------------------------------------------------------ model
 
@@ -201,13 +240,13 @@ class ConversationView(ScrollView, can_focus=True):
         )
         prev_count = len(self.model.messages) if self.model is not None else 0
         self.model = model
-        if starts is not None and width != self._content_width() and len(model.entries) >= 5_000:
+        if starts is not None and width != self.content_width() and len(model.entries) >= 5_000:
             # Measured at another width (the view was not laid out yet): show that layout
             # now and re-measure in a worker rather than freezing the UI.
             self._relayout(starts)
-            self._relayout_in_worker(model, self._content_width())
+            self._relayout_in_worker(model, self.content_width())
         else:
-            self._relayout(starts if width == self._content_width() else None)
+            self._relayout(starts if width == self.content_width() else None)
         if keep_position:
             added = max(0, len(model.messages) - prev_count)
             if self.follow and at_end:
@@ -221,7 +260,8 @@ class ConversationView(ScrollView, can_focus=True):
             self.new_records = 0
             self.scroll_to(y=0, animate=False)
 
-    def _content_width(self) -> int:
+    def content_width(self) -> int:
+        """Columns a line of text may use (the loading worker measures at this width)."""
         return max(20, self.scrollable_content_region.width or self.size.width or 80)
 
     def _entry_lines(self, i: int, width: int) -> list[tuple[str, str]]:
@@ -256,13 +296,19 @@ class ConversationView(ScrollView, can_focus=True):
             for line in wrap(m.body(e), width - 2):
                 out.append((cls, "  " + line))
             return [("", "")] + out
-        if e.kind == "header":
-            gap = [("", "")] if e.msg else []
-            return gap + [(style, "▌ " + m.header_text(e))]
-        if e.kind == "compact":
-            return [("dim", "  " + m.header_text(e))]
         ind = " " * BODY_INDENT
         avail = width - BODY_INDENT - 2
+        if e.kind == "header":
+            gap = [("", "")] if e.msg else []
+            note = m.header_note(e)
+            below = (
+                [("dropped" if e.dropped else "dim", ind + line) for line in wrap(note, avail)]
+                if note
+                else []
+            )
+            return gap + [(style, fit("▌ " + m.header_text(e), width))] + below
+        if e.kind == "compact":
+            return [("dim", fit("  " + m.header_text(e), width))]
         if e.kind == "text":
             text = m.body(e)
             lines = wrap(text, avail, None if not e.collapsed else TEXT_PREVIEW_LINES)
@@ -276,12 +322,16 @@ class ConversationView(ScrollView, can_focus=True):
                 body.append(("dim", ind + extra))
             return body
         marker = "▸ " if e.collapsed else "▾ "
-        head = [(style, "  " + marker + m.header_text(e)[: max(0, width * 2)])]
+        head = [(style, fit("  " + marker + m.header_text(e), width))]
         if e.collapsed:
             return head
-        return head + [
-            (style if style != "tool" else "", ind + line) for line in wrap(m.body(e), avail)
-        ]
+        note = m.header_note(e)
+        why = [(style, ind + line) for line in wrap(note, avail)] if note else []
+        return (
+            head
+            + why
+            + [(style if style != "tool" else "", ind + line) for line in wrap(m.body(e), avail)]
+        )
 
     def _relayout(self, starts: array | None = None) -> None:
         """Recompute the line → entry map for the current width.
@@ -289,7 +339,7 @@ class ConversationView(ScrollView, can_focus=True):
         ``starts`` may come precomputed from the loading worker (:func:`layout`) when it
         used the same width; otherwise it is computed here (O(entries), capped wraps).
         """
-        width = self._content_width()
+        width = self.content_width()
         self._layout_width = width
         self._lines.clear()
         self._strips.clear()
@@ -338,31 +388,53 @@ class ConversationView(ScrollView, can_focus=True):
         style = base + self.get_component_rich_style(f"conversation--{cls}") if cls else base
         if is_cursor and (sub == 0 or self.model.entries[i].kind == "header"):
             style = style + self.get_component_rich_style("conversation--cursor")
-        strip = Strip([Segment(text, style)]).crop_extend(0, width, style if is_cursor else base)
+        segments = [Segment(text, style)]
+        spans = self.finder.spans(text) if self.finder is not None else []
+        if spans:
+            match = style + self.get_component_rich_style("conversation--match")
+            segments, at = [], 0
+            for a, b in spans:
+                segments += [Segment(text[at:a], style), Segment(text[a:b], match)]
+                at = b
+            segments.append(Segment(text[at:], style))
+        strip = Strip(segments).crop_extend(0, width, style if is_cursor else base)
         self._strips[key] = strip
         return strip
 
     def on_resize(self, event: events.Resize) -> None:
-        width = self._content_width()
+        self._fit_width()
+
+    def on_show(self) -> None:
+        # A resize while another tab was shown reached no hidden widget: re-wrap on return.
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        width = self.content_width()
         if width == self._layout_width or self.model is None:
             return
         if len(self.model.entries) < 5_000:
             self._relayout()
+            self._scroll_into_view(self.cursor)
         else:
             self._relayout_in_worker(self.model, width)
 
     # A description, or Textual would repr() the whole model to name the worker.
     @work(
-        thread=True, exclusive=True, group="conversation-layout", description="conversation layout"
+        thread=True,
+        exclusive=True,
+        group="conversation-layout",
+        description="measuring the conversation",
+        exit_on_error=False,
     )
     def _relayout_in_worker(self, model: ConversationModel, width: int) -> None:
         """Big sessions: measure in a thread; the old layout stays on screen meanwhile."""
-        starts = layout(model, width)
-        self.app.call_from_thread(self._apply_layout, model, width, starts)
+        self.post_message(LayoutMeasured(model, width, layout(model, width)))
 
-    def _apply_layout(self, model: ConversationModel, width: int, starts: array) -> None:
-        if model is self.model and width == self._content_width():
-            self._relayout(starts)
+    def on_layout_measured(self, msg: LayoutMeasured) -> None:
+        msg.stop()
+        if msg.model is self.model and msg.width == self.content_width():
+            self._relayout(msg.starts)
+            self._scroll_into_view(self.cursor)
 
     # ------------------------------------------------------------------ cursor
 
@@ -371,15 +443,32 @@ class ConversationView(ScrollView, can_focus=True):
             return
         self._strips.clear()
         self.refresh()
-        top = self._starts[min(new, len(self._starts) - 1)]
-        bottom = self._starts[min(new + 1, len(self._starts) - 1)]
+        self._scroll_into_view(new)
+        self.post_message(self.CursorMoved(new))
+
+    def _scroll_into_view(self, entry: int, line: int = 0) -> None:
+        """Scroll so entry ``entry`` (its ``line``-th line when given) is on screen."""
+        if self.model is None:
+            return
+        top = self._starts[min(entry, len(self._starts) - 1)]
+        bottom = self._starts[min(entry + 1, len(self._starts) - 1)]
+        if line:
+            top = bottom = top + line
+            bottom += 1
         height = self.scrollable_content_region.height or 1
         y = self.scroll_offset.y
         if top < y:
-            self.scroll_to(y=top, animate=False)
+            target = top
         elif bottom > y + height:
-            self.scroll_to(y=max(top, bottom - height), animate=False)
-        self.post_message(self.CursorMoved(new))
+            target = max(top, bottom - height) if not line else max(0, top - height // 3)
+        else:
+            return
+        if target > self.max_scroll_y:
+            # Not laid out at this height yet (a session opened at a search hit): the scroll
+            # would be clamped to the top, so it waits for the next refresh.
+            self.call_after_refresh(self.scroll_to, y=target, animate=False)
+        else:
+            self.scroll_to(y=target, animate=False)
 
     def action_cursor(self, delta: int) -> None:
         if self.model and self.model.entries:
@@ -426,6 +515,110 @@ class ConversationView(ScrollView, can_focus=True):
         self._relayout()
         self.watch_cursor(self.cursor, self.cursor)
 
+    # ------------------------------------------------------------------ find
+
+    def find(self, query: str, anchor_line: int | None = None) -> None:
+        """Find ``query``'s words (empty: stop finding); the cursor goes to the first match
+        from the cursor on, or to the match in the message of file line ``anchor_line``."""
+        self._strips.clear()
+        self.refresh()
+        if not query.strip() or self.model is None:
+            self.finder = None
+            self.post_message(self.FindMoved(query, 0, 0))
+            return
+        self.finder = Finder.of(query)
+        self._pending_anchor = anchor_line
+        self._find_worker(self.model, self.finder)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="conversation-find",
+        description="finding in the session",
+        exit_on_error=False,
+    )
+    def _find_worker(self, model: ConversationModel, finder: Finder) -> None:
+        from textual.worker import get_current_worker
+
+        from sidtui.tui.find import PREFILTER_FROM
+
+        worker = get_current_worker()
+        raw = None
+        if len(model.entries) > PREFILTER_FROM and model.view.rf is not None:
+            try:
+                raw = model.view.file.path.read_bytes()
+            except OSError:  # gone or unreadable since: decode every entry instead
+                raw = None
+        matches = find_entries(model, finder, lambda: worker.is_cancelled, raw)
+        if not worker.is_cancelled:
+            self.post_message(FindAnswered(finder.query, matches))
+
+    def on_find_answered(self, msg: FindAnswered) -> None:
+        msg.stop()
+        f = self.finder
+        if f is None or f.query != msg.query or self.model is None:
+            return
+        f.matches = msg.matches
+        anchor, self._pending_anchor = self._pending_anchor, None
+        target = None
+        if anchor is not None:
+            target = self.anchor_entry(anchor, msg.matches)
+            if target is None:  # the words are not drawn there (a file path, a prefix)
+                if not self.scroll_to_line(anchor):
+                    self.post_message(self.LineNotShown(anchor))
+                self.post_message(self.FindMoved(f.query, 0, len(msg.matches)))
+                return
+        if target is None and msg.matches:
+            later = [p for p, i in enumerate(msg.matches) if i >= self.cursor]
+            target = later[0] if later else 0
+        if target is None:
+            self.post_message(self.FindMoved(f.query, 0, 0))
+            return
+        self._goto_match(target)
+
+    def anchor_entry(self, line: int, matches: list[int]) -> int | None:
+        """Position in ``matches`` of the first match in the message of file ``line``."""
+        assert self.model is not None
+        for p, i in enumerate(matches):
+            e = self.model.entries[i]
+            if e.msg is not None and getattr(self.model.messages[e.msg], "line", None) == line:
+                return p
+        return None
+
+    def next_match(self, direction: int = 1) -> bool:
+        """Move to the next (``1``) or previous (``-1``) match; False when there is none."""
+        f = self.finder
+        if f is None or not f.matches:
+            return False
+        if 0 <= f.position < len(f.matches) and f.matches[f.position] == self.cursor:
+            p = (f.position + direction) % len(f.matches)
+        elif direction > 0:
+            p = next((p for p, i in enumerate(f.matches) if i > self.cursor), 0)
+        else:
+            before = [p for p, i in enumerate(f.matches) if i < self.cursor]
+            p = before[-1] if before else len(f.matches) - 1
+        self._goto_match(p)
+        return True
+
+    def _goto_match(self, p: int) -> None:
+        f = self.finder
+        assert f is not None and f.matches is not None and self.model is not None
+        f.position = p
+        i = f.matches[p]
+        e = self.model.entries[i]
+        width = self._layout_width
+        shown = [t for _, t in self._entry_lines(i, width)]
+        if e.collapsible and e.collapsed and not any(f.spans(t) for t in shown):
+            e.collapsed = False  # the words are in the folded part: unfold it
+            self._relayout()
+            shown = [t for _, t in self._entry_lines(i, width)]
+        line = next((k for k, t in enumerate(shown) if f.spans(t)), 0)
+        self._strips.clear()
+        self.cursor = i
+        if line:
+            self._scroll_into_view(i, line)
+        self.post_message(self.FindMoved(f.query, p + 1, len(f.matches)))
+
     def set_all_collapsed(self, collapsed: bool) -> None:
         if not self.model:
             return
@@ -439,17 +632,17 @@ class ConversationView(ScrollView, can_focus=True):
         if self.model and msg in self.model.message_entry:
             self.cursor = self.model.message_entry[msg]
 
-    def scroll_to_line(self, line: int) -> None:
+    def scroll_to_line(self, line: int) -> bool:
         """Put the cursor on the message of file line ``line`` (or the last one before it)."""
+        """Put the cursor on the message of file line ``line``; False when no message of
+        the conversation comes from that line (a record off the live chain)."""
         if not self.model:
-            return
-        best = None
+            return False
         for i, m in enumerate(self.model.messages):
-            ml = getattr(m, "line", None)
-            if ml is not None and ml <= line:
-                best = i
-        if best is not None:
-            self.scroll_to_message(best)
+            if getattr(m, "line", None) == line:
+                self.scroll_to_message(i)
+                return True
+        return False
 
     def on_click(self, event: events.Click) -> None:
         if self.model is None:

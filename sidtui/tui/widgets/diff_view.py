@@ -3,7 +3,9 @@
 Rows come from :func:`sidtui.core.checkpoints.sidebyside.side_by_side`; syntax colouring is computed
 once per side in the worker that loads the texts (:func:`highlight_lines`), changed words
 inside replaced lines are emphasised (:func:`sidtui.core.checkpoints.sidebyside.word_spans`). ``s``
-toggles unified / side-by-side, ``n`` / ``p`` jump between hunks.
+toggles unified / side-by-side, ``n`` / ``p`` jump between hunks. Until ``s`` is pressed
+the mode follows the terminal: unified at 100 columns or fewer (two halves of 40 columns
+showed one word each), side by side above.
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.chosen_mode = False  # the user pressed s: the mode no longer follows the width
         self.data: DiffData | None = None
         self._urows: list | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
@@ -155,7 +158,17 @@ class DiffView(ScrollView, can_focus=True):
         self._relayout()
 
     def action_toggle_mode(self) -> None:
+        self.chosen_mode = True
         self.unified = not self.unified
+
+    def _follow_width(self) -> None:
+        from sidtui.tui.app import NARROW_MAX
+
+        if not self.chosen_mode:
+            self.unified = self.app.size.width <= NARROW_MAX
+
+    def on_mount(self) -> None:
+        self._follow_width()
 
     def action_scroll_lines(self, delta: int) -> None:
         self.scroll_to(y=self.scroll_offset.y + delta, animate=False)
@@ -304,4 +317,5 @@ class DiffView(ScrollView, can_focus=True):
         return Strip(line.render(self.app.console)).crop_extend(0, width, base + bg)
 
     def on_resize(self) -> None:
+        self._follow_width()
         self._relayout()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from sidtui.tui.fmt import cell, cost, human_size, state_badge
+from sidtui.tui.widgets.row_table import RowTable
 
 # The state badge comes right after the id: it is what the browser is for, and it must be
 # visible without scrolling sideways at 120 columns.
@@ -22,8 +22,8 @@ COLUMNS = (
 )
 # Fixed widths: auto-sized columns were re-measured whenever rows were refilled, so the
 # layout jumped while a scan or a live update ran (and a screenshot could catch it half
-# measured). Session ids are 24 characters; longer legacy ids are cut here and shown whole
-# on the session screen.
+# measured). Session ids are 24 characters; longer legacy ids are cut here with an
+# ellipsis and shown whole in the preview and on the session screen.
 WIDTHS = {
     "id": 24,
     "state": 26,
@@ -49,7 +49,7 @@ def row_cells(s) -> tuple:
         Text(label, style=colour),
         _when(s.last_activity),
         _when(s.started),
-        cell((s.model or "")[:18]),
+        cell(s.model or ""),
         Text(str(s.records), justify="right"),
         Text(human_size(s.bytes), justify="right"),
         Text(cost(s.cost_usd), justify="right"),
@@ -57,11 +57,10 @@ def row_cells(s) -> tuple:
     )
 
 
-class SessionTable(DataTable):
+class SessionTable(RowTable):
     """Sessions, newest activity first; row keys are file paths."""
 
     def on_mount(self) -> None:
-        self.cursor_type = "row"
         self.zebra_stripes = True
         for key, label in COLUMNS:
             self.add_column(label, key=key, width=WIDTHS[key])

@@ -9,9 +9,10 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from sidtui.tui.fmt import cell, one_line, short_time
+from sidtui.tui.widgets.row_table import RowTable
 
 
-class SidechainsTable(DataTable):
+class SidechainsTable(RowTable):
     """One row per sidechain; Enter posts :class:`SidechainOpened`."""
 
     class SidechainOpened(Message):
@@ -22,7 +23,6 @@ class SidechainsTable(DataTable):
             self.path = path
 
     def on_mount(self) -> None:
-        self.cursor_type = "row"
         self.zebra_stripes = True
         for col in ("agent", "type", "status", "messages", "started", "description"):
             self.add_column(col, key=col)

@@ -7,15 +7,34 @@ and warning; usage already split into stock and flow with the cache hit ratio by
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sidtui.fmt import pct, short_value
+from sidtui.fmt import pct, printable, short_value
 from sidtui.tui.fmt import cost as fmt_cost
 from sidtui.tui.fmt import plain
+
+#: A number with a long fraction (what a sum of costs prints as: 0.055447500000000004).
+_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def _short(v: Any, width: int = 70) -> str:
+    """:func:`sidtui.fmt.short_value` with long fractions cut to 6 significant digits
+    (a pass over the text: values nested thousands deep cost no recursion)."""
+    return _FLOAT.sub(lambda m: f"{float(m.group()):.6g}", short_value(v, width, spaced=True))
+
+
+def _num(key: str, v: Any) -> str:
+    """One usage figure: costs in dollars, other floats rounded, ints as they are."""
+    if isinstance(v, float):
+        return fmt_cost(v) if "cost" in key.lower() else f"{v:.6g}"
+    return str(v)
 
 
 def state_renderable(view, home_label: str | None = None) -> RenderableType:
@@ -40,9 +59,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     for it in view.state.items:
         by_name[it.name] = it
         val = (
-            Text(short_value(it.value, 70, spaced=True))
-            if it.restored
-            else Text(it.note or "not restored", style="dim")
+            Text(_short(it.value)) if it.restored else Text(it.note or "not restored", style="dim")
         )
         if it.warning:
             val.append(f"\n⚠ {it.warning}", style="bold red")
@@ -65,8 +82,8 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         t.add_column("flow", ratio=3)
         t.add_column("cache hit", justify="right")
         for name, mu in (u.get("models") or {}).items():
-            stock = ", ".join(f"{k}={v}" for k, v in (mu.get("stock") or {}).items())
-            flow = ", ".join(f"{k}={v}" for k, v in (mu.get("flow") or {}).items())
+            stock = ", ".join(f"{k}={_num(k, v)}" for k, v in (mu.get("stock") or {}).items())
+            flow = ", ".join(f"{k}={_num(k, v)}" for k, v in (mu.get("flow") or {}).items())
             t.add_row(
                 plain(name), plain(stock or "—"), plain(flow or "—"), pct(mu.get("cacheHitRatio"))
             )
@@ -95,7 +112,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
                 mark = {"completed": "✔", "in_progress": "▶"}.get(status, "○")
                 t.add_row(
                     plain(f"{mark} {status}"),
-                    plain(td.get("content") or td.get("text") or short_value(td, 70, spaced=True)),
+                    plain(td.get("content") or td.get("text") or _short(td)),
                 )
         parts.append(t)
 
@@ -104,7 +121,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         parts.append(
             Text.assemble(
                 ("Goal: ", "bold"),
-                short_value(goal.value, 200, spaced=True),
+                printable(_short(goal.value, 200)),
                 (f"  ({goal.note})" if goal.note else "", "dim"),
             )
         )
@@ -121,13 +138,13 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         )
         t.add_column("path")
         for f in files:
-            t.add_row(plain(f if isinstance(f, str) else short_value(f, 70, spaced=True)))
+            t.add_row(plain(f if isinstance(f, str) else _short(f)))
         parts.append(t)
 
     if view.warnings:
         w = Text("Warnings\n", style="bold")
         for line in view.warnings:
-            w.append(f"⚠ {src(line)}\n", style="yellow")
+            w.append(printable(f"⚠ {src(line)}\n"), style="yellow")
         parts.append(w)
     else:
         parts.append(Text("No warnings.", style="dim"))

@@ -160,3 +160,41 @@ def test_latest_empty_project_folder_is_not_found(tmp_path):
     (home.sessions_dir / project_key((projects / "c").resolve())).mkdir()
     with pytest.raises(SessionNotFound, match="no session of the project for"):
         resolve_session(home, "latest", cwd=projects / "c")
+
+
+@pytest.mark.parametrize(
+    "layout, hint",
+    [
+        ("demo", "home/sessions exists: try sidtui --home {root}/home"),
+        ("dot", ".sid-code exists: try sidtui --home {root}/.sid-code"),
+        ("empty", None),
+        ("bare", None),
+    ],
+)
+def test_empty_home_hint_says_what_was_looked_for_and_where(tmp_path, layout, hint):
+    """Regression: ``sidtui --home DIR`` on a demo's ``--dir`` (the home is DIR/home) or on
+    a home with no sessions showed a blank table and ``ls`` said only "no sessions"."""
+    from sidtui.core.base.home import empty_home_hint
+
+    root = tmp_path / "dir"
+    root.mkdir()
+    if layout == "demo":
+        (root / "home" / "sessions" / "proj").mkdir(parents=True)
+    elif layout == "dot":
+        (root / ".sid-code").mkdir()
+    elif layout == "empty":
+        (root / "sessions").mkdir()
+    lines = empty_home_hint(Home(root)).splitlines()
+    if layout == "empty":
+        assert lines == [
+            f"no sessions under {root}/sessions (looked for <project>/<id>.jsonl and .json files)"
+        ]
+    else:
+        assert (
+            lines[0]
+            == f"no sessions: {root}/sessions does not exist (sessions live in <home>/sessions/)"
+        )
+    if hint is None:
+        assert len(lines) == 1
+    else:
+        assert lines[1].endswith(hint.format(root=root)), lines

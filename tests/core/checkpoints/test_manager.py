@@ -557,7 +557,7 @@ def test_safety_snapshot_failure_changes_no_file(tmp_path, monkeypatch):
     import pytest
 
     from sidtui.core.checkpoints import index as checkpoint_index
-    from sidtui.core.checkpoints.manager import CheckpointError
+    from sidtui.core.checkpoints.restore import CheckpointError
 
     mgr, root = make_manager(tmp_path)
     a = root / "a.txt"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import orjson
 import pytest
@@ -200,3 +201,41 @@ def test_cjk_runs_and_word_prefixes_are_found(real_home_copy):
     # deleting and re-indexing a file keeps the CJK-split index consistent
     si.fill()
     assert si.search("周报")
+
+
+def test_the_same_home_spelled_two_ways_is_one_home(tmp_path, monkeypatch):
+    """Regression: an app on ``/abs/home`` searched, ``sidtui ls --home rel/home`` refreshed
+    the same catalog with relative paths, which dropped every absolute row and its
+    documents, and the app's search returned 0 results until restarted (and the reverse).
+    Every path the catalog and the index keep is the resolved absolute one."""
+    root = make_home(
+        tmp_path / "h", {SID: line(start()) + line(user("u1", "u0", "the frobnicator"))}
+    )
+    monkeypatch.chdir(tmp_path)
+    absolute = Catalog(Home(root))
+    absolute.refresh()
+    idx = SearchIndex(absolute)
+    idx.fill()
+    assert [h.uuid for h in idx.search("frobnicator")] == ["u1"]
+    for spelling in (Path("h"), Path("./h/../h"), tmp_path / "h" / "sessions" / ".."):
+        other = Catalog(Home(spelling))
+        assert other.db_path == absolute.db_path
+        res = other.refresh()
+        assert (res.changed, res.removed) == (0, 0), spelling
+        SearchIndex(other).fill()
+        other.close()
+        assert [h.uuid for h in idx.search("frobnicator")] == ["u1"], spelling
+        assert [r.path for r in absolute.rows()] == [
+            str(root.resolve() / "sessions" / "proj" / f"{SID}.jsonl")
+        ]
+    # watcher batches name paths as the watcher's home spells them
+    from sidtui.core.live import events as ev
+
+    rel = Path("h") / "sessions" / "proj" / f"{SID}.jsonl"
+    with open(rel, "ab") as fh:
+        fh.write(line(user("u2", "u1", "a second frobnicator")))
+    batch = [ev.RecordsAppended(SID, str(rel), (), "main")]
+    assert absolute.apply(batch) == [str(rel.resolve())]
+    assert idx.apply(batch) == 1
+    assert sorted(h.uuid for h in idx.search("frobnicator")) == ["u1", "u2"]
+    assert absolute.get(rel) is not None

@@ -33,10 +33,14 @@ def _ref_check_integrity(messages) -> Integrity:
     for pos, m in enumerate(messages):
         for b in m.blocks:
             t = b.type
-            if t == "tool_use":
-                if b.id and _hashable(b.id):
+            if (t == "tool_use" and m.role != "assistant") or (
+                t == "tool_result" and m.role != "user"
+            ):
+                continue  # the agent counts tool_uses of assistants, results of users
+            if t == "tool_use":  # empty and missing ids count, as the agent counts them
+                if _hashable(b.id):
                     uses.setdefault(b.id, (b.name, pos, m.uuid))
-            elif t == "tool_result" and b.tool_use_id and _hashable(b.tool_use_id):
+            elif t == "tool_result" and _hashable(b.tool_use_id):
                 if b.tool_use_id in uses:
                     answered.add(b.tool_use_id)
                 else:
@@ -143,24 +147,21 @@ def test_usual_history_is_intact():
     assert r.integrity_before.intact and r.integrity_after.intact
 
 
-def test_pair_in_one_message_follows_block_order():
-    """A message holding both halves: block order decides (the walk's answer)."""
-    m = Message(
-        0,
-        None,
-        "a",
-        1,
-        None,
-        "user",
-        [
-            make_block("tool_result", tool_use_id="t"),
-            make_block("tool_use", id="t", name="Read"),
-            make_block("tool_use", id="s", name="Bash"),
-            make_block("tool_result", tool_use_id="s"),
-        ],
-    )
-    got = check_integrity([m])
-    assert got.dangling == [("t", 0, "a")] and got.orphans == [("t", "Read", 0, "a")]
+def test_one_message_holding_both_halves_counts_by_its_role():
+    """The agent counts tool_uses of assistant messages and tool_results of user messages
+    only, so a message holding both halves counts one of them."""
+    blocks = [
+        make_block("tool_result", tool_use_id="t"),
+        make_block("tool_use", id="t", name="Read"),
+        make_block("tool_use", id="s", name="Bash"),
+        make_block("tool_result", tool_use_id="s"),
+    ]
+    user = Message(0, None, "a", 1, None, "user", blocks)
+    got = check_integrity([user])
+    assert got.dangling == [("t", 0, "a"), ("s", 0, "a")] and got.orphans == []
+    assistant = Message(0, None, "a", 1, None, "assistant", blocks)
+    got = check_integrity([assistant])
+    assert got.dangling == [] and got.orphans == [("t", "Read", 0, "a"), ("s", "Bash", 0, "a")]
 
 
 def test_orphan_and_dangling_tuples():

@@ -88,18 +88,22 @@ def test_orphan_tool_use_stripped_then_thinking_remnant_dropped():
     assert r.integrity_before.orphans[0][0] == "t9" and r.integrity_after.intact
 
 
-def test_whitespace_only_assistant_and_incomplete_blocks():
+def test_whitespace_only_assistant_kept_empty_dropped_and_incomplete_blocks():
+    """The agent's layer 5 drops only an empty content list (whitespace-only text stays);
+    layer 6 drops the whole message holding a tool_result without tool_use_id."""
     m_ws = Message(0, None, None, None, None, "assistant", [make_block("text", text="  \n")])
+    m_empty = Message(1, None, None, None, None, "assistant", [])
     m_user = Message(
-        1, None, None, None, None, "user", [make_block("tool_result")]
+        2, None, None, None, None, "user", [make_block("tool_result"), make_block("text", text="x")]
     )  # no tool_use_id
-    m_ok = Message(2, None, None, None, None, "user", [make_block("text", text="hi")])
-    r = recover([m_ws, m_user, m_ok])
-    layers = [d.layer for d in r.dropped]
-    assert "filter_whitespace_only_assistant_messages" in layers
-    assert "validate_content_block_integrity" in layers
-    assert [c.src_index for c in r.messages] == []  # m_ok re-queued as interrupted prompt
-    assert r.interruption.message.src_index == 2
+    m_ok = Message(3, None, None, None, None, "user", [make_block("text", text="hi")])
+    r = recover([m_ws, m_empty, m_user, m_ok])
+    assert [(d.layer, d.index, d.block) for d in r.dropped] == [
+        ("filter_whitespace_only_assistant_messages", 1, None),
+        ("validate_content_block_integrity", 2, None),
+    ]
+    assert [c.src_index for c in r.messages] == [0]  # m_ok re-queued as interrupted prompt
+    assert r.interruption.message.src_index == 3
 
 
 def test_invalid_permission_mode_is_stripped():

@@ -32,7 +32,7 @@ def _ref_recover(messages, terminal=frozenset()):
     ]
     for e in msgs:  # layer 2
         mode = e[4].get("permissionMode")
-        if mode is not None and not (isinstance(mode, str) and mode in VALID_PERMISSION_MODES):
+        if mode and not (isinstance(mode, str) and mode in VALID_PERMISSION_MODES):
             del e[4]["permissionMode"]
             e[5] = True
             drops.append(
@@ -44,9 +44,7 @@ def _ref_recover(messages, terminal=frozenset()):
                     None,
                 )
             )
-    answered = {
-        b.tool_use_id for e in msgs for _, b in e[3] if b.type == "tool_result" and b.tool_use_id
-    }
+    answered = {b.tool_use_id for e in msgs for _, b in e[3] if b.type == "tool_result"}
     for e in msgs:  # layer 3
         if e[2] != "assistant":
             continue
@@ -75,40 +73,25 @@ def _ref_recover(messages, terminal=frozenset()):
         else:
             out.append(e)
     msgs, out = out, []
-    for e in msgs:  # layer 5
-        ws = all(
-            b.type == "text" and not (isinstance(b.text, str) and b.text.strip()) for _, b in e[3]
-        )
-        if e[2] == "assistant" and ws:
-            drops.append(
-                (LAYERS[4], e[0], e[1], "assistant message is empty or whitespace only", None)
-            )
+    for e in msgs:  # layer 5: only an empty content list
+        if e[2] == "assistant" and not e[3]:
+            drops.append((LAYERS[4], e[0], e[1], "assistant message has no content blocks", None))
         else:
             out.append(e)
     msgs, out = out, []
-    for e in msgs:  # layer 6
-        keep = []
-        for pos, b in e[3]:
-            r = None
-            if b.type == "tool_use":
-                r = (
-                    "tool_use block without id"
-                    if not b.id
-                    else "tool_use block without name"
-                    if not b.name
-                    else None
-                )
+    for e in msgs:  # layer 6: the whole message
+        reasons = []
+        for _, b in e[3]:
+            if b.type == "tool_use" and not b.id:
+                reasons.append("tool_use block without id")
+            elif b.type == "tool_use" and not b.name:
+                reasons.append("tool_use block without name")
             elif b.type == "tool_result" and not b.tool_use_id:
-                r = "tool_result block without tool_use_id"
-            if r:
-                drops.append((LAYERS[5], e[0], e[1], r, pos))
-                e[5] = True
-            else:
-                keep.append((pos, b))
-        if len(keep) < len(e[3]) and not keep:
-            drops.append((LAYERS[5], e[0], e[1], "no valid block left in the message", None))
+                reasons.append("tool_result block without tool_use_id")
+        if reasons:
+            reason = "message dropped: " + ", ".join(dict.fromkeys(reasons))
+            drops.append((LAYERS[5], e[0], e[1], reason, None))
             continue
-        e[3] = keep
         out.append(e)
     msgs = out
     kind, names, requeued = "none", [], None
@@ -117,11 +100,10 @@ def _ref_recover(messages, terminal=frozenset()):
         if not any(b.type == "tool_result" for _, b in last[3]):
             kind, requeued, msgs = "interrupted_prompt", last[0], msgs[:-1]
         else:
-            by_id = {}
-            for e in msgs:
-                for _, b in e[3]:
-                    if b.type == "tool_use" and b.id:
-                        by_id[b.id] = b.name or ""
+            by_id = {}  # the message just before only (the agent's rule)
+            for _, b in msgs[-2][3] if len(msgs) > 1 and msgs[-2][2] == "assistant" else ():
+                if b.type == "tool_use":
+                    by_id[b.id] = b.name or ""
             names = [
                 by_id[b.tool_use_id]
                 for _, b in last[3]

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.transcript.chain import (
-    _walk,
     _Walker,
     ancestors,
     build_tree,
     longest_readable_chain,
     rebuild_chain,
+    walk_columns,
 )
 from sidtui.core.transcript.records import scan_records
 
@@ -32,7 +32,7 @@ def test_indexed_walk_equals_the_backward_scan(cols):
     parents = [p for _, p in cols]
     w = _Walker(uuids, parents)
     for i in range(len(cols)):
-        assert w.walk(i) == _walk(uuids, parents, i)[0]
+        assert w.walk(i) == walk_columns(uuids, parents, i)[0]
 
 
 def _reference_longest(rf, tree):
@@ -96,7 +96,7 @@ def test_parent_at_is_the_walks_first_step(cols):
     parents = [p for _, p in cols]
     w = _Walker(uuids, parents)
     for i in range(len(cols)):
-        chain = _walk(uuids, parents, i)[0]
+        chain = walk_columns(uuids, parents, i)[0]
         first = chain[-2] if len(chain) > 1 else -1
         assert w.parent_at(i) == first or (
             len(chain) == 1 and w.parent_at(i) >= 0 and uuids[w.parent_at(i)] in {uuids[i]}

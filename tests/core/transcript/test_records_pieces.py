@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import sidtui.core.transcript.records as records
 from sidtui.core.base.home import Home, discover
-from sidtui.core.transcript.chain import _is_one_linear_chain
+from sidtui.core.transcript.chain import is_one_linear_chain
 from sidtui.core.transcript.records import FileChanged, FileSource, read_transcript, scan_records
 from sidtui.core.views.session import open_session
 from sidtui.core.views.show_json import session_to_json, write_json_stream
@@ -129,7 +129,7 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
             assert _shape(scan_records(_mapped(p), chain_only=chain_only)) == _shape(rf)
             if rf.is_fast:  # the scan's one-pass test agrees with the column test
                 _, uuids, parents = rf.columns()
-                assert rf.whole == (None not in uuids and _is_one_linear_chain(uuids, parents))
+                assert rf.whole == (None not in uuids and is_one_linear_chain(uuids, parents))
                 if rf.whole and not chain_only:
                     # a full scan makes each parent its parent record's very uuid string (a
                     # chain-only scan is short-lived and skips the sharing)
@@ -167,7 +167,7 @@ def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, ch
     try:
         for rf in (scan_records(data), scan_records(_mapped(p))):
             _, uuids, parents = rf.columns()
-            expect = None not in uuids and _is_one_linear_chain(uuids, parents)
+            expect = None not in uuids and is_one_linear_chain(uuids, parents)
             assert rf.whole == expect
             intact = cut is None or cut >= n
             assert expect == (

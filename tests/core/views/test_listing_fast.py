@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import sidtui.core.views.fast_summary as fast_summary
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.resume.recovery import recover
-from sidtui.core.transcript.chain import _is_one_linear_chain
+from sidtui.core.transcript.chain import is_one_linear_chain
 from sidtui.core.transcript.loader import Message
 from sidtui.core.transcript.records import make_block
 from sidtui.core.views.fast_summary import _is_linear, _is_visible_reply, _LsHeadT
@@ -85,7 +85,7 @@ def test_linear_test_is_the_chains(pairs, chained):
     if chained:  # mostly consecutive parents, so the other conditions get tested too
         pairs = [(u, pairs[i - 1][0] if i else p) for i, (u, p) in enumerate(pairs)]
     heads = [_LsHeadT("user_message", u, p) for u, p in pairs]
-    want = _is_one_linear_chain([u for u, _ in pairs], [p for _, p in pairs])
+    want = is_one_linear_chain([u for u, _ in pairs], [p for _, p in pairs])
     assert _is_linear(heads) == want
 
 

@@ -1,0 +1,384 @@
+"""What a restore plans, writes and reports (FORMAT.md §10.13).
+
+:class:`FileRestore` (one file: restored, deleted, unchanged or skipped, with old/new bytes for
+previews) and :class:`RestoreResult` (one operation) are what every restore returns;
+:func:`plan_files` decides each file (:func:`confine` keeps targets inside the project root,
+:func:`read_current` reads one safely), :func:`write_files` writes them.
+:class:`CheckpointError`, :class:`DriftRefused` and :class:`InterruptedPending` are the ways a
+restore stops before writing. The manager (journal, safety snapshot) drives these.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sidtui.core.base import safefs
+from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.checkpoints.drift import (
+    DRIFT_WORDING,
+    FileDrift,
+    PostImage,
+    drift_of,
+    expected_now,
+)
+from sidtui.core.checkpoints.index import CheckpointIndex
+from sidtui.core.checkpoints.rebuild import rollback_target
+
+
+class CheckpointError(SidtuiError):
+    """A checkpoint operation cannot proceed (exit 1)."""
+
+
+def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[str | None, str]:
+    """Check a target path against the project root.
+
+    Args:
+        path: the path as stored in the index.
+        root: the project root (None: unknown).
+        allow_outside: accept any absolute path (NUL bytes are still refused).
+
+    Returns:
+        ``(reason, real_path)``: ``reason`` is None when writing ``real_path`` (symlinks
+        resolved) is allowed, else why not.
+    """
+    if "\x00" in path:
+        return "path contains a NUL byte", path
+    if not os.path.isabs(path):
+        return "path is not absolute", path
+    real = os.path.realpath(path)
+    if allow_outside:
+        return None, real
+    if ".." in PurePosixPath(path).parts:
+        return "path contains '..'", real
+    if root is None:
+        return "no project root is known (use --allow-outside-root)", real
+    root_real = os.path.realpath(root)
+
+    def inside(p: str) -> bool:
+        return p == root_real or p.startswith(root_real.rstrip(os.sep) + os.sep)
+
+    if not inside(os.path.normpath(path)) and not inside(real):
+        return f"outside the project root {root_real}", real
+    if not inside(real):
+        return f"resolves through a symlink to {real}, outside the project root {root_real}", real
+    return None, real
+
+
+def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
+    """``(exists, data, error)`` for a file on disk (a directory is an error)."""
+    try:
+        return True, read_regular(real_path), None  # a FIFO would block a plain open
+    except FileNotFoundError:
+        return False, None, None
+    except IsADirectoryError:
+        return True, None, "is a directory"
+    except NotRegularFile as exc:
+        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
+    except OSError as exc:
+        return os.path.lexists(real_path), None, exc.strerror or str(exc)
+
+
+def content_of(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
+@dataclass
+class FileRestore:
+    """What a restore did (or would do) to one file.
+
+    Attributes:
+        path: the path as stored in the index.
+        action: ``"restored"``, ``"deleted"``, ``"unchanged"`` or ``"skipped"``.
+        reason: why skipped (or a write error), else None.
+        source_snapshot: id of the entry whose pre-image is the target.
+        old: current bytes (None: absent/unknown); new: target bytes (None: absent).
+        uncertain: the pre-image cannot be proven (history evicted).
+        real_path: the path written (symlinks resolved when planned).
+        mode: permission bits to give the file (recorded by a safety snapshot), else None
+            (an existing file keeps its own).
+        drift: whether the file is still what this session left there
+            (:class:`sidtui.core.checkpoints.drift.FileDrift`; None when not compared).
+        existing_dirs: how many components of the file's folder existed when planned
+            (the rest may be created; a vanished one is a refusal).
+    """
+
+    path: str
+    action: str
+    reason: str | None = None
+    source_snapshot: str | None = None
+    old: bytes | None = None
+    new: bytes | None = None
+    uncertain: bool = False
+    real_path: str | None = None
+    mode: int | None = None
+    drift: FileDrift | None = None
+    existing_dirs: int | None = None
+
+    @property
+    def drifted(self) -> bool:
+        """Changed after this session and about to be replaced (needs ``force``)."""
+        return self.drift is not None and self.drift.status == "changed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "action": self.action,
+            "reason": self.reason,
+            "sourceSnapshot": self.source_snapshot,
+            "uncertain": self.uncertain,
+            "oldBytes": None if self.old is None else len(self.old),
+            "newBytes": None if self.new is None else len(self.new),
+            "drift": None if self.drift is None else self.drift.status,
+            "driftSource": None if self.drift is None else self.drift.source,
+        }
+
+
+@dataclass
+class RestoreResult:
+    """The outcome of one restore operation.
+
+    Attributes:
+        op: ``"undo"``, ``"redo"``, ``"undo-file"``, ``"restore"``, ``"rewind"``, ``"rollback"``.
+        dry_run: nothing was written.
+        from_position: ``k`` of ``rollback_from(k)`` (None when there was nothing to do).
+        target_snapshot_id: ``snapshots[k].id``.
+        reverts: ids of the snapshots rolled back.
+        safety_snapshot_id: the ``sidtui-restore`` snapshot appended (None on dry runs or
+            when no file changed); ``redo()`` takes it back.
+        files: one :class:`FileRestore` per file.
+        note: a human sentence when there was nothing to do.
+        root: the project root the writes were confined to (None: unknown), and
+            root_refusal: why it is refused (then every file is skipped).
+        resumed: this finished an interrupted operation of an earlier run (see
+            :meth:`CheckpointManager.finish_journal`).
+        journal_token: the journal's token (``sidtuiJournal`` of the safety snapshot),
+            for a caller that keeps the journal for steps of its own.
+    """
+
+    op: str
+    dry_run: bool
+    from_position: int | None = None
+    target_snapshot_id: str | None = None
+    reverts: list[str] = field(default_factory=list)
+    safety_snapshot_id: str | None = None
+    files: list[FileRestore] = field(default_factory=list)
+    note: str | None = None
+    root: str | None = None
+    root_refusal: str | None = None
+    resumed: bool = False
+    journal_token: str | None = None
+
+    @property
+    def changed(self) -> list[FileRestore]:
+        return [f for f in self.files if f.action in ("restored", "deleted")]
+
+    @property
+    def skipped(self) -> list[FileRestore]:
+        return [f for f in self.files if f.action == "skipped"]
+
+    @property
+    def drifted(self) -> list[FileRestore]:
+        """Files changed after this session that the restore replaces (or would)."""
+        return [f for f in self.files if f.drifted and f.action in ("restored", "deleted")]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "dryRun": self.dry_run,
+            "target": self.target_snapshot_id,
+            "reverts": self.reverts,
+            "safetySnapshot": self.safety_snapshot_id,
+            "note": self.note,
+            "root": self.root,
+            "rootRefused": self.root_refusal,
+            "resumed": self.resumed,
+            "drift": [f.path for f in self.drifted],
+            "files": [f.to_json() for f in self.files],
+        }
+
+
+class DriftRefused(CheckpointError):
+    """Files changed after this session would be replaced; refused without ``force``.
+
+    Attributes:
+        result: the plan (a dry-run :class:`RestoreResult` naming the drifted files).
+    """
+
+    def __init__(self, message: str, result: RestoreResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class InterruptedPending(CheckpointError):
+    """An earlier run was killed mid-way; it must be finished first (exit 1)."""
+
+
+# --- planning and writing ----------------------------------------------------------------
+
+
+def plan_files(
+    index: CheckpointIndex,
+    k: int,
+    paths: Sequence[str] | None,
+    *,
+    force: bool,
+    drift: bool = True,
+    project_root: Path | None = None,
+    allow_outside_root: bool = False,
+    root_refusal: str | None = None,
+    post_image: PostImage | None = None,
+) -> list[FileRestore]:
+    """What ``rollback_from(k)`` would do to each file of ``snapshots[k:]`` (nothing written).
+
+    Args:
+        index: the session's index; k: the snapshot position (in range).
+        paths: only these files (None: all).
+        force: plan uncertain pre-images too.
+        drift: compare each file to be changed with what the session left there.
+        project_root / allow_outside_root / root_refusal / post_image: as
+            :class:`~sidtui.core.checkpoints.manager.CheckpointManager` takes them.
+
+    Returns:
+        One :class:`FileRestore` per file, in the order the snapshots name them.
+    """
+    snaps = index.snapshots
+    order: list[str] = []
+    seen: set[str] = set()
+    for s in snaps[k:]:
+        for e in s.get("files") or []:
+            p = e.get("filePath") if isinstance(e, dict) else None
+            if isinstance(p, str) and p not in seen:
+                seen.add(p)
+                order.append(p)
+    if paths is not None:
+        wanted = set(paths)
+        order = [p for p in order if p in wanted]
+    plan: list[FileRestore] = []
+    for p in order:
+        target, why = rollback_target(index, p, k)
+        assert target is not None  # p has an entry in snapshots[k:]
+        fr = FileRestore(p, "skipped", source_snapshot=target.snapshot_id)
+        plan.append(fr)
+        if root_refusal is not None:
+            fr.reason = (
+                f"refused: the project root is refused ({root_refusal}; "
+                "--allow-outside-root writes anyway)"
+            )
+            continue
+        reason, real = confine(p, project_root, allow_outside_root)
+        fr.real_path = real
+        if reason is not None:
+            fr.reason = f"refused: {reason}"
+            continue
+        exists, cur, err = read_current(real)
+        fr.old = cur
+        if err is not None:
+            fr.reason = f"cannot read the current file: {err}"
+            continue
+        if not target.recoverable:
+            fr.reason = f"unrecoverable: {target.reason}"
+            continue
+        if why is not None:
+            fr.uncertain = True
+            if not force:
+                fr.reason = f"uncertain: {why} (use --force to restore anyway)"
+                continue
+        new = target.data()
+        fr.new = new
+        fr.mode = recorded_mode(snaps[target.position], p)
+        fr.existing_dirs = existing_components(os.path.dirname(real))
+        if not target.exists:
+            fr.action = "deleted" if exists else "unchanged"
+        elif exists and cur == new:
+            fr.action = "unchanged"
+        else:
+            fr.action = "restored"
+        if drift and fr.action != "unchanged":
+            fr.drift = drift_of(expected_now(index, p, post_image), p, cur)
+    return plan
+
+
+def write_files(todo: Sequence[FileRestore]) -> None:
+    """Write or delete every file of ``todo`` through :mod:`sidtui.core.base.safefs`.
+
+    Folders are reached without following symlinks, so a folder swapped since the plan
+    cannot redirect a write: that file's action becomes ``"skipped"``, saying why.
+    """
+    fds: dict[str, int] = {}
+    try:
+        for f in todo:
+            real = f.real_path or f.path
+            folder, name = os.path.split(real)
+            try:
+                dfd = fds.get(folder)
+                if dfd is None:
+                    dfd = fds[folder] = safefs.open_dir(folder, create_below=f.existing_dirs)
+                if f.action == "deleted":
+                    safefs.unlink_at(dfd, name, where=real)
+                else:
+                    assert f.new is not None
+                    safefs.replace_at(dfd, name, f.new, f.mode, where=real)
+            except safefs.UnsafePath as exc:
+                f.reason = f"write refused: {exc}"
+                f.action = "skipped"
+            except OSError as exc:
+                f.reason = f"write failed: {exc.strerror or exc}"
+                f.action = "skipped"
+    finally:
+        for dfd in fds.values():
+            os.close(dfd)
+
+
+def clean_temps(files: Sequence[FileRestore], index_folder: Path) -> None:
+    """Remove temp files killed runs left beside ``files`` and in ``index_folder``."""
+    by_dir: dict[str, set[str]] = {}
+    for f in files:
+        real = f.real_path or f.path
+        by_dir.setdefault(os.path.dirname(real), set()).add(os.path.basename(real))
+    for folder, names in by_dir.items():
+        safefs.remove_stale_temps(folder, names)
+    safefs.remove_stale_temps(index_folder)
+
+
+def drift_message(result: RestoreResult) -> str:
+    """The one-line refusal naming the drifted files of a plan."""
+    names = [f.path for f in result.drifted]
+    shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
+    return (
+        f"{len(names)} file(s) {DRIFT_WORDING}: {shown}; nothing was changed — "
+        "use --force to replace them (--dry-run shows the diffs)"
+    )
+
+
+def recorded_mode(snapshot: dict[str, Any], path: str) -> int | None:
+    """The permission bits a safety snapshot recorded for ``path`` (None: not recorded)."""
+    modes = snapshot.get("sidtuiModes")
+    m = modes.get(path) if isinstance(modes, dict) else None
+    return m & 0o7777 if isinstance(m, int) and not isinstance(m, bool) else None
+
+
+def current_mode(real_path: str) -> int | None:
+    """The permission bits of a regular file now (None: absent or not a regular file)."""
+    try:
+        st = os.lstat(real_path)
+    except OSError:
+        return None
+    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+
+
+def existing_components(folder: str) -> int:
+    """How many leading components of the absolute ``folder`` exist now."""
+    parts = [c for c in os.path.normpath(folder).split(os.sep) if c]
+    n = len(parts)
+    while n > 0 and not os.path.isdir(os.sep + os.sep.join(parts[:n])):
+        n -= 1
+    return n

@@ -1,0 +1,277 @@
+"""Undo, redo and restore previews (Checkpoints ``u``, ``U``, ``R``): the diffs, then confirm.
+
+Every variant goes through :class:`sidtui.core.checkpoints.manager.CheckpointManager`
+with ``dry_run=True`` for the preview, then the same call for real after the user
+confirms: ``undo`` (the latest agent batch not yet rolled back), ``undo_file`` (one
+file), ``redo`` (take back the last undo or restore), ``restore_before`` (every file back
+to before the selected snapshot). Each dialog is titled and its button named after what
+it does; the result names the ``sidtui-restore`` safety snapshot that takes it back.
+
+Files no longer what this session left there (drift, the core's check) are marked in the
+file list and named in the summary; confirming asks a second time, then applies with
+``force`` as ``--force`` does.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Static
+
+from sidtui.core.checkpoints.drift import DRIFT_WORDING
+from sidtui.fmt import plural, printable, project_relative
+from sidtui.tui.fmt import cell, plain
+from sidtui.tui.messages import RestorePlanned
+from sidtui.tui.widgets.diff_view import DiffData, DiffView
+from sidtui.tui.widgets.row_table import RowTable
+from sidtui.tui.worker_errors import ReportsWorkerErrors
+
+#: op → (dialog title, button verb, what the safety snapshot lets the user do after).
+OPS = {
+    "undo": ("Undo the latest agent batch", "Undo", "U (redo) takes it back"),
+    "undo-file": ("Undo one file", "Undo", "U (redo) takes it back"),
+    "redo": ("Redo: take the last undo or restore back", "Redo", "u undoes it again"),
+    "restore": ("Restore every file", "Restore", "U (redo) takes it back"),
+}
+
+
+def _text(b: bytes | None) -> str:
+    return b.decode("utf-8", errors="replace") if b else ""
+
+
+class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
+    """Preview then apply an undo, a redo or a restore; dismisses with whether it wrote.
+
+    Args:
+        manager: the session's ``CheckpointManager``.
+        op: ``"undo"``, ``"undo-file"`` (with ``path``), ``"redo"`` or ``"restore"``
+            (with ``snapshot_id``).
+    """
+
+    CSS_PATH = "modal.tcss"
+    BINDINGS = [
+        Binding("y", "apply", "Apply"),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("n", "hunk(1)", "Next hunk", show=False),
+        Binding("p", "hunk(-1)", "Prev hunk", show=False),
+        Binding("s", "toggle_diff_mode", "Unified/side-by-side", show=False),
+    ]
+
+    def __init__(
+        self, manager, op: str, *, path: str | None = None, snapshot_id: str | None = None
+    ) -> None:
+        super().__init__()
+        if op not in OPS:
+            raise ValueError(f"unknown restore operation {op!r}")
+        self.manager = manager
+        self.op = op
+        self.path = path
+        self.snapshot_id = snapshot_id
+        self.plan = None
+        self.drift: dict[str, str] = {}
+        self.applied = False
+
+    @property
+    def verb(self) -> str:
+        return OPS[self.op][1]
+
+    def heading(self) -> str:
+        head = OPS[self.op][0]
+        if self.op == "undo-file":
+            return f"{head}: {self.path}"
+        if self.op == "restore":
+            return f"{head} to before {self.snapshot_id}"
+        return head
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(plain(self.heading()), classes="modal-title")
+            yield Static("computing…", id="undo-summary", classes="modal-summary")
+            yield RowTable(id="undo-files")
+            yield DiffView(id="undo-diff")
+            with Horizontal(classes="modal-buttons"):
+                yield Button(f"{self.verb} (y)", id="apply", variant="error", disabled=True)
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        t = self.query_one("#undo-files", DataTable)
+        for c in ("action", "file", "reason"):
+            t.add_column(c, key=c)
+        self.compute(dry_run=True)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="restore",
+        exit_on_error=False,
+        description="planning the restore",
+    )
+    def compute(self, dry_run: bool, force: bool = False) -> None:
+        from sidtui.core.base.errors import SidtuiError
+
+        mgr = self.manager
+        try:
+            if self.op == "restore":
+                res = mgr.restore_before(self.snapshot_id, dry_run=dry_run, force=force)
+            elif self.op == "undo-file":
+                res = mgr.undo_file(self.path, dry_run=dry_run, force=force)
+            elif self.op == "redo":
+                res = mgr.redo(dry_run=dry_run, force=force)
+            else:
+                res = mgr.undo(dry_run=dry_run, force=force)
+        except (SidtuiError, OSError, ValueError) as exc:
+            self.post_message(RestorePlanned(None, str(exc)))
+            return
+        self.post_message(RestorePlanned(res, applied=not dry_run, drift=drift_of(mgr, res)))
+
+    def worker_failed(self, worker, error: BaseException) -> None:
+        super().worker_failed(worker, error)
+        self.query_one("#undo-summary", Static).update(
+            Text(f"{self.verb} failed: {type(error).__name__}: {error}", style="bold red")
+        )
+
+    def on_restore_planned(self, msg: RestorePlanned) -> None:
+        summary = self.query_one("#undo-summary", Static)
+        if msg.error:
+            summary.update(Text(printable(msg.error), style="bold red"))
+            self.notify(msg.error, severity="error", markup=False)
+            return
+        res = msg.result
+        if msg.applied:
+            self.applied = True
+            changed, skipped = len(res.changed), len(res.skipped)
+            lines = [f"Done: {plural(changed, 'file')} written, {skipped} skipped."]
+            if res.safety_snapshot_id:
+                lines.append(
+                    f"Safety snapshot {res.safety_snapshot_id} holds the contents from before; "
+                    f"{OPS[self.op][2]}."
+                )
+            elif res.note:
+                lines.append(res.note)
+            summary.update(plain("\n".join(lines)))
+            self.query_one("#apply", Button).disabled = True
+            self.query_one("#cancel", Button).label = "Close (Esc)"
+            self.notify(lines[0], title=self.verb.lower(), markup=False)
+            return
+        self.plan = res
+        self.drift = dict(msg.drift)
+        t = self.query_one("#undo-files", DataTable)
+        t.clear()
+        for f in res.files:
+            style = {"restored": "yellow", "deleted": "red", "skipped": "dim"}.get(f.action, "")
+            warn = self.drift.get(f.path)
+            reason = f"⚠ {warn}" if warn else f.reason
+            t.add_row(
+                Text(f.action, style=style),
+                cell(self._shown(f.path), "bold yellow" if warn else ""),
+                cell(reason, "yellow" if warn else ""),
+                key=f.path,
+            )
+        if res.note and not res.files:
+            summary.update(plain(res.note))
+        else:
+            reverts = ", ".join(res.reverts) if res.reverts else "—"
+            text = Text(
+                printable(
+                    f"{self.verb} takes back {reverts} (from {res.target_snapshot_id}): "
+                    f"{plural(len(res.changed), 'file')} change, {len(res.skipped)} skipped. "
+                    "A safety snapshot is written first."
+                )
+            )
+            drifted = [p for p in self.drift if any(f.path == p for f in res.changed)]
+            if drifted:
+                names = ", ".join(self._shown(p) for p in drifted)
+                text.append(
+                    printable(
+                        f"\n⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: {names}. "
+                        "Confirming asks again."
+                    ),
+                    style="bold yellow",
+                )
+            summary.update(text)
+        self.query_one("#apply", Button).disabled = not res.changed
+        self._show_file(0)
+
+    @on(DataTable.RowHighlighted, "#undo-files")
+    def _file_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_file(event.cursor_row)
+
+    def _show_file(self, row: int) -> None:
+        if self.plan is None or not self.plan.files:
+            return
+        f = self.plan.files[min(row, len(self.plan.files) - 1)]
+        title = f"{self._shown(f.path)}  now → after {self.verb.lower()} ({f.action})"
+        self.query_one("#undo-diff", DiffView).show(
+            DiffData.build(
+                title,
+                _text(f.old),
+                _text(f.new),
+                f.path,
+                self.app.current_theme.dark,
+                f"⚠ {self.drift[f.path]}" if f.path in self.drift else None,
+            )
+        )
+
+    def _shown(self, path: str) -> str:
+        """A path as the checkpoint listings print it: relative to the project."""
+        root = self.manager.project_root
+        return project_relative(path, str(root) if root else None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "apply":
+            self.action_apply()
+        else:
+            self.action_cancel()
+
+    def action_apply(self) -> None:
+        """The button (or ``y``) after the preview; drifted files are asked about again."""
+        if self.applied or self.plan is None or not self.plan.changed:
+            return
+        drifted = [f.path for f in self.plan.changed if f.path in self.drift]
+        if not drifted:
+            self._run()
+            return
+        from sidtui.tui.screens.confirm import ConfirmScreen
+
+        question = (
+            f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
+            + "\n".join(f"  {self._shown(p)}: {self.drift[p]}" for p in drifted)
+            + f"\n\n{self.verb} anyway (as --force: files whose history cannot be proven are "
+            "restored too)?"
+        )
+        self.app.push_screen(
+            ConfirmScreen(question, yes=f"{self.verb} anyway", danger=True),
+            lambda yes: self._run(force=True) if yes else None,
+        )
+
+    def _run(self, force: bool = False) -> None:
+        """Apply the plan; ``force`` (after the second question) replaces drifted files,
+        as ``--force`` does on the command line."""
+        self.query_one("#apply", Button).disabled = True
+        self.compute(dry_run=False, force=force)
+
+    def action_cancel(self) -> None:
+        self.dismiss(self.applied)
+
+    def action_hunk(self, direction: int) -> None:
+        self.query_one("#undo-diff", DiffView).action_hunk(direction)
+
+    def action_toggle_diff_mode(self) -> None:
+        self.query_one("#undo-diff", DiffView).action_toggle_mode()
+
+
+def drift_of(manager, result) -> list[tuple[str, str]]:
+    """(path, warning) for each file ``result`` would change that is no longer what this
+    session left there (the core's drift check: ``RestoreResult.drifted``)."""
+    return [
+        (f.path, f"changed after this session ({f.drift.source})" if f.drift else DRIFTED)
+        for f in result.drifted
+    ]
+
+
+#: A drifted file's warning when the core names no source.
+DRIFTED = "changed after this session"
