@@ -8,7 +8,7 @@
 * ``watch_latency`` — end to end, from just before the writer's ``write`` to the
   ``RecordsAppended`` batch reaching a subscriber, through the real watcher thread
   (watchfiles/notify, ``step=10`` ms); one append at a time, 1,000 appends (quick: 100).
-  Median and p99 reported (no target in the issue); ``watch_latency_polling`` does 50
+  Median and p99 reported (no target set); ``watch_latency_polling`` does 50
   appends (quick: 20) with the polling fallback.
 * ``catalog_warm_vs_cold`` — :meth:`Catalog.refresh` + ``rows()`` over 10,000 sessions
   (quick: 200) with an existing cache (a new ``Catalog`` object on the same database)

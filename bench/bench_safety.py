@@ -1,4 +1,4 @@
-"""Safety snapshots (issue 15 item 16): index growth and peak memory over undo/redo.
+"""Safety snapshots: index growth and peak memory over undo/redo.
 
 A project of 301 text files × 60 KB (≈ 18 MB), one agent batch that snapshotted every file
 (fulls, as the agent's first sighting) and then changed a few lines in each; then 8

@@ -42,7 +42,7 @@ PENDING_PRIVATE = {
     ("sidtui/core/views/show_rows.py", "messages._list"),
     ("sidtui/core/views/show_rows.py", "messages._msgs"),
     ("sidtui/core/views/show_rows.py", "messages._changed"),
-    ("sidtui/tui/screens/session.py", "conv_view._content_width"),
+    ("sidtui/tui/find.py", "model._tool_names"),
 }
 PENDING_FUNCTIONS = {"sidtui/cli/ls.py:run", "sidtui/core/views/session.py:_open_session"}
 PENDING_MODULES = {

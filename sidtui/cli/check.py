@@ -283,9 +283,9 @@ def _print(report) -> None:
         )
         z.add_column("field")
         z.add_column("landed", justify="right")
-        z.add_column("seed's finding for sid-code", overflow="fold")
+        z.add_column("known in sid-code's code", overflow="fold")
         for f in j["zero_landing"]:
-            z.add_row(f["field"], f"0 of {f['out_of']} {f['of']}", f["seed_note"] or "")
+            z.add_row(f["field"], f"0 of {f['out_of']} {f['of']}", f["known_cause"] or "")
         c.print(z)
     ck = j["checkpoints"]
     c.print(

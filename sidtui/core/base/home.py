@@ -706,7 +706,7 @@ class ProjectRoot:
 
 
 def project_root_for(cwd: str | None, home_dir: Path) -> ProjectRoot:
-    """The project root of a session whose recorded ``cwd`` is ``cwd`` (DESIGN §6).
+    """The project root of a session whose recorded ``cwd`` is ``cwd`` (FORMAT.md §10.13).
 
     The git top level of ``cwd`` when it is in a git work tree, else ``cwd`` itself.
     Refused (docs/DECISIONS.md, "Writes on a hostile disk"): a missing or relative

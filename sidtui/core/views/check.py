@@ -559,7 +559,7 @@ def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
         elif scan.has_file_changes[sid]:
             s_reasons[
                 "file changes recorded but no index: checkpoints removed (30-day cleanup, "
-                "the seed §13.6 cleanup race, or by hand)"
+                "the cleanup race of FORMAT.md §10.10, or by hand)"
             ] += 1
         else:
             s_reasons["no file changes recorded: nothing to snapshot (read-only session)"] += 1

@@ -60,15 +60,16 @@ READINGS = (
 )
 
 
-#: What was found for sid-code itself (FORMAT.md §13.3; a hint, not a verdict on this home).
-SEED_NOTES = {
-    "record.tool_result": "seed §13.1: sid-code's tool_result branch is unreachable (roles "
+#: What is known of sid-code's own code for these fields (FORMAT.md §13.3; a hint, not a
+#: verdict on this home).
+KNOWN_CAUSES = {
+    "record.tool_result": "FORMAT.md §3.5: sid-code's tool_result branch is unreachable (roles "
     "are only user|assistant; tool results travel as user_message blocks) — dead code",
-    "record.context_compact": "seed §13.1/§4.7: wired, written only once a session is long "
+    "record.context_compact": "FORMAT.md §3.6: wired, written only once a session is long "
     "enough to compact — not triggered",
-    "file_changes.lastSnapshotId": "seed §13.9: the tool executor passes the snapshot id, "
-    "the app's 2-argument adapter drops it — broken wiring",
-    "file_changes.snapshotIds": "seed §13.9: fed by the same dropped argument as "
+    "file_changes.lastSnapshotId": "FORMAT.md §3.7, §13.3: the tool executor passes the "
+    "snapshot id, the app's 2-argument adapter drops it — broken wiring",
+    "file_changes.snapshotIds": "FORMAT.md §3.7, §13.3: fed by the same dropped argument as "
     "lastSnapshotId — broken wiring",
 }
 
@@ -287,7 +288,7 @@ class CheckReport:
                         "out_of": out_of,
                         "of": of,
                         "readings": [r["reading"] for r in READINGS],
-                        "seed_note": SEED_NOTES.get(name),
+                        "known_cause": KNOWN_CAUSES.get(name),
                     }
                 )
         return out

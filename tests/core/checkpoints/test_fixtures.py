@@ -1,4 +1,4 @@
-"""Every entry of every real index rebuilds to the file's true bytes (issue 3, "Must hold").
+"""Every entry of every real index rebuilds to the file's true bytes.
 
 Truth is the oracle's ``truthAtSnapshotTime`` (the harness read the file just before the
 agent's ``createSnapshot``). Where we differ from the agent's own rebuild, the test names

@@ -593,7 +593,7 @@ def test_clean_home_exits_0_and_scopes(tmp_path, capsys):
         "not triggered",
         "broken wiring",
     ]
-    assert "13.9" in zl["file_changes.lastSnapshotId"]["seed_note"]
+    assert "FORMAT.md §3.7" in zl["file_changes.lastSnapshotId"]["known_cause"]
 
 
 def test_bad_arguments_exit_2(tmp_path, capsys):
