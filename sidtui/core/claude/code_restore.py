@@ -514,29 +514,41 @@ class CodeRestorer:
         return token
 
     def pending_journal(self) -> dict[str, Any] | None:
-        """The journal a killed code restore of this session left (None: none)."""
+        """The journal a killed restore or redo of this session left (None: none, or one
+        sidtui did not write, which the checkpoint manager reports)."""
         j = read_journal(self.journal_path.parent)
-        return j if j is not None and isinstance(j.get("claude"), dict) else None
+        return j if j is not None and "invalid" not in j else None
 
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
         """Finish what a killed restore of this session left (its journal), else None.
 
         A run that died before its safety snapshot changed nothing: its journal is dropped.
         One that died after it writes the rest of its files (no new snapshot, no drift
-        check: the snapshot holds what they were). A journal of sidtui's ``redo`` is the
-        checkpoint manager's own (finished by it).
+        check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
+        manager's own journal: the manager finishes it.
         """
         j = self.pending_journal()
         if j is None:
             return None
-        part = j["claude"]
         op = str(j.get("op") or "restore")
+        said = (
+            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
+        )
+        if not isinstance(j.get("claude"), dict):
+            try:
+                finished = self.journal.finish_journal(j, dry_run=dry_run)
+            except (OSError, SidtuiError) as exc:
+                raise CodeRestoreError(f"cannot finish the interrupted {op}: {exc}") from None
+            done = _wrap(finished, self.session_id, self.root, self.journal_path)
+            done.warnings.insert(0, said)
+            if not dry_run:
+                remove_journal(self.journal_path.parent)
+            return done
+        part = j["claude"]
         res = CodeRestoreResult(
             op, dry_run, self.session_id, root=self.root, journal=self.journal_path
         )
-        res.warnings.append(
-            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
-        )
+        res.warnings.append(said)
         token = str(j.get("token"))
         safety = next(
             (

@@ -121,3 +121,24 @@ def test_a_run_killed_before_its_safety_snapshot_changed_nothing(sess, monkeypat
     done = r.finish_interrupted()
     assert done is not None and "had not changed any file" in (done.note or "")
     assert r.pending_journal() is None and sess["a"].read_bytes() == b"A3\n"
+
+
+def test_a_killed_redo_is_finished_by_the_next_run(sess, monkeypatch):
+    from sidtui.core.checkpoints import manager
+
+    _restorer(sess).restore_before("c2")
+    assert sess["a"].read_bytes() == b"A1\n"
+    real = manager.write_files
+
+    def killed(todo):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(manager, "write_files", killed)
+    with pytest.raises(KeyboardInterrupt):
+        _restorer(sess).redo()
+    monkeypatch.setattr(manager, "write_files", real)
+    r = _restorer(sess)
+    assert r.pending_journal() is not None and sess["a"].read_bytes() == b"A1\n"
+    done = r.finish_interrupted()
+    assert done is not None and "interrupted sidtui redo" in done.warnings[0]
+    assert sess["a"].read_bytes() == b"A3\n" and r.pending_journal() is None
