@@ -41,7 +41,7 @@ from sidtui.core.index.files import (
     ClaudeFiles,
     SidCodeFiles,
     files_digest,
-    keys_of,
+    scanned_digest,
     stat_key,
 )
 from sidtui.core.live import events as ev
@@ -399,9 +399,9 @@ class Catalog:
                     s.live, s.stale = lv.live, lv.stale
         # newest activity first; a row always has an activity (else the file's mtime), so
         # the C-level key does (a missing one sorts as "", last)
-        if all(s.last_activity is not None for s in out):
+        try:
             out.sort(key=_ACTIVITY, reverse=True)
-        else:
+        except TypeError:  # a row without an activity (an old cache)
             out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return out
 
@@ -470,7 +470,7 @@ class Catalog:
             # every file's stat key tells whether anything changed (a warm `ls` of 10,000
             # files is then a stat of each and no per-row work)
             files = self._files.scan(True, res.errors)
-            if files_digest(keys_of(files)) == stored[0]:
+            if scanned_digest(files) == stored[0]:
                 res.total = len(files)
                 if progress is not None:
                     progress(RefreshProgress(res.total, res.total, 0, 0))
@@ -533,7 +533,7 @@ class Catalog:
         return res
 
     def _store_digest(self) -> None:
-        """Remember which files the rows now match (:func:`_files_digest` of every row's
+        """Remember which files the rows now match (:func:`~sidtui.core.index.files.files_digest` of every row's
         path and stat key), for the next refresh's one-comparison warm path."""
         conn = self.conn
         keys = sorted(

@@ -11,6 +11,8 @@ import hashlib
 import os
 from array import array
 from collections.abc import Iterable, Iterator
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +91,23 @@ def files_digest(keys: Iterable[tuple[str, int, int, int, int]]) -> str:
     """One digest of ``(path, inode, size, mtime_ns, ctime_ns)`` per file, in path order:
     the paths joined and the numbers packed (C-level work, not a string per file)."""
     rows = list(keys)
+    return _digest([r[0] for r in rows], [v for r in rows for v in r[1:]])
+
+
+_STAT_KEY = attrgetter("st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
+
+
+def scanned_digest(files: list[tuple[str, str, os.stat_result | None]]) -> str:
+    """``files_digest(keys_of(files))`` without a tuple per file (the warm ``ls`` path)."""
+    kept = [f for f in files if f[2] is not None]
+    stats = [f[2] for f in kept]
+    return _digest([f[0] for f in kept], list(chain.from_iterable(map(_STAT_KEY, stats))))
+
+
+def _digest(paths: list[str], nums: list[int]) -> str:
     h = hashlib.blake2b(digest_size=16)
-    h.update("\0".join([r[0] for r in rows]).encode("utf-8", "surrogatepass"))
+    h.update("\0".join(paths).encode("utf-8", "surrogatepass"))
     h.update(b"\1")
-    nums = [v for r in rows for v in r[1:]]
     try:
         h.update(array("q", nums).tobytes())
     except OverflowError:  # an inode beyond 2**63 (some filesystems): as text then
