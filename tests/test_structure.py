@@ -42,15 +42,16 @@ PENDING_PRIVATE = {
     ("sidtui/core/views/show_rows.py", "messages._list"),
     ("sidtui/core/views/show_rows.py", "messages._msgs"),
     ("sidtui/core/views/show_rows.py", "messages._changed"),
-    ("sidtui/tui/find.py", "model._tool_names"),
 }
-PENDING_FUNCTIONS = {"sidtui/cli/ls.py:run", "sidtui/core/views/session.py:_open_session"}
+PENDING_FUNCTIONS = {
+    "sidtui/cli/ls.py:run",
+    "sidtui/core/views/session.py:_open_session",
+}
 PENDING_MODULES = {
     "sidtui/core/base/home.py",
     "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
-    "sidtui/core/views/check.py",
 }
 
 

@@ -51,7 +51,6 @@ def register(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import sources_from_args
-    from sidtui.core.base.home import empty_home_hint
 
     sources, named = sources_from_args(args)
     if args.source is not None:
@@ -65,7 +64,6 @@ def run(args: argparse.Namespace) -> int:
     summaries: list = []
     errors: list[str] = []
     wheres: list[str] = []
-    empty: list[str] = []
     for src in sources:
         if src.name == "sid-code":
             home = src.home.require()
@@ -79,10 +77,6 @@ def run(args: argparse.Namespace) -> int:
             rows, errs = _summaries(home, args)
             errors += [*folder_errors, *(e for e in errs if e not in folder_errors)]
             wheres.append(str(home.sessions_dir))
-            if args.project is not None:
-                empty.append(f"no sessions under {home.sessions_dir / args.project}")
-            else:
-                empty += empty_home_hint(home).splitlines()
         else:
             src.require()
             if args.project is not None and not _has_folder(src, args.project):
@@ -92,8 +86,6 @@ def run(args: argparse.Namespace) -> int:
             rows, errs = _claude_summaries(src, args)
             errors += errs
             wheres.append(str(src.home.projects_dir))
-            folder = src.home.projects_dir
-            empty.append(f"no sessions under {folder / args.project if args.project else folder}")
         summaries += rows
     if args.project is not None and not wheres:
         _no_claude_project(sources[-1], args.project)
@@ -104,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summaries)  # orjson writes the dataclasses as to_json() would, faster
         return 0
-    return _print_tables(summaries, empty, multi=len({s.source for s in summaries}) > 1)
+    multi = len({s.source for s in summaries}) > 1
+    return _print_tables(summaries, _empty_lines(sources, args) if not summaries else [], multi)
 
 
 def _has_folder(src, project: str) -> bool:
@@ -152,9 +145,23 @@ def _claude_summaries(src, args):
     return src.list_sessions(args.project, include_sidechains=args.sidechains)
 
 
-def _print_tables(summaries: list, empty: list[str], multi: bool) -> int:
-    """The tables by project (source first when several); ``empty``: the lines said on
-    stderr when there is no row."""
+def _empty_lines(sources: list, args: argparse.Namespace) -> list[str]:
+    """What an empty listing says on stderr: per home, what was looked for and where."""
+    from sidtui.core.base.home import empty_home_hint
+
+    lines: list[str] = []
+    for src in sources:
+        if src.name == "sid-code" and args.project is None:
+            lines += empty_home_hint(src.home).splitlines()
+        elif src.name == "sid-code":
+            lines.append(f"no sessions under {src.home.sessions_dir / args.project}")
+        else:
+            folder = src.home.projects_dir
+            lines.append(f"no sessions under {folder / args.project if args.project else folder}")
+    return lines
+
+
+def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
     from rich.table import Table
     from rich.text import Text
 
@@ -162,7 +169,7 @@ def _print_tables(summaries: list, empty: list[str], multi: bool) -> int:
 
     console = stdout_console()
     if not summaries:
-        for line in empty:
+        for line in empty_lines:
             print(f"sidtui: {line}", file=sys.stderr)
         return 0
     by_project: dict[tuple[str, str], list] = {}

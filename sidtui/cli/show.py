@@ -320,7 +320,7 @@ def _resumed_cells(shown, msgs) -> Iterator[tuple[str, str, str, str, str, bool]
             except TypeError:  # a block type that is an object or a list (JSON allows it)
                 key = blocks = None
             if blocks is None:
-                blocks = ", ".join(compress_types(r["blocks"]))
+                blocks = ", ".join(compress_block_types(r["blocks"]))
                 if key is not None:
                     joined[key] = blocks
             yield (
@@ -524,7 +524,7 @@ class _StreamedRows:
                 yield line
 
 
-def compress_types(types: list) -> list[str]:
+def compress_block_types(types: list) -> list[str]:
     from sidtui.core.transcript.loader import tool_name_text
 
     out: list[str] = []

@@ -156,7 +156,7 @@ def _print_subagents(c: Any, subagents: list[Any]) -> None:
 
 
 def _cells(m: Any) -> tuple[str, str, str, str, str, str]:
-    from sidtui.cli.show import compress_types
+    from sidtui.cli.show import compress_block_types
 
     kind = m.kind + (" (compacted)" if m.compacted else "")
     return (
@@ -164,6 +164,6 @@ def _cells(m: Any) -> tuple[str, str, str, str, str, str]:
         str(m.line),
         m.role,
         kind,
-        ", ".join(compress_types(m.block_types)),
+        ", ".join(compress_block_types(m.block_types)),
         m.preview(70).replace("\n", " "),
     )

@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.checkpoints.evict import inherit_from
+from sidtui.core.checkpoints.journal import remove_journal, write_journal
+from sidtui.core.edits.interrupted import finish_forks
 from sidtui.core.edits.points import get_point
 from sidtui.core.transcript.chain import ChainResult
 from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES, LoadedSession, load_jsonl
@@ -243,9 +246,6 @@ def write_copy(
         ForkError: the new file could not be written (nothing is left half-written:
             a failed copy is removed).
     """
-    from sidtui.core.base import safefs
-    from sidtui.core.checkpoints.journal import remove_journal, write_journal
-
     rf: RecordFile = view.rf
     src_path: Path = view.file.path
     folder = src_path.parent
@@ -332,8 +332,6 @@ def _write_transcript(
     view, result, temp, temp_name, start, tail_uuid, forked_from_extra, copy_idx, rf, sub_loaded
 ) -> None:
     """The copy's records into ``temp`` (created ``O_EXCL | O_NOFOLLOW``), fsynced."""
-    from sidtui.core.base import safefs
-
     folder = temp.parent
     try:
         with safefs.opened_dir(os.path.realpath(folder)) as dfd:
@@ -456,8 +454,6 @@ def finish_leftovers(view, op: str) -> tuple[list[str], ForkResult | None]:
         ``(what was done, the copy of this same request an interrupted run finished)``:
         when the latter is set, that is all this run does.
     """
-    from sidtui.core.edits.interrupted import finish_forks
-
     notes: list[str] = []
     resumed: ForkResult | None = None
     for f in finish_forks(view.home, view.file.path.parent):

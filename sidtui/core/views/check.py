@@ -30,9 +30,6 @@ from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_pars
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
-from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
-from sidtui.core.checkpoints.manager import RESTORE_TOOL
-from sidtui.core.checkpoints.rebuild import chain_health
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import LoaderFails, _message_from_record
 from sidtui.core.transcript.records import (
@@ -42,6 +39,7 @@ from sidtui.core.transcript.records import (
     read_transcript,
     scan_records,
 )
+from sidtui.core.views.check_checkpoints import checkpoint_totals, coverage
 from sidtui.core.views.check_report import (
     DEFINED_METADATA_KEYS,
     DEFINED_RECORD_TYPES,
@@ -50,6 +48,7 @@ from sidtui.core.views.check_report import (
     FileCounts,
     Finding,
 )
+from sidtui.core.views.listing import WHOLE_READ_MAX
 
 #: Optional fields inside records: (field name, record selector, key path).
 _SUBFIELDS = (
@@ -453,8 +452,6 @@ def _read(path: Path) -> bytes | FileSource | str:
     try:
         if path.name.endswith(".json"):
             return read_regular(path)
-        from sidtui.core.views.listing import WHOLE_READ_MAX
-
         return read_transcript(path, WHOLE_READ_MAX)
     except NotRegularFile as exc:
         return f"not a regular file ({exc.kind})"
@@ -464,132 +461,6 @@ def _read(path: Path) -> bytes | FileSource | str:
         return "deleted while checking"
     except OSError as exc:
         return str(exc.strerror or exc)
-
-
-# --- checkpoints ---------------------------------------------------------------------------
-
-
-def _checkpoints(home: Home, wanted: set[str] | None, report: CheckReport) -> None:
-    """Checkpoint totals (FORMAT.md §13.4) through the checkpoint layer's own reader."""
-    tot = report.checkpoints
-    try:
-        with os.scandir(home.checkpoints_dir) as it:
-            dirs = sorted((e.name for e in it if e.is_dir()), key=str)
-    except OSError:
-        dirs = []
-    for sid in dirs:
-        if wanted is not None and sid not in wanted:
-            continue
-        path = home.checkpoint_index(sid)
-        if not os.path.lexists(path):  # (a FIFO or a link loop there is unreadable: a fault)
-            report.warnings.append(
-                Finding("checkpoint_without_index", str(path.parent), "folder has no index.json")
-            )
-            continue
-        try:
-            size = path.stat().st_size
-            idx = CheckpointIndex.load(path)
-        except (CorruptIndex, OSError) as exc:
-            tot.unreadable += 1
-            report.faults.append(Finding("checkpoint_index_unreadable", str(path), str(exc)))
-            continue
-        tot.indexes += 1
-        tot.ids.append(sid)
-        tot.bytes += size
-        snaps = idx.snapshots
-        tot.snapshots += len(snaps)
-        if len(snaps) > tot.largest:
-            tot.largest, tot.largest_session = len(snaps), sid
-        for s in snaps:
-            if not isinstance(s, dict):
-                continue
-            if s.get("toolName") == RESTORE_TOOL:
-                tot.restore_snapshots += 1
-            for e in s.get("files") or []:
-                kind = e.get("type") if isinstance(e, dict) else None
-                if kind == "full":
-                    tot.full += 1
-                    if e.get("compressed"):
-                        tot.compressed += 1
-                elif kind == "diff":
-                    tot.diff += 1
-                else:
-                    tot.other += 1
-        for fp in idx.tracked_files():
-            try:
-                chain = chain_health(idx, fp)
-            except Exception as exc:  # noqa: BLE001 - a malformed entry must not hide the other files
-                bad = [{"session": sid, "snapshot": "?", "file": fp, "reason": str(exc)}]
-            else:
-                bad = [
-                    {
-                        "session": sid,
-                        "snapshot": ln.snapshot_id,
-                        "file": fp,
-                        "reason": ln.reason or "",
-                    }
-                    for ln in chain.links
-                    if not ln.rebuilds
-                ]
-            tot.unrecoverable.extend(bad)
-            if bad:
-                report.faults.append(
-                    Finding(
-                        "checkpoint_unrecoverable",
-                        str(path),
-                        f"{fp}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} cannot be "
-                        f"rebuilt ({', '.join(b['snapshot'] for b in bad)}): {bad[0]['reason']}",
-                    )
-                )
-
-
-def _coverage(scan: _Scan, report: CheckReport, whole_home: bool) -> None:
-    """Sessions vs checkpoint indexes, each against its own denominator (FORMAT.md §13.5)."""
-    session_ids = {f.session_id for f in report.main_files}
-    session_ids |= {Path(p).name.removesuffix(".json") for p in report.v1_files}
-    index_ids = set(report.checkpoints.ids)
-    traced: dict[str, str] = {}
-    for f in report.main_files:
-        for t in f.trace_ids:
-            traced.setdefault(t, f.path)
-    s_reasons: Counter = Counter()
-    for sid in session_ids - index_ids:
-        if sid not in scan.has_file_changes:
-            s_reasons["v1 JSON session: no file_changes records to tell"] += 1
-        elif scan.has_file_changes[sid]:
-            s_reasons[
-                "file changes recorded but no index: checkpoints removed (30-day cleanup, "
-                "the cleanup race of FORMAT.md §10.10, or by hand)"
-            ] += 1
-        else:
-            s_reasons["no file changes recorded: nothing to snapshot (read-only session)"] += 1
-    i_reasons: Counter = Counter()
-    for sid in index_ids - session_ids:
-        if sid in traced:
-            i_reasons["written under a resumed process's id (recorded as trace_session_id)"] += 1
-        else:
-            i_reasons[
-                "no session file with this id: the session was deleted or moved while its "
-                "checkpoints remain (the two layers have different lifetimes)"
-            ] += 1
-    report.coverage = {
-        "sessions": {
-            "count": len(session_ids),
-            "with_index": len(session_ids & index_ids),
-            "without_index": len(session_ids - index_ids),
-            "reasons": dict(s_reasons.most_common()),
-        },
-        "indexes": {
-            "count": len(index_ids),
-            "with_session": len(index_ids & session_ids),
-            "without_session": len(index_ids - session_ids),
-            "reasons": dict(i_reasons.most_common()),
-            "complete": whole_home,
-        },
-        "note": "each side is counted against its own set; sessions are never cleaned up, "
-        "checkpoints are removed after 30 days, and sessions without file edits have no "
-        "index — so no ratio of the two is meaningful (seed App. B.10)",
-    }
 
 
 # --- entry point ---------------------------------------------------------------------------
@@ -657,8 +528,8 @@ def run_check(
     if not whole:
         wanted = {f.session_id for f in report.main_files}
         wanted |= {Path(p).name.removesuffix(".json") for p in report.v1_files}
-    _checkpoints(home, wanted, report)
-    _coverage(scan, report, whole)
+    checkpoint_totals(home, wanted, report)
+    coverage(scan.has_file_changes, report, whole)
     return report
 
 

@@ -44,6 +44,7 @@ from sidtui.core.views.summary import SessionSummary
 
 
 def iso_from_ns(ns: int) -> str:
+    """An mtime in ns as the agent's ISO-8601 UTC text (milliseconds, ``Z``)."""
     return (
         datetime.fromtimestamp(ns / 1e9, tz=UTC)
         .isoformat(timespec="milliseconds")
