@@ -1,4 +1,5 @@
-"""Claude Code reading benchmarks (issue 19 "Speed"), each side by side with its baseline.
+"""Claude Code reading benchmarks (the second source's speed goals), each side by side
+with its baseline.
 
 On data from :mod:`bench.gen_claude` (cached in ``bench/_data/claude``):
 

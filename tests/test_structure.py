@@ -45,14 +45,9 @@ PENDING_PRIVATE = {
 }
 PENDING_FUNCTIONS = {
     "sidtui/cli/ls.py:run",
-    "sidtui/cli/ls.py:_print_tables",
-    "sidtui/cli/show_claude.py:render",
-    "sidtui/core/claude/session.py:session_to_json",
 }
 PENDING_MODULES = {
-    "sidtui/core/index/catalog.py",
     "sidtui/core/base/home.py",
-    "sidtui/core/edits/rewind.py",  # 711: the claude branch moves its display helpers out
     "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
