@@ -1,5 +1,4 @@
-"""Claude Code reading benchmarks (the second source's speed goals), each side by side
-with its baseline.
+"""Claude Code reading benchmarks, each side by side with its baseline.
 
 On data from :mod:`bench.gen_claude` (cached in ``bench/_data/claude``):
 

@@ -1,5 +1,6 @@
 """The shape docs/ARCHITECTURE.md promises, checked: no private names used across modules,
-no function over 120 lines, no core module over ~700 lines, each exception named.
+no function over 120 lines, no core module over ~700 lines, each exception named; texts
+that stand alone (no tracker numbers, no module paths that are gone).
 
 Run ``python -m pytest tests/test_structure.py -q`` to list every violation at once.
 """
@@ -7,6 +8,8 @@ Run ``python -m pytest tests/test_structure.py -q`` to list every violation at o
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -45,6 +48,11 @@ PENDING_PRIVATE = {
 }
 PENDING_FUNCTIONS = {
     "sidtui/cli/ls.py:run",
+}
+PENDING_PATHS = {  # stale module paths in docstrings of files the tui work owns
+    ("sidtui/tui/app.py", "sidtui.core.live.Catalog"),
+    ("sidtui/tui/screens/fork.py", "sidtui.core.edits.fork.salvage"),
+    ("sidtui/tui/screens/search.py", "sidtui.core.live.SearchIndex"),
 }
 PENDING_MODULES = {
     "sidtui/core/base/home.py",
@@ -158,6 +166,58 @@ def test_the_exceptions_are_written_down():
     text = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     missing = [p for p in sorted(ONE_CONCEPT | HOT_LOOPS) if p.split(":")[0] not in text]
     assert not missing, f"docs/ARCHITECTURE.md does not name: {missing}"
+
+
+def _texts() -> list[tuple[str, str]]:
+    """``(path, text)`` of the code and docs a reader meets (fixtures and tests aside)."""
+    paths = [REPO / n for n in ("README.md", "CONTRIBUTING.md", "BENCHMARKS.md", "pyproject.toml")]
+    for top, pattern in (("sidtui", "*.py"), ("scripts", "*"), ("bench", "*.py"), ("docs", "*.md")):
+        paths += [p for p in sorted((REPO / top).rglob(pattern)) if p.is_file()]
+    out = []
+    for p in paths:
+        if "__pycache__" in p.parts or "_data" in p.parts:
+            continue
+        try:
+            out.append((p.relative_to(REPO).as_posix(), p.read_text(encoding="utf-8")))
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+    return out
+
+
+def test_no_tracker_numbers_in_code_or_docs():
+    pattern = re.compile(r"\bissues?\s+#?[0-9]+", re.IGNORECASE)
+    hits = [
+        f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+        for rel, text in _texts()
+        for m in pattern.finditer(text)
+    ]
+    assert not hits, "say what, not which ticket:\n" + "\n".join(hits)
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``sidtui.a.b.name`` names a module of the package or an attribute of one."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 1, -1):
+        path = REPO.joinpath(*parts[:k])
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+            obj: object = importlib.import_module(".".join(parts[:k]))
+            for attr in parts[k:]:
+                if not hasattr(obj, attr):
+                    return False
+                obj = getattr(obj, attr)
+            return True
+    return False
+
+
+def test_module_paths_in_texts_exist():
+    pattern = re.compile(r"(?<![\w.])sidtui\.core(?:\.[A-Za-z_]+)+")
+    hits = [
+        f"{rel}: {m.group(0)}"
+        for rel, text in _texts()
+        for m in pattern.finditer(text)
+        if not _resolves(m.group(0).rstrip(".")) and (rel, m.group(0)) not in PENDING_PATHS
+    ]
+    assert not hits, "these module paths are gone:\n" + "\n".join(hits)
 
 
 @pytest.mark.parametrize(

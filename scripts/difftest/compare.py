@@ -65,7 +65,7 @@ def sidtui_view(path: Path) -> dict[str, Any]:
     folder, registrations and sidechains around it never matter).
 
     Raises:
-        sidtui.core.errors.SidtuiError: the file cannot be read at all.
+        sidtui.core.base.errors.SidtuiError: the file cannot be read at all.
     """
     from sidtui.core.base.home import Home, classify_file
     from sidtui.core.views.session import open_session

@@ -2,7 +2,8 @@
 
 A case starts from a *base*: one of the fixture sessions (tests/fixtures/real-home, written
 by the agent's own code) or a session written here by sidtui's own writer
-(:class:`~sidtui.core.writer.SessionStore` / :class:`~sidtui.core.writer.SidechainWriter`,
+(:class:`~sidtui.core.transcript.writer.SessionStore` /
+:class:`~sidtui.core.transcript.writer.SidechainWriter`,
 whose lines are what ``JSON.stringify`` writes) acting out one of the ways a session file
 grows: one process, a resume, a resume glued onto a torn line, two concurrent writers,
 two processes hanging records on one tail, a fork, a reused session id, sidtui's rewind

@@ -18,7 +18,7 @@ tool_result ⇒ ``interrupted_prompt`` (taken off and re-queued last); a user me
 tool_results ⇒ ``interrupted_turn`` with the tool names, unless every tool is in
 ``terminal_tool_names`` (empty in sid-code; configurable here).
 
-Speed (issue 2): every layer is a function of one message at a time (layer 3 also needs the
+Speed: every layer is a function of one message at a time (layer 3 also needs the
 set of answered tool_use ids), so :func:`recover` first finds, with a few C-level passes
 over the block types and tool ids (:func:`_prescan`), the few messages any layer could
 touch, and runs each layer only on those; the others are passed through without a wrapper
@@ -120,7 +120,7 @@ class CleanMessages(Sequence[CleanMessage]):
 
     Holds the loader's messages that survived cleaning plus the few that a layer rewrote;
     an unchanged message is wrapped (``CleanMessage(message, message.index)``) only when
-    read, so a 140k-message session does not build 140k wrappers nobody looks at (issue 2).
+    read, so a 140k-message session does not build 140k wrappers nobody looks at.
     Iterating builds the whole list once and keeps it. Compares equal to a list holding
     the same :class:`CleanMessage` values.
 
@@ -551,7 +551,7 @@ class _Plan:
 
 
 def _prescan(msgs: list[Message], scan: MessageScan | None = None) -> _Plan | None:
-    """Find the messages any layer could touch (issue 2's speed).
+    """Find the messages any layer could touch, so the layers skip the rest.
 
     The per-message pass is :class:`sidtui.core.transcript.loader.MessageScan` (the loader fills
     one while it builds the messages; else it runs here). The usual file answers every

@@ -111,7 +111,7 @@ class Message(msgspec.Struct, gc=False):
         """``message._meta`` merged with the per-record keys the loader moves there.
 
         Built on first read from the scanned record (``src``) and then kept: most
-        messages are never asked (issue 2: decode only what is displayed).
+        messages are never asked (decode only what is displayed).
         """
         m = self.meta_
         if m is None:
@@ -181,7 +181,7 @@ THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 
 
 class MessageScan:
-    """What one pass over a message list learns for recovery's pre-scan (issue 2's speed).
+    """What one pass over a message list learns for recovery's pre-scan, so it needs no pass of its own.
 
     :func:`load_jsonl` fills it while it builds the messages (each record is touched
     once, while hot); :func:`sidtui.core.resume.recovery.recover` takes it instead of walking
@@ -802,7 +802,7 @@ class _FastLoad:
     the messages column-wise with C-level passes, which pay for their temporary lists and
     re-read every record; scanning each message for recovery (:class:`MessageScan`) in
     the same loop, while its blocks are in hand, saves recovery a second pass over 140k
-    messages (~30 ms of ~140 ms; issue 2). Fed piece by piece during the scan
+    messages (~30 ms of ~140 ms). Fed piece by piece during the scan
     (:class:`LinearLoad`), each record is still in the CPU cache (~25 ms less).
     ``session_start`` lines are decoded in :meth:`finish` (the file may still be being
     scanned while records are fed).
@@ -948,7 +948,7 @@ class LinearLoad:
 
     :func:`load_jsonl` uses what it built only when the scan proved the guess
     (:attr:`RecordFile.whole`, the chain is every record, every piece was fed); otherwise
-    it is dropped and the loader walks the chain as usual. Issue 2: the records are
+    it is dropped and the loader walks the chain as usual. The records are
     walked while they are still in the CPU cache.
     """
 

@@ -74,7 +74,7 @@ class Block(msgspec.Struct, gc=False):
     Fields hold the JSON values as written (normally strings; anything else is kept, never
     a decode failure). Tool inputs and tool-result bodies are not decoded here; the scan
     keeps no view into the file's bytes, so a big file is read in pieces and never held
-    whole (issue 2's memory).
+    whole (peak memory within 2× the file).
 
     Attributes:
         type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
@@ -222,7 +222,7 @@ class RecordFile:
     The fast scan keeps the index as columns (types, uuids, parents, line starts and the
     decoded structs); :attr:`records` materialises one :class:`RecordRef` per line only
     when something asks for it, so the chain and the loader's fast paths never build them
-    (issue 2: the chain alone within 2× the I/O floor).
+    (the chain alone stays within 2× the I/O floor).
 
     Attributes:
         data: the file's bytes (kept so records can be decoded lazily). For a big file read
@@ -381,7 +381,7 @@ class RecordFile:
     def line_starts(self) -> array | None:
         """Every record's line start (file offsets, ``array('q')``) on a fast scan, else
         None. A file read in pieces has them found now, piece by piece, from the file
-        (the scan itself never needs them: issue 2's core).
+        (the scan itself never needs them).
 
         Raises:
             FileChanged: a file read in pieces got shorter since.
@@ -638,7 +638,7 @@ class FileChanged(UnreadableInput):
 
 
 class FileSource:
-    """A big transcript kept open and read in pieces (issue 2: peak memory ≤ 2× the file).
+    """A big transcript kept open and read in pieces (peak memory ≤ 2× the file).
 
     :func:`scan_records` reads it :data:`PIECE_BYTES` at a time and keeps no reference to
     the bytes it decoded, so the whole file is never in memory at once; a line asked for
@@ -758,7 +758,7 @@ _SHARED_MAX = 512
 
 
 class _Digest:
-    """What one pass over freshly decoded records learns and tidies (issue 2).
+    """What one pass over freshly decoded records learns and tidies, in the same pass.
 
     Run per chunk while its records are hot in cache: follows the whole-linear-chain test
     (every parent is the previous record's uuid, the first has none, no uuid repeats —
