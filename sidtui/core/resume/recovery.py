@@ -139,6 +139,13 @@ class CleanMessages(Sequence[CleanMessage]):
     def __len__(self) -> int:
         return len(self._msgs)
 
+    def unwrapped(self) -> tuple[list[Message], dict[int, CleanMessage]] | None:
+        """``(messages, changed)`` as given, while no wrapper was built (read rows from
+        them without making one per message); None once the whole list exists."""
+        if self._list is not None:
+            return None
+        return self._msgs, self._changed
+
     def _materialize(self) -> list[CleanMessage]:
         if self._list is None:
             msgs = self._msgs

@@ -64,7 +64,9 @@ __all__ = [
     "load_jsonl",
     "load_v1_json",
 ]
-_MSG_DECODER = msgspec.json.Decoder(RecordS)
+MESSAGE_DECODER = msgspec.json.Decoder(RecordS)
+"""Decodes one message record's line into :class:`RecordS` (raises a msgspec error on a
+line the typed decode cannot take: fall back to the line's JSON.parse value)."""
 
 
 class Message(msgspec.Struct, gc=False):
@@ -344,7 +346,8 @@ class LoadedSession:
     fatal: str | None = None
 
 
-def _str(v: Any) -> str | None:
+def nonempty_str(v: Any) -> str | None:
+    """``v`` when it is a non-empty string, else None (a metadata field the agent ignores)."""
     return v if isinstance(v, str) and v else None
 
 
@@ -474,17 +477,26 @@ def _content_shape(content: Any, role: Any) -> str | None:
     return f"{CONTENT_NOT_A_LIST} ({'missing or null' if content is None else _json_kind(content)})"
 
 
-def _message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
+def message_from_record(rf: RecordFile, rec: RecordRef, index: int) -> Message | None:
+    """Message ``index`` from the scanned record ``rec`` of ``rf``: its typed scan when it
+    has one, else its line decoded again (typed, or by JSON.parse's rules as a fallback).
+
+    None when the record is no message the agent keeps (its line no longer reads, or its
+    value is not a message).
+
+    Raises:
+        LoaderFails: see :func:`_odd_message`.
+    """
     s = rec.obj
     if s is None:
         try:
-            s = _MSG_DECODER.decode(rf.raw(rec))
+            s = MESSAGE_DECODER.decode(rf.raw(rec))
         except FAST_DECODE_ERRORS:
             return _message_from_dict(rf, rf.decode(rec), rec, index)
-    return _message_from_struct(s, index, rec.index, rec.uuid, rec.line, rec.type, rf)
+    return message_from_struct(s, index, rec.index, rec.uuid, rec.line, rec.type, rf)
 
 
-def _message_from_struct(
+def message_from_struct(
     s: RecordS,
     index: int,
     record: int,
@@ -493,7 +505,9 @@ def _message_from_struct(
     record_type: str | None,
     rf: RecordFile,
 ) -> Message:
-    """A message from its typed scan.
+    """A message from its typed scan ``s`` (``record``: the record's index in the file,
+    ``line``: its 1-based physical line; ``rf``: the file it came from, kept on the message
+    to read its full record back when asked).
 
     Raises:
         LoaderFails: see :func:`_odd_message`.
@@ -709,8 +723,12 @@ def _start_fields(ls: LoadedSession, index: int, d: Any) -> None:
     raw["model"] = model = d.get("model")
     raw["provider"] = provider = d.get("provider")
     raw["createdAt"] = ts = d.get("timestamp")
-    ls.session_id, ls.model, ls.provider = _str(sid), _str(model), _str(provider)
-    ls.created_at = _str(ts)
+    ls.session_id, ls.model, ls.provider = (
+        nonempty_str(sid),
+        nonempty_str(model),
+        nonempty_str(provider),
+    )
+    ls.created_at = nonempty_str(ts)
     v, cwd, compat = d.get("version"), d.get("cwd"), d.get("schemaCompat")
     if isinstance(v, str):
         ls.version = v
@@ -742,7 +760,7 @@ def _load_records(
         t = rec.type
         if t in MESSAGE_RECORD_TYPES:
             try:
-                msg = _message_from_record(rf, rec, len(messages))
+                msg = message_from_record(rf, rec, len(messages))
             except LoaderFails as exc:
                 ls.fatal = ls.fatal or exc.reason
                 continue
@@ -895,7 +913,7 @@ class _FastLoad:
                         msg.shape = NOT_AN_OBJECT
                         self.odd.append(msg)
                     else:
-                        msg = _message_from_struct(o, k, ci, o.uuid, ci + sl, t, rf)
+                        msg = message_from_struct(o, k, ci, o.uuid, ci + sl, t, rf)
                     add(msg)
                     scan.count = k
                     scan.names_ok = names_ok
@@ -1062,14 +1080,14 @@ def load_v1_json(data: bytes) -> LoadedSession:
         return ls
     v = d.get("version")
     ls.version = v if isinstance(v, str) else "0.0"
-    ls.session_id = _str(d.get("id"))
-    ls.model = _str(d.get("model"))
-    ls.provider = _str(d.get("provider"))
-    ls.cwd = _str(d.get("cwd"))
-    ls.created_at = _str(d.get("createdAt"))
-    ls.updated_at = _str(d.get("updatedAt"))
-    ls.summary = _str(d.get("summary"))
-    ls.kind = _str(d.get("kind"))
+    ls.session_id = nonempty_str(d.get("id"))
+    ls.model = nonempty_str(d.get("model"))
+    ls.provider = nonempty_str(d.get("provider"))
+    ls.cwd = nonempty_str(d.get("cwd"))
+    ls.created_at = nonempty_str(d.get("createdAt"))
+    ls.updated_at = nonempty_str(d.get("updatedAt"))
+    ls.summary = nonempty_str(d.get("summary"))
+    ls.kind = nonempty_str(d.get("kind"))
     dirs = d.get("directories")
     ls.directories = dirs if isinstance(dirs, list) else None
     md = d.get("metadata")

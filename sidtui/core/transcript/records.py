@@ -461,8 +461,18 @@ class RecordFile:
     def data(self, value: bytes) -> None:
         self._data = value
 
-    def _bytes(self, start: int, end: int) -> bytes:
-        """File bytes ``[start, end)`` (file offsets), from memory or read again."""
+    @property
+    def in_pieces(self) -> bool:
+        """Whether the file is read in pieces and was never read whole: its bytes come
+        from :attr:`source`, span by span (see :meth:`bytes_between`)."""
+        return self.source is not None and not self._data
+
+    def bytes_between(self, start: int, end: int) -> bytes:
+        """File bytes ``[start, end)`` (file offsets), from memory or read again.
+
+        Raises:
+            FileChanged: a file read in pieces got shorter since.
+        """
         b = self.base_offset
         if self.source is not None and not self._data:
             return self.source.read(start, end)
@@ -472,7 +482,7 @@ class RecordFile:
         """File bytes ``[start, end)`` (file offsets; b"" when a file read in pieces got
         shorter): a bad line's head without reading the whole file."""
         try:
-            return self._bytes(start, end)
+            return self.bytes_between(start, end)
         except FileChanged:
             return b""
 
@@ -482,18 +492,18 @@ class RecordFile:
         Raises:
             FileChanged: a file read in pieces got shorter since.
         """
-        return self._bytes(rec.offset, rec.end)
+        return self.bytes_between(rec.offset, rec.end)
 
     def raw_at(self, index: int) -> bytes:
         """Record ``index``'s line bytes, without materialising :attr:`records`."""
         if self._records is None and self._starts is None and self._pieces is not None:
-            return self._bytes(*self._span_in_pieces(index))
+            return self.bytes_between(*self._span_in_pieces(index))
         if self._records is None and self._heads is not None:
             starts = self.line_starts()
             assert starts is not None
             start = starts[index]
             end = starts[index + 1] - 1 if index + 1 < len(starts) else self._records_end()
-            return self._bytes(start, end)
+            return self.bytes_between(start, end)
         return self.raw(self.records[index])
 
     def decode(self, rec: RecordRef) -> Any:
@@ -502,7 +512,7 @@ class RecordFile:
         None when a file read in pieces no longer holds the line (it got shorter).
         """
         try:
-            return _parse(self.raw(rec))
+            return parse_or_none(self.raw(rec))
         except FileChanged:
             return None
 
@@ -510,7 +520,7 @@ class RecordFile:
         """Record ``index`` fully decoded, without materialising :attr:`records` (None when
         a file read in pieces no longer holds the line)."""
         try:
-            return _parse(self.raw_at(index))
+            return parse_or_none(self.raw_at(index))
         except FileChanged:
             return None
 
@@ -522,7 +532,7 @@ class RecordFile:
         return len(self._data)
 
 
-def _parse(raw: bytes) -> Any:
+def parse_or_none(raw: bytes) -> Any:
     """A valid line's value with JSON.parse's rules (orjson first); None for a line that is
     not valid any more (only a line read back after its file changed)."""
     try:

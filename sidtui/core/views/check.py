@@ -31,7 +31,7 @@ from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rej
 from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.transcript.chain import rebuild_chain
-from sidtui.core.transcript.loader import LoaderFails, _message_from_record
+from sidtui.core.transcript.loader import LoaderFails, message_from_record
 from sidtui.core.transcript.records import (
     FileSource,
     RecordFile,
@@ -235,7 +235,7 @@ class _Scan:
 
     def _user(self, rf: RecordFile, rec: RecordRef) -> None:
         try:
-            msg = _message_from_record(rf, rec, 0)
+            msg = message_from_record(rf, rec, 0)
         except LoaderFails:  # no message object (the loader's verdict is reported elsewhere)
             msg = None
         r = self.r
@@ -376,7 +376,7 @@ def _type_key(rec: RecordRef) -> str:
 
 def _strict_candidates(rf: RecordFile) -> list[RecordRef]:
     """Good lines a strict parser might refuse (a superset; the parser decides)."""
-    if rf.source is not None and not rf._data:  # read in pieces: span by span
+    if rf.in_pieces:  # read in pieces: span by span
         out: list[RecordRef] = []
         for recs, base, span in _spans(rf):
             out += _candidates_in(recs, span, base)
@@ -395,7 +395,7 @@ def _spans(rf: RecordFile, most: int = 4 << 20):
             j += 1
         start, end = recs[i].offset, recs[j - 1].end
         try:
-            yield recs[i:j], start, rf._bytes(start, end)
+            yield recs[i:j], start, rf.bytes_between(start, end)
         except UnreadableInput:  # the file got shorter: its lines are not candidates
             return
         i = j

@@ -20,21 +20,21 @@ from sidtui.core.base.jsonparse import JSONParseError, is_blank, js_falsy, parse
 from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
 from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.loader import (
-    _MSG_DECODER,
+    MESSAGE_DECODER,
     MESSAGE_RECORD_TYPES,
     LoaderFails,
     Message,
-    _message_from_record,
-    _message_from_struct,
-    _str,
+    message_from_record,
+    message_from_struct,
+    nonempty_str,
 )
 from sidtui.core.transcript.records import (
     FAST_DECODE_ERRORS,
     RecordFile,
     RecordRef,
-    _parse,
     agent_reads_as_lines,
     decode_lines_exact,
+    parse_or_none,
 )
 from sidtui.core.views.summary import SessionSummary
 
@@ -324,7 +324,7 @@ def _walk_tail_search(data: bytes) -> _Walk | None:
 
 def _decode_line(data: bytes, start: int, end: int) -> Any:
     """Line ``data[start:end]`` by JSON.parse's rules (None: not valid)."""
-    return _parse(data[start:end])
+    return parse_or_none(data[start:end])
 
 
 def _start_and_end(
@@ -356,8 +356,11 @@ def _start_and_end(
         if isinstance(cwd, str):
             s.cwd = cwd or None
         # as the loader reads them (show's created_at/model/...): a non-string is absent
-        s.started = _str(start_rec.get("timestamp"))
-        s.model, s.provider = _str(start_rec.get("model")), _str(start_rec.get("provider"))
+        s.started = nonempty_str(start_rec.get("timestamp"))
+        s.model, s.provider = (
+            nonempty_str(start_rec.get("model")),
+            nonempty_str(start_rec.get("provider")),
+        )
     s.format_version = "2.0" if version is None else version
     tail: Any = None
     for k in keys_back:  # the loader's updatedAt: last timestamp on the chain
@@ -403,13 +406,13 @@ class _Reader:
     ) -> Message | None:
         ls, le = span
         try:
-            o = _MSG_DECODER.decode(self.data[ls:le])
+            o = MESSAGE_DECODER.decode(self.data[ls:le])
         except FAST_DECODE_ERRORS:  # the loader's dict path
             o = None
         if o is not None and o.message is None:
             raise FallBack  # no message object: the full reader says what the agent does
         if o is not None and peek:
-            m = _message_from_struct(o, index, -1, uuid, 0, rtype, None)
+            m = message_from_struct(o, index, -1, uuid, 0, rtype, None)
         else:
             rf = self.rf
             refs = rf.records
@@ -417,9 +420,9 @@ class _Reader:
             refs.append(ref)
             try:
                 m = (
-                    _message_from_record(rf, ref, index)
+                    message_from_record(rf, ref, index)
                     if o is None
-                    else _message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
+                    else message_from_struct(o, index, ref.index, uuid, 0, rtype, rf)
                 )
             except LoaderFails:
                 raise FallBack from None

@@ -78,8 +78,9 @@ def resumed_rows(
     the rewritten ones swapped in, so no wrapper is made per row.
     """
     chunk = chunk or ROW_CHUNK
-    if isinstance(messages, CleanMessages) and messages._list is None:
-        plain, changed = messages._msgs, messages._changed
+    parts = messages.unwrapped() if isinstance(messages, CleanMessages) else None
+    if parts is not None:
+        plain, changed = parts
         for k in range(0, len(plain), chunk):
             rows = [
                 {
