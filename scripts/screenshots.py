@@ -46,11 +46,16 @@ SCENES: list[tuple[str, str | None, tuple[str, ...], str, tuple[int, int]]] = [
 
 
 async def shoot(out: Path) -> list[Path]:
-    from tui_support import demo_home_fixed, settle
+    import os
+
+    from tui_support import SNAP_DEMO, demo_home_fixed, settle
 
     from sidtui.core.base.home import resolve_session
     from sidtui.tui.app import make_app
 
+    # As in the snapshot tests: the demo's projects are inside the user's home, or every
+    # restore preview would refuse them as outside it.
+    os.environ["HOME"] = str(SNAP_DEMO)
     home, cases = demo_home_fixed()
     out.mkdir(parents=True, exist_ok=True)
     written = []

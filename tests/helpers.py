@@ -523,6 +523,53 @@ def snapshot_ms(minute: int, second: int = 45) -> int:
     return int(t.timestamp() * 1000)
 
 
+# --------------------------------------------------------------------------- oracle cases
+
+#: Regression cases of the differential loop: ``<class>/<name>.<ext>`` inputs, each beside
+#: ``<name>.<ext>.oracle.json``, the agent's loader's output for it (tests/fixtures/README.md).
+ORACLE_CASES = FIXTURES / "oracle-cases"
+
+
+def oracle_cases() -> list[Path]:
+    """Every vendored case's ``.oracle.json`` file, sorted."""
+    return sorted(ORACLE_CASES.glob("*/*.oracle.json"))
+
+
+def oracle_case_input(oracle_json: Path) -> tuple[str, bytes]:
+    """``(file name, bytes)`` of the input the oracle read for ``oracle_json``.
+
+    A big case (past the agent's 4 MiB line) is stored as its small core
+    (``<name>.core.jsonl``) and ``<name>.big.json`` (where the filler goes, how long it is,
+    the unit repeated); the exact bytes are rebuilt here.
+    """
+    name = oracle_json.name[: -len(".oracle.json")]
+    folder = oracle_json.parent
+    plain = folder / name
+    if plain.exists():
+        return name, plain.read_bytes()
+    stem = name[: -len(".jsonl")]
+    core = (folder / f"{stem}.core.jsonl").read_bytes()
+    spec = orjson.loads((folder / f"{stem}.big.json").read_bytes())
+    at, n, unit = spec["insert_at"], spec["length"], spec["filler"].encode()
+    data = core[:at] + (unit * (n // len(unit) + 1))[:n] + core[at:]
+    assert len(data) == spec["size"], f"{oracle_json}: rebuilt {len(data)} bytes"
+    return name, data
+
+
+def oracle_case_disagreements(oracle_json: Path, tmp: Path) -> list[str]:
+    """What sidtui says differently from the vendored oracle output for one case, judged
+    as the differential loop judges (``scripts/difftest/compare.py``); differences kept on
+    purpose (docs/DECISIONS.md) are left out."""
+    from scripts.difftest.compare import compare, sidtui_view
+
+    name, data = oracle_case_input(oracle_json)
+    path = tmp / oracle_json.parent.name / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    oracle = orjson.loads(oracle_json.read_bytes())
+    return [f"{d.key}: {d.detail}" for d in compare(oracle, sidtui_view(path)) if not d.known]
+
+
 # ---------------------------------------------------------------- Claude Code file history
 # Snapshot, update and delta records in the shapes Claude Code writes (docs/CLAUDE-CODE.md
 # §4.7; the update shape as in the vendored spotter transcripts), and their blobs.

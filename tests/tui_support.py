@@ -120,6 +120,14 @@ def screen_lines(app) -> list[str]:
     ]
 
 
+def widget_text(app, widget) -> str:
+    """The words drawn inside ``widget``'s region, whitespace collapsed (a wrapped sentence
+    reads as one, without the columns beside it)."""
+    r = widget.region
+    lines = screen_lines(app)[r.y : r.y + r.height]
+    return " ".join(" ".join(line[r.x : r.x + r.width] for line in lines).split())
+
+
 def controls_on_screen(app) -> list[tuple[int, str]]:
     """(line number, repr of the character) of every raw control character drawn."""
     return [

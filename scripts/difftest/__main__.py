@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from scripts.difftest.compare import compare, sidtui_view
-from scripts.difftest.gen import make_case
+from scripts.difftest.gen import grow, make_case
 from scripts.difftest.oracle import OracleError, oracle_command, run_batch
 from scripts.difftest.runner import minimize, run, write_examples
 from scripts.difftest.vendor import CASES_DIR, vendor
@@ -71,6 +71,13 @@ def _vendor(a: argparse.Namespace) -> int:
     if a.file:
         data = Path(a.file).read_bytes()
         filename, pad = Path(a.file).name, None
+        if a.grow:  # grown to exactly that many bytes inside a string (gen.grow)
+            import random
+
+            grown, pad = grow(data, a.grow, random.Random(a.grow))
+            if pad is None:
+                raise SystemExit(f"difftest: cannot grow {a.file} to {a.grow} bytes")
+            assert len(grown) == a.grow
     else:
         c = make_case(a.seed, a.index)
         data, filename, pad = c.data, c.filename, c.pad
@@ -114,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--file")
     src.add_argument("--seed", type=int)
     v.add_argument("--index", type=int)
+    v.add_argument("--grow", type=int, help="with --file: grow it to this many bytes first")
     v.add_argument("--dir", default=str(CASES_DIR))
     v.set_defaults(func=_vendor)
     a = ap.parse_args(argv)

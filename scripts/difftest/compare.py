@@ -272,23 +272,53 @@ def _dropped(out: dict[str, Any]) -> list[int]:
     return [i for i in range(len(out.get("messages") or [])) if i not in sent]
 
 
+#: The loader's session fields beside ``show --json``'s names for them.
+_SESSION_FIELDS = (
+    ("id", "session_id"),
+    ("version", "format_version"),
+    ("model", "model"),
+    ("provider", "provider"),
+    ("cwd", "cwd"),
+    ("createdAt", "created_at"),
+    ("updatedAt", "updated_at"),
+)
+
+
 def _compare_session(result: dict[str, Any], out: dict[str, Any]) -> Disagreement | None:
-    diff = []
-    if out.get("session_id") != result.get("id"):
-        diff.append("id")
-    if out.get("format_version") != result.get("version"):
-        diff.append("version")
+    diff = [
+        name for name, ours in _SESSION_FIELDS if not _same_value(out.get(ours), result.get(name))
+    ]
+    if "id" in diff and result.get("id") is None and out.get("path"):
+        # sidtui names a session the loader gives no id by its file (a representation)
+        if out.get("session_id") == Path(out["path"]).name.split(".")[0]:
+            diff.remove("id")
     keys = result.get("metadataKeys") or []
     if result.get("metadata") is not None and set((out.get("metadata") or {}).keys()) != set(keys):
         diff.append("metadata keys")
     if not diff:
         return None
+    o_vals = {n: result.get(n) for n, _ in _SESSION_FIELDS if n in diff}
+    s_vals = {n: out.get(ours) for n, ours in _SESSION_FIELDS if n in diff}
     return Disagreement(
         "session",
         "+".join(diff),
-        f"oracle id={result.get('id')!r} version={result.get('version')!r} keys={keys} / "
-        f"sidtui id={out.get('session_id')!r} version={out.get('format_version')!r} "
+        f"oracle {o_vals} keys={keys} / sidtui {s_vals} "
         f"keys={list((out.get('metadata') or {}).keys())}",
+    )
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """JSON values equal as JavaScript compares them (``True`` is not ``1``)."""
+    return (
+        type(a) is type(b)
+        and a == b
+        or (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and a == b
+        )
     )
 
 

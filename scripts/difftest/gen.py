@@ -115,7 +115,7 @@ class _Ids:
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:]}"
 
     def clock(self) -> str:
-        from sidtui.core.edits.writer import iso_now
+        from sidtui.core.transcript.writer import iso_now
 
         self.ms += self.rng.randrange(1, 5000)
         return iso_now(self.ms)
@@ -137,7 +137,7 @@ class _Writer:
     """A process of the agent writing one session (sidtui's SessionStore underneath)."""
 
     def __init__(self, folder: Path, ids: _Ids, rng: random.Random) -> None:
-        from sidtui.core.edits.writer import SessionStore
+        from sidtui.core.transcript.writer import SessionStore
 
         self.rng = rng
         self.ids = ids
@@ -292,7 +292,7 @@ def _resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Writer:
 
 def _glue_resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Writer:
     """The agent's resume of a torn file: no newline first, its record glued on."""
-    from sidtui.core.edits import writer
+    from sidtui.core.transcript import writer
 
     w = _Writer(folder, ids, rng)
     w.store.resume(path)
@@ -306,7 +306,7 @@ def base_session(kind: str, folder: Path, rng: random.Random) -> Path:
     """Write one session of ``kind`` (see :data:`BASES`) into ``folder``; its path."""
     ids = _Ids(rng)
     if kind == "sidechain":
-        from sidtui.core.edits.writer import SidechainWriter
+        from sidtui.core.transcript.writer import SidechainWriter
 
         sw = SidechainWriter(folder, ids.session_id(), ids.agent_id(), clock=ids.clock)
         sw.start(rng.choice(("Explore", "general-purpose")), _text(rng), "m")
@@ -860,6 +860,64 @@ def bad_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
     return _join(lines, nl), f"bad_bytes({junk!r})"
 
 
+def field_edit(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """A field another tool or a hand edit changed: a uuid link made a number or boolean
+    on both ends, a metadata key that is no string, a session_start field of another type
+    or missing, a timestamp dropped or made a number."""
+    lines, nl = _lines(data)
+    recs = _records(lines)
+    if not recs:
+        return data, "field_edit(none)"
+    what = rng.choice(("number_link", "meta_key", "start_field", "timestamp"))
+    if what == "number_link":
+        by_uuid = {r.get("uuid"): (i, r) for i, r in recs if isinstance(r.get("uuid"), str)}
+        pairs = [
+            (by_uuid[r["parentUuid"]], (i, r)) for i, r in recs if r.get("parentUuid") in by_uuid
+        ]
+        if not pairs:
+            return data, "field_edit(number_link,n/a)"
+        (pi, parent), (ci, child) = rng.choice(pairs)
+        v = rng.choice((7, 0, 1.0, True, False))
+        parent["uuid"] = child["parentUuid"] = v
+        lines[pi], lines[ci] = stringify(parent), stringify(child)
+        label = f"number_link({v!r})"
+    elif what == "meta_key":
+        metas = [(i, r) for i, r in recs if r.get("type") == "metadata"]
+        if not metas:
+            return data, "field_edit(meta_key,n/a)"
+        i, r = rng.choice(metas)
+        k = rng.choice((5, None, ["session_name"], {"a": 1}, "missing", True))
+        if k == "missing":
+            r.pop("key", None)
+        else:
+            r["key"] = k
+        lines[i] = stringify(r)
+        label = f"meta_key({k!r})"
+    elif what == "start_field":
+        starts = [(i, r) for i, r in recs if r.get("type") == "session_start"]
+        if not starts:
+            return data, "field_edit(start_field,n/a)"
+        i, r = rng.choice(starts)
+        f = rng.choice(("sessionId", "model", "provider", "version", "cwd", "timestamp"))
+        v = rng.choice(("missing", "", 5, None, "other"))
+        if v == "missing":
+            r.pop(f, None)
+        else:
+            r[f] = v
+        lines[i] = stringify(r)
+        label = f"start_field({f}={v!r})"
+    else:
+        i, r = recs[-1] if rng.random() < 0.7 else rng.choice(recs)
+        v = rng.choice(("missing", 1234, None, ""))
+        if v == "missing":
+            r.pop("timestamp", None)
+        else:
+            r["timestamp"] = v
+        lines[i] = stringify(r)
+        label = f"timestamp({v!r})"
+    return _join(lines, nl), f"field_edit({label})"
+
+
 Damage = Callable[[bytes, random.Random], tuple[bytes, str]]
 
 #: Every damage with its weight.
@@ -884,6 +942,7 @@ DAMAGES: dict[Damage, int] = {
     uuid_edit: 2,
     raw_separator: 2,
     bad_bytes: 1,
+    field_edit: 3,
 }
 
 
@@ -959,7 +1018,7 @@ def make_case(
             data = path.read_bytes() if path.exists() else b""
             filename = path.name
         finally:
-            from sidtui.core.edits.writer import flush_pending_writes
+            from sidtui.core.transcript.writer import flush_pending_writes
 
             flush_pending_writes()
             shutil.rmtree(tmp, ignore_errors=True)

@@ -42,7 +42,15 @@ def vendor(
         core.write_bytes(data)
         spec = folder / f"{name}.big.json"
         spec.write_text(
-            json.dumps({"insert_at": at, "length": n, "filler": FILLER_UNIT.decode()}) + "\n"
+            json.dumps(
+                {
+                    "insert_at": at,
+                    "length": n,
+                    "filler": FILLER_UNIT.decode(),
+                    "size": len(data) + n,
+                }
+            )
+            + "\n"
         )
         unit = FILLER_UNIT
         target.write_bytes(data[:at] + (unit * (n // len(unit) + 1))[:n] + data[at:])

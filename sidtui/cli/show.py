@@ -189,6 +189,18 @@ def _head_panel(j: dict):
             + ")",
         }.get(kind, kind)
         head.add_row("on resume", Text(label, style=colour))
+        early = j["integrity"].get("agent_counts_paired") or []
+        if early:
+            head.add_row(
+                "tool pairs",
+                Text(
+                    f"{len(early)} tool_result(s) come before their tool_use ("
+                    + ", ".join(map(str, early[:5]))
+                    + "): the agent's integrity check counts them paired and sends them so; "
+                    "the API rejects a result before its use",
+                    style="yellow",
+                ),
+            )
     else:
         head.add_row(
             "on resume", Text(f"the agent sees NOTHING: {j['load_failure']}", style="bold red")

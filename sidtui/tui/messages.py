@@ -134,7 +134,9 @@ class RewindComputed(Message):
     """A rewind preview (``applied`` False) or its real run.
 
     ``live``: refused because an agent is writing the session (``error`` says why);
-    ``drift``: (path, warning) of files changed on disk after the agent's last batch.
+    ``drift``: (path, warning) of files no longer what this session left there;
+    ``stale``: the real run was refused because a file changed since the preview
+    (``error`` says which; nothing was written).
     """
 
     result: Any
@@ -142,19 +144,29 @@ class RewindComputed(Message):
     applied: bool = False
     live: bool = False
     drift: list[tuple[str, str]] = field(default_factory=list)
+    stale: bool = False
 
 
 @dataclass
 class RestorePlanned(Message):
     """An undo / redo / restore plan (``applied`` False) or its real run.
 
-    ``drift``: (path, warning) of files changed on disk after the agent's last batch.
+    Attributes:
+        drift: (path, warning) of files no longer what this session left there.
+        stale: the real run was refused because files changed since the preview; ``result``
+            is the new plan (nothing was written).
+        pending: the operation of an interrupted earlier run that applying finishes first.
+        finished: applying only finished that interrupted run (its description); ``result``
+            is what it wrote, or None.
     """
 
     result: Any
     error: str | None = None
     applied: bool = False
     drift: list[tuple[str, str]] = field(default_factory=list)
+    stale: bool = False
+    pending: str | None = None
+    finished: str | None = None
 
 
 @dataclass

@@ -148,3 +148,46 @@ async def test_theme_toggle_and_light_theme(home):
         assert app.theme == "textual-light"
         await pilot.press("ctrl+t")
         assert app.theme == "textual-dark"
+
+
+def _telling(app):
+    """``app`` with every notification's text kept in ``app.said`` (a notification on
+    screen expires after its timeout, which a loaded machine may pass)."""
+    app.said = []
+    notify = app.notify
+
+    def keep(message, *args, **kwargs):
+        app.said.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = keep
+    return app
+
+
+async def test_an_unusable_catalog_is_said_and_the_files_are_read(home, tmp_path, monkeypatch):
+    """A cache path that cannot be used (a folder) is said (the catalog runs in memory);
+    a catalog that raises a cache error falls back to reading the files, said once. Only a
+    cache's own errors are caught there: anything else goes to the one error path."""
+    import sqlite3
+
+    from sidtui.tui.app import SidtuiApp
+
+    folder = tmp_path / "catalog-is-a-folder"
+    folder.mkdir()
+    app = _telling(make_app(home, poll_interval=0, catalog_path=str(folder)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one("#sessions").row_count >= 20
+        said = app.said
+        assert any("the catalog is kept in memory for this run" in m for m in said), said
+
+    def broken(self):
+        raise sqlite3.DatabaseError("file is not a database")
+
+    monkeypatch.setattr(SidtuiApp, "catalog", broken)
+    app = _telling(make_app(home, poll_interval=0, catalog_path=":memory:"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one("#sessions").row_count >= 20
+        said = app.said
+        assert any(m.startswith("catalog unusable, reading files directly") for m in said)

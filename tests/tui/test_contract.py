@@ -40,6 +40,25 @@ def test_every_worker_reports_through_the_one_error_path():
     assert workers >= 15
 
 
+def _is_worker(fn: ast.AST) -> bool:
+    return isinstance(fn, ast.FunctionDef) and any(
+        isinstance(d, ast.Call) and getattr(d.func, "id", None) == "work" for d in fn.decorator_list
+    )
+
+
+def test_no_worker_catches_every_exception():
+    """A worker catches the errors it can act on (a broken cache: read the files instead);
+    anything else reaches the one error path instead of a per-worker ``except Exception``."""
+    for path, tree in _modules():
+        for fn in filter(_is_worker, ast.walk(tree)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ExceptHandler):
+                    caught = ast.unparse(node.type) if node.type is not None else "everything"
+                    assert caught not in ("Exception", "BaseException", "everything"), (
+                        f"{path.name}:{node.lineno}: {fn.name} catches {caught}"
+                    )
+
+
 def test_messages_are_dataclasses_read_without_getattr():
     for name in dir(messages):
         obj = getattr(messages, name)

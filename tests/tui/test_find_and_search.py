@@ -198,3 +198,19 @@ def test_narrowing_by_the_file_bytes_finds_the_same_entries(demo, case):
     for q in queries:
         f = Finder.of(q)
         assert find_entries(model, f, raw=raw) == find_entries(model, f), q
+
+
+async def test_search_results_show_the_hit_at_80_columns(demo):
+    """Regression: at 80 columns the snippet column was cut to a few characters after the
+    session, start time, line and kind, so a tool hit showed "…projects/datal" and never
+    the word; now the start time gives way and each snippet starts shortly before its hit."""
+    home, cases = demo
+    app = _app(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        modal = await _search(app, pilot, "threshold")
+        t = modal.query_one("#search-results")
+        assert t.row_count >= 5
+        r = t.region
+        rows = screen_lines(app)[r.y + 1 : r.y + 1 + min(t.row_count, r.height - 1)]
+        assert rows and all("threshold" in line[r.x : r.x + r.width].lower() for line in rows)

@@ -108,6 +108,42 @@ async def test_80_columns_rewind_dialog_is_stacked(demo):
         assert "leave the conversation" in drawn
 
 
+async def test_80_columns_rewind_tables_fit(demo):
+    """Regression: at 80 columns the points table cut its "files" column to "fi"/"ye" and
+    the preview's Files table gave its short action column a third of the width."""
+    home, cases = demo
+    app = _app(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_session(app, pilot, cases["checkpoints"])
+        await pilot.press("r")
+        await settle(app, pilot)
+        await pilot.press("m")  # code: the preview starts with the Files table
+        await settle(app, pilot)
+        m = app.screen
+        points = m.query_one("#rewind-points")
+        r = points.region
+        rows = [ln[r.x : r.x + r.width] for ln in screen_lines(app)[r.y : r.y + r.height]]
+        assert any(ln.rstrip().endswith("files") for ln in rows)
+        assert sum(ln.rstrip().endswith("yes") for ln in rows) >= 3
+        row = next(ln for ln in screen_lines(app) if "│ analyze.py" in ln)
+        assert row.index("analyze.py") < 16  # after a 10-column action
+
+
+async def test_80_columns_state_sources_are_whole(demo):
+    """Regression: at 80 columns the State tab's source column was cut to "session_s…" and
+    "usage_sta…" while the value column kept three quarters of the width."""
+    home, cases = demo
+    app = _app(home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_session(app, pilot, cases["interrupted_turn"])
+        await pilot.press("4")
+        await settle(app, pilot)
+        drawn = "\n".join(screen_lines(app))
+        assert "session_start" in drawn and "usage_stats" in drawn
+
+
 async def test_80_columns_checkpoints_diff_is_unified_and_wide(demo):
     """Regression: the side-by-side diff at 80 columns was cut to one word."""
     home, cases = demo

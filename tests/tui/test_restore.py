@@ -10,7 +10,14 @@ from sidtui.tui.app import make_app
 from sidtui.tui.screens.confirm import ConfirmScreen
 from sidtui.tui.screens.help import HelpScreen
 from sidtui.tui.screens.restore_preview import RestorePreviewScreen
-from tests.tui_support import demo_home_fixed, fresh_demo, open_session, screen_lines, settle
+from tests.tui_support import (
+    demo_home_fixed,
+    fresh_demo,
+    open_session,
+    screen_lines,
+    settle,
+    widget_text,
+)
 
 
 async def _checkpoints(app, pilot, sid):
@@ -152,3 +159,142 @@ async def test_drifted_files_are_named_and_asked_about_again(tmp_path):
         await pilot.press("y")
         await settle(app, pilot)
         assert undo.applied and _read(path) != edited
+
+
+async def test_a_drifted_file_in_the_rewind_preview_is_asked_about_again(tmp_path):
+    """The rewind dialog's code step marks a hand-edited file with the core's drift
+    wording; confirming asks again, and "no" leaves the file and the transcript alone."""
+    from sidtui.core.checkpoints.drift import DRIFT_WORDING
+    from sidtui.tui.screens.rewind import RewindScreen
+
+    demo = fresh_demo(tmp_path)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        s = await open_session(app, pilot, demo.cases["checkpoints"])
+        await pilot.press("r")
+        await settle(app, pilot)
+        modal = app.screen
+        assert isinstance(modal, RewindScreen)
+        row = len(modal.points) - 1  # the last prompt: its batch wrote analyze.py
+        await pilot.press("m", "m")  # conversation → code → both
+        await settle(app, pilot)
+        files = modal.last_result.files
+        proven = [f for f in files if f["action"] != "unchanged" and f["drift"] == "same"]
+        assert proven and not modal.drift
+        path = proven[0]["path"]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        with open(path, "ab") as fh:
+            fh.write(b"# a hand edit after the session\n")
+        edited, size = _read(path), s.sf.path.stat().st_size
+        await pilot.press("r")
+        await settle(app, pilot)
+        modal = app.screen
+        modal.query_one("#rewind-points").move_cursor(row=row)
+        await settle(app, pilot)
+        await pilot.press("m", "m")
+        await settle(app, pilot)
+        assert path in modal.drift
+        drawn = widget_text(app, modal.query_one("#rewind-preview"))
+        assert (
+            f"1 file {DRIFT_WORDING}: analyze.py" in drawn
+            and "⚠ changed after this session" in drawn
+        )
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert Path(path).name in str(app.screen.question)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is modal and not modal.applied
+        assert _read(path) == edited and s.sf.path.stat().st_size == size
+        await pilot.press("y")
+        await settle(app, pilot)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert modal.applied and _read(path) != edited
+
+
+async def test_a_file_changed_after_the_preview_is_shown_and_asked_about(tmp_path):
+    """A file edited while the undo preview is open: applying is refused by the core
+    (nothing written), the plan is shown again with the file marked, and confirming now
+    asks about it."""
+    demo = fresh_demo(tmp_path)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        s, panel = await _checkpoints(app, pilot, demo.cases["checkpoints"])
+        await pilot.press("u")
+        await settle(app, pilot)
+        undo = app.screen
+        path = undo.plan.changed[0].path
+        assert not undo.drift
+        with open(path, "ab") as fh:
+            fh.write(b"# edited while the preview was open\n")
+        edited = _read(path)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.screen is undo and not undo.applied and _read(path) == edited
+        assert path in undo.drift
+        assert "changed since the preview" in " ".join(" ".join(screen_lines(app)).split())
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+
+
+class _Killed(BaseException):
+    """Stands for a kill between the safety snapshot and the file writes."""
+
+
+async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypatch):
+    """An undo killed after its safety snapshot leaves a journal: the app's undo preview
+    says so, and applying finishes that undo (its files written) and does nothing else,
+    as ``sidtui undo`` does."""
+    from sidtui.core.base.home import Home, resolve_session
+    from sidtui.core.checkpoints.manager import CheckpointManager
+    from sidtui.core.edits.rewind import project_root
+    from sidtui.core.views.session import open_session as open_view
+
+    demo = fresh_demo(tmp_path)
+    sid = demo.cases["checkpoints"]
+    home = Home(demo.home)
+    view = open_view(home, resolve_session(home, sid))
+    mgr = CheckpointManager.for_session(home, sid, project_root=project_root(view).path)
+    plan = mgr.undo(dry_run=True)
+    targets = {f.path: f.new for f in plan.changed}
+    before = {p: _read(p) for p in targets}
+    with monkeypatch.context() as m:
+        saved = CheckpointManager.create_snapshot
+
+        def killed(self, *args, **kwargs):  # the safety snapshot lands, then the kill
+            saved(self, *args, **kwargs)
+            raise _Killed
+
+        m.setattr(CheckpointManager, "create_snapshot", killed)
+        try:
+            mgr.undo()
+        except _Killed:
+            pass
+    assert mgr.journal is not None and {p: _read(p) for p in targets} == before
+    snapshots = len(mgr.reload().snapshots)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        s, panel = await _checkpoints(app, pilot, sid)
+        await pilot.press("u")
+        await settle(app, pilot)
+        undo = app.screen
+        drawn = " ".join(" ".join(screen_lines(app)).split())
+        assert "an interrupted sidtui undo of this session is pending" in drawn
+        await pilot.press("y")
+        await settle(app, pilot)
+        if isinstance(app.screen, ConfirmScreen):  # the demo's own drift, if any
+            await pilot.press("y")
+            await settle(app, pilot)
+        assert undo.applied
+        drawn = " ".join(" ".join(screen_lines(app)).split())
+        assert "finished an interrupted undo" in drawn and "nothing else was done" in drawn
+    assert mgr.journal is None
+    assert {p: _read(p) for p in targets} == targets
+    assert len(mgr.reload().snapshots) == snapshots  # no second safety snapshot

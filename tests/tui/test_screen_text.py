@@ -217,11 +217,13 @@ def test_search_snippet_shows_json_escapes_as_characters():
     """Regression: a tool call's snippet showed ``\\"`` and ``\\n`` as written in JSON."""
     from sidtui.tui.screens.search import snippet_text
 
-    t = snippet_text('bash {"command": "echo \\"«hi»\\"\\nls\\tx \\u00e9"}', "tool")
+    t = snippet_text('bash {"command": "echo \\"«hi»\\"\\nls\\tx \\u00e9"}', "tool", lead=80)
     assert t.plain == 'bash {"command": "echo "hi" ls x é"}'
     assert [t.plain[s.start : s.end] for s in t.spans] == ["hi"]
     # a prompt's backslashes are the user's: kept; a raw tab or newline is never drawn
     assert snippet_text("a \\n b\tc\nd", "prompt").plain == "a \\n b c d"
+    # at most ``lead`` characters before the first hit, so a narrow column shows it
+    assert snippet_text("x" * 40 + " «hit» after", "prompt", lead=5).plain == "…xxxx hit after"
 
 
 async def test_follow_is_offered_only_on_live_sessions(demo):

@@ -93,6 +93,37 @@ def js_number(x: float | int) -> str:
     return f"{sign}{digits[0]}.{digits[1:]}e{es}"
 
 
+def js_to_string(v: Any) -> str:
+    """JavaScript's ``String(v)`` for a JSON value: ``"null"``, ``"true"``, a number as
+    ``Number.prototype.toString`` writes it, an array's elements joined by ``,`` (null
+    elements empty), ``"[object Object]"`` for an object.
+
+    Raises:
+        RecursionError: an array nested deeper than Python's recursion limit.
+    """
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        # JSON.parse reads every number as a double: a big integer loses digits
+        return str(v) if abs(v) < 1 << 53 else js_number(_to_double(v))
+    if isinstance(v, float):
+        return js_number(v) if math.isfinite(v) else ("Infinity" if v > 0 else "-Infinity")
+    if isinstance(v, list):
+        return ",".join("" if x is None else js_to_string(x) for x in v)
+    return "[object Object]"
+
+
+def _to_double(v: int) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: Any = None) -> None:
     """Append ``JSON.stringify(obj)``'s pieces to ``out``, walking with a stack of its own
     (no recursion: a value nested thousands of levels deep, which ``JSON.parse`` reads,

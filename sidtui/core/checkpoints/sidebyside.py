@@ -4,7 +4,8 @@ Builds display rows from :func:`sidtui.core.checkpoints.diff.compute_ops` (commo
 stripped, Myers or rapidfuzz in the middle — never quadratic), pairs each run of removed
 lines with the added lines that replace it, folds unchanged stretches longer than
 ``2 × context`` into one fold row, and records where each hunk starts for ``n``/``p``
-navigation. :func:`word_spans` marks the changed words inside a replaced line pair
+navigation. A final newline ends the last line rather than starting an empty one
+(:func:`display_lines`). :func:`word_spans` marks the changed words inside a replaced line pair
 (difflib on word tokens of two single lines: short inputs only). No Textual here; the
 app and any CLI printer draw the same rows.
 """
@@ -59,17 +60,31 @@ class SideBySide:
         return not self.added and not self.removed
 
 
+def display_lines(old: str, new: str) -> tuple[list[str], list[str]]:
+    """The lines of two texts as a reader counts them: an empty text has none, and a final
+    ``\\n`` ends the last line instead of starting an empty one — when both texts agree
+    on it (or one is empty); when only one ends in ``\\n`` the agent's split is kept, so
+    that difference shows as an empty line added or removed."""
+    a, b = split_lines(old), split_lines(new)
+    if not old or not new or old.endswith("\n") == new.endswith("\n"):
+        if not old or old.endswith("\n"):
+            a.pop()
+        if not new or new.endswith("\n"):
+            b.pop()
+    return a, b
+
+
 def side_by_side(old: str, new: str, context: int | None = 3) -> SideBySide:
     """Diff two texts into side-by-side rows.
 
     Args:
-        old: the left text; new: the right text (lines split on ``\\n``).
+        old: the left text; new: the right text (lines as :func:`display_lines` counts).
         context: unchanged lines kept around each change; None keeps every line.
 
     Returns:
         A :class:`SideBySide`.
     """
-    a, b = split_lines(old), split_lines(new)
+    a, b = display_lines(old, new)
     out = SideBySide()
     raw: list[DiffRow] = []
     i = j = 0

@@ -69,11 +69,15 @@ class Sidechain:
     ended_at: str | None = None
     bad_lines: int = 0
     resumed: list[SidechainMessage] | None = None
+    #: a line ``null``: the agent's sidechain readers throw on it, so they neither list
+    #: the sub-agent as unfinished nor rebuild its conversation
+    null_line: bool = False
 
     @property
     def unfinished(self) -> bool:
-        """No ``sidechain_end``: the sub-agent was killed or timed out (resumable)."""
-        return not self.ended
+        """No ``sidechain_end``: the sub-agent was killed or timed out (resumable; not when
+        a null line makes the agent's readers fail, :attr:`null_line`)."""
+        return not self.ended and not self.null_line
 
 
 def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
@@ -121,6 +125,7 @@ def parse_sidechain(path: Path, rf: RecordFile | None = None) -> Sidechain:
             sc.ended = True
             sc.status = d.get("status") if isinstance(d.get("status"), str) else None
             sc.ended_at = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
+    sc.null_line = null_line
     sc.resumed = None if null_line else reconstruct(sc.messages)
     return sc
 
@@ -134,9 +139,10 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
     """The sub-agent's conversation as the agent rebuilds it to resume it (observed with
     its own reconstruction; tests/fixtures/oracle-cases/sidechain-reconstruction):
 
-    * a message whose content is no array, or holds no block with a type, is left out;
+    * a message whose content is no array, or an empty one, is left out;
     * the role is ``assistant`` or else ``user``;
-    * an assistant message of only thinking blocks is left out, then tool_use blocks no
+    * an assistant message with no block of a (truthy) type other than thinking is left
+      out (null blocks and typeless blocks count as none), then tool_use blocks no
       tool_result answers are stripped from assistant messages, and an assistant message
       left empty is left out;
     * when what is left does not start with a user message, :data:`RESUME_PLACEHOLDER`
@@ -151,12 +157,14 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
     }
     out: list[SidechainMessage] = []
     for m in messages:
-        if not m.content_list or all(js_falsy(b.type) for b in m.blocks):
+        if not m.content_list or not m.blocks:
             continue
         role = "assistant" if m.role == "assistant" else "user"
         blocks = m.blocks
         if role == "assistant":
-            if all(_hashable(b.type) and b.type in THINKING_TYPES for b in blocks):
+            if all(
+                js_falsy(b.type) or (_hashable(b.type) and b.type in THINKING_TYPES) for b in blocks
+            ):
                 continue
             blocks = [
                 b

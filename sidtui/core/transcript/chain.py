@@ -13,7 +13,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sidtui.core.transcript.records import RecordFile, RecordRef
+from sidtui.core.transcript.records import RecordFile, RecordRef, link_text
 
 #: Skipped branches named one by one in warnings (the rest are counted; --json lists all).
 MAX_BRANCH_WARNINGS = 50
@@ -114,6 +114,8 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         res.linear = True
         res.chain = [r.index for r in records if r.is_object]
         return res
+    if rf.odd_links:  # a number or boolean uuid/parentUuid: the agent's walk matches them
+        uuids, parents = rf.link_columns()
     if is_one_linear_chain(uuids, parents):
         # one writer, nothing skipped: the walk would take every line (checked in C)
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = (
@@ -127,6 +129,11 @@ def rebuild_chain(rf: RecordFile) -> ChainResult:
         chain, res.cycle_uuid, res.lost_parent, res.reached_head = walk_columns(
             uuids, parents, tail_idx
         )
+        if rf.odd_links:  # (a link key is no text: say it as the value)
+            if res.cycle_uuid is not None and not isinstance(res.cycle_uuid, str):
+                res.cycle_uuid = link_text(res.cycle_uuid)
+            if res.lost_parent is not None and not isinstance(res.lost_parent, str):
+                res.lost_parent = link_text(res.lost_parent)
     res.cycle = res.cycle_uuid is not None
     res.chain = chain
     if res.lost_parent is not None and types[chain[0]] == "session_start":

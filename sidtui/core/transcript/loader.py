@@ -2,8 +2,10 @@
 
 From the accepted chain (:mod:`sidtui.core.transcript.chain`): ``user_message``, ``assistant_message``
 and ``tool_result`` records become messages in chain order; ``metadata`` is last-wins per
-key (first-write key order kept); ``session_start`` gives id, model, provider, cwd and
-version (no ``version`` ⇒ "2.0", FORMAT.md §5.4). The loader moves per-record context into
+key (first-write key order kept; a key that is no string is used as ``String(key)``);
+each ``session_start`` on the chain sets the session fields in turn, so the last one gives
+id, model, provider and created time, and the last string cwd and version (none ⇒ "2.0";
+FORMAT.md §5.3–5.4); ``updatedAt`` is the last record's timestamp, as written. The loader moves per-record context into
 ``message._meta``: ``usage``/``model``/``stopReason``/``msgId`` for assistant records and
 ``cwd``/``gitBranch``/``permissionMode`` for user records. A chain without a
 ``session_start`` loads as nothing (the agent's ``load()`` returns null). v1 files are one
@@ -23,6 +25,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from sidtui.core.base.jsonout import js_to_string
 from sidtui.core.base.jsonparse import JS_WHITESPACE, JSONParseError, js_falsy, parse_line_slow
 from sidtui.core.transcript.chain import ChainResult, uuid_text
 from sidtui.core.transcript.records import (
@@ -297,7 +300,11 @@ class LoadedSession:
         messages: the loader's messages, in order.
         metadata: last-wins map; metadata_keys: first-write order; metadata_entries: every
             metadata record on the chain, in order.
-        session_start: index of the (first) session_start record on the chain.
+        agent_fields: the session fields exactly as the agent's loader returns them
+            (``id``, ``model``, ``provider``, ``cwd``, ``createdAt``, ``updatedAt``,
+            ``version``; values of any JSON type); the typed fields above are their
+            strings (None for anything else), ``updated_at`` the last string timestamp.
+        session_start: index of the first session_start record on the chain.
         session_starts: all session_start record indexes on the chain.
         session_ends: session_end record indexes on the chain.
         compacts: context_compact record indexes on the chain (markers only).
@@ -326,6 +333,7 @@ class LoadedSession:
     metadata: dict[str, Any] = field(default_factory=dict)
     metadata_keys: list[str] = field(default_factory=list)
     metadata_entries: list[MetadataEntry] = field(default_factory=list)
+    agent_fields: dict[str, Any] = field(default_factory=dict)
     session_start: int | None = None
     session_starts: list[int] = field(default_factory=list)
     session_ends: list[int] = field(default_factory=list)
@@ -604,13 +612,20 @@ def load_jsonl(
         d = rf.decode_at(winners[key])
         ls.metadata[key] = d.get("value") if isinstance(d, dict) else None
     ls.updated_at = last_ts
+    if ls.session_start is not None:
+        if ls.version is None:
+            ls.version = "2.0"
+        ls.agent_fields["version"] = ls.version
+        ls.agent_fields["cwd"] = ls.cwd
+        ls.agent_fields["updatedAt"] = _last_timestamp(rf, chain)
     if isinstance(ls.metadata.get("summary"), str):
         ls.summary = ls.metadata["summary"]
-    if ls.kind is None and isinstance(ls.metadata.get("kind"), str):
+    if isinstance(ls.metadata.get("kind"), str):  # (a session_start's kind is not read)
         ls.kind = ls.metadata["kind"]
     if len(ls.session_starts) > 1:
         ls.warnings.append(
-            f"{len(ls.session_starts)} session_start records on the chain; the first is used"
+            f"{len(ls.session_starts)} session_start records on the chain; the last one "
+            "gives the session's id, model and provider (the agent reads each in turn)"
         )
     if ls.fatal is None and chain.linear and not rf.is_fast:
         for r in rf.records:
@@ -626,27 +641,83 @@ def load_jsonl(
     elif ls.session_start is None:
         ls.loadable = False
         ls.load_failure = _failure_reason(rf, chain)
+    elif js_falsy(ls.agent_fields.get("id")):
+        ls.loadable = False
+        last = rf.records[ls.session_starts[-1]]
+        ls.load_failure = (
+            f"the last session_start on the chain (line {last.line}) has no sessionId "
+            f"({_json_kind(ls.agent_fields.get('id'))}): the agent's loader returns nothing"
+        )
     else:
         ls.loadable = True
     return ls
 
 
+#: Record types whose timestamp the agent's loader takes as ``updatedAt``.
+_TIMED_TYPES = KNOWN_RECORD_TYPES
+
+
+def _last_timestamp(rf: RecordFile, chain: ChainResult) -> Any:
+    """``updatedAt`` as the agent's loader sets it: the ``timestamp`` of the last record
+    on the chain of a type it knows, as written (None when that record has none)."""
+    objs = rf.objs
+    if objs is not None:  # a fast scan: its structs, never the records materialised
+        for ci in reversed(chain.chain):
+            o = objs[ci]
+            if o.type in _TIMED_TYPES:
+                return o.timestamp
+        return None
+    recs = rf.records
+    for ci in reversed(chain.chain):
+        rec = recs[ci]
+        if rec.type not in _TIMED_TYPES or not rec.is_object:
+            continue
+        o = rec.obj
+        if o is not None:
+            return o.timestamp
+        d = rf.decode(rec)
+        return d.get("timestamp") if isinstance(d, dict) else None
+    return None
+
+
+def _metadata_key(key: Any) -> str:
+    """A metadata record's key as the agent uses it: ``String(key)`` (``msgspec.UNSET``, a
+    missing key, is ``"undefined"``)."""
+    if isinstance(key, str):
+        return key
+    if key is msgspec.UNSET:
+        return "undefined"
+    try:
+        return js_to_string(key)
+    except RecursionError:
+        return "[a deeply nested array]"
+
+
 def _start_fields(ls: LoadedSession, index: int, d: Any) -> None:
-    """The loader's session fields from the first session_start record on the chain."""
+    """The loader's session fields from one session_start record on the chain (called for
+    each, in chain order: the agent reads every one, so the last wins; FORMAT.md §5.3).
+
+    id, model, provider and timestamp are taken as written; cwd, version and schemaCompat
+    only when they are strings (an empty cwd reads as none)."""
     if not isinstance(d, dict):
         d = {}  # the line could not be read again (the file changed under it)
     ls.session_starts.append(index)
     if ls.session_start is None:
         ls.session_start = index
-        v = d.get("version")
-        ls.version = v if isinstance(v, str) else "2.0"
-        ls.session_id = _str(d.get("sessionId"))
-        ls.model = _str(d.get("model"))
-        ls.provider = _str(d.get("provider"))
-        ls.cwd = _str(d.get("cwd"))
-        ls.created_at = _str(d.get("timestamp"))
-        ls.schema_compat = _str(d.get("schemaCompat"))
-        ls.kind = _str(d.get("kind"))
+    raw = ls.agent_fields
+    raw["id"] = sid = d.get("sessionId")
+    raw["model"] = model = d.get("model")
+    raw["provider"] = provider = d.get("provider")
+    raw["createdAt"] = ts = d.get("timestamp")
+    ls.session_id, ls.model, ls.provider = _str(sid), _str(model), _str(provider)
+    ls.created_at = _str(ts)
+    v, cwd, compat = d.get("version"), d.get("cwd"), d.get("schemaCompat")
+    if isinstance(v, str):
+        ls.version = v
+    if isinstance(cwd, str):
+        ls.cwd = cwd or None
+    if isinstance(compat, str):
+        ls.schema_compat = compat
 
 
 def _other_record(ls: LoadedSession, t: str | None, index: int) -> None:
@@ -690,11 +761,13 @@ def _load_records(
             ts, key = (o.timestamp, o.key) if o is not None else (d.get("timestamp"), d.get("key"))
             if isinstance(ts, str):
                 last_ts = ts
-            if isinstance(key, str):
-                if key not in winners:
-                    ls.metadata_keys.append(key)
-                winners[key] = rec.index
-                ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
+            if o is None and "key" not in d:
+                key = msgspec.UNSET
+            key = _metadata_key(key)
+            if key not in winners:
+                ls.metadata_keys.append(key)
+            winners[key] = rec.index
+            ls.metadata_entries.append(MetadataEntry(rec.index, rec.line, key))
             continue
         d = rf.decode(rec)
         ts = d.get("timestamp")
@@ -837,11 +910,12 @@ class _FastLoad:
                 last_ts = o.timestamp
             if t == "metadata":
                 key = o.key
-                if isinstance(key, str):
-                    if key not in winners:
-                        ls.metadata_keys.append(key)
-                    winners[key] = ci
-                    ls.metadata_entries.append(MetadataEntry(ci, ci + sl, key))
+                if type(key) is not str:
+                    key = _metadata_key(key)
+                if key not in winners:
+                    ls.metadata_keys.append(key)
+                winners[key] = ci
+                ls.metadata_entries.append(MetadataEntry(ci, ci + sl, key))
             elif t == "session_start":
                 self.starts.append(ci)
             else:

@@ -22,6 +22,7 @@ from itertools import repeat
 from typing import Any, Protocol
 
 import msgspec
+import orjson
 
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.jsonparse import (
@@ -134,7 +135,7 @@ class RecordS(msgspec.Struct, gc=False):
     message: MessageS | None = None
     timestamp: str | None = None
     permissionMode: str | None = None
-    key: Any = None
+    key: Any = msgspec.UNSET  # UNSET: no key at all (String() of it is "undefined")
 
 
 class _MetaMessage(msgspec.Struct, gc=False):
@@ -256,6 +257,7 @@ class RecordFile:
         "_pieces",
         "_piece_starts",
         "trimmed",
+        "odd_links",
     )
 
     def __init__(
@@ -292,6 +294,9 @@ class RecordFile:
         #: ``(a, b)`` when the agent's whole-file trim changed a line: ``data[:a]`` and
         #: ``data[b:]`` hold what it trimmed, made spaces here (:func:`trim_whole_file`)
         self.trimmed: tuple[int, int] | None = None
+        #: record index → ``(uuid, parentUuid)`` link keys (:func:`link_key`) of records
+        #: whose uuid or parentUuid is a JSON value other than a string or null
+        self.odd_links: dict[int, tuple[Any, Any]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -339,7 +344,8 @@ class RecordFile:
         return self._heads
 
     def columns(self) -> tuple[list[str | None], list[str | None], list[str | None]]:
-        """``(types, uuids, parents)``, one entry per record (physical order).
+        """``(types, uuids, parents)``, one entry per record (physical order); a uuid or
+        parent that is no string is None here (see :meth:`link_columns`).
 
         Cheap on a fast scan (the columns themselves; do not mutate them); otherwise built
         from :attr:`records`.
@@ -351,6 +357,21 @@ class RecordFile:
             return self._cols
         recs = self.records
         return [r.type for r in recs], [r.uuid for r in recs], [r.parent for r in recs]
+
+    def link_columns(self) -> tuple[list[Any], list[Any]]:
+        """``(uuids, parents)`` as the agent's parent walk compares them: :meth:`columns`
+        with each uuid or parent that is a number, boolean, object or array as its
+        :func:`link_key` (FORMAT.md §4.3)."""
+        _, uuids, parents = self.columns()
+        if not self.odd_links:
+            return uuids, parents
+        uuids, parents = list(uuids), list(parents)
+        for i, (u, p) in self.odd_links.items():
+            if u is not None:
+                uuids[i] = u
+            if p is not None:
+                parents[i] = p
+        return uuids, parents
 
     @property
     def objs(self) -> list[Any] | None:
@@ -875,6 +896,26 @@ def decode_lines_exact(buf: Any, cut: int, list_decoder: msgspec.json.Decoder) -
     return out
 
 
+def _decode_piece_array(
+    buf: bytearray, cut: int, list_decoder: msgspec.json.Decoder
+) -> list | None:
+    """The lines ``buf[1 : cut + 1]`` (whole lines, ``buf[0]`` a spare byte) decoded exactly
+    one value per line, as :func:`decode_lines_exact` does, with one copy: every ``\n``
+    of ``buf`` becomes ``,``, the spare byte ``[`` and the last line's ``\n`` ``]``.
+    None when a line is not exactly one value (or the piece does not end with ``\n``)."""
+    if cut < 2 or buf[cut] != 10 or cut > _EXACT_RUN:
+        return None
+    arr = buf.replace(b"\n", b",")
+    arr[0] = 91
+    arr[cut] = 93
+    del arr[cut + 1 :]
+    try:
+        got = list_decoder.decode(arr)
+    except FAST_DECODE_ERRORS:
+        return None
+    return got or None
+
+
 def _decode_run(
     buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
 ) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
@@ -973,14 +1014,18 @@ def _decode_pieces(
     if not size:
         return objs, pieces, None
     length = min(PIECE_BYTES, size)
-    buf = bytearray(length)
+    # buf[0] is a spare byte before each piece (buf[1:]): the piece's lines become one JSON
+    # array with a single copy (:func:`_decode_piece_array`)
+    buf = bytearray(length + 1)
+    list_decoder = _AS_LIST[id(decoder)]
     tail: tuple[int, int, str, bool] | None = None  # a torn last line: offset, length, why, \n
     with memoryview(buf) as whole:
         a = 0
         while a < size:
             n = min(length, size - a)
-            src.read_into(whole[:n], a)
-            cut = n if a + n == size else buf.rfind(b"\n", 0, n) + 1
+            src.read_into(whole[1 : n + 1], a)
+            # the piece ends after its last \n (buf[k] is file byte a + k - 1)
+            cut = n if a + n == size else max(0, buf.rfind(b"\n", 1, n + 1))
             if cut == 0:  # one line longer than a piece: read it whole, if it may be
                 line, span, nuls, term = _long_line(src, a, limit)
                 if line is None:  # too long, or NUL bytes: one bad line, never in memory
@@ -988,17 +1033,27 @@ def _decode_pieces(
                         return None  # a bad line before the last: the per-line scan
                     tail = (a, span, _skip_reason(span, nuls, limit), term)
                     break
-                piece: bytes | bytearray = line + b"\n" if term else line
+                piece: bytes | bytearray | None = line + b"\n" if term else line
                 cut = len(piece)
             else:
-                piece = buf
+                piece = None  # buf[1 : cut + 1]
             nxt = a + cut
             if nxt < size:
                 src.advise(nxt, length)
-            if streaming and _streaming_breaks(piece, 0, cut):
-                return None
-            # the line starts are found only when asked (RecordFile.line_starts)
-            run = _decode_run(piece, cut, decoder, nxt == size, a)
+            if piece is None:
+                if streaming and _streaming_breaks(buf, 1, cut + 1):
+                    return None
+                part = _decode_piece_array(buf, cut, list_decoder)
+                # the line starts are found only when asked (RecordFile.line_starts)
+                run = (
+                    (part, cut, None)
+                    if part is not None
+                    else _decode_run(bytes(whole[1 : cut + 1]), cut, decoder, nxt == size, a)
+                )
+            else:
+                if streaming and _streaming_breaks(piece, 0, cut):
+                    return None
+                run = _decode_run(piece, cut, decoder, nxt == size, a)
             if run is None:
                 return None
             part, cut, torn = run
@@ -1235,7 +1290,52 @@ def _scan_line(
         rf.bad_lines.append(BadLine(line_no, off, end - off, exc.reason, terminated))
         return
     t, u, p, is_obj = _classify(value)
+    if is_obj and (u is None or p is None):
+        ru, rp = value.get("uuid"), value.get("parentUuid")
+        if (ru is not None and u is None) or (rp is not None and p is None):
+            rf.odd_links[len(records)] = (link_key(ru), link_key(rp))
     records.append(RecordRef(len(records), line_no, off, end, t, u, p, is_obj))
+
+
+class _Never:
+    """A parent no record's uuid equals (an object or array: JavaScript compares them by
+    identity); its text is the value as JSON."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def link_key(v: Any) -> Any:
+    """What the agent's parent walk compares for a ``uuid``/``parentUuid`` value (its
+    ``===``): a string itself; a number or boolean as a key no string equals (``5`` finds
+    ``5`` and ``5.0``, never ``"5"``; ``true`` is no ``1``); null None (a head); an
+    object or array a :class:`_Never`, which nothing equals (a lost parent)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return ("#bool", v)
+    if isinstance(v, (int, float)):
+        try:
+            return ("#number", float(v))
+        except OverflowError:
+            return ("#number", float("inf") if v > 0 else float("-inf"))
+    return _Never(orjson.dumps(v, default=str).decode()[:80])
+
+
+def link_text(k: Any) -> str:
+    """A link key (:func:`link_key`) as text for a message: a number or boolean as
+    JavaScript writes it."""
+    if isinstance(k, tuple):
+        from sidtui.core.base.jsonout import js_to_string
+
+        v = k[1]
+        return js_to_string(int(v) if isinstance(v, float) and v.is_integer() else v)
+    return str(k)
 
 
 def _scan_physical(
@@ -1328,6 +1428,8 @@ def _streaming_breaks(buf: Any, a: int = 0, b: int | None = None) -> bool:
     i = buf.find(b"\xe2", a, b)
     if i >= 0 and _SEPARATORS.search(buf, i, b) is not None:
         return True
+    # one memchr per \r (a CRLF file: one a line, ~0.2 µs each; counting \r and \r\n
+    # instead scans byte by byte, ~7 ms a MB)
     i = buf.find(b"\r", a, b)
     n = len(buf)
     while i >= 0:

@@ -9,12 +9,14 @@ Design notes: docs/ARCHITECTURE.md, “core/views/fast_summary.py”.
 
 from __future__ import annotations
 
+import re
+from operator import attrgetter
 from typing import Any
 
 import msgspec
 
 from sidtui.core.base.home import SessionFile
-from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
+from sidtui.core.base.jsonparse import JSONParseError, is_blank, js_falsy, parse_line
 from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
 from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.loader import (
@@ -35,6 +37,8 @@ from sidtui.core.transcript.records import (
     decode_lines_exact,
 )
 from sidtui.core.views.summary import SessionSummary
+
+_TYPE = attrgetter("type")
 
 #: How many trailing chain messages are decoded to decide the interruption state.
 TAIL_MESSAGES = 12
@@ -214,6 +218,10 @@ def _valid_heads(data: bytes) -> list | None:
     heads = decode_lines_exact(data, len(data), _LS_HEAD_T)
     if heads is None:
         heads = decode_lines_exact(data, len(data), _LS_HEAD)
+        if heads is not None and any(
+            not isinstance(v, (str, type(None))) for h in heads for v in (h.uuid, h.parentUuid)
+        ):
+            raise FallBack  # a number/boolean link the agent's walk follows: the full reader
     n = len(heads) if heads is not None else 0
     if not n:
         return None
@@ -320,24 +328,37 @@ def _decode_line(data: bytes, start: int, end: int) -> Any:
 
 
 def _start_and_end(
-    s: SessionSummary, data: bytes, bounds, start_key: int, keys_back, tail_type: str | None
+    s: SessionSummary, data: bytes, bounds, start_keys: list[int], keys_back, tail_type: str | None
 ) -> None:
-    """The start record's fields, ``ended``, ``last_activity`` and the end's cost.
+    """The start records' fields, ``ended``, ``last_activity`` and the end's cost.
 
     Args:
-        start_key: the first ``session_start`` on the chain (a reused id restarts the
-            chain with a new one).
+        start_keys: the ``session_start`` records on the chain, in order (a reused id
+            adds one); each sets the fields in turn, as the loader reads them
+            (:func:`sidtui.core.transcript.loader._start_fields`).
         keys_back: the chain's line keys, newest first.
         tail_type: the tail record's type.
+
+    Raises:
+        FallBack: the last one has no sessionId (the agent loads nothing: the full reader
+            says why).
     """
-    start_rec = _decode_line(data, *bounds(start_key))
-    if isinstance(start_rec, dict):
-        v = start_rec.get("version")
-        s.format_version = v if isinstance(v, str) else "2.0"
+    version = None
+    for key in start_keys:
+        start_rec = _decode_line(data, *bounds(key))
+        if not isinstance(start_rec, dict):
+            continue
+        if js_falsy(start_rec.get("sessionId")) and key == start_keys[-1]:
+            raise FallBack
+        v, cwd = start_rec.get("version"), start_rec.get("cwd")
+        if isinstance(v, str):
+            version = v
+        if isinstance(cwd, str):
+            s.cwd = cwd or None
         # as the loader reads them (show's created_at/model/...): a non-string is absent
         s.started = _str(start_rec.get("timestamp"))
         s.model, s.provider = _str(start_rec.get("model")), _str(start_rec.get("provider"))
-        s.cwd = _str(start_rec.get("cwd"))
+    s.format_version = "2.0" if version is None else version
     tail: Any = None
     for k in keys_back:  # the loader's updatedAt: last timestamp on the chain
         d = _decode_line(data, *bounds(k))
@@ -474,14 +495,8 @@ def fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[str
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
     s.records = w.n_lines or 0  # every line valid and non-blank: the count is exact
     s.loadable = True
-    _start_and_end(
-        s,
-        data,
-        bounds,
-        order[chain_types.index("session_start")],
-        reversed(order),
-        types[order[-1]],
-    )
+    starts = [k for k, t in zip(order, chain_types, strict=True) if t == "session_start"]
+    _start_and_end(s, data, bounds, starts, reversed(order), types[order[-1]])
     # decode only the last messages on the chain, plus the latest cost/title metadata
     uuids = w.uuids
     reader = _Reader(data)
@@ -506,6 +521,8 @@ def fast_summary(sf: SessionFile, data: bytes) -> tuple[SessionSummary, list[str
     heads = w.heads
     trace_ids: list[str] | None = None
     if heads is None:  # some line was not valid: search the bytes
+        if _NON_STRING_KEY.search(data):
+            raise FallBack  # a key the agent uses as String(key): the byte search misses it
         on_chain = {uuids[k] for k in order}
         if s.cost_usd is None:
             usage = _last_metadata(data, b"usage_stats", on_chain)
@@ -526,18 +543,18 @@ def _linear_summary(sf: SessionFile, data: bytes, heads: list) -> tuple[SessionS
     lines it uses.
     """
     n = len(heads)
-    if heads[0].type == "session_start":
-        first = 0
+    col = list(map(_TYPE, heads))  # (C-level passes: ~15 ns a line)
+    if heads[0].type == "session_start" and col.count("session_start") == 1:
+        starts = [0]  # the usual file: one session_start, the first line
     else:
-        col = [h.type for h in heads]
-        if "session_start" not in col:
+        starts = [k for k, t in enumerate(col) if t == "session_start"]
+        if not starts:
             raise FallBack  # not loadable: let the full reader explain why
-        first = col.index("session_start")
     s = SessionSummary(sf.session_id, sf.project, str(sf.path), sf.kind, sf.container)
     s.records = n  # every line valid and non-blank: the count is exact
     s.loadable = True
     bounds = _LineIndex(data, n).bounds
-    _start_and_end(s, data, bounds, first, range(n - 1, -1, -1), heads[-1].type)
+    _start_and_end(s, data, bounds, starts, range(n - 1, -1, -1), heads[-1].type)
     mt = MESSAGE_RECORD_TYPES
     types, uuids = _Field(heads, "type"), _Field(heads, "uuid")
     reader = _Reader(data)
@@ -582,6 +599,8 @@ def _metadata(
     # the keys present (few lines have one): scanning those is much cheaper than
     # comparing every None with each wanted key
     present = list(filter(None, keys))
+    if not all(type(k) is str for k in present):
+        raise FallBack  # a key the agent uses as String(key) ("session_name" from a list)
     if (
         "session_name" not in present
         and "trace_session_id" not in present
@@ -633,6 +652,10 @@ def _metadata_value(data: bytes, span: tuple[int, int], key: str) -> Any:
     if isinstance(d, dict) and d.get("type") == "metadata" and d.get("key") == key:
         return d.get("value")
     return None
+
+
+#: A ``"key":`` followed by anything but a string (a JSON string's own quotes are escaped).
+_NON_STRING_KEY = re.compile(rb'"key"\s*:\s*[^"\s]')
 
 
 def _last_metadata(data: bytes, key: bytes, on_chain: set) -> Any:

@@ -205,7 +205,7 @@ def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
 
 
 def _format_version(rf: RecordFile, loaded: LoadedSession, chain: ChainResult) -> str:
-    if loaded.version:
+    if loaded.version is not None:
         return loaded.version
     for rec in rf.records:
         if rec.type == "session_start":
@@ -264,6 +264,65 @@ def open_session(
     return view
 
 
+def _sidechains(
+    home: Home, sf: SessionFile, rf: RecordFile | None, with_sidechains: bool, warnings: list[str]
+) -> tuple[Sidechain | None, list[Sidechain]]:
+    """``(this file as a sidechain, or None; the session's own sidechains when asked)``;
+    a sidechain that cannot be read is a warning."""
+    sidechains: list[Sidechain] = []
+    if sf.kind == "sidechain" and rf is not None:
+        return parse_sidechain(sf.path, rf), sidechains
+    if with_sidechains:
+        odd: list[str] = []
+        for scf in sidechains_of(home, sf, odd):
+            try:
+                sidechains.append(parse_sidechain(scf.path))
+            except OSError as exc:
+                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+            except UnreadableInput as exc:  # replaced by a FIFO or a device since listed
+                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
+        warnings.extend(f"sidechain {line}" for line in odd)
+    return None, sidechains
+
+
+def _read_jsonl(sf: SessionFile, data: Any, warnings: list[str]):
+    """Scan, chain and load a v2/v3 transcript or a sidechain; the file's own warnings go
+    to ``warnings``. Returns ``(rf, chain, loaded, trace_ids, format_version)``."""
+    ahead = LinearLoad()  # the loader runs during the scan if the file is linear
+    # the agent's sidechain readers read a file whole at any size (no streaming)
+    side = sf.kind == "sidechain"
+    rf = scan_records(data, on_piece=None if side else ahead, streamed=False if side else None)
+    chain = rebuild_chain(rf)
+    loaded = load_jsonl(rf, chain, ahead=ahead)
+    trace_ids = trace_session_ids_of(rf, loaded, chain)
+    fmt = None if side else _format_version(rf, loaded, chain)
+    if rf.trimmed is not None:
+        warnings.append(
+            f"the file holds {trim_note(data, rf.trimmed)}: the agent trims it "
+            f"away because it reads a file of at most {STREAM_ABOVE >> 20} MiB whole; "
+            "above that size it reads line by line and would find that line unreadable"
+        )
+    for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
+        tail_note = "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
+        warnings.append(f"line {b.line} (byte {b.offset}) is not valid JSON: {b.reason}{tail_note}")
+    if len(rf.bad_lines) > MAX_BAD_LINE_WARNINGS:
+        more = len(rf.bad_lines) - MAX_BAD_LINE_WARNINGS
+        warnings.append(f"… and {more} more bad lines (all listed in --json bad_lines)")
+    warnings.extend(chain.warnings(rf))
+    if not chain.linear:
+        warnings.append(_TREE_SLOT)
+    if not rf.count and not rf.bad_lines:
+        warnings.append("the file holds no records (empty or only blank lines)")
+    nonobj = 0 if rf.is_fast else sum(1 for r in rf.records if not r.is_object)
+    if nonobj:
+        warnings.append(f"{nonobj} line(s) are valid JSON but not records (not objects)")
+    if chain.linear and any(r.uuid for r in rf.records) and sf.kind == "main":
+        warnings.append(
+            "the last good line has no uuid, so the agent parses the whole file linearly"
+        )
+    return rf, chain, loaded, trace_ids, fmt
+
+
 def _open_session(
     home, sf, data, current_cwd, terminal_tool_names, registrations, with_sidechains
 ) -> SessionView:
@@ -275,42 +334,7 @@ def _open_session(
         trace_ids: list[str] = []
         fmt = loaded.version
     else:
-        ahead = LinearLoad()  # the loader runs during the scan if the file is linear
-        # the agent's sidechain readers read a file whole at any size (no streaming)
-        side = sf.kind == "sidechain"
-        rf = scan_records(data, on_piece=None if side else ahead, streamed=False if side else None)
-        chain = rebuild_chain(rf)
-        loaded = load_jsonl(rf, chain, ahead=ahead)
-        trace_ids = trace_session_ids_of(rf, loaded, chain)
-        fmt = None if sf.kind == "sidechain" else _format_version(rf, loaded, chain)
-        if rf.trimmed is not None:
-            warnings.append(
-                f"the file holds {trim_note(data, rf.trimmed)}: the agent trims it "
-                f"away because it reads a file of at most {STREAM_ABOVE >> 20} MiB whole; "
-                "above that size it reads line by line and would find that line unreadable"
-            )
-        for b in rf.bad_lines[:MAX_BAD_LINE_WARNINGS]:
-            tail_note = (
-                "" if b.terminated else " (last line, no newline: a torn or unfinished write)"
-            )
-            warnings.append(
-                f"line {b.line} (byte {b.offset}) is not valid JSON: {b.reason}{tail_note}"
-            )
-        if len(rf.bad_lines) > MAX_BAD_LINE_WARNINGS:
-            more = len(rf.bad_lines) - MAX_BAD_LINE_WARNINGS
-            warnings.append(f"… and {more} more bad lines (all listed in --json bad_lines)")
-        warnings.extend(chain.warnings(rf))
-        if not chain.linear:
-            warnings.append(_TREE_SLOT)
-        if not rf.count and not rf.bad_lines:
-            warnings.append("the file holds no records (empty or only blank lines)")
-        nonobj = 0 if rf.is_fast else sum(1 for r in rf.records if not r.is_object)
-        if nonobj:
-            warnings.append(f"{nonobj} line(s) are valid JSON but not records (not objects)")
-        if chain.linear and any(r.uuid for r in rf.records) and sf.kind == "main":
-            warnings.append(
-                "the last good line has no uuid, so the agent parses the whole file linearly"
-            )
+        rf, chain, loaded, trace_ids, fmt = _read_jsonl(sf, data, warnings)
     warnings.extend(loaded.warnings)
     recovery = (
         recover(loaded.messages, terminal_tool_names=terminal_tool_names, scan=loaded.scan)
@@ -321,20 +345,7 @@ def _open_session(
         warnings.insert(0, f"the agent will see nothing in this file: {loaded.load_failure}")
     elif recovery is not None and recovery.failure is not None:
         warnings.insert(0, f"the agent cannot resume this session: {recovery.failure}")
-    sidechain = None
-    sidechains: list[Sidechain] = []
-    if sf.kind == "sidechain" and rf is not None:
-        sidechain = parse_sidechain(sf.path, rf)
-    elif with_sidechains:
-        odd: list[str] = []
-        for scf in sidechains_of(home, sf, odd):
-            try:
-                sidechains.append(parse_sidechain(scf.path))
-            except OSError as exc:
-                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
-            except UnreadableInput as exc:  # replaced by a FIFO or a device since listed
-                warnings.append(f"sidechain {scf.path.name} unreadable: {exc}")
-        warnings.extend(f"sidechain {line}" for line in odd)
+    sidechain, sidechains = _sidechains(home, sf, rf, with_sidechains, warnings)
     unfinished = [
         {
             "agentId": s.agent_id,

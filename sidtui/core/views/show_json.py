@@ -53,11 +53,12 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     resumed: Any = []
     dropped: list[dict[str, Any]] = []
     interruption: dict[str, Any] = {"kind": None, "tool_names": []}
-    integrity: dict[str, Any] = {"orphans": [], "dangling": []}
+    integrity: dict[str, Any] = {"orphans": [], "dangling": [], "agent_counts_paired": []}
     fails = loadable and v.recovery is not None and v.recovery.failure is not None
     if loadable and v.recovery is not None and not fails:
         resumed = materialize(resumed_rows(v.recovery.messages))
         dropped, interruption, integrity = _recovery_json(v)
+    agent = v.loaded.agent_fields if v.file.container == "jsonl" else {}
     out: dict[str, Any] = {
         "session_id": v.session_id,
         "path": str(v.file.path),
@@ -73,11 +74,12 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
             if v.file.kind == "sidechain"
             else v.loaded.load_failure
         ),
-        "model": v.loaded.model,
-        "provider": v.loaded.provider,
-        "cwd": v.loaded.cwd,
-        "created_at": v.loaded.created_at,
-        "updated_at": v.loaded.updated_at,
+        # the session fields as the agent's loader returns them (any JSON type)
+        "model": agent.get("model", v.loaded.model),
+        "provider": agent.get("provider", v.loaded.provider),
+        "cwd": agent.get("cwd", v.loaded.cwd),
+        "created_at": agent.get("createdAt", v.loaded.created_at),
+        "updated_at": agent.get("updatedAt", v.loaded.updated_at),
         "messages": messages,
         "resumed": resumed,
         "resume_fails": fails,
@@ -175,9 +177,15 @@ def _recovery_json(v: SessionView) -> tuple[list, dict[str, Any], dict[str, Any]
             "line": m.message.line,
             "text": m.message.preview(200),
         }
+    orphans = [o[0] for o in r.integrity_before.orphans]
+    dangling = [d[0] for d in r.integrity_before.dangling]
+    both = set(dangling)
     integrity = {
-        "orphans": [o[0] for o in r.integrity_before.orphans],
-        "dangling": [d[0] for d in r.integrity_before.dangling],
+        "orphans": orphans,
+        "dangling": dangling,
+        # a tool_result before its tool_use: the agent's check pairs ids in any order and
+        # counts these intact (docs/DECISIONS.md, "Integrity pairs in order")
+        "agent_counts_paired": [i for i in orphans if i in both],
         "after_recovery": {
             "orphans": [o[0] for o in r.integrity_after.orphans],
             "dangling": [d[0] for d in r.integrity_after.dangling],

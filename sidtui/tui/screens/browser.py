@@ -159,12 +159,17 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
         Without a usable catalog every file is summarized here, in batches.
         """
+        import sqlite3
+
         from textual.worker import get_current_worker
 
+        from sidtui.core.base.errors import SidtuiError
+
         worker = get_current_worker()
+        broken = (sqlite3.Error, OSError, SidtuiError)  # what an unusable cache raises
         try:
             cat = self.app.catalog()
-        except Exception as exc:  # noqa: BLE001 - an unusable cache must not stop the browser
+        except broken as exc:  # an unusable cache must not stop the browser
             self.notify(
                 f"catalog unusable, reading files directly: {exc}",
                 severity="warning",
@@ -172,9 +177,11 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             )
             self._scan_direct(worker)
             return
+        if cat.warning:  # the cache folder cannot be used: the catalog runs in memory
+            self.notify(cat.warning, severity="warning", markup=False)
         try:
             rows = self.app.warm_rows()
-        except Exception:  # noqa: BLE001 - the prefetch failed: a plain read of the cache
+        except broken:  # the prefetch failed: a plain read of the cache
             rows = cat.rows()
         if rows:
             self._shown.clear()
@@ -194,7 +201,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
         try:
             res = cat.refresh(progress=progress, cancel=lambda: worker.is_cancelled)
-        except Exception as exc:  # noqa: BLE001 - a broken cache: read the files instead
+        except broken as exc:  # a broken cache: read the files instead
             self.notify(f"catalog refresh failed: {exc}", severity="error", markup=False)
             self._scan_direct(worker)
             return

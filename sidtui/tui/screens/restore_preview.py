@@ -9,7 +9,9 @@ it does; the result names the ``sidtui-restore`` safety snapshot that takes it b
 
 Files no longer what this session left there (drift, the core's check) are marked in the
 file list and named in the summary; confirming asks a second time, then applies with
-``force`` as ``--force`` does.
+``force`` as ``--force`` does. A file that changes while the preview is open is refused by
+the core and the new plan shown. An interrupted earlier run (a journal) is said in the
+preview and finished first when applying, and then nothing else is done, as on the CLI.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         manager: the session's ``CheckpointManager``.
         op: ``"undo"``, ``"undo-file"`` (with ``path``), ``"redo"`` or ``"restore"``
             (with ``snapshot_id``).
+        home: the session's home, to finish an interrupted earlier run before applying
+            (without it such a run is refused by the core, and said).
     """
 
     CSS_PATH = "modal.tcss"
@@ -62,7 +66,13 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
     ]
 
     def __init__(
-        self, manager, op: str, *, path: str | None = None, snapshot_id: str | None = None
+        self,
+        manager,
+        op: str,
+        *,
+        path: str | None = None,
+        snapshot_id: str | None = None,
+        home=None,
     ) -> None:
         super().__init__()
         if op not in OPS:
@@ -71,6 +81,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         self.op = op
         self.path = path
         self.snapshot_id = snapshot_id
+        self.home = home
         self.plan = None
         self.drift: dict[str, str] = {}
         self.applied = False
@@ -112,9 +123,22 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
     )
     def compute(self, dry_run: bool, force: bool = False) -> None:
         from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.checkpoints.restore import DriftRefused
+        from sidtui.core.edits.interrupted import finish_interrupted
 
         mgr = self.manager
+        pending = None
         try:
+            if dry_run:
+                journal = mgr.journal
+                pending = None if journal is None else str(journal.get("op") or "operation")
+            elif self.home is not None:
+                done = finish_interrupted(self.home, mgr.session_id, project_root=mgr.project_root)
+                if done is not None and done.changed:
+                    self.post_message(
+                        RestorePlanned(done.restore, applied=True, finished=done.describe())
+                    )
+                    return
             if self.op == "restore":
                 res = mgr.restore_before(self.snapshot_id, dry_run=dry_run, force=force)
             elif self.op == "undo-file":
@@ -123,10 +147,15 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 res = mgr.redo(dry_run=dry_run, force=force)
             else:
                 res = mgr.undo(dry_run=dry_run, force=force)
+        except DriftRefused as exc:  # a file changed since the preview: nothing written
+            self.post_message(RestorePlanned(exc.result, drift=drift_of(exc.result), stale=True))
+            return
         except (SidtuiError, OSError, ValueError) as exc:
             self.post_message(RestorePlanned(None, str(exc)))
             return
-        self.post_message(RestorePlanned(res, applied=not dry_run, drift=drift_of(mgr, res)))
+        self.post_message(
+            RestorePlanned(res, applied=not dry_run, drift=drift_of(res), pending=pending)
+        )
 
     def worker_failed(self, worker, error: BaseException) -> None:
         super().worker_failed(worker, error)
@@ -141,6 +170,9 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
             self.notify(msg.error, severity="error", markup=False)
             return
         res = msg.result
+        if msg.finished:
+            self._finished(msg.finished)
+            return
         if msg.applied:
             self.applied = True
             changed, skipped = len(res.changed), len(res.skipped)
@@ -164,11 +196,13 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         for f in res.files:
             style = {"restored": "yellow", "deleted": "red", "skipped": "dim"}.get(f.action, "")
             warn = self.drift.get(f.path)
-            reason = f"⚠ {warn}" if warn else f.reason
+            reason, reason_style = (f"⚠ {warn}", "yellow") if warn else (f.reason, "")
+            if not warn and not f.reason and f.drift is not None and f.drift.status == "unknown":
+                reason, reason_style = f"drift unknown: {f.drift.source}", "dim"
             t.add_row(
                 Text(f.action, style=style),
                 cell(self._shown(f.path), "bold yellow" if warn else ""),
-                cell(reason, "yellow" if warn else ""),
+                cell(reason, reason_style),
                 key=f.path,
             )
         if res.note and not res.files:
@@ -192,9 +226,35 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
                     ),
                     style="bold yellow",
                 )
+            if msg.stale:
+                text.append(
+                    "\n⚠ Nothing was written: files changed since the preview.", style="bold yellow"
+                )
+            if msg.pending:
+                text.append(
+                    f"\n⚠ an interrupted sidtui {msg.pending} of this session is pending: "
+                    f"applying finishes it first, and only that.",
+                    style="bold yellow",
+                )
             summary.update(text)
-        self.query_one("#apply", Button).disabled = not res.changed
+        self.query_one("#apply", Button).disabled = not (res.changed or msg.pending)
         self._show_file(0)
+
+    def _finished(self, described: str) -> None:
+        """Applying only finished an interrupted earlier run (as the CLI does)."""
+        self.applied = True
+        self.query_one("#undo-summary", Static).update(
+            Text(
+                printable(
+                    f"{described}.\nThe {self.verb.lower()} itself was not run: "
+                    "open this dialog again for it."
+                ),
+                style="bold yellow",
+            )
+        )
+        self.query_one("#apply", Button).disabled = True
+        self.query_one("#cancel", Button).label = "Close (Esc)"
+        self.notify(described, title=self.verb.lower(), markup=False)
 
     @on(DataTable.RowHighlighted, "#undo-files")
     def _file_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -229,7 +289,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def action_apply(self) -> None:
         """The button (or ``y``) after the preview; drifted files are asked about again."""
-        if self.applied or self.plan is None or not self.plan.changed:
+        if self.applied or self.plan is None or self.query_one("#apply", Button).disabled:
             return
         drifted = [f.path for f in self.plan.changed if f.path in self.drift]
         if not drifted:
@@ -240,8 +300,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         question = (
             f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
             + "\n".join(f"  {self._shown(p)}: {self.drift[p]}" for p in drifted)
-            + f"\n\n{self.verb} anyway (as --force: files whose history cannot be proven are "
-            "restored too)?"
+            + f"\n\n{self.verb} anyway?{forced_too(self.plan.files)}"
         )
         self.app.push_screen(
             ConfirmScreen(question, yes=f"{self.verb} anyway", danger=True),
@@ -264,13 +323,20 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         self.query_one("#undo-diff", DiffView).action_toggle_mode()
 
 
-def drift_of(manager, result) -> list[tuple[str, str]]:
+def drift_of(result) -> list[tuple[str, str]]:
     """(path, warning) for each file ``result`` would change that is no longer what this
     session left there (the core's drift check: ``RestoreResult.drifted``)."""
     return [
         (f.path, f"changed after this session ({f.drift.source})" if f.drift else DRIFTED)
         for f in result.drifted
     ]
+
+
+def forced_too(files) -> str:
+    """What else ``force`` does to a plan of :class:`FileRestore`: its uncertain files are
+    restored too (the core has one ``force``, as the CLI has one ``--force``)."""
+    n = sum(1 for f in files if f.uncertain and f.action == "skipped")
+    return f"\n(This also restores {plural(n, 'uncertain file')}, as --force does.)" if n else ""
 
 
 #: A drifted file's warning when the core names no source.

@@ -4,8 +4,10 @@ Points are :func:`sidtui.core.edits.points.rewind_points` (the last 30 shown, as
 picker); the live preview is :func:`sidtui.core.edits.rewind.rewind` with ``dry_run=True`` in a
 worker, re-run whenever the point or the mode changes; confirming runs the same call for
 real (files first, then the append-only conversation marker). A live session is refused
-with the reason; the user may then confirm a forced rewind. Files changed on disk after
-the agent's last batch are named in the preview and asked about again on confirm. At 100
+with the reason; the user may then confirm a forced rewind. Files no longer what this
+session left there (drift, the core's check) are named in the preview and asked about
+again on confirm; one that changes after the preview is refused by the core and the
+preview redone. A run that only finished an interrupted earlier one says so. At 100
 columns or fewer the points, the mode and the preview are stacked.
 """
 
@@ -23,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
 from sidtui.core.checkpoints.drift import DRIFT_WORDING
-from sidtui.fmt import plural, printable
+from sidtui.fmt import plural, printable, project_relative
 from sidtui.tui.fmt import cell, one_line, plain, short_time
 from sidtui.tui.messages import RewindComputed, RewindPointsListed
 from sidtui.tui.widgets.row_table import RowTable
@@ -54,6 +56,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         self.applied = False
         self.last_result = None
         self.drift: dict[str, str] = {}
+        self.stale = False  # the last real run was refused: a file changed after the preview
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-box", classes="modal-box"):
@@ -106,12 +109,15 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             return
         t = self.query_one("#rewind-points", DataTable)
+        # the prompt gives way at the narrow breakpoint, so the "files" column stays drawn
+        width = self.app.size.width
+        prompt = 60 if width > 100 else max(16, width - 32)
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
             t.add_row(
                 str(p.id),
                 short_time(p.timestamp)[11:],
-                cell(one_line(p.preview, 60)),
+                cell(one_line(p.preview, prompt)),
                 files,
                 key=str(p.id),
             )
@@ -144,12 +150,16 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
     )
     def run_rewind(self, point: int, mode: str, *, dry_run: bool, force: bool) -> None:
         from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.checkpoints.restore import DriftRefused
         from sidtui.core.edits.rewind import SessionIsLive, rewind
 
         try:
             res = rewind(self.view, point, mode, dry_run=dry_run, force=force)
         except SessionIsLive as exc:
             self.post_message(RewindComputed(None, str(exc), live=True))
+            return
+        except DriftRefused as exc:  # a file changed since the preview: nothing written
+            self.post_message(RewindComputed(None, str(exc), stale=True))
             return
         except (SidtuiError, OSError, ValueError) as exc:
             self.post_message(RewindComputed(None, str(exc)))
@@ -161,6 +171,16 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         if msg.live:
             self._ask_force(msg.error)
             return
+        if msg.stale:
+            self.stale = True
+            self.notify(
+                "nothing was written: a file changed after the preview",
+                title="rewind",
+                severity="warning",
+                markup=False,
+            )
+            self.refresh_preview()
+            return
         if msg.error:
             out.update(Text(printable(msg.error), style="bold red"))
             self.notify(msg.error, title="rewind", severity="error", markup=False)
@@ -168,6 +188,22 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         res = msg.result
         self.last_result = res
         self.drift = dict(msg.drift)
+        if res.resumed is not None:  # the run only finished an interrupted earlier one
+            self.applied = True
+            self.query_one("#apply", Button).disabled = True
+            self.query_one("#cancel", Button).label = "Close (Esc)"
+            described = res.resumed.describe()
+            out.update(
+                Text(
+                    printable(
+                        f"{described}.\nThe rewind itself was not run: open this dialog again "
+                        "for it."
+                    ),
+                    style="bold yellow",
+                )
+            )
+            self.notify(described, title="rewind", markup=False)
+            return
         if msg.applied:
             self.applied = True
             self.query_one("#apply", Button).disabled = True
@@ -181,6 +217,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             return
         out.update(self._preview_renderable(res))
+        self.stale = False
         self.query_one("#apply", Button).disabled = False
 
     def _preview_renderable(self, res):
@@ -205,12 +242,17 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             drifted = [f.get("path") for f in changing if f.get("path") in self.drift]
             if drifted:
+                names = ", ".join(self._shown(res, p) for p in drifted)
                 head.append(
                     printable(
-                        f"⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: "
-                        f"{', '.join(drifted)}. Confirming asks again.\n"
+                        f"⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: {names}. "
+                        "Confirming asks again.\n"
                     ),
                     style="bold yellow",
+                )
+            if self.stale:
+                head.append(
+                    "⚠ Nothing was written: files changed since the preview.\n", style="bold yellow"
                 )
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
@@ -223,7 +265,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
             t.add_column("#", width=5)
             t.add_column("role", width=10)
-            t.add_column("preview")
+            t.add_column("preview", ratio=1)  # fixed columns stay fixed when expanded
             for d in res.dropped[:60]:
                 t.add_row(
                     str(d.get("index", "")),
@@ -236,14 +278,17 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         if res.files:
             t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
             t.add_column("action", width=10)
-            t.add_column("path")
-            t.add_column("why", style="dim")
+            t.add_column("path", ratio=1)
+            t.add_column("why", style="dim", ratio=1)
             for f in res.files:
                 warn = self.drift.get(f.get("path"))
+                why = f"⚠ {warn}" if warn else f.get("reason")
+                if not why and f.get("drift") == "unknown":
+                    why = f"drift unknown: {f.get('driftSource')}"
                 t.add_row(
                     plain(f.get("action")),
-                    plain(f.get("path"), "bold yellow" if warn else ""),
-                    plain(f"⚠ {warn}" if warn else f.get("reason")),
+                    plain(self._shown(res, f.get("path")), "bold yellow" if warn else ""),
+                    plain(why, "yellow" if warn else ""),
                 )
             parts.append(t)
         for d in res.diffs:
@@ -266,7 +311,9 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         skipped = [f for f in res.files if f.get("action") == "skipped"]
         t.append(f"files skipped: {len(skipped)}\n")
         for f in skipped:
-            t.append(printable(f"  {f.get('path')}: {f.get('reason')}\n"), style="dim")
+            t.append(
+                printable(f"  {self._shown(res, f.get('path'))}: {f.get('reason')}\n"), style="dim"
+            )
         if res.safety_snapshot:
             t.append(f"safety snapshot: {res.safety_snapshot} (restore it to undo the file step)\n")
         if res.marker_uuid:
@@ -341,11 +388,15 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             return
         from sidtui.tui.screens.confirm import ConfirmScreen
 
+        uncertain = sum(1 for f in changing if f.get("uncertain") and f.get("action") == "skipped")
+        also = [f"restores {plural(uncertain, 'uncertain file')}"] if uncertain else []
+        if self.view.liveness.live:
+            also.append("rewinds although the session is live (the agent may overwrite it)")
         question = (
             f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
-            + "\n".join(f"  {path}: {self.drift[path]}" for path in drifted)
-            + "\n\nRewind anyway (as --force: files whose history cannot be proven are "
-            "restored too)?"
+            + "\n".join(f"  {self._shown(res, p)}: {self.drift[p]}" for p in drifted)
+            + "\n\nRewind anyway?"
+            + (f"\n(As --force, this also {' and '.join(also)}.)" if also else "")
         )
         self.app.push_screen(
             ConfirmScreen(question, yes="Rewind anyway", danger=True),
@@ -358,6 +409,11 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         self.dismiss(self.applied)
+
+    @staticmethod
+    def _shown(res, path) -> str:
+        """A path as the checkpoint listings print it: relative to the project root."""
+        return project_relative(str(path), res.root)
 
 
 def rewind_drift(result) -> list[tuple[str, str]]:

@@ -4,7 +4,8 @@ The index is :class:`sidtui.core.live.SearchIndex` (filled incrementally in a wo
 first time the screen opens, then kept current); queries run in a worker too. Results list
 the session, its start time, what matched (prompt / assistant / tool / file) and a snippet;
 Enter opens the session at that record with the words found and highlighted (the Chain tab
-when the record is not a message of the conversation the agent resumes).
+when the record is not a message of the conversation the agent resumes). At 100 columns or
+fewer the start time is left out, so the snippet keeps the room to show its hit.
 """
 
 from __future__ import annotations
@@ -39,13 +40,21 @@ def _unescape(m: re.Match[str]) -> str:
     return " " if text in "\n\r\t\f\b" else text
 
 
-def snippet_text(snippet: str, kind: str = "") -> Text:
+#: Characters of a snippet kept before its first hit (so a narrow column shows the hit).
+SNIPPET_LEAD = 16
+
+
+def snippet_text(snippet: str, kind: str = "", lead: int = SNIPPET_LEAD) -> Text:
     """A snippet with its « » marks as highlights, on one line: whitespace and control
     characters never reach the terminal, and a tool call's JSON escapes (``\\n``,
-    ``\\"``, ``\\u00e9``) are shown as the characters they stand for."""
+    ``\\"``, ``\\u00e9``) are shown as the characters they stand for. At most ``lead``
+    characters are kept before the first hit (cut ones are shown as ``…``)."""
     if kind == "tool":
         snippet = _JSON_ESCAPE.sub(_unescape, snippet)
     rest = " ".join(printable(snippet).split())
+    before, mark, after = rest.partition("«")
+    if mark and len(before) > lead:
+        rest = "…" + before[len(before) - lead :].lstrip() + mark + after
     t = Text(no_wrap=True, overflow="ellipsis")
     while "«" in rest:
         before, _, after = rest.partition("«")
@@ -78,10 +87,15 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
 
     def on_mount(self) -> None:
         t = self.query_one("#search-results", DataTable)
-        for c in ("session", "started", "line", "kind", "snippet"):
+        for c in self._columns():
             t.add_column(c, key=c)
         self.query_one("#search-input", Input).focus()
         self.run_search("")
+
+    def _columns(self) -> tuple[str, ...]:
+        if self.app.size.width <= 100:  # the app's narrow breakpoint
+            return ("session", "line", "kind", "snippet")
+        return ("session", "started", "line", "kind", "snippet")
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -132,15 +146,18 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
         t = self.query_one("#search-results", DataTable)
         t.clear()
         started = self.app.started_by_path()
+        wide = "started" in t.columns
         for i, h in enumerate(msg.hits):
-            t.add_row(
+            cells = [
                 cell(h.session_id),
                 short_time(started.get(h.path)),
                 str(h.line),
                 cell(h.kind),
                 snippet_text(h.snippet, h.kind),
-                key=str(i),
-            )
+            ]
+            if not wide:
+                del cells[1]
+            t.add_row(*cells, key=str(i))
         if msg.hits:
             t.focus()
 

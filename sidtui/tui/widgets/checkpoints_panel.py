@@ -395,7 +395,9 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         files = self.query_one("#ckpt-files", DataTable)
         path = self.selected_file() if self.screen.focused is files else None
         self.app.push_screen(
-            RestorePreviewScreen(self.manager, "undo-file" if path else "undo", path=path),
+            RestorePreviewScreen(
+                self.manager, "undo-file" if path else "undo", path=path, home=self.view.home
+            ),
             self._after_undo,
         )
 
@@ -406,7 +408,9 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
             return
         from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
-        self.app.push_screen(RestorePreviewScreen(self.manager, "redo"), self._after_undo)
+        self.app.push_screen(
+            RestorePreviewScreen(self.manager, "redo", home=self.view.home), self._after_undo
+        )
 
     def action_restore_preview(self) -> None:
         """Preview putting every file back to how it was before the selected snapshot."""
@@ -417,7 +421,8 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
         self.app.push_screen(
-            RestorePreviewScreen(self.manager, "restore", snapshot_id=snap.id), self._after_undo
+            RestorePreviewScreen(self.manager, "restore", snapshot_id=snap.id, home=self.view.home),
+            self._after_undo,
         )
 
     def _after_undo(self, result) -> None:

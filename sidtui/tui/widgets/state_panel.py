@@ -53,7 +53,7 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
     items = Table(title="Restored on resume", title_justify="left", expand=True, show_edge=False)
     items.add_column("#", width=3)
     items.add_column("item", style="bold", width=18)
-    items.add_column("value", ratio=3)
+    items.add_column("value", ratio=2)
     items.add_column("source", ratio=1, style="dim")
     by_name = {}
     for it in view.state.items:

@@ -12,20 +12,41 @@ lines = st.lists(
 )
 
 
+def _shown(text: str) -> str:
+    """What the rows of a side hold, joined: the text less its final newline."""
+    return text[:-1] if text.endswith("\n") else text
+
+
 @settings(max_examples=200, deadline=None)
-@given(lines, lines)
-def test_rows_rebuild_both_texts(a, b):
-    old, new = "\n".join(a), "\n".join(b)
+@given(lines, lines, st.booleans(), st.booleans())
+def test_rows_rebuild_both_texts(a, b, a_nl, b_nl):
+    old, new = "\n".join(a) + "\n" * a_nl, "\n".join(b) + "\n" * b_nl
     sbs = side_by_side(old, new, context=None)
-    assert [r.old_text for r in sbs.rows if r.old_text is not None] == old.split("\n")
-    assert [r.new_text for r in sbs.rows if r.new_text is not None] == new.split("\n")
+    olds = [r.old_text for r in sbs.rows if r.old_text is not None]
+    news = [r.new_text for r in sbs.rows if r.new_text is not None]
+    if not old or not new or old.endswith("\n") == new.endswith("\n"):  # it ends the last line
+        assert "\n".join(olds) == _shown(old) and (olds == []) == (old == "")
+        assert "\n".join(news) == _shown(new) and (news == []) == (new == "")
+    else:  # only one ends in a newline: the agent's split, so the difference shows
+        assert olds == old.split("\n") and news == new.split("\n")
     assert sbs.identical == (old == new)
     # line numbers count up from 1 on each side
-    olds = [r.old_no for r in sbs.rows if r.old_no is not None]
-    assert olds == list(range(1, len(olds) + 1))
+    nos = [r.old_no for r in sbs.rows if r.old_no is not None]
+    assert nos == list(range(1, len(nos) + 1))
     uni = unified_rows(sbs)
-    assert [t for tag, _, _, t in uni if tag in " -"] == old.split("\n")
-    assert [t for tag, _, _, t in uni if tag in " +"] == new.split("\n")
+    assert [t for tag, _, _, t in uni if tag in " -"] == olds
+    assert [t for tag, _, _, t in uni if tag in " +"] == news
+
+
+def test_a_final_newline_is_no_line_of_its_own():
+    """Regression: a deleted file's diff ended in an unchanged empty line numbered one past
+    its last line (the "" after the final newline matched the empty text's "")."""
+    gone = side_by_side("import csv\n\ndef f():\n", "", context=None)
+    assert [r.tag for r in gone.rows] == ["delete"] * 3 and gone.removed == 3
+    grown = side_by_side("a\n", "a\nb\n", context=None)
+    assert [(r.tag, r.new_text) for r in grown.rows] == [("equal", "a"), ("insert", "b")]
+    ended = side_by_side("a", "a\n", context=None)  # only the newline differs: it shows
+    assert not ended.identical and [r.tag for r in ended.rows] == ["equal", "insert"]
 
 
 @settings(max_examples=100, deadline=None)
