@@ -235,13 +235,11 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             self._scan_direct(worker)
             return
         rows = cat.rows()
-        errors = list(res.errors)
-        try:
-            claude, claude_errors = self.app.claude_rows()
-        except broken as exc:  # the sid-code rows still show
-            claude, claude_errors = [], [f"Claude Code catalog unusable: {exc}"]
-        rows += claude
-        errors += claude_errors
+        try:  # the Claude Code rows as cached: its refresh (maybe long) follows
+            cached = self.app.claude_rows(refresh=False)[0]
+        except broken:
+            cached = []
+        rows += cached
         self.post_message(
             SessionsScanned(
                 rows,
@@ -249,10 +247,38 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
                 len(rows),
                 final=True,
                 replace=True,
-                errors=errors,
+                errors=res.errors,
                 empty_hint=self._empty_hint() if not rows else None,
             )
         )
+        self._refresh_claude({str(r.path): r for r in cached})
+
+    def _refresh_claude(self, known: dict) -> None:
+        """Bring the Claude Code catalog up to date; post its changes against ``known``."""
+        from sidtui.core.base.errors import SidtuiError
+
+        if self.app.claude_home is None:
+            return
+        import sqlite3
+
+        try:
+            rows, errors = self.app.claude_rows()
+        except (sqlite3.Error, OSError, SidtuiError) as exc:  # the sid-code rows still show
+            rows, errors = list(known.values()), [f"Claude Code catalog unusable: {exc}"]
+        changed = [
+            r
+            for r in rows
+            if (old := known.get(str(r.path))) is None or old.to_json() != r.to_json()
+        ]
+        present = {str(r.path) for r in rows}
+        removed = [k for k in known if k not in present]
+        if changed or removed or errors:
+            n = len(rows)
+            self.post_message(
+                SessionsScanned(
+                    changed, n, n, final=True, removed=removed, errors=errors, incremental=True
+                )
+            )
 
     def _empty_hint(self) -> str:
         from sidtui.core.base.home import empty_home_hint

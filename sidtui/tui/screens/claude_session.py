@@ -142,7 +142,13 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             table.add_column(label, key=label)
         self._load()
 
-    @work(thread=True, exclusive=True, group="claude-load", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="claude-load",
+        exit_on_error=False,
+        description="reading the Claude Code session",
+    )
     def _load(self) -> None:
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.sources import ClaudeSource
