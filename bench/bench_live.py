@@ -192,7 +192,8 @@ def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
 
 def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
     from sidtui.core.base.home import Home
-    from sidtui.core.index.catalog import Catalog, scan_session_files
+    from sidtui.core.index.catalog import Catalog
+    from sidtui.core.index.files import scan_session_files
     from sidtui.core.index.search import SearchIndex
 
     n = 200 if quick else 10_000

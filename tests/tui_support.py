@@ -30,31 +30,45 @@ def _demo_sources_digest() -> str:
 
 SNAP_DEMO = Path("/tmp/sidtui-demo-snap")
 
+# One shared lock per fixed demo, held for the life of the test process: a checkout whose
+# demo code differs (another branch on this machine) waits to rebuild it until every run
+# reading it has ended, instead of replacing it under them.
+_READ_LOCKS: dict[Path, object] = {}
+
 
 def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
     """(home, cases) of the demo built at a fixed path; rebuilt when the demo code changes.
 
     The path is fixed because project keys and paths inside the home derive from it, and
-    snapshots must not change between runs. Tests only read it.
+    snapshots must not change between runs. Tests only read it; while they do, this process
+    holds a shared lock on it, and a rebuild takes the lock exclusively.
     """
     from sidtui.demo.scenarios import build_demo_home
 
     base = SNAP_DEMO / f"seed{seed}"
     stamp = SNAP_DEMO / f"seed{seed}.stamp"
+    lock = SNAP_DEMO / f"seed{seed}.lock"
     digest = _demo_sources_digest()
 
     def ready() -> bool:
         return stamp.is_file() and stamp.read_text() == digest and (base / "cases.json").is_file()
 
-    if not ready():
+    if lock not in _READ_LOCKS:
         SNAP_DEMO.mkdir(parents=True, exist_ok=True)
-        with open(SNAP_DEMO / "lock", "w") as fh:
+        fh = open(lock, "a")  # held open until the process exits
+        while True:
+            fcntl.flock(fh, fcntl.LOCK_SH)
+            if ready():
+                break
+            fcntl.flock(fh, fcntl.LOCK_UN)  # never wait for the exclusive lock holding a shared one
             fcntl.flock(fh, fcntl.LOCK_EX)
             if not ready():
                 shutil.rmtree(base, ignore_errors=True)
                 demo = build_demo_home(base, seed, use_git=False)
                 (base / "cases.json").write_bytes(orjson.dumps(demo.cases))
                 stamp.write_text(digest)
+            # back to shared (not atomic: another rebuild may slip in, so check again)
+        _READ_LOCKS[lock] = fh
     return base / "home", orjson.loads((base / "cases.json").read_bytes())
 
 

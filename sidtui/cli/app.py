@@ -28,6 +28,20 @@ def listing_instead(home, why: str, claude_home=None) -> int:
     return cli_main(["--home", str(home.root), *extra, "ls"])
 
 
+def claude_home_for_app(args: argparse.Namespace):
+    """The Claude Code home the app lists beside sid-code's: ``--claude-home``, else ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` when it exists; None
+    when there is none."""
+    import os
+
+    from sidtui.core.claude.layout import ClaudeHome
+
+    flag = getattr(args, "claude_home", None)
+    home = ClaudeHome.resolve(flag, os.environ)
+    if flag is None and not home.exists:
+        return None
+    return home
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Open the Textual app on the resolved home; return its exit code.
 
@@ -36,10 +50,12 @@ def run_app(args: argparse.Namespace) -> int:
     printed instead (exit code of ``ls``), with a note on stderr.
     """
     home = home_from_args(args)
+    claude = claude_home_for_app(args)
+    given = getattr(args, "claude_home", None)
     if not has_terminal():
-        return listing_instead(home, "the app needs a terminal (stdin/stdout is not one)")
+        return listing_instead(home, "the app needs a terminal (stdin/stdout is not one)", given)
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:  # app not installed: show the listing instead
-        return listing_instead(home, "the app is not available")
-    return run_tui(home, theme=getattr(args, "theme", None))
+        return listing_instead(home, "the app is not available", given)
+    return run_tui(home, theme=getattr(args, "theme", None), claude_home=claude)

@@ -156,13 +156,13 @@ def manager(args: argparse.Namespace, writes: bool = False):
         SidtuiError: no checkpoint index for the session.
     """
     from sidtui.core.base.errors import SidtuiError
-    from sidtui.core.base.home import explicit_root
+    from sidtui.core.base.home import explicit_root, user_home
     from sidtui.core.checkpoints.manager import CheckpointManager
 
     home, sid, root, sf = resolve(args)
     args.session_id = sid  # printed follow-ups name the session by its full id
     if writes and getattr(args, "root", None):
-        root = explicit_root(args.root)
+        root = explicit_root(args.root, user_home(os.environ))
     if writes and not args.dry_run and not args.force:
         refuse_live(home, sid, sf)
     mgr = CheckpointManager.for_session(

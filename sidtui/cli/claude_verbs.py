@@ -41,23 +41,36 @@ def _require_checkpoints(fh: Any) -> None:
 
 
 def _restorer(args: argparse.Namespace, view: Any) -> Any:
-    from pathlib import Path
-
-    from sidtui.core.base.errors import UsageError
     from sidtui.core.claude.code_restore import CodeRestorer
 
     root = getattr(args, "root", None)
-    if root:
-        r = Path(root).expanduser()
-        if not r.is_dir():
-            raise UsageError(f"--root {root} is not a folder")
     r = CodeRestorer(
         view,
         allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
-        root=Path(root).expanduser() if root else None,
+        root=root or None,  # --root: explicit_root (a usage error when not a folder)
     )
     _require_checkpoints(r.fh)
     return r
+
+
+def finish_first(args: argparse.Namespace, r: Any, verb: str) -> int | None:
+    """Finish what a killed sidtui restore of this session left (its journal): then that
+    is all this run does (its exit code); None when nothing was pending. A dry run only
+    says it is pending."""
+    if args.dry_run:
+        if r.pending_journal() is not None:
+            print(
+                "sidtui: note: an interrupted sidtui restore of this session is pending; a "
+                "real run finishes it first (and only that)",
+                file=sys.stderr,
+            )
+        return None
+    done = r.finish_interrupted()
+    if done is None:
+        return None
+    print(f"sidtui: {done.warnings[0]}", file=sys.stderr)
+    done.warnings = done.warnings[1:]
+    return _report(args, done, verb, r)
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -201,13 +214,12 @@ def _show(view: Any, fh: Any, spec: str) -> int:
 # --------------------------------------------------------------------------- undo/redo/restore
 
 
-def _report(args: argparse.Namespace, res: Any, verb: str) -> int:
+def _report(args: argparse.Namespace, res: Any, verb: str, r: Any) -> int:
     from sidtui.cli.checkpoint_args import report
 
     if not args.json:
         err = sys.stderr
-        if res.root is not None:
-            print(f"project root: {res.root}", file=err)
+        print(r.project.describe(), file=err)
         for w in res.warnings:
             print(f"warning: {w}", file=err)
     return report(args, res, verb)
@@ -216,23 +228,31 @@ def _report(args: argparse.Namespace, res: Any, verb: str) -> int:
 def undo(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     view = open_view(target)
     r = _restorer(args, view)
+    if (done := finish_first(args, r, "undo")) is not None:
+        return done
     path = None
     if args.file:
         path = _match_path(view, r.fh, args.file)
     res = r.undo(dry_run=args.dry_run, force=args.force, path=path)
-    return _report(args, res, "undo")
+    return _report(args, res, "undo", r)
 
 
 def redo(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     view = open_view(target)
-    res = _restorer(args, view).redo(dry_run=args.dry_run, force=args.force)
-    return _report(args, res, "redo")
+    r = _restorer(args, view)
+    if (done := finish_first(args, r, "redo")) is not None:
+        return done
+    res = r.redo(dry_run=args.dry_run, force=args.force)
+    return _report(args, res, "redo", r)
 
 
 def restore(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     view = open_view(target)
-    res = _restorer(args, view).restore_before(args.before, dry_run=args.dry_run, force=args.force)
-    return _report(args, res, "restore")
+    r = _restorer(args, view)
+    if (done := finish_first(args, r, "restore")) is not None:
+        return done
+    res = r.restore_before(args.before, dry_run=args.dry_run, force=args.force)
+    return _report(args, res, "restore", r)
 
 
 # --------------------------------------------------------------------------- rewind
@@ -257,6 +277,12 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
             return 0
         _render_points(view, points)
         return 0
+    if (args.mode or "both") != "conversation":
+        from sidtui.core.claude.code_restore import CodeRestorer
+
+        r = CodeRestorer(view, allow_outside_root=args.allow_outside_root, root=args.root)
+        if (done := finish_first(args, r, "rewind")) is not None:
+            return done
     res = do_rewind(
         view,
         args.to,
@@ -264,6 +290,7 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
         force=args.force,
         dry_run=args.dry_run,
         allow_outside_root=args.allow_outside_root,
+        root=args.root,
     )
     if args.fork and res.mode == "code":
         res.warnings.append("--fork: a code rewind writes no session (nothing to fork)")

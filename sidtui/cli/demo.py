@@ -176,4 +176,5 @@ def run(args: argparse.Namespace) -> int:
         from sidtui.tui.app import run as run_tui
     except ImportError:
         return listing_instead(h, "the app is not available", claude_home)
-    return run_tui(h, theme=getattr(args, "theme", None))
+    # the demo's own Claude Code home only (never the user's ~/.claude)
+    return run_tui(h, theme=getattr(args, "theme", None), claude_home=claude_home)

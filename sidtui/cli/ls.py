@@ -182,60 +182,7 @@ def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
         noun = "session" if len(rows) == 1 else "sessions"
         id_w = max(len(s.session_id) for s in rows)
         state_w = max(len(state_badge(s)[0]) for s in rows)
-        # Columns by terminal width. The id and the state always show (the id whole: it
-        # is what `show` takes); optional columns join in priority order while the prompt
-        # keeps at least 24 characters.
-        base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
-        if multi:
-            base.insert(0, ("source", 11, "left"))
-        optional = [
-            ("records", 7, "right"),
-            ("ended", 5, "left"),
-            ("cost", 9, "right"),
-            ("model", 14, "left"),
-            ("started", 16, "left"),
-            ("size", 8, "right"),
-        ]
-        order = [
-            "source",
-            "id",
-            "state",
-            "started",
-            "last activity",
-            "model",
-            "records",
-            "size",
-            "cost",
-            "ended",
-        ]
-
-        def spare_for(cs) -> int:
-            return console.width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
-
-        cols = list(base)
-        if all(s.source == "claude-code" for s in rows):  # Claude Code writes neither
-            optional = [c for c in optional if c[0] not in ("cost", "ended")]
-        for col in optional:
-            if spare_for([*cols, col]) >= 24:
-                cols.append(col)
-        cols.sort(key=lambda c: order.index(c[0]))
-        # Too narrow even for the base columns: the prompt goes first, then the state
-        # wraps ("interrupted prompt" / "(stale)"), then the time goes; never the id.
-        show_prompt = spare_for(cols) >= 10
-        spare = max(10, spare_for(cols))
-
-        def fits(cs) -> bool:
-            return sum(w for _, w, _ in cs) + 3 * len(cs) + 1 <= console.width
-
-        if not show_prompt and not fits(cols):
-            word = max((len(w) for s in rows for w in state_badge(s)[0].split()), default=5)
-            room = console.width - sum(w for n, w, _ in cols if n != "state") - 3 * len(cols) - 1
-            cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
-            if not fits(cols):
-                cols = [c for c in cols if c[0] != "last activity"]
-                room = console.width - sum(w for n, w, _ in cols if n != "state")
-                room -= 3 * len(cols) + 1
-                cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+        cols, show_prompt, spare = _columns(rows, console.width, multi, id_w, state_w)
         names = [c[0] for c in cols]
         cells: list[list[Text]] = []
         for s in rows:
@@ -294,6 +241,70 @@ def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
         if state in seen_states:
             console.print(f"[dim]{state}: {meaning}[/]")
     return 0
+
+
+def _columns(
+    rows: list, width: int, multi: bool, id_w: int, state_w: int
+) -> tuple[list[tuple[str, int, str]], bool, int]:
+    """``(columns, show the prompt, its width)`` of one project's table at ``width``:
+    ``(name, width, justify)`` in display order."""
+    from sidtui.fmt import state_badge
+
+    # Columns by terminal width. The id and the state always show (the id whole: it
+    # is what `show` takes); optional columns join in priority order while the prompt
+    # keeps at least 24 characters.
+    base = [("id", id_w, "left"), ("state", state_w, "left"), ("last activity", 16, "left")]
+    if multi:
+        base.insert(0, ("source", 11, "left"))
+    optional = [
+        ("records", 7, "right"),
+        ("ended", 5, "left"),
+        ("cost", 9, "right"),
+        ("model", 14, "left"),
+        ("started", 16, "left"),
+        ("size", 8, "right"),
+    ]
+    order = [
+        "source",
+        "id",
+        "state",
+        "started",
+        "last activity",
+        "model",
+        "records",
+        "size",
+        "cost",
+        "ended",
+    ]
+
+    def spare_for(cs) -> int:
+        return width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
+
+    cols = list(base)
+    if all(s.source == "claude-code" for s in rows):  # Claude Code writes neither
+        optional = [c for c in optional if c[0] not in ("cost", "ended")]
+    for col in optional:
+        if spare_for([*cols, col]) >= 24:
+            cols.append(col)
+    cols.sort(key=lambda c: order.index(c[0]))
+    # Too narrow even for the base columns: the prompt goes first, then the state
+    # wraps ("interrupted prompt" / "(stale)"), then the time goes; never the id.
+    show_prompt = spare_for(cols) >= 10
+    spare = max(10, spare_for(cols))
+
+    def fits(cs) -> bool:
+        return sum(w for _, w, _ in cs) + 3 * len(cs) + 1 <= width
+
+    if not show_prompt and not fits(cols):
+        word = max((len(w) for s in rows for w in state_badge(s)[0].split()), default=5)
+        room = width - sum(w for n, w, _ in cols if n != "state") - 3 * len(cols) - 1
+        cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+        if not fits(cols):
+            cols = [c for c in cols if c[0] != "last activity"]
+            room = width - sum(w for n, w, _ in cols if n != "state")
+            room -= 3 * len(cols) + 1
+            cols = [(n, max(word, room), j) if n == "state" else (n, w, j) for n, w, j in cols]
+    return cols, show_prompt, spare
 
 
 #: Projects with more sessions than this are printed as aligned lines, not a boxed table

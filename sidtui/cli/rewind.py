@@ -103,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
             return 0
         render_points(view, points)
         return 0
-    from sidtui.core.base.home import explicit_root
+    import os
+
+    from sidtui.core.base.home import explicit_root, user_home
 
     result = rewind(
         view,
@@ -113,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         dry_run=args.dry_run,
         allow_outside_root=args.allow_outside_root,
-        root=explicit_root(args.root) if args.root else None,
+        root=explicit_root(args.root, user_home(os.environ)) if args.root else None,
     )
     # the one exit-code rule: a file skipped (or that a dry run would skip) is exit 1
     code = 1 if any(f.get("action") == "skipped" for f in result.files) else 0

@@ -104,7 +104,17 @@ def render(view: Any, max_messages: int | None = 50) -> None:
         t.add_row(f"damaged line {b.line}", Text(f"byte {b.offset}: {b.reason}"))
     c.print(Panel(t, title="records and leaves", title_align="left"))
 
-    msgs = view.messages
+    _print_messages(c, view.messages, max_messages)
+    _print_subagents(c, view.subagents)
+    for w in view.warnings:
+        c.print(Text.assemble(("warning:", "yellow"), " ", w))
+
+
+def _print_messages(c: Any, msgs: list[Any], max_messages: int | None) -> None:
+    """The conversation resume loads: the last ``max_messages`` (None: all), one row each."""
+    from rich.table import Table
+    from rich.text import Text
+
     if msgs:
         shown = msgs if max_messages is None or len(msgs) <= max_messages else msgs[-max_messages:]
         title = "the conversation resume loads"
@@ -122,11 +132,17 @@ def render(view: Any, max_messages: int | None = 50) -> None:
             for r in rows:
                 mt.add_row(*(Text(x) for x in r))
             c.print(mt)
-    if view.subagents:
+
+
+def _print_subagents(c: Any, subagents: list[Any]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    if subagents:
         st = Table(title="subagents", title_justify="left")
         for col in ("agent", "type", "depth", "status", "spawned by", "messages"):
             st.add_column(col, overflow="ellipsis")
-        for a in view.subagents:
+        for a in subagents:
             sp = a.spawn
             st.add_row(
                 Text(a.agent_id or "?"),
@@ -137,8 +153,6 @@ def render(view: Any, max_messages: int | None = 50) -> None:
                 str(a.messages),
             )
         c.print(st)
-    for w in view.warnings:
-        c.print(Text.assemble(("warning:", "yellow"), " ", w))
 
 
 def _cells(m: Any) -> tuple[str, str, str, str, str, str]:

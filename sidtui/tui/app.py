@@ -25,6 +25,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from sidtui.core.base.home import Home
+from sidtui.core.claude.layout import ClaudeHome
 from sidtui.tui.messages import LiveChanged, WatcherStarted
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
@@ -58,6 +59,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         home_label: str | None = None,
         poll_interval: float = 2.0,
         catalog_path: str | None = None,
+        claude_home: ClaudeHome | None = None,
     ) -> None:
         super().__init__()
         # One spelling of the home for every path the app compares (catalog rows, watcher
@@ -65,6 +67,11 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self.home = Home(Path(os.path.realpath(home.root)))
         self.catalog_path = catalog_path
         self._catalog = None
+        # The Claude Code home read beside the sid-code one (None: none given or found).
+        self.claude_home = (
+            ClaudeHome(Path(os.path.realpath(claude_home.root))) if claude_home else None
+        )
+        self._claude_catalog = None
         self._search = None
         self._search_filled = False
         self._lock = threading.Lock()
@@ -83,7 +90,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
     def _prefetch_rows(self) -> None:
         assert self._warm_rows is not None
         try:
-            self._warm_rows.set_result(self.catalog().rows())
+            self._warm_rows.set_result(self.catalog().rows() + self.claude_rows(refresh=False)[0])
         except BaseException as exc:  # noqa: BLE001 - handed to the browser's worker
             self._warm_rows.set_exception(exc)
 
@@ -92,7 +99,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         it is done), a fresh read after."""
         fut, self._warm_rows = self._warm_rows, None
         if fut is None:
-            return self.catalog().rows()
+            return self.catalog().rows() + self.claude_rows(refresh=False)[0]
         return fut.result()
 
     def on_mount(self) -> None:
@@ -112,9 +119,16 @@ class SidtuiApp(ReportsWorkerErrors, App):
         find: str | None = None,
         at_line: int | None = None,
     ) -> None:
-        """Push a Session screen for ``sf`` (a ``SessionFile``); see ``SessionScreen``."""
+        """Push a Session screen for ``sf`` (a ``SessionFile``; a ``ClaudeFile``: the
+        read-only ``ClaudeSessionScreen``); see ``SessionScreen``."""
+        from sidtui.core.claude.layout import ClaudeFile
         from sidtui.tui.screens.session import SessionScreen
 
+        if isinstance(sf, ClaudeFile):
+            from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+
+            self.push_screen(ClaudeSessionScreen(sf, then=then))
+            return
         self.push_screen(SessionScreen(sf, then=then, find=find, at_line=at_line))
 
     # ------------------------------------------------------------------ $PAGER, $EDITOR
@@ -178,6 +192,33 @@ class SidtuiApp(ReportsWorkerErrors, App):
 
                 self._catalog = Catalog(self.home, self.catalog_path)
             return self._catalog
+
+    def claude_catalog(self):
+        """The Claude Code home's catalog (None without one; opened on first use, any thread)."""
+        if self.claude_home is None:
+            return None
+        with self._lock:
+            if self._claude_catalog is None:
+                from sidtui.core.index import Catalog
+
+                path = self.catalog_path
+                if path is not None and path != ":memory:":
+                    path = f"{path}.claude"
+                self._claude_catalog = Catalog(self.claude_home, path)
+            return self._claude_catalog
+
+    def claude_rows(self, *, refresh: bool = True) -> tuple[list, list[str]]:
+        """``(rows, errors)`` of the Claude Code home (``([], [])`` without one); with
+        ``refresh`` its changed files are read first. Blocking: call in a worker.
+
+        Raises:
+            sqlite3.Error, OSError, SidtuiError: the cache cannot be used.
+        """
+        cat = self.claude_catalog()
+        if cat is None:
+            return [], []
+        errors = cat.refresh().errors if refresh else []
+        return cat.rows(), list(errors)
 
     def search_index(self, progress=None):
         """The FTS index, filled (incrementally) before first use. Blocking: call in a worker."""
@@ -258,11 +299,12 @@ class SidtuiApp(ReportsWorkerErrors, App):
                 w.stop(1.0)
             except Exception:  # noqa: BLE001
                 pass
-        if self._catalog is not None:
-            try:
-                self._catalog.close()
-            except Exception:  # noqa: BLE001 - closing a cache must not fail the exit
-                pass
+        for cat in (self._catalog, self._claude_catalog):
+            if cat is not None:
+                try:
+                    cat.close()
+                except Exception:  # noqa: BLE001 - closing a cache must not fail the exit
+                    pass
 
     def browser(self):
         from sidtui.tui.screens.browser import BrowserScreen
@@ -323,16 +365,20 @@ def make_app(home: Home | str, **opts) -> SidtuiApp:
         **opts: ``theme`` ("dark"/"light"), ``home_label`` (what the header shows instead
             of the path: snapshot tests pass a fixed one), ``poll_interval`` (seconds
             between live checks; 0 turns polling off), ``catalog_path`` (the catalog
-            database; default: the user's cache directory).
+            database; default: the user's cache directory), ``claude_home`` (a
+            :class:`ClaudeHome` or a path: its sessions are listed beside sid-code's).
     """
     if not isinstance(home, Home):
         home = Home(home)
+    ch = opts.get("claude_home")
+    if ch is not None and not isinstance(ch, ClaudeHome):
+        opts["claude_home"] = ClaudeHome(Path(ch))
     return SidtuiApp(home, **opts)
 
 
-def run(home: Home, theme: str | None = None) -> int:
-    """Run the app full screen; return the exit code."""
+def run(home: Home, theme: str | None = None, claude_home: ClaudeHome | Path | None = None) -> int:
+    """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code."""
     home.require()
-    app = make_app(home, theme=theme)
+    app = make_app(home, theme=theme, claude_home=claude_home)
     app.run()
     return app.return_code or 0

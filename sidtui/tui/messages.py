@@ -228,3 +228,23 @@ class FileVersionFetched(Message):
     name: str
     text: str
     purpose: str
+
+
+@dataclass
+class ClaudeSessionLoaded(Message):
+    """A Claude Code session read in a worker, with every line the screen shows.
+
+    Attributes:
+        view: the ``ClaudeSessionView``.
+        head: the header's lines (resume leaf, tips, interruption).
+        messages: one Rich ``Text`` per message of the conversation resume loads.
+        history: the session's ``FileHistory`` (None when it could not be read).
+        checkpoints: the Checkpoints table's rows; checkpoints_error: why there are none.
+    """
+
+    view: Any
+    head: list[str]
+    messages: list[Any]
+    history: Any
+    checkpoints: list[tuple]
+    checkpoints_error: str | None = None

@@ -210,3 +210,24 @@ def test_without_home_flags_every_home_is_searched(capsys, tmp_path, monkeypatch
 def test_claude_home_flag_after_the_verb(capsys):
     rc, out, _ = run(capsys, "rewind", "d6e0bada", "--claude-home", str(CLAUDE_HOME), "--json")
     assert rc == 0 and json.loads(out)["source"] == "claude-code"
+
+
+def test_a_killed_restore_is_finished_by_the_next_verb(capsys, sess, monkeypatch):
+    from sidtui.core.claude import code_restore
+
+    real = code_restore.write_files
+
+    def killed(todo):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(code_restore, "write_files", killed)
+    rc = main(["--claude-home", str(sess["home"]), "restore", CC_SESSION, "--before", "c2"])
+    assert rc != 0  # interrupted (Ctrl-C) after its journal and safety snapshot
+    monkeypatch.setattr(code_restore, "write_files", real)
+    capsys.readouterr()
+    h = ["--claude-home", str(sess["home"])]
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")
+    assert rc == 0 and "pending" in err and sess["a"].read_bytes() == b"A3\n"
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION)
+    assert rc == 0 and "interrupted sidtui restore" in err and "project root:" in err
+    assert sess["a"].read_bytes() == b"A1\n"  # that run's work, and only that

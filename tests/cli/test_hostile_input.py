@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from sidtui.core.transcript.source import FileSource
+from sidtui.core.views.listing import read_file
 from tests.helpers import (
     HOSTILE_RSS_CEILING,
     checkpoint_session,
@@ -612,3 +614,27 @@ def test_index_ceiling_is_configurable(fixture_home):
     assert f"{size:,}" in r.err or str(size) in r.err, r
     r = run_bounded(argv, timeout=HANG, env={"SIDTUI_MAX_INDEX_BYTES": str(size)})
     _ok(r, 0)
+
+
+def test_a_long_non_json_last_line_is_a_bad_line_on_every_path(tmp_path, monkeypatch):
+    """ls, search indexing and check read a file above the line ceiling in pieces: the
+    line is one bad line with its length, never decoded or copied whole."""
+    sid = "20260101-000000-aaaaaaaa"
+    folder = tmp_path / "h" / "sessions" / "proj"
+    folder.mkdir(parents=True)
+    p = folder / f"{sid}.jsonl"
+    p.write_bytes(line(live_start()) + line(live_user("u1", "u0", "hello there")) + b"a" * 5000)
+    env = {"SIDTUI_MAX_LINE_BYTES": "1000"}
+    monkeypatch.setenv("SIDTUI_MAX_LINE_BYTES", "1000")
+    data, _ = read_file(p)  # above the line ceiling: in pieces, so the ceiling applies
+    assert isinstance(data, FileSource)
+    data._f.close()
+    h = ["--home", str(tmp_path / "h")]
+    r = run_bounded([*h, "check", "--session", sid, "--json"], timeout=HANG, env=env)
+    assert "5000 bytes, more than the 1000" in r.out, r
+    r = run_bounded([*h, "ls", "--no-cache", "--json"], timeout=HANG, env=env)
+    _ok(r, 0)
+    assert sid in r.out
+    r = run_bounded([*h, "search", "hello"], timeout=HANG, env=env)
+    _ok(r, 0)
+    assert sid in r.out or "hello" in r.out, r

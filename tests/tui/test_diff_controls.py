@@ -128,3 +128,11 @@ def test_crlf_on_both_sides_is_a_note_not_a_mark_on_every_line():
     assert d2.note is None or "CRLF" not in d2.note
     assert "\\x0d" in "".join(str(r) for r in d2.sbs.rows)
     assert DiffData.build("f.txt", "one line", "one Line").note is None
+
+
+def test_texts_too_large_to_diff_are_a_note_with_no_rows(monkeypatch):
+    monkeypatch.setenv("SIDTUI_MAX_DIFF_LINES", "100")
+    d = DiffData.build("big.txt", "now\n", "abc\n" * 200, "big.py")
+    assert d.note == "too large to diff here (201 lines, 804 bytes)"
+    assert d.sbs.rows == [] and d.old_hl is None and d.new_hl is None
+    assert not d.sbs.identical

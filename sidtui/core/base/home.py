@@ -710,8 +710,9 @@ def project_root_for(cwd: str | None, home_dir: Path) -> ProjectRoot:
 
     The git top level of ``cwd`` when it is in a git work tree, else ``cwd`` itself.
     Refused (docs/DECISIONS.md, "Writes on a hostile disk"): a missing or relative
-    ``cwd`` (it would resolve against wherever sidtui runs), ``/``, and a root that is
-    neither a git top level nor inside ``home_dir``.
+    ``cwd`` (it would resolve against wherever sidtui runs), ``/``, ``home_dir`` itself
+    (git work tree or not: every dotfile is under it), and a root that is neither a git
+    top level nor inside ``home_dir``.
     """
     if not cwd:
         return ProjectRoot(None, "the session records no cwd", "no project root is known")
@@ -725,6 +726,8 @@ def project_root_for(cwd: str | None, home_dir: Path) -> ProjectRoot:
     if root == Path(root.anchor):
         return ProjectRoot(root, source, f"{root} is the whole file system")
     home_dir = home_dir.resolve()
+    if root == home_dir:
+        return ProjectRoot(root, source, f"{root} is your home folder")
     if not is_git and root != home_dir and home_dir not in root.parents:
         return ProjectRoot(
             root,
@@ -734,8 +737,8 @@ def project_root_for(cwd: str | None, home_dir: Path) -> ProjectRoot:
     return ProjectRoot(root, source)
 
 
-def explicit_root(path: str) -> ProjectRoot:
-    """The root given with ``--root`` (resolved; ``/`` refused).
+def explicit_root(path: str, home_dir: Path | None = None) -> ProjectRoot:
+    """The root given with ``--root`` (resolved; ``/`` and ``home_dir`` refused).
 
     Raises:
         UsageError: it does not exist or is not a folder.
@@ -748,6 +751,8 @@ def explicit_root(path: str) -> ProjectRoot:
     root = p.resolve()
     if root == Path(root.anchor):
         return ProjectRoot(root, "--root", f"{root} is the whole file system")
+    if home_dir is not None and root == home_dir.resolve():
+        return ProjectRoot(root, "--root", f"{root} is your home folder")
     return ProjectRoot(root, "--root")
 
 

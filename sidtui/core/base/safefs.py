@@ -223,6 +223,43 @@ def replace_at(
     _fsync_dir(dir_fd)
 
 
+def create_at(
+    dir_fd: int, name: str, data: bytes, mode: int = 0o600, *, where: str | None = None
+) -> None:
+    """Write ``data`` as the **new** file ``name`` in ``dir_fd``: temp, fsync, then a hard
+    link to the final name (which fails if anything is there: nothing is ever replaced, and
+    no reader sees half a file).
+
+    Raises:
+        FileExistsError: ``name`` exists (nothing written).
+        OSError: the write failed (the temp file is removed).
+    """
+    fd, tmp = create_temp(dir_fd, name, mode)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        except FileExistsError:
+            raise
+        except OSError as exc:  # a file system without hard links: rename if still free
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+                raise
+            if lstat_at(dir_fd, name) is not None:
+                raise FileExistsError(errno.EEXIST, "file exists", where or name) from None
+            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    finally:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+    _fsync_dir(dir_fd)
+
+
 def unlink_at(dir_fd: int, name: str, *, where: str | None = None) -> bool:
     """Remove the regular file ``name`` from the folder ``dir_fd``.
 
@@ -261,6 +298,14 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = N
     p = Path(path)
     with opened_dir(os.path.realpath(p.parent), create_below=0) as dfd:
         replace_at(dfd, p.name, data, mode, where=str(p))
+
+
+def create_new(path: str | os.PathLike[str], data: bytes, mode: int = 0o600) -> None:
+    """:func:`create_at` by path (the folder resolved once, made as needed, then walked
+    without following symlinks): a new file of the home, never replacing one."""
+    p = Path(path)
+    with opened_dir(os.path.realpath(p.parent), create_below=0) as dfd:
+        create_at(dfd, p.name, data, mode, where=str(p))
 
 
 def remove(path: str | os.PathLike[str]) -> bool:

@@ -124,22 +124,26 @@ def inflate(raw: bytes, file_path: Any = None) -> bytearray:
     # so an honest bomb is refused before a byte is unpacked (a lying one at the limit)
     if len(raw) >= 18 and raw[:2] == b"\x1f\x8b" and int.from_bytes(raw[-4:], "little") > limit:
         raise _too_big_entry(file_path, limit, len(raw))
-    d = zlib.decompressobj(47)
     out = bytearray()
     buf = raw
-    while not d.eof:
-        chunk = d.decompress(buf, 1 << 20)
-        if not chunk and not d.unconsumed_tail:
-            chunk = d.flush()  # what zlib still holds (at most its 32 KiB window)
-            if not chunk:
-                break
-        out += chunk
-        if len(out) > limit:
-            raise _too_big_entry(file_path, limit, len(raw))
-        buf = d.unconsumed_tail
-    if not d.eof:
-        raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
-    return out
+    while True:  # gzip members back to back unpack to their concatenation, as Node's gunzip
+        d = zlib.decompressobj(47)
+        while not d.eof:
+            chunk = d.decompress(buf, 1 << 20)
+            if not chunk and not d.unconsumed_tail:
+                chunk = d.flush()  # what zlib still holds (at most its 32 KiB window)
+                if not chunk:
+                    break
+            out += chunk
+            if len(out) > limit:  # one cap over all members together
+                raise _too_big_entry(file_path, limit, len(raw))
+            buf = d.unconsumed_tail
+        if not d.eof:
+            raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+        buf = d.unused_data
+        # Node goes on while the next byte starts a gzip header; anything else is ignored
+        if raw[:2] != b"\x1f\x8b" or buf[:1] != b"\x1f":
+            return out
 
 
 def _too_big_entry(file_path: Any, limit: int, packed: int) -> CorruptEntry:

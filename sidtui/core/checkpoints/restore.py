@@ -51,14 +51,18 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
         return "path contains a NUL byte", path
     if not os.path.isabs(path):
         return "path is not absolute", path
-    real = os.path.realpath(path)
+    try:
+        real = os.path.realpath(path)
+        root_real = os.path.realpath(root) if root is not None else None
+    except OSError as exc:  # a component swapped between realpath's lstat and readlink
+        return f"the path changed while it was checked ({exc.strerror}): run it again", path
     if allow_outside:
         return None, real
     if ".." in PurePosixPath(path).parts:
         return "path contains '..'", real
     if root is None:
         return "no project root is known (use --allow-outside-root)", real
-    root_real = os.path.realpath(root)
+    assert root_real is not None
 
     def inside(p: str) -> bool:
         return p == root_real or p.startswith(root_real.rstrip(os.sep) + os.sep)

@@ -16,10 +16,55 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from sidtui.core.base.regular import ceiling
 from sidtui.core.checkpoints.diff import compute_ops, split_lines
 
 _WORD = re.compile(r"\w+|\s+|[^\w\s]")
 MAX_WORD_DIFF_CHARS = 2000
+
+#: Environment variables and defaults of the largest pair of texts a preview diffs (both
+#: sides together): above either, the preview says so instead (the restore still works).
+DIFF_BYTES_ENV, DIFF_BYTES_CEILING = "SIDTUI_MAX_DIFF_BYTES", 8 << 20
+DIFF_LINES_ENV, DIFF_LINES_CEILING = "SIDTUI_MAX_DIFF_LINES", 200_000
+#: Characters of one line a printed preview shows; the rest becomes a marker.
+PREVIEW_LINE_CHARS = 1000
+
+
+def _size(text: str | bytes | None) -> tuple[int, int]:
+    if not text:
+        return 0, 0
+    if isinstance(text, str):
+        lines, nbytes = text.count("\n"), len(text.encode("utf-8", "surrogatepass"))
+        last = text[-1] != "\n"
+    else:
+        lines, nbytes, last = text.count(b"\n"), len(text), text[-1:] != b"\n"
+    return lines + last, nbytes
+
+
+def too_large_to_diff(old: str | bytes | None, new: str | bytes | None) -> str | None:
+    """Why a preview shows no diff of ``old`` → ``new``, or None when it may diff them.
+
+    The one rule for the CLI's unified diff and the app's side by side: both sides together
+    above ``SIDTUI_MAX_DIFF_BYTES`` (8 MiB) or ``SIDTUI_MAX_DIFF_LINES`` (200,000 lines)
+    give ``"too large to diff here (N lines, M bytes)"``; counting is linear, nothing diffed.
+    """
+    (la, ba), (lb, bb) = _size(old), _size(new)
+    lines, nbytes = la + lb, ba + bb
+    if nbytes > ceiling(DIFF_BYTES_ENV, DIFF_BYTES_CEILING) or lines > ceiling(
+        DIFF_LINES_ENV, DIFF_LINES_CEILING
+    ):
+        return f"too large to diff here ({lines:,} lines, {nbytes:,} bytes)"
+    return None
+
+
+def cut_line(line: str, width: int = PREVIEW_LINE_CHARS) -> str:
+    """``line`` cut after ``width`` characters with a marker saying how many were left out
+    (a line break at its end is kept)."""
+    body = line[:-1] if line.endswith("\n") else line
+    if len(body) <= width:
+        return line
+    cut = f"{body[:width]} … [{len(body) - width:,} more characters]"
+    return cut + "\n" if line.endswith("\n") else cut
 
 
 @dataclass(slots=True)
@@ -48,16 +93,19 @@ class SideBySide:
         rows: display rows.
         hunks: indexes into ``rows`` where each change group starts.
         added / removed: changed line counts.
+        too_large: set (and nothing else) when the texts were too large to diff
+            (:func:`too_large_to_diff`).
     """
 
     rows: list[DiffRow] = field(default_factory=list)
     hunks: list[int] = field(default_factory=list)
     added: int = 0
     removed: int = 0
+    too_large: str | None = None
 
     @property
     def identical(self) -> bool:
-        return not self.added and not self.removed
+        return not self.added and not self.removed and not self.too_large
 
 
 def display_lines(old: str, new: str) -> tuple[list[str], list[str]]:
@@ -82,8 +130,10 @@ def side_by_side(old: str, new: str, context: int | None = 3) -> SideBySide:
         context: unchanged lines kept around each change; None keeps every line.
 
     Returns:
-        A :class:`SideBySide`.
+        A :class:`SideBySide`; only its ``too_large`` set above :func:`too_large_to_diff`.
     """
+    if reason := too_large_to_diff(old, new):
+        return SideBySide(too_large=reason)
     a, b = display_lines(old, new)
     out = SideBySide()
     raw: list[DiffRow] = []

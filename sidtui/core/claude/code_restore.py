@@ -12,6 +12,7 @@ restore back and ``undo`` steps back one prompt at a time.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,19 +20,23 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.checkpoints.drift import FileDrift
-from sidtui.core.checkpoints.manager import (
-    RESTORE_TOOL,
-    CheckpointError,
-    CheckpointManager,
+from sidtui.core.base.home import ProjectRoot, explicit_root, project_root_for, user_home
+from sidtui.core.checkpoints.drift import FileDrift, digest
+from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
+from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.restore import (
     FileRestore,
     RestoreResult,
+    clean_temps,
     confine,
+    current_mode,
+    existing_components,
     read_current,
+    write_files,
 )
+from sidtui.core.claude.drift import LastEdits
 from sidtui.core.claude.file_history import Checkpoint, FileHistory, read_file_history
 from sidtui.core.claude.layout import ClaudeHome
-from sidtui.core.claude.write import remove_file, replace_file
 
 #: A file modified more than this after the session's last record is drift (clock and
 #: mtime granularity: Claude Code stamps a tool result just after the tool wrote).
@@ -54,58 +59,14 @@ def journal_path(home: ClaudeHome, session_id: str) -> Path:
     return home.root / SIDTUI_DIR / "restores" / session_id / "index.json"
 
 
-def _git_top(p: Path) -> Path | None:
-    try:
-        cur = p.resolve()
-    except (OSError, RuntimeError):
-        return None
-    for d in (cur, *cur.parents):
-        if (d / ".git").exists():
-            return d
-    return None
-
-
-def project_root(
-    cwd: str | None, *, allow_outside_root: bool = False, user_home: str | None = None
-) -> tuple[Path | None, str | None]:
-    """The root file restores are confined to, and why it is refused (None: it is not).
-
-    Args:
-        cwd: the session's cwd.
-        allow_outside_root: accept ``/`` and roots outside the user's home.
-        user_home: the user's home (default ``$HOME``).
-
-    Returns:
-        ``(root, refusal)``: the git top level of ``cwd``, else ``cwd``; ``refusal`` says
-        why it may not be written under (relative or missing cwd always; ``/`` or outside
-        the home and not in git, unless allowed).
-    """
-    if not cwd:
-        return None, "the session records no cwd, so its project root is unknown"
-    if not os.path.isabs(cwd):
-        return None, f"the session's cwd {cwd!r} is relative: no project root"
-    p = Path(cwd)
-    top = _git_top(p) if p.exists() else None
-    root = top or Path(os.path.normpath(cwd))
-    if allow_outside_root:
-        return root, None
-    if root == Path(root.anchor):
-        return root, f"the project root would be {root} (every file): pass --allow-outside-root"
-    if top is None:
-        home = user_home or os.environ.get("HOME") or str(Path.home())
-        try:
-            home_real = os.path.realpath(home)
-            root_real = os.path.realpath(root)
-        except (OSError, ValueError):
-            home_real, root_real = home, str(root)
-        inside = root_real == home_real or root_real.startswith(home_real.rstrip("/") + "/")
-        if not inside or root_real == home_real:
-            where = "is your home folder" if root_real == home_real else f"is outside {home}"
-            return root, (
-                f"the project root {root} {where} and not in a git work tree "
-                "(pass --allow-outside-root)"
-            )
-    return root, None
+def session_root(cwd: str | None, *, root: str | os.PathLike[str] | None = None) -> ProjectRoot:
+    """The project root file restores are confined to: ``root`` (``--root``) or the one
+    rule of sid-code's (:func:`~sidtui.core.base.home.project_root_for`: the git top
+    level of ``cwd``, else ``cwd``; refused for no/relative cwd, ``/``, or outside the
+    user's home and not in git)."""
+    if root is not None:
+        return explicit_root(os.fspath(root))
+    return project_root_for(cwd, user_home(os.environ))
 
 
 def iso_ms(ts: str | None) -> int | None:
@@ -246,21 +207,16 @@ class CodeRestorer:
         view: Any,
         *,
         allow_outside_root: bool = False,
-        root: Path | None = None,
+        root: str | os.PathLike[str] | None = None,
         file_history: FileHistory | None = None,
     ) -> None:
         self.view = view
         self.fh = file_history if file_history is not None else read_file_history(view)
         self.home = view.home if view.home is not None else ClaudeHome(self.fh.folder.parent.parent)
         self.allow_outside_root = allow_outside_root
-        if root is not None:
-            self.root, self.root_refusal = project_root(
-                str(Path(root).expanduser().absolute()), allow_outside_root=allow_outside_root
-            )
-        else:
-            self.root, self.root_refusal = project_root(
-                view.cwd, allow_outside_root=allow_outside_root
-            )
+        self.project = session_root(view.cwd, root=root)
+        self.root = self.project.path
+        self.root_refusal = None if allow_outside_root else self.project.refusal
         self.journal_path = journal_path(self.home, self.fh.session_id)
         self.journal = CheckpointManager(
             self.journal_path,
@@ -269,6 +225,7 @@ class CodeRestorer:
             allow_outside_root=allow_outside_root,
         )
         self._end = session_end_ms(view)
+        self._edits = LastEdits(view)
 
     @property
     def session_id(self) -> str:
@@ -282,20 +239,47 @@ class CodeRestorer:
             return set()
         return self.journal.reverted_ids()
 
-    def _journal_times(self) -> dict[str, int]:
-        """Path → when sidtui last wrote a safety snapshot holding it (ms)."""
-        out: dict[str, int] = {}
+    def _journal_times(self) -> dict[str, tuple[int, str | None, str]]:
+        """Path → ``(ms, sha256 | None, safety id)`` of the last file sidtui wrote there (a
+        safety snapshot's ``sidtuiTargets``; ms 0 when the target is not recorded)."""
+        out: dict[str, tuple[int, str | None, str]] = {}
         if not self.journal.exists:
             return out
         for s in self.journal.index.snapshots:
             ts = s.get("timestamp")
-            if not isinstance(ts, (int, float)):
+            if not isinstance(ts, (int, float)) or s.get("sidtuiFailed"):
                 continue
+            targets = s.get("sidtuiTargets")
             for e in s.get("files") or []:
                 p = e.get("filePath") if isinstance(e, dict) else None
-                if isinstance(p, str):
-                    out[p] = max(out.get(p, 0), int(ts))
+                if isinstance(p, str) and int(ts) >= out.get(p, (0,))[0]:
+                    h = targets.get(p, "") if isinstance(targets, dict) else ""
+                    out[p] = (int(ts), h if h != "" else "?", str(s.get("id")))
         return out
+
+    def _drift(
+        self, p: str, cur: bytes | None, st: os.stat_result, times: dict[str, tuple]
+    ) -> FileDrift:
+        """Whether the file ``p`` (now ``cur``) changed after this session and sidtui last
+        left it: modified after both, and not what the last of them left (when provable)."""
+        ours = times.get(p)
+        ref = max(self._end or 0, ours[0] if ours else 0)
+        mtime = st.st_mtime_ns // 1_000_000
+        if not ref or mtime <= ref + DRIFT_SLACK_MS:
+            return FileDrift(p, "same", "not modified after the session and sidtui last wrote")
+        if ours is not None and ours[0] >= (self._end or 0) and ours[1] != "?":
+            if digest(cur) == ours[1]:
+                return FileDrift(p, "same", f"as sidtui's restore {ours[2]} left it")
+        else:
+            last = self._edits.get(p)
+            if last is not None and last.expected().matches(cur):
+                return FileDrift(p, "same", f"as the session left it ({last.expected().source})")
+        return FileDrift(
+            p,
+            DRIFT_CHANGED,
+            f"modified {_fmt_ms(mtime)}, after the session's last record or sidtui's last "
+            f"write at {_fmt_ms(ref)}",
+        )
 
     def plan(
         self, k: int, paths: list[str] | None = None, *, force: bool = False
@@ -311,7 +295,10 @@ class CodeRestorer:
             fr = ClaudeFileRestore(p, "skipped", source_snapshot=c.id, backup=b.name)
             out.append(fr)
             if self.root_refusal is not None:
-                fr.reason = f"refused: {self.root_refusal}"
+                fr.reason = (
+                    f"refused: the project root is refused ({self.root_refusal}; "
+                    "--allow-outside-root writes anyway)"
+                )
                 continue
             if b.path is None:
                 fr.reason = f"unrecoverable: {b.reason}"
@@ -354,16 +341,10 @@ class CodeRestorer:
                     continue
                 fr.new = new
                 fr.action = "unchanged" if exists and cur == new else "restored"
+            fr.mode = stat.S_IMODE(st.st_mode) if st is not None else b.mode()
+            fr.existing_dirs = existing_components(os.path.dirname(real))
             if fr.action != "unchanged" and st is not None:
-                ref = max(self._end or 0, times.get(p, 0))
-                mtime = st.st_mtime_ns // 1_000_000
-                if ref and mtime > ref + DRIFT_SLACK_MS:
-                    fr.drift = FileDrift(
-                        p,
-                        DRIFT_CHANGED,
-                        f"modified {_fmt_ms(mtime)}, after the session's last record at "
-                        f"{_fmt_ms(ref)}",
-                    )
+                fr.drift = self._drift(p, cur, st, times)
         return out
 
     # --- writing ---------------------------------------------------------------------
@@ -397,6 +378,12 @@ class CodeRestorer:
             root_refusal=self.root_refusal,
             journal=self.journal_path,
         )
+        if not dry_run and (j := self.pending_journal()) is not None:
+            raise CodeRestoreError(
+                f"an interrupted sidtui {j.get('op', 'restore')} (process {j.get('pid')}) left "
+                f"{self.journal_path.parent / 'sidtui-journal.json'}; finish it first (any "
+                "sidtui undo/redo/restore/rewind of this session does)"
+            )
         res.files = list(self.plan(k, paths, force=force))
         self._checks(res, dry_run=dry_run, force=force)
         todo = res.changed
@@ -404,8 +391,9 @@ class CodeRestorer:
             if not todo and not dry_run:
                 res.note = "nothing to change: every file is already as it was"
             return res
-        res.safety_snapshot_id = self._safety(res, cp, paths, op)
-        self._write(res, k)
+        token = self._begin_journal(res, cp, op)
+        res.safety_snapshot_id = self._safety(res, cp, paths, op, token)
+        self._write(res)
         return res
 
     def _checks(self, res: CodeRestoreResult, *, dry_run: bool, force: bool) -> None:
@@ -422,8 +410,13 @@ class CodeRestorer:
                 raise SessionIsLive(msg + "; stop it first or pass --force")
         if self.root_refusal is not None:
             if not dry_run:
-                raise CodeRestoreError(f"refused: {self.root_refusal}; nothing was changed")
-            res.warnings.append(f"a real run is refused: {self.root_refusal}")
+                raise CodeRestoreError(
+                    f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
+                    "nothing was changed"
+                )
+            res.warnings.append(
+                f"a real run is refused: {self.root_refusal} (--allow-outside-root writes anyway)"
+            )
         drifted = [f for f in res.files if f.drifted]
         for f in drifted:
             note = f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
@@ -440,7 +433,7 @@ class CodeRestorer:
             )
 
     def _safety(
-        self, res: CodeRestoreResult, cp: Checkpoint, paths: list[str] | None, op: str
+        self, res: CodeRestoreResult, cp: Checkpoint, paths: list[str] | None, op: str, token: str
     ) -> str | None:
         """Save the current contents of every file about to change; its journal id."""
         todo = res.changed
@@ -458,42 +451,133 @@ class CodeRestorer:
                     "sidtuiOp": op,
                     "source": "claude-code",
                     "claudeCheckpoint": cp.id,
+                    "sidtuiJournal": token,
+                    "sidtuiModes": {
+                        f.path: m
+                        for f in todo
+                        if (m := current_mode(f.real_path or f.path)) is not None
+                    },
+                    "sidtuiTargets": {
+                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
+                    },
                     **({"sidtuiFile": paths[0]} if paths is not None and len(paths) == 1 else {}),
                 },
                 force_entries=True,
                 evict=False,
             )
-        except (OSError, CheckpointError) as exc:
+        except (OSError, SidtuiError) as exc:
+            remove_journal(self.journal_path.parent)
             raise CodeRestoreError(
                 f"cannot save the safety snapshot to {self.journal_path} "
                 f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
             ) from None
         return safety
 
-    def _write(self, res: CodeRestoreResult, k: int) -> None:
-        """Write (or delete) every planned file; a failed write is skipped and said."""
+    def _write(self, res: CodeRestoreResult) -> None:
+        """Write (or delete) every planned file through ``safefs`` (no symlink followed; a
+        failed write is skipped and said), then drop the journal."""
         todo = res.changed
-        for fr in todo:
-            real = Path(fr.real_path or fr.path)
-            try:
-                if fr.action == "deleted":
-                    remove_file(real)
-                else:
-                    assert fr.new is not None
-                    mode = None
-                    try:
-                        mode = os.stat(real).st_mode & 0o7777
-                    except OSError:
-                        b = self.fh.state_before(k)[fr.path][0]
-                        mode = b.mode()
-                    replace_file(real, fr.new, mode)
-            except OSError as exc:
-                fr.reason = f"write failed: {exc.strerror or exc}"
-                fr.action = "skipped"
+        write_files(todo)
         if all(f.action == "skipped" for f in todo):
             self._mark_failed(res.safety_snapshot_id)
             res.safety_snapshot_id = None
             res.note = "no file could be written; nothing was changed"
+        clean_temps(res.files, self.journal_path.parent)
+        remove_journal(self.journal_path.parent)
+
+    # --- the journal of an interrupted run ---------------------------------------------
+
+    def _begin_journal(self, res: CodeRestoreResult, cp: Checkpoint, op: str) -> str:
+        """Write the journal of a restore about to start (before its safety snapshot).
+
+        Raises:
+            CodeRestoreError: it cannot be written (no file was changed).
+        """
+        token = secrets.token_hex(8)
+        try:
+            write_journal(
+                self.journal_path.parent,
+                {
+                    "op": op,
+                    "source": "claude-code",
+                    "token": token,
+                    "root": str(self.root) if self.root else None,
+                    "allowOutsideRoot": self.allow_outside_root,
+                    "claude": {"checkpoint": cp.id, "paths": [f.path for f in res.changed]},
+                },
+            )
+        except (OSError, SidtuiError) as exc:
+            raise CodeRestoreError(
+                f"cannot write the journal in {self.journal_path.parent} "
+                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
+            ) from None
+        return token
+
+    def pending_journal(self) -> dict[str, Any] | None:
+        """The journal a killed restore or redo of this session left (None: none, or one
+        sidtui did not write, which the checkpoint manager reports)."""
+        j = read_journal(self.journal_path.parent)
+        return j if j is not None and "invalid" not in j else None
+
+    def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
+        """Finish what a killed restore of this session left (its journal), else None.
+
+        A run that died before its safety snapshot changed nothing: its journal is dropped.
+        One that died after it writes the rest of its files (no new snapshot, no drift
+        check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
+        manager's own journal: the manager finishes it.
+        """
+        j = self.pending_journal()
+        if j is None:
+            return None
+        op = str(j.get("op") or "restore")
+        said = (
+            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
+        )
+        if not isinstance(j.get("claude"), dict):
+            try:
+                finished = self.journal.finish_journal(j, dry_run=dry_run)
+            except (OSError, SidtuiError) as exc:
+                raise CodeRestoreError(f"cannot finish the interrupted {op}: {exc}") from None
+            done = _wrap(finished, self.session_id, self.root, self.journal_path)
+            done.warnings.insert(0, said)
+            if not dry_run:
+                remove_journal(self.journal_path.parent)
+            return done
+        part = j["claude"]
+        res = CodeRestoreResult(
+            op, dry_run, self.session_id, root=self.root, journal=self.journal_path
+        )
+        res.warnings.append(said)
+        token = str(j.get("token"))
+        safety = next(
+            (
+                s
+                for s in (self.journal.index.snapshots if self.journal.exists else [])
+                if s.get("sidtuiJournal") == token
+            ),
+            None,
+        )
+        try:
+            cp = self.fh.get(str(part.get("checkpoint")))
+        except SidtuiError:
+            cp = None
+        paths = part.get("paths")
+        if safety is None or cp is None or not isinstance(paths, list):
+            res.note = f"the interrupted {op} had not changed any file"
+            if not dry_run:
+                remove_journal(self.journal_path.parent)
+            return res
+        res.target_snapshot_id, res.message_id = cp.id, cp.message_id
+        res.safety_snapshot_id = str(safety.get("id"))
+        res.files = list(self.plan(cp.position, [str(p) for p in paths]))
+        for f in res.files:
+            f.drift = None  # the safety snapshot holds what they were
+        if not dry_run:
+            write_files(res.changed)
+            clean_temps(res.files, self.journal_path.parent)
+            remove_journal(self.journal_path.parent)
+        return res
 
     def _mark_failed(self, safety: str | None) -> None:
         if safety is None:
@@ -553,7 +637,10 @@ class CodeRestorer:
                 "first or pass --force"
             )
         if self.root_refusal is not None and not dry_run:
-            raise CodeRestoreError(f"refused: {self.root_refusal}; nothing was changed")
+            raise CodeRestoreError(
+                f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
+                "nothing was changed"
+            )
         if not self.journal.exists:
             return CodeRestoreResult(
                 "redo",

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.claude.file_history import blob_name_ok
 from sidtui.core.claude.kinds import checkpoint_prompt
 from sidtui.core.claude.scan import CONVERSATION_TYPES, DAG_TYPES
 from sidtui.core.claude.tree import PARALLEL
-from sidtui.core.claude.write import create_file
 
 #: Top-level keys never searched for uuids (payloads: text and tool data are copied as is).
 PAYLOAD_KEYS = frozenset(
@@ -455,15 +455,15 @@ def write_fork(prepared: PreparedFork) -> ClaudeForkResult:
                     blob = fh.read()
             finally:
                 os.close(fd)
-            create_file(t, blob, st.st_mode & 0o7777)
+            safefs.create_new(t, blob, st.st_mode & 0o7777)
             res.blobs_copied += 1
-        create_file(res.path, prepared.data, 0o600)
-    except OSError as exc:
+        safefs.create_new(res.path, prepared.data, 0o600)
+    except (OSError, safefs.UnsafePath) as exc:
         if made_dir:
             shutil.rmtree(prepared.blob_dir, ignore_errors=True)
         res.blobs_copied = 0
         raise ForkError(
-            f"cannot write the new session {res.path}: {exc.strerror or exc}; nothing was written"
+            f"cannot write the new session {res.path}: {getattr(exc, 'strerror', None) or exc}; nothing was written"
         ) from None
     return res
 

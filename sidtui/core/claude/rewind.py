@@ -165,8 +165,10 @@ def rewind(
     force: bool = False,
     dry_run: bool = False,
     allow_outside_root: bool = False,
+    root: str | None = None,
 ) -> ClaudeRewindResult:
-    """Rewind ``view`` to just before prompt ``point`` (see the module docstring).
+    """Rewind ``view`` to just before prompt ``point`` (see the module docstring);
+    ``root``: the project root given with ``--root`` (else the session's).
 
     Raises:
         UsageError: bad point or mode, a subagent file, nothing before the first prompt.
@@ -202,7 +204,9 @@ def rewind(
                 "the session is live: the copy holds what was on disk when sidtui read it"
             )
     if code:
-        restorer = CodeRestorer(view, allow_outside_root=allow_outside_root, file_history=fh)
+        restorer = CodeRestorer(
+            view, allow_outside_root=allow_outside_root, root=root, file_history=fh
+        )
         res.root = str(restorer.root) if restorer.root is not None else None
         res.root_refusal = restorer.root_refusal
         if pt.checkpoint is None:

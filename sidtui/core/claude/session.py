@@ -474,9 +474,9 @@ def tip_rows(tr: ClaudeTranscript) -> list[dict[str, Any]]:
     ]
 
 
-def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
-    """The ``show --json`` object (keys shared with sid-code's where they mean the same)."""
-    tr = v.transcript
+def _tree_json(tr: ClaudeTranscript, tips: list[dict[str, Any]]) -> dict[str, Any]:
+    """``branches``, ``chain``, ``records`` and ``record_types`` of ``show --json``: the
+    record tree, as for sid-code."""
     sc, tree = tr.scan, tr.tree
     lines, objs, starts = sc.lines, sc.objs, sc.starts
 
@@ -489,63 +489,8 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
     in_conv = bytearray(len(objs))
     for i in tree.conversation:
         in_conv[i] = 1
-    tips = tip_rows(tr)
     by_type = Counter(o.type or "(no type)" for o in objs)
-    out: dict[str, Any] = {
-        "format": SOURCE,
-        "source": SOURCE,
-        "session_id": v.session_id,
-        "path": str(v.file.path),
-        "project": v.file.project,
-        "kind": v.file.kind,
-        "format_version": v.version,
-        "cwd": v.cwd,
-        "git_branch": v.git_branch,
-        "model": v.model,
-        "created_at": v.created_at,
-        "updated_at": v.updated_at,
-        "title": v.title,
-        "title_source": v.title_source,
-        "loadable": tree.leaf is not None,
-        "empty": sc.size == 0,
-        "messages": [
-            {
-                "uuid": m.uuid,
-                "line": m.line,
-                "role": m.role,
-                "blocks": m.block_types,
-                "kind": m.kind,
-                "uuids": [objs[r].uuid for r in m.records],
-                "lines": [lines[r] for r in m.records],
-                "compacted": m.compacted,
-                "sidechain": m.sidechain,
-            }
-            for m in tr.messages
-        ],
-        "leaf": objs[tree.leaf].uuid if tree.leaf is not None else None,
-        "leaf_line": ln(tree.leaf),
-        "tips": tips,
-        "interruption": {
-            "kind": tr.interruption.kind,
-            "tool_names": tr.interruption.tool_names,
-            "marker_line": tr.messages[tr.interruption.marker].line
-            if tr.interruption.marker is not None
-            else None,
-            "pending": tr.interruption.pending,
-        },
-        "warnings": v.warnings,
-        "bad_lines": [
-            {
-                "line": b.line,
-                "offset": b.offset,
-                "length": b.length,
-                "reason": b.reason,
-                "terminated": b.terminated,
-                "recovered": b.recovered,
-                "lost_bytes": b.lost_bytes,
-            }
-            for b in sc.bad_lines
-        ],
+    return {
         "branches": {
             "heads": [
                 {"line": lines[r], "uuid": objs[r].uuid, "type": objs[r].type} for r in tree.roots
@@ -581,6 +526,71 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
             for i, o in enumerate(objs)
         ],
         "record_types": dict(sorted(by_type.items())),
+    }
+
+
+def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
+    """The ``show --json`` object (keys shared with sid-code's where they mean the same)."""
+    tr = v.transcript
+    sc, tree = tr.scan, tr.tree
+    lines, objs = sc.lines, sc.objs
+    tips = tip_rows(tr)
+    out: dict[str, Any] = {
+        "format": SOURCE,
+        "source": SOURCE,
+        "session_id": v.session_id,
+        "path": str(v.file.path),
+        "project": v.file.project,
+        "kind": v.file.kind,
+        "format_version": v.version,
+        "cwd": v.cwd,
+        "git_branch": v.git_branch,
+        "model": v.model,
+        "created_at": v.created_at,
+        "updated_at": v.updated_at,
+        "title": v.title,
+        "title_source": v.title_source,
+        "loadable": tree.leaf is not None,
+        "empty": sc.size == 0,
+        "messages": [
+            {
+                "uuid": m.uuid,
+                "line": m.line,
+                "role": m.role,
+                "blocks": m.block_types,
+                "kind": m.kind,
+                "uuids": [objs[r].uuid for r in m.records],
+                "lines": [lines[r] for r in m.records],
+                "compacted": m.compacted,
+                "sidechain": m.sidechain,
+            }
+            for m in tr.messages
+        ],
+        "leaf": objs[tree.leaf].uuid if tree.leaf is not None else None,
+        "leaf_line": lines[tree.leaf] if tree.leaf is not None else None,
+        "tips": tips,
+        "interruption": {
+            "kind": tr.interruption.kind,
+            "tool_names": tr.interruption.tool_names,
+            "marker_line": tr.messages[tr.interruption.marker].line
+            if tr.interruption.marker is not None
+            else None,
+            "pending": tr.interruption.pending,
+        },
+        "warnings": v.warnings,
+        "bad_lines": [
+            {
+                "line": b.line,
+                "offset": b.offset,
+                "length": b.length,
+                "reason": b.reason,
+                "terminated": b.terminated,
+                "recovered": b.recovered,
+                "lost_bytes": b.lost_bytes,
+            }
+            for b in sc.bad_lines
+        ],
+        **_tree_json(tr, tips),
         "summaries": [
             {
                 "line": s.line,

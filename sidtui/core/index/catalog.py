@@ -16,7 +16,6 @@ import os
 import sqlite3
 import threading
 import time
-from array import array
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -26,7 +25,7 @@ from typing import Any
 import orjson
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import parse_line_slow
 from sidtui.core.claude.layout import ClaudeHome
@@ -38,9 +37,16 @@ from sidtui.core.index.database import (
     py_text,
     register_functions,
 )
+from sidtui.core.index.files import (
+    ClaudeFiles,
+    SidCodeFiles,
+    files_digest,
+    scanned_digest,
+    stat_key,
+)
 from sidtui.core.live import events as ev
-from sidtui.core.resume.process import liveness_for, read_registrations
-from sidtui.core.views.listing import CHUNK_FILES, Summarized, summarize_files
+from sidtui.core.resume.process import liveness_for
+from sidtui.core.views.listing import CHUNK_FILES, Summarized
 from sidtui.core.views.summary import SessionSummary
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
@@ -137,61 +143,6 @@ def default_db_path(home: Home | ClaudeHome) -> Path:
     return Path(platformdirs.user_cache_dir("sidtui")) / "catalog" / f"{digest}.sqlite3"
 
 
-def scan_session_files(
-    home: Home, stat: bool = True, errors: list[str] | None = None
-) -> list[tuple[str, str, os.stat_result | None]]:
-    """(path, project, stat) of every ``.jsonl``/``.json`` under ``sessions/``, by path — no
-    file is opened (the warm path); with ``stat=False`` the stat is None (a cold cache
-    needs none: each file is read anyway).
-
-    ``errors``, if given, gets one line per transcript name that cannot be stat'ed (a
-    symlink loop, ...), worded and ordered as :func:`~sidtui.core.base.home.candidate_files`
-    words them for ``ls --no-cache`` (flat files first, then each project folder, by
-    name). Only a failing entry costs anything: the warm path does no more syscalls.
-    """
-    out: list[tuple[str, str, os.stat_result | None]] = []
-    bad: list[tuple[str, str, str]] = []
-    base = home.sessions_dir
-
-    def files_in(folder: Path, project: str) -> None:
-        try:
-            with os.scandir(folder) as it:
-                for e in it:
-                    if e.name.endswith((".jsonl", ".json")):
-                        try:
-                            if e.is_file():
-                                out.append((e.path, project, e.stat() if stat else None))
-                            elif why := odd_transcript_entry(e):  # rare: a link, a folder
-                                bad.append((project, e.name, f"cannot read {e.path}: {why}"))
-                        except FileNotFoundError:  # removed meanwhile
-                            continue
-                        except OSError as exc:
-                            bad.append(
-                                (project, e.name, f"cannot read {e.path}: {exc.strerror or exc}")
-                            )
-                            continue
-                    elif folder == base and e.name != "summaries":
-                        try:
-                            if e.is_dir(follow_symlinks=False):
-                                files_in(Path(e.path), e.name)
-                        except OSError:
-                            continue
-        except OSError:
-            return
-
-    files_in(base, "")
-    out.sort(key=lambda t: t[0])
-    if errors is not None and bad:
-        bad.sort(key=lambda t: (t[0] != "", t[0], t[1]))
-        errors += [line for _, _, line in bad]
-    return out
-
-
-def _key(st: os.stat_result) -> tuple[int, int, int, int]:
-    """A row's cache key from a stat (besides the path)."""
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 _ENCODE = None
 _ACTIVITY = attrgetter("last_activity", "session_id")
 
@@ -208,30 +159,6 @@ def _blob(s: SessionSummary) -> bytes:
         return _ENCODE(s)
     except UnicodeEncodeError:
         return dumps_lenient(s)
-
-
-def _keys_of(
-    files: list[tuple[str, str, os.stat_result | None]],
-) -> Iterator[tuple[str, int, int, int, int]]:
-    """``(path, inode, size, mtime_ns, ctime_ns)`` of scanned files (stat taken)."""
-    for p, _, st in files:
-        if st is not None:
-            yield (p, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _files_digest(keys: Iterable[tuple[str, int, int, int, int]]) -> str:
-    """One digest of ``(path, inode, size, mtime_ns, ctime_ns)`` per file, in path order:
-    the paths joined and the numbers packed (C-level work, not a string per file)."""
-    rows = list(keys)
-    h = hashlib.blake2b(digest_size=16)
-    h.update("\0".join([r[0] for r in rows]).encode("utf-8", "surrogatepass"))
-    h.update(b"\1")
-    nums = [v for r in rows for v in r[1:]]
-    try:
-        h.update(array("q", nums).tobytes())
-    except OverflowError:  # an inode beyond 2**63 (some filesystems): as text then
-        h.update(" ".join(map(str, nums)).encode())
-    return h.hexdigest()
 
 
 def _chunked(items: list, n: int) -> Iterator[list]:
@@ -268,66 +195,6 @@ def _rows_of(
     return rows
 
 
-class _SidCodeFiles:
-    """What the catalog reads from a sid-code home: its files, rows, registrations."""
-
-    def __init__(self, home: Home) -> None:
-        self.home = home
-
-    def scan(
-        self, stat: bool, errors: list[str] | None
-    ) -> list[tuple[str, str, os.stat_result | None]]:
-        return scan_session_files(self.home, stat=stat, errors=errors)
-
-    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
-        return summarize_files(self.home, items, registrations=regs, chunk_files=chunk_files)
-
-    def registrations(self) -> list:
-        return read_registrations(self.home)
-
-    def project_of(self, path: str) -> str:
-        parent = Path(path).parent
-        return "" if parent == self.home.sessions_dir else parent.name
-
-    def session_file(self, s: SessionSummary) -> Any:
-        return SessionFile(Path(s.path), s.session_id, s.project, s.kind)
-
-
-class _ClaudeFiles:
-    """What the catalog reads from a Claude Code home (:mod:`sidtui.core.claude.listing`)."""
-
-    def __init__(self, home: ClaudeHome) -> None:
-        self.home = home
-
-    def scan(
-        self, stat: bool, errors: list[str] | None
-    ) -> list[tuple[str, str, os.stat_result | None]]:
-        from sidtui.core.claude.listing import scan_files
-
-        return scan_files(self.home, stat=stat, errors=errors)
-
-    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
-        from sidtui.core.claude.listing import summarize_files as claude_summaries
-
-        return claude_summaries(self.home, items, registrations=regs, chunk_files=chunk_files)
-
-    def registrations(self) -> list:
-        from sidtui.core.claude.liveness import read_processes
-
-        return read_processes(self.home)
-
-    def project_of(self, path: str) -> str:
-        from sidtui.core.claude.layout import home_of
-
-        place = home_of(path)
-        return place[1] if place else ""
-
-    def session_file(self, s: SessionSummary) -> Any:
-        from sidtui.core.claude.layout import file_for_path
-
-        return file_for_path(Path(s.path))
-
-
 class CacheUnusable(SidtuiError):
     """The cache directory cannot be written (the catalog then runs in memory)."""
 
@@ -352,9 +219,12 @@ class Catalog:
     ) -> None:
         # every path kept is under the resolved root (see canonical_path)
         root = Path(home.root).expanduser().resolve()
-        home = ClaudeHome(root) if isinstance(home, ClaudeHome) else Home(root)
-        self.home = home
-        self._files = _ClaudeFiles(home) if isinstance(home, ClaudeHome) else _SidCodeFiles(home)
+        self.home: Home | ClaudeHome = (
+            ClaudeHome(root) if isinstance(home, ClaudeHome) else Home(root)
+        )
+        self._files = (
+            ClaudeFiles(self.home) if isinstance(self.home, ClaudeHome) else SidCodeFiles(self.home)
+        )
         self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
         if db_path is None:
             self.db_path = default_db_path(home)
@@ -529,9 +399,9 @@ class Catalog:
                     s.live, s.stale = lv.live, lv.stale
         # newest activity first; a row always has an activity (else the file's mtime), so
         # the C-level key does (a missing one sorts as "", last)
-        if all(s.last_activity is not None for s in out):
+        try:
             out.sort(key=_ACTIVITY, reverse=True)
-        else:
+        except TypeError:  # a row without an activity (an old cache)
             out.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
         return out
 
@@ -600,7 +470,7 @@ class Catalog:
             # every file's stat key tells whether anything changed (a warm `ls` of 10,000
             # files is then a stat of each and no per-row work)
             files = self._files.scan(True, res.errors)
-            if _files_digest(_keys_of(files)) == stored[0]:
+            if scanned_digest(files) == stored[0]:
                 res.total = len(files)
                 if progress is not None:
                     progress(RefreshProgress(res.total, res.total, 0, 0))
@@ -619,7 +489,7 @@ class Catalog:
         todo = [
             (path, project)
             for path, project, st in files
-            if st is None or cached.get(path) != _key(st)
+            if st is None or cached.get(path) != stat_key(st)
         ]
         done = res.total - len(todo)  # unchanged files need no work
         reported = done // BATCH
@@ -663,7 +533,7 @@ class Catalog:
         return res
 
     def _store_digest(self) -> None:
-        """Remember which files the rows now match (:func:`_files_digest` of every row's
+        """Remember which files the rows now match (:func:`~sidtui.core.index.files.files_digest` of every row's
         path and stat key), for the next refresh's one-comparison warm path."""
         conn = self.conn
         keys = sorted(
@@ -673,7 +543,7 @@ class Catalog:
             )
         )
         with self.write_lock, conn:
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('files', ?)", (_files_digest(keys),))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('files', ?)", (files_digest(keys),))
 
     def _summarize_rows(
         self, items: list[tuple[str, str]], errors: list[str], dropped: list[str]

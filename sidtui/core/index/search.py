@@ -40,7 +40,7 @@ from sidtui.core.index.database import (
 from sidtui.core.live import events as ev
 from sidtui.core.transcript.records import scan_records
 from sidtui.core.transcript.source import PIECE_MIN_BYTES, FileSource
-from sidtui.core.views.listing import WHOLE_READ_MAX
+from sidtui.core.views.listing import whole_read_max
 
 MAX_DOC_CHARS = 4000
 #: Files / bytes written per transaction while filling.
@@ -235,7 +235,7 @@ class SearchIndex:
             if row is not None and not restart and st.st_size == start:
                 return None
             new = st.st_size - start
-            if new > WHOLE_READ_MAX or (new >= PIECE_MIN_BYTES and has_holes(fd, st.st_size)):
+            if new > whole_read_max() or (new >= PIECE_MIN_BYTES and has_holes(fd, st.st_size)):
                 return self._collect_in_pieces(path, fd, st, row)
             data = os.pread(fd, new, start) if new > 0 else b""
         finally:

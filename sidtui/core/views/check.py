@@ -44,7 +44,7 @@ from sidtui.core.views.check_report import (
     FileCounts,
     Finding,
 )
-from sidtui.core.views.listing import WHOLE_READ_MAX
+from sidtui.core.views.listing import whole_read_max
 
 #: Optional fields inside records: (field name, record selector, key path).
 _SUBFIELDS = (
@@ -448,7 +448,7 @@ def _read(path: Path) -> bytes | FileSource | str:
     try:
         if path.name.endswith(".json"):
             return read_regular(path)
-        return read_transcript(path, WHOLE_READ_MAX)
+        return read_transcript(path, whole_read_max() + 1)
     except NotRegularFile as exc:
         return f"not a regular file ({exc.kind})"
     except PermissionError:

@@ -38,7 +38,7 @@ from sidtui.core.resume.process import (
     read_registrations,
     trace_session_ids,
 )
-from sidtui.core.transcript.source import FileSource
+from sidtui.core.transcript.source import FileSource, line_ceiling
 from sidtui.core.views.fast_summary import FallBack, fast_summary
 from sidtui.core.views.summary import SessionSummary
 
@@ -153,6 +153,16 @@ HEAD_READ = 256 * 1024
 
 #: Files above this (or with holes) are summarized in pieces, never read whole.
 WHOLE_READ_MAX = 1 << 30
+
+
+def whole_read_max() -> int:
+    """The largest transcript read whole: :data:`WHOLE_READ_MAX`, and never above the line
+    ceiling (``SIDTUI_MAX_LINE_BYTES``): a file that big may hold a line too long to decode,
+    so it is read in pieces, where a longer line is one bad line with its length, never
+    copied whole (docs/DECISIONS.md, "Reading a hostile disk")."""
+    return min(WHOLE_READ_MAX, line_ceiling())
+
+
 #: O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused after the fstat).
 _O_RDONLY = (
     os.O_RDONLY
@@ -182,7 +192,7 @@ def _read_rest(fd: int, chunks: list[bytes], want: int) -> bytes:
 
 def read_file(path: os.PathLike[str] | str) -> tuple[bytes | FileSource, os.stat_result]:
     """A file's bytes and its ``fstat`` from one open (size/mtime/inode of what was read);
-    a :class:`FileSource` for a sparse file or one above :data:`WHOLE_READ_MAX`.
+    a :class:`FileSource` for a sparse file or one above :func:`whole_read_max`.
 
     Raises:
         UnreadableInput: the file cannot be opened or read.
@@ -194,7 +204,7 @@ def read_file(path: os.PathLike[str] | str) -> tuple[bytes | FileSource, os.stat
     try:
         st = os.fstat(fd)
         _regular(path, st)
-        if st.st_size > WHOLE_READ_MAX or has_holes(fd, st.st_size):  # never its apparent size
+        if st.st_size > whole_read_max() or has_holes(fd, st.st_size):  # never its apparent size
             return FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size), st
         return _read_rest(fd, [], st.st_size + 1), st
     except OSError as exc:
@@ -334,7 +344,7 @@ class _Job:
         try:
             st = os.fstat(fd)
             _regular(path, st)
-            if is_jsonl and (st.st_size > WHOLE_READ_MAX or has_holes(fd, st.st_size)):
+            if is_jsonl and (st.st_size > whole_read_max() or has_holes(fd, st.st_size)):
                 return self._in_pieces(path, project, fd, st), st
             want = min(st.st_size + 1, HEAD_READ)
             first = os.read(fd, want)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sidtui.core.base.errors import UsageError
 from sidtui.core.checkpoints.diff import edit_hunks
+from sidtui.core.checkpoints.sidebyside import cut_line, too_large_to_diff
 
 MODES = ("conversation", "code", "conversation-and-code")
 MODE_ALIASES = {"both": "conversation-and-code", "all": "conversation-and-code"}
@@ -56,22 +57,29 @@ def unified_diff(f, context: int = 3) -> str:
     """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.restore.FileRestore`.
 
     Uses :func:`sidtui.core.checkpoints.diff.compute_ops` (prefix/suffix stripping, never quadratic),
-    not difflib. Returns "" when nothing differs.
+    not difflib. Returns "" when nothing differs; above
+    :func:`~sidtui.core.checkpoints.sidebyside.too_large_to_diff` the two headers and that
+    reason instead of hunks. A line longer than ``PREVIEW_LINE_CHARS`` is cut with a marker.
     """
+    a = f"a{f.path}" if f.old is not None else "/dev/null"
+    b = f"b{f.path}" if f.new is not None else "/dev/null"
+    out = [f"--- {a}\n", f"+++ {b}\n"]
+    if reason := too_large_to_diff(f.old, f.new):
+        if f.old == f.new:
+            return ""
+        return "".join(out) + reason + "\n"
     old, new = _diff_lines(f.old), _diff_lines(f.new)
     if old == new:
         return ""
     hunks = edit_hunks(old, new, context)
-    a = f"a{f.path}" if f.old is not None else "/dev/null"
-    b = f"b{f.path}" if f.new is not None else "/dev/null"
-    out = [f"--- {a}\n", f"+++ {b}\n"]
     for part in hunks:
         n_old = sum(1 for r in part if r[0] != "+")
         n_new = sum(1 for r in part if r[0] != "-")
         o0 = part[0][1] + (1 if n_old else 0)
         n0 = part[0][2] + (1 if n_new else 0)
         out.append(f"@@ -{o0},{n_old} +{n0},{n_new} @@\n")
-        for tag, _, _, line in part:
+        for tag, _, _, full in part:
+            line = cut_line(full)
             out.append(
                 tag + line
                 if line.endswith("\n")

@@ -51,9 +51,37 @@ def matches(query: str, s) -> bool:
     return bool(filter_rows(query, [s]))
 
 
+CLAUDE = "claude-code"
+#: The project pane's key prefix of a Claude Code project (its slugs and sid-code's folder
+#: names could coincide).
+CLAUDE_KEY = "claude:"
+
+
+def project_key(s) -> str:
+    """The projects pane's id of a summary's project: grouped per source."""
+    name = s.project or "(flat)"
+    return CLAUDE_KEY + name if getattr(s, "source", "") == CLAUDE else name
+
+
+def split_source(query: str) -> tuple[list[str], str]:
+    """``(source words, the rest)`` of a filter query: ``source:claude`` (any prefix of a
+    source's name: ``source:c``, ``source:sid``) keeps only that source's rows."""
+    words, rest = [], []
+    for tok in query.split():
+        if tok.lower().startswith("source:"):
+            words.append(tok[7:].lower())
+        else:
+            rest.append(tok)
+    return words, " ".join(rest)
+
+
 def filter_rows(query: str, rows: list) -> list:
     """The rows whose id, project, title or first prompt contain ``query`` or match it
-    fuzzily (rapidfuzz ``partial_ratio`` ≥ 85, computed in C over all rows at once)."""
+    fuzzily (rapidfuzz ``partial_ratio`` ≥ 85, computed in C over all rows at once);
+    ``source:NAME`` words keep only the rows of the sources whose name starts with one."""
+    wanted, query = split_source(query)
+    if wanted:
+        rows = [s for s in rows if any(getattr(s, "source", "").startswith(w) for w in wanted)]
     q = query.lower().strip()
     if not q:
         return rows
@@ -96,6 +124,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         Binding("ctrl+b", "toggle_projects", "Projects"),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
         Binding("ctrl+s", "fork", "Fork/Salvage"),
+        Binding("ctrl+o", "cycle_source", "Source filter", show=False),
     ]
 
     def __init__(self) -> None:
@@ -206,6 +235,11 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             self._scan_direct(worker)
             return
         rows = cat.rows()
+        try:  # the Claude Code rows as cached: its refresh (maybe long) follows
+            cached = self.app.claude_rows(refresh=False)[0]
+        except broken:
+            cached = []
+        rows += cached
         self.post_message(
             SessionsScanned(
                 rows,
@@ -217,6 +251,34 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
                 empty_hint=self._empty_hint() if not rows else None,
             )
         )
+        self._refresh_claude({str(r.path): r for r in cached})
+
+    def _refresh_claude(self, known: dict) -> None:
+        """Bring the Claude Code catalog up to date; post its changes against ``known``."""
+        from sidtui.core.base.errors import SidtuiError
+
+        if self.app.claude_home is None:
+            return
+        import sqlite3
+
+        try:
+            rows, errors = self.app.claude_rows()
+        except (sqlite3.Error, OSError, SidtuiError) as exc:  # the sid-code rows still show
+            rows, errors = list(known.values()), [f"Claude Code catalog unusable: {exc}"]
+        changed = [
+            r
+            for r in rows
+            if (old := known.get(str(r.path))) is None or old.to_json() != r.to_json()
+        ]
+        present = {str(r.path) for r in rows}
+        removed = [k for k in known if k not in present]
+        if changed or removed or errors:
+            n = len(rows)
+            self.post_message(
+                SessionsScanned(
+                    changed, n, n, final=True, removed=removed, errors=errors, incremental=True
+                )
+            )
 
     def _empty_hint(self) -> str:
         from sidtui.core.base.home import empty_home_hint
@@ -280,7 +342,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         try:
             cat = self.app.catalog()
             res = cat.refresh()
-            rows = cat.rows()
+            claude, claude_errors = self.app.claude_rows()
+            rows = cat.rows() + claude
         except (sqlite3.Error, SidtuiError, OSError):  # the next poll tries again
             return
         changed = [
@@ -290,7 +353,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         ]
         present = {str(r.path) for r in rows}
         removed = [k for k in known if k not in present]
-        if changed or removed or res.errors:
+        if changed or removed or res.errors or claude_errors:
             self.post_message(
                 SessionsScanned(
                     changed,
@@ -298,7 +361,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
                     len(rows),
                     final=True,
                     removed=removed,
-                    errors=res.errors,
+                    errors=[*res.errors, *claude_errors],
                     incremental=True,
                 )
             )
@@ -412,11 +475,15 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
     def _project_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for s in self.summaries.values():
-            counts[s.project or "(flat)"] = counts.get(s.project or "(flat)", 0) + 1
+            key = project_key(s)
+            counts[key] = counts.get(key, 0) + 1
         return counts
 
     def refresh_projects(self) -> None:
-        counts = sorted(self._project_counts().items())
+        # sid-code's projects first, then Claude Code's (each by name)
+        counts = sorted(
+            self._project_counts().items(), key=lambda kv: (kv[0].startswith(CLAUDE_KEY), kv[0])
+        )
         if counts == self._projects_shown:
             return
         self._projects_shown = counts
@@ -431,13 +498,22 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         ol.highlighted = ids.index(highlighted) if highlighted in ids else 0
 
     def _project_label(self, name: str) -> str:
-        """A project key without the prefix every key shares, cut from the left."""
-        prefix = common_key_prefix([n for n, _ in self._projects_shown])
+        """A project key without the prefix every key of its source shares, cut from the
+        left; a Claude Code project's starts with ``claude·``."""
+        claude = name.startswith(CLAUDE_KEY)
+        same = [n for n, _ in self._projects_shown if n.startswith(CLAUDE_KEY) == claude]
+        if claude:
+            name = name[len(CLAUDE_KEY) :]
+            same = [n[len(CLAUDE_KEY) :] for n in same]
+        prefix = common_key_prefix(same)
         label = name[len(prefix) :] if prefix and name.startswith(prefix) else name
+        if claude:
+            label = label if len(label) <= 15 else "…" + label[-14:]
+            return f"claude·{label}"
         return label if len(label) <= 22 else "…" + label[-21:]
 
     def _visible(self, s, query: str) -> bool:
-        if self.project != ALL and (s.project or "(flat)") != self.project:
+        if self.project != ALL and project_key(s) != self.project:
             return False
         return matches(query, s)
 
@@ -446,7 +522,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         rows = [
             s
             for s in self.summaries.values()
-            if self.project == ALL or (s.project or "(flat)") == self.project
+            if self.project == ALL or project_key(s) == self.project
         ]
         rows = filter_rows(q, rows)
         rows.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
@@ -516,6 +592,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         label, colour = state_badge(s)
         text = s.title or s.first_prompt or "(no prompt)"
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
+        if s.source == CLAUDE:
+            extra = "  ·  Claude Code"
         # Session text goes in as template variables: literal, never read as markup.
         preview.update(
             Content.from_markup(
@@ -585,6 +663,18 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             inp.value = ""
         self.query_one("#sessions", SessionTable).focus()
 
+    def action_cycle_source(self) -> None:
+        """Filter by source in turn: every source, sid-code's, Claude Code's (the filter
+        box's ``source:`` word, so what is shown is what is typed)."""
+        inp = self.query_one("#filter", Input)
+        wanted, rest = split_source(inp.value)
+        order = ["", "source:sid", "source:claude"]
+        now = f"source:{wanted[0]}" if len(wanted) == 1 else ""
+        nxt = order[(order.index(now) + 1) % 3] if now in order else ""
+        inp.value = " ".join(x for x in (nxt, rest) if x)
+        label = {"": "every source", "source:sid": "sid-code", "source:claude": "Claude Code"}
+        self.notify(f"showing {label[nxt]}'s sessions", timeout=2)
+
     def action_rescan(self) -> None:
         """Check every file again; the rows (and the cursor) stay until the new ones come."""
         self.scan()
@@ -615,6 +705,16 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         s = self.summaries.get(key)
         if s is None:
             return None
+        if s.source == CLAUDE:
+            from sidtui.core.claude.layout import ClaudeFile
+
+            return ClaudeFile(
+                Path(s.path),
+                s.session_id,
+                s.project or "",
+                kind=s.kind,
+                parent_session_id=s.parent_session_id,
+            )
         return SessionFile(
             Path(s.path),
             s.session_id,
@@ -652,4 +752,9 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             ),
             ("Show / hide projects", "The projects pane (ctrl+b)", self.action_toggle_projects),
             ("Rescan home", "Check every session file again (ctrl+r)", self.action_rescan),
+            (
+                "Filter by source",
+                "Every source, sid-code, Claude Code in turn: the filter's source:NAME (ctrl+o)",
+                self.action_cycle_source,
+            ),
         ]

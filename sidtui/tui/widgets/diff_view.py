@@ -23,7 +23,13 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sidtui.core.checkpoints.sidebyside import SideBySide, side_by_side, unified_rows, word_spans
+from sidtui.core.checkpoints.sidebyside import (
+    SideBySide,
+    side_by_side,
+    too_large_to_diff,
+    unified_rows,
+    word_spans,
+)
 from sidtui.fmt import printable
 
 MAX_HIGHLIGHT_CHARS = 2_000_000
@@ -72,6 +78,8 @@ class DiffData:
         dark: bool = True,
         note: str | None = None,
     ) -> DiffData:
+        if reason := too_large_to_diff(old, new):  # neither diffed nor coloured
+            return cls(title, SideBySide(too_large=reason), None, None, reason)
         if _all_crlf(old) and _all_crlf(new) and ("\r\n" in old or "\r\n" in new):
             # both sides end every line in CRLF: drawn as plain lines, said once in the
             # note (a \x0d on every line hid the change; mixed endings stay visible)

@@ -44,9 +44,12 @@ def _when(iso: str | None) -> str:
 def row_cells(s) -> tuple:
     """The cells of one summary (times as written in the file, UTC; session text literal)."""
     label, colour = state_badge(s)
+    state = Text(label, style=colour)
+    if getattr(s, "source", "") == "claude-code":  # the source marker: sid-code's rows carry none
+        state = Text.assemble(("claude ", "bold cyan"), state)
     return (
         cell(s.session_id),
-        Text(label, style=colour),
+        state,
         _when(s.last_activity),
         _when(s.started),
         cell(s.model or ""),

@@ -83,3 +83,24 @@ def test_write_atomic_creates_folders(tmp_path):
     safefs.write_atomic(target, b"{}")
     assert target.read_bytes() == b"{}"
     assert safefs.remove(target) and not target.exists() and not safefs.remove(target)
+
+
+def test_create_new_never_replaces_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "d" / "new.jsonl"
+    safefs.create_new(target, b"one\n", 0o600)
+    assert target.read_bytes() == b"one\n" and (target.stat().st_mode & 0o777) == 0o600
+    with pytest.raises(FileExistsError):
+        safefs.create_new(target, b"two\n")
+    assert target.read_bytes() == b"one\n" and sorted(os.listdir(target.parent)) == ["new.jsonl"]
+
+
+def test_create_new_refuses_a_symlinked_folder(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "d").mkdir()
+    os.symlink(tmp_path / "real", tmp_path / "d" / "link")
+    with safefs.opened_dir(str(tmp_path / "d")) as dfd, pytest.raises(safefs.UnsafePath):
+        safefs.replace_at(dfd, "link", b"x")  # a symlink at the final name: refused
+    with pytest.raises(FileExistsError):
+        with safefs.opened_dir(str(tmp_path / "d")) as dfd:
+            safefs.create_at(dfd, "link", b"x")  # never through a link either
+    assert os.listdir(tmp_path / "real") == []

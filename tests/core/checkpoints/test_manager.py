@@ -602,3 +602,19 @@ def test_failed_undo_does_not_count_as_done(tmp_path, monkeypatch):
     monkeypatch.undo()
     r = mgr.undo()  # the same batch is still the one to undo
     assert r.target_snapshot_id == "s1" and a.read_text() == "a0"
+
+
+def test_a_path_swapped_while_confine_resolves_it_is_refused_with_a_reason(tmp_path, monkeypatch):
+    # a folder replaced between realpath's lstat and readlink raised FileNotFoundError
+    # ("internal error") in 2 of 40 folder-swap trials; it is a refusal of that file now
+    from sidtui.core.checkpoints import restore
+
+    def swapped(p, *a, **k):
+        raise FileNotFoundError(2, "No such file or directory", p)
+
+    monkeypatch.setattr(restore.os.path, "realpath", swapped)
+    reason, real = restore.confine(str(tmp_path / "src" / "a.ts"), tmp_path)
+    assert real == str(tmp_path / "src" / "a.ts")
+    assert (
+        reason == "the path changed while it was checked (No such file or directory): run it again"
+    )

@@ -10,13 +10,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sidtui.core.claude import code_restore
 from sidtui.core.claude.code_restore import (
     CodeRestoreError,
     CodeRestorer,
     SessionIsLive,
     journal_path,
-    project_root,
+    session_root,
 )
 from sidtui.core.claude.layout import ClaudeHome, resolve_session
 from sidtui.core.claude.liveness import proc_start_ticks
@@ -176,26 +175,21 @@ def test_live_session_is_refused_unless_forced(sess):
     assert sess["a"].read_bytes() == b"A1\n"
 
 
-@pytest.mark.parametrize("cwd", ["relative/dir", "."])
-def test_relative_root_is_refused(cwd):
-    root, why = project_root(cwd, allow_outside_root=True)
-    assert root is None and "relative" in why
+@pytest.mark.parametrize("cwd", ["relative/dir", ".", None])
+def test_no_or_relative_cwd_refuses_the_root(cwd):
+    pr = session_root(cwd)
+    assert pr.path is None and pr.refusal
 
 
-def test_root_rules(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path / "user"))
-    (tmp_path / "user" / "p").mkdir(parents=True)
-    assert project_root(str(tmp_path / "user" / "p")) == (tmp_path / "user" / "p", None)
-    assert "home folder" in project_root(str(tmp_path / "user"))[1]
-    assert "every file" in project_root("/")[1]
-    assert project_root("/", allow_outside_root=True) == (Path("/"), None)
-    outside = tmp_path / "outside"
-    (outside / "sub").mkdir(parents=True)
-    root, why = project_root(str(outside / "sub"))
-    assert root == outside / "sub" and "--allow-outside-root" in why
-    (outside / ".git").mkdir()  # in a git work tree: its top level is the root anywhere
-    assert project_root(str(outside / "sub")) == (outside, None)
-    assert "no cwd" in project_root(None)[1]
+def test_the_root_is_sid_codes_rule(tmp_path):
+    # tmp_path is inside HOME (tests/conftest.py): the cwd is the root
+    (tmp_path / "p").mkdir()
+    assert session_root(str(tmp_path / "p")).path == (tmp_path / "p").resolve()
+    assert session_root(str(tmp_path / "p")).refusal is None
+    assert "whole file system" in (session_root("/").refusal or "")
+    (tmp_path / ".git").mkdir()  # in a git work tree: its top level
+    assert session_root(str(tmp_path / "p")).path == tmp_path.resolve()
+    assert session_root(None, root=tmp_path / "p").source == "--root"
 
 
 def test_refused_root_writes_nothing_and_the_dry_run_says_why(sess, monkeypatch, tmp_path):
@@ -242,14 +236,16 @@ def test_safety_snapshot_failure_changes_nothing(sess, monkeypatch):
 
 
 def test_a_failed_write_is_reported_and_the_rest_goes_on(sess, monkeypatch):
-    real = code_restore.replace_file
+    from sidtui.core.base import safefs
 
-    def flaky(target, data, mode=None):
-        if target.name == "a.txt":
+    real = safefs.replace_at
+
+    def flaky(dir_fd, name, data, mode=None, **kw):
+        if name == "a.txt":
             raise OSError(5, "Input/output error")
-        return real(target, data, mode)
+        return real(dir_fd, name, data, mode, **kw)
 
-    monkeypatch.setattr(code_restore, "replace_file", flaky)
+    monkeypatch.setattr(safefs, "replace_at", flaky)
     res = _restorer(sess).restore_before("c2")
     a = next(f for f in res.files if f.path.endswith("a.txt"))
     assert a.action == "skipped" and "write failed" in a.reason

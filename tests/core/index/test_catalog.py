@@ -364,3 +364,14 @@ def test_rows_batch_decode_equals_row_by_row():
     got = summaries_from_blobs(odd)
     assert got[:2] == rows and got[2].title == "\ud800"
     assert summaries_from_blobs([]) == []
+
+
+def test_the_warm_digest_of_scanned_files_is_the_stored_one(tmp_path):
+    from sidtui.core.index.files import files_digest, keys_of, scanned_digest
+
+    for n in range(3):
+        (tmp_path / f"s{n}.jsonl").write_bytes(b"x" * n)
+    files = [(str(p), "", p.stat()) for p in sorted(tmp_path.iterdir())]
+    files.append((str(tmp_path / "gone.jsonl"), "", None))  # no stat: left out by both
+    assert scanned_digest(files) == files_digest(keys_of(files))
+    assert scanned_digest(files[:2]) != scanned_digest(files)

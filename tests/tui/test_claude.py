@@ -1,0 +1,186 @@
+"""Pilot tests of Claude Code sessions in the app: listed beside sid-code's, filtered by
+source, opened read-only (conversation, resume leaf, checkpoints)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.sources import ClaudeSource
+from sidtui.tui.app import make_app
+from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
+from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return fresh_demo(tmp_path_factory.mktemp("claude-app"), claude=True)
+
+
+def _app(demo, **kw):
+    return make_app(
+        demo.home, poll_interval=0, catalog_path=":memory:", claude_home=demo.claude_home, **kw
+    )
+
+
+def _key(browser: BrowserScreen, sid: str) -> str:
+    return next(k for k, s in browser.summaries.items() if s.session_id == sid)
+
+
+async def test_browser_lists_both_sources_grouped_and_marked(demo):
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        assert isinstance(b, BrowserScreen)
+        sources = {s.source for s in b.summaries.values()}
+        assert sources == {"sid-code", "claude-code"}
+        claude = [s for s in b.summaries.values() if s.source == "claude-code"]
+        assert {s.session_id for s in claude} == set(demo.claude_cases.values())
+        # every Claude Code project has its own entry in the projects pane, labelled
+        projects = b.query_one("#projects")
+        ids = [projects.get_option_at_index(i).id for i in range(projects.option_count)]
+        assert {project_key(s) for s in claude} <= set(ids)
+        labels = [str(projects.get_option_at_index(i).prompt) for i in range(projects.option_count)]
+        assert any(lbl.startswith("claude·") for lbl in labels)
+        assert projects.option_count == 1 + len({project_key(s) for s in b.summaries.values()})
+        # the row marker: the state cell of a Claude Code row starts with "claude"
+        table = b.query_one("#sessions")
+        sid = demo.claude_cases["checkpoints"]
+        assert str(table.get_cell(_key(b, sid), "state")).startswith("claude ")
+        sid_code = next(s for s in b.summaries.values() if s.source == "sid-code")
+        assert not str(table.get_cell(str(sid_code.path), "state")).startswith("claude")
+
+
+async def test_filter_by_source_word_and_key(demo):
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        table = b.query_one("#sessions")
+        total = len(b.summaries)
+        n_claude = len(demo.claude_cases)
+        await pilot.press("ctrl+o")  # sid-code only
+        await settle(app, pilot)
+        assert b.query_one("#filter").value == "source:sid"
+        assert table.row_count == total - n_claude
+        await pilot.press("ctrl+o")  # Claude Code only
+        await settle(app, pilot)
+        assert b.query_one("#filter").value == "source:claude"
+        assert table.row_count == n_claude
+        assert all(b.summaries[r.value].source == "claude-code" for r in table.rows)
+        await pilot.press("ctrl+o")  # every source again
+        await settle(app, pilot)
+        assert b.query_one("#filter").value == ""
+        assert table.row_count == total
+        # the palette lists it
+        assert any(title == "Filter by source" for title, _, _ in b.command_entries())
+
+
+async def test_source_word_combines_with_the_text_filter(demo):
+    rows = ClaudeSource(ClaudeHome(demo.claude_home)).list_sessions()[0]
+    sid = demo.claude_cases["interrupted"]
+    assert [s.session_id for s in filter_rows(f"source:claude {sid[:12]}", rows)] == [sid]
+    assert filter_rows("source:sid", rows) == []
+    assert len(filter_rows("source:c", rows)) == len(rows)
+
+
+async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
+    sid = demo.claude_cases["interrupted"]
+    view = ClaudeSource(ClaudeHome(demo.claude_home)).open(
+        ClaudeSource(ClaudeHome(demo.claude_home)).resolve(sid)
+    )
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and s.view is not None
+        head = widget_text(app, s.query_one("#claude-head"))
+        resume = next(t for t in view.tip_rows if t["resume"])
+        assert f"resume continues from line {resume['line']}" in head
+        assert f"{len(view.tip_rows)} tip" in head
+        assert "interrupted" in head
+        # messages in order: the log holds one entry per message, lines ascending
+        text = "\n".join(screen_lines(app))
+        first = view.conversation[0]
+        assert first.role in text
+        log = s.query_one("#claude-conversation")
+        assert len(log.lines) >= len(view.conversation)
+        shown = [int(ln.text.split()[0]) for ln in log.lines if ln.text[:6].strip().isdigit()]
+        assert shown == [m.line for m in view.conversation]
+        # mutations point to the CLI
+        await pilot.press("r")
+        assert s.note is not None and f"sidtui rewind --claude-home {demo.claude_home}" in s.note
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BrowserScreen)
+
+
+async def test_fork_key_from_the_browser_points_to_the_cli(demo):
+    sid = demo.claude_cases["rewind"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        table = b.query_one("#sessions")
+        table.move_cursor(row=table.get_row_index(_key(b, sid)))
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen)
+        assert s.note is not None and s.note.endswith(
+            f"sidtui fork --claude-home {demo.claude_home} {sid}"
+        )
+
+
+async def test_checkpoints_tab_lists_the_file_history(demo):
+    sid = demo.claude_cases["checkpoints"]
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    history = src.checkpoints(src.open(src.resolve(sid)))
+    assert history.checkpoints
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        await pilot.press("c")
+        await settle(app, pilot)
+        s = app.screen
+        table = s.query_one("#claude-checkpoints")
+        assert table.row_count == len(history.checkpoints)
+        assert [r.value for r in table.rows] == [c.id for c in history.checkpoints]
+        note = widget_text(app, s.query_one("#claude-checkpoints-note"))
+        assert f"{len(history.checkpoints)} checkpoint" in note and "--before CHECKPOINT" in note
+
+
+async def test_help_lists_the_source_filter_key(demo):
+    app = _app(demo)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        text = "\n".join(screen_lines(app))
+        assert "Source filter" in text and "ctrl+o" in text.lower().replace("^o", "ctrl+o")
+
+
+async def test_the_app_gets_the_claude_home_from_the_flag_or_the_environment(
+    demo, tmp_path, monkeypatch
+):
+    import argparse
+
+    from sidtui.cli.app import claude_home_for_app
+
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.claude there
+    assert claude_home_for_app(argparse.Namespace(claude_home=None)) is None
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(demo.claude_home))
+    assert claude_home_for_app(argparse.Namespace(claude_home=None)).root == demo.claude_home
+    flag = claude_home_for_app(argparse.Namespace(claude_home=str(tmp_path / "x")))
+    assert flag is not None and flag.root == tmp_path / "x"
