@@ -114,7 +114,7 @@ def _launch(quick: bool, tmp: Path) -> dict:
 
 
 async def _key_latency(home: Path, sid: str, presses: int, while_loading: bool) -> list[float]:
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.tui.app import make_app
     from sidtui.tui.screens.session import SessionScreen
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.base.home import resolve_session
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
 from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl

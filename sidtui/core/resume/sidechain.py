@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sidtui.core.base.home import Home, SessionFile, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
 from sidtui.core.transcript.records import RecordFile, scan_records

@@ -17,15 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.discover import FIRST_LINE_CAP, classify_file, first_line_of, project_folders
 from sidtui.core.base.errors import UnreadableInput
-from sidtui.core.base.home import (
-    FIRST_LINE_CAP,
-    Home,
-    SessionFile,
-    classify_file,
-    first_line_of,
-    project_folders,
-)
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
@@ -92,7 +86,7 @@ def _candidates(
     home: Home, project: str | None, unreadable: list[tuple[Path, str]] | None = None
 ) -> list[tuple[Path, str]]:
     """(path, project folder) of every ``.jsonl``/``.json`` under ``sessions/``, as
-    :func:`sidtui.core.base.home.discover` finds them (flat files have project ``""``); folders
+    :func:`sidtui.core.base.discover.discover` finds them (flat files have project ``""``); folders
     that cannot be listed go to ``unreadable`` as (folder, reason)."""
     out: list[tuple[Path, str]] = []
 
@@ -479,7 +473,7 @@ def run_check(
     Args:
         home: the home to check.
         project: only this project folder under ``sessions/`` (``""``: the flat files).
-        session: only this file (from :func:`sidtui.core.base.home.resolve_session`).
+        session: only this file (from :func:`sidtui.core.base.resolve.resolve_session`).
         progress: called as ``progress(done, total, path)`` after each file (after each
             chunk of :data:`CHUNK_FILES` files when parallel).
         workers: processes to scan with (files are split in chunks; the report is the same

@@ -227,7 +227,7 @@ def open_session(
 
     Args:
         home: the home.
-        sf: the file (from :func:`sidtui.core.base.home.resolve_session` or ``discover``).
+        sf: the file (from :func:`sidtui.core.base.resolve.resolve_session` or ``discover``).
         data: the file's bytes if already read (else read here).
         current_cwd: the directory a resume would run in (cross-project warning).
         terminal_tool_names: see :data:`sidtui.core.resume.recovery.TERMINAL_TOOL_NAMES`.

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.transcript import source as transcript_source
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl

@@ -11,7 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import MessageScan, load_jsonl

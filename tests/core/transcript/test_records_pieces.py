@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sidtui.core.transcript.records as records
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.transcript import source as transcript_source
 from sidtui.core.transcript.chain import is_one_linear_chain
 from sidtui.core.transcript.records import scan_records
@@ -261,7 +262,8 @@ def test_pieces_without_preadv_or_pread(tmp_path, monkeypatch):
 def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
     """Cut after the scan, while metadata lines are read back: an error, not a view with
     silently missing state (a tester saw 'usage could not be restored')."""
-    from sidtui.core.base.home import Home, classify_file
+    from sidtui.core.base.discover import classify_file
+    from sidtui.core.base.home import Home
 
     monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
     folder = tmp_path / "sessions" / "p"
