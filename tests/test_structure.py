@@ -45,7 +45,6 @@ PENDING_PATHS = {  # stale module paths in docstrings of files the tui work owns
     ("sidtui/core/claude/scan.py", "sidtui.core.transcript.records.Block"),
 }
 PENDING_MODULES = {
-    "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
 }

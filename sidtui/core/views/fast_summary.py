@@ -17,7 +17,8 @@ import msgspec
 
 from sidtui.core.base.home import SessionFile
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, js_falsy, parse_line
-from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
+from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
+from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.loader import (
     MESSAGE_DECODER,

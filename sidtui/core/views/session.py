@@ -22,13 +22,14 @@ from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.regular import read_regular
+from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
 from sidtui.core.resume.process import (
     Liveness,
     liveness_for,
     read_registrations,
     trace_session_ids_of,
 )
-from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
+from sidtui.core.resume.recovery import RecoveryResult, recover
 from sidtui.core.resume.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.resume.state import RestoredState, restore_state
 from sidtui.core.transcript.chain import (
@@ -230,7 +231,7 @@ def open_session(
         sf: the file (from :func:`sidtui.core.base.resolve.resolve_session` or ``discover``).
         data: the file's bytes if already read (else read here).
         current_cwd: the directory a resume would run in (cross-project warning).
-        terminal_tool_names: see :data:`sidtui.core.resume.recovery.TERMINAL_TOOL_NAMES`.
+        terminal_tool_names: see :data:`sidtui.core.resume.interruption.TERMINAL_TOOL_NAMES`.
         registrations: pre-read registrations (else read from the home).
         with_sidechains: parse the session's sidechains (item 9 and the Sidechains tab).
 
