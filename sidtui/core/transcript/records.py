@@ -235,6 +235,19 @@ class RecordFile:
             self._starts = starts
         return self._starts
 
+    def _raw_near_head(self, index: int) -> bytes:
+        """Record ``index`` (one of the first, bytes in memory, fast scan) found by
+        walking newlines: a ``session_start`` near the head is decoded without finding
+        every line start of the file first."""
+        data, find = self._data, self._data.find
+        a = 0
+        for _ in range(index):
+            a = find(b"\n", a) + 1
+        b = find(b"\n", a)
+        if index + 1 == len(self._heads) or b < 0:
+            return self.bytes_between(self.base_offset + a, self._records_end())
+        return data[a:b]
+
     def _records_end(self) -> int:
         """File offset just past the last record's bytes (its ``\\n`` excluded) on a fast
         scan: the end of the file, or where a torn last line begins (minus its ``\\n``)."""
@@ -336,6 +349,8 @@ class RecordFile:
         if self._records is None and self._starts is None and self._pieces is not None:
             return self.bytes_between(*self._span_in_pieces(index))
         if self._records is None and self._heads is not None:
+            if self._starts is None and index < _NEAR_HEAD and index < len(self._heads):
+                return self._raw_near_head(index)
             starts = self.line_starts()
             assert starts is not None
             start = starts[index]
@@ -397,6 +412,9 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
         True,
     )
 
+
+#: Records this near the head are found by walking newlines (:meth:`RecordFile.raw_at`).
+_NEAR_HEAD = 16
 
 #: Shared copies of record types and roles (a decoder makes a new str per record).
 _SHARED: dict[str, str] = {}

@@ -301,7 +301,9 @@ def trim_and_span(data: bytes) -> tuple[bytes, tuple[int, int] | None]:
     a, b = _trim_span(data)
     if _JSON_WS.issuperset(data[:a]) and _JSON_WS.issuperset(data[b:]):
         return data, None  # only what JSON.parse skips anyway
-    out = data[:a].translate(_TO_SPACE) + data[a:b] + data[b:].translate(_TO_SPACE)
+    # one copy (slicing first would be two: a fresh 4 MB buffer costs ~5 ms of page faults)
+    with memoryview(data) as mv:
+        out = b"".join((data[:a].translate(_TO_SPACE), mv[a:b], data[b:].translate(_TO_SPACE)))
     return out, (a, b)
 
 

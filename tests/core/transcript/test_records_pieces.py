@@ -385,3 +385,27 @@ def test_a_torn_last_line_keeps_the_fast_scan(tmp_path_factory, n, torn, chunk, 
             assert rf.line_starts().tolist() == [r.offset for r in exact.records]
     finally:
         transcript_source.PIECE_BYTES = old
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 24),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    torn=st.one_of(st.none(), _TORN),
+    final_newline=st.booleans(),
+    base=st.sampled_from([0, 7]),
+)
+def test_records_near_the_head_read_before_the_line_starts(n, crlf, bom, torn, final_newline, base):
+    """``raw_at`` of one of the first records, asked before any line start is known (a
+    ``session_start`` decoded at the end of a load), is the line every later ask gets."""
+    end = b"\r\n" if crlf else b"\n"
+    lines = [_record(i, "user_message") for i in range(n)] + ([torn] if torn else [])
+    data = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if final_newline else b"")
+    first = scan_records(data, base_offset=base, start_line=1 if base else 0)
+    second = scan_records(data, base_offset=base, start_line=1 if base else 0)
+    if not first.is_fast:
+        return  # the per-line scan holds every line start already
+    near = [first.raw_at(i) for i in range(min(first.count, 20))]
+    second.line_starts()
+    assert near == [second.raw_at(i) for i in range(len(near))]
