@@ -15,7 +15,6 @@ import shlex
 import sys
 from pathlib import Path
 
-
 #: The most sessions ``--scale`` writes: 10× the largest benchmark home (10,000 sessions),
 #: about 15 GB at the mean of 146 KB a session.
 SCALE_MAX = 100_000
