@@ -287,3 +287,66 @@ def _claude_path(arg: str, flag: str | None) -> tuple[Any, Any]:
     else:
         home = ClaudeHome.resolve(None, os.environ)
     return ClaudeSource(home), file_for_path(p)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (a person reads it) rather than a pipe or a file."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_stored(content: str | bytes, what: str, *, full: bool = False) -> int:
+    """Print a stored version of a file (``checkpoints --show``); returns the exit code.
+
+    To a pipe or a file: raw and whole (UTF-8 for text; a lone surrogate as U+FFFD).
+    To a terminal: control characters as ``\\xNN`` (:func:`sidtui.fmt.printable`); without
+    ``full``, the preview rule bounds it (:func:`sidtui.core.checkpoints.sidebyside.
+    too_large_to_diff`): above ``SIDTUI_MAX_DIFF_BYTES``/``_LINES`` nothing is printed and
+    one line says how to get it (exit 1); below, lines are cut at 1,000 characters.
+
+    Args:
+        content: the version (str: text; bytes: a binary entry or a backup).
+        what: ``PATH at ID`` for the message.
+        full: print it whole to a terminal too.
+    """
+    from sidtui.core.checkpoints.sidebyside import cut_line, too_large_to_diff
+    from sidtui.fmt import printable
+
+    step = 1 << 20
+    out = sys.stdout.buffer
+    if not stdout_is_terminal():
+        for i in range(0, len(content), step):  # text encoded in pieces: never a whole copy
+            piece = content[i : i + step]
+            out.write(piece if isinstance(piece, bytes) else _utf8(piece))
+        sys.stdout.flush()
+        return 0
+    if not full and too_large_to_diff(content, None) is not None:
+        raw = content if isinstance(content, bytes) else _utf8(content)
+        size, lines = len(raw), raw.count(b"\n") + (raw[-1:] not in (b"", b"\n"))
+        print(
+            f"sidtui: {what} is {size:,} bytes ({lines:,} lines), more than a terminal is "
+            "shown (SIDTUI_MAX_DIFF_BYTES / SIDTUI_MAX_DIFF_LINES); not printed: redirect "
+            "it to a file (> FILE) or add --full",
+            file=sys.stderr,
+        )
+        return 1
+    text = content if isinstance(content, str) else content.decode("utf-8", errors="replace")
+    lines_ = text.split("\n")
+    for i, line in enumerate(lines_):
+        end = "\n" if i < len(lines_) - 1 else ""
+        if not line and not end:
+            break
+        cr = "\r" if line.endswith("\r") and end else ""  # CRLF: the CR is no control to show
+        shown = printable(line[: len(line) - len(cr)])
+        out.write(_utf8((shown if full else cut_line(shown)) + cr + end))
+    sys.stdout.flush()
+    return 0
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (possible in JSON text): U+FFFD, as Node
+        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")

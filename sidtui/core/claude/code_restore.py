@@ -29,7 +29,6 @@ from sidtui.core.checkpoints.restore import (
     RestoreResult,
     clean_temps,
     confine,
-    current_mode,
     existing_components,
     read_current,
     write_files,
@@ -323,7 +322,7 @@ class CodeRestorer:
                     f"has {st.st_nlink} hard links: not written (Claude Code skips hard links too)"
                 )
                 continue
-            exists, cur, err = read_current(real)
+            exists, cur, err, fr.old_mode = read_current(real)
             fr.old = cur
             if err is not None:
                 fr.reason = f"cannot read the current file: {err}"
@@ -341,7 +340,7 @@ class CodeRestorer:
                     continue
                 fr.new = new
                 fr.action = "unchanged" if exists and cur == new else "restored"
-            fr.mode = stat.S_IMODE(st.st_mode) if st is not None else b.mode()
+            fr.mode = fr.old_mode if fr.old_mode is not None else b.mode()
             fr.existing_dirs = existing_components(os.path.dirname(real))
             if fr.action != "unchanged" and st is not None:
                 fr.drift = self._drift(p, cur, st, times)
@@ -452,11 +451,7 @@ class CodeRestorer:
                     "source": "claude-code",
                     "claudeCheckpoint": cp.id,
                     "sidtuiJournal": token,
-                    "sidtuiModes": {
-                        f.path: m
-                        for f in todo
-                        if (m := current_mode(f.real_path or f.path)) is not None
-                    },
+                    "sidtuiModes": {f.path: f.old_mode for f in todo if f.old_mode is not None},
                     "sidtuiTargets": {
                         f.path: digest(f.new if f.action == "restored" else None) for f in todo
                     },
