@@ -276,7 +276,8 @@ _SWAP_THEN_READ = """
 import os, sys
 from pathlib import Path
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.views.session import open_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.views.listing import summarize
