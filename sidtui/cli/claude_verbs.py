@@ -259,7 +259,7 @@ def restore(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
 
 
 def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
-    from sidtui.cli.rewind import render_result
+    from sidtui.cli.rewind import exit_code, render_result
     from sidtui.core.claude.rewind import rewind as do_rewind
     from sidtui.core.claude.rewind import rewind_points
 
@@ -294,9 +294,11 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     )
     if args.fork and res.mode == "code":
         res.warnings.append("--fork: a code rewind writes no session (nothing to fork)")
+    code = exit_code(res)  # the one rule, as sid-code's rewind (dry run or not)
+    args.exit_code = code
     if args.json:
         print_json(res.to_json())
-        return 0
+        return code
     render_result(res)
     if res.fork is not None:
         verb = "would write" if res.dry_run else "wrote"
@@ -305,7 +307,7 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
             f"resume it with: claude --resume {res.fork.session_id}",
             file=sys.stderr,
         )
-    return 1 if res.code is not None and res.code.skipped and not res.dry_run else 0
+    return code
 
 
 def _render_points(view: Any, points: list[Any]) -> None:

@@ -104,8 +104,17 @@ def test_drift_through_the_cli(capsys, sess):
     rc, _, err = run(capsys, *h, "undo", CC_SESSION)
     assert rc == 1 and "changed after this session" in err and "a.txt" in err
     assert sess["a"].read_bytes() == b"edited by hand\n"
-    rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")
-    assert rc == 0 and "changed after this session" in err
+    rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")  # predicts the real run
+    assert rc == 1 and "sidtui: dry run: a real run is refused: 1 file(s) changed" in err
+    assert "a.txt" in err and "+A2" in out  # the diff is still shown
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--force")
+    assert rc == 0 and "a real run is refused" not in err
+    rw = ["rewind", CC_SESSION, "--to", "2", "--mode", "code"]
+    rc, _, err = run(capsys, *h, *rw)
+    assert rc == 1 and "changed after this session" in err
+    refusal = err.split("sidtui: error: ", 1)[1].strip()
+    rc, _, err = run(capsys, *h, *rw, "--dry-run")
+    assert rc == 1 and f"sidtui: dry run: a real run is refused: {refusal}" in err
     rc, out, _ = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--json")
     drift = {Path(f["path"]).name: f["drift"] for f in json.loads(out)["files"]}
     assert drift["a.txt"] == "changed"
@@ -121,6 +130,14 @@ def test_a_skipped_file_exits_1(capsys, sess):
         capsys, "--claude-home", str(sess["home"]), "restore", CC_SESSION, "--before", "c2"
     )
     assert rc == 1 and "unrecoverable" in err and sess["b"].read_bytes() == b"B0\n"
+
+
+def test_rewind_dry_run_exits_as_the_real_run(capsys, sess):
+    (sess["home"] / "file-history" / CC_SESSION / sess["blobs"]["a2"]).unlink()
+    rw = ["--claude-home", str(sess["home"]), "rewind", CC_SESSION, "--to", "2", "--mode", "code"]
+    for extra in (["--dry-run"], ["--dry-run", "--json"], []):  # the real run last
+        rc, out, err = run(capsys, *rw, *extra)
+        assert rc == 1 and "unrecoverable" in out + err, (extra, rc, out, err)
 
 
 # --------------------------------------------------------------------------- rewind / fork / branch

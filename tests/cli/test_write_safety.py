@@ -583,10 +583,14 @@ def test_undo_of_a_file_changed_after_the_session_needs_force(real_home_with_pro
     rc, out, err = run(capsys, "--home", str(home), "undo", S01)
     assert rc == 1 and "changed after this session" in err, (rc, out, err)
     assert "login.ts" in err and login.read_bytes() == current
-    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run")
-    assert rc == 0 and "changed after this session" in out + err
+    real_err = err
+    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run")  # as the real run
+    assert rc == 1 and "changed after this session" in err
+    refusal = real_err.split("sidtui: error: ", 1)[1].strip()
+    assert f"sidtui: dry run: a real run is refused: {refusal}" in err
     rc, out, _ = run(capsys, "--home", str(home), "undo", S01, "--dry-run", "--json")
     doc = json.loads(out)
+    assert rc == 1 and doc["refusal"] == refusal
     drift = {f["path"].rsplit("/", 1)[1]: f["drift"] for f in doc["files"]}
     assert drift["login.ts"] == "changed"
     rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--force")
@@ -617,7 +621,11 @@ def test_hand_edit_after_the_last_batch_is_drift_for_rewind(real_home_with_proje
     rc, out, err = run(
         capsys, "--home", str(home), "rewind", s05, "--to", "4", "--mode", "code", "--dry-run"
     )
-    assert rc == 0 and "changed after this session" in out + err
+    assert rc == 1 and "sidtui: dry run: a real run is refused: " in err
+    assert "changed after this session" in err and "login.ts" in err
+    args = ["rewind", s05, "--to", "4", "--mode", "code", "--dry-run", "--force"]
+    rc, out, err = run(capsys, "--home", str(home), *args)
+    assert rc == 0 and "a real run is refused" not in err
 
 
 # --------------------------------------------------------------------------- one liveness rule

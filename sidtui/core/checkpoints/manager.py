@@ -620,6 +620,8 @@ class CheckpointManager:
         )
         result.files = self._plan(k, paths, force)
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
+        if dry_run and result.drifted and not force:
+            result.refusal = drift_message(result)  # what the real run raises below
         if dry_run or not todo:
             if not todo and not dry_run:
                 n = len(result.skipped)

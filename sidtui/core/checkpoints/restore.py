@@ -209,6 +209,8 @@ class RestoreResult:
             :meth:`CheckpointManager.finish_journal`).
         journal_token: the journal's token (``sidtuiJournal`` of the safety snapshot),
             for a caller that keeps the journal for steps of its own.
+        refusal: a dry run: the error a real run with the same flags stops at (drift
+            without ``force``: :class:`DriftRefused`'s message), else None.
     """
 
     op: str
@@ -223,6 +225,7 @@ class RestoreResult:
     root_refusal: str | None = None
     resumed: bool = False
     journal_token: str | None = None
+    refusal: str | None = None
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -248,6 +251,7 @@ class RestoreResult:
             "root": self.root,
             "rootRefused": self.root_refusal,
             "resumed": self.resumed,
+            "refusal": self.refusal,
             "drift": [f.path for f in self.drifted],
             "files": [f.to_json() for f in self.files],
         }

@@ -125,6 +125,8 @@ class CodeRestoreResult:
         safety_snapshot_id: the journal snapshot holding the files as they were.
         root: the project root; root_refusal: why writing under it is refused.
         warnings: drift, liveness and other notes, in words.
+        refusal: a dry run: the error a real run with the same flags stops at (nothing
+            written), else None.
     """
 
     op: str
@@ -140,6 +142,7 @@ class CodeRestoreResult:
     root_refusal: str | None = None
     journal: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    refusal: str | None = None
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -168,6 +171,7 @@ class CodeRestoreResult:
             "rootRefused": self.root_refusal,
             "note": self.note,
             "warnings": self.warnings,
+            "refusal": self.refusal,
             "files": [f.to_json() for f in self.files],
         }
 
@@ -396,39 +400,48 @@ class CodeRestorer:
         return res
 
     def _checks(self, res: CodeRestoreResult, *, dry_run: bool, force: bool) -> None:
-        """Live, root and drift: refused (raises) on a real run, warnings on a dry run."""
+        """Live, root and drift: refused (raises) on a real run; a dry run records the same
+        refusal as ``res.refusal`` (the first, as a real run stops at it)."""
+
+        def refuse(exc: CodeRestoreError | SessionIsLive) -> None:
+            if not dry_run:
+                raise exc
+            if res.refusal is None:
+                res.refusal = str(exc)
+
         if self.view.liveness.live:
             pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
             msg = (
                 f"session {self.session_id} is live (Claude Code process {pids}): it tracks the "
                 "files in memory and would take our restore for its own edits"
             )
-            if dry_run:
-                res.warnings.append(msg + "; a real run is refused without --force")
-            elif not force:
-                raise SessionIsLive(msg + "; stop it first or pass --force")
+            if not force:
+                refuse(SessionIsLive(msg + "; stop it first or pass --force"))
+            elif dry_run:
+                res.warnings.append(msg + "; --force: a real run writes anyway")
         if self.root_refusal is not None:
-            if not dry_run:
-                raise CodeRestoreError(
+            refuse(
+                CodeRestoreError(
                     f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
                     "nothing was changed"
                 )
-            res.warnings.append(
-                f"a real run is refused: {self.root_refusal} (--allow-outside-root writes anyway)"
             )
         drifted = [f for f in res.files if f.drifted]
         for f in drifted:
-            note = f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
-            res.warnings.append(note + ("" if force else "; a real run needs --force"))
-        if drifted and not dry_run and not force:
+            res.warnings.append(
+                f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
+            )
+        if drifted and not force:
             shown = "; ".join(
                 f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
             )
             more = f" (and {len(drifted) - 5} more)" if len(drifted) > 5 else ""
-            raise CodeRestoreError(
-                f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
-                "nothing was changed (pass --force to restore anyway: the safety snapshot "
-                "keeps their current contents for `sidtui redo`)"
+            refuse(
+                CodeRestoreError(
+                    f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
+                    "nothing was changed (pass --force to restore anyway: the safety "
+                    "snapshot keeps their current contents for `sidtui redo`)"
+                )
             )
 
     def _safety(
