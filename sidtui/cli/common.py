@@ -32,7 +32,7 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
         UnreadableInput: the path cannot be looked at (a parent folder we may not
             search): ``permission denied reading …`` (exit 1).
     """
-    from sidtui.core.base.home import home_root_of, path_exists
+    from sidtui.core.base.resolve import home_root_of, path_exists
 
     if arg is None:
         arg = getattr(args, "session", None)
@@ -170,8 +170,8 @@ def require_project(home: Home, project: str | None) -> None:
             raise UnreadableInput(
                 f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
             ) from None
+    from sidtui.core.base.discover import project_folders
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.base.home import project_folders
 
     raise UsageError(
         f"no project folder {project!r} under {home.sessions_dir} "
@@ -224,13 +224,13 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
         SessionNotFound, AmbiguousSession, UsageError: exit 2; UnreadableInput: exit 1.
     """
     from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
-    from sidtui.core.base.home import path_exists
+    from sidtui.core.base.resolve import path_exists
     from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
 
     if arg is None:
         arg = args.session
     claude_flag = getattr(args, "claude_home", None)
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
 
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
     if arg != "latest" and looks_like_path and path_exists(arg):

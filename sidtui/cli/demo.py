@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
             s = write_huge_session(huge_session_path(home, args.seed), seed=args.seed)
             _err(f"wrote 1 session of {s.records} records, {s.bytes / 1e6:.1f} MB")
     else:
-        from sidtui.core.base.home import discover
+        from sidtui.core.base.discover import discover
         from sidtui.demo.scenarios import build_demo_home
 
         demo = build_demo_home(root, args.seed)

@@ -13,8 +13,10 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.base.home import Home, discover, resolve_session
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.base.jsonparse import js_json_parse
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.resume.process import read_file_intents, read_registrations
 from sidtui.core.views.session import open_session

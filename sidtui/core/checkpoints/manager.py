@@ -101,7 +101,7 @@ class CheckpointManager:
         project_root: writes are confined to it (symlinks resolved).
         allow_outside_root: lift the confinement (NUL bytes still refused).
         root_refusal: why ``project_root`` itself is refused
-            (:func:`sidtui.core.base.home.project_root_for`); then every file is skipped
+            (:func:`sidtui.core.base.project.project_root_for`); then every file is skipped
             unless ``allow_outside_root``.
         post_image: proves what the session's last batch left in a file, for the drift
             check (:class:`sidtui.core.edits.batches.BatchResults.post_image`); None

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.home import ProjectRoot, explicit_root, project_root_for, user_home
+from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
 from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
@@ -60,7 +60,7 @@ def journal_path(home: ClaudeHome, session_id: str) -> Path:
 
 def session_root(cwd: str | None, *, root: str | os.PathLike[str] | None = None) -> ProjectRoot:
     """The project root file restores are confined to: ``root`` (``--root``) or the one
-    rule of sid-code's (:func:`~sidtui.core.base.home.project_root_for`: the git top
+    rule of sid-code's (:func:`~sidtui.core.base.project.project_root_for`: the git top
     level of ``cwd``, else ``cwd``; refused for no/relative cwd, ``/``, or outside the
     user's home and not in git)."""
     if root is not None:

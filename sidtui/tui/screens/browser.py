@@ -281,13 +281,13 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             )
 
     def _empty_hint(self) -> str:
-        from sidtui.core.base.home import empty_home_hint
+        from sidtui.core.base.discover import empty_home_hint
 
         return empty_home_hint(self.app.home)
 
     def _scan_direct(self, worker) -> None:
+        from sidtui.core.base.discover import discover
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.base.home import discover
         from sidtui.core.resume.process import read_registrations
         from sidtui.core.views.listing import summarize
 

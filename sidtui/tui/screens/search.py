@@ -164,7 +164,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
     @on(DataTable.RowSelected, "#search-results")
     def _open(self, event: DataTable.RowSelected) -> None:
         h = self.hits[int(event.row_key.value)]
-        from sidtui.core.base.home import classify_file
+        from sidtui.core.base.discover import classify_file
 
         sf = classify_file(Path(h.path), h.project)
         if sf is None:
