@@ -70,6 +70,10 @@ def finish_first(args: argparse.Namespace, r: Any, verb: str) -> int | None:
         return None
     print(f"sidtui: {done.warnings[0]}", file=sys.stderr)
     done.warnings = done.warnings[1:]
+    if done.safety_snapshot_id is None and not done.files:
+        if done.note:
+            print(f"sidtui: {done.note}", file=sys.stderr)
+        return None  # it had changed nothing (said above): this run does what was asked
     return _report(args, done, verb, r)
 
 

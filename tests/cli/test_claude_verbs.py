@@ -260,3 +260,23 @@ def test_a_killed_restore_is_finished_by_the_next_verb(capsys, sess, monkeypatch
     rc, _, err = run(capsys, *h, "undo", CC_SESSION)
     assert rc == 0 and "interrupted sidtui restore" in err and "project root:" in err
     assert sess["a"].read_bytes() == b"A1\n"  # that run's work, and only that
+
+
+def test_a_restore_killed_before_its_safety_snapshot_is_said_once_then_done(
+    capsys, sess, monkeypatch
+):
+    from sidtui.core.checkpoints.manager import CheckpointManager
+
+    def killed(*a, **kw):
+        raise KeyboardInterrupt
+
+    argv = ["--claude-home", str(sess["home"]), "restore", CC_SESSION, "--before", "c2"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(CheckpointManager, "create_snapshot", killed)
+        assert main(argv) != 0  # its journal is written, its safety snapshot never lands
+    capsys.readouterr()
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    said = [ln for ln in (out + err).splitlines() if "interrupted" in ln]
+    assert len(said) == 1 and "had changed nothing" in said[0], said
+    assert sess["a"].read_bytes() == b"A1\n"  # and this run did what was asked

@@ -459,6 +459,34 @@ def test_rerunning_a_killed_undo_finishes_it_instead_of_going_further_back(
     assert files_under(projects) == before
 
 
+@pytest.mark.parametrize("verb", [["undo"], ["restore", "--before", "s1"], ["rewind", "--to", "2"]])
+def test_a_run_killed_before_its_safety_snapshot_is_said_once(
+    real_home_with_projects, capsys, verb
+):
+    home, projects = real_home_with_projects
+    before = files_under(projects)
+
+    def on_rename(name, do):
+        if name == "index.json":
+            raise Killed  # the journal is written; the safety snapshot never lands
+        return do()
+
+    argv = ["--home", str(home), verb[0], S01, *verb[1:], "--force"]
+    with pytest.MonkeyPatch.context() as mp:
+        hook_rename(mp, on_rename)
+        with pytest.raises(Killed):
+            main(argv)
+    capsys.readouterr()
+    assert (home / "checkpoints" / S01 / "sidtui-journal.json").exists()
+    assert files_under(projects) == before
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    text = " ".join((out + err).split())  # a warning may wrap at the terminal width
+    assert text.count("interrupted") == 1, text
+    assert text.count("changed nothing") + text.count("not changed") == 1, text
+    assert not (home / "checkpoints" / S01 / "sidtui-journal.json").exists()
+
+
 def test_rewind_killed_after_files_is_finished_by_the_next_verb(
     real_home_with_projects, monkeypatch, capsys
 ):

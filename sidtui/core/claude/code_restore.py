@@ -530,7 +530,8 @@ class CodeRestorer:
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
         """Finish what a killed restore of this session left (its journal), else None.
 
-        A run that died before its safety snapshot changed nothing: its journal is dropped.
+        A run that died before its safety snapshot changed nothing: its journal is dropped
+        (``safety_snapshot_id`` None; the first warning says so, once).
         One that died after it writes the rest of its files (no new snapshot, no drift
         check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
         manager's own journal: the manager finishes it.
@@ -542,12 +543,18 @@ class CodeRestorer:
         said = (
             f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
         )
+        nothing = (
+            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) had changed "
+            "nothing; its journal is dropped"
+        )
         if not isinstance(j.get("claude"), dict):
             try:
                 finished = self.journal.finish_journal(j, dry_run=dry_run)
             except (OSError, SidtuiError) as exc:
                 raise CodeRestoreError(f"cannot finish the interrupted {op}: {exc}") from None
             done = _wrap(finished, self.session_id, self.root, self.journal_path)
+            if finished.safety_snapshot_id is None and finished.note is None:
+                said = nothing  # died before its safety snapshot
             done.warnings.insert(0, said)
             if not dry_run:
                 remove_journal(self.journal_path.parent)
@@ -572,7 +579,7 @@ class CodeRestorer:
             cp = None
         paths = part.get("paths")
         if safety is None or cp is None or not isinstance(paths, list):
-            res.note = f"the interrupted {op} had not changed any file"
+            res.warnings[0] = nothing  # said once, as the one line about it
             if not dry_run:
                 remove_journal(self.journal_path.parent)
             return res
