@@ -17,10 +17,12 @@ from stat import S_ISREG
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.pool import ordered_map
+from sidtui.core.base.regular import open_regular
 from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, file_for_path
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
 from sidtui.core.claude.session import ClaudeSessionView, describe
-from sidtui.core.claude.transcript import load_transcript
+from sidtui.core.claude.transcript import load_transcript, whole_max
+from sidtui.core.transcript.source import FileSource, transcript_from_fd
 from sidtui.core.views.listing import CHUNK_FILES, Summarized, iso_from_ns, workers_for
 from sidtui.core.views.summary import SessionSummary
 
@@ -33,7 +35,7 @@ def summarize(
     cf: ClaudeFile,
     *,
     processes: list[ClaudeRegistration] | None = None,
-    data: bytes | None = None,
+    data: bytes | FileSource | None = None,
     st: os.stat_result | None = None,
 ) -> SessionSummary:
     """The ``ls`` row of one Claude Code transcript.
@@ -42,12 +44,7 @@ def summarize(
         UnreadableInput: the file cannot be read.
     """
     if data is None:
-        try:
-            with open(cf.path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                data = fh.read()
-        except OSError as exc:
-            raise UnreadableInput(f"cannot read {cf.path}: {exc.strerror or exc}") from None
+        data, st = _read(cf.path)
     tr = load_transcript(cf, data)
     view = ClaudeSessionView(home, tr)
     describe(view)
@@ -87,6 +84,23 @@ def summarize(
         lv = session_liveness(cf.session_id, processes or [])
         s.live, s.stale = lv.live, lv.stale
     return s
+
+
+def _read(path: str | os.PathLike[str]) -> tuple[bytes | FileSource, os.stat_result]:
+    """A transcript's bytes (a :class:`FileSource` when big or above the line ceiling) and
+    the ``fstat`` of the same open file; only a regular file is opened (never waiting on a
+    FIFO).
+
+    Raises:
+        UnreadableInput: it cannot be read, or is not a regular file.
+    """
+    try:
+        fd, st = open_regular(path)
+        return transcript_from_fd(path, fd, st, whole_max()), st
+    except UnreadableInput:
+        raise
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def list_sessions(
@@ -177,20 +191,12 @@ class _Job:
         out: list[Summarized | str | None] = []
         for path, _project in items:
             try:
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            except OSError as exc:
-                out.append(f"cannot read {path}: {exc.strerror or exc}")
+                data, st = _read(path)
+            except UnreadableInput as exc:
+                out.append(str(exc))
                 continue
-            try:
-                st = os.fstat(fd)
-                with open(fd, "rb", closefd=False) as fh:
-                    data = fh.read()
-            except OSError as exc:
-                out.append(f"cannot read {path}: {exc.strerror or exc}")
-                continue
-            finally:
-                os.close(fd)
-            cf = file_for_path(Path(path), data[:4096])
+            head = data[:4096] if isinstance(data, bytes) else data.read_any(0, 4096)
+            cf = file_for_path(Path(path), head)
             if cf.kind == "sidechain" and not self.include_sidechains:
                 out.append(None)
                 continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -25,7 +26,14 @@ import msgspec
 
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
 from sidtui.core.transcript.records import count_lines
-from sidtui.core.transcript.source import PIECE_BYTES, FileChanged, FileSource
+from sidtui.core.transcript.source import (
+    PIECE_BYTES,
+    FileChanged,
+    FileSource,
+    line_ceiling,
+    read_long_line,
+    skip_reason,
+)
 from sidtui.core.transcript.structs import FAST_DECODE_ERRORS, BadLine, Block
 
 #: Record types that carry ``uuid``/``parentUuid`` and form the DAG (docs/CLAUDE-CODE.md §4.1).
@@ -292,10 +300,13 @@ def scan(data: bytes | FileSource) -> ClaudeScan:
 
 def _scan_pieces(sc: ClaudeScan, src: FileSource) -> None:
     """Read ``src`` :data:`PIECE_BYTES` at a time through one reused buffer, each piece cut
-    after its last newline (a longer line is read whole)."""
+    after its last newline. A longer line is read forward on its own (holes skipped) and
+    kept only up to :func:`~sidtui.core.transcript.source.line_ceiling`: above it, it is
+    one damaged line, never decoded nor held."""
     size = src.size
     if not size:
         return
+    limit = line_ceiling()
     length = min(PIECE_BYTES, size)
     buf = bytearray(length)
     with memoryview(buf) as whole:
@@ -306,17 +317,21 @@ def _scan_pieces(sc: ClaudeScan, src: FileSource) -> None:
             cut = n if a + n == size else buf.rfind(b"\n", 0, n) + 1
             piece: bytes | bytearray = buf
             if cut == 0:  # one line longer than a piece
-                end = a + n
-                piece = src.read(a, end)
-                while end < size:
-                    more = src.read(end, min(size, end + PIECE_BYTES))
-                    nl = more.find(b"\n")
-                    if nl >= 0:
-                        piece += more[: nl + 1]
-                        break
-                    piece += more
-                    end += len(more)
-                cut = len(piece)
+                raw, span, nuls, term = read_long_line(src, a, limit, keep_nuls=True)
+                if raw is None:  # above the ceiling, or a hole in it: never in memory
+                    sc.line_count += 1
+                    why = skip_reason(span, nuls, limit)
+                    sc.bad_lines.append(
+                        DamagedLine(sc.line_count, a, span, why, term, 0, span - nuls)
+                    )
+                    a += span + term
+                    continue
+                sc.line_count += 1  # the one line, as is (no copy with its newline)
+                _scan_one(sc, raw, sc.line_count, a, term)
+                a += span + term
+                if a < size:
+                    src.advise(a, length)
+                continue
             nxt = a + cut
             if nxt < size:
                 src.advise(nxt, length)
@@ -325,13 +340,15 @@ def _scan_pieces(sc: ClaudeScan, src: FileSource) -> None:
 
 
 def _scan_run(sc: ClaudeScan, buf: Any, cut: int, base: int, last: bool) -> None:
-    """Scan the whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``)."""
+    """Scan the whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``); a run above
+    the line ceiling may hold a line above it, so it is scanned line by line."""
     part = None
-    with memoryview(buf) as mv, mv[:cut] as view:
-        try:
-            part = DECODER.decode_lines(view)
-        except FAST_DECODE_ERRORS:
-            part = None
+    if cut <= line_ceiling():
+        with memoryview(buf) as mv, mv[:cut] as view:
+            try:
+                part = DECODER.decode_lines(view)
+            except FAST_DECODE_ERRORS:
+                part = None
     n_lines = count_lines(buf, cut)
     if part is not None and len(part) == n_lines:
         _add_fast(sc, buf, cut, base, part)
@@ -360,10 +377,18 @@ def _scan_lines(sc: ClaudeScan, buf: Any, cut: int, base: int) -> None:
     pos = 0
     line = sc.line_count
     decode = DECODER.decode
+    limit = line_ceiling()
     while pos < cut:
         nl = data.find(b"\n", pos)
         end = cut if nl < 0 else nl
         line += 1
+        if end - pos > limit:  # one damaged line, never decoded nor salvaged
+            nuls = data.count(0, pos, end)
+            why = skip_reason(end - pos, nuls, limit)
+            span = end - pos
+            sc.bad_lines.append(DamagedLine(line, base + pos, span, why, nl >= 0, 0, span - nuls))
+            pos = end + 1
+            continue
         try:
             rec = decode(mv[pos:end])
         except FAST_DECODE_ERRORS:
@@ -374,6 +399,18 @@ def _scan_lines(sc: ClaudeScan, buf: Any, cut: int, base: int) -> None:
             _slow_line(sc, data[pos:end], line, base + pos, nl >= 0)
         pos = end + 1
     mv.release()
+
+
+def _scan_one(sc: ClaudeScan, raw: bytes, line: int, offset: int, terminated: bool) -> None:
+    """One line longer than a piece (``raw``, without its newline) at file ``offset``."""
+    try:
+        rec = DECODER.decode(raw)
+    except FAST_DECODE_ERRORS:
+        rec = None
+    if rec is not None:
+        _add(sc, rec, line, offset, offset + len(raw))
+    else:
+        _slow_line(sc, raw, line, offset, terminated)
 
 
 def _add(sc: ClaudeScan, rec: CRecord, line: int, start: int, end: int) -> None:
@@ -472,6 +509,10 @@ def lenient_record(d: dict) -> CRecord:
 _SPAN = json.JSONDecoder(strict=True)
 #: Candidates tried per damaged line (a torn line of code holds thousands of ``{``).
 _MAX_TRIES = 2000
+#: Characters failed candidates may read, per character of the line (plus a floor): a
+#: candidate that fails far away (an unclosed string) reads up to the whole line, so
+#: without a budget 2,000 of them read the line 2,000 times.
+_WORK_PER_CHAR, _WORK_FLOOR = 4, 1 << 20
 _JUNK = b" \t\r\n\x00"
 
 
@@ -488,7 +529,9 @@ def salvage(raw: bytes) -> tuple[list[tuple[int, int, dict]], int]:
     object (a string ``type`` and an id or timestamp key) is taken and the search goes on
     after it. A ``{`` right after ``:``, ``,`` or ``[`` is a value nested in a torn record,
     never a record of its own (progress records embed whole messages). Each span is
-    checked again with JSON.parse's rules on its bytes.
+    checked again with JSON.parse's rules on its bytes. The work is linear in the line: at
+    most :data:`_MAX_TRIES` candidates, and failed ones read at most
+    ``_WORK_PER_CHAR × len + _WORK_FLOOR`` characters together (then the search stops).
 
     Returns:
         ``([(start, end, value), …], lost)``: byte spans within ``raw`` and the decoded
@@ -501,7 +544,8 @@ def salvage(raw: bytes) -> tuple[list[tuple[int, int, dict]], int]:
     n = len(text)
     char_to_byte = _CharOffsets(text)
     tries = 0
-    while pos < n and tries < _MAX_TRIES:
+    budget = _WORK_PER_CHAR * n + _WORK_FLOOR
+    while pos < n and tries < _MAX_TRIES and budget > 0:
         s = text.find("{", pos)
         if s < 0:
             break
@@ -514,7 +558,11 @@ def salvage(raw: bytes) -> tuple[list[tuple[int, int, dict]], int]:
         tries += 1
         try:
             _, e = _SPAN.raw_decode(text, s)
-        except (json.JSONDecodeError, RecursionError):
+        except json.JSONDecodeError as exc:
+            budget -= exc.pos - s + 1  # how far this candidate read
+            continue
+        except RecursionError:
+            budget -= sys.getrecursionlimit()
             continue
         bs, be = char_to_byte(s), char_to_byte(e)
         try:
@@ -527,8 +575,10 @@ def salvage(raw: bytes) -> tuple[list[tuple[int, int, dict]], int]:
         pos = e
     covered = sum(e - s for s, e, _ in found)
     junk = len(raw) - covered
-    if junk:
-        junk -= sum(1 for i in _gaps(len(raw), found) for c in raw[i[0] : i[1]] if c in _JUNK)
+    if junk:  # NULs and whitespace between the records do not count as lost
+        junk -= sum(
+            (b - a) - len(raw[a:b].translate(None, _JUNK)) for a, b in _gaps(len(raw), found)
+        )
     return found, junk
 
 
@@ -548,16 +598,21 @@ class _CharOffsets:
     """Char offset → byte offset in a line decoded with ``surrogateescape`` (one char per
     undecodable byte, so the mapping is exact)."""
 
-    __slots__ = ("text", "ascii")
+    __slots__ = ("text", "ascii", "char", "byte")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.ascii = text.isascii()
+        self.char = self.byte = 0  # the last offset asked: calls go left to right
 
     def __call__(self, k: int) -> int:
         if self.ascii:
             return k
-        return len(self.text[:k].encode("utf-8", "surrogateescape"))
+        if k < self.char:
+            self.char = self.byte = 0
+        self.byte += len(self.text[self.char : k].encode("utf-8", "surrogateescape"))
+        self.char = k
+        return self.byte
 
 
 def _salvage_into(

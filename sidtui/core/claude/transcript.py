@@ -23,7 +23,13 @@ from sidtui.core.claude.conversation import (
 from sidtui.core.claude.layout import ClaudeFile
 from sidtui.core.claude.scan import ClaudeScan, scan
 from sidtui.core.claude.tree import ClaudeTree, build_tree
-from sidtui.core.transcript.source import FileChanged, FileSource, read_transcript
+from sidtui.core.transcript.source import (
+    PIECE_MIN_BYTES,
+    FileChanged,
+    FileSource,
+    line_ceiling,
+    read_transcript,
+)
 
 
 @dataclass
@@ -63,14 +69,20 @@ class ClaudeTranscript:
         return out
 
 
+def whole_max() -> int:
+    """Files this big or bigger are read in pieces: 16 MB, or the line ceiling when lower
+    (a file above it may hold a line too long to hold)."""
+    return min(PIECE_MIN_BYTES, line_ceiling())
+
+
 def read_bytes(path: Path) -> bytes | FileSource:
-    """A transcript's bytes (or a :class:`FileSource` for a big one).
+    """A transcript's bytes (or a :class:`FileSource` for a big one: see :func:`whole_max`).
 
     Raises:
         UnreadableInput: it cannot be read (a one-line reason).
     """
     try:
-        return read_transcript(path)
+        return read_transcript(path, whole_max())
     except IsADirectoryError:
         raise UnreadableInput(f"{path} is a directory, not a session file") from None
     except PermissionError:

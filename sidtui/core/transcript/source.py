@@ -51,10 +51,13 @@ def long_reason(length: int, limit: int) -> str:
     )
 
 
-def read_long_line(src: FileSource, start: int, limit: int) -> tuple[bytes | None, int, int, bool]:
+def read_long_line(
+    src: FileSource, start: int, limit: int, *, keep_nuls: bool = False
+) -> tuple[bytes | None, int, int, bool]:
     """A line from file offset ``start`` that does not end within a piece, read forward a
     piece at a time; holes are skipped unread (``SEEK_DATA``). Its bytes are kept only
-    while it is short enough and holds no NUL byte.
+    while it is short enough and holds no NUL byte (``keep_nuls``: NUL bytes that are
+    stored are kept too, for a reader that salvages around them; a hole never is).
 
     Returns:
         ``(bytes or None, length, NUL count, terminated)``: the line's bytes without its
@@ -78,7 +81,8 @@ def read_long_line(src: FileSource, start: int, limit: int) -> tuple[bytes | Non
         z = seg.count(0)
         if z:
             nuls += z
-            parts = None
+            if not keep_nuls:
+                parts = None
         if parts is not None:
             parts.append(seg)
             if pos + len(seg) - start > limit:
@@ -206,11 +210,21 @@ def read_transcript(path: Any, whole_max: int | None = None) -> bytes | FileSour
         OSError: the file cannot be opened or read.
     """
     fd, st = open_regular(path)
+    return transcript_from_fd(path, fd, st, whole_max)
+
+
+def transcript_from_fd(
+    path: Any, fd: int, st: os.stat_result, whole_max: int | None = None
+) -> bytes | FileSource:
+    """:func:`read_transcript` of a file already opened as ``fd`` (``st`` its ``fstat``);
+    the fd is owned from here on (closed, or kept by the :class:`FileSource`)."""
     f = os.fdopen(fd, "rb", buffering=0)
     try:
         limit = PIECE_MIN_BYTES if whole_max is None else whole_max
         if st.st_size < limit and not has_holes(fd, st.st_size):
-            return f.readall()
+            data = f.readall()
+            f.close()
+            return data
     except BaseException:
         f.close()
         raise

@@ -54,3 +54,24 @@ def test_a_project_and_an_unreadable_file(tmp_path):
     (home / "projects" / "-p" / "dead.jsonl").symlink_to(tmp_path / "nowhere")
     rows, errors = list_sessions(ClaudeHome(home), "-p")
     assert [r.first_prompt for r in rows] == ["hello"] and rows[0].interruption == "none"
+
+
+def test_a_line_above_the_ceiling_is_listed_not_held(tmp_path, monkeypatch):
+    import os
+
+    from sidtui.core.claude.listing import summarize_files
+
+    sid = "11111111-2222-4333-8444-555555555555"
+    long = b'{"type":"user","uuid":"big","x":"' + b"y" * 50_000 + b'"}\n'
+    data = cc_lines(cc_user("a", None, "first")) + long + cc_lines(cc_assistant("b", "a", "ok"))
+    root = cc_home(tmp_path / "claude", {"-w-app": {f"{sid}.jsonl": data}})
+    os.mkfifo(root / "projects" / "-w-app" / "22222222-2222-4333-8444-555555555555.jsonl")
+    monkeypatch.setenv("SIDTUI_MAX_LINE_BYTES", "4096")
+    home = ClaudeHome(root)
+    rows, errors = list_sessions(home)  # the FIFO is never opened for a blocking read
+    (row,) = rows
+    assert row.records == 2 and row.bytes == len(data), row
+    assert all("FIFO" in e or "not a regular file" in e for e in errors), errors
+    items = [(str(root / "projects" / "-w-app" / f"{sid}.jsonl"), "-w-app")]
+    ((got,),) = list(summarize_files(home, items, chunk_files=1))
+    assert got.summary.records == 2

@@ -236,3 +236,99 @@ def test_checkpoint_prompt_reads_the_nested_id_of_snapshots_and_deltas():
     assert [checkpoint_prompt(DECODER.decode(x)) for x in (snap, old, delta)] == ["prompt"] * 3
     assert checkpoint_prompt(lenient_record(orjson.loads(odd))) == "top"
     assert checkpoint_prompt(DECODER.decode(b'{"type":"user","messageId":"x"}')) is None
+
+
+def _long_record_line(n: int) -> bytes:
+    """A valid record line of about ``n`` bytes (JSON.parse accepts it)."""
+    return _raw(cc_user("big", "a", "y" * n, ts=1))
+
+
+@pytest.mark.parametrize("how", ["whole", "pieces"])
+def test_a_line_above_the_ceiling_is_one_damaged_line_never_decoded(tmp_path, monkeypatch, how):
+    monkeypatch.setenv("SIDTUI_MAX_LINE_BYTES", "4096")
+    monkeypatch.setattr(scan_mod, "PIECE_BYTES", 1024)  # the long line spans pieces
+    long = _long_record_line(20_000)
+    data = cc_lines(A) + long + b"\n" + b"x" * 30_000 + b"\n" + cc_lines(B)
+    if how == "whole":
+        sc = scan(data)
+    else:
+        p = tmp_path / "t.jsonl"
+        p.write_bytes(data)
+        f = open(p, "rb", buffering=0)
+        sc = scan(FileSource(p, f, len(data)))
+    assert [o.uuid for o in sc.objs] == ["a", "b"]  # the long record is not decoded
+    assert [(b.line, b.length, b.recovered) for b in sc.bad_lines] == [
+        (2, len(long), 0),
+        (3, 30_000, 0),
+    ]
+    assert all("SIDTUI_MAX_LINE_BYTES" in b.reason for b in sc.bad_lines)
+    assert sc.line_count == 4 and list(sc.lines) == [1, 4]
+
+
+def test_a_line_above_the_ceiling_read_in_pieces_is_never_held(tmp_path, monkeypatch):
+    import tracemalloc
+
+    monkeypatch.setenv("SIDTUI_MAX_LINE_BYTES", str(64 << 10))
+    p = tmp_path / "t.jsonl"
+    with open(p, "wb") as fh:
+        fh.write(cc_lines(A))
+        for _ in range(16):
+            fh.write(b"x" * (1 << 20))  # a 16 MiB line
+        fh.write(b"\n" + cc_lines(B))
+    size = p.stat().st_size
+    with open(p, "rb", buffering=0) as f:
+        tracemalloc.start()
+        try:
+            sc = scan(FileSource(p, f, size))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert [o.uuid for o in sc.objs] == ["a", "b"] and sc.bad_lines[0].length == 16 << 20
+    assert peak < 4 << 20, f"{peak:,} bytes held for a 16 MiB line above a 64 KiB ceiling"
+
+
+class _CountingSpan:
+    """``json.JSONDecoder`` whose ``raw_decode`` adds up the characters each call read."""
+
+    def __init__(self) -> None:
+        import json
+
+        self.real = json.JSONDecoder(strict=True)
+        self.read = 0
+
+    def raw_decode(self, text, s):
+        import json
+
+        try:
+            v, e = self.real.raw_decode(text, s)
+        except json.JSONDecodeError as exc:
+            self.read += exc.pos - s + 1
+            raise
+        self.read += e - s
+        return v, e
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"{" * 200_000,
+        # a candidate per key, each string closed by the next one's quote
+        b" ".join(b'{"k' for _ in range(3000)) + b"x" * 200_000,
+        b'{"type":"user","uuid":"' + b"x" * 300_000,
+    ],
+    ids=["braces", "quoted-keys", "one-long-string"],
+)
+def test_salvage_work_is_linear_in_the_line(monkeypatch, raw):
+    span = _CountingSpan()
+    monkeypatch.setattr(scan_mod, "_SPAN", span)
+    found, lost = salvage(raw)
+    assert found == [] and lost == len(raw.replace(b" ", b""))
+    assert span.read <= 5 * len(raw) + (1 << 20), f"{span.read:,} chars read for {len(raw):,}"
+
+
+def test_salvage_of_many_glued_non_ascii_records_keeps_them_all():
+    recs = [_raw(cc_user(f"u{i}", None, "é" * 50, ts=i)) for i in range(1500)]
+    raw = b"\x00".join(recs)
+    found, lost = salvage(raw)
+    assert [v["uuid"] for _, _, v in found] == [f"u{i}" for i in range(1500)]
+    assert lost == 0 and all(orjson.loads(raw[s:e]) == v for s, e, v in found)
