@@ -254,8 +254,8 @@ def test_a_line_above_the_ceiling_is_one_damaged_line_never_decoded(tmp_path, mo
     else:
         p = tmp_path / "t.jsonl"
         p.write_bytes(data)
-        f = open(p, "rb", buffering=0)
-        sc = scan(FileSource(p, f, len(data)))
+        with open(p, "rb", buffering=0) as f:
+            sc = scan(FileSource(p, f, len(data)))
     assert [o.uuid for o in sc.objs] == ["a", "b"]  # the long record is not decoded
     assert [(b.line, b.length, b.recovered) for b in sc.bad_lines] == [
         (2, len(long), 0),
