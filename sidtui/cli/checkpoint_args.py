@@ -258,8 +258,12 @@ def fmt_time(ms: int) -> str:
         return str(ms)
 
 
-def report(args: argparse.Namespace, res, verb: str) -> int:
-    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult`; exit 1 when files were skipped."""
+def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
+    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult` of either source
+    (a Claude Code one is a ``CodeRestoreResult``); exit 1 when files were skipped.
+
+    ``project``: a source's :class:`~sidtui.core.base.project.ProjectRoot`, described
+    first (then the result's warnings)."""
     from sidtui.cli.common import followup, print_json, session_word, stdout_console
     from sidtui.core.views.rewind_text import unified_diff
 
@@ -280,6 +284,10 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
 
     c = stdout_console()
     err = sys.stderr
+    if project is not None:
+        print(project.describe(), file=err)
+    for w in res.warnings:
+        print(f"warning: {w}", file=err)
     root = getattr(args, "_root_info", None)
     print(root.describe() if root is not None else f"project root: {res.root}", file=err)
     if res.note and not res.files:

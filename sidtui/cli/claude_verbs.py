@@ -221,12 +221,7 @@ def _show(view: Any, fh: Any, spec: str, full: bool = False) -> int:
 def _report(args: argparse.Namespace, res: Any, verb: str, r: Any) -> int:
     from sidtui.cli.checkpoint_args import report
 
-    if not args.json:
-        err = sys.stderr
-        print(r.project.describe(), file=err)
-        for w in res.warnings:
-            print(f"warning: {w}", file=err)
-    return report(args, res, verb)
+    return report(args, res, verb, project=r.project)
 
 
 def undo(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
@@ -359,28 +354,14 @@ def _render_points(view: Any, points: list[Any]) -> None:
 
 
 def _render_fork(res: Any, verb: str) -> None:
-    from rich.text import Text
+    from sidtui.cli.fork import render
 
-    c = stdout_console()
-    if res.dry_run:
-        c.print(
-            Text(
-                f"would write {res.message_count} messages ({res.records_copied} records) from "
-                f"{res.source_session_id} into a new session (dry run: nothing written)"
-            )
-        )
-    else:
-        c.print(Text(f"{verb}: {res.session_id}", style="bold"))
-        c.print(Text(f"  {res.path}"))
-        c.print(
-            Text(
-                f"  {res.message_count} messages, {res.records_copied} records copied from "
-                f"{res.source_session_id}; {res.blobs_copied} file-history backups copied"
-            )
-        )
-        c.print(Text(f"  resume it with: claude --resume {res.session_id}"))
-    for w in res.warnings:
-        c.print(Text(f"warning: {w}", style="yellow"))
+    render(
+        res,
+        verb,
+        copied=f"{res.blobs_copied} file-history backups copied",
+        resume=f"claude --resume {res.session_id}",
+    )
 
 
 def fork(args: argparse.Namespace, target: tuple[Any, Any]) -> int:

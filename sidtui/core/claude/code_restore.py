@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -114,49 +114,24 @@ class ClaudeFileRestore(FileRestore):
 
 
 @dataclass
-class CodeRestoreResult:
-    """What a code restore did (or would do); the attributes of a sid-code
-    :class:`~sidtui.core.checkpoints.manager.RestoreResult`, so the same report prints it.
+class CodeRestoreResult(RestoreResult):
+    """A :class:`~sidtui.core.checkpoints.restore.RestoreResult` of a Claude Code session
+    (``op``: ``undo``, ``undo-file``, ``restore``, ``rewind`` or ``redo``; ``target_snapshot_id``
+    the checkpoint restored to, ``c3``; ``reverts`` the ``messageId`` of every checkpoint
+    rolled back), so one report prints both sources.
 
     Attributes:
-        op: ``undo``, ``undo-file``, ``restore``, ``rewind`` or ``redo``.
-        target_snapshot_id: the checkpoint restored to (``c3``); message_id: its prompt.
-        reverts: ``messageId`` of every checkpoint rolled back.
-        safety_snapshot_id: the journal snapshot holding the files as they were.
-        root: the project root; root_refusal: why writing under it is refused.
-        warnings: drift, liveness and other notes, in words.
-        refusal: a dry run: the error a real run with the same flags stops at (nothing
-            written), else None.
+        session_id: the session.
+        message_id: the prompt of the checkpoint restored to.
+        journal: sidtui's journal of the session's safety snapshots.
     """
 
-    op: str
-    dry_run: bool
-    session_id: str
-    target_snapshot_id: str | None = None
+    session_id: str = ""
     message_id: str | None = None
-    reverts: list[str] = field(default_factory=list)
-    safety_snapshot_id: str | None = None
-    files: list[FileRestore] = field(default_factory=list)
-    note: str | None = None
-    root: Path | None = None
-    root_refusal: str | None = None
     journal: Path | None = None
-    warnings: list[str] = field(default_factory=list)
-    refusal: str | None = None
-
-    @property
-    def changed(self) -> list[FileRestore]:
-        return [f for f in self.files if f.action in ("restored", "deleted")]
-
-    @property
-    def skipped(self) -> list[FileRestore]:
-        return [f for f in self.files if f.action == "skipped"]
-
-    @property
-    def drifted(self) -> list[FileRestore]:
-        return [f for f in self.files if f.drifted]
 
     def to_json(self) -> dict[str, Any]:
+        """The ``--json`` object of a Claude Code restore."""
         return {
             "source": "claude-code",
             "session_id": self.session_id,
@@ -167,7 +142,7 @@ class CodeRestoreResult:
             "reverts": self.reverts,
             "safetySnapshot": self.safety_snapshot_id,
             "journal": str(self.journal) if self.journal else None,
-            "root": str(self.root) if self.root else None,
+            "root": self.root,
             "rootRefused": self.root_refusal,
             "note": self.note,
             "warnings": self.warnings,
@@ -176,22 +151,25 @@ class CodeRestoreResult:
         }
 
 
+def _root_text(root: Path | None) -> str | None:
+    return str(root) if root else None
+
+
 def _wrap(
     res: RestoreResult, session_id: str, root: Path | None, journal: Path
 ) -> CodeRestoreResult:
+    """A journal manager's result (``redo``, a finished journal) as this session's."""
     return CodeRestoreResult(
         res.op,
         res.dry_run,
-        session_id,
-        res.target_snapshot_id,
-        None,
-        list(res.reverts),
-        res.safety_snapshot_id,
-        list(res.files),
-        res.note,
-        root,
-        None,
-        journal,
+        target_snapshot_id=res.target_snapshot_id,
+        reverts=list(res.reverts),
+        safety_snapshot_id=res.safety_snapshot_id,
+        files=list(res.files),
+        note=res.note,
+        root=_root_text(root),
+        session_id=session_id,
+        journal=journal,
     )
 
 
@@ -373,12 +351,12 @@ class CodeRestorer:
         res = CodeRestoreResult(
             op,
             dry_run,
-            self.session_id,
-            cp.id,
-            cp.message_id,
-            [c.message_id for c in cps[k:]] if paths is None else [cp.message_id],
-            root=self.root,
+            target_snapshot_id=cp.id,
+            reverts=[c.message_id for c in cps[k:]] if paths is None else [cp.message_id],
+            root=_root_text(self.root),
             root_refusal=self.root_refusal,
+            session_id=self.session_id,
+            message_id=cp.message_id,
             journal=self.journal_path,
         )
         if not dry_run and (j := self.pending_journal()) is not None:
@@ -561,7 +539,11 @@ class CodeRestorer:
             return done
         part = j["claude"]
         res = CodeRestoreResult(
-            op, dry_run, self.session_id, root=self.root, journal=self.journal_path
+            op,
+            dry_run,
+            root=_root_text(self.root),
+            session_id=self.session_id,
+            journal=self.journal_path,
         )
         res.warnings.append(said)
         token = str(j.get("token"))
@@ -637,9 +619,9 @@ class CodeRestorer:
         return CodeRestoreResult(
             "undo",
             dry_run,
-            self.session_id,
             note="nothing to undo: no checkpoint left whose files differ",
-            root=self.root,
+            root=_root_text(self.root),
+            session_id=self.session_id,
             journal=self.journal_path,
         )
 
@@ -660,9 +642,9 @@ class CodeRestorer:
             return CodeRestoreResult(
                 "redo",
                 dry_run,
-                self.session_id,
                 note="nothing to redo: sidtui never restored files of this session",
-                root=self.root,
+                root=_root_text(self.root),
+                session_id=self.session_id,
                 journal=self.journal_path,
             )
         res = self.journal.redo(dry_run=dry_run, force=force)

@@ -1,6 +1,6 @@
 """Search (``/``): full-text search across every session through the catalog's FTS index.
 
-The index is :class:`sidtui.core.live.SearchIndex` (filled incrementally in a worker the
+The index is :class:`sidtui.core.index.search.SearchIndex` (filled incrementally in a worker the
 first time the screen opens, then kept current); queries run in a worker too. Results list
 the session, its start time, what matched (prompt / assistant / tool / file) and a snippet;
 Enter opens the session at that record with the words found and highlighted (the Chain tab
