@@ -6,6 +6,7 @@ these checks name the offending line before a run would fail on a missing file.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 
@@ -90,3 +91,46 @@ def test_fixture_data_is_in_the_repository():
     tracked = _tracked("tests/fixtures")
     for folder in ("real-home/sessions/", "real-home-oracle/sessions/", "real-projects/"):
         assert any(p.startswith("tests/fixtures/" + folder) for p in tracked), folder
+
+
+PROJECT_PACKAGES = ("sidtui", "bench", "scripts", "tests")
+
+
+def _private_imports(source: str) -> list[tuple[int, str]]:
+    """``(line, "from M import _name")`` for every private name imported from a module of
+    the project (an alias that is private, ``import x as _x``, is not counted)."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.split(".")[0] not in PROJECT_PACKAGES:
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    hits.append((node.lineno, f"from {node.module} import {alias.name}"))
+    return hits
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name another module needs is public where it belongs. Tests may look inside the
+    modules they test (reference implementations compared with private fast paths)."""
+    hits = []
+    for rel in _code_files():
+        if rel.endswith(".py") and not rel.startswith("tests/"):
+            for n, what in _private_imports((REPO / rel).read_text(encoding="utf-8")):
+                hits.append(f"{rel}:{n}: {what}")
+    assert not hits, "private names imported across modules:\n" + "\n".join(hits)
+
+
+def test_private_import_finder_catches_what_it_should():
+    src = (
+        "from sidtui.core.transcript.loader import _message_from_record\n"
+        "from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict\n"
+        "from collections import _chain_map\n"
+        "def f():\n"
+        "    from sidtui.core.views.listing import _Job, summarize\n"
+        "    from sidtui.core import __version__\n"
+    )
+    assert _private_imports(src) == [
+        (1, "from sidtui.core.transcript.loader import _message_from_record"),
+        (5, "from sidtui.core.views.listing import _Job"),
+    ]

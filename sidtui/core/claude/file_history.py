@@ -11,6 +11,7 @@ is what a code rewind writes back; :func:`backup_counts` is ``check``'s count.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -20,11 +21,41 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import UsageError
+from sidtui.core.base.regular import NotRegularFile, TooBig, ceiling, open_regular, read_open
+from sidtui.core.checkpoints.index import INFLATE_CEILING, INFLATE_ENV
 
 SNAPSHOT = "file-history-snapshot"
 DELTA = "file-history-delta"
 #: A backup file name as Claude Code writes it (16 hex of the path's sha256, ``@v`` + n).
 BACKUP_NAME = re.compile(r"^([0-9a-f]{16})@v(\d+)$")
+
+
+def read_blob(path: Path) -> tuple[bytes, os.stat_result]:
+    """A backup blob's bytes and ``fstat``: never through a symlink, never waiting on a
+    FIFO, and at most ``SIDTUI_MAX_INFLATE_BYTES`` (1 GiB: what sidtui gives back of a
+    stored version; a sparse 2 GB blob is refused, not read as zeros).
+
+    Raises:
+        OSError: it cannot be read; ``strerror`` says why (a symlink, a FIFO, too big).
+    """
+    limit = ceiling(INFLATE_ENV, INFLATE_CEILING)
+    try:
+        fd, st = open_regular(path, follow=False)
+    except NotRegularFile as exc:
+        raise OSError(errno.EINVAL, f"{path.name} is not a regular file ({exc.kind})") from None
+    try:
+        return read_open(
+            fd,
+            st,
+            path,
+            limit,
+            too_big=f"{path.name} is {{size}} bytes, more than the {{limit}} sidtui reads "
+            f"of a backup ({INFLATE_ENV})",
+        ), st
+    except TooBig as exc:
+        raise OSError(errno.EFBIG, str(exc)) from None
+    finally:
+        os.close(fd)
 
 
 def path_hash(abs_path: str) -> str:
@@ -95,26 +126,14 @@ class Backup:
         return text if self.present else text + " ✗"
 
     def read(self) -> bytes:
-        """The blob's bytes (never through a symlink).
+        """The blob's bytes (:func:`read_blob`).
 
         Raises:
-            OSError: it cannot be read (gone, a symlink, not a regular file).
+            OSError: it cannot be read (gone, a symlink, not a regular file, too big).
         """
         if self.blob is None:
             raise FileNotFoundError(f"no blob for {self.key}")
-        fd = os.open(self.blob, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(f"{self.blob} is not a regular file")
-            chunks = []
-            while True:
-                b = os.read(fd, 1 << 20)
-                if not b:
-                    break
-                chunks.append(b)
-            return b"".join(chunks)
-        finally:
-            os.close(fd)
+        return read_blob(self.blob)[0]
 
     def mode(self) -> int | None:
         """The blob's permission bits (Claude Code keeps the file's mode), or None."""

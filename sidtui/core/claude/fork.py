@@ -21,7 +21,7 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.claude.file_history import blob_name_ok
+from sidtui.core.claude.file_history import blob_name_ok, read_blob
 from sidtui.core.claude.kinds import checkpoint_prompt
 from sidtui.core.claude.scan import CONVERSATION_TYPES, DAG_TYPES
 from sidtui.core.claude.tree import PARALLEL
@@ -448,13 +448,12 @@ def write_fork(prepared: PreparedFork) -> ClaudeForkResult:
     made_dir = not prepared.blob_dir.exists()
     try:
         for s, t in prepared.blobs:
-            fd = os.open(s, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             try:
-                st = os.fstat(fd)
-                with os.fdopen(fd, "rb", closefd=False) as fh:
-                    blob = fh.read()
-            finally:
-                os.close(fd)
+                blob, st = read_blob(s)
+            except OSError as exc:  # a FIFO, a symlink, above the ceiling: not copied
+                res.blobs_missing += 1
+                res.warnings.append(f"backup not copied: {exc.strerror or exc}")
+                continue
             safefs.create_new(t, blob, st.st_mode & 0o7777)
             res.blobs_copied += 1
         safefs.create_new(res.path, prepared.data, 0o600)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,6 +235,20 @@ def _entries(folder: Path, errors: list[str] | None) -> list[os.DirEntry[str]]:
         return []
 
 
+def not_regular(path: str) -> str | None:
+    """``PATH is not a regular file (a FIFO); skipped`` for a transcript name that is a
+    FIFO, a device, a socket or a folder (None: a regular file, or nothing there)."""
+    from sidtui.core.base.regular import kind_of
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return None
+    return f"{path} is not a regular file ({kind_of(st.st_mode)}); skipped"
+
+
 def _is_file(e: os.DirEntry[str]) -> bool:
     try:
         return e.is_file()
@@ -292,6 +307,8 @@ def _in_project(
     for e in mains:
         if _is_file(e):
             yield ClaudeFile(Path(e.path), e.name[: -len(".jsonl")], name)
+        elif errors is not None and (why := not_regular(e.path)) is not None:
+            errors.append(why)
     if not include_sidechains:
         return
     for e in entries:

@@ -17,7 +17,7 @@ from stat import S_ISREG
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.pool import ordered_map
-from sidtui.core.base.regular import open_regular
+from sidtui.core.base.regular import kind_of, open_regular
 from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, file_for_path
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
 from sidtui.core.claude.session import ClaudeSessionView, describe
@@ -155,6 +155,11 @@ def scan_files(
                                     append((e.path, project, None))
                             elif is_reg((st := e.stat()).st_mode):  # one call: stat decides
                                 append((e.path, project, st))
+                            elif errors is not None and not agents_only:
+                                errors.append(
+                                    f"{e.path} is not a regular file ({kind_of(st.st_mode)}); "
+                                    "skipped"
+                                )
                         elif not agents_only and e.is_dir(follow_symlinks=False):
                             dirs.append(e)
                     except FileNotFoundError:

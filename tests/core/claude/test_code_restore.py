@@ -287,3 +287,20 @@ def test_a_folder_swapped_between_the_check_and_the_read_is_not_followed(sess, t
     assert _disk(sess) == AFTER
     jp = journal_path(sess["home"], CC_SESSION)
     assert b"outside" not in jp.read_bytes()
+
+
+def test_a_backup_above_the_ceiling_or_not_a_file_is_unrecoverable_not_read(sess, monkeypatch):
+    blobs = sess["home"].root / "file-history" / CC_SESSION
+    plan = _restorer(sess).restore_before("c2", dry_run=True)
+    blob = blobs / next(f.backup for f in plan.files if f.path.endswith("a.txt"))
+    blob.write_bytes(b"x" * 100)
+    monkeypatch.setenv("SIDTUI_MAX_INFLATE_BYTES", "50")
+    res = _restorer(sess).restore_before("c2", dry_run=True)
+    a = next(f for f in res.files if f.path.endswith("a.txt"))
+    assert a.action == "skipped" and "SIDTUI_MAX_INFLATE_BYTES" in (a.reason or ""), a
+    monkeypatch.delenv("SIDTUI_MAX_INFLATE_BYTES")
+    blob.unlink()
+    os.mkfifo(blob)  # opening it to read would wait for a writer
+    res = _restorer(sess).restore_before("c2", dry_run=True)
+    a = next(f for f in res.files if f.path.endswith("a.txt"))
+    assert a.action == "skipped" and "unrecoverable" in (a.reason or ""), a  # no wait

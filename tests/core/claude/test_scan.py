@@ -254,8 +254,8 @@ def test_a_line_above_the_ceiling_is_one_damaged_line_never_decoded(tmp_path, mo
     else:
         p = tmp_path / "t.jsonl"
         p.write_bytes(data)
-        f = open(p, "rb", buffering=0)
-        sc = scan(FileSource(p, f, len(data)))
+        with open(p, "rb", buffering=0) as f:
+            sc = scan(FileSource(p, f, len(data)))
     assert [o.uuid for o in sc.objs] == ["a", "b"]  # the long record is not decoded
     assert [(b.line, b.length, b.recovered) for b in sc.bad_lines] == [
         (2, len(long), 0),
@@ -332,3 +332,27 @@ def test_salvage_of_many_glued_non_ascii_records_keeps_them_all():
     found, lost = salvage(raw)
     assert [v["uuid"] for _, _, v in found] == [f"u{i}" for i in range(1500)]
     assert lost == 0 and all(orjson.loads(raw[s:e]) == v for s, e, v in found)
+
+
+def test_a_sparse_transcript_is_read_without_its_hole(tmp_path, monkeypatch):
+    import tracemalloc
+
+    monkeypatch.setenv("SIDTUI_MAX_LINE_BYTES", str(64 << 10))
+    p = tmp_path / "t.jsonl"
+    head = cc_lines(A)
+    with open(p, "wb") as fh:  # records, a 256 MiB hole, then a record again
+        fh.write(head)
+        fh.seek(len(head) + (256 << 20))
+        fh.write(b"\n" + cc_lines(B))
+    size = p.stat().st_size
+    with open(p, "rb", buffering=0) as f:
+        tracemalloc.start()
+        try:
+            sc = scan(FileSource(p, f, size))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert [o.uuid for o in sc.objs] == ["a", "b"]
+    (bad,) = sc.bad_lines
+    assert bad.length == 256 << 20 and "NUL bytes" in bad.reason and bad.lost_bytes == 0
+    assert peak < 4 << 20, f"{peak:,} bytes held for a 256 MiB hole"
