@@ -1,5 +1,5 @@
 """Pilot tests of Claude Code sessions in the app: listed beside sid-code's, filtered by
-source, opened read-only (conversation, resume leaf, checkpoints)."""
+source, opened (conversation, resume leaf, tips, checkpoints)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
+from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
 
@@ -114,15 +116,19 @@ async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
         assert len(log.lines) >= len(view.conversation)
         shown = [int(ln.text.split()[0]) for ln in log.lines if ln.text[:6].strip().isdigit()]
         assert shown == [m.line for m in view.conversation]
-        # mutations point to the CLI
+        # r opens the rewind dialog (a preview; Esc closes it, nothing written)
         await pilot.press("r")
-        assert s.note is not None and f"sidtui rewind --claude-home {demo.claude_home}" in s.note
+        await settle(app, pilot)
+        assert isinstance(app.screen, ClaudeRewindScreen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is s
         await pilot.press("escape")
         await settle(app, pilot)
         assert isinstance(app.screen, BrowserScreen)
 
 
-async def test_fork_key_from_the_browser_points_to_the_cli(demo):
+async def test_fork_key_from_the_browser_opens_the_fork_dialog(demo):
     sid = demo.claude_cases["rewind"]
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -132,11 +138,11 @@ async def test_fork_key_from_the_browser_points_to_the_cli(demo):
         table.move_cursor(row=table.get_row_index(_key(b, sid)))
         await pilot.press("ctrl+s")
         await settle(app, pilot)
-        s = app.screen
-        assert isinstance(s, ClaudeSessionScreen)
-        assert s.note is not None and s.note.endswith(
-            f"sidtui fork --claude-home {demo.claude_home} {sid}"
-        )
+        f = app.screen
+        assert isinstance(f, ClaudeForkScreen) and f.view.session_id == sid
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ClaudeSessionScreen)
 
 
 async def test_checkpoints_tab_lists_the_file_history(demo):
@@ -150,14 +156,14 @@ async def test_checkpoints_tab_lists_the_file_history(demo):
         b = app.screen
         b.open_key(_key(b, sid))
         await settle(app, pilot)
-        await pilot.press("c")
+        await pilot.press("3")
         await settle(app, pilot)
         s = app.screen
         table = s.query_one("#claude-checkpoints")
         assert table.row_count == len(history.checkpoints)
         assert [r.value for r in table.rows] == [c.id for c in history.checkpoints]
         note = widget_text(app, s.query_one("#claude-checkpoints-note"))
-        assert f"{len(history.checkpoints)} checkpoint" in note and "--before CHECKPOINT" in note
+        assert f"{len(history.checkpoints)} checkpoint" in note and "R restores" in note
 
 
 async def test_help_lists_the_source_filter_key(demo):
@@ -184,3 +190,41 @@ async def test_the_app_gets_the_claude_home_from_the_flag_or_the_environment(
     assert claude_home_for_app(argparse.Namespace(claude_home=None)).root == demo.claude_home
     flag = claude_home_for_app(argparse.Namespace(claude_home=str(tmp_path / "x")))
     assert flag is not None and flag.root == tmp_path / "x"
+
+
+async def test_a_claude_home_alone_opens_and_lists_its_sessions(demo, tmp_path):
+    app = make_app(
+        tmp_path / "no-sid-code",
+        poll_interval=0,
+        catalog_path=":memory:",
+        claude_home=demo.claude_home,
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        assert isinstance(b, BrowserScreen)
+        assert {s.session_id for s in b.summaries.values()} == set(demo.claude_cases.values())
+        assert not b.has_class("-empty")
+
+
+async def test_with_neither_home_the_empty_state_names_both(tmp_path):
+    app = make_app(tmp_path / "no-sid-code", poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(200, 30)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        assert b.has_class("-empty")
+        assert f"no sid-code home at {tmp_path / 'no-sid-code'} (" in b.empty_hint
+        text = widget_text(app, b.query_one("#empty-state"))
+        assert "no sid-code home at" in text and "--home DIR" in text
+        assert "no Claude Code home" in text and "--claude-home" in text
+        assert "sidtui demo" in text
+
+
+async def test_without_a_terminal_a_claude_home_alone_is_listed(demo, tmp_path, capsys):
+    from sidtui.cli.app import listing_instead
+    from sidtui.core.base.home import Home
+
+    rc = listing_instead(Home(tmp_path / "no-sid-code"), "no terminal", demo.claude_home)
+    out = capsys.readouterr()
+    assert rc == 0 and demo.claude_cases["rewind"][:8] in out.out
+    assert "no terminal" in out.err

@@ -54,6 +54,19 @@ class SessionIsLive(CodeRestoreError):
     """A running Claude Code process writes the session (refused unless forced)."""
 
 
+class DriftRefused(CodeRestoreError):
+    """Files changed after this session would be replaced; refused without ``force``.
+
+    Attributes:
+        result: the plan (a :class:`CodeRestoreResult` naming the drifted files; nothing
+            was written).
+    """
+
+    def __init__(self, message: str, result: CodeRestoreResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
 def journal_path(home: ClaudeHome, session_id: str) -> Path:
     """``<home>/sidtui/restores/<session>/index.json``: the safety snapshots of a session."""
     return home.root / SIDTUI_DIR / "restores" / session_id / "index.json"
@@ -154,6 +167,13 @@ class CodeRestoreResult:
     def drifted(self) -> list[FileRestore]:
         return [f for f in self.files if f.drifted]
 
+    def describe(self) -> str:
+        """What a run that finished an interrupted one did, in one line."""
+        said = self.warnings[0] if self.warnings else f"sidtui {self.op}"
+        return f"{said}: {len(self.changed)} file(s) written" + (
+            f" ({self.note})" if self.note else ""
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "source": "claude-code",
@@ -230,6 +250,11 @@ class CodeRestorer:
     @property
     def session_id(self) -> str:
         return self.fh.session_id
+
+    @property
+    def project_root(self) -> Path | None:
+        """The root restores are confined to (the name ``CheckpointManager`` uses)."""
+        return self.root
 
     # --- reading ---------------------------------------------------------------------
 
@@ -426,10 +451,11 @@ class CodeRestorer:
                 f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
             )
             more = f" (and {len(drifted) - 5} more)" if len(drifted) > 5 else ""
-            raise CodeRestoreError(
+            raise DriftRefused(
                 f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
                 "nothing was changed (pass --force to restore anyway: the safety snapshot "
-                "keeps their current contents for `sidtui redo`)"
+                "keeps their current contents for `sidtui redo`)",
+                res,
             )
 
     def _safety(

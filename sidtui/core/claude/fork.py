@@ -484,3 +484,28 @@ def fork_session(
         prepared.result.blobs_copied = 0
         return prepared.result
     return write_fork(prepared)
+
+
+def branch_tips(view: Any) -> list[dict[str, Any]]:
+    """Every leaf of ``view``'s tree: ``index`` (its record, for :func:`fork_session`'s
+    ``tip``), ``uuid``, ``line``, ``type``, ``kind``, ``live`` (resume picks it),
+    ``rewind``, ``records`` (its branch), ``timestamp``, ``messages`` (its conversation)."""
+    objs, lines, tree = view.scan.objs, view.scan.lines, view.tree
+    out = []
+    for t in tree.tips:
+        walk = tree.walk(t.index)
+        out.append(
+            {
+                "index": t.index,
+                "uuid": objs[t.index].uuid,
+                "line": lines[t.index],
+                "type": objs[t.index].type,
+                "kind": t.kind,
+                "live": t.kind == "resume",
+                "rewind": t.rewind,
+                "records": len(t.records),
+                "timestamp": t.timestamp,
+                "messages": sum(1 for i in walk if objs[i].type in CONVERSATION_TYPES),
+            }
+        )
+    return out
