@@ -74,6 +74,8 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self._claude_catalog = None
         self._search = None
         self._search_filled = False
+        self._claude_search = None
+        self._claude_search_filled = False
         self._lock = threading.Lock()
         self.home_label = home_label if home_label is not None else str(home.root)
         self.poll_interval = poll_interval
@@ -121,14 +123,14 @@ class SidtuiApp(ReportsWorkerErrors, App):
         at_line: int | None = None,
     ) -> None:
         """Push a Session screen for ``sf`` (a ``SessionFile``; a ``ClaudeFile``: the
-        read-only ``ClaudeSessionScreen``); see ``SessionScreen``."""
+        ``ClaudeSessionScreen``); see ``SessionScreen``."""
         from sidtui.core.claude.layout import ClaudeFile
         from sidtui.tui.screens.session import SessionScreen
 
         if isinstance(sf, ClaudeFile):
             from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 
-            self.push_screen(ClaudeSessionScreen(sf, then=then))
+            self.push_screen(ClaudeSessionScreen(sf, then=then, find=find, at_line=at_line))
             return
         self.push_screen(SessionScreen(sf, then=then, find=find, at_line=at_line))
 
@@ -235,6 +237,27 @@ class SidtuiApp(ReportsWorkerErrors, App):
             idx.fill(progress=progress)
             self._search_filled = True
         return idx
+
+    def search_indexes(self, progress=None) -> list[tuple[str, object]]:
+        """``(source, SearchIndex)`` of every home: sid-code's (when it exists) and the
+        Claude Code one's, each filled before first use. Blocking: call in a worker."""
+        from sidtui.core.index import SearchIndex
+
+        out: list[tuple[str, object]] = []
+        if self.home.root.is_dir() or self.claude_home is None:
+            out.append(("sid-code", self.search_index(progress)))
+        cat = self.claude_catalog()
+        if cat is not None:
+            with self._lock:
+                if self._claude_search is None:
+                    self._claude_search = SearchIndex(cat)
+                idx = self._claude_search
+            if not self._claude_search_filled:
+                cat.refresh()
+                idx.fill(progress=progress)
+                self._claude_search_filled = True
+            out.append(("claude-code", idx))
+        return out
 
     def started_by_path(self) -> dict[str, str | None]:
         """Start time of every session the browser knows, by path."""

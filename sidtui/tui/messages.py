@@ -186,11 +186,13 @@ class ForkComputed(Message):
 
 @dataclass
 class SearchAnswered(Message):
-    """Search progress or results (``hits`` None while indexing)."""
+    """Search progress or results (``hits`` None while indexing; ``sources``: each hit's
+    source name, in order)."""
 
     hits: list[Any] | None
     error: str | None = None
     status: str | None = None
+    sources: list[str] = field(default_factory=list)
 
 
 @dataclass

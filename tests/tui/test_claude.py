@@ -228,3 +228,106 @@ async def test_without_a_terminal_a_claude_home_alone_is_listed(demo, tmp_path, 
     out = capsys.readouterr()
     assert rc == 0 and demo.claude_cases["rewind"][:8] in out.out
     assert "no terminal" in out.err
+
+
+async def test_find_marks_the_messages_and_n_moves_between_them(demo):
+    sid = demo.claude_cases["checkpoints"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        await pilot.press("slash")
+        assert s.has_class("-finding") and s.focused is s.query_one("#claude-find")
+        await pilot.press(*"search", "enter")
+        await settle(app, pilot)
+        expected = [
+            i for i, m in enumerate(s.view.conversation) if "search" in m.preview(400).lower()
+        ]
+        assert s.finder is not None and s.finder.matches == expected and len(expected) > 1
+        assert "1 of" in widget_text(app, s.query_one("#claude-find-status"))
+        log = s.query_one("#claude-conversation")
+        assert log.scroll_y == min(s.starts[expected[0]], log.max_scroll_y)
+        await pilot.press("escape")  # back to the conversation, the words stay marked
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert s.finder.position == 1
+        assert "2 of" in widget_text(app, s.query_one("#claude-find-status"))
+        await pilot.press("N")
+        assert s.finder.position == 0
+
+
+async def test_copy_puts_the_id_path_or_record_on_the_clipboard(demo):
+    import orjson
+
+    sid = demo.claude_cases["rewind"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        await pilot.press("c", "i")
+        assert app.clipboard == sid
+        await pilot.press("c", "p")
+        assert app.clipboard == str(s.sf.path)
+        await pilot.press("c", "r")  # no find match: the last message's record
+        await settle(app, pilot)
+        assert orjson.loads(app.clipboard)["uuid"] == s.view.conversation[-1].uuid
+
+
+async def test_a_growing_file_is_read_again(tmp_path):
+    import orjson
+
+    demo = fresh_demo(tmp_path, claude=True)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        sid = demo.claude_cases["rewind"]
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        n = len(s.view.conversation)
+        last = s.view.conversation[-1]
+        rec = orjson.loads(s.sf.path.read_bytes().splitlines()[last.line - 1])
+        rec.update(
+            uuid="0e6b1c3e-0000-4000-8000-00000000live",
+            parentUuid=last.uuid,
+            type="user",
+            message={"role": "user", "content": "one more prompt, appended live"},
+        )
+        rec.pop("toolUseResult", None)
+        with s.sf.path.open("ab") as fh:
+            fh.write(orjson.dumps(rec) + b"\n")
+        s.check_file()
+        await settle(app, pilot)
+        assert len(s.view.conversation) == n + 1
+        assert "appended live" in s.messages[-1].plain
+
+
+async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
+    from sidtui.tui.screens.search import SearchScreen
+
+    sid = demo.claude_cases["rewind"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        m = app.screen
+        assert isinstance(m, SearchScreen)
+        await pilot.press(*"French", "enter")
+        await settle(app, pilot)
+        hits = [(src, h) for src, h in zip(m.sources, m.hits, strict=True) if h.session_id == sid]
+        assert hits and hits[0][0] == "claude-code"
+        table = m.query_one("#search-results")
+        table.move_cursor(row=m.hits.index(hits[0][1]))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and s.sf.session_id == sid
+        assert s.finder is not None and s.finder.query.lower() == "french"

@@ -137,6 +137,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         sf: the ``ClaudeFile``.
         then: ``"fork"`` (the browser's ctrl+s): open the fork dialog once loaded.
         find: words to find in the conversation once loaded (a search hit's query).
+        at_line: the file line of the hit: the first match from there is the current one.
     """
 
     DEFAULT_CSS = """
@@ -171,11 +172,19 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         Binding("ctrl+r", "reload", "Reload", show=False),
     ]
 
-    def __init__(self, sf, *, then: str | None = None, find: str | None = None) -> None:
+    def __init__(
+        self,
+        sf,
+        *,
+        then: str | None = None,
+        find: str | None = None,
+        at_line: int | None = None,
+    ) -> None:
         super().__init__()
         self.sf = sf
         self.then = then
         self.find_query = find
+        self.at_line = at_line
         self.view = None
         self.history = None
         self.tips: list[dict] = []
@@ -289,7 +298,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         if self.find_query and not msg.reload:
             self.query_one("#claude-find", Input).value = self.find_query
             self.set_class(True, "-finding")
-            self.find(self.find_query)
+            self.find(self.find_query, self.at_line)
         if self.then:
             then, self.then = self.then, None
             if then == "fork":
@@ -377,12 +386,18 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
     def _matches(self, finder: Finder) -> list[int]:
         return [i for i, t in enumerate(self.messages) if finder.holds(t.plain)]
 
-    def find(self, query: str) -> None:
-        """Mark the messages holding every word of ``query`` and go to the first."""
+    def find(self, query: str, at_line: int | None = None) -> None:
+        """Mark the messages holding every word of ``query`` and go to the first (from the
+        message at or after file line ``at_line``)."""
         finder = Finder.of(query) if query.strip() else None
         if finder is not None:
             finder.matches = self._matches(finder)
             finder.position = 0 if finder.matches else -1
+            if at_line is not None and self.view is not None:
+                lines = [self.view.conversation[i].line for i in finder.matches]
+                finder.position = next(
+                    (k for k, ln in enumerate(lines) if ln >= at_line), finder.position
+                )
         self.finder = finder
         self._write_log()
         self._find_status()
