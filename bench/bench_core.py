@@ -68,9 +68,11 @@ def _peak_rss_kb(argv: list[str]) -> int:
 
 
 def _huge(quick: bool, repeat: int) -> list[dict]:
-    from sidtui.core.base.home import Home, classify_file
+    from sidtui.core.base.discover import classify_file
+    from sidtui.core.base.home import Home
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import read_transcript, scan_records
+    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
     n_records = 7_000 if quick else 142_000
@@ -190,9 +192,11 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
     """show's core and the chain on the huge file made odd: CRLF, a whitespace-only
     assistant message (above 4 MiB: the agent's streaming reader), and a cut of it below
     4 MiB with a BOM too (the whole-file trim)."""
-    from sidtui.core.base.home import Home, classify_file
+    from sidtui.core.base.discover import classify_file
+    from sidtui.core.base.home import Home
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import read_transcript, scan_records
+    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
     n_records = 7_000 if quick else 142_000
@@ -247,7 +251,8 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
 
 
 def _ls(quick: bool, repeat: int) -> list[dict]:
-    from sidtui.core.base.home import Home, discover
+    from sidtui.core.base.discover import discover
+    from sidtui.core.base.home import Home
     from sidtui.core.views.check import run_check
     from sidtui.core.views.listing import list_sessions
 

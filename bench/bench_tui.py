@@ -114,7 +114,7 @@ def _launch(quick: bool, tmp: Path) -> dict:
 
 
 async def _key_latency(home: Path, sid: str, presses: int, while_loading: bool) -> list[float]:
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.tui.app import make_app
     from sidtui.tui.screens.session import SessionScreen
 
@@ -184,7 +184,7 @@ def _keys(quick: bool, tmp: Path) -> dict:
 
 
 def _fake_model(n: int):
-    from sidtui.core.transcript.records import make_block
+    from sidtui.core.transcript.structs import make_block
     from sidtui.tui.conversation_model import ConversationModel, Entry
 
     m = ConversationModel()

@@ -50,7 +50,7 @@ async def shoot(out: Path) -> list[Path]:
 
     from tui_support import SNAP_DEMO, demo_home_fixed, settle
 
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.tui.app import make_app
 
     # As in the snapshot tests: the demo's projects are inside the user's home, or every

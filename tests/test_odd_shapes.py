@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.base.home import resolve_session
+from sidtui.core.base.resolve import resolve_session
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.session import SessionScreen
 from tests.helpers import assistant, jsonl, rec, start, user

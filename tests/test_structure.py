@@ -40,10 +40,11 @@ PENDING_PATHS = {  # stale module paths in docstrings of files the tui work owns
     ("sidtui/tui/app.py", "sidtui.core.live.Catalog"),
     ("sidtui/tui/screens/fork.py", "sidtui.core.edits.fork.salvage"),
     ("sidtui/tui/screens/search.py", "sidtui.core.live.SearchIndex"),
+    # and of files the claude work owns (FileSource and Block moved to transcript.source/.structs)
+    ("sidtui/core/claude/scan.py", "sidtui.core.transcript.records.FileSource"),
+    ("sidtui/core/claude/scan.py", "sidtui.core.transcript.records.Block"),
 }
 PENDING_MODULES = {
-    "sidtui/core/base/home.py",
-    "sidtui/core/resume/recovery.py",
     "sidtui/core/transcript/loader.py",
     "sidtui/core/transcript/records.py",
 }

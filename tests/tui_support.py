@@ -153,7 +153,7 @@ def controls_on_screen(app) -> list[tuple[int, str]]:
 
 async def open_session(app, pilot, sid: str):
     """Open session ``sid`` (any spelling ``resolve_session`` takes) and wait for it."""
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.tui.screens.session import SessionScreen
 
     app.open_session(resolve_session(app.home, sid))

@@ -67,7 +67,8 @@ def sidtui_view(path: Path) -> dict[str, Any]:
     Raises:
         sidtui.core.base.errors.SidtuiError: the file cannot be read at all.
     """
-    from sidtui.core.base.home import Home, classify_file
+    from sidtui.core.base.discover import classify_file
+    from sidtui.core.base.home import Home
     from sidtui.core.views.session import open_session
 
     with tempfile.TemporaryDirectory(prefix="sidtui-difftest-") as tmp:

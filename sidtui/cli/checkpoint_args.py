@@ -51,14 +51,10 @@ def resolve(args: argparse.Namespace):
         transcript nor as a checkpoint folder.
     """
     from sidtui.cli.common import session_home
+    from sidtui.core.base.discover import session_cwd
     from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
-    from sidtui.core.base.home import (
-        ProjectRoot,
-        project_root_for,
-        resolve_session,
-        session_cwd,
-        user_home,
-    )
+    from sidtui.core.base.project import ProjectRoot, project_root_for, user_home
+    from sidtui.core.base.resolve import resolve_session
 
     arg = args.session
     home = session_home(args, arg)
@@ -113,8 +109,8 @@ def refuse_live(home, session_id: str, sf) -> None:
     Raises:
         SidtuiError: the session is live.
     """
+    from sidtui.core.base.discover import session_ids
     from sidtui.core.base.errors import SidtuiError, UnreadableInput
-    from sidtui.core.base.home import session_ids
     from sidtui.core.resume.process import (
         live_refusal,
         liveness_for,
@@ -156,7 +152,7 @@ def manager(args: argparse.Namespace, writes: bool = False):
         SidtuiError: no checkpoint index for the session.
     """
     from sidtui.core.base.errors import SidtuiError
-    from sidtui.core.base.home import explicit_root, user_home
+    from sidtui.core.base.project import explicit_root, user_home
     from sidtui.core.checkpoints.manager import CheckpointManager
 
     home, sid, root, sf = resolve(args)

@@ -16,7 +16,10 @@ def register(subparsers, parents) -> None:
         description="List a session's file checkpoints (snapshots taken before each tool "
         "batch): id, time, tools, summary, files with type/compression/size, and each "
         "file's chain (full·gz → diff → diff) with whether every entry rebuilds. "
-        "--show PATH@SNAPSHOT prints that file's stored pre-image, raw.",
+        "--show PATH@SNAPSHOT prints that file's stored pre-image: raw and whole to a pipe "
+        "or a file; to a terminal with control characters shown as \\xNN, lines cut at "
+        "1,000 characters, and nothing above the preview limit (SIDTUI_MAX_DIFF_BYTES, "
+        "8 MiB / SIDTUI_MAX_DIFF_LINES, 200,000 lines) unless --full.",
     )
     add_session_args(p, writes=False)
     p.add_argument(
@@ -24,6 +27,11 @@ def register(subparsers, parents) -> None:
         metavar="PATH@SNAPSHOT",
         default=None,
         help="print the content PATH had before batch SNAPSHOT (exit 1 when unrecoverable)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="with --show on a terminal: print it whole (no line cut, no size limit)",
     )
     p.set_defaults(func=run)
 
@@ -38,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return claude_verbs.checkpoints(args, target)
     mgr = manager(args)
     if args.show:
-        return _show(mgr, args.show)
+        return _show(mgr, args.show, args.full)
     if args.json:
         from sidtui.cli.common import print_json
 
@@ -48,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(mgr, spec: str) -> int:
+def _show(mgr, spec: str, full: bool = False) -> int:
     from sidtui.core.base.errors import UsageError
 
     path, sep, sid = spec.rpartition("@")
@@ -62,10 +70,10 @@ def _show(mgr, spec: str) -> int:
     if not r.exists:
         print(f"sidtui: {r.file_path} did not exist before {r.snapshot_id}", file=sys.stderr)
         return 1
-    data = r.data() or b""
-    sys.stdout.buffer.write(data)
-    sys.stdout.flush()
-    return 0
+    from sidtui.cli.common import write_stored
+
+    content = r.content if r.content is not None else b""
+    return write_stored(content, f"{r.file_path} at {r.snapshot_id}", full=full)
 
 
 def to_json(mgr) -> dict:

@@ -26,7 +26,7 @@ def claude_target(args: argparse.Namespace, arg: str | None = None) -> tuple[Any
         UsageError: a home flag names a folder that is no home (exit 2).
     """
     from sidtui.cli.common import read_session, sources_from_args
-    from sidtui.core.base.home import path_exists
+    from sidtui.core.base.resolve import path_exists
     from sidtui.core.sources import ClaudeSource, source_of_file
 
     if arg is None:

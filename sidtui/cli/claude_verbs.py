@@ -86,7 +86,7 @@ def checkpoints(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
         print(f"sidtui: warning: {w}", file=sys.stderr)
     _require_checkpoints(fh)
     if args.show:
-        return _show(view, fh, args.show)
+        return _show(view, fh, args.show, getattr(args, "full", False))
     points = {p.checkpoint: p for p in rewind_points(view, fh) if p.exact}
     doc = checkpoints_json(view, fh, points)
     if args.json:
@@ -183,7 +183,7 @@ def _match_path(view: Any, fh: Any, given: str) -> str:
     raise UsageError(f"{given!r} is not tracked in the checkpoints of {fh.session_id}")
 
 
-def _show(view: Any, fh: Any, spec: str) -> int:
+def _show(view: Any, fh: Any, spec: str, full: bool = False) -> int:
     from sidtui.core.base.errors import UsageError
 
     path, sep, cid = spec.rpartition("@")
@@ -206,9 +206,9 @@ def _show(view: Any, fh: Any, spec: str) -> int:
     except OSError as exc:
         print(f"sidtui: unrecoverable: {p} at {cp.id}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    sys.stdout.buffer.write(data)
-    sys.stdout.flush()
-    return 0
+    from sidtui.cli.common import write_stored
+
+    return write_stored(data, f"{p} at {cp.id}", full=full)
 
 
 # --------------------------------------------------------------------------- undo/redo/restore

@@ -32,7 +32,7 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
         UnreadableInput: the path cannot be looked at (a parent folder we may not
             search): ``permission denied reading …`` (exit 1).
     """
-    from sidtui.core.base.home import home_root_of, path_exists
+    from sidtui.core.base.resolve import home_root_of, path_exists
 
     if arg is None:
         arg = getattr(args, "session", None)
@@ -170,8 +170,8 @@ def require_project(home: Home, project: str | None) -> None:
             raise UnreadableInput(
                 f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
             ) from None
+    from sidtui.core.base.discover import project_folders
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.base.home import project_folders
 
     raise UsageError(
         f"no project folder {project!r} under {home.sessions_dir} "
@@ -224,13 +224,13 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
         SessionNotFound, AmbiguousSession, UsageError: exit 2; UnreadableInput: exit 1.
     """
     from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
-    from sidtui.core.base.home import path_exists
+    from sidtui.core.base.resolve import path_exists
     from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
 
     if arg is None:
         arg = args.session
     claude_flag = getattr(args, "claude_home", None)
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
 
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
     if arg != "latest" and looks_like_path and path_exists(arg):
@@ -287,3 +287,66 @@ def _claude_path(arg: str, flag: str | None) -> tuple[Any, Any]:
     else:
         home = ClaudeHome.resolve(None, os.environ)
     return ClaudeSource(home), file_for_path(p)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (a person reads it) rather than a pipe or a file."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_stored(content: str | bytes, what: str, *, full: bool = False) -> int:
+    """Print a stored version of a file (``checkpoints --show``); returns the exit code.
+
+    To a pipe or a file: raw and whole (UTF-8 for text; a lone surrogate as U+FFFD).
+    To a terminal: control characters as ``\\xNN`` (:func:`sidtui.fmt.printable`); without
+    ``full``, the preview rule bounds it (:func:`sidtui.core.checkpoints.sidebyside.
+    too_large_to_diff`): above ``SIDTUI_MAX_DIFF_BYTES``/``_LINES`` nothing is printed and
+    one line says how to get it (exit 1); below, lines are cut at 1,000 characters.
+
+    Args:
+        content: the version (str: text; bytes: a binary entry or a backup).
+        what: ``PATH at ID`` for the message.
+        full: print it whole to a terminal too.
+    """
+    from sidtui.core.checkpoints.sidebyside import cut_line, too_large_to_diff
+    from sidtui.fmt import printable
+
+    step = 1 << 20
+    out = sys.stdout.buffer
+    if not stdout_is_terminal():
+        for i in range(0, len(content), step):  # text encoded in pieces: never a whole copy
+            piece = content[i : i + step]
+            out.write(piece if isinstance(piece, bytes) else _utf8(piece))
+        sys.stdout.flush()
+        return 0
+    if not full and too_large_to_diff(content, None) is not None:
+        raw = content if isinstance(content, bytes) else _utf8(content)
+        size, lines = len(raw), raw.count(b"\n") + (raw[-1:] not in (b"", b"\n"))
+        print(
+            f"sidtui: {what} is {size:,} bytes ({lines:,} lines), more than a terminal is "
+            "shown (SIDTUI_MAX_DIFF_BYTES / SIDTUI_MAX_DIFF_LINES); not printed: redirect "
+            "it to a file (> FILE) or add --full",
+            file=sys.stderr,
+        )
+        return 1
+    text = content if isinstance(content, str) else content.decode("utf-8", errors="replace")
+    lines_ = text.split("\n")
+    for i, line in enumerate(lines_):
+        end = "\n" if i < len(lines_) - 1 else ""
+        if not line and not end:
+            break
+        cr = "\r" if line.endswith("\r") and end else ""  # CRLF: the CR is no control to show
+        shown = printable(line[: len(line) - len(cr)])
+        out.write(_utf8((shown if full else cut_line(shown)) + cr + end))
+    sys.stdout.flush()
+    return 0
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (possible in JSON text): U+FFFD, as Node
+        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")

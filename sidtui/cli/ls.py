@@ -147,7 +147,7 @@ def _claude_summaries(src, args):
 
 def _empty_lines(sources: list, args: argparse.Namespace) -> list[str]:
     """What an empty listing says on stderr: per home, what was looked for and where."""
-    from sidtui.core.base.home import empty_home_hint
+    from sidtui.core.base.discover import empty_home_hint
 
     lines: list[str] = []
     for src in sources:
@@ -369,15 +369,15 @@ def _tz_name() -> str:
 
 def _folder_errors(home, project: str | None) -> list[str]:
     """One line per folder of the listing that cannot be read (the wording of
-    :func:`sidtui.core.base.home.candidate_files`), without listing any file.
+    :func:`sidtui.core.base.discover.candidate_files`), without listing any file.
 
     Raises:
         UnreadableInput: no folder asked for can be read (``sessions/`` itself, the
             ``--project`` folder, or every project folder): exit 1 with the reason.
             Some readable and some not is a partial listing (warnings, exit 0).
     """
+    from sidtui.core.base.discover import project_folders, unreadable_folders
     from sidtui.core.base.errors import UnreadableInput
-    from sidtui.core.base.home import project_folders, unreadable_folders
 
     bad = unreadable_folders(home, project)
     lines = [f"cannot read folder {folder}: {why}" for folder, why in bad]
@@ -403,7 +403,7 @@ def _folder_errors(home, project: str | None) -> list[str]:
 
 def _has_flat_files(base) -> bool:
     """Whether ``sessions/`` holds a transcript file of its own (the old flat layout)."""
-    from sidtui.core.base.home import entry_is_file
+    from sidtui.core.base.discover import entry_is_file
 
     try:
         with os.scandir(base) as it:

@@ -55,7 +55,7 @@ def register(subparsers, parents) -> None:
 
 def open_view(args: argparse.Namespace):
     """Resolve ``args.session`` under the home and open it (flushing our own queue first)."""
-    from sidtui.core.base.home import resolve_session
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.core.transcript.writer import flush_pending_writes
     from sidtui.core.views.session import open_session
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import os
 
-    from sidtui.core.base.home import explicit_root, user_home
+    from sidtui.core.base.project import explicit_root, user_home
 
     result = rewind(
         view,

@@ -51,7 +51,7 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES
+    from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
     from sidtui.core.views.session import open_session
 
     if args.messages == "all":

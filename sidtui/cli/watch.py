@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
     own_ids: set[str] = set()
     if sf is not None:
-        from sidtui.core.base.home import session_ids
+        from sidtui.core.base.discover import session_ids
         from sidtui.core.resume.process import trace_session_ids_in_file
 
         own_ids = session_ids(sf) if source.name == "sid-code" else {sf.session_id}

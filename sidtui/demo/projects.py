@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sidtui.core.base.home import project_key
+from sidtui.core.base.project import project_key
 from sidtui.demo.clock import iso_ms
 
 

@@ -270,3 +270,34 @@ def test_gzip_limit_makes_an_entry_unrecoverable_not_an_error(tmp_path, capsys, 
     rc, out, _ = run(capsys, "--home", home, "checkpoints", sid, "--show", "a.txt@s1")
     assert rc == 0 and out.encode() == data
     assert orjson.loads((home / "checkpoints" / sid / "index.json").read_bytes())["nextId"] == 2
+
+
+def _one_full(text: str) -> dict:
+    entry = {"filePath": "@/a.txt", "existedBefore": True, "type": "full", "content": text}
+    snap = {"id": "s1", "timestamp": snapshot_ms(1), "toolName": "write", "files": [entry]}
+    snap["toolSummary"] = "@/a.txt"
+    return {"sessionId": "x", "createdAt": snapshot_ms(1), "nextId": 2, "snapshots": [snap]}
+
+
+def test_show_to_a_terminal_is_bounded_and_whole_to_a_pipe(tmp_path, capsys, monkeypatch):
+    from sidtui.cli import common
+
+    text = "short \x1b[31mred\n" + "x" * 3000 + "\n" + "line\n" * 50
+    home, _, sid = checkpoint_session(tmp_path, _one_full(text), {"a.txt": b"now\n"})
+    show = ["--home", home, "checkpoints", sid, "--show", "a.txt@s1"]
+    monkeypatch.setenv("SIDTUI_MAX_DIFF_BYTES", "1024")
+    rc, out, _ = run(capsys, *show)  # to a pipe (capsys): raw and whole, whatever the size
+    assert rc == 0 and out == text
+    monkeypatch.setattr(common, "stdout_is_terminal", lambda: True)
+    rc, out, err = run(capsys, *show)  # above the preview limit: not printed, says how
+    assert (rc, out) == (1, "")
+    assert (
+        "a.txt at s1" in err and "--full" in err and "> FILE" in err and len(err.splitlines()) == 1
+    )
+    rc, out, _ = run(capsys, *show, "--full")
+    assert rc == 0 and "x" * 3000 in out and "\x1b" not in out and "\\x1b[31mred" in out
+    monkeypatch.delenv("SIDTUI_MAX_DIFF_BYTES")
+    rc, out, _ = run(capsys, *show)  # below it: lines cut at 1,000 characters, marked
+    lines = out.splitlines()
+    assert rc == 0 and lines[1] == "x" * 1000 + " … [2,000 more characters]", lines[1][-40:]
+    assert lines[2:] == ["line"] * 50 and "\x1b" not in out

@@ -65,6 +65,18 @@ def test_show_a_backup_and_its_exit_codes(capsys, sess):
     assert rc == 2 and "not tracked" in err
 
 
+def test_show_to_a_terminal_is_bounded(capsys, sess, monkeypatch):
+    from sidtui.cli import common
+
+    base = ["--claude-home", str(sess["home"]), "checkpoints", CC_SESSION, "--show", "a.txt@c2"]
+    monkeypatch.setattr(common, "stdout_is_terminal", lambda: True)
+    monkeypatch.setenv("SIDTUI_MAX_DIFF_BYTES", "2")
+    rc, out, err = run(capsys, *base)
+    assert (rc, out) == (1, "") and "--full" in err
+    rc, out, _ = run(capsys, *base, "--full")
+    assert (rc, out) == (0, "A1\n")
+
+
 # --------------------------------------------------------------------------- undo / redo / restore
 
 

@@ -158,7 +158,8 @@ def test_streamed_json_equals_materialised():
 
     import orjson
 
-    from sidtui.core.base.home import Home, resolve_session
+    from sidtui.core.base.home import Home
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.core.views.session import open_session
     from sidtui.core.views.show_json import session_to_json, write_json_stream
 

@@ -30,7 +30,8 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.checkpoints.index import CheckpointIndex
 from sidtui.core.views.session import open_session
 from tests.helpers import REAL_HOME, REAL_PROJECTS, remap_fixture_paths

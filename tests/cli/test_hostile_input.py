@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from sidtui.core.transcript.records import FileSource
+from sidtui.core.transcript.source import FileSource
 from sidtui.core.views.listing import read_file
 from tests.helpers import (
     HOSTILE_RSS_CEILING,

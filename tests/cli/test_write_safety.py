@@ -179,12 +179,79 @@ def test_thread_swapping_a_folder_during_restores_never_writes_outside(tmp_path,
     for n in names:  # every project file is wholly one of its two versions
         found = [(d / n).read_text() for d in folders if (d / n).exists()]
         assert found, (n, [d.exists() for d in folders])
-        if not all(t in (f"{n} before\n", f"{n} after the agent\n") for t in found):
-            # Known defect (seen at low load, 2026-12-01): the read of the current file for
-            # the safety snapshot follows the swapped symlink, so an outside file's bytes can
-            # be copied INTO the project by the next restore. Nothing is written outside
-            # (asserted above); reads must walk the folder fds as the writes do.
-            pytest.xfail(f"outside content copied into the project: {n}: {found}")
+        # The current file is read through the folder fds, as writes go: an outside file's
+        # bytes never become the safety snapshot's "current" content for redo to copy in.
+        assert all(t in (f"{n} before\n", f"{n} after the agent\n") for t in found), (n, found)
+
+
+def _swap_after_confine(mp, module, folder: Path, target: Path, name: str) -> list[str]:
+    """Patch ``module.confine`` so ``folder`` is a symlink to ``target`` from just after the
+    check of ``folder/name`` until the next check: the read of that file sees the swap."""
+    real_confine = module.confine
+    moved = folder.with_name(folder.name + ".real")
+    swaps: list[str] = []
+
+    def confine(path, *a, **kw):
+        if folder.is_symlink():  # undo the swap before the next check
+            folder.unlink()
+            os.rename(moved, folder)
+        out = real_confine(path, *a, **kw)
+        if os.path.basename(path) == name and not swaps:
+            swaps.append(path)
+            os.rename(folder, moved)
+            folder.symlink_to(target, target_is_directory=True)
+        return out
+
+    mp.setattr(module, "confine", confine)
+    return swaps
+
+
+def test_a_folder_swapped_between_the_check_and_the_read_is_not_followed(tmp_path):
+    from sidtui.core.checkpoints import restore
+    from sidtui.core.checkpoints.manager import CheckpointManager
+
+    root = tmp_path / "proj"
+    src = root / "src"
+    src.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for n in ("a.txt", "b.txt"):
+        (src / n).write_text(f"{n} before\n")
+        (outside / n).write_text("outside\n")
+    mgr = CheckpointManager(tmp_path / "ck" / "index.json", "s", project_root=root, clock=lambda: 1)
+    mgr.create_snapshot([str(src / "a.txt"), str(src / "b.txt")], "edit", "batch")
+    for n in ("a.txt", "b.txt"):
+        (src / n).write_text(f"{n} after\n")
+    with pytest.MonkeyPatch.context() as mp:
+        swaps = _swap_after_confine(mp, restore, src, outside, "a.txt")
+        res = mgr.rollback_from(0, force=True)
+    assert swaps and not src.is_symlink()
+    a, b = res.files
+    assert a.action == "skipped" and "not followed" in (a.reason or ""), a
+    assert a.old is None  # the outside bytes were never read as a.txt's content
+    assert b.action == "restored"
+    mgr.redo(force=True)  # puts back what the safety snapshot kept: never outside bytes
+    assert (src / "a.txt").read_text() == "a.txt after\n"
+    assert (src / "b.txt").read_text() == "b.txt after\n"
+    assert b"outside" not in (tmp_path / "ck" / "index.json").read_bytes()
+    assert (outside / "a.txt").read_text() == "outside\n"
+
+
+def test_a_current_file_above_the_ceiling_is_skipped_not_read(tmp_path, monkeypatch):
+    from sidtui.core.checkpoints.manager import CheckpointManager
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    f = root / "big.txt"
+    f.write_text("small\n")
+    mgr = CheckpointManager(tmp_path / "ck" / "index.json", "s", project_root=root, clock=lambda: 1)
+    mgr.create_snapshot([str(f)], "edit", "batch")
+    f.write_bytes(b"x" * 4096)
+    monkeypatch.setenv("SIDTUI_MAX_INFLATE_BYTES", "1024")
+    res = mgr.rollback_from(0, force=True)
+    (fr,) = res.files
+    assert fr.action == "skipped" and "SIDTUI_MAX_INFLATE_BYTES" in (fr.reason or ""), fr
+    assert f.read_bytes() == b"x" * 4096
 
 
 def test_a_fifo_at_a_tracked_path_is_skipped_not_waited_for(real_home_with_projects, capsys):

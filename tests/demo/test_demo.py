@@ -13,8 +13,10 @@ import orjson
 import pytest
 
 from sidtui.cli import main
-from sidtui.core.base.home import Home, discover, resolve_session
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.base.jsonparse import js_json_parse
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.resume.process import read_file_intents, read_registrations
 from sidtui.core.views.session import open_session
@@ -254,12 +256,13 @@ def test_cli_demo(tmp_path, capsys, monkeypatch):
     assert "the app needs a terminal" in out.err and "session list instead" in out.err
 
 
-@pytest.mark.parametrize("n", ["0", "-1"])
-def test_cli_demo_scale_below_one_is_a_usage_error(tmp_path, capsys, n):
+@pytest.mark.parametrize("n", ["0", "-1", "100001", "10" * 12])
+def test_cli_demo_scale_out_of_range_is_a_usage_error(tmp_path, capsys, n):
     target = tmp_path / "z"
     assert main(["demo", "--scale", n, "--dir", str(target), "--no-open"]) == 2
     err = capsys.readouterr().err
-    assert "--scale needs a number of sessions ≥ 1" in err and "open it any time" not in err
+    assert "--scale needs a number of sessions from 1 to 100,000" in err
+    assert "open it any time" not in err and len(err.strip().splitlines()) == 1
     assert not target.exists() or not any(target.iterdir())
 
 

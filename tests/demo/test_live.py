@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from sidtui.cli.demo import start_live
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.resume.process import read_file_intents, read_registrations
 from sidtui.core.views.session import open_session
 

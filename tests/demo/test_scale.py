@@ -7,7 +7,8 @@ import statistics
 
 import orjson
 
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.views.session import open_session
 from sidtui.demo.scale import (
     MAX_BYTES,

@@ -7,7 +7,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from sidtui.core.base.home import Home, discover, resolve_session
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.fork import ForkScreen

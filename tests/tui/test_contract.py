@@ -119,7 +119,7 @@ async def test_a_failing_worker_is_reported_not_fatal(monkeypatch):
     app = make_app(home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        from sidtui.core.base.home import resolve_session
+        from sidtui.core.base.resolve import resolve_session
 
         app.open_session(resolve_session(app.home, cases["clean"]))
         await settle(app, pilot)

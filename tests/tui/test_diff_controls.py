@@ -15,7 +15,8 @@ import pytest
 from rich.console import Console
 from textual.widgets import Static
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.demo.agent import SimAgent, edit, read
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock
 from sidtui.demo.projects import create_project

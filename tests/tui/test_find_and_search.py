@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.views.session import open_session as core_open
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.search import SearchScreen

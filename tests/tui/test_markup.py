@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from textual.widgets._toast import Toast
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.demo.agent import Call, SimAgent, SubAgentPlan, edit, read, sub_agent, todo_write
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock
 from sidtui.demo.projects import create_project

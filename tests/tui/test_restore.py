@@ -251,7 +251,8 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
     """An undo killed after its safety snapshot leaves a journal: the app's undo preview
     says so, and applying finishes that undo (its files written) and does nothing else,
     as ``sidtui undo`` does."""
-    from sidtui.core.base.home import Home, resolve_session
+    from sidtui.core.base.home import Home
+    from sidtui.core.base.resolve import resolve_session
     from sidtui.core.checkpoints.manager import CheckpointManager
     from sidtui.core.edits.rewind import project_root
     from sidtui.core.views.session import open_session as open_view

@@ -84,7 +84,8 @@ async def test_no_raw_control_character_on_any_screen(demo):
 def test_no_raw_control_character_in_any_session_line(demo):
     """Every line the Conversation draws (folded and expanded, at 80 columns) and every
     Chain row, for every session of the demo home, as the widgets build them."""
-    from sidtui.core.base.home import Home, discover
+    from sidtui.core.base.discover import discover
+    from sidtui.core.base.home import Home
     from sidtui.core.views.session import open_session as core_open
     from sidtui.tui.conversation_model import ConversationModel
     from sidtui.tui.widgets.chain_view import ChainIndex
@@ -167,7 +168,7 @@ async def test_deleted_session_file_is_worded(tmp_path):
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        from sidtui.core.base.home import resolve_session
+        from sidtui.core.base.resolve import resolve_session
 
         sf = resolve_session(app.home, demo.cases["clean"])
         sf.path.unlink()

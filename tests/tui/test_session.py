@@ -7,7 +7,8 @@ import time
 import orjson
 import pytest
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.session import SessionScreen
 from tests.tui_support import kill_fixture_pids, settle

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidtui.core.base.home import resolve_session
+from sidtui.core.base.resolve import resolve_session
 from sidtui.tui.app import make_app
 from tests.tui_support import SNAP_DEMO, demo_home_fixed, settle
 

@@ -5,7 +5,7 @@ Every file of the home, and a project file read for a restore, is opened with
 unless it is a regular file (:class:`NotRegularFile`: a FIFO, a device, a socket, a folder);
 reads are bounded (:class:`TooBig`). :func:`ceiling` reads a documented limit from its
 environment variable. Public API: :func:`open_regular`, :func:`read_regular`,
-:func:`kind_of`, :func:`ceiling`, :func:`data_after`.
+:func:`read_open`, :func:`kind_of`, :func:`ceiling`, :func:`data_after`.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def open_regular(
     try:
         fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError as exc:
-        if not follow and exc.errno == errno.ELOOP and os.path.islink(path):
+        if not follow and exc.errno == errno.ELOOP and _is_link(path, dir_fd):
             raise NotRegularFile(path, "a symbolic link") from None
         if exc.errno == errno.ENXIO:  # a socket (or a FIFO on some systems)
             raise NotRegularFile(path, "a socket") from None
@@ -93,6 +93,13 @@ def open_regular(
         os.close(fd)
         raise NotRegularFile(path, kind_of(st.st_mode))
     return fd, st
+
+
+def _is_link(path: Any, dir_fd: int | None) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(path, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def read_regular(
@@ -119,26 +126,40 @@ def read_regular(
     """
     fd, st = open_regular(path, follow=follow)
     try:
-        size = st.st_size
-        if max_bytes is not None and size > max_bytes and not head:
-            raise _too_big(path, size, max_bytes, too_big)
-        want = size + 1 if max_bytes is None else min(size, max_bytes) + 1
-        chunks: list[bytes] = []
-        got = 0
-        while True:
-            b = os.read(fd, max(want - got, 1 << 16))
-            if not b:
-                break
-            chunks.append(b)
-            got += len(b)
-            if max_bytes is not None and got > max_bytes:  # it grew since the fstat
-                if head:
-                    break
-                raise _too_big(path, got, max_bytes, too_big)
-        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        return data[:max_bytes] if head and max_bytes is not None else data
+        return read_open(fd, st, path, max_bytes, head=head, too_big=too_big)
     finally:
         os.close(fd)
+
+
+def read_open(
+    fd: int,
+    st: os.stat_result,
+    path: Any,
+    max_bytes: int | None = None,
+    *,
+    head: bool = False,
+    too_big: str | None = None,
+) -> bytes:
+    """The bytes of the regular file open as ``fd`` (``st`` its ``fstat``), bounded as
+    :func:`read_regular`; ``path`` names it in messages. The caller closes ``fd``."""
+    size = st.st_size
+    if max_bytes is not None and size > max_bytes and not head:
+        raise _too_big(path, size, max_bytes, too_big)
+    want = size + 1 if max_bytes is None else min(size, max_bytes) + 1
+    chunks: list[bytes] = []
+    got = 0
+    while True:
+        b = os.read(fd, max(want - got, 1 << 16))
+        if not b:
+            break
+        chunks.append(b)
+        got += len(b)
+        if max_bytes is not None and got > max_bytes:  # it grew since the fstat
+            if head:
+                break
+            raise _too_big(path, got, max_bytes, too_big)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return data[:max_bytes] if head and max_bytes is not None else data
 
 
 def _too_big(path: Any, size: int, limit: int, message: str | None) -> TooBig:

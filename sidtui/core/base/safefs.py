@@ -2,11 +2,11 @@
 
 A folder is reached by an ``os.open(component, O_DIRECTORY | O_NOFOLLOW, dir_fd=parent)``
 walk from ``/`` along an already resolved path, so a component swapped for a symlink after
-the check makes the walk fail instead of leading elsewhere. Files are written to a temp
-file created ``O_EXCL | O_NOFOLLOW`` under an unpredictable name in the target's folder
-(:func:`temp_name`: ``.NAME.sidtui-PID-RANDOM.tmp``), fsynced, the final name checked
-again (it must be absent or a regular file), renamed with ``dir_fd`` on both sides, and the
-folder fsynced. Leftover temp files of dead processes are recognised by name
+the check makes the walk fail instead of leading elsewhere; project files are read the
+same way (:func:`read_file`). Files are written to a temp file created ``O_EXCL |
+O_NOFOLLOW`` under an unpredictable name in the target's folder (:func:`temp_name`:
+``.NAME.sidtui-PID-RANDOM.tmp``), fsynced, the final name checked again (it must be absent
+or a regular file), renamed with ``dir_fd`` on both sides, and the folder fsynced. Leftover temp files of dead processes are recognised by name
 (:func:`stale_temps`) and removed by the next run (:func:`remove_stale_temps`).
 """
 
@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.regular import NotRegularFile, open_regular, read_open
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -31,6 +32,10 @@ _TEMP_TRIES = 16
 
 class UnsafePath(SidtuiError):
     """A path changed under us (a component became a symlink, a folder vanished) (exit 1)."""
+
+
+class Gone(UnsafePath):
+    """A folder of the path does not exist (any more)."""
 
 
 def temp_name(name: str) -> str:
@@ -82,8 +87,8 @@ def open_dir(path: str | os.PathLike[str], *, create_below: int | None = None) -
         An ``O_DIRECTORY`` file descriptor (the caller closes it).
 
     Raises:
-        UnsafePath: a component is a symlink or not a folder, or is missing (and may not be
-            created).
+        UnsafePath: a component is a symlink or not a folder, or is missing (:class:`Gone`;
+            and may not be created).
         OSError: another failure (permission denied, disk full).
     """
     parts = _parts(path)
@@ -94,7 +99,7 @@ def open_dir(path: str | os.PathLike[str], *, create_below: int | None = None) -
                 nfd = os.open(comp, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
                 if create_below is None or i < create_below:
-                    raise UnsafePath(
+                    raise Gone(
                         f"{os.sep + os.sep.join(parts[: i + 1])} is gone (it was there when checked)"
                     ) from None
                 try:
@@ -134,6 +139,47 @@ def make_dirs(path: str | os.PathLike[str]) -> None:
 
 
 # --------------------------------------------------------------------------- files
+
+
+def open_file(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """Open the regular file at the absolute, resolved ``path`` for reading, following no
+    symlink: its folders by the :func:`open_dir` walk, the file itself ``O_NOFOLLOW |
+    O_NONBLOCK`` and ``fstat``'ed (:func:`sidtui.core.base.regular.open_regular`).
+
+    Returns:
+        ``(fd, fstat)`` (the caller closes the fd).
+
+    Raises:
+        Gone: a folder of it is missing. FileNotFoundError: the file is missing.
+        UnsafePath: a folder of it is a symlink or not a folder (not followed).
+        NotRegularFile: the file is a symlink, a FIFO, a device, a socket or a folder.
+        OSError: another failure (permission denied).
+    """
+    p = os.fspath(path)
+    folder, name = os.path.split(p)
+    if not name:
+        raise NotRegularFile(p, "a folder")
+    with opened_dir(folder) as dfd:
+        try:
+            return open_regular(name, follow=False, dir_fd=dfd)
+        except NotRegularFile as exc:
+            raise NotRegularFile(p, exc.kind) from None
+
+
+def read_file(
+    path: str | os.PathLike[str], max_bytes: int | None = None, *, too_big: str | None = None
+) -> tuple[bytes, os.stat_result]:
+    """The bytes and ``fstat`` of the regular file at ``path``, read as :func:`open_file`
+    opens it and bounded as :func:`sidtui.core.base.regular.read_regular`.
+
+    Raises:
+        As :func:`open_file`; TooBig: it holds more than ``max_bytes`` bytes.
+    """
+    fd, st = open_file(path)
+    try:
+        return read_open(fd, st, os.fspath(path), max_bytes, too_big=too_big), st
+    finally:
+        os.close(fd)
 
 
 def lstat_at(dir_fd: int, name: str) -> os.stat_result | None:

@@ -56,7 +56,6 @@ from sidtui.core.checkpoints.restore import (
     clean_temps,
     confine,
     content_of,
-    current_mode,
     drift_message,
     plan_files,
     read_current,
@@ -102,7 +101,7 @@ class CheckpointManager:
         project_root: writes are confined to it (symlinks resolved).
         allow_outside_root: lift the confinement (NUL bytes still refused).
         root_refusal: why ``project_root`` itself is refused
-            (:func:`sidtui.core.base.home.project_root_for`); then every file is skipped
+            (:func:`sidtui.core.base.project.project_root_for`); then every file is skipped
             unless ``allow_outside_root``.
         post_image: proves what the session's last batch left in a file, for the drift
             check (:class:`sidtui.core.edits.batches.BatchResults.post_image`); None
@@ -346,7 +345,7 @@ class CheckpointManager:
                 data = contents[path]
                 exists = data is not None
             else:
-                exists, data, err = read_current(path)
+                exists, data, err, _mode = read_current(os.path.realpath(path))
                 if err is not None:
                     continue  # a directory or unreadable file cannot be snapshotted
             content = content_of(data) if data is not None else None
@@ -416,7 +415,7 @@ class CheckpointManager:
             if reason is not None:
                 out.append(FileDrift(p, UNKNOWN, f"not checked: {reason}"))
                 continue
-            _exists, cur, err = read_current(real)
+            _exists, cur, err, _mode = read_current(real)
             if err is not None:
                 out.append(FileDrift(p, UNKNOWN, f"not checked: {err}"))
                 continue
@@ -530,7 +529,7 @@ class CheckpointManager:
         """
         # Nothing is lost: the current contents go into the index before any file changes.
         summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
-        modes = {f.path: m for f in todo if (m := current_mode(f.real_path or f.path)) is not None}
+        modes = {f.path: f.old_mode for f in todo if f.old_mode is not None}
         try:
             safety = self.create_snapshot(
                 [f.path for f in todo],

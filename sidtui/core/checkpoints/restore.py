@@ -15,11 +15,11 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.base.regular import NotRegularFile, TooBig, ceiling
 from sidtui.core.checkpoints.drift import (
     DRIFT_WORDING,
     FileDrift,
@@ -27,7 +27,7 @@ from sidtui.core.checkpoints.drift import (
     drift_of,
     expected_now,
 )
-from sidtui.core.checkpoints.index import CheckpointIndex
+from sidtui.core.checkpoints.index import INFLATE_CEILING, INFLATE_ENV, CheckpointIndex
 from sidtui.core.checkpoints.rebuild import rollback_target
 
 
@@ -74,18 +74,58 @@ def confine(path: str, root: Path | None, allow_outside: bool = False) -> tuple[
     return None, real
 
 
-def read_current(real_path: str) -> tuple[bool, bytes | None, str | None]:
-    """``(exists, data, error)`` for a file on disk (a directory is an error)."""
+class Current(NamedTuple):
+    """A project file as :func:`read_current` found it.
+
+    Attributes:
+        exists: something is at the path (False: absent, or a folder of it is).
+        data: its bytes (None: absent or not read).
+        error: why it was not read (None: read, or absent).
+        mode: its permission bits (None: not read).
+    """
+
+    exists: bool
+    data: bytes | None
+    error: str | None
+    mode: int | None = None
+
+
+def current_ceiling() -> int:
+    """The largest current file read for a restore: what an entry may unpack to
+    (``SIDTUI_MAX_INFLATE_BYTES``, 1 GiB), since a bigger one could not be given back."""
+    return ceiling(INFLATE_ENV, INFLATE_CEILING)
+
+
+def read_current(real_path: str) -> Current:
+    """A file on disk now, read without following any symlink.
+
+    Args:
+        real_path: the absolute path, symlinks resolved (:func:`confine`'s). Its folders are
+            walked as writes walk them (:func:`sidtui.core.base.safefs.read_file`), so one
+            swapped for a symlink since it was resolved is refused, never followed.
+
+    Returns:
+        A :class:`Current` (a folder, a FIFO, a device, a symlink, a file above
+        :func:`current_ceiling` or a swapped folder: ``error`` says so).
+    """
+    limit = current_ceiling()
     try:
-        return True, read_regular(real_path), None  # a FIFO would block a plain open
-    except FileNotFoundError:
-        return False, None, None
-    except IsADirectoryError:
-        return True, None, "is a directory"
+        data, st = safefs.read_file(
+            real_path,
+            limit,
+            too_big=f"is {{size}} bytes, more than the {{limit}} sidtui keeps ({INFLATE_ENV})",
+        )
+    except (FileNotFoundError, safefs.Gone):
+        return Current(False, None, None)
+    except safefs.UnsafePath as exc:
+        return Current(True, None, str(exc))
     except NotRegularFile as exc:
-        return True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}"
+        return Current(True, None, "is a directory" if exc.kind == "a folder" else f"is {exc.kind}")
+    except TooBig as exc:
+        return Current(True, None, str(exc))
     except OSError as exc:
-        return os.path.lexists(real_path), None, exc.strerror or str(exc)
+        return Current(os.path.lexists(real_path), None, exc.strerror or str(exc))
+    return Current(True, data, None, stat.S_IMODE(st.st_mode))
 
 
 def content_of(data: bytes) -> str | bytes:
@@ -113,6 +153,8 @@ class FileRestore:
             (:class:`sidtui.core.checkpoints.drift.FileDrift`; None when not compared).
         existing_dirs: how many components of the file's folder existed when planned
             (the rest may be created; a vanished one is a refusal).
+        old_mode: the permission bits of the current file as read (None: absent or not
+            read), for the safety snapshot.
     """
 
     path: str
@@ -126,6 +168,7 @@ class FileRestore:
     mode: int | None = None
     drift: FileDrift | None = None
     existing_dirs: int | None = None
+    old_mode: int | None = None
 
     @property
     def drifted(self) -> bool:
@@ -283,7 +326,7 @@ def plan_files(
         if reason is not None:
             fr.reason = f"refused: {reason}"
             continue
-        exists, cur, err = read_current(real)
+        exists, cur, err, fr.old_mode = read_current(real)
         fr.old = cur
         if err is not None:
             fr.reason = f"cannot read the current file: {err}"

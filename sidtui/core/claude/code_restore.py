@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.home import ProjectRoot, explicit_root, project_root_for, user_home
+from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
 from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
@@ -29,7 +29,6 @@ from sidtui.core.checkpoints.restore import (
     RestoreResult,
     clean_temps,
     confine,
-    current_mode,
     existing_components,
     read_current,
     write_files,
@@ -74,7 +73,7 @@ def journal_path(home: ClaudeHome, session_id: str) -> Path:
 
 def session_root(cwd: str | None, *, root: str | os.PathLike[str] | None = None) -> ProjectRoot:
     """The project root file restores are confined to: ``root`` (``--root``) or the one
-    rule of sid-code's (:func:`~sidtui.core.base.home.project_root_for`: the git top
+    rule of sid-code's (:func:`~sidtui.core.base.project.project_root_for`: the git top
     level of ``cwd``, else ``cwd``; refused for no/relative cwd, ``/``, or outside the
     user's home and not in git)."""
     if root is not None:
@@ -348,7 +347,7 @@ class CodeRestorer:
                     f"has {st.st_nlink} hard links: not written (Claude Code skips hard links too)"
                 )
                 continue
-            exists, cur, err = read_current(real)
+            exists, cur, err, fr.old_mode = read_current(real)
             fr.old = cur
             if err is not None:
                 fr.reason = f"cannot read the current file: {err}"
@@ -366,7 +365,7 @@ class CodeRestorer:
                     continue
                 fr.new = new
                 fr.action = "unchanged" if exists and cur == new else "restored"
-            fr.mode = stat.S_IMODE(st.st_mode) if st is not None else b.mode()
+            fr.mode = fr.old_mode if fr.old_mode is not None else b.mode()
             fr.existing_dirs = existing_components(os.path.dirname(real))
             if fr.action != "unchanged" and st is not None:
                 fr.drift = self._drift(p, cur, st, times)
@@ -478,11 +477,7 @@ class CodeRestorer:
                     "source": "claude-code",
                     "claudeCheckpoint": cp.id,
                     "sidtuiJournal": token,
-                    "sidtuiModes": {
-                        f.path: m
-                        for f in todo
-                        if (m := current_mode(f.real_path or f.path)) is not None
-                    },
+                    "sidtuiModes": {f.path: f.old_mode for f in todo if f.old_mode is not None},
                     "sidtuiTargets": {
                         f.path: digest(f.new if f.action == "restored" else None) for f in todo
                     },

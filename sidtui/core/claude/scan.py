@@ -24,15 +24,9 @@ from typing import Any
 import msgspec
 
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
-from sidtui.core.transcript.records import (
-    FAST_DECODE_ERRORS,
-    PIECE_BYTES,
-    BadLine,
-    Block,
-    FileChanged,
-    FileSource,
-    count_lines,
-)
+from sidtui.core.transcript.records import count_lines
+from sidtui.core.transcript.source import PIECE_BYTES, FileChanged, FileSource
+from sidtui.core.transcript.structs import FAST_DECODE_ERRORS, BadLine, Block
 
 #: Record types that carry ``uuid``/``parentUuid`` and form the DAG (docs/CLAUDE-CODE.md §4.1).
 DAG_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})

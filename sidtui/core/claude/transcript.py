@@ -23,7 +23,7 @@ from sidtui.core.claude.conversation import (
 from sidtui.core.claude.layout import ClaudeFile
 from sidtui.core.claude.scan import ClaudeScan, scan
 from sidtui.core.claude.tree import ClaudeTree, build_tree
-from sidtui.core.transcript.records import FileChanged, FileSource, read_transcript
+from sidtui.core.transcript.source import FileChanged, FileSource, read_transcript
 
 
 @dataclass

@@ -17,7 +17,8 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.edits.points import iso_to_ms
-from sidtui.core.transcript.records import read_transcript, scan_records
+from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.source import read_transcript
 
 #: The post-image could not be proven (the value :meth:`BatchResults.post_image` returns).
 UNKNOWN = "unknown"

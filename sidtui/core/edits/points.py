@@ -15,11 +15,12 @@ from datetime import datetime
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.base.home import resolve_session
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
 from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
-from sidtui.core.transcript.records import read_transcript, scan_records
+from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.source import read_transcript
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.rewind_text import PREVIEW_CHARS
 

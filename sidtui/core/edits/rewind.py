@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.base.home import project_root_for, user_home
+from sidtui.core.base.project import project_root_for, user_home
 from sidtui.core.checkpoints.journal import read_journal, remove_journal
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.batches import post_image_of
@@ -149,12 +149,12 @@ def _refuse_live(view, force: bool, what: str) -> None:
 
 def project_root(view, env: Any = None):
     """The project root file restores are confined to (FORMAT.md §10.13):
-    :func:`sidtui.core.base.home.project_root_for` of the session's ``cwd`` (its git top
+    :func:`sidtui.core.base.project.project_root_for` of the session's ``cwd`` (its git top
     level, else the cwd; refused when relative, ``/``, or outside the user's home and not
     a git work tree).
 
     Returns:
-        A :class:`sidtui.core.base.home.ProjectRoot`.
+        A :class:`sidtui.core.base.project.ProjectRoot`.
     """
     return project_root_for(view.loaded.cwd, user_home(os.environ if env is None else env))
 
@@ -304,7 +304,7 @@ def rewind(
         allow_outside_root: let the file step write outside the session's project root
             (the git top level of its cwd, else the cwd); refused files are otherwise
             reported as skipped.
-        root: a :class:`sidtui.core.base.home.ProjectRoot` to use instead (``--root``).
+        root: a :class:`sidtui.core.base.project.ProjectRoot` to use instead (``--root``).
 
     A real run first finishes what an interrupted earlier run of this session left
     (:func:`sidtui.core.edits.interrupted.finish_interrupted`); when that had changed

@@ -16,7 +16,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.home import Home, SessionFile, odd_transcript_entry
+from sidtui.core.base.discover import odd_transcript_entry
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.resume.process import read_registrations
 from sidtui.core.views.listing import CHUNK_FILES, summarize_files
@@ -31,7 +32,7 @@ def scan_session_files(
     needs none: each file is read anyway).
 
     ``errors``, if given, gets one line per transcript name that cannot be stat'ed (a
-    symlink loop, ...), worded and ordered as :func:`~sidtui.core.base.home.candidate_files`
+    symlink loop, ...), worded and ordered as :func:`~sidtui.core.base.discover.candidate_files`
     words them for ``ls --no-cache`` (flat files first, then each project folder, by
     name). Only a failing entry costs anything: the warm path does no more syscalls.
     """

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from sidtui.core.resume.process import Conflict
-from sidtui.core.transcript.records import BadLine, RecordRef
+from sidtui.core.transcript.structs import BadLine, RecordRef
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,9 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sidtui.core.base.discover import classify_file
 from sidtui.core.base.errors import UnreadableInput
-from sidtui.core.base.home import Home, SessionFile, classify_file
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.live import events as ev
 from sidtui.core.live.tail import SETTLE_S, FileTail
 from sidtui.core.resume.process import (

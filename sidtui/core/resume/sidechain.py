@@ -12,10 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sidtui.core.base.home import Home, SessionFile, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import js_falsy
+from sidtui.core.resume.integrity import hashable
 from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, make_block, read_transcript, scan_records
+from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.source import read_transcript
+from sidtui.core.transcript.structs import make_block
 
 
 @dataclass
@@ -153,7 +157,7 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
         for m in messages
         if m.content_list
         for b in m.blocks
-        if b.type == "tool_result" and _hashable(b.tool_use_id)
+        if b.type == "tool_result" and hashable(b.tool_use_id)
     }
     out: list[SidechainMessage] = []
     for m in messages:
@@ -163,13 +167,13 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
         blocks = m.blocks
         if role == "assistant":
             if all(
-                js_falsy(b.type) or (_hashable(b.type) and b.type in THINKING_TYPES) for b in blocks
+                js_falsy(b.type) or (hashable(b.type) and b.type in THINKING_TYPES) for b in blocks
             ):
                 continue
             blocks = [
                 b
                 for b in blocks
-                if not (b.type == "tool_use" and (not _hashable(b.id) or b.id not in answered))
+                if not (b.type == "tool_use" and (not hashable(b.id) or b.id not in answered))
             ]
             if not blocks:
                 continue
@@ -185,14 +189,6 @@ def reconstruct(messages: list[SidechainMessage]) -> list[SidechainMessage]:
         for i, m in enumerate(out):
             m.index = i
     return out
-
-
-def _hashable(v: object) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
 
 
 def sidechains_of(

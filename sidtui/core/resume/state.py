@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.home import Home, SessionFile, git_toplevel
+from sidtui.core.base.home import Home, SessionFile
+from sidtui.core.base.project import git_toplevel
 from sidtui.core.base.regular import read_regular
 from sidtui.core.transcript.loader import LoadedSession
 

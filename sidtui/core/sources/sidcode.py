@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.home import Home, SessionFile, discover, resolve_session
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home, SessionFile
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.resume.process import Registration, read_registrations
 from sidtui.core.sources.base import CheckProgress, Progress, SessionRef, Source
 from sidtui.core.views.summary import SessionSummary

@@ -28,11 +28,11 @@ import orjson
 from sidtui.core.base.jsonout import js_to_string
 from sidtui.core.base.jsonparse import JS_WHITESPACE, JSONParseError, js_falsy, parse_line_slow
 from sidtui.core.transcript.chain import ChainResult, uuid_text
-from sidtui.core.transcript.records import (
+from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.structs import (
     FAST_DECODE_ERRORS,
     META_DECODER,
     Block,
-    RecordFile,
     RecordRef,
     RecordS,
     make_block,
@@ -85,7 +85,7 @@ class Message(msgspec.Struct, gc=False):
             read it through ``meta`` (built lazily from ``src`` otherwise).
         timestamp: the record's ISO timestamp, if any.
         raw: for v1 messages, the message object itself (jsonl messages decode lazily).
-        src: the scanned :class:`sidtui.core.transcript.records.RecordS` (jsonl files).
+        src: the scanned :class:`sidtui.core.transcript.structs.RecordS` (jsonl files).
         rf: the :class:`sidtui.core.transcript.records.RecordFile` the message was read from; ``meta``
             is decoded from its line on demand.
         shape: None for a message the agent's resume pipeline takes; else what is odd
@@ -196,7 +196,7 @@ class MessageScan:
         modes: positions where layer 2 could act: a ``_meta`` object, or a user record
             that carries ``permissionMode`` (a superset: layer 2 decides).
         shells: assistant messages whose blocks are only thinking or text with nothing
-            visible (:func:`~sidtui.core.transcript.records.visible_text`), or none: what layers 4–5
+            visible (:func:`~sidtui.core.transcript.structs.visible_text`), or none: what layers 4–5
             could drop (a message with visible text is neither thinking-only nor blank).
         names_ok: every tool_use has a truthy ``name``.
         ok: False when a message held values the scan cannot classify (an unhashable

@@ -12,204 +12,41 @@ Blank lines are skipped, as the agent does. Full records are decoded on demand
 
 from __future__ import annotations
 
-import os
-import re
-import threading
 from array import array
 from bisect import bisect_right
-from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Protocol
 
 import msgspec
 import orjson
 
-from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.jsonparse import (
-    JS_WHITESPACE,
     JSONParseError,
     is_blank,
     parse_line,
 )
-from sidtui.core.base.regular import ceiling, data_after, has_holes, open_regular
-
-#: What a msgspec decode of file content may raise instead of returning: invalid JSON or
-#: a field of another type, and nesting deeper than its C recursion allows (~1,000 levels,
-#: which JSON.parse still accepts). Every fast decode of a line catches all three and lets
-#: the tolerant path (JSON.parse's rules) decide.
-FAST_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
-
-
-class _Head(msgspec.Struct, gc=False):
-    """The three fields the chain needs; every other key is skipped by msgspec.
-
-    Typed ``str | None``: a record whose ``type``/``uuid``/``parentUuid`` has another JSON
-    type fails the fast decode and the file goes through the tolerant path, which keeps
-    such values as None (they end a parent walk, as in the agent).
-    """
-
-    type: str | None = None
-    uuid: str | None = None
-    parentUuid: str | None = None
-
-
-_HEAD = msgspec.json.Decoder(_Head)
-_HEAD_LIST = msgspec.json.Decoder(list[_Head])
-
-
-def visible_text(t: Any) -> bool:
-    """``t`` is a str that JavaScript's ``trim()`` does not empty (layer 5's test).
-
-    The first and last characters settle the usual text without copying it.
-    """
-    if not isinstance(t, str) or not t:
-        return False
-    ws = JS_WHITESPACE
-    return t[0] not in ws or t[-1] not in ws or bool(t.strip(ws))
-
-
-class Block(msgspec.Struct, gc=False):
-    """One content block, with only what cleaning and listing need (msgspec-decoded).
-
-    Fields hold the JSON values as written (normally strings; anything else is kept, never
-    a decode failure). Tool inputs and tool-result bodies are not decoded here; the scan
-    keeps no view into the file's bytes, so a big file is read in pieces and never held
-    whole (peak memory within 2× the file).
-
-    Attributes:
-        type: ``text``, ``tool_use``, ``tool_result``, ``thinking``, ``redacted_thinking``...
-        id: ``tool_use.id``; name: ``tool_use.name``; tool_use_id: ``tool_result.tool_use_id``.
-        text: ``text.text``; thinking: ``thinking.thinking``.
-        is_error: ``tool_result.is_error``.
-    """
-
-    type: Any = None
-    id: Any = None
-    name: Any = None
-    tool_use_id: Any = None
-    text: Any = None
-    is_error: Any = None
-    thinking: Any = None
-
-    @property
-    def has_text(self) -> bool:
-        """``text`` is a str with something other than whitespace, as JavaScript's
-        ``trim()`` sees it (the agent's rule; Python's ``strip()`` differs on U+001C–U+001F,
-        U+0085 and U+FEFF)."""
-        return visible_text(self.text)
-
-    @property
-    def text_like(self) -> str | None:
-        """The block's readable text: ``text`` or ``thinking`` (None otherwise)."""
-        t = self.text if self.text is not None else self.thinking
-        return t if isinstance(t, str) else None
-
-
-#: Builds a :class:`Block` from plain values (tests, v1 files, decoded dicts).
-make_block = Block
-
-
-class MessageS(msgspec.Struct, gc=False):
-    """``record.message``: role, blocks (partially decoded), ``_meta``."""
-
-    role: str | None = None
-    content: list[Block] | str | None = None
-    meta: Any = msgspec.field(default=None, name="_meta")
-
-
-class RecordS(msgspec.Struct, gc=False):
-    """What reading needs from every transcript record, decoded in one C pass.
-
-    ``type``/``uuid``/``parentUuid``, the message's role and block skeletons, the
-    timestamp, the metadata ``key`` and ``permissionMode`` (the one per-record context key
-    a cleaning layer reads for every message) are decoded; everything else — the other context keys the loader moves into
-    ``message._meta``, metadata values, tool inputs, tool-result bodies, unknown keys —
-    is skipped and decoded from the line only when asked (:class:`MetaS`). Decoding is
-    typed: a record whose fields have unexpected JSON types fails here and is decided by
-    the tolerant path instead.
-    """
-
-    type: str | None = None
-    uuid: str | None = None
-    parentUuid: str | None = None
-    message: MessageS | None = None
-    timestamp: str | None = None
-    permissionMode: str | None = None
-    key: Any = msgspec.UNSET  # UNSET: no key at all (String() of it is "undefined")
-
-
-class _MetaMessage(msgspec.Struct, gc=False):
-    meta: Any = msgspec.field(default=None, name="_meta")
-
-
-class MetaS(msgspec.Struct, gc=False):
-    """The per-record context the loader moves into ``message._meta`` (decoded on demand)."""
-
-    message: _MetaMessage | None = None
-    usage: Any = None
-    model: Any = None
-    stopReason: Any = None
-    msgId: Any = None
-    cwd: Any = None
-    gitBranch: Any = None
-    permissionMode: Any = None
-
-
-META_DECODER = msgspec.json.Decoder(MetaS)
-
-
-_RECORD = msgspec.json.Decoder(RecordS)
-_RECORD_LIST = msgspec.json.Decoder(list[RecordS])
-#: the one-value-per-line decoder of each record decoder (:func:`decode_lines_exact`)
-_AS_LIST = {id(_HEAD): _HEAD_LIST, id(_RECORD): _RECORD_LIST}
-
-
-class RecordRef(msgspec.Struct, gc=False):
-    """One JSON.parse-valid line of a transcript.
-
-    Attributes:
-        index: position in :attr:`RecordFile.records` (0-based, physical order).
-        line: 1-based physical line number (blank and bad lines count).
-        offset: byte offset of the line's first byte.
-        end: byte offset just past the line's last byte (the ``\\n`` excluded).
-        type: the record's ``type`` if it is a string, else None.
-        uuid: the record's ``uuid`` if it is a string, else None.
-        parent: the record's ``parentUuid`` if it is a string, else None (null, absent
-            or another JSON type all end a parent walk, as in the agent).
-        is_object: False for valid JSON that is not an object (``5``, ``[]``, ``null``).
-        obj: the record decoded into :class:`RecordS` (None when the typed decode
-            refused it; :meth:`RecordFile.decode` still works).
-    """
-
-    index: int
-    line: int
-    offset: int
-    end: int
-    type: str | None
-    uuid: str | None
-    parent: str | None
-    is_object: bool = True
-    obj: RecordS | None = None
-
-
-@dataclass(slots=True)
-class BadLine:
-    """A line JSON.parse would reject.
-
-    Attributes:
-        line: 1-based physical line number.
-        offset: byte offset of the line's first byte.
-        length: the line's length in bytes (without ``\\n``).
-        reason: why JSON.parse rejects it.
-        terminated: False when this is the file's last line and has no ``\\n`` (a write
-            may still be in progress, or was torn).
-    """
-
-    line: int
-    offset: int
-    length: int
-    reason: str
-    terminated: bool = True
+from sidtui.core.transcript import source as piece_limits  # read at call time (tests shrink them)
+from sidtui.core.transcript.source import (
+    STREAM_ABOVE,
+    STREAM_BREAK,
+    FileChanged,
+    FileSource,
+    line_ceiling,
+    nul_reason,
+    read_long_line,
+    skip_reason,
+    streaming_breaks,
+    trim_and_span,
+    trim_whole_file,
+)
+from sidtui.core.transcript.structs import (
+    FAST_DECODE_ERRORS,
+    HEAD_DECODER,
+    LIST_DECODER_OF,
+    RECORD_DECODER,
+    BadLine,
+    RecordRef,
+)
 
 
 def _FIRST(piece: tuple[int, int, int]) -> int:
@@ -398,6 +235,19 @@ class RecordFile:
             self._starts = starts
         return self._starts
 
+    def _raw_near_head(self, index: int) -> bytes:
+        """Record ``index`` (one of the first, bytes in memory, fast scan) found by
+        walking newlines: a ``session_start`` near the head is decoded without finding
+        every line start of the file first."""
+        data, find = self._data, self._data.find
+        a = 0
+        for _ in range(index):
+            a = find(b"\n", a) + 1
+        b = find(b"\n", a)
+        if index + 1 == len(self._heads) or b < 0:
+            return self.bytes_between(self.base_offset + a, self._records_end())
+        return data[a:b]
+
     def _records_end(self) -> int:
         """File offset just past the last record's bytes (its ``\\n`` excluded) on a fast
         scan: the end of the file, or where a torn last line begins (minus its ``\\n``)."""
@@ -499,6 +349,8 @@ class RecordFile:
         if self._records is None and self._starts is None and self._pieces is not None:
             return self.bytes_between(*self._span_in_pieces(index))
         if self._records is None and self._heads is not None:
+            if self._starts is None and index < _NEAR_HEAD and index < len(self._heads):
+                return self._raw_near_head(index)
             starts = self.line_starts()
             assert starts is not None
             start = starts[index]
@@ -561,206 +413,8 @@ def _classify(value: Any) -> tuple[str | None, str | None, str | None, bool]:
     )
 
 
-#: Files at least this big are read in pieces by :func:`read_transcript` (see
-#: :class:`FileSource`) instead of into one bytes object.
-PIECE_MIN_BYTES = 16 << 20
-#: Bytes read and decoded per piece. 1 MB, not 4: the loader walks each piece's structs
-#: right after their decode (``on_piece``), and smaller pieces are still in the CPU cache
-#: then (``show`` of a 105 MB session ~15% faster).
-PIECE_BYTES = 1 << 20
-
-#: Environment variable and default of the longest line sidtui decodes: a longer line is
-#: one bad line, never read into memory (docs/DECISIONS.md, "Reading a hostile disk").
-LINE_ENV, LINE_CEILING = "SIDTUI_MAX_LINE_BYTES", 256 << 20
-
-
-def line_ceiling() -> int:
-    """The longest line decoded, in bytes (``$SIDTUI_MAX_LINE_BYTES``, default 256 MiB)."""
-    return ceiling(LINE_ENV, LINE_CEILING)
-
-
-def nul_reason(length: int, nuls: int) -> str:
-    """Why a line holding NUL bytes is bad (JSON.parse rejects a raw U+0000 anywhere)."""
-    what = f"{length} NUL bytes" if nuls == length else f"{length} bytes, {nuls} of them NUL"
-    return (
-        f"{what}: a hole or a zero-filled block (a write that never completed); "
-        "JSON.parse rejects it"
-    )
-
-
-def long_reason(length: int, limit: int) -> str:
-    """Why a line above :func:`line_ceiling` is a bad line here (the agent may read it)."""
-    return (
-        f"{length} bytes, more than the {limit} sidtui decodes in one line ({LINE_ENV}); "
-        "not read (the agent may still load it)"
-    )
-
-
-def _long_line(src: FileSource, start: int, limit: int) -> tuple[bytes | None, int, int, bool]:
-    """A line from file offset ``start`` that does not end within a piece, read forward a
-    piece at a time; holes are skipped unread (``SEEK_DATA``). Its bytes are kept only
-    while it is short enough and holds no NUL byte.
-
-    Returns:
-        ``(bytes or None, length, NUL count, terminated)``: the line's bytes without its
-        ``\\n`` (None when it is too long or holds a NUL: a bad line, never in memory).
-    """
-    size = src.size
-    parts: list[bytes] | None = []
-    nuls = 0
-    pos = start
-    while pos < size:
-        d = src.data_after(pos)
-        if d > pos:  # a hole: NUL bytes, never a newline
-            nuls += d - pos
-            parts, pos = None, d
-            continue
-        chunk = src.read_any(pos, min(size, pos + PIECE_BYTES))
-        if not chunk:  # the file got shorter: the line ends here
-            break
-        nl = chunk.find(b"\n")
-        seg = chunk if nl < 0 else chunk[:nl]
-        z = seg.count(0)
-        if z:
-            nuls += z
-            parts = None
-        if parts is not None:
-            parts.append(seg)
-            if pos + len(seg) - start > limit:
-                parts = None
-        pos += len(seg)
-        if nl >= 0:
-            return (None if parts is None else b"".join(parts)), pos - start, nuls, True
-    return (None if parts is None else b"".join(parts)), pos - start, nuls, False
-
-
-def _skip_reason(length: int, nuls: int, limit: int) -> str:
-    return nul_reason(length, nuls) if nuls else long_reason(length, limit)
-
-
-_HAS_PREAD = hasattr(os, "pread")
-_ADVISE = getattr(os, "posix_fadvise", None)
-_HAS_PREADV = hasattr(os, "preadv")
-
-
-class FileChanged(UnreadableInput):
-    """The file got shorter than when it was opened (truncated or rewritten in place)."""
-
-
-class FileSource:
-    """A big transcript kept open and read in pieces (peak memory ≤ 2× the file).
-
-    :func:`scan_records` reads it :data:`PIECE_BYTES` at a time and keeps no reference to
-    the bytes it decoded, so the whole file is never in memory at once; a line asked for
-    later (:meth:`RecordFile.decode_at`, a message's ``meta``) is read again with
-    ``pread``. The file stays open, so a file replaced by rename is still read as it was;
-    one truncated in place gives :class:`FileChanged` (never a crash: a memory map would
-    die of SIGBUS there).
-
-    Attributes:
-        path: the file's path; size: its size in bytes when opened (the snapshot read).
-    """
-
-    __slots__ = ("path", "_f", "size", "_lock", "changed")
-
-    def __init__(self, path: Any, f: Any, size: int) -> None:
-        self.path = path
-        self._f = f
-        self.size = size
-        self._lock = threading.Lock()
-        #: set when a read found the file shorter: what was read from it since may be wrong
-        self.changed = False
-
-    def __len__(self) -> int:
-        return self.size
-
-    def read_any(self, start: int, end: int) -> bytes:
-        """Up to ``end - start`` bytes from ``start`` (fewer if the file is shorter now)."""
-        if _HAS_PREAD:
-            return os.pread(self._f.fileno(), end - start, start)
-        with self._lock:  # seek + read is one step for other threads
-            self._f.seek(start)
-            return self._f.read(end - start)
-
-    def data_after(self, pos: int) -> int:
-        """The first offset ≥ ``pos`` holding data, not a hole (``size``: only a hole
-        follows). Bytes of a hole read as NULs that are not stored."""
-        return data_after(self._f.fileno(), pos, self.size)
-
-    def advise(self, start: int, length: int) -> None:
-        """Ask the kernel to start reading ``length`` bytes from ``start`` now
-        (``posix_fadvise(WILLNEED)``; asynchronous, a no-op where unsupported)."""
-        if _ADVISE is not None:
-            try:
-                _ADVISE(self._f.fileno(), start, length, os.POSIX_FADV_WILLNEED)
-            except (OSError, ValueError):
-                pass
-
-    def read_into(self, view: memoryview, start: int) -> None:
-        """Fill ``view`` with the file's bytes from ``start`` (a reused buffer).
-
-        Raises:
-            FileChanged: the file is shorter now.
-        """
-        try:
-            if _HAS_PREADV:
-                got = os.preadv(self._f.fileno(), [view], start)
-            else:  # no preadv on this platform (macOS before 11, Windows)
-                data = self.read_any(start, start + len(view))
-                view[: len(data)] = data
-                got = len(data)
-        except (OSError, ValueError) as exc:
-            self.changed = True
-            raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
-        if got != len(view):
-            self.changed = True
-            raise FileChanged(
-                f"{self.path} changed while sidtui read it (it is shorter now): read it again"
-            )
-
-    def read(self, start: int, end: int) -> bytes:
-        """Bytes ``[start, end)`` of the file as it was opened.
-
-        Raises:
-            FileChanged: the file is shorter now.
-        """
-        want = end - start
-        try:
-            b = self.read_any(start, end)
-        except (OSError, ValueError) as exc:
-            self.changed = True
-            raise FileChanged(f"{self.path} cannot be read again: {exc}") from None
-        if len(b) != want:
-            self.changed = True
-            raise FileChanged(
-                f"{self.path} changed while sidtui read it (it is shorter now): read it again"
-            )
-        return b
-
-
-def read_transcript(path: Any, whole_max: int | None = None) -> bytes | FileSource:
-    """A transcript for :func:`scan_records`: its bytes, or a :class:`FileSource` when big.
-
-    Files of ``whole_max`` (default :data:`PIECE_MIN_BYTES`) bytes or more, and sparse files (a hole reads as NUL bytes that
-    are not stored: its apparent size is never allocated), are kept open and read in
-    pieces, so the whole file is never held in memory next to what is decoded from it.
-    Only a regular file is read (a FIFO or a device is refused without blocking).
-
-    Raises:
-        NotRegularFile: it is a FIFO, a device, a socket or a folder.
-        OSError: the file cannot be opened or read.
-    """
-    fd, st = open_regular(path)
-    f = os.fdopen(fd, "rb", buffering=0)
-    try:
-        limit = PIECE_MIN_BYTES if whole_max is None else whole_max
-        if st.st_size < limit and not has_holes(fd, st.st_size):
-            return f.readall()
-    except BaseException:
-        f.close()
-        raise
-    return FileSource(path, f, st.st_size)
-
+#: Records this near the head are found by walking newlines (:meth:`RecordFile.raw_at`).
+_NEAR_HEAD = 16
 
 #: Shared copies of record types and roles (a decoder makes a new str per record).
 _SHARED: dict[str, str] = {}
@@ -935,7 +589,7 @@ def _decode_run(
     ``last``: the run ends the file; see :func:`_torn_tail`).
     None when a line needs the tolerant scan (a typed decode refused it, a blank line, two
     records on a line, or a bad line before the last)."""
-    part = decode_lines_exact(buf, cut, _AS_LIST[id(decoder)])
+    part = decode_lines_exact(buf, cut, LIST_DECODER_OF[id(decoder)])
     if part is not None:
         return part, cut, None
     torn = _torn_tail(buf, cut, decoder) if last else None
@@ -969,7 +623,7 @@ def _torn_tail(
     else:
         return None
     if start:
-        part = decode_lines_exact(buf, start, _AS_LIST[id(decoder)])
+        part = decode_lines_exact(buf, start, LIST_DECODER_OF[id(decoder)])
         if part is None:
             return None
     else:
@@ -1012,7 +666,7 @@ def _decode_pieces(
     Returns ``(objs, pieces, torn last line or None)`` (see :func:`_torn_tail`), or None
     when a line needs the tolerant path (a typed decode refused it, a bad line before the
     last, blank lines are present, or — ``streaming`` — the agent's streaming reader ends
-    a line inside one: :func:`_streaming_breaks`).
+    a line inside one: :func:`streaming_breaks`).
 
     Raises:
         FileChanged: the file got shorter while it was read.
@@ -1023,11 +677,11 @@ def _decode_pieces(
     limit = line_ceiling()
     if not size:
         return objs, pieces, None
-    length = min(PIECE_BYTES, size)
+    length = min(piece_limits.PIECE_BYTES, size)
     # buf[0] is a spare byte before each piece (buf[1:]): the piece's lines become one JSON
     # array with a single copy (:func:`_decode_piece_array`)
     buf = bytearray(length + 1)
-    list_decoder = _AS_LIST[id(decoder)]
+    list_decoder = LIST_DECODER_OF[id(decoder)]
     tail: tuple[int, int, str, bool] | None = None  # a torn last line: offset, length, why, \n
     with memoryview(buf) as whole:
         a = 0
@@ -1037,11 +691,11 @@ def _decode_pieces(
             # the piece ends after its last \n (buf[k] is file byte a + k - 1)
             cut = n if a + n == size else max(0, buf.rfind(b"\n", 1, n + 1))
             if cut == 0:  # one line longer than a piece: read it whole, if it may be
-                line, span, nuls, term = _long_line(src, a, limit)
+                line, span, nuls, term = read_long_line(src, a, limit)
                 if line is None:  # too long, or NUL bytes: one bad line, never in memory
                     if a + span + term < size:
                         return None  # a bad line before the last: the per-line scan
-                    tail = (a, span, _skip_reason(span, nuls, limit), term)
+                    tail = (a, span, skip_reason(span, nuls, limit), term)
                     break
                 piece: bytes | bytearray | None = line + b"\n" if term else line
                 cut = len(piece)
@@ -1051,7 +705,7 @@ def _decode_pieces(
             if nxt < size:
                 src.advise(nxt, length)
             if piece is None:
-                if streaming and _streaming_breaks(buf, 1, cut + 1):
+                if streaming and streaming_breaks(buf, 1, cut + 1):
                     return None
                 part = _decode_piece_array(buf, cut, list_decoder)
                 # the line starts are found only when asked (RecordFile.line_starts)
@@ -1061,7 +715,7 @@ def _decode_pieces(
                     else _decode_run(bytes(whole[1 : cut + 1]), cut, decoder, nxt == size, a)
                 )
             else:
-                if streaming and _streaming_breaks(piece, 0, cut):
+                if streaming and streaming_breaks(piece, 0, cut):
                     return None
                 run = _decode_run(piece, cut, decoder, nxt == size, a)
             if run is None:
@@ -1189,7 +843,7 @@ def scan_records(
         A :class:`RecordFile`; never raises on content. A final line without ``\\n`` is
         treated exactly like the agent treats it: parsed if it is valid JSON, else bad.
     """
-    decoder = _HEAD if chain_only else _RECORD
+    decoder = HEAD_DECODER if chain_only else RECORD_DECODER
     digest = _Digest()
     source = data if isinstance(data, FileSource) else None
     trimmed: tuple[int, int] | None = None
@@ -1207,11 +861,11 @@ def scan_records(
                 + source.read(max(0, source.size - 4096), source.size)
             )
             # (never a huge file whole in memory: a sidechain read in pieces keeps its edges)
-            if trim_whole_file(edges) is not edges and source.size <= PIECE_MIN_BYTES:
+            if trim_whole_file(edges) is not edges and source.size <= piece_limits.PIECE_MIN_BYTES:
                 source, data = None, source.read(0, source.size)
         if source is None:
-            data, trimmed = _trim(data)
-    elif streaming and source is None and _streaming_breaks(data):
+            data, trimmed = trim_and_span(data)
+    elif streaming and source is None and streaming_breaks(data):
         return _scan_tolerant(data, start_line, base_offset, True)
     rf = RecordFile(
         data=b"" if source is not None else data, base_offset=base_offset, source=source
@@ -1226,7 +880,7 @@ def scan_records(
         # a ceiling below a piece is checked line by line (only when set that low)
         got = (
             None
-            if limit < PIECE_BYTES
+            if limit < piece_limits.PIECE_BYTES
             else _decode_pieces(source, decoder, digest, rf, on_piece, streaming)
         )
     elif len(data) > limit and _line_longer(data, limit):
@@ -1279,7 +933,7 @@ def _scan_line(
     ``[off, end)``): the typed decoder first, JSON.parse's rules for what it refuses."""
     records = rf.records
     try:
-        o = _RECORD.decode(line)
+        o = RECORD_DECODER.decode(line)
     except FAST_DECODE_ERRORS:
         pass
     else:
@@ -1361,10 +1015,10 @@ def _scan_physical(
     """The physical line ``buf[pos:end]`` (``buf[0]`` at file offset ``base``) into ``rf``;
     ``streaming``: split where the agent's streaming reader ends a line inside it (a lone
     ``\\r``, U+2028/U+2029), each piece read as a line with the physical line's number."""
-    if streaming and _streaming_breaks(buf, pos, end):
+    if streaming and streaming_breaks(buf, pos, end):
         e = end - 1 if end > pos and buf[end - 1] == 13 else end  # "\r\n": one line end
         a = pos
-        for m in _STREAM_BREAK.finditer(buf, pos, e):
+        for m in STREAM_BREAK.finditer(buf, pos, e):
             _scan_line(rf, buf[a : m.start()], base + a, base + m.start(), line_no, True)
             a = m.end()
         _scan_line(rf, buf[a:e], base + a, base + e, line_no, terminated)
@@ -1395,7 +1049,7 @@ def _scan_tolerant(
             line_no += 1
             if end - pos > limit:  # never decoded (the bytes are here: only the decode is saved)
                 nuls = data.count(0, pos, end)
-                why = _skip_reason(end - pos, nuls, limit)
+                why = skip_reason(end - pos, nuls, limit)
                 rf.bad_lines.append(BadLine(line_no, base_offset + pos, end - pos, why, nl >= 0))
             elif streaming:
                 _scan_physical(rf, data, pos, end, base_offset, line_no, nl >= 0, True)
@@ -1405,122 +1059,6 @@ def _scan_tolerant(
     rf.line_count = line_no - start_line
     rf.ends_with_newline = n == 0 or data[-1:] == b"\n"
     return rf
-
-
-# --------------------------------------------------------------------------- the agent's reader
-
-#: The agent reads a file of more than this many bytes with its streaming line reader and
-#: a smaller one whole (found with the agent's loader: a file of 4,194,304 bytes is read
-#: whole, one of 4,194,305 streamed). See docs/DECISIONS.md, "Reading files exactly as
-#: the agent: differential tests".
-STREAM_ABOVE = 4 << 20
-
-#: Where the agent's streaming reader ends a line besides ``\n`` (and ``\r\n``).
-_STREAM_BREAK = re.compile(rb"\r|\xe2\x80[\xa8\xa9]")
-_SEPARATORS = re.compile(rb"\xe2\x80[\xa8\xa9]")
-#: ``String.prototype.trim()``'s whitespace as UTF-8 byte sequences.
-_JS_WS_SEQS = frozenset(c.encode() for c in JS_WHITESPACE)
-_JS_WS_RUN = re.compile(
-    b"(?:" + b"|".join(re.escape(c.encode()) for c in sorted(JS_WHITESPACE)) + b")*"
-)
-_JSON_WS = frozenset(b" \t\r\n")
-_ASCII_JS_WS = frozenset(b" \t\n\r\x0b\x0c")
-#: every byte but ``\n`` to a space: neutral whitespace that keeps offsets and lines
-_TO_SPACE = bytes(10 if i == 10 else 32 for i in range(256))
-
-
-def _streaming_breaks(buf: Any, a: int = 0, b: int | None = None) -> bool:
-    """The agent's streaming reader ends a line inside ``buf[a:b]`` where a split at
-    ``\\n`` does not: at a lone ``\\r`` or a U+2028/U+2029 (``JSON.stringify`` writes both
-    separators raw, so any text may hold them). One ``memchr`` each in the usual file."""
-    if b is None:
-        b = len(buf)
-    i = buf.find(b"\xe2", a, b)
-    if i >= 0 and _SEPARATORS.search(buf, i, b) is not None:
-        return True
-    # one memchr per \r (a CRLF file: one a line, ~0.2 µs each; counting \r and \r\n
-    # instead scans byte by byte, ~7 ms a MB)
-    i = buf.find(b"\r", a, b)
-    n = len(buf)
-    while i >= 0:
-        if i + 1 >= n or buf[i + 1] != 10:
-            return True
-        i = buf.find(b"\r", i + 2, b)
-    return False
-
-
-def _trim_span(data: bytes) -> tuple[int, int]:
-    """``(a, b)``: ``data[:a]`` and ``data[b:]`` are what ``text.trim()`` removes."""
-    a = _JS_WS_RUN.match(data).end()  # type: ignore[union-attr]
-    j = len(data)
-    while j > a:
-        c = data[j - 1]
-        if c < 0x80:
-            if c not in _ASCII_JS_WS:
-                break
-            j -= 1
-            continue
-        k = j - 1
-        while k > a and 0x80 <= data[k] < 0xC0 and j - k < 4:
-            k -= 1
-        if data[k:j] not in _JS_WS_SEQS:
-            break
-        j = k
-    return a, j
-
-
-def trim_whole_file(data: bytes) -> bytes:
-    """``data`` as the agent reads a file it reads whole: it trims the text
-    (``String.prototype.trim``) before splitting it into lines, so a byte-order mark or
-    other JavaScript whitespace before the first record or after the last is in no line.
-
-    Returns ``data`` itself when the trim changes no line (the usual file); else a copy
-    with the trimmed bytes made spaces (``\\n`` kept), so offsets and line numbers stay.
-    """
-    return _trim(data)[0]
-
-
-def _trim(data: bytes) -> tuple[bytes, tuple[int, int] | None]:
-    """:func:`trim_whole_file` and, when it changed a line, the byte spans ``(a, b)``
-    kept: ``data[:a]`` and ``data[b:]`` were trimmed."""
-    if not data:
-        return data, None
-    if data[0] not in _ASCII_JS_WS and data[0] < 0x80 and data[-1] in (10, 125):
-        if data[-1] == 125 or len(data) < 2 or (data[-2] not in _ASCII_JS_WS and data[-2] < 0x80):
-            return data, None  # "{…}\n": nothing to trim but the newline
-    a, b = _trim_span(data)
-    if _JSON_WS.issuperset(data[:a]) and _JSON_WS.issuperset(data[b:]):
-        return data, None  # only what JSON.parse skips anyway
-    out = data[:a].translate(_TO_SPACE) + data[a:b] + data[b:].translate(_TO_SPACE)
-    return out, (a, b)
-
-
-def trim_note(data: bytes | FileSource, trimmed: tuple[int, int]) -> str:
-    """What the agent's whole-file trim took away, in words (``data``: the file's bytes
-    as read, before :func:`trim_whole_file`, or the file read in pieces)."""
-    a, b = trimmed
-    if isinstance(data, FileSource):
-        head, tail = data.read_any(0, a), data.read_any(b, data.size)
-    else:
-        head, tail = data[:a], data[b:]
-    parts = []
-    for where, seg in (("before the first record", head), ("after the last", tail)):
-        if not _JSON_WS.issuperset(seg):
-            what = (
-                "a byte-order mark"
-                if b"\xef\xbb\xbf" in seg
-                else "whitespace JSON does not allow (no-break space, form feed, separator…)"
-            )
-            parts.append(f"{what} {where}")
-    return " and ".join(parts)
-
-
-def agent_reads_as_lines(data: bytes) -> bool:
-    """The agent reads the file whose bytes are ``data`` as exactly its ``\\n``-split lines
-    (no trim that changes a line, no streaming-reader line end inside one)."""
-    if len(data) > STREAM_ABOVE:
-        return not _streaming_breaks(data)
-    return trim_whole_file(data) is data
 
 
 def _scan_tolerant_source(
@@ -1537,7 +1075,7 @@ def _scan_tolerant_source(
     buf, buf_at = b"", 0
     while pos < size:
         if pos >= buf_at + len(buf):
-            buf, buf_at = src.read_any(pos, min(size, pos + PIECE_BYTES)), pos
+            buf, buf_at = src.read_any(pos, min(size, pos + piece_limits.PIECE_BYTES)), pos
             if not buf:  # the file got shorter
                 break
         i = pos - buf_at
@@ -1548,12 +1086,12 @@ def _scan_tolerant_source(
         elif buf_at + len(buf) >= size:  # the last line, without \n, within the piece
             raw, end, term = buf[i:], size, False
         else:
-            raw, length, nuls, term = _long_line(src, pos, limit)
+            raw, length, nuls, term = read_long_line(src, pos, limit)
             end = pos + length
             buf = b""
             if raw is None:
                 line_no += 1
-                why = _skip_reason(length, nuls, limit)
+                why = skip_reason(length, nuls, limit)
                 rf.bad_lines.append(BadLine(line_no, pos, length, why, term))
                 pos = end + 1
                 continue
@@ -1561,7 +1099,7 @@ def _scan_tolerant_source(
         if end - pos > limit:  # (a ceiling set below a piece)
             nuls = raw.count(0)
             rf.bad_lines.append(
-                BadLine(line_no, pos, end - pos, _skip_reason(end - pos, nuls, limit), term)
+                BadLine(line_no, pos, end - pos, skip_reason(end - pos, nuls, limit), term)
             )
         else:
             _scan_physical(rf, raw, 0, len(raw), pos, line_no, term, streaming)

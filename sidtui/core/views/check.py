@@ -17,28 +17,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.discover import FIRST_LINE_CAP, classify_file, first_line_of, project_folders
 from sidtui.core.base.errors import UnreadableInput
-from sidtui.core.base.home import (
-    FIRST_LINE_CAP,
-    Home,
-    SessionFile,
-    classify_file,
-    first_line_of,
-    project_folders,
-)
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import LoaderFails, message_from_record
-from sidtui.core.transcript.records import (
-    FileSource,
-    RecordFile,
-    RecordRef,
-    read_transcript,
-    scan_records,
-)
+from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.source import FileSource, read_transcript
+from sidtui.core.transcript.structs import RecordRef
 from sidtui.core.views.check_checkpoints import checkpoint_totals, coverage
 from sidtui.core.views.check_report import (
     DEFINED_METADATA_KEYS,
@@ -96,7 +86,7 @@ def _candidates(
     home: Home, project: str | None, unreadable: list[tuple[Path, str]] | None = None
 ) -> list[tuple[Path, str]]:
     """(path, project folder) of every ``.jsonl``/``.json`` under ``sessions/``, as
-    :func:`sidtui.core.base.home.discover` finds them (flat files have project ``""``); folders
+    :func:`sidtui.core.base.discover.discover` finds them (flat files have project ``""``); folders
     that cannot be listed go to ``unreadable`` as (folder, reason)."""
     out: list[tuple[Path, str]] = []
 
@@ -483,7 +473,7 @@ def run_check(
     Args:
         home: the home to check.
         project: only this project folder under ``sessions/`` (``""``: the flat files).
-        session: only this file (from :func:`sidtui.core.base.home.resolve_session`).
+        session: only this file (from :func:`sidtui.core.base.resolve.resolve_session`).
         progress: called as ``progress(done, total, path)`` after each file (after each
             chunk of :data:`CHUNK_FILES` files when parallel).
         workers: processes to scan with (files are split in chunks; the report is the same

@@ -17,7 +17,8 @@ import msgspec
 
 from sidtui.core.base.home import SessionFile
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, js_falsy, parse_line
-from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, recover
+from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
+from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.loader import (
     MESSAGE_DECODER,
@@ -28,14 +29,9 @@ from sidtui.core.transcript.loader import (
     message_from_struct,
     nonempty_str,
 )
-from sidtui.core.transcript.records import (
-    FAST_DECODE_ERRORS,
-    RecordFile,
-    RecordRef,
-    agent_reads_as_lines,
-    decode_lines_exact,
-    parse_or_none,
-)
+from sidtui.core.transcript.records import RecordFile, decode_lines_exact, parse_or_none
+from sidtui.core.transcript.source import agent_reads_as_lines
+from sidtui.core.transcript.structs import FAST_DECODE_ERRORS, RecordRef
 from sidtui.core.views.summary import SessionSummary
 
 _TYPE = attrgetter("type")

@@ -20,15 +20,9 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from sidtui.core.base.discover import FIRST_LINE_CAP, candidate_files, classify_file, first_line_of
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
-from sidtui.core.base.home import (
-    FIRST_LINE_CAP,
-    Home,
-    SessionFile,
-    candidate_files,
-    classify_file,
-    first_line_of,
-)
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import is_blank
 from sidtui.core.base.pool import can_fork, cores, ordered_map
 from sidtui.core.base.regular import NotRegularFile, has_holes, kind_of, read_regular
@@ -38,7 +32,7 @@ from sidtui.core.resume.process import (
     read_registrations,
     trace_session_ids,
 )
-from sidtui.core.transcript.records import FileSource, line_ceiling
+from sidtui.core.transcript.source import FileSource, line_ceiling
 from sidtui.core.views.fast_summary import FallBack, fast_summary
 from sidtui.core.views.summary import SessionSummary
 

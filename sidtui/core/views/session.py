@@ -22,13 +22,14 @@ from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.regular import read_regular
+from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
 from sidtui.core.resume.process import (
     Liveness,
     liveness_for,
     read_registrations,
     trace_session_ids_of,
 )
-from sidtui.core.resume.recovery import TERMINAL_TOOL_NAMES, RecoveryResult, recover
+from sidtui.core.resume.recovery import RecoveryResult, recover
 from sidtui.core.resume.sidechain import Sidechain, parse_sidechain, sidechains_of
 from sidtui.core.resume.state import RestoredState, restore_state
 from sidtui.core.transcript.chain import (
@@ -39,13 +40,12 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import (
+from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.source import (
     STREAM_ABOVE,
     FileChanged,
     FileSource,
-    RecordFile,
     read_transcript,
-    scan_records,
     trim_note,
 )
 from sidtui.core.transcript.writer import flush_pending_writes
@@ -228,10 +228,10 @@ def open_session(
 
     Args:
         home: the home.
-        sf: the file (from :func:`sidtui.core.base.home.resolve_session` or ``discover``).
+        sf: the file (from :func:`sidtui.core.base.resolve.resolve_session` or ``discover``).
         data: the file's bytes if already read (else read here).
         current_cwd: the directory a resume would run in (cross-project warning).
-        terminal_tool_names: see :data:`sidtui.core.resume.recovery.TERMINAL_TOOL_NAMES`.
+        terminal_tool_names: see :data:`sidtui.core.resume.interruption.TERMINAL_TOOL_NAMES`.
         registrations: pre-read registrations (else read from the home).
         with_sidechains: parse the session's sidechains (item 9 and the Sidechains tab).
 

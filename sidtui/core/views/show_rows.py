@@ -3,7 +3,7 @@
 A 140k-record session gives three arrays of 120k–140k rows each (``messages``,
 ``resumed``, ``records``). Here they are built in chunks of plain dicts straight
 from the loader's messages, the cleaned messages' parts and the scan's columns — no
-:class:`~sidtui.core.transcript.records.RecordRef` or :class:`~sidtui.core.resume.recovery.CleanMessage`
+:class:`~sidtui.core.transcript.structs.RecordRef` or :class:`~sidtui.core.resume.cleaning.CleanMessage`
 per row — and :func:`sidtui.core.views.show_json.write_json_stream` encodes each chunk with one
 ``orjson`` call. The rows are exactly those the contract names, in the same key order.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from sidtui.core.resume.recovery import CleanMessage, CleanMessages
+from sidtui.core.resume.cleaning import CleanMessage, CleanMessages
 from sidtui.core.transcript.loader import Message
 from sidtui.core.transcript.records import RecordFile
 

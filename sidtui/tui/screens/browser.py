@@ -78,7 +78,7 @@ def split_source(query: str) -> tuple[list[str], str]:
 def empty_state(home, claude_home) -> str:
     """What the browser says when it lists nothing: per home, what was looked for where
     (a missing sid-code or Claude Code home named with its flag), and how to get one."""
-    from sidtui.core.base.home import empty_home_hint
+    from sidtui.core.base.discover import empty_home_hint
 
     lines = []
     sid = home.root.is_dir()
@@ -305,8 +305,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         return empty_state(self.app.home, self.app.claude_home)
 
     def _scan_direct(self, worker) -> None:
+        from sidtui.core.base.discover import discover
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.base.home import discover
         from sidtui.core.resume.process import read_registrations
         from sidtui.core.views.listing import summarize
 

@@ -178,7 +178,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
     def _open(self, event: DataTable.RowSelected) -> None:
         i = int(event.row_key.value)
         h = self.hits[i]
-        from sidtui.core.base.home import classify_file
+        from sidtui.core.base.discover import classify_file
 
         if i < len(self.sources) and self.sources[i] == "claude-code":
             from sidtui.core.claude.layout import file_for_path

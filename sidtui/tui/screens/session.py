@@ -417,7 +417,7 @@ class SessionScreen(ReportsWorkerErrors, Screen):
 
     @on(SidechainsTable.SidechainOpened)
     def _open_sidechain(self, event: SidechainsTable.SidechainOpened) -> None:
-        from sidtui.core.base.home import classify_file
+        from sidtui.core.base.discover import classify_file
 
         sf = classify_file(Path(event.path), self.sf.project)
         if sf is None:
@@ -754,7 +754,7 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         if result is None:
             return
         self.app.refresh_browser()
-        from sidtui.core.base.home import classify_file
+        from sidtui.core.base.discover import classify_file
 
         sf = classify_file(Path(result.path), self.sf.project)
         if sf is not None:

@@ -297,6 +297,8 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
     def compute_diff(
         self, mgr, sid: str, position: int, path: str, vs_disk: bool, dark: bool
     ) -> None:
+        import os
+
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.checkpoints.restore import read_current
 
@@ -323,7 +325,7 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
                     note + "; " if note else ""
                 ) + f"✗ {nxt_id} cannot be rebuilt: {after.reason}"
         else:
-            exists, data, err = read_current(path)
+            exists, data, err, _mode = read_current(os.path.realpath(path))
             new = _text(data) if exists else ""
             title = f"{shown}  {sid} → disk now" + ("" if exists else " (absent)")
             if err:

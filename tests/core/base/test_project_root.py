@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sidtui.core.base.home import explicit_root, project_root_for
+from sidtui.core.base.project import explicit_root, project_root_for
 
 
 def test_the_home_folder_itself_is_refused_as_a_session_root(tmp_path):

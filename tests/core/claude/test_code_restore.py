@@ -250,3 +250,38 @@ def test_a_failed_write_is_reported_and_the_rest_goes_on(sess, monkeypatch):
     a = next(f for f in res.files if f.path.endswith("a.txt"))
     assert a.action == "skipped" and "write failed" in a.reason
     assert sess["b"].read_bytes() == b"B0\n" and res.safety_snapshot_id is not None
+
+
+def test_a_folder_swapped_between_the_check_and_the_read_is_not_followed(sess, tmp_path):
+    from sidtui.core.claude import code_restore
+
+    project = Path(sess["cwd"])
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for n in ("a.txt", "b.txt", "new.txt"):
+        (outside / n).write_bytes(b"outside\n")
+    moved = project.with_name("app.real")
+    real_confine = code_restore.confine
+    swaps = []
+
+    def confine(path, *a, **kw):  # the project is a symlink to outside/ from just after
+        if project.is_symlink():  # a.txt's check until the next check
+            project.unlink()
+            os.rename(moved, project)
+        out = real_confine(path, *a, **kw)
+        if path.endswith("a.txt") and not swaps:
+            swaps.append(path)
+            os.rename(project, moved)
+            project.symlink_to(outside, target_is_directory=True)
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(code_restore, "confine", confine)
+        res = _restorer(sess).restore_before("c2", force=True)
+    assert swaps and not project.is_symlink()
+    a = next(f for f in res.files if f.path.endswith("a.txt"))
+    assert a.action == "skipped" and "not followed" in (a.reason or "") and a.old is None
+    _restorer(sess).redo(force=True)  # never copies outside bytes into the project
+    assert _disk(sess) == AFTER
+    jp = journal_path(sess["home"], CC_SESSION)
+    assert b"outside" not in jp.read_bytes()

@@ -11,7 +11,7 @@ from sidtui.core.claude import scan as scan_mod
 from sidtui.core.claude.layout import ClaudeFile
 from sidtui.core.claude.scan import KNOWN_TYPES, salvage, scan
 from sidtui.core.claude.transcript import load_transcript
-from sidtui.core.transcript.records import FileSource
+from sidtui.core.transcript.source import FileSource
 from tests.helpers import CC_PROJECTS, cc_assistant, cc_lines, cc_user
 
 REAL = sorted(CC_PROJECTS.rglob("*.jsonl"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.checkpoints.drift import Expected, drift_of, expected_now
 from sidtui.core.checkpoints.index import CheckpointIndex
 from sidtui.core.checkpoints.rebuild import rebuild

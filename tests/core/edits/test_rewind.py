@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from sidtui.core.base.errors import UsageError
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.fork import fork
 from sidtui.core.edits.points import UnknownPoint, get_point, rewind_points

@@ -29,7 +29,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.points import rewind_points
 from sidtui.core.edits.rewind import rewind

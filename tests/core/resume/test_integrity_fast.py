@@ -13,9 +13,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.resume.recovery import Integrity, check_integrity, recover
+from sidtui.core.resume.integrity import Integrity, check_integrity
+from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.loader import Message
-from sidtui.core.transcript.records import make_block
+from sidtui.core.transcript.structs import make_block
 
 
 def _hashable(v: object) -> bool:

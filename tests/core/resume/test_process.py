@@ -12,7 +12,8 @@ import subprocess
 import sys
 import time
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.resume.process import (
     FileIntent,
     find_conflicts,

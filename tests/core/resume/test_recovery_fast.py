@@ -11,15 +11,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.resume.recovery import (
-    LAYERS,
-    THINKING_TYPES,
-    VALID_PERMISSION_MODES,
-    CleanMessages,
-    recover,
-)
-from sidtui.core.transcript.loader import Message
-from sidtui.core.transcript.records import make_block
+from sidtui.core.resume.cleaning import LAYERS, VALID_PERMISSION_MODES, CleanMessages
+from sidtui.core.resume.recovery import recover
+from sidtui.core.transcript.loader import THINKING_TYPES, Message
+from sidtui.core.transcript.structs import make_block
 
 # --- the reference -------------------------------------------------------------------
 

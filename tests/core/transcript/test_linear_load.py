@@ -14,11 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.base.home import Home, discover
-from sidtui.core.transcript import records
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
+from sidtui.core.transcript import source as transcript_source
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl
-from sidtui.core.transcript.records import FileSource, read_transcript, scan_records
+from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.source import FileSource, read_transcript
 from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 
 
@@ -124,8 +126,8 @@ def test_any_transcript_loads_alike(specs, edits):
 @pytest.mark.parametrize("piece", [300, 2048, 1 << 22])
 def test_fixture_sessions_load_alike_in_pieces(monkeypatch, tmp_path, piece):
     """Every fixture transcript, read in pieces of several sizes (the hook runs per piece)."""
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", piece)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", piece)
     files = [f for f in discover(Home(REAL_HOME)) if f.container == "jsonl"]
     assert files
     used_any = False
@@ -189,8 +191,8 @@ def test_a_failed_guess_is_dropped_before_the_rest_is_read(tmp_path, monkeypatch
     """A branching file, or a bad line that sends the scan to the tolerant path, makes the
     scan abandon the run-ahead at once: its messages (and the structs they hold) must not
     stay alive next to the tolerant scan or the loader's own walk (peak memory)."""
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 300)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 300)
     specs = [
         {
             "type": "user_message",

@@ -11,11 +11,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import MessageScan, load_jsonl
-from sidtui.core.transcript.records import read_transcript, scan_records
+from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.source import read_transcript
 from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 
 

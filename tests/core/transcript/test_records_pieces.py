@@ -16,9 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sidtui.core.transcript.records as records
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
+from sidtui.core.transcript import source as transcript_source
 from sidtui.core.transcript.chain import is_one_linear_chain
-from sidtui.core.transcript.records import FileChanged, FileSource, read_transcript, scan_records
+from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.source import FileChanged, FileSource, read_transcript
 from sidtui.core.views.session import open_session
 from sidtui.core.views.show_json import session_to_json, write_json_stream
 from tests.helpers import REAL_HOME
@@ -45,8 +48,8 @@ def _mapped(path: Path) -> FileSource:
 @pytest.fixture
 def tiny_chunks(monkeypatch):
     """Read every file in 512-byte pieces, so every fixture crosses many boundaries."""
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 512)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 512)
 
 
 @pytest.mark.parametrize("path", SESSION_FILES, ids=lambda p: p.name)
@@ -72,8 +75,8 @@ def test_show_json_identical_mapped_or_read(monkeypatch):
     files = [sf for sf in discover(home) if sf.container == "jsonl"]
     assert files
     plain = {str(sf.path): _show_json(home, sf) for sf in files}
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 700)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 700)
     for sf in files:
         if sf.path.stat().st_size:
             assert _show_json(home, sf) == plain[str(sf.path)], sf.path
@@ -83,7 +86,7 @@ def test_small_files_are_read_and_big_ones_read_in_pieces(tmp_path, monkeypatch)
     p = tmp_path / "s.jsonl"
     p.write_bytes(b'{"type":"session_start","uuid":"a","parentUuid":null}\n')
     assert isinstance(read_transcript(p), bytes)
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 10)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 10)
     assert isinstance(read_transcript(p), FileSource)
     empty = tmp_path / "e.jsonl"
     empty.write_bytes(b"")
@@ -121,8 +124,8 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
         return
     p = tmp_path_factory.mktemp("m") / "s.jsonl"
     p.write_bytes(data)
-    old = records.PIECE_BYTES
-    records.PIECE_BYTES = chunk
+    old = transcript_source.PIECE_BYTES
+    transcript_source.PIECE_BYTES = chunk
     try:
         for chain_only in (False, True):
             rf = scan_records(data, chain_only=chain_only)
@@ -135,7 +138,7 @@ def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
                     # chain-only scan is short-lived and skips the sharing)
                     assert all(p is u for p, u in zip(parents[1:], uuids, strict=False))
     finally:
-        records.PIECE_BYTES = old
+        transcript_source.PIECE_BYTES = old
 
 
 @settings(max_examples=100, deadline=None)
@@ -162,8 +165,8 @@ def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, ch
     data = b"\n".join(lines) + b"\n"
     p = tmp_path_factory.mktemp("w") / "s.jsonl"
     p.write_bytes(data)
-    old = records.PIECE_BYTES
-    records.PIECE_BYTES = chunk
+    old = transcript_source.PIECE_BYTES
+    transcript_source.PIECE_BYTES = chunk
     try:
         for rf in (scan_records(data), scan_records(_mapped(p))):
             _, uuids, parents = rf.columns()
@@ -174,7 +177,7 @@ def test_whole_chain_test_on_near_linear_files(tmp_path_factory, n, cut, how, ch
                 intact or (how == "null_parent" and cut == 0) or (how == "drop" and cut == n - 1)
             )
     finally:
-        records.PIECE_BYTES = old
+        transcript_source.PIECE_BYTES = old
 
 
 def _big_session(path: Path, n: int = 400) -> None:
@@ -186,8 +189,8 @@ def _big_session(path: Path, n: int = 400) -> None:
 def test_file_truncated_during_the_scan_is_a_clear_error(tmp_path, monkeypatch):
     """A file cut short while it is read in pieces: FileChanged (exit 1 in the CLI), no
     crash (a memory map would die of SIGBUS here)."""
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 1000)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 1000)
     p = tmp_path / "s.jsonl"
     _big_session(p)
     src = read_transcript(p)
@@ -208,7 +211,7 @@ def test_file_truncated_during_the_scan_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_line_read_after_truncation_is_none_not_a_crash(tmp_path, monkeypatch):
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
     p = tmp_path / "s.jsonl"
     _big_session(p, 50)
     rf = scan_records(read_transcript(p))
@@ -223,8 +226,8 @@ def test_line_read_after_truncation_is_none_not_a_crash(tmp_path, monkeypatch):
 def test_cli_show_on_a_file_truncated_while_read_exits_1(tmp_path, monkeypatch, capsys):
     from sidtui.cli import main
 
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 1000)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 1000)
     folder = tmp_path / "sessions" / "p"
     folder.mkdir(parents=True)
     p = folder / "20260101-000000-eeeeeeee.jsonl"
@@ -244,14 +247,14 @@ def test_cli_show_on_a_file_truncated_while_read_exits_1(tmp_path, monkeypatch, 
 
 def test_pieces_without_preadv_or_pread(tmp_path, monkeypatch):
     """Platforms without preadv/pread read the pieces another way, with the same result."""
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 300)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 300)
     p = tmp_path / "s.jsonl"
     _big_session(p, 60)
     want = _shape(scan_records(p.read_bytes()))
-    monkeypatch.setattr(records, "_HAS_PREADV", False)
+    monkeypatch.setattr(transcript_source, "_HAS_PREADV", False)
     assert _shape(scan_records(read_transcript(p))) == want
-    monkeypatch.setattr(records, "_HAS_PREAD", False)
+    monkeypatch.setattr(transcript_source, "_HAS_PREAD", False)
     rf = scan_records(read_transcript(p))
     assert _shape(rf) == want and rf.decode_at(59)["uuid"] == "u59"
 
@@ -259,9 +262,10 @@ def test_pieces_without_preadv_or_pread(tmp_path, monkeypatch):
 def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
     """Cut after the scan, while metadata lines are read back: an error, not a view with
     silently missing state (a tester saw 'usage could not be restored')."""
-    from sidtui.core.base.home import Home, classify_file
+    from sidtui.core.base.discover import classify_file
+    from sidtui.core.base.home import Home
 
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
     folder = tmp_path / "sessions" / "p"
     folder.mkdir(parents=True)
     p = folder / "20260101-000000-ffffffff.jsonl"
@@ -291,14 +295,14 @@ def test_the_scan_leaves_no_thread_and_asks_for_the_next_piece(tmp_path, monkeyp
     short) leaves a thread behind — listing forks workers only while no other thread runs."""
     import threading
 
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 700)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 700)
     p = tmp_path / "s.jsonl"
     _big_session(p)
     asked: list[tuple[int, int]] = []
-    real = records.FileSource.advise
+    real = FileSource.advise
     monkeypatch.setattr(
-        records.FileSource, "advise", lambda self, a, n: asked.append((a, n)) or real(self, a, n)
+        FileSource, "advise", lambda self, a, n: asked.append((a, n)) or real(self, a, n)
     )
     before = threading.active_count()
     rf = scan_records(read_transcript(p))
@@ -323,8 +327,8 @@ def test_line_starts_of_a_file_read_in_pieces_are_found_when_asked(
 ):
     """The scan of a big file finds no line starts (the core needs none); a line asked for
     is found from its own piece, and every start equals the in-memory scan's."""
-    monkeypatch.setattr(records, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(records, "PIECE_BYTES", 700)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 700)
     p = tmp_path / "s.jsonl"
     _big_session(p, 120)
     if not final_newline:
@@ -370,8 +374,8 @@ def test_a_torn_last_line_keeps_the_fast_scan(tmp_path_factory, n, torn, chunk, 
     p = tmp_path_factory.mktemp("t") / "s.jsonl"
     p.write_bytes(data)
     exact = records._scan_tolerant(data, 0, 0)
-    old = records.PIECE_BYTES
-    records.PIECE_BYTES = chunk
+    old = transcript_source.PIECE_BYTES
+    transcript_source.PIECE_BYTES = chunk
     try:
         for rf in (scan_records(data), scan_records(_mapped(p))):
             assert rf.is_fast  # no fall-back to the per-line scan
@@ -380,4 +384,28 @@ def test_a_torn_last_line_keeps_the_fast_scan(tmp_path_factory, n, torn, chunk, 
             assert [rf.raw_at(i) for i in range(n)] == good
             assert rf.line_starts().tolist() == [r.offset for r in exact.records]
     finally:
-        records.PIECE_BYTES = old
+        transcript_source.PIECE_BYTES = old
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 24),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    torn=st.one_of(st.none(), _TORN),
+    final_newline=st.booleans(),
+    base=st.sampled_from([0, 7]),
+)
+def test_records_near_the_head_read_before_the_line_starts(n, crlf, bom, torn, final_newline, base):
+    """``raw_at`` of one of the first records, asked before any line start is known (a
+    ``session_start`` decoded at the end of a load), is the line every later ask gets."""
+    end = b"\r\n" if crlf else b"\n"
+    lines = [_record(i, "user_message") for i in range(n)] + ([torn] if torn else [])
+    data = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if final_newline else b"")
+    first = scan_records(data, base_offset=base, start_line=1 if base else 0)
+    second = scan_records(data, base_offset=base, start_line=1 if base else 0)
+    if not first.is_fast:
+        return  # the per-line scan holds every line start already
+    near = [first.raw_at(i) for i in range(min(first.count, 20))]
+    second.line_starts()
+    assert near == [second.raw_at(i) for i in range(len(near))]

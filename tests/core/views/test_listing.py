@@ -6,7 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sidtui.core.views.listing as listing
-from sidtui.core.base.home import Home, SessionFile, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.resume.process import trace_session_ids
 from sidtui.core.views.fast_summary import _LineIndex
 from sidtui.core.views.listing import (

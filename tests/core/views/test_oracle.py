@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.views.session import open_session
 from tests.helpers import REAL_HOME, REAL_ORACLE
 

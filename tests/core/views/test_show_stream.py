@@ -15,7 +15,8 @@ from rich.console import Console
 from sidtui.cli import main
 from sidtui.cli import show as show_cli
 from sidtui.cli.common import _SafeConsole
-from sidtui.core.base.home import Home, resolve_session
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 from sidtui.core.views.session import open_session
 from tests.helpers import assistant, jsonl, start, tool_results, user
 

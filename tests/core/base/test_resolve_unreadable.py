@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from sidtui.cli import main
+from sidtui.core.base.discover import unreadable_transcripts
 from sidtui.core.base.errors import AmbiguousSession, UnreadableInput
-from sidtui.core.base.home import Home, resolve_session, unreadable_transcripts
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import resolve_session
 
 CLI = "tmp-sidtui-fixture-projects-cli-tool"
 WEBAPP = "tmp-sidtui-fixture-projects-webapp"

@@ -17,7 +17,9 @@ import pytest
 
 from sidtui.cli import main
 from sidtui.cli.common import session_home
-from sidtui.core.base.home import Home, candidate_files, discover, home_root_of, resolve_session
+from sidtui.core.base.discover import candidate_files, discover
+from sidtui.core.base.home import Home
+from sidtui.core.base.resolve import home_root_of, resolve_session
 from tests.helpers import REPO
 
 CLI = "tmp-sidtui-fixture-projects-cli-tool"
