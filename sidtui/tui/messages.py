@@ -245,7 +245,8 @@ class ClaudeSessionLoaded(Message):
     Attributes:
         view: the ``ClaudeSessionView``.
         head: the header's lines (resume leaf, tips, interruption).
-        messages: one Rich ``Text`` per message of the conversation resume loads.
+        model: the Conversation tab's ``ClaudeConversationModel``; starts, width: its line
+            layout and the width it was measured at.
         history: the session's ``FileHistory`` (None when it could not be read).
         checkpoints: the Checkpoints table's rows; checkpoints_error: why there are none.
         tips: every leaf (:func:`sidtui.core.claude.fork.branch_tips`).
@@ -254,10 +255,12 @@ class ClaudeSessionLoaded(Message):
 
     view: Any
     head: list[str]
-    messages: list[Any]
+    model: Any
     history: Any
     checkpoints: list[tuple]
     checkpoints_error: str | None = None
     tips: list[dict[str, Any]] = field(default_factory=list)
     stat: tuple[int, int] | None = None
     reload: bool = False
+    starts: Any = None
+    width: int | None = None

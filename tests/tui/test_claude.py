@@ -12,6 +12,7 @@ from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+from sidtui.tui.find import entry_text
 from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
 
 pytestmark = pytest.mark.asyncio
@@ -108,14 +109,18 @@ async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
         assert f"resume continues from line {resume['line']}" in head
         assert f"{len(view.tip_rows)} tip" in head
         assert "interrupted" in head
-        # messages in order: the log holds one entry per message, lines ascending
+        # every message in order, one header entry each, and the banner last
+        conv = s.query_one("#claude-conversation")
+        model = conv.model
+        heads = [e.msg for e in model.entries if e.kind == "header"]
+        assert heads == list(range(len(view.conversation)))
+        assert [m.line for m in model.messages] == [m.line for m in view.conversation]
+        assert model.entries[-1].kind == "banner" and "On resume" in model.banner[0]
+        assert s.conversation_shown_at is not None
+        conv.action_first()
+        await pilot.pause()
         text = "\n".join(screen_lines(app))
-        first = view.conversation[0]
-        assert first.role in text
-        log = s.query_one("#claude-conversation")
-        assert len(log.lines) >= len(view.conversation)
-        shown = [int(ln.text.split()[0]) for ln in log.lines if ln.text[:6].strip().isdigit()]
-        assert shown == [m.line for m in view.conversation]
+        assert f"line {view.conversation[0].line}" in text
         # r opens the rewind dialog (a preview; Esc closes it, nothing written)
         await pilot.press("r")
         await settle(app, pilot)
@@ -241,22 +246,27 @@ async def test_find_marks_the_messages_and_n_moves_between_them(demo):
         s = app.screen
         await pilot.press("slash")
         assert s.has_class("-finding") and s.focused is s.query_one("#claude-find")
-        await pilot.press(*"search", "enter")
+        await pilot.press(*"case-insensitive", "enter")
         await settle(app, pilot)
-        expected = [
-            i for i, m in enumerate(s.view.conversation) if "search" in m.preview(400).lower()
-        ]
-        assert s.finder is not None and s.finder.matches == expected and len(expected) > 1
-        assert "1 of" in widget_text(app, s.query_one("#claude-find-status"))
-        log = s.query_one("#claude-conversation")
-        assert log.scroll_y == min(s.starts[expected[0]], log.max_scroll_y)
+        conv = s.query_one("#claude-conversation")
+        model = conv.model
+        f = conv.finder
+        assert f is not None and f.matches
+        assert all("case-insensitive" in entry_text(model, i).lower() for i in f.matches)
+        prompt = next(m for m in s.view.conversation if "case-insensitive" in m.preview(400))
+        assert model.message_entry[prompt.index] in f.matches or any(
+            model.entries[i].msg == prompt.index for i in f.matches
+        )
+        assert "/" in widget_text(app, s.query_one("#claude-find-status"))
+        assert conv.cursor == f.matches[f.position]
         await pilot.press("escape")  # back to the conversation, the words stay marked
+        assert s.focused is conv
+        first = f.position
         await pilot.press("n")
         await settle(app, pilot)
-        assert s.finder.position == 1
-        assert "2 of" in widget_text(app, s.query_one("#claude-find-status"))
+        assert f.position == (first + 1) % len(f.matches)
         await pilot.press("N")
-        assert s.finder.position == 0
+        assert f.position == first
 
 
 async def test_copy_puts_the_id_path_or_record_on_the_clipboard(demo):
@@ -274,9 +284,11 @@ async def test_copy_puts_the_id_path_or_record_on_the_clipboard(demo):
         assert app.clipboard == sid
         await pilot.press("c", "p")
         assert app.clipboard == str(s.sf.path)
-        await pilot.press("c", "r")  # no find match: the last message's record
+        conv = s.query_one("#claude-conversation")
+        conv.action_first()  # the first message's header
+        await pilot.press("c", "r")
         await settle(app, pilot)
-        assert orjson.loads(app.clipboard)["uuid"] == s.view.conversation[-1].uuid
+        assert orjson.loads(app.clipboard)["uuid"] == s.view.conversation[0].uuid
 
 
 async def test_a_growing_file_is_read_again(tmp_path):
@@ -306,7 +318,8 @@ async def test_a_growing_file_is_read_again(tmp_path):
         s.check_file()
         await settle(app, pilot)
         assert len(s.view.conversation) == n + 1
-        assert "appended live" in s.messages[-1].plain
+        model = s.query_one("#claude-conversation").model
+        assert model.messages[-1].preview(60) == "one more prompt, appended live"
 
 
 async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
@@ -320,7 +333,7 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         await settle(app, pilot)
         m = app.screen
         assert isinstance(m, SearchScreen)
-        await pilot.press(*"French", "enter")
+        await pilot.press(*"install section", "enter")
         await settle(app, pilot)
         hits = [(src, h) for src, h in zip(m.sources, m.hits, strict=True) if h.session_id == sid]
         assert hits and hits[0][0] == "claude-code"
@@ -330,4 +343,21 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         await settle(app, pilot)
         s = app.screen
         assert isinstance(s, ClaudeSessionScreen) and s.sf.session_id == sid
-        assert s.finder is not None and s.finder.query.lower() == "french"
+        conv = s.query_one("#claude-conversation")
+        assert conv.finder is not None and conv.finder.query == "install section"
+        assert conv.finder.matches and conv.cursor in conv.finder.matches
+        # a hit on the stranded branch: not in the conversation, the Tips tab says where
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        m = app.screen
+        await pilot.press(*"French", "enter")
+        await settle(app, pilot)
+        i = next(k for k, h in enumerate(m.hits) if h.session_id == sid)
+        m.query_one("#search-results").move_cursor(row=i)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen)
+        assert s.query_one("TabbedContent").active == "tips"

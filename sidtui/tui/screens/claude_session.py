@@ -1,8 +1,11 @@
 """A Claude Code session: the conversation its resume loads, its tips, its checkpoints.
 
 The file is read in a thread worker through :meth:`ClaudeSource.open` and
-:meth:`ClaudeSource.checkpoints` (what ``sidtui show`` and ``sidtui checkpoints`` call); the
-worker builds every line shown and posts :class:`~sidtui.tui.messages.ClaudeSessionLoaded`.
+:meth:`ClaudeSource.checkpoints` (what ``sidtui show`` and ``sidtui checkpoints`` call) under
+``gc_paused(freeze=True)``; the worker lays the conversation out
+(:class:`~sidtui.tui.claude_conversation_model.ClaudeConversationModel`, drawn by the
+virtualised :class:`~sidtui.tui.widgets.conversation_view.ConversationView`: blocks are
+decoded only when on screen) and posts :class:`~sidtui.tui.messages.ClaudeSessionLoaded`.
 The writing keys open sid-code's preview modals on the Claude Code core (``r`` rewind,
 ``f`` fork, ``b`` fork the branch under the Tips cursor, ``u``/``U``/``R`` undo, redo,
 restore): a dry run first, then the same call for real. A file that grows is re-read (the
@@ -12,6 +15,7 @@ app's watcher, else polling); ``/`` finds words in the conversation, ``c`` copie
 from __future__ import annotations
 
 import shlex
+import time
 
 from rich.text import Text
 from textual import on, work
@@ -24,14 +28,13 @@ from textual.widgets import (
     Footer,
     Header,
     Input,
-    RichLog,
     Static,
     TabbedContent,
     TabPane,
 )
 
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.fmt import BADGES, plural, printable
-from sidtui.tui.find import Finder
 from sidtui.tui.fmt import one_line, plain, short_time
 from sidtui.tui.messages import (
     ClaudeSessionLoaded,
@@ -39,11 +42,9 @@ from sidtui.tui.messages import (
     SessionFileChanged,
     SessionLoadFailed,
 )
+from sidtui.tui.widgets.conversation_view import ConversationView, layout
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
-#: Characters of a message's text shown in the conversation.
-PREVIEW_CHARS = 400
-ROLE_STYLE = {"user": "bold green", "assistant": "bold blue"}
 TABS = ("conversation", "tips", "checkpoints")
 
 
@@ -65,39 +66,6 @@ def head_lines(view) -> list[str]:
         f"Claude Code session {view.session_id} · {plural(len(view.conversation), 'message')}",
         f"{on_resume} · {plural(len(tips), 'tip')}: {leaves} · {ended}",
     ]
-
-
-def blocks_line(m) -> str:
-    """A message without text in a few words: its tool calls, else its block types."""
-    if m.tool_names:
-        return "tool use: " + ", ".join(m.tool_names)
-    kinds = sorted({str(t) for t in m.block_types})
-    return "[" + ", ".join(kinds) + "]" if kinds else "(no content)"
-
-
-def message_text(m) -> Text:
-    """One message of the conversation: line, role, kind, its text cut to a preview (or
-    its tool calls)."""
-    kind = m.kind + (" (compacted)" if m.compacted else "")
-    body = printable(m.preview(PREVIEW_CHARS))
-    return Text.assemble(
-        (f"{m.line:>6} ", "dim"),
-        (m.role, ROLE_STYLE.get(m.role, "bold")),
-        (f" {kind}", "dim"),
-        (f" {short_time(m.timestamp)}" if m.timestamp else "", "dim"),
-        "\n",
-        body or (blocks_line(m), "italic"),
-        "\n",
-    )
-
-
-def highlighted(text: Text, finder: Finder | None, current: bool = False) -> Text:
-    """``text`` with every word of ``finder`` marked (the current match brighter)."""
-    if finder is None or finder.pattern is None:
-        return text
-    out = text.copy()
-    out.highlight_regex(finder.pattern, "black on yellow" if current else "reverse")
-    return out
 
 
 def checkpoint_rows(history) -> list[tuple]:
@@ -144,13 +112,15 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
     ClaudeSessionScreen #claude-head { height: auto; padding: 0 1; }
     ClaudeSessionScreen TabbedContent { height: 1fr; }
     ClaudeSessionScreen TabPane { height: 1fr; padding: 0; }
-    ClaudeSessionScreen #claude-conversation { height: 1fr; padding: 0 1; }
+    ClaudeSessionScreen #claude-conversation { height: 1fr; }
     ClaudeSessionScreen .claude-note { height: auto; padding: 0 1; }
     ClaudeSessionScreen #claude-checkpoints, ClaudeSessionScreen #claude-tips { height: 1fr; }
-    ClaudeSessionScreen #claude-find-bar { height: auto; display: none; }
+    ClaudeSessionScreen #claude-find-bar { display: none; height: 1; background: $panel; }
     ClaudeSessionScreen.-finding #claude-find-bar { display: block; }
-    ClaudeSessionScreen #claude-find { width: 1fr; }
-    ClaudeSessionScreen #claude-find-status { width: auto; padding: 1 1; }
+    ClaudeSessionScreen #claude-find { width: 1fr; height: 1; border: none; padding: 0 1; }
+    ClaudeSessionScreen #claude-find-status {
+        width: auto; min-width: 12; height: 1; color: $text-muted; padding: 0 1;
+    }
     """
 
     BINDINGS = [
@@ -188,10 +158,9 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         self.view = None
         self.history = None
         self.tips: list[dict] = []
-        self.messages: list[Text] = []
-        self.starts: list[int] = []  # the log line each message starts at
-        self.finder: Finder | None = None
         self.note: str | None = None  # the last note shown
+        #: ``time.perf_counter()`` when the conversation's first rows were first drawn
+        self.conversation_shown_at: float | None = None
         self._stat: tuple[int, int] | None = None
         self._reload_pending = False
 
@@ -200,7 +169,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         yield Static("reading …", id="claude-head")
         with TabbedContent(initial="conversation"):
             with TabPane("Conversation", id="conversation"):
-                yield RichLog(id="claude-conversation", wrap=True, markup=False)
+                yield ConversationView(id="claude-conversation")
             with TabPane("Tips", id="tips"):
                 yield Static("", id="claude-tips-note", classes="claude-note")
                 yield DataTable(id="claude-tips", cursor_type="row")
@@ -220,6 +189,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         tips = self.query_one("#claude-tips", DataTable)
         for label in ("tip", "line", "messages", "records", "time", "uuid"):
             tips.add_column(label, key=label)
+        self._conv = self.query_one("#claude-conversation", ConversationView)
         self.load()
         interval = getattr(self.app, "poll_interval", 0)
         if interval:
@@ -229,7 +199,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
 
     def load(self, reload: bool = False) -> None:
         """Read the session in a worker (:meth:`_load`)."""
-        self._load(reload)
+        self._load(reload, self._conv.content_width())
 
     @work(
         thread=True,
@@ -238,20 +208,31 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         exit_on_error=False,
         description="reading the Claude Code session",
     )
-    def _load(self, reload: bool = False) -> None:
+    def _load(self, reload: bool, width: int) -> None:
+        from textual.worker import get_current_worker
+
         from sidtui.core.base.errors import SidtuiError
         from sidtui.core.claude.fork import branch_tips
         from sidtui.core.sources import ClaudeSource
+        from sidtui.tui.claude_conversation_model import ClaudeConversationModel
 
         src = ClaudeSource(self.app.claude_home)
         try:
             st = self.sf.path.stat()
-            view = src.open(self.sf)
+            # the cyclic GC walking millions of new objects would cost more than the read
+            with gc_paused(freeze=True):
+                view = src.open(self.sf)
+                model = ClaudeConversationModel.from_view(view)
+                starts = layout(model, width)  # O(messages): here, not in the UI
+                tips = branch_tips(view)
         except (SidtuiError, OSError) as exc:
             self.post_message(SessionLoadFailed(str(exc)))
             return
+        if get_current_worker().is_cancelled:
+            return  # a newer load replaced this one
         try:
-            history = src.checkpoints(view)
+            with gc_paused(freeze=True):
+                history = src.checkpoints(view)
             rows, why = checkpoint_rows(history), None
         except (SidtuiError, OSError) as exc:
             history, rows, why = None, [], f"cannot read the file history: {exc}"
@@ -259,13 +240,15 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             ClaudeSessionLoaded(
                 view,
                 head_lines(view),
-                [message_text(m) for m in view.conversation],
+                model,
                 history,
                 rows,
                 why,
-                tips=branch_tips(view),
+                tips=tips,
                 stat=(st.st_size, st.st_mtime_ns),
                 reload=reload,
+                starts=starts,
+                width=width,
             )
         )
 
@@ -276,10 +259,13 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         self.view, self.history, self.tips = msg.view, msg.history, msg.tips
         self._stat = msg.stat
         self.query_one("#claude-head", Static).update(plain("\n".join(msg.head)))
-        self.messages = msg.messages
-        if self.finder is not None:
-            self.finder.matches = self._matches(self.finder)
-        self._write_log(keep_position=msg.reload)
+        conv = self._conv
+        conv.set_model(msg.model, keep_position=msg.reload, starts=msg.starts, width=msg.width)
+        if not msg.reload:
+            self._place_reader(conv)
+            self.call_after_refresh(self._shown)
+        elif conv.finder is not None:
+            conv.find(conv.finder.query)  # new records may hold the words
         self._fill_tips()
         table = self.query_one("#claude-checkpoints", DataTable)
         row = table.cursor_row
@@ -295,10 +281,6 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             else "no file checkpoints in this session"
         )
         self.query_one("#claude-checkpoints-note", Static).update(plain(note))
-        if self.find_query and not msg.reload:
-            self.query_one("#claude-find", Input).value = self.find_query
-            self.set_class(True, "-finding")
-            self.find(self.find_query, self.at_line)
         if self.then:
             then, self.then = self.then, None
             if then == "fork":
@@ -321,24 +303,30 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         )
         self.query_one("#claude-tips-note", Static).update(plain(note))
 
-    def _write_log(self, keep_position: bool = False) -> None:
-        """(Re)write the conversation log, the find's words marked."""
-        log = self.query_one("#claude-conversation", RichLog)
-        y = log.scroll_y
-        log.clear()
-        current = self._current_match()
-        self.starts = []
-        for i, t in enumerate(self.messages):
-            self.starts.append(len(log.lines))
-            log.write(highlighted(t, self.finder, i == current), scroll_end=False)
-        if not self.messages:
-            log.write(Text("no messages: a resume starts a new conversation", style="dim"))
-        if keep_position:
-            log.scroll_to(y=y, animate=False)
-        elif current is not None:
-            self._scroll_to_message(current)
-        else:
-            log.scroll_home(animate=False)
+    def _place_reader(self, conv: ConversationView) -> None:
+        """A search hit's message (and the words found in it), else the end; a hit off
+        the conversation (a stranded branch) shows the Tips tab instead."""
+        anchor = self.at_line
+        if anchor is not None and not conv.scroll_to_line(anchor):
+            self.action_show_tab("tips")
+            self.notify(
+                f"line {anchor} is not a message of the conversation resume loads (a branch "
+                "resume does not pick, or metadata): the Tips tab lists every leaf",
+                severity="warning",
+                markup=False,
+            )
+            return
+        conv.focus()
+        if self.find_query:
+            self.query_one("#claude-find", Input).value = self.find_query
+            self.set_class(True, "-finding")
+            conv.find(self.find_query, anchor_line=anchor)
+        elif self.at_line is None:
+            conv.action_last()
+
+    def _shown(self) -> None:
+        if self.conversation_shown_at is None:
+            self.conversation_shown_at = time.perf_counter()
 
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#claude-head", Static).update(plain(one_line(msg.error, 300)))
@@ -379,83 +367,54 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
     # ------------------------------------------------------------------ find
 
     def action_find(self) -> None:
-        """Open the find bar (words; Enter: next match, Esc: back)."""
+        """Open the find bar (words; Enter: next match, Esc: back to the conversation)."""
+        self.action_show_tab("conversation")
         self.set_class(True, "-finding")
         self.query_one("#claude-find", Input).focus()
 
-    def _matches(self, finder: Finder) -> list[int]:
-        return [i for i, t in enumerate(self.messages) if finder.holds(t.plain)]
-
-    def find(self, query: str, at_line: int | None = None) -> None:
-        """Mark the messages holding every word of ``query`` and go to the first (from the
-        message at or after file line ``at_line``)."""
-        finder = Finder.of(query) if query.strip() else None
-        if finder is not None:
-            finder.matches = self._matches(finder)
-            finder.position = 0 if finder.matches else -1
-            if at_line is not None and self.view is not None:
-                lines = [self.view.conversation[i].line for i in finder.matches]
-                finder.position = next(
-                    (k for k, ln in enumerate(lines) if ln >= at_line), finder.position
-                )
-        self.finder = finder
-        self._write_log()
-        self._find_status()
-
-    def _current_match(self) -> int | None:
-        f = self.finder
-        if f is None or not f.matches or f.position < 0:
-            return None
-        return f.matches[min(f.position, len(f.matches) - 1)]
-
-    def _scroll_to_message(self, i: int) -> None:
-        if 0 <= i < len(self.starts):
-            self.query_one("#claude-conversation", RichLog).scroll_to(
-                y=self.starts[i], animate=False
-            )
-
-    def _find_status(self) -> None:
-        f = self.finder
-        status = self.query_one("#claude-find-status", Static)
-        if f is None:
-            status.update("")
-        elif not f.matches:
-            status.update(plain("no match"))
-        else:
-            status.update(plain(f"{f.position + 1} of {plural(len(f.matches), 'message')}"))
-
     @on(Input.Submitted, "#claude-find")
     def _find_submitted(self, event: Input.Submitted) -> None:
-        query = event.value
-        if self.finder is not None and self.finder.query == query and self.finder.matches:
-            self.action_find_next(1)
+        conv = self._conv
+        query = event.value.strip()
+        if conv.finder is not None and conv.finder.query == query and conv.finder.matches:
+            conv.next_match(1)
         else:
-            self.find(query)
+            conv.find(query)
+
+    @on(ConversationView.FindMoved)
+    def _find_moved(self, event: ConversationView.FindMoved) -> None:
+        status = self.query_one("#claude-find-status", Static)
+        if not event.query.strip():
+            status.update("")
+        elif not event.total:
+            status.update(Text(" no match", style="bold red"))
+        elif not event.position:
+            status.update(f" {plural(event.total, 'match', 'matches')}")
+        else:
+            status.update(f" {event.position}/{event.total} · n/N")
 
     def on_key(self, event) -> None:
         find = self.query_one("#claude-find", Input)
-        if self.focused is find and event.key == "escape":
+        if self.focused is find and event.key in ("escape", "down", "up"):
             event.stop()
             event.prevent_default()
-            if not find.value.strip():
-                self.set_class(False, "-finding")
-                self.find("")
-            self.query_one("#claude-conversation", RichLog).focus()
+            if event.key == "escape":
+                if not find.value.strip():
+                    self.set_class(False, "-finding")
+                    self._conv.find("")
+                self._conv.focus()
+            else:
+                self._conv.next_match(1 if event.key == "down" else -1)
 
     def action_find_next(self, direction: int) -> None:
-        f = self.finder
-        if f is None or not f.matches:
+        if not self._conv.next_match(direction):
             self.action_find()
-            return
-        f.position = (f.position + direction) % len(f.matches)
-        self._write_log()
-        self._find_status()
 
     # ------------------------------------------------------------------ copy
 
     def action_copy(self) -> None:
-        """Ask what to copy: the session id, the file path, or the record of the current
-        find match (else the last message)."""
+        """Ask what to copy: the session id, the file path, or the record of the message
+        under the cursor."""
         from sidtui.tui.screens.copy import CopyScreen
 
         self.app.push_screen(CopyScreen(), self._copy_chosen)
@@ -469,8 +428,9 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             if self.view is None or not self.view.conversation:
                 self.notify("no message to copy", severity="warning")
                 return
-            i = self._current_match()
-            m = self.view.conversation[i if i is not None else -1]
+            model, cursor = self._conv.model, self._conv.cursor
+            e = model.entries[min(cursor, len(model.entries) - 1)] if model else None
+            m = self.view.conversation[e.msg if e is not None and e.msg is not None else -1]
             self._fetch_record(m.record)
 
     def _copied(self, text: str, what: str) -> None:
