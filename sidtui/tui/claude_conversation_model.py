@@ -45,7 +45,7 @@ class ClaudeConversationModel(ConversationModel):
         model.messages = list(view.conversation)
         for i, m in enumerate(model.messages):
             note = KIND_NOTES.get(m.kind)
-            model._add_message(i, m, COMPACTED if m.compacted else None, {}, note)
+            model.add_message(i, m, COMPACTED if m.compacted else None, {}, note)
         model.banner, model.banner_kind = banner(view)
         model.entries.append(Entry("banner", None))
         return model

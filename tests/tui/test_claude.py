@@ -8,11 +8,11 @@ import pytest
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
+from sidtui.tui.find import entry_text
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
-from sidtui.tui.find import entry_text
 from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
 
 pytestmark = pytest.mark.asyncio
