@@ -9,6 +9,10 @@ and the conversation view's render cost against message count.
   screen while its worker opens a ~100 MB session (``sidtui demo --huge``'s generator),
   against the same key press on an idle screen. Reported, with a target of ≤ 50 ms
   absolute (a key answered within a frame or three).
+* ``tui_claude_open_100mb`` — from asking the app to open a ~100 MB Claude Code session
+  (:mod:`bench.gen_claude`) to its conversation's first rows on screen
+  (``ClaudeSessionScreen.conversation_shown_at``), against reading the file and splitting
+  its lines. Median of 3; target ≤ 3 s (absolute).
 * ``tui_render_100k_vs_1k`` — drawing one 40-line screen of the Conversation view (strip
   cache cleared) with 100,000 messages against 1,000 messages: virtualised drawing must
   not grow with the message count (target ≤ 2×).
@@ -180,6 +184,57 @@ def _keys(quick: bool, tmp: Path) -> dict:
     return r
 
 
+# --------------------------------------------------------------------------- Claude Code open
+
+
+async def _claude_open(sid_home: Path, claude_root: Path, path: Path) -> float:
+    from sidtui.core.base.home import Home
+    from sidtui.core.claude.layout import ClaudeHome, file_for_path
+    from sidtui.tui.app import make_app
+
+    app = make_app(
+        Home(sid_home),
+        poll_interval=0,
+        catalog_path=":memory:",
+        claude_home=ClaudeHome(claude_root),
+    )
+    async with app.run_test(size=SIZE):
+        await app.workers.wait_for_complete()
+        t0 = time.perf_counter()
+        app.open_session(file_for_path(path))
+        while getattr(app.screen, "conversation_shown_at", None) is None:
+            await asyncio.sleep(0.002)
+        dt = app.screen.conversation_shown_at - t0
+        app.screen.workers.cancel_all()
+    return dt
+
+
+def _claude(quick: bool, tmp: Path) -> dict:
+    from bench.gen_claude import huge_claude_home
+
+    target = 5_000_000 if quick else 100_000_000
+    path = huge_claude_home(data_dir("claude", "quick" if quick else "full", "huge-home"), target)
+    sid_home = tmp / "empty-sid-home"
+    (sid_home / "sessions").mkdir(parents=True, exist_ok=True)
+    opens, floors = [], []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        path.read_bytes().split(b"\n")
+        floors.append(time.perf_counter() - t0)
+        opens.append(asyncio.run(_claude_open(sid_home, path.parents[2], path)))
+    r = row(
+        "tui_claude_open_100mb",
+        opens,
+        floors,
+        None,
+        extra=f"a {path.stat().st_size / 1e6:.0f} MB Claude Code session: open to the "
+        "conversation's first rows on screen; baseline: read + split lines",
+    )
+    r["target"] = "≤ 3 s (absolute)"
+    r["passed"] = None if quick else r["value_s"] <= 3.0
+    return r
+
+
 # --------------------------------------------------------------------------- render cost
 
 
@@ -263,6 +318,7 @@ def run(quick: bool) -> list[dict]:
     try:
         out = [_launch(quick, tmp)]
         out.append(_keys(quick, tmp))
+        out.append(_claude(quick, tmp))
         out += _render(quick)
         return out
     finally:

@@ -25,6 +25,8 @@ def listing_instead(home, why: str, claude_home=None) -> int:
     print(home.root)
     sys.stdout.flush()
     extra = ["--claude-home", str(claude_home)] if claude_home is not None else []
+    if extra and not home.root.exists():  # a Claude Code home alone: list it alone
+        return cli_main([*extra, "ls"])
     return cli_main(["--home", str(home.root), *extra, "ls"])
 
 
@@ -51,7 +53,7 @@ def run_app(args: argparse.Namespace) -> int:
     """
     home = home_from_args(args)
     claude = claude_home_for_app(args)
-    given = getattr(args, "claude_home", None)
+    given = claude.root if claude is not None else None
     if not has_terminal():
         return listing_instead(home, "the app needs a terminal (stdin/stdout is not one)", given)
     try:

@@ -384,26 +384,9 @@ def fork(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
 
 def list_tips(view: Any) -> list[dict[str, Any]]:
     """Every leaf of the tree with its kind and the length of its conversation."""
-    from sidtui.core.claude.scan import CONVERSATION_TYPES
+    from sidtui.core.claude.fork import branch_tips
 
-    objs, lines, tree = view.scan.objs, view.scan.lines, view.tree
-    out = []
-    for t in tree.tips:
-        walk = tree.walk(t.index)
-        out.append(
-            {
-                "uuid": objs[t.index].uuid,
-                "line": lines[t.index],
-                "type": objs[t.index].type,
-                "kind": t.kind,
-                "live": t.kind == "resume",
-                "rewind": t.rewind,
-                "records": len(t.records),
-                "timestamp": t.timestamp,
-                "messages": sum(1 for i in walk if objs[i].type in CONVERSATION_TYPES),
-            }
-        )
-    return out
+    return [{k: v for k, v in t.items() if k != "index"} for t in branch_tips(view)]
 
 
 def branch(args: argparse.Namespace, target: tuple[Any, Any]) -> int:

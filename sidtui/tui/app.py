@@ -74,10 +74,13 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self._claude_catalog = None
         self._search = None
         self._search_filled = False
+        self._claude_search = None
+        self._claude_search_filled = False
         self._lock = threading.Lock()
         self.home_label = home_label if home_label is not None else str(home.root)
         self.poll_interval = poll_interval
-        self._watcher = None
+        self._watcher = None  # None: not started; False: starting; else the latest started
+        self._watchers: list = []
         self._warm_rows: Future | None = None
         self.theme = THEMES.get(theme or "dark", theme or "textual-dark")
 
@@ -120,14 +123,14 @@ class SidtuiApp(ReportsWorkerErrors, App):
         at_line: int | None = None,
     ) -> None:
         """Push a Session screen for ``sf`` (a ``SessionFile``; a ``ClaudeFile``: the
-        read-only ``ClaudeSessionScreen``); see ``SessionScreen``."""
+        ``ClaudeSessionScreen``); see ``SessionScreen``."""
         from sidtui.core.claude.layout import ClaudeFile
         from sidtui.tui.screens.session import SessionScreen
 
         if isinstance(sf, ClaudeFile):
             from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 
-            self.push_screen(ClaudeSessionScreen(sf, then=then))
+            self.push_screen(ClaudeSessionScreen(sf, then=then, find=find, at_line=at_line))
             return
         self.push_screen(SessionScreen(sf, then=then, find=find, at_line=at_line))
 
@@ -235,6 +238,27 @@ class SidtuiApp(ReportsWorkerErrors, App):
             self._search_filled = True
         return idx
 
+    def search_indexes(self, progress=None) -> list[tuple[str, object]]:
+        """``(source, SearchIndex)`` of every home: sid-code's (when it exists) and the
+        Claude Code one's, each filled before first use. Blocking: call in a worker."""
+        from sidtui.core.index import SearchIndex
+
+        out: list[tuple[str, object]] = []
+        if self.home.root.is_dir() or self.claude_home is None:
+            out.append(("sid-code", self.search_index(progress)))
+        cat = self.claude_catalog()
+        if cat is not None:
+            with self._lock:
+                if self._claude_search is None:
+                    self._claude_search = SearchIndex(cat)
+                idx = self._claude_search
+            if not self._claude_search_filled:
+                cat.refresh()
+                idx.fill(progress=progress)
+                self._claude_search_filled = True
+            out.append(("claude-code", idx))
+        return out
+
     def started_by_path(self) -> dict[str, str | None]:
         """Start time of every session the browser knows, by path."""
         b = self.browser()
@@ -245,11 +269,13 @@ class SidtuiApp(ReportsWorkerErrors, App):
     # ------------------------------------------------------------------ live updates
 
     def start_watching(self) -> None:
-        """Start the home's watcher (once); its batches trigger the browser's and the open
-        sessions' incremental re-reads at once instead of at the next poll."""
+        """Start a watcher on each home that exists (once); its batches trigger the
+        browser's and the open sessions' incremental re-reads at once instead of at the
+        next poll."""
         if self.poll_interval and self._watcher is None:
             self._watcher = False  # starting
-            self._start_watcher()
+            homes = [h for h in (self.home, self.claude_home) if h is not None]
+            self._start_watcher([h for h in homes if h.root.is_dir()])
 
     @work(
         thread=True,
@@ -258,14 +284,16 @@ class SidtuiApp(ReportsWorkerErrors, App):
         exit_on_error=False,
         description="starting the live watcher",
     )
-    def _start_watcher(self) -> None:
+    def _start_watcher(self, homes: list) -> None:
         from sidtui.core.live import Watcher
 
-        w = Watcher(self.home, on_batch=self._on_live_batch)
-        w.start()
-        self.post_message(WatcherStarted(w))
+        for home in homes:
+            w = Watcher(home, on_batch=self._on_live_batch)
+            w.start()
+            self.post_message(WatcherStarted(w))
 
     def on_watcher_started(self, msg: WatcherStarted) -> None:
+        self._watchers.append(msg.watcher)
         self._watcher = msg.watcher
 
     def worker_failed(self, worker, error: BaseException) -> None:
@@ -283,18 +311,21 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self.post_message(LiveChanged(paths))
 
     def on_live_changed(self, msg: LiveChanged) -> None:
+        from sidtui.tui.screens.claude_session import ClaudeSessionScreen
         from sidtui.tui.screens.session import SessionScreen
 
         b = self.browser()
         if b is not None:
             b.poll()
         for screen in self.screen_stack:
-            if isinstance(screen, SessionScreen) and str(screen.sf.path) in msg.paths:
+            if (
+                isinstance(screen, (SessionScreen, ClaudeSessionScreen))
+                and str(screen.sf.path) in msg.paths
+            ):
                 screen.check_file()
 
     def on_unmount(self) -> None:
-        w = self._watcher
-        if w:
+        for w in self._watchers:
             try:
                 w.stop(1.0)
             except Exception:  # noqa: BLE001
@@ -377,8 +408,21 @@ def make_app(home: Home | str, **opts) -> SidtuiApp:
 
 
 def run(home: Home, theme: str | None = None, claude_home: ClaudeHome | Path | None = None) -> int:
-    """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code."""
-    home.require()
-    app = make_app(home, theme=theme, claude_home=claude_home)
+    """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code.
+
+    A missing sid-code home is no refusal: the app lists the Claude Code home alone, and
+    with neither home says in its empty state where it looked.
+
+    Raises:
+        UsageError: the sid-code home is there but is no directory (exit 2).
+    """
+    if home.root.exists():
+        home.require()
+    if claude_home is not None and not isinstance(claude_home, ClaudeHome):
+        claude_home = ClaudeHome(Path(claude_home))
+    label = str(home.root)
+    if not home.root.exists() and claude_home is not None and claude_home.exists:
+        label = f"{claude_home.root} (Claude Code)"
+    app = make_app(home, theme=theme, claude_home=claude_home, home_label=label)
     app.run()
     return app.return_code or 0

@@ -85,7 +85,7 @@ class ConversationModel:
         if view.sidechain is not None:
             model.messages = list(view.sidechain.messages)
             for i, m in enumerate(model.messages):
-                model._add_message(i, m, None, {}, None)
+                model.add_message(i, m, None, {}, None)
             status = view.sidechain.status or ("unfinished" if view.sidechain.unfinished else "")
             model.banner = [
                 f"Sub-agent {view.sidechain.agent_type or ''}: {status or 'no end record'}"
@@ -118,12 +118,12 @@ class ConversationModel:
                 note = "re-queued as the next prompt on resume (interrupted prompt)"
             elif i in changed:
                 note = "changed by cleaning"
-            model._add_message(i, m, whole.get(i), blocks, note)
+            model.add_message(i, m, whole.get(i), blocks, note)
         model.banner, model.banner_kind = _banner(view)
         model.entries.append(Entry("banner", None))
         return model
 
-    def _add_message(self, i: int, m, dropped: str | None, blocks, note) -> None:
+    def add_message(self, i: int, m, dropped: str | None, blocks, note) -> None:
         self.message_entry[i] = len(self.entries)
         self.entries.append(Entry("header", i, role=m.role, dropped=dropped, note=note))
         results = sum(1 for b in m.blocks if b.type == "tool_result")

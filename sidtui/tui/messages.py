@@ -136,7 +136,8 @@ class RewindComputed(Message):
     ``live``: refused because an agent is writing the session (``error`` says why);
     ``drift``: (path, warning) of files no longer what this session left there;
     ``stale``: the real run was refused because a file changed since the preview
-    (``error`` says which; nothing was written).
+    (``error`` says which; nothing was written); ``finished``: the run only finished an
+    interrupted earlier one (its description).
     """
 
     result: Any
@@ -145,6 +146,7 @@ class RewindComputed(Message):
     live: bool = False
     drift: list[tuple[str, str]] = field(default_factory=list)
     stale: bool = False
+    finished: str | None = None
 
 
 @dataclass
@@ -158,6 +160,8 @@ class RestorePlanned(Message):
         pending: the operation of an interrupted earlier run that applying finishes first.
         finished: applying only finished that interrupted run (its description); ``result``
             is what it wrote, or None.
+        live: the real run was refused because an agent writes the session (``error``
+            says why); warnings: the core's notes on the plan (root, liveness).
     """
 
     result: Any
@@ -167,6 +171,8 @@ class RestorePlanned(Message):
     stale: bool = False
     pending: str | None = None
     finished: str | None = None
+    live: bool = False
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -180,11 +186,13 @@ class ForkComputed(Message):
 
 @dataclass
 class SearchAnswered(Message):
-    """Search progress or results (``hits`` None while indexing)."""
+    """Search progress or results (``hits`` None while indexing; ``sources``: each hit's
+    source name, in order)."""
 
     hits: list[Any] | None
     error: str | None = None
     status: str | None = None
+    sources: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -237,14 +245,22 @@ class ClaudeSessionLoaded(Message):
     Attributes:
         view: the ``ClaudeSessionView``.
         head: the header's lines (resume leaf, tips, interruption).
-        messages: one Rich ``Text`` per message of the conversation resume loads.
+        model: the Conversation tab's ``ClaudeConversationModel``; starts, width: its line
+            layout and the width it was measured at.
         history: the session's ``FileHistory`` (None when it could not be read).
         checkpoints: the Checkpoints table's rows; checkpoints_error: why there are none.
+        tips: every leaf (:func:`sidtui.core.claude.fork.branch_tips`).
+        stat: ``(size, mtime_ns)`` of the file read; reload: a re-read of an open screen.
     """
 
     view: Any
     head: list[str]
-    messages: list[Any]
+    model: Any
     history: Any
     checkpoints: list[tuple]
     checkpoints_error: str | None = None
+    tips: list[dict[str, Any]] = field(default_factory=list)
+    stat: tuple[int, int] | None = None
+    reload: bool = False
+    starts: Any = None
+    width: int | None = None

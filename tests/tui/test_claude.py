@@ -1,5 +1,5 @@
 """Pilot tests of Claude Code sessions in the app: listed beside sid-code's, filtered by
-source, opened read-only (conversation, resume leaf, checkpoints)."""
+source, opened (conversation, resume leaf, tips, checkpoints)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import pytest
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
+from sidtui.tui.find import entry_text
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
+from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
 
@@ -106,23 +109,31 @@ async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
         assert f"resume continues from line {resume['line']}" in head
         assert f"{len(view.tip_rows)} tip" in head
         assert "interrupted" in head
-        # messages in order: the log holds one entry per message, lines ascending
+        # every message in order, one header entry each, and the banner last
+        conv = s.query_one("#claude-conversation")
+        model = conv.model
+        heads = [e.msg for e in model.entries if e.kind == "header"]
+        assert heads == list(range(len(view.conversation)))
+        assert [m.line for m in model.messages] == [m.line for m in view.conversation]
+        assert model.entries[-1].kind == "banner" and "On resume" in model.banner[0]
+        assert s.conversation_shown_at is not None
+        conv.action_first()
+        await pilot.pause()
         text = "\n".join(screen_lines(app))
-        first = view.conversation[0]
-        assert first.role in text
-        log = s.query_one("#claude-conversation")
-        assert len(log.lines) >= len(view.conversation)
-        shown = [int(ln.text.split()[0]) for ln in log.lines if ln.text[:6].strip().isdigit()]
-        assert shown == [m.line for m in view.conversation]
-        # mutations point to the CLI
+        assert f"line {view.conversation[0].line}" in text
+        # r opens the rewind dialog (a preview; Esc closes it, nothing written)
         await pilot.press("r")
-        assert s.note is not None and f"sidtui rewind --claude-home {demo.claude_home}" in s.note
+        await settle(app, pilot)
+        assert isinstance(app.screen, ClaudeRewindScreen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is s
         await pilot.press("escape")
         await settle(app, pilot)
         assert isinstance(app.screen, BrowserScreen)
 
 
-async def test_fork_key_from_the_browser_points_to_the_cli(demo):
+async def test_fork_key_from_the_browser_opens_the_fork_dialog(demo):
     sid = demo.claude_cases["rewind"]
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -132,11 +143,11 @@ async def test_fork_key_from_the_browser_points_to_the_cli(demo):
         table.move_cursor(row=table.get_row_index(_key(b, sid)))
         await pilot.press("ctrl+s")
         await settle(app, pilot)
-        s = app.screen
-        assert isinstance(s, ClaudeSessionScreen)
-        assert s.note is not None and s.note.endswith(
-            f"sidtui fork --claude-home {demo.claude_home} {sid}"
-        )
+        f = app.screen
+        assert isinstance(f, ClaudeForkScreen) and f.view.session_id == sid
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ClaudeSessionScreen)
 
 
 async def test_checkpoints_tab_lists_the_file_history(demo):
@@ -150,14 +161,14 @@ async def test_checkpoints_tab_lists_the_file_history(demo):
         b = app.screen
         b.open_key(_key(b, sid))
         await settle(app, pilot)
-        await pilot.press("c")
+        await pilot.press("3")
         await settle(app, pilot)
         s = app.screen
         table = s.query_one("#claude-checkpoints")
         assert table.row_count == len(history.checkpoints)
         assert [r.value for r in table.rows] == [c.id for c in history.checkpoints]
         note = widget_text(app, s.query_one("#claude-checkpoints-note"))
-        assert f"{len(history.checkpoints)} checkpoint" in note and "--before CHECKPOINT" in note
+        assert f"{len(history.checkpoints)} checkpoint" in note and "R restores" in note
 
 
 async def test_help_lists_the_source_filter_key(demo):
@@ -184,3 +195,169 @@ async def test_the_app_gets_the_claude_home_from_the_flag_or_the_environment(
     assert claude_home_for_app(argparse.Namespace(claude_home=None)).root == demo.claude_home
     flag = claude_home_for_app(argparse.Namespace(claude_home=str(tmp_path / "x")))
     assert flag is not None and flag.root == tmp_path / "x"
+
+
+async def test_a_claude_home_alone_opens_and_lists_its_sessions(demo, tmp_path):
+    app = make_app(
+        tmp_path / "no-sid-code",
+        poll_interval=0,
+        catalog_path=":memory:",
+        claude_home=demo.claude_home,
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        assert isinstance(b, BrowserScreen)
+        assert {s.session_id for s in b.summaries.values()} == set(demo.claude_cases.values())
+        assert not b.has_class("-empty")
+
+
+async def test_with_neither_home_the_empty_state_names_both(tmp_path):
+    app = make_app(tmp_path / "no-sid-code", poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(200, 30)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        assert b.has_class("-empty")
+        assert f"no sid-code home at {tmp_path / 'no-sid-code'} (" in b.empty_hint
+        text = widget_text(app, b.query_one("#empty-state"))
+        assert "no sid-code home at" in text and "--home DIR" in text
+        assert "no Claude Code home" in text and "--claude-home" in text
+        assert "sidtui demo" in text
+
+
+async def test_without_a_terminal_a_claude_home_alone_is_listed(demo, tmp_path, capsys):
+    from sidtui.cli.app import listing_instead
+    from sidtui.core.base.home import Home
+
+    rc = listing_instead(Home(tmp_path / "no-sid-code"), "no terminal", demo.claude_home)
+    out = capsys.readouterr()
+    assert rc == 0 and demo.claude_cases["rewind"][:8] in out.out
+    assert "no terminal" in out.err
+
+
+async def test_find_marks_the_messages_and_n_moves_between_them(demo):
+    sid = demo.claude_cases["checkpoints"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        await pilot.press("slash")
+        assert s.has_class("-finding") and s.focused is s.query_one("#claude-find")
+        await pilot.press(*"case-insensitive", "enter")
+        await settle(app, pilot)
+        conv = s.query_one("#claude-conversation")
+        model = conv.model
+        f = conv.finder
+        assert f is not None and f.matches
+        assert all("case-insensitive" in entry_text(model, i).lower() for i in f.matches)
+        prompt = next(m for m in s.view.conversation if "case-insensitive" in m.preview(400))
+        assert model.message_entry[prompt.index] in f.matches or any(
+            model.entries[i].msg == prompt.index for i in f.matches
+        )
+        assert "/" in widget_text(app, s.query_one("#claude-find-status"))
+        assert conv.cursor == f.matches[f.position]
+        await pilot.press("escape")  # back to the conversation, the words stay marked
+        assert s.focused is conv
+        first = f.position
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert f.position == (first + 1) % len(f.matches)
+        await pilot.press("N")
+        assert f.position == first
+
+
+async def test_copy_puts_the_id_path_or_record_on_the_clipboard(demo):
+    import orjson
+
+    sid = demo.claude_cases["rewind"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        await pilot.press("c", "i")
+        assert app.clipboard == sid
+        await pilot.press("c", "p")
+        assert app.clipboard == str(s.sf.path)
+        conv = s.query_one("#claude-conversation")
+        conv.action_first()  # the first message's header
+        await pilot.press("c", "r")
+        await settle(app, pilot)
+        assert orjson.loads(app.clipboard)["uuid"] == s.view.conversation[0].uuid
+
+
+async def test_a_growing_file_is_read_again(tmp_path):
+    import orjson
+
+    demo = fresh_demo(tmp_path, claude=True)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        sid = demo.claude_cases["rewind"]
+        b.open_key(_key(b, sid))
+        await settle(app, pilot)
+        s = app.screen
+        n = len(s.view.conversation)
+        last = s.view.conversation[-1]
+        rec = orjson.loads(s.sf.path.read_bytes().splitlines()[last.line - 1])
+        rec.update(
+            uuid="0e6b1c3e-0000-4000-8000-00000000live",
+            parentUuid=last.uuid,
+            type="user",
+            message={"role": "user", "content": "one more prompt, appended live"},
+        )
+        rec.pop("toolUseResult", None)
+        with s.sf.path.open("ab") as fh:
+            fh.write(orjson.dumps(rec) + b"\n")
+        s.check_file()
+        await settle(app, pilot)
+        assert len(s.view.conversation) == n + 1
+        model = s.query_one("#claude-conversation").model
+        assert model.messages[-1].preview(60) == "one more prompt, appended live"
+
+
+async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
+    from sidtui.tui.screens.search import SearchScreen
+
+    sid = demo.claude_cases["rewind"]
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        m = app.screen
+        assert isinstance(m, SearchScreen)
+        await pilot.press(*"install section", "enter")
+        await settle(app, pilot)
+        hits = [(src, h) for src, h in zip(m.sources, m.hits, strict=True) if h.session_id == sid]
+        assert hits and hits[0][0] == "claude-code"
+        table = m.query_one("#search-results")
+        table.move_cursor(row=m.hits.index(hits[0][1]))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and s.sf.session_id == sid
+        conv = s.query_one("#claude-conversation")
+        assert conv.finder is not None and conv.finder.query == "install section"
+        assert conv.finder.matches and conv.cursor in conv.finder.matches
+        # a hit on the stranded branch: not in the conversation, the Tips tab says where
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        m = app.screen
+        await pilot.press(*"French", "enter")
+        await settle(app, pilot)
+        i = next(k for k, h in enumerate(m.hits) if h.session_id == sid)
+        m.query_one("#search-results").move_cursor(row=i)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen)
+        assert s.query_one("TabbedContent").active == "tips"

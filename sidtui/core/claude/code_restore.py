@@ -53,6 +53,19 @@ class SessionIsLive(CodeRestoreError):
     """A running Claude Code process writes the session (refused unless forced)."""
 
 
+class DriftRefused(CodeRestoreError):
+    """Files changed after this session would be replaced; refused without ``force``.
+
+    Attributes:
+        result: the plan (a :class:`CodeRestoreResult` naming the drifted files; nothing
+            was written).
+    """
+
+    def __init__(self, message: str, result: CodeRestoreResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
 def journal_path(home: ClaudeHome, session_id: str) -> Path:
     """``<home>/sidtui/restores/<session>/index.json``: the safety snapshots of a session."""
     return home.root / SIDTUI_DIR / "restores" / session_id / "index.json"
@@ -129,6 +142,13 @@ class CodeRestoreResult(RestoreResult):
     session_id: str = ""
     message_id: str | None = None
     journal: Path | None = None
+
+    def describe(self) -> str:
+        """What a run that finished an interrupted one did, in one line."""
+        said = self.warnings[0] if self.warnings else f"sidtui {self.op}"
+        return f"{said}: {len(self.changed)} file(s) written" + (
+            f" ({self.note})" if self.note else ""
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` object of a Claude Code restore."""
@@ -211,6 +231,11 @@ class CodeRestorer:
     @property
     def session_id(self) -> str:
         return self.fh.session_id
+
+    @property
+    def project_root(self) -> Path | None:
+        """The root restores are confined to (the name ``CheckpointManager`` uses)."""
+        return self.root
 
     # --- reading ---------------------------------------------------------------------
 
@@ -415,10 +440,11 @@ class CodeRestorer:
             )
             more = f" (and {len(drifted) - 5} more)" if len(drifted) > 5 else ""
             refuse(
-                CodeRestoreError(
+                DriftRefused(
                     f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
                     "nothing was changed (pass --force to restore anyway: the safety "
-                    "snapshot keeps their current contents for `sidtui redo`)"
+                    "snapshot keeps their current contents for `sidtui redo`)",
+                    res,
                 )
             )
 

@@ -483,3 +483,46 @@ def fork_session(
         prepared.result.blobs_copied = 0
         return prepared.result
     return write_fork(prepared)
+
+
+def branch_tips(view: Any) -> list[dict[str, Any]]:
+    """Every leaf of ``view``'s tree: ``index`` (its record, for :func:`fork_session`'s
+    ``tip``), ``uuid``, ``line``, ``type``, ``kind``, ``live`` (resume picks it),
+    ``rewind``, ``records`` (its branch), ``timestamp``, ``messages`` (its conversation)."""
+    objs, lines, tree = view.scan.objs, view.scan.lines, view.tree
+    messages = conversation_depths(tree.parent, objs, [t.index for t in tree.tips])
+    out = []
+    for t in tree.tips:
+        out.append(
+            {
+                "index": t.index,
+                "uuid": objs[t.index].uuid,
+                "line": lines[t.index],
+                "type": objs[t.index].type,
+                "kind": t.kind,
+                "live": t.kind == "resume",
+                "rewind": t.rewind,
+                "records": len(t.records),
+                "timestamp": t.timestamp,
+                "messages": messages[t.index],
+            }
+        )
+    return out
+
+
+def conversation_depths(parent: list[int], objs: list[Any], starts: list[int]) -> dict[int, int]:
+    """User/assistant records on the parent walk from each of ``starts`` to its root
+    (``tree.walk``'s records), for every record passed on the way: O(records) in all, as
+    the walks share their ancestors (a file with thousands of tips stays linear)."""
+    memo: dict[int, int] = {}
+    for start in starts:
+        path = []
+        i = start
+        while i >= 0 and i not in memo:
+            path.append(i)
+            i = parent[i]
+        n = memo[i] if i >= 0 else 0
+        for j in reversed(path):
+            n += objs[j].type in CONVERSATION_TYPES
+            memo[j] = n
+    return memo

@@ -53,6 +53,11 @@ class ClaudeRewindPoint:
     checkpoint: str | None = None
     exact: bool = False
 
+    @property
+    def restore_from(self) -> str | None:
+        """The checkpoint a code rewind restores (sid-code's name for it)."""
+        return self.checkpoint
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -231,6 +236,9 @@ def rewind(
             res.files_restored = len(step.changed)
             res.safety_snapshot = step.safety_snapshot_id
             res.warnings.extend(step.warnings)
+            res.drift = [
+                {"path": f.path, "source": f.drift.source} for f in step.drifted if f.drift
+            ]
             for f in step.skipped:
                 res.file_restore_skipped = True
                 res.warnings.append(f"{f.path}: skipped ({f.reason})")

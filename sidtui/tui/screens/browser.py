@@ -75,6 +75,27 @@ def split_source(query: str) -> tuple[list[str], str]:
     return words, " ".join(rest)
 
 
+def empty_state(home, claude_home) -> str:
+    """What the browser says when it lists nothing: per home, what was looked for where
+    (a missing sid-code or Claude Code home named with its flag), and how to get one."""
+    from sidtui.core.base.discover import empty_home_hint
+
+    lines = []
+    sid = home.root.is_dir()
+    if sid:
+        lines.append(empty_home_hint(home))
+    else:
+        lines.append(f"no sid-code home at {home.root} (--home DIR or $SID_CONFIG_DIR)")
+    if claude_home is not None and claude_home.exists:
+        lines.append(f"no Claude Code sessions under {claude_home.projects_dir}")
+    else:
+        where = claude_home.root if claude_home is not None else "$CLAUDE_CONFIG_DIR or ~/.claude"
+        lines.append(f"no Claude Code home at {where} (--claude-home DIR)")
+        if not sid:
+            lines.append("`sidtui demo` builds both homes to explore")
+    return "\n".join(lines)
+
+
 def filter_rows(query: str, rows: list) -> list:
     """The rows whose id, project, title or first prompt contain ``query`` or match it
     fuzzily (rapidfuzz ``partial_ratio`` ≥ 85, computed in C over all rows at once);
@@ -281,9 +302,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             )
 
     def _empty_hint(self) -> str:
-        from sidtui.core.base.discover import empty_home_hint
-
-        return empty_home_hint(self.app.home)
+        return empty_state(self.app.home, self.app.claude_home)
 
     def _scan_direct(self, worker) -> None:
         from sidtui.core.base.discover import discover

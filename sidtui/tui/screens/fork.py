@@ -31,8 +31,19 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
     def __init__(self, view) -> None:
         super().__init__()
         self.view = view
-        self.salvage = view.file.kind == "main" and not view.loaded.loadable
+        self.salvage = self.can_salvage(view)
         self.points = []
+
+    #: What the fork takes along (the summary's words).
+    FORK_NOTE = (
+        "A new session gets the history up to the chosen point; its checkpoints are "
+        "inherited. The source is not changed."
+    )
+
+    @staticmethod
+    def can_salvage(view) -> bool:
+        """The agent cannot load ``view``: the key offers a salvage instead of a fork."""
+        return view.file.kind == "main" and not view.loaded.loadable
 
     def compose(self) -> ComposeResult:
         verb = "Salvage" if self.salvage else "Fork"
@@ -61,10 +72,7 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
             t.add_column(c)
         t.add_row("end", "", "the whole session (default)", key="end")
         t.focus()
-        summary.update(
-            "A new session gets the history up to the chosen point; its checkpoints are "
-            "inherited. The source is not changed."
-        )
+        summary.update(self.FORK_NOTE)
         self._list_points(self.view)
 
     @work(

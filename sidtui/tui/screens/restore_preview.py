@@ -165,6 +165,9 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def on_restore_planned(self, msg: RestorePlanned) -> None:
         summary = self.query_one("#undo-summary", Static)
+        if msg.live:
+            self._ask_force(msg.error or "the session is live")
+            return
         if msg.error:
             summary.update(Text(printable(msg.error), style="bold red"))
             self.notify(msg.error, severity="error", markup=False)
@@ -230,6 +233,8 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 text.append(
                     "\n⚠ Nothing was written: files changed since the preview.", style="bold yellow"
                 )
+            for w in msg.warnings:
+                text.append(printable(f"\n⚠ {w}"), style="yellow")
             if msg.pending:
                 text.append(
                     f"\n⚠ an interrupted sidtui {msg.pending} of this session is pending: "
@@ -239,6 +244,28 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
             summary.update(text)
         self.query_one("#apply", Button).disabled = not (res.changed or msg.pending)
         self._show_file(0)
+
+    def _ask_force(self, reason: str) -> None:
+        """A live session refused the real run: ask whether to force it."""
+        from sidtui.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._run(force=True)
+            else:
+                self.query_one("#undo-summary", Static).update(
+                    Text(printable(f"Refused: {reason}"), style="bold red")
+                )
+                self.query_one("#apply", Button).disabled = False
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{reason}\n\n{self.verb} anyway (force)? The running agent may overwrite it.",
+                yes=f"Force {self.verb.lower()}",
+                danger=True,
+            ),
+            answered,
+        )
 
     def _finished(self, described: str) -> None:
         """Applying only finished an interrupted earlier run (as the CLI does)."""

@@ -48,6 +48,9 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         Binding("y", "apply", "Rewind"),
     ]
 
+    #: How a conversation rewind keeps what it drops (the preview's words).
+    CONVERSATION_NOTE = " (append-only: a rewind marker; the old branch stays in the file)\n"
+
     def __init__(self, view) -> None:
         super().__init__()
         self.view = view
@@ -185,24 +188,14 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             out.update(Text(printable(msg.error), style="bold red"))
             self.notify(msg.error, title="rewind", severity="error", markup=False)
             return
+        if msg.finished:
+            self._finished(msg.finished)
+            return
         res = msg.result
         self.last_result = res
         self.drift = dict(msg.drift)
         if res.resumed is not None:  # the run only finished an interrupted earlier one
-            self.applied = True
-            self.query_one("#apply", Button).disabled = True
-            self.query_one("#cancel", Button).label = "Close (Esc)"
-            described = res.resumed.describe()
-            out.update(
-                Text(
-                    printable(
-                        f"{described}.\nThe rewind itself was not run: open this dialog again "
-                        "for it."
-                    ),
-                    style="bold yellow",
-                )
-            )
-            self.notify(described, title="rewind", markup=False)
+            self._finished(res.resumed.describe())
             return
         if msg.applied:
             self.applied = True
@@ -220,6 +213,21 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         self.stale = False
         self.query_one("#apply", Button).disabled = False
 
+    def _finished(self, described: str) -> None:
+        """The real run only finished an interrupted earlier one (as the CLI does)."""
+        self.applied = True
+        self.query_one("#apply", Button).disabled = True
+        self.query_one("#cancel", Button).label = "Close (Esc)"
+        self.query_one("#rewind-preview", Static).update(
+            Text(
+                printable(
+                    f"{described}.\nThe rewind itself was not run: open this dialog again for it."
+                ),
+                style="bold yellow",
+            )
+        )
+        self.notify(described, title="rewind", markup=False)
+
     def _preview_renderable(self, res):
         parts = []
         head = Text.assemble(
@@ -230,9 +238,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             head.append(
                 f"{plural(res.messages_dropped, 'message')} leave the conversation", style="yellow"
             )
-            head.append(
-                " (append-only: a rewind marker; the old branch stays in the file)\n", style="dim"
-            )
+            head.append(self.CONVERSATION_NOTE, style="dim")
         if res.mode != "conversation":
             changing = [f for f in res.files if f.get("action") in ("restored", "deleted")]
             skipped = [f for f in res.files if f.get("action") == "skipped"]

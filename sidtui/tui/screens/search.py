@@ -1,7 +1,8 @@
-"""Search (``/``): full-text search across every session through the catalog's FTS index.
+"""Search (``/``): full-text search across every session through the catalogs' FTS index.
 
 The index is :class:`sidtui.core.index.search.SearchIndex` (filled incrementally in a worker the
-first time the screen opens, then kept current); queries run in a worker too. Results list
+first time the screen opens, then kept current), one per home (sid-code's, Claude Code's: one
+ranking over both); queries run in a worker too. Results list
 the session, its start time, what matched (prompt / assistant / tool / file) and a snippet;
 Enter opens the session at that record with the words found and highlighted (the Chain tab
 when the record is not a message of the conversation the agent resumes). At 100 columns or
@@ -40,6 +41,8 @@ def _unescape(m: re.Match[str]) -> str:
     return " " if text in "\n\r\t\f\b" else text
 
 
+#: Results shown (over every home).
+LIMIT = 200
 #: Characters of a snippet kept before its first hit (so a narrow column shows the hit).
 SNIPPET_LEAD = 16
 
@@ -74,6 +77,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.hits = []
+        self.sources: list[str] = []  # each hit's source
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -117,7 +121,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
         from sidtui.core.base.errors import SidtuiError
 
         try:
-            idx = self.app.search_index(
+            indexes = self.app.search_indexes(
                 progress=lambda p: self.post_message(
                     SearchAnswered(None, status=f" indexing {p.done}/{p.total} files…")
                 )
@@ -127,11 +131,19 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
                     SearchAnswered([], status=" index ready: type words and press Enter")
                 )
                 return
-            hits = idx.search(query, limit=200)
+            found = [(name, h) for name, idx in indexes for h in idx.search(query, limit=LIMIT)]
         except (SidtuiError, OSError, ValueError, sqlite3.Error) as exc:
             self.post_message(SearchAnswered(None, error=f"search failed: {exc}"))
             return
-        self.post_message(SearchAnswered(hits, status=f" {plural(len(hits), 'result')}"))
+        if len(indexes) > 1:  # one ranking over every home, as `sidtui search`
+            found = sorted(found, key=lambda sh: -sh[1].score)[:LIMIT]
+        self.post_message(
+            SearchAnswered(
+                [h for _, h in found],
+                status=f" {plural(len(found), 'result')}",
+                sources=[name for name, _ in found],
+            )
+        )
 
     def on_search_answered(self, msg: SearchAnswered) -> None:
         status = self.query_one("#search-status", Static)
@@ -143,6 +155,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
         if msg.hits is None:
             return
         self.hits = msg.hits
+        self.sources = msg.sources
         t = self.query_one("#search-results", DataTable)
         t.clear()
         started = self.app.started_by_path()
@@ -163,10 +176,16 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
 
     @on(DataTable.RowSelected, "#search-results")
     def _open(self, event: DataTable.RowSelected) -> None:
-        h = self.hits[int(event.row_key.value)]
+        i = int(event.row_key.value)
+        h = self.hits[i]
         from sidtui.core.base.discover import classify_file
 
-        sf = classify_file(Path(h.path), h.project)
+        if i < len(self.sources) and self.sources[i] == "claude-code":
+            from sidtui.core.claude.layout import file_for_path
+
+            sf = file_for_path(Path(h.path)) if Path(h.path).is_file() else None
+        else:
+            sf = classify_file(Path(h.path), h.project)
         if sf is None:
             self.notify(f"{h.path} is no longer a session file", severity="error", markup=False)
             return

@@ -37,19 +37,26 @@ BODY_INDENT = 4
 _WORDS = re.compile(r"[^ ]*(?: +|$)")
 
 
+def word_cells(word: str) -> int:
+    """``cell_len(word)``; a printable ASCII word (most words of any text) is one cell a
+    character, so ``len`` answers at C speed."""
+    return len(word) if word.isascii() and word.isprintable() else cell_len(word)
+
+
 def _wrap_para(para: str, width: int) -> list[str]:
     """Greedy word wrap by terminal cells; words wider than a line are cut."""
+    cells = len if para.isascii() and para.isprintable() else word_cells
     out: list[str] = []
     line, used = "", 0
     for word in _WORDS.findall(para):
         if not word:
             continue
-        w = cell_len(word)
+        w = cells(word)
         if used + w <= width:
             line, used = line + word, used + w
             continue
         bare = word.rstrip(" ")
-        if used + cell_len(bare) <= width:  # fits once its trailing spaces are dropped
+        if used + cells(bare) <= width:  # fits once its trailing spaces are dropped
             out.append(line + bare)
             line, used = "", 0
             continue
@@ -73,8 +80,8 @@ def wrap(text: str, width: int, limit: int | None = None) -> list[str]:
     out: list[str] = []
     for para in text.split("\n"):
         para = para.replace("\t", "    ")
-        if cell_len(para) <= width:
-            out.append(para)
+        if len(para) * 2 <= width or (para.isascii() and para.isprintable() and len(para) <= width):
+            out.append(para)  # fits (at most two cells a character); else the wrap says
         else:
             out.extend(_wrap_para(para, width))
         if limit is not None and len(out) > limit:
@@ -544,7 +551,8 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
 
         worker = get_current_worker()
         raw = None
-        if len(model.entries) > PREFILTER_FROM and model.view.rf is not None:
+        # the byte prefilter needs one line per message (a Claude Code response merges several)
+        if len(model.entries) > PREFILTER_FROM and getattr(model.view, "rf", None) is not None:
             try:
                 raw = model.view.file.path.read_bytes()
             except OSError:  # gone or unreadable since: decode every entry instead

@@ -346,3 +346,17 @@ def test_settings_before_the_cut_are_copied_titles_are_not(tmp_path):
     assert not any(d["type"] == "custom-title" for d in copy)
     assert res.left_out == {"assistant": 1, "custom-title": 1, "user": 1}
     assert fork_mod.SETTING_TYPES == {"permission-mode", "mode", "agent-setting"}
+
+
+def test_conversation_depths_match_the_walks():
+    from types import SimpleNamespace
+
+    from sidtui.core.claude.fork import conversation_depths
+
+    # 0 ← 1 ← 2 ← 3, 1 ← 4 (a branch), 5 is a root; 2 is a progress record (transparent)
+    types = ["user", "assistant", "progress", "user", "user", "assistant"]
+    parent = [-1, 0, 1, 2, 1, -1]
+    objs = [SimpleNamespace(type=t) for t in types]
+    got = conversation_depths(parent, objs, [3, 4, 5])
+    assert (got[3], got[4], got[5]) == (3, 3, 1)
+    assert got[2] == 2 and got[0] == 1

@@ -1,0 +1,106 @@
+"""The Conversation tab's rows for a Claude Code session: sid-code's
+:class:`~sidtui.tui.conversation_model.ConversationModel` built from a ``ClaudeSessionView``.
+
+One header entry per message and one per content block (the virtualised
+:class:`~sidtui.tui.widgets.conversation_view.ConversationView` draws only what is on
+screen); messages before the last compaction are dimmed (not sent on resume), prompts that
+are no human input (meta, commands, markers) say so, and the banner says what resume does.
+Tool inputs and results are decoded from their records only when drawn: a response split
+over several records (one ``message.id``) maps its merged blocks back to each record's
+content with the reader's own rule (a repeated block is kept once).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sidtui.fmt import BADGES
+from sidtui.tui.conversation_model import ConversationModel, Entry
+
+#: Messages whose decoded content is kept (the view draws a screenful at a time).
+CONTENT_CACHE = 512
+COMPACTED = "compaction: before the last compact boundary, not sent on resume"
+#: What a user message that is no typed prompt is (kinds of ``sidtui.core.claude.kinds``).
+KIND_NOTES = {
+    "meta": "added by Claude Code (meta), not typed",
+    "command": "a local command, not a prompt",
+    "interrupt": "interruption marker",
+    "compact_summary": "compaction summary Claude Code wrote",
+    "api_error": "API error",
+}
+
+
+@dataclass(repr=False)
+class ClaudeConversationModel(ConversationModel):
+    """Entries of a Claude Code conversation (see the module docstring)."""
+
+    _contents: OrderedDict = field(default_factory=OrderedDict)
+
+    @classmethod
+    def from_view(cls, view) -> ClaudeConversationModel:
+        """Lay out ``view`` (a ClaudeSessionView): O(messages + blocks), no decoding."""
+        model = cls(view=view)
+        model.messages = list(view.conversation)
+        for i, m in enumerate(model.messages):
+            note = KIND_NOTES.get(m.kind)
+            model.add_message(i, m, COMPACTED if m.compacted else None, {}, note)
+        model.banner, model.banner_kind = banner(view)
+        model.entries.append(Entry("banner", None))
+        return model
+
+    def raw_block(self, msg: int, block: int) -> dict[str, Any] | None:
+        content = self._content(msg)
+        if 0 <= block < len(content):
+            b = content[block]
+            return b if isinstance(b, dict) else None
+        return None
+
+    def _content(self, msg: int) -> list[Any]:
+        """The decoded blocks of message ``msg``, in the order of its merged ``blocks``."""
+        cache = self._contents
+        if msg in cache:
+            cache.move_to_end(msg)
+            return cache[msg]
+        m = self.messages[msg]
+        out: list[Any] = []
+        if not m.string_content:
+            objs = self.view.scan.objs
+            seen: list[Any] = []
+            for ri in m.records:
+                rec = self.view.full_record(ri)
+                message = rec.get("message") if isinstance(rec, dict) else None
+                raws = message.get("content") if isinstance(message, dict) else None
+                scanned = objs[ri].message.content if objs[ri].message is not None else None
+                if not isinstance(raws, list) or not isinstance(scanned, list):
+                    continue
+                for b, raw in zip(scanned, raws, strict=False):
+                    if b not in seen:  # the reader's merge rule (conversation.build_messages)
+                        seen.append(b)
+                        out.append(raw)
+        cache[msg] = out
+        if len(cache) > CONTENT_CACHE:
+            cache.popitem(last=False)
+        return out
+
+
+def banner(view) -> tuple[list[str], str]:
+    """The final banner: what resume continues from and how the conversation ended."""
+    tips = view.tip_rows
+    resume = next((t for t in tips if t["resume"]), None)
+    kind = view.interruption_kind or "none"
+    tools = ", ".join(view.interruption_tools)
+    head = f"On resume: {BADGES.get(kind, (kind, ''))[0]}" + (f" ({tools})" if tools else "")
+    lines = [head]
+    if resume is not None:
+        lines.append(
+            f"claude --resume continues from line {resume['line']}; "
+            f"{len(tips)} leaves in the file (the Tips tab lists them)"
+        )
+    else:
+        lines.append("nothing to resume: a resume starts a new conversation")
+    compacted = sum(1 for m in view.conversation if m.compacted)
+    if compacted:
+        lines.append(f"{compacted} messages before the last compaction are not sent (dimmed)")
+    return lines, kind

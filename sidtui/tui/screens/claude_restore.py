@@ -1,0 +1,81 @@
+"""Undo, redo and restore of a Claude Code session's files (``u``, ``U``, ``R`` on its
+screen): sid-code's preview modal on :class:`sidtui.core.claude.code_restore.CodeRestorer`.
+
+The preview is the restorer's call with ``dry_run=True`` (the diffs, drift per file, the
+root and liveness notes); confirming runs the same call for real, as ``sidtui undo`` /
+``redo`` / ``restore --before`` do: a restore a killed sidtui left half-done is finished
+first (and only that), a live session is asked about again (force), a drifted file too.
+"""
+
+from __future__ import annotations
+
+from textual import work
+
+from sidtui.fmt import project_relative
+from sidtui.tui.messages import RestorePlanned
+from sidtui.tui.screens.restore_preview import RestorePreviewScreen, drift_of
+
+
+class ClaudeRestorePreviewScreen(RestorePreviewScreen):
+    """Preview then apply ``undo``, ``redo`` or ``restore`` (with ``snapshot_id``, a
+    checkpoint id such as ``c3``) on a ``ClaudeSessionView``; dismisses with whether it
+    wrote."""
+
+    def __init__(self, view, op: str, *, snapshot_id: str | None = None) -> None:
+        super().__init__(None, op, snapshot_id=snapshot_id)
+        self.view = view
+        self.root: str | None = None
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="restore",
+        exit_on_error=False,
+        description="planning the restore",
+    )
+    def compute(self, dry_run: bool, force: bool = False) -> None:
+        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.checkpoints.restore import DriftRefused as JournalDriftRefused
+        from sidtui.core.claude.code_restore import CodeRestorer, DriftRefused, SessionIsLive
+
+        pending = None
+        try:
+            r = CodeRestorer(self.view)
+            self.root = str(r.root) if r.root is not None else None
+            if dry_run:
+                j = r.pending_journal()
+                pending = None if j is None else str(j.get("op") or "restore")
+            else:
+                done = r.finish_interrupted()
+                if done is not None:
+                    self.post_message(RestorePlanned(done, applied=True, finished=done.describe()))
+                    return
+            if self.op == "restore":
+                res = r.restore_before(self.snapshot_id or "", dry_run=dry_run, force=force)
+            elif self.op == "redo":
+                res = r.redo(dry_run=dry_run, force=force)
+            else:
+                res = r.undo(dry_run=dry_run, force=force)
+        except SessionIsLive as exc:
+            self.post_message(RestorePlanned(None, str(exc), live=True))
+            return
+        except (DriftRefused, JournalDriftRefused) as exc:  # changed since the preview
+            self.post_message(RestorePlanned(exc.result, drift=drift_of(exc.result), stale=True))
+            return
+        except (SidtuiError, OSError, ValueError) as exc:
+            self.post_message(RestorePlanned(None, str(exc)))
+            return
+        warnings = list(res.warnings)
+        if res.root_refusal is None and r.root_refusal is not None:
+            warnings.append(f"a real run is refused: {r.root_refusal}")
+        if dry_run and self.view.liveness.live and not any("is live" in w for w in warnings):
+            warnings.append("the session is live: a real run is refused unless forced")
+        self.post_message(
+            RestorePlanned(
+                res, applied=not dry_run, drift=drift_of(res), pending=pending, warnings=warnings
+            )
+        )
+
+    def _shown(self, path: str) -> str:
+        """A path relative to the session's project root, as ``sidtui checkpoints`` prints."""
+        return project_relative(path, self.root)

@@ -1,0 +1,274 @@
+"""Pilot tests of the writing keys on a Claude Code session in the app: rewind (code,
+conversation into a new session), undo/redo/restore previews, forks of the session and of
+a stranded branch — each previewed, confirmed, then run through the Claude Code core."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import orjson
+import pytest
+
+from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.claude.liveness import proc_start_ticks
+from sidtui.core.sources import ClaudeSource
+from sidtui.tui.app import make_app
+from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
+from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
+from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+from sidtui.tui.screens.confirm import ConfirmScreen
+from tests.tui_support import fresh_demo, settle, widget_text
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def demo(tmp_path):
+    return fresh_demo(tmp_path, claude=True)
+
+
+def _app(demo):
+    return make_app(
+        demo.home, poll_interval=0, catalog_path=":memory:", claude_home=demo.claude_home
+    )
+
+
+def _source(demo) -> ClaudeSource:
+    return ClaudeSource(ClaudeHome(demo.claude_home))
+
+
+async def _open(app, pilot, demo, case: str) -> ClaudeSessionScreen:
+    await settle(app, pilot)
+    app.open_session(_source(demo).resolve(demo.claude_cases[case]))
+    await settle(app, pilot)
+    s = app.screen
+    assert isinstance(s, ClaudeSessionScreen) and s.view is not None
+    return s
+
+
+def _project_files(demo, case: str) -> dict[str, bytes]:
+    src = _source(demo)
+    view = src.open(src.resolve(demo.claude_cases[case]))
+    root = view.cwd
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(dirpath, n)
+            out[os.path.relpath(p, root)] = open(p, "rb").read()
+    return out
+
+
+def _sessions(demo) -> set[str]:
+    return {r.session_id for r in _source(demo).discover(include_sidechains=False)}
+
+
+async def _pick_point(app, pilot, n: int) -> None:
+    t = app.screen.query_one("#rewind-points")
+    t.move_cursor(row=n - 1)
+    await settle(app, pilot)
+
+
+async def test_code_rewind_previews_drift_then_asks_and_redo_takes_it_back(demo):
+    before = _project_files(demo, "checkpoints")
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "checkpoints")
+        await pilot.press("r")
+        await settle(app, pilot)
+        m = app.screen
+        assert isinstance(m, ClaudeRewindScreen) and len(m.points) == 4
+        await _pick_point(app, pilot, 2)
+        await pilot.press("m")  # conversation → code
+        await settle(app, pilot)
+        assert m.mode == "code"
+        preview = widget_text(app, m.query_one("#rewind-preview"))
+        assert "search.py" in preview and "changed after this session" in preview
+        assert "Confirming asks again" in preview
+        assert _project_files(demo, "checkpoints") == before  # the preview wrote nothing
+        await pilot.press("y")  # drift: asked again
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.screen is m and m.applied
+        done = widget_text(app, m.query_one("#rewind-preview"))
+        assert "Rewound." in done and "safety snapshot" in done
+        after = _project_files(demo, "checkpoints")
+        assert after != before and "tests/test_search.py" not in after  # created later
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is s
+        await pilot.press("U")  # redo: the files as they were before the rewind
+        await settle(app, pilot)
+        r = app.screen
+        assert isinstance(r, ClaudeRestorePreviewScreen)
+        assert "Redo" in widget_text(app, r.query_one("#undo-summary"))
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert r.applied
+        assert _project_files(demo, "checkpoints") == before
+
+
+async def test_conversation_rewind_writes_a_new_session_and_leaves_the_file(demo):
+    src = _source(demo)
+    cf = src.resolve(demo.claude_cases["checkpoints"])
+    original = cf.path.read_bytes()
+    files = _project_files(demo, "checkpoints")
+    known = _sessions(demo)
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _open(app, pilot, demo, "checkpoints")
+        await pilot.press("r")
+        await settle(app, pilot)
+        m = app.screen
+        await _pick_point(app, pilot, 3)
+        preview = widget_text(app, m.query_one("#rewind-preview"))
+        assert "leave the conversation" in preview and "this file is not changed" in preview
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert m.applied and m.last_result.fork is not None
+        new = m.last_result.fork.session_id
+        assert f"claude --resume {new}" in widget_text(app, m.query_one("#rewind-preview"))
+    assert cf.path.read_bytes() == original
+    assert _project_files(demo, "checkpoints") == files
+    assert _sessions(demo) == known | {new}
+    view = src.open(src.resolve(new))
+    assert [p.preview(30) for p in view.prompts] == [
+        p.preview(30) for p in src.open(cf).prompts[:2]
+    ]
+
+
+async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
+    before = _project_files(demo, "checkpoints")
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "checkpoints")
+        await pilot.press("u")
+        await settle(app, pilot)
+        u = app.screen
+        assert isinstance(u, ClaudeRestorePreviewScreen)
+        summary = widget_text(app, u.query_one("#undo-summary"))
+        assert "Undo takes back" in summary and "safety snapshot" in summary
+        assert u.query_one("#undo-files").row_count >= 1
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert _project_files(demo, "checkpoints") == before
+        await pilot.press("3")
+        s.query_one("#claude-checkpoints").move_cursor(row=0)
+        await pilot.press("R")
+        await settle(app, pilot)
+        r = app.screen
+        assert isinstance(r, ClaudeRestorePreviewScreen) and r.snapshot_id == "c1"
+        await pilot.press("y")  # search.py drifted: asked again
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert r.applied
+        after = _project_files(demo, "checkpoints")
+        assert "search.py" not in after and "tests/test_search.py" not in after
+
+
+async def test_a_live_session_is_refused_then_forced_on_confirm(demo):
+    src = _source(demo)
+    sid = demo.claude_cases["rewind"]
+    view = src.open(src.resolve(sid))
+    reg = demo.claude_home / "sessions" / f"{os.getpid()}.json"
+    reg.parent.mkdir(parents=True, exist_ok=True)
+    reg.write_bytes(
+        orjson.dumps(
+            {
+                "pid": os.getpid(),
+                "sessionId": sid,
+                "cwd": view.cwd,
+                "startedAt": int(time.time() * 1000),
+                "procStart": proc_start_ticks(os.getpid()),
+            }
+        )
+    )
+    readme = os.path.join(view.cwd, "README.md")
+    now = open(readme, "rb").read()
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _open(app, pilot, demo, "rewind")
+        await pilot.press("u")
+        await settle(app, pilot)
+        u = app.screen
+        assert "is live" in widget_text(app, u.query_one("#undo-summary"))
+        await pilot.press("y")
+        await settle(app, pilot)
+        q = app.screen
+        assert isinstance(q, ConfirmScreen) and "is live" in str(q.question)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert open(readme, "rb").read() == now  # refused: nothing written
+        assert "Refused" in widget_text(app, u.query_one("#undo-summary"))
+        await pilot.press("y")
+        await settle(app, pilot)
+        await pilot.press("y")  # force
+        await settle(app, pilot)
+        assert u.applied and open(readme, "rb").read() != now
+
+
+async def test_fork_at_a_point_opens_the_new_session(demo):
+    known = _sessions(demo)
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _open(app, pilot, demo, "checkpoints")
+        await pilot.press("f")
+        await settle(app, pilot)
+        f = app.screen
+        assert isinstance(f, ClaudeForkScreen) and not f.salvage
+        t = f.query_one("#fork-points")
+        assert t.row_count == 1 + len(f.points)
+        t.move_cursor(row=2)  # the newest prompt but one: ends before it
+        await pilot.press("y")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen)
+        new = _sessions(demo) - known
+        assert len(new) == 1 and s.sf.session_id in new
+        assert len(s.view.prompts) == len(f.points) - 2
+
+
+async def test_a_stranded_branch_is_forked_from_the_tips_tab(demo):
+    src = _source(demo)
+    original = src.resolve(demo.claude_cases["rewind"]).path.read_bytes()
+    known = _sessions(demo)
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "rewind")
+        await pilot.press("2")
+        await settle(app, pilot)
+        stranded = [i for i, t in enumerate(s.tips) if t["kind"] == "branch"]
+        assert stranded, s.tips
+        assert "stranded branch" in widget_text(app, s.query_one("#claude-tips-note"))
+        s.query_one("#claude-tips").move_cursor(row=stranded[0])
+        await pilot.press("b")
+        await settle(app, pilot)
+        f = app.screen
+        assert isinstance(f, ClaudeForkScreen) and f.tip is not None
+        summary = widget_text(app, f.query_one("#fork-summary"))
+        assert "branch ending at line" in summary and "Resume never picks" in summary
+        await pilot.press("y")
+        await settle(app, pilot)
+        opened = app.screen
+        assert isinstance(opened, ClaudeSessionScreen) and opened is not s
+        new = _sessions(demo) - known
+        assert new == {opened.sf.session_id}
+        texts = [m.preview(60) for m in opened.view.conversation]
+        assert any("French" in t for t in texts)  # the branch resume would not pick
+    assert src.resolve(demo.claude_cases["rewind"]).path.read_bytes() == original
+
+
+async def test_the_resume_leaf_is_not_offered_as_a_branch(demo):
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "rewind")
+        live = next(i for i, t in enumerate(s.tips) if t["live"])
+        s.query_one("#claude-tips").move_cursor(row=live)
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert app.screen is s
