@@ -37,7 +37,6 @@ PENDING_FUNCTIONS: set[str] = set()
 PENDING_PATHS: set[tuple[str, str]] = set()
 PENDING_MODULES = {
     "sidtui/core/transcript/loader.py",
-    "sidtui/core/transcript/records.py",
 }
 
 

@@ -960,7 +960,7 @@ class _FastLoad:
 
 
 class LinearLoad:
-    """The loader run ahead, while :func:`sidtui.core.transcript.records.scan_records` decodes a
+    """The loader run ahead, while :func:`sidtui.core.transcript.scan.scan_records` decodes a
     file piece by piece (its ``on_piece`` hook), on the guess that the file is one linear
     chain — the usual case, where the agent's walk takes every record in file order.
 
