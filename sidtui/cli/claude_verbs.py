@@ -70,6 +70,10 @@ def finish_first(args: argparse.Namespace, r: Any, verb: str) -> int | None:
         return None
     print(f"sidtui: {done.warnings[0]}", file=sys.stderr)
     done.warnings = done.warnings[1:]
+    if done.safety_snapshot_id is None and not done.files:
+        if done.note:
+            print(f"sidtui: {done.note}", file=sys.stderr)
+        return None  # it had changed nothing (said above): this run does what was asked
     return _report(args, done, verb, r)
 
 
@@ -254,7 +258,7 @@ def restore(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
 
 
 def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
-    from sidtui.cli.rewind import render_result
+    from sidtui.cli.rewind import exit_code, render_result
     from sidtui.core.claude.rewind import rewind as do_rewind
     from sidtui.core.claude.rewind import rewind_points
 
@@ -289,9 +293,11 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     )
     if args.fork and res.mode == "code":
         res.warnings.append("--fork: a code rewind writes no session (nothing to fork)")
+    code = exit_code(res)  # the one rule, as sid-code's rewind (dry run or not)
+    args.exit_code = code
     if args.json:
         print_json(res.to_json())
-        return 0
+        return code
     render_result(res)
     if res.fork is not None:
         verb = "would write" if res.dry_run else "wrote"
@@ -300,7 +306,7 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
             f"resume it with: claude --resume {res.fork.session_id}",
             file=sys.stderr,
         )
-    return 1 if res.code is not None and res.code.skipped and not res.dry_run else 0
+    return code
 
 
 def _render_points(view: Any, points: list[Any]) -> None:

@@ -211,6 +211,8 @@ class RestoreResult:
             for a caller that keeps the journal for steps of its own.
         warnings: notes in words a source adds (drift, liveness; Claude Code's restores),
             printed before the report; not in :meth:`to_json` (a source's own shape says them).
+        refusal: a dry run: the error a real run with the same flags stops at (drift
+            without ``force``: :class:`DriftRefused`'s message), else None.
     """
 
     op: str
@@ -226,6 +228,7 @@ class RestoreResult:
     resumed: bool = False
     journal_token: str | None = None
     warnings: list[str] = field(default_factory=list)
+    refusal: str | None = None
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -252,6 +255,7 @@ class RestoreResult:
             "root": self.root,
             "rootRefused": self.root_refusal,
             "resumed": self.resumed,
+            "refusal": self.refusal,
             "drift": [f.path for f in self.drifted],
             "files": [f.to_json() for f in self.files],
         }

@@ -146,6 +146,7 @@ class CodeRestoreResult(RestoreResult):
             "rootRefused": self.root_refusal,
             "note": self.note,
             "warnings": self.warnings,
+            "refusal": self.refusal,
             "files": [f.to_json() for f in self.files],
         }
 
@@ -377,39 +378,48 @@ class CodeRestorer:
         return res
 
     def _checks(self, res: CodeRestoreResult, *, dry_run: bool, force: bool) -> None:
-        """Live, root and drift: refused (raises) on a real run, warnings on a dry run."""
+        """Live, root and drift: refused (raises) on a real run; a dry run records the same
+        refusal as ``res.refusal`` (the first, as a real run stops at it)."""
+
+        def refuse(exc: CodeRestoreError | SessionIsLive) -> None:
+            if not dry_run:
+                raise exc
+            if res.refusal is None:
+                res.refusal = str(exc)
+
         if self.view.liveness.live:
             pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
             msg = (
                 f"session {self.session_id} is live (Claude Code process {pids}): it tracks the "
                 "files in memory and would take our restore for its own edits"
             )
-            if dry_run:
-                res.warnings.append(msg + "; a real run is refused without --force")
-            elif not force:
-                raise SessionIsLive(msg + "; stop it first or pass --force")
+            if not force:
+                refuse(SessionIsLive(msg + "; stop it first or pass --force"))
+            elif dry_run:
+                res.warnings.append(msg + "; --force: a real run writes anyway")
         if self.root_refusal is not None:
-            if not dry_run:
-                raise CodeRestoreError(
+            refuse(
+                CodeRestoreError(
                     f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
                     "nothing was changed"
                 )
-            res.warnings.append(
-                f"a real run is refused: {self.root_refusal} (--allow-outside-root writes anyway)"
             )
         drifted = [f for f in res.files if f.drifted]
         for f in drifted:
-            note = f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
-            res.warnings.append(note + ("" if force else "; a real run needs --force"))
-        if drifted and not dry_run and not force:
+            res.warnings.append(
+                f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
+            )
+        if drifted and not force:
             shown = "; ".join(
                 f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
             )
             more = f" (and {len(drifted) - 5} more)" if len(drifted) > 5 else ""
-            raise CodeRestoreError(
-                f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
-                "nothing was changed (pass --force to restore anyway: the safety snapshot "
-                "keeps their current contents for `sidtui redo`)"
+            refuse(
+                CodeRestoreError(
+                    f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
+                    "nothing was changed (pass --force to restore anyway: the safety "
+                    "snapshot keeps their current contents for `sidtui redo`)"
+                )
             )
 
     def _safety(
@@ -498,7 +508,8 @@ class CodeRestorer:
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
         """Finish what a killed restore of this session left (its journal), else None.
 
-        A run that died before its safety snapshot changed nothing: its journal is dropped.
+        A run that died before its safety snapshot changed nothing: its journal is dropped
+        (``safety_snapshot_id`` None; the first warning says so, once).
         One that died after it writes the rest of its files (no new snapshot, no drift
         check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
         manager's own journal: the manager finishes it.
@@ -510,12 +521,18 @@ class CodeRestorer:
         said = (
             f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
         )
+        nothing = (
+            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) had changed "
+            "nothing; its journal is dropped"
+        )
         if not isinstance(j.get("claude"), dict):
             try:
                 finished = self.journal.finish_journal(j, dry_run=dry_run)
             except (OSError, SidtuiError) as exc:
                 raise CodeRestoreError(f"cannot finish the interrupted {op}: {exc}") from None
             done = _wrap(finished, self.session_id, self.root, self.journal_path)
+            if finished.safety_snapshot_id is None and finished.note is None:
+                said = nothing  # died before its safety snapshot
             done.warnings.insert(0, said)
             if not dry_run:
                 remove_journal(self.journal_path.parent)
@@ -544,7 +561,7 @@ class CodeRestorer:
             cp = None
         paths = part.get("paths")
         if safety is None or cp is None or not isinstance(paths, list):
-            res.note = f"the interrupted {op} had not changed any file"
+            res.warnings[0] = nothing  # said once, as the one line about it
             if not dry_run:
                 remove_journal(self.journal_path.parent)
             return res
