@@ -21,14 +21,14 @@ from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
 from sidtui.core.transcript.decode import decode_lines_exact
-from sidtui.core.transcript.loader import (
+from sidtui.core.transcript.loader import nonempty_str
+from sidtui.core.transcript.messages import (
     MESSAGE_DECODER,
     MESSAGE_RECORD_TYPES,
     LoaderFails,
     Message,
     message_from_record,
     message_from_struct,
-    nonempty_str,
 )
 from sidtui.core.transcript.records import RecordFile, parse_or_none
 from sidtui.core.transcript.source import agent_reads_as_lines
