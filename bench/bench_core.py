@@ -71,7 +71,7 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.base.discover import classify_file
     from sidtui.core.base.home import Home
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
     from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
@@ -195,7 +195,7 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.base.discover import classify_file
     from sidtui.core.base.home import Home
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
     from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 

@@ -75,7 +75,7 @@ def _append_bench(quick: bool, tmp: Path) -> list[dict]:
     from sidtui.core.base.home import Home
     from sidtui.core.live.watcher import Watcher
     from sidtui.core.transcript.chain import rebuild_chain
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
 
     n_records = 7_000 if quick else 142_000
     src = huge_home(data_dir("core", "quick" if quick else "full", "huge-home"), n_records)

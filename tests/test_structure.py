@@ -35,10 +35,7 @@ ONE_CONCEPT = {
 PENDING_PRIVATE: set[tuple[str, str]] = set()
 PENDING_FUNCTIONS: set[str] = set()
 PENDING_PATHS: set[tuple[str, str]] = set()
-PENDING_MODULES = {
-    "sidtui/core/transcript/loader.py",
-    "sidtui/core/transcript/records.py",
-}
+PENDING_MODULES: set[str] = set()
 
 
 def _modules(root: Path = SIDTUI) -> list[tuple[str, ast.Module, int]]:

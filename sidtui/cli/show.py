@@ -537,7 +537,7 @@ class _StreamedRows:
 
 
 def compress_block_types(types: list) -> list[str]:
-    from sidtui.core.transcript.loader import tool_name_text
+    from sidtui.core.transcript.messages import tool_name_text
 
     out: list[str] = []
     for t in types:

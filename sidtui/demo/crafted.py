@@ -41,7 +41,7 @@ def truncate_last_line(path: Path, keep_fraction: float = 0.55) -> int:
 
 
 def _last_uuid(path: Path) -> str | None:
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
 
     rf = scan_records(path.read_bytes())
     return rf.records[-1].uuid if rf.records else None

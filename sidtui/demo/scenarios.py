@@ -1255,7 +1255,7 @@ def _set_mtimes(home: Home) -> None:
     timeline rather than the build time, and so do repeated builds."""
     from datetime import datetime
 
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
 
     def stamp(text: object) -> float | None:
         if not isinstance(text, str):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from sidtui.core.transcript.loader import tool_name_text
+from sidtui.core.transcript.messages import tool_name_text
 from sidtui.fmt import printable
 from sidtui.tui.fmt import clock_time, one_line, pretty_json
 
@@ -61,7 +61,7 @@ class ConversationModel:
 
     Attributes:
         entries: rows in display order.
-        messages: the loader's messages (``sidtui.core.transcript.loader.Message``) or a sidechain's.
+        messages: the loader's messages (``sidtui.core.transcript.messages.Message``) or a sidechain's.
         view: the :class:`sidtui.core.views.session.SessionView`.
         message_entry: for each message index, the index of its header entry.
     """

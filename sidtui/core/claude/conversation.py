@@ -32,7 +32,7 @@ from sidtui.core.claude.kinds import (
 )
 from sidtui.core.claude.scan import CRecord
 from sidtui.core.claude.tree import ClaudeTree
-from sidtui.core.transcript.loader import tool_name_text
+from sidtui.core.transcript.messages import tool_name_text
 from sidtui.core.transcript.structs import Block
 
 #: Text blocks Claude Code adds around a prompt (not what the user typed).

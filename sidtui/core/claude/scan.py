@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
-from sidtui.core.transcript.records import count_lines
+from sidtui.core.transcript.decode import count_lines
 from sidtui.core.transcript.source import (
     PIECE_BYTES,
     FileChanged,

@@ -17,7 +17,7 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.edits.points import iso_to_ms
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import read_transcript
 
 #: The post-image could not be proven (the value :meth:`BatchResults.post_image` returns).

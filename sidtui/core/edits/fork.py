@@ -24,7 +24,8 @@ from sidtui.core.checkpoints.journal import remove_journal, write_journal
 from sidtui.core.edits.interrupted import finish_forks
 from sidtui.core.edits.points import get_point
 from sidtui.core.transcript.chain import ChainResult
-from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES, LoadedSession, load_jsonl
+from sidtui.core.transcript.loader import LoadedSession, load_jsonl
+from sidtui.core.transcript.messages import MESSAGE_RECORD_TYPES
 from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.writer import SessionStore
 from sidtui.core.views.session import current_view

@@ -19,7 +19,7 @@ from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.index import CheckpointIndex, CorruptIndex
 from sidtui.core.transcript.chain import ChainResult, ancestors, rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import read_transcript
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.rewind_text import PREVIEW_CHARS

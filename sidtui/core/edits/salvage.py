@@ -17,7 +17,7 @@ from typing import Any
 from sidtui.core.base.errors import UsageError
 from sidtui.core.edits.fork import ForkResult, finish_leftovers, require_chained, write_copy
 from sidtui.core.transcript.chain import ancestors, longest_readable_chain
-from sidtui.core.transcript.loader import MESSAGE_RECORD_TYPES
+from sidtui.core.transcript.messages import MESSAGE_RECORD_TYPES
 from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.session import current_view

@@ -38,7 +38,7 @@ from sidtui.core.index.database import (
     py_text,
 )
 from sidtui.core.live import events as ev
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import PIECE_MIN_BYTES, FileSource
 from sidtui.core.views.listing import whole_read_max
 

@@ -22,7 +22,8 @@ from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.base.regular import open_regular
 from sidtui.core.live.events import LiveRecord
 from sidtui.core.transcript.chain import ChainResult, extend_chain, rebuild_chain
-from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.structs import BadLine
 
 #: Seconds a final line without ``\n`` must stay unchanged before it is decided.

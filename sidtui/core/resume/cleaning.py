@@ -25,12 +25,8 @@ from msgspec.structs import replace
 
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.resume.integrity import ToolBlocks, hashable
-from sidtui.core.transcript.loader import (
-    THINKING_TYPES,
-    Block,
-    Message,
-    MessageScan,
-)
+from sidtui.core.transcript.messages import THINKING_TYPES, Message, MessageScan
+from sidtui.core.transcript.structs import Block
 
 #: Permission modes a current agent accepts; anything else is stripped by layer 2.
 #: (FORMAT.md §6.3; the fixtures hold "default" and "acceptEdits".)
@@ -391,7 +387,7 @@ class _Plan:
 def _prescan(msgs: list[Message], scan: MessageScan | None = None) -> _Plan | None:
     """Find the messages any layer could touch, so the layers skip the rest.
 
-    The per-message pass is :class:`sidtui.core.transcript.loader.MessageScan` (the loader fills
+    The per-message pass is :class:`sidtui.core.transcript.messages.MessageScan` (the loader fills
     one while it builds the messages; else it runs here). The usual file answers every
     tool_use in turn, so comparing the list of tool_use ids with the list of tool_result
     ids settles layers 3 and 6 at once.

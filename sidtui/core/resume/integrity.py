@@ -15,9 +15,7 @@ from itertools import compress, filterfalse, repeat
 from operator import eq, lt, not_
 from typing import NamedTuple
 
-from sidtui.core.transcript.loader import (
-    Message,
-)
+from sidtui.core.transcript.messages import Message
 
 
 @dataclass

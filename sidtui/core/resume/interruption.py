@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 
 from sidtui.core.resume.cleaning import CleanMessage
 from sidtui.core.resume.integrity import hashable
-from sidtui.core.transcript.loader import (
-    tool_name_text,
-)
+from sidtui.core.transcript.messages import tool_name_text
 
 #: Tools whose result ends a turn by itself (FORMAT.md §6.9). sid-code ships this empty, so a
 #: trailing tool result always means ``interrupted_turn``; users may configure it.

@@ -359,7 +359,7 @@ def trace_session_ids_in_file(path: Any) -> list[str]:
     Raises:
         OSError / NotRegularFile: it cannot be read, or is not a regular file.
     """
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
     from sidtui.core.transcript.source import read_transcript
 
     data = read_transcript(path)

@@ -36,11 +36,7 @@ from sidtui.core.resume.interruption import (
     detect_interruption,
     resume_note,
 )
-from sidtui.core.transcript.loader import (
-    STRING_CONTENT,
-    Message,
-    MessageScan,
-)
+from sidtui.core.transcript.messages import STRING_CONTENT, Message, MessageScan
 
 
 @dataclass
@@ -168,7 +164,7 @@ def recover(
         messages: the loader's messages (not modified).
         terminal_tool_names: tools whose trailing results do not mean an interruption.
         valid_permission_modes: modes layer 2 keeps.
-        scan: the loader's :class:`~sidtui.core.transcript.loader.MessageScan` of exactly
+        scan: the loader's :class:`~sidtui.core.transcript.messages.MessageScan` of exactly
             ``messages`` (``LoadedSession.scan``), which saves the pre-pass a walk.
 
     Returns:

@@ -16,10 +16,11 @@ from sidtui.core.base.discover import discover
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import js_falsy
 from sidtui.core.resume.integrity import hashable
-from sidtui.core.transcript.loader import THINKING_TYPES, Block, blocks_from_content
-from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.messages import THINKING_TYPES, blocks_from_content
+from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import read_transcript
-from sidtui.core.transcript.structs import make_block
+from sidtui.core.transcript.structs import Block, make_block
 
 
 @dataclass

@@ -13,8 +13,9 @@ from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sidtui.core.transcript.records import RecordFile, link_text
+from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.structs import RecordRef
+from sidtui.core.transcript.tolerant import link_text
 
 #: Skipped branches named one by one in warnings (the rest are counted; --json lists all).
 MAX_BRANCH_WARNINGS = 50

@@ -25,7 +25,7 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError, UnreadableInput, UsageError
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.base.safefs import make_dirs
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 
 log = logging.getLogger("sidtui.writer")
 

@@ -25,8 +25,9 @@ from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rej
 from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.transcript.chain import rebuild_chain
-from sidtui.core.transcript.loader import LoaderFails, message_from_record
-from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.messages import LoaderFails, message_from_record
+from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import FileSource, read_transcript
 from sidtui.core.transcript.structs import RecordRef
 from sidtui.core.views.check_checkpoints import checkpoint_totals, coverage

@@ -232,7 +232,7 @@ class CheckReport:
         metadata_keys: ``{key: count}`` over metadata records of main files.
         human_prompts / tool_result_records / tool_result_blocks / max_tool_results:
             user_message records split as the loader splits them
-            (:attr:`sidtui.core.transcript.loader.Message.is_human_prompt`).
+            (:attr:`sidtui.core.transcript.messages.Message.is_human_prompt`).
         bad_lines / strict_only: lines JSON.parse rejects / lines only a strict parser
             rejects.
         landings: ``{field: (count, out_of, denominator label)}`` for every scanned field.

@@ -20,16 +20,17 @@ from sidtui.core.base.jsonparse import JSONParseError, is_blank, js_falsy, parse
 from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import is_one_linear_chain, walk_columns
-from sidtui.core.transcript.loader import (
+from sidtui.core.transcript.decode import decode_lines_exact
+from sidtui.core.transcript.loader import nonempty_str
+from sidtui.core.transcript.messages import (
     MESSAGE_DECODER,
     MESSAGE_RECORD_TYPES,
     LoaderFails,
     Message,
     message_from_record,
     message_from_struct,
-    nonempty_str,
 )
-from sidtui.core.transcript.records import RecordFile, decode_lines_exact, parse_or_none
+from sidtui.core.transcript.records import RecordFile, parse_or_none
 from sidtui.core.transcript.source import agent_reads_as_lines
 from sidtui.core.transcript.structs import FAST_DECODE_ERRORS, RecordRef
 from sidtui.core.views.summary import SessionSummary
@@ -149,7 +150,7 @@ class _LsHead(msgspec.Struct, gc=False):
     message: _LsMessage | None = None
 
 
-#: every line's head, one per line (:func:`~sidtui.core.transcript.records.decode_lines_exact`)
+#: every line's head, one per line (:func:`~sidtui.core.transcript.decode.decode_lines_exact`)
 _LS_HEAD = msgspec.json.Decoder(list[_LsHead])
 
 

@@ -40,7 +40,8 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
 )
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
-from sidtui.core.transcript.records import RecordFile, scan_records
+from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import (
     STREAM_ABOVE,
     FileChanged,

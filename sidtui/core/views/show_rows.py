@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from sidtui.core.resume.cleaning import CleanMessage, CleanMessages
-from sidtui.core.transcript.loader import Message
+from sidtui.core.transcript.messages import Message
 from sidtui.core.transcript.records import RecordFile
 
 #: Rows per chunk: big enough that one encode call per chunk costs nothing, small enough

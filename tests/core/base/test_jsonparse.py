@@ -15,7 +15,7 @@ from sidtui.core.base.jsonparse import (
     parse_line_slow,
     would_strict_parser_reject,
 )
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 
 ACCEPTED = [
     b'{"a":"\\ud800"}',  # lone surrogate escape: JSON.parse accepts, jq/orjson refuse

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from sidtui.core.live.tail import FileTail
 from sidtui.core.transcript.chain import extend_chain, rebuild_chain
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from tests.helpers import line
 from tests.helpers import live_assistant as assistant
 from tests.helpers import live_start as start

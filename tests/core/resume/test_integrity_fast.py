@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sidtui.core.resume.integrity import Integrity, check_integrity
 from sidtui.core.resume.recovery import recover
-from sidtui.core.transcript.loader import Message
+from sidtui.core.transcript.messages import Message
 from sidtui.core.transcript.structs import make_block
 
 

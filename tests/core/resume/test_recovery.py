@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from sidtui.core.resume.integrity import check_integrity, safe_slice_tail
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import rebuild_chain
-from sidtui.core.transcript.loader import Message, load_jsonl
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.loader import load_jsonl
+from sidtui.core.transcript.messages import Message
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.structs import make_block
 from tests.helpers import assistant, jsonl, start, tool_results, user
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sidtui.core.resume.cleaning import LAYERS, VALID_PERMISSION_MODES, CleanMessages
 from sidtui.core.resume.recovery import recover
-from sidtui.core.transcript.loader import THINKING_TYPES, Message
+from sidtui.core.transcript.messages import THINKING_TYPES, Message
 from sidtui.core.transcript.structs import make_block
 
 # --- the reference -------------------------------------------------------------------

@@ -15,8 +15,9 @@ from sidtui.core.base.jsonout import js_to_string
 from sidtui.core.base.jsonparse import JS_WHITESPACE
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
-from sidtui.core.transcript.records import link_key, scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import STREAM_ABOVE, trim_whole_file
+from sidtui.core.transcript.tolerant import link_key
 from tests.helpers import assistant, jsonl, start, user
 
 BOM = b"\xef\xbb\xbf"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.transcript.chain import build_tree, rebuild_chain
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.views.session import open_session
 from tests.helpers import assistant, jsonl, rec, start, user
 

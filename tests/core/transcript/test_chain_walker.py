@@ -20,7 +20,7 @@ from sidtui.core.transcript.chain import (
     rebuild_chain,
     walk_columns,
 )
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 
 _ids = st.sampled_from(["a", "b", "c", "d", "e", None])
 

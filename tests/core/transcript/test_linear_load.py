@@ -19,7 +19,7 @@ from sidtui.core.base.home import Home
 from sidtui.core.transcript import source as transcript_source
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import FileSource, read_transcript
 from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 

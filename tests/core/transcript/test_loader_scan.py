@@ -15,8 +15,9 @@ from sidtui.core.base.discover import discover
 from sidtui.core.base.home import Home
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import rebuild_chain
-from sidtui.core.transcript.loader import MessageScan, load_jsonl
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.loader import load_jsonl
+from sidtui.core.transcript.messages import MessageScan
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import read_transcript
 from tests.helpers import REAL_HOME, SCAN_SLOTS, record_specs, spec_transcript
 

@@ -15,13 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sidtui.core.transcript.records as records
 from sidtui.core.base.discover import discover
 from sidtui.core.base.home import Home
 from sidtui.core.transcript import source as transcript_source
 from sidtui.core.transcript.chain import is_one_linear_chain
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import FileChanged, FileSource, read_transcript
+from sidtui.core.transcript.tolerant import scan_tolerant
 from sidtui.core.views.session import open_session
 from sidtui.core.views.show_json import session_to_json, write_json_stream
 from tests.helpers import REAL_HOME
@@ -31,7 +32,7 @@ SESSION_FILES = sorted(
 )
 
 
-def _shape(rf: records.RecordFile) -> tuple:
+def _shape(rf: RecordFile) -> tuple:
     recs = [
         (r.index, r.line, r.offset, r.end, r.type, r.uuid, r.parent, r.is_object, r.obj)
         for r in rf.records
@@ -276,7 +277,7 @@ def test_open_session_refuses_a_file_cut_after_the_scan(tmp_path, monkeypatch):
         b'"uuid":"u25","parentUuid":"u24"}'
     )
     p.write_bytes(b"\n".join(lines) + b"\n")
-    real_scan = records.scan_records
+    real_scan = scan_records
 
     def scan_then_cut(data, **kw):
         rf = real_scan(data, **kw)
@@ -373,7 +374,7 @@ def test_a_torn_last_line_keeps_the_fast_scan(tmp_path_factory, n, torn, chunk, 
     data = b"\n".join([*good, torn]) + (b"\n" if final_newline else b"")
     p = tmp_path_factory.mktemp("t") / "s.jsonl"
     p.write_bytes(data)
-    exact = records._scan_tolerant(data, 0, 0)
+    exact = scan_tolerant(data, 0, 0)
     old = transcript_source.PIECE_BYTES
     transcript_source.PIECE_BYTES = chunk
     try:

@@ -15,7 +15,7 @@ from sidtui.core.base.jsonout import stringify
 from sidtui.core.transcript import writer as w
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.writer import SessionStore, SidechainWriter, flush_pending_writes
 from tests.helpers import REPO
 

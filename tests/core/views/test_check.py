@@ -655,7 +655,7 @@ def test_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
 def test_strict_prefilter_never_misses(tmp_path, line):
     """Only candidate lines are re-parsed strictly; the candidates must cover every line a
     strict parser refuses but JSON.parse accepts."""
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
     from sidtui.core.views.check import _Scan
     from sidtui.core.views.check_report import CheckReport
 
@@ -767,7 +767,7 @@ def _line(draw) -> bytes:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_line(), min_size=1, max_size=4))
 def test_strict_candidates_cover_every_strict_only_line(lines):
-    from sidtui.core.transcript.records import scan_records
+    from sidtui.core.transcript.scan import scan_records
     from sidtui.core.views.check import _strict_candidates
 
     rf = scan_records(b"\n".join(lines) + b"\n")

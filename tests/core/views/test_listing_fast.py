@@ -16,7 +16,7 @@ import sidtui.core.views.fast_summary as fast_summary
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.resume.recovery import recover
 from sidtui.core.transcript.chain import is_one_linear_chain
-from sidtui.core.transcript.loader import Message
+from sidtui.core.transcript.messages import Message
 from sidtui.core.transcript.structs import make_block
 from sidtui.core.views.fast_summary import _is_linear, _is_visible_reply, _LsHeadT
 from sidtui.core.views.listing import _full_summary, summarize

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import sidtui.core.views.show_rows as show_rows
 from sidtui.core.base.home import Home
 from sidtui.core.base.resolve import resolve_session
-from sidtui.core.transcript.records import scan_records
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.views.session import open_session
 from sidtui.core.views.show_json import session_to_json, write_json_stream
 from tests.helpers import REAL_HOME
