@@ -618,3 +618,29 @@ def test_a_path_swapped_while_confine_resolves_it_is_refused_with_a_reason(tmp_p
     assert (
         reason == "the path changed while it was checked (No such file or directory): run it again"
     )
+
+
+def test_a_full_entry_is_not_split_into_lines_unless_a_diff_needs_them(tmp_path, monkeypatch):
+    from sidtui.core.checkpoints import rebuild as rebuild_mod
+    from sidtui.core.checkpoints.manager import CheckpointManager
+
+    root = tmp_path / "p"
+    root.mkdir()
+    f = root / "a.txt"
+    f.write_text("abc\n" * 1000)
+    mgr = CheckpointManager(tmp_path / "ck" / "index.json", "s", project_root=root, clock=lambda: 1)
+    mgr.create_snapshot([str(f)], "edit", "batch")
+    f.write_text("now\n")
+    real_split = rebuild_mod.split_lines
+
+    def no_split(text):  # a 60 MiB full cost 4 s a split and 1 s a join, twice a plan
+        raise AssertionError("a full rebuilt without a diff was split into lines")
+
+    monkeypatch.setattr(rebuild_mod, "split_lines", no_split)
+    res = mgr.rollback_from(0, dry_run=True, force=True)
+    assert res.files[0].new == b"abc\n" * 1000 and res.files[0].action == "restored"
+    monkeypatch.setattr(rebuild_mod, "split_lines", real_split)
+    mgr.create_snapshot([str(f)], "edit", "batch 2")  # a diff on top: lines are needed
+    f.write_text("later\n")
+    assert mgr.rebuild_at(str(f), "s2").content == "now\n"
+    assert mgr.rebuild_at(str(f), "s1").content == "abc\n" * 1000
