@@ -50,7 +50,7 @@ class Corpus:
         return self.text[start : start + n]
 
 
-class _Ids:
+class Ids:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
@@ -70,7 +70,7 @@ def session_records(session_id: str, n_records: int, seed: int, result_chars: in
     """
     rng = random.Random(seed)
     corpus = Corpus(seed)
-    ids = _Ids(rng)
+    ids = Ids(rng)
     t = 1_767_225_600_000  # 2026-01-01T00:00:00Z in ms
     count = 0
     parent: str | None = None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import orjson
 
-from bench.gen import Corpus, _Ids, write_atomic
+from bench.gen import Corpus, Ids, write_atomic
 
 GEN_VERSION = 1
 TEMPLATE_ID = "00000000-0000-4000-8000-000000000000"
@@ -30,7 +30,7 @@ def claude_records(session_id: str, target_bytes: int, seed: int, cwd: str = "/h
     """Yield Claude Code-shaped records (dicts) until about ``target_bytes`` are written."""
     rng = random.Random(seed)
     corpus = Corpus(seed)
-    ids = _Ids(rng)
+    ids = Ids(rng)
     t = 1_767_225_600_000
     written = 0
     parent: str | None = None

@@ -104,7 +104,7 @@ def _text(rng: random.Random, sep: bool = False) -> str:
     return w if rng.random() < 0.6 else f"{w} {rng.choice(_WORDS[:6])}"
 
 
-class _Ids:
+class Ids:
     """Deterministic uuids and clock for one case."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -137,7 +137,7 @@ class _Ids:
 class _Writer:
     """A process of the agent writing one session (sidtui's SessionStore underneath)."""
 
-    def __init__(self, folder: Path, ids: _Ids, rng: random.Random) -> None:
+    def __init__(self, folder: Path, ids: Ids, rng: random.Random) -> None:
         from sidtui.core.transcript.writer import SessionStore
 
         self.rng = rng
@@ -272,7 +272,7 @@ def _conversation(w: _Writer, rng: random.Random, first: bool = True) -> None:
             w.store.append_compact(_text(rng), rng.randrange(1, 20))
 
 
-def _start(folder: Path, ids: _Ids, rng: random.Random, sid: str | None = None) -> _Writer:
+def _start(folder: Path, ids: Ids, rng: random.Random, sid: str | None = None) -> _Writer:
     w = _Writer(folder, ids, rng)
     w.store.start_session(sid or ids.session_id(), "m", "p", "/tmp/proj")
     return w
@@ -284,14 +284,14 @@ def _end(w: _Writer, rng: random.Random) -> None:
     w.flush()
 
 
-def _resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Writer:
+def _resume(folder: Path, path: Path, ids: Ids, rng: random.Random) -> _Writer:
     w = _Writer(folder, ids, rng)
     w.store.resume(path)
     w.metadata("trace_session_id")
     return w
 
 
-def _glue_resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Writer:
+def _glue_resume(folder: Path, path: Path, ids: Ids, rng: random.Random) -> _Writer:
     """The agent's resume of a torn file: no newline first, its record glued on."""
     from sidtui.core.transcript import writer
 
@@ -305,7 +305,7 @@ def _glue_resume(folder: Path, path: Path, ids: _Ids, rng: random.Random) -> _Wr
 
 def base_session(kind: str, folder: Path, rng: random.Random) -> Path:
     """Write one session of ``kind`` (see :data:`BASES`) into ``folder``; its path."""
-    ids = _Ids(rng)
+    ids = Ids(rng)
     if kind == "sidechain":
         from sidtui.core.transcript.writer import SidechainWriter
 
