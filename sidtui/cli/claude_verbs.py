@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from sidtui.cli.common import print_json, stdout_console
+from sidtui.cli.common import followup, print_json, stdout_console
 
 
 def open_view(target: tuple[Any, Any], *, mutating: bool = True) -> Any:
@@ -414,7 +414,7 @@ def branch(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
             c.print(
                 Text(
                     "a branch resume will not pick can be forked into a session of its own: "
-                    f"sidtui branch {view.session_id} --tip UUID_PREFIX",
+                    + followup(args, "branch", view.session_id, "--tip", "UUID_PREFIX"),
                     style="dim",
                 )
             )

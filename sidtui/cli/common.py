@@ -60,13 +60,19 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
 
 def followup(args: argparse.Namespace, *words: object) -> str:
     """A ``sidtui …`` command to print for the user to run next, runnable as printed: with
-    ``--home`` (absolute) when one was given, every word shell-quoted."""
+    ``--home`` and ``--claude-home`` (absolute) when they were given, every word
+    shell-quoted."""
     import shlex
+
+    from sidtui.core.claude.layout import ClaudeHome
 
     cmd = ["sidtui"]
     home = getattr(args, "home", None)
     if home is not None:
         cmd += ["--home", str(Home.resolve(home, os.environ).root)]
+    claude = getattr(args, "claude_home", None)
+    if claude is not None:
+        cmd += ["--claude-home", os.path.abspath(ClaudeHome.resolve(claude, os.environ).root)]
     cmd += [str(w) for w in words]
     return shlex.join(cmd)
 

@@ -141,28 +141,41 @@ def sub_agent(plan: SubAgentPlan) -> Call:
 # --------------------------------------------------------------------------- helpers
 
 
+NO_NEWLINE = "\\ No newline at end of file"
+
+
 def _lines(text: str) -> list[str]:
-    """Lines as jsdiff sees them (a final newline does not start a line)."""
-    parts = text.split("\n")
-    if parts and parts[-1] == "":
-        parts.pop()
-    return parts
+    """Lines as jsdiff compares them: split on ``\\n``, each keeping it (a last line
+    without one differs from the same text with one)."""
+    parts = [ln + "\n" for ln in text.split("\n")]
+    parts[-1] = parts[-1][:-1]
+    return parts if parts[-1] else parts[:-1]
 
 
 def structured_patch(old: str, new: str, context: int = 3) -> list[dict[str, Any]]:
-    """jsdiff-style ``structuredPatch`` hunks ``{oldStart, oldLines, newStart, newLines, lines}``."""
+    """jsdiff-style ``structuredPatch`` hunks ``{oldStart, oldLines, newStart, newLines, lines}``.
+
+    A line without a final newline is followed by ``\\ No newline at end of file``, as
+    the agent's (and Claude Code's) own patches are (docs/FORMAT.md §3.10).
+    """
     a, b = _lines(old), _lines(new)
     hunks = []
     for part in edit_hunks(a, b, context):
         n_old = sum(1 for r in part if r[0] != "+")
         n_new = sum(1 for r in part if r[0] != "-")
+        lines: list[str] = []
+        for tag, _, _, line in part:
+            if line.endswith("\n"):
+                lines.append(tag + line[:-1])
+            else:
+                lines += [tag + line, NO_NEWLINE]
         hunks.append(
             {
                 "oldStart": part[0][1] + 1 if n_old else part[0][1],
                 "oldLines": n_old,
                 "newStart": part[0][2] + 1 if n_new else part[0][2],
                 "newLines": n_new,
-                "lines": [tag + line for tag, _, _, line in part],
+                "lines": lines,
             }
         )
     return hunks

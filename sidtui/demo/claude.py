@@ -11,7 +11,6 @@ updates), ``compaction``, ``subagents`` (Task, background Agent, nested), ``inte
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import random
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.jsonout import stringify
+from sidtui.demo.agent import structured_patch
 from sidtui.demo.clock import DEMO_EPOCH_MS, iso_ms
 from sidtui.demo.projects import Project, create_project
 
@@ -88,30 +88,6 @@ class _Ids:
 
     def agent(self) -> str:
         return "a" + "".join(self.rng.choices("0123456789abcdef", k=16))
-
-
-def _patch(old: str, new: str) -> list[dict[str, Any]]:
-    """``structuredPatch`` hunks as Claude Code's Edit/Write results carry them."""
-    a, b = old.splitlines(), new.splitlines()
-    out = []
-    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(3):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        lines: list[str] = []
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                lines += [" " + s for s in a[x1:x2]]
-            else:
-                lines += ["-" + s for s in a[x1:x2]] + ["+" + s for s in b[y1:y2]]
-        out.append(
-            {
-                "oldStart": i1 + 1,
-                "oldLines": i2 - i1,
-                "newStart": j1 + 1,
-                "newLines": j2 - j1,
-                "lines": lines,
-            }
-        )
-    return out
 
 
 class _Session:
@@ -375,7 +351,7 @@ class _Session:
                 "type": "create" if old_b is None else "update",
                 "filePath": str(path),
                 "content": new,
-                "structuredPatch": _patch(old, new) if old_b is not None else [],
+                "structuredPatch": structured_patch(old, new) if old_b is not None else [],
                 "originalFile": old if old_b is not None else None,
             }
             text = f"File created successfully at: {path}"
@@ -385,7 +361,7 @@ class _Session:
                 "oldString": inp["old_string"],
                 "newString": inp["new_string"],
                 "originalFile": old,
-                "structuredPatch": _patch(old, new),
+                "structuredPatch": structured_patch(old, new),
                 "userModified": False,
                 "replaceAll": False,
             }

@@ -86,7 +86,8 @@ def test_restore_redo_undo_through_the_cli(capsys, sess):
     assert rc == 0 and "-A3\n+A1\n" in out and f"project root: {sess['cwd']}" in err
     assert "nothing written" in err and sess["a"].read_bytes() == b"A3\n"
     rc, out, err = run(capsys, *h, "restore", CC_SESSION, "--before", "c2")
-    assert rc == 0 and "sidtui redo" in out and sess["a"].read_bytes() == b"A1\n"
+    assert rc == 0 and f"--claude-home {sess['home']} redo" in out
+    assert sess["a"].read_bytes() == b"A1\n"
     assert not sess["new"].exists()
     rc, out, _ = run(capsys, *h, "redo", CC_SESSION, "--json")
     assert rc == 0 and json.loads(out)["op"] == "redo" and sess["a"].read_bytes() == b"A3\n"
@@ -165,6 +166,32 @@ def test_rewind_points_and_modes(capsys, sess):
     assert rc == 2 and "choose 1–3" in err
 
 
+def _printed_command(out: str) -> list[str]:
+    import re
+    import shlex
+
+    [cmd] = re.findall(r"`(sidtui [^`]*)`", " ".join(out.split()))
+    return shlex.split(cmd)[1:]
+
+
+def test_printed_follow_ups_carry_both_homes_and_run(capsys, sess, tmp_path):
+    """The 'take this back' command of a Claude Code write names the homes it was run with
+    (--claude-home as --home), so it runs as printed."""
+    (tmp_path / "sid" / "sessions").mkdir(parents=True)
+    h = ["--home", str(tmp_path / "sid"), "--claude-home", str(sess["home"])]
+    rc, out, err = run(capsys, *h, "restore", CC_SESSION, "--before", "c2")
+    assert rc == 0, err
+    assert sess["a"].read_bytes() == b"A1\n"
+    back = _printed_command(out)
+    assert back[:4] == h and back[4:] == ["redo", CC_SESSION]
+    rc, out, _ = run(capsys, *back)
+    assert rc == 0 and sess["a"].read_bytes() == b"A3\n"
+    again = _printed_command(out)
+    assert again[4:] == ["undo", CC_SESSION]
+    rc, _, _ = run(capsys, *again)
+    assert rc == 0 and sess["a"].read_bytes() == b"A2\n"  # undo: back to before c3
+
+
 def test_fork_and_branch(capsys, tmp_path):
     home = tmp_path / "claude"
     shutil.copytree(CLAUDE_HOME, home)
@@ -186,7 +213,8 @@ def test_fork_and_branch(capsys, tmp_path):
     assert rc == 2 and "resume already picks" in err
     rc, out, _ = run(capsys, *h, "branch", "0d3a8e6f")
     flat = " ".join(out.split())  # (the console may wrap)
-    assert rc == 0 and "resume picks this" in flat and "--tip UUID_PREFIX" in flat
+    assert rc == 0 and "resume picks this" in flat
+    assert f"sidtui --claude-home {home} branch 0d3a8e6f" in flat and "--tip UUID_PREFIX" in flat
 
 
 @pytest.mark.parametrize("verb", ["checkpoints", "undo", "redo"])

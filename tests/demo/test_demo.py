@@ -11,6 +11,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sidtui.cli import main
 from sidtui.core.base.discover import discover
@@ -18,9 +20,11 @@ from sidtui.core.base.home import Home
 from sidtui.core.base.jsonparse import js_json_parse
 from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
+from sidtui.core.edits.batches import apply_structured_patch
 from sidtui.core.resume.process import read_file_intents, read_registrations
 from sidtui.core.views.session import open_session
 from sidtui.demo import build_demo_home
+from sidtui.demo.agent import NO_NEWLINE, structured_patch
 
 
 @pytest.fixture(scope="module")
@@ -328,3 +332,35 @@ def test_shapes_match_the_real_agent_files(demo):
         if kind == "registration":  # + logicalSessionId for resumed processes (FORMAT.md §12.3)
             orders = {o for o in orders if "logicalSessionId" not in o}
         assert orders <= real.get(kind, set()), (kind, orders - real.get(kind, set()))
+
+
+_TEXT = st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=6).map("\n".join)
+
+
+@given(old=_TEXT, new=_TEXT, old_nl=st.booleans(), new_nl=st.booleans())
+def test_demo_patches_apply_back_to_the_new_text(old, new, old_nl, new_nl):
+    """The demo's ``structuredPatch`` writer and the drift check's applier agree, a file
+    without a final newline included (the marker, as the agent writes it)."""
+    old += "\n" if old_nl and old else ""
+    new += "\n" if new_nl and new else ""
+    assert apply_structured_patch(old, structured_patch(old, new)) == new
+
+
+def test_demo_patch_marks_a_missing_final_newline():
+    """As in the agent's own files (fixtures/real-home cli-tool, todo.md)."""
+    lines = structured_patch("x\n- [ ] a", "x\n- [x] a")[0]["lines"]
+    assert lines == [" x", "-- [ ] a", NO_NEWLINE, "+- [x] a", NO_NEWLINE]
+    assert structured_patch("a", "a\n")[0]["lines"] == ["-a", NO_NEWLINE, "+a"]
+
+
+def test_demo_undo_example_has_no_false_drift(demo, capsys):
+    """notes/todo.md has no final newline; the session's edit is the last one on it."""
+    [path] = [
+        p
+        for p in (demo.home / "sessions").rglob("*.jsonl")
+        if b"And tick the release item." in p.read_bytes()
+    ]
+    home = ["--home", str(demo.home)]
+    assert main([*home, "undo", path.stem, "--dry-run"]) == 0
+    out = capsys.readouterr()
+    assert "todo.md" in out.out and "changed after" not in out.out + out.err
