@@ -2,7 +2,8 @@
 
 * :func:`demo_home_fixed` builds the deterministic demo home once per source version at a
   fixed path (so absolute project paths inside it, and therefore snapshots, never change
-  between runs); it is only ever *read* by the tests that use it.
+  between runs); it is only ever *read* by the tests that use it. Its Claude Code home
+  beside it: :func:`claude_demo_fixed`.
 * :func:`fresh_demo` builds a private demo home under ``tmp_path`` for tests that write.
 * :func:`kill_fixture_pids` rewrites every registration PID to one no process can have.
 """
@@ -51,7 +52,12 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
     digest = _demo_sources_digest()
 
     def ready() -> bool:
-        return stamp.is_file() and stamp.read_text() == digest and (base / "cases.json").is_file()
+        return (
+            stamp.is_file()
+            and stamp.read_text() == digest
+            and (base / "cases.json").is_file()
+            and (base / "claude-cases.json").is_file()
+        )
 
     if lock not in _READ_LOCKS:
         SNAP_DEMO.mkdir(parents=True, exist_ok=True)
@@ -64,12 +70,21 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
             fcntl.flock(fh, fcntl.LOCK_EX)
             if not ready():
                 shutil.rmtree(base, ignore_errors=True)
-                demo = build_demo_home(base, seed, use_git=False)
+                demo = build_demo_home(base, seed, use_git=False, claude=True)
                 (base / "cases.json").write_bytes(orjson.dumps(demo.cases))
+                (base / "claude-cases.json").write_bytes(orjson.dumps(demo.claude_cases))
                 stamp.write_text(digest)
             # back to shared (not atomic: another rebuild may slip in, so check again)
         _READ_LOCKS[lock] = fh
     return base / "home", orjson.loads((base / "cases.json").read_bytes())
+
+
+def claude_demo_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
+    """(Claude Code home, its cases) of the fixed demo (:func:`demo_home_fixed` builds
+    both homes, under the same shared lock): ``<fixed demo>/claude``, read only."""
+    home, _ = demo_home_fixed(seed)
+    base = home.parent
+    return base / "claude", orjson.loads((base / "claude-cases.json").read_bytes())
 
 
 def fresh_demo(tmp_path: Path, seed: int = 0, *, claude: bool = False):
