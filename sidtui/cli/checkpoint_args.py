@@ -159,8 +159,13 @@ def manager(args: argparse.Namespace, writes: bool = False):
     args.session_id = sid  # printed follow-ups name the session by its full id
     if writes and getattr(args, "root", None):
         root = explicit_root(args.root, user_home(os.environ))
-    if writes and not args.dry_run and not args.force:
-        refuse_live(home, sid, sf)
+    if writes and not args.force:
+        try:
+            refuse_live(home, sid, sf)
+        except SidtuiError as exc:
+            if not args.dry_run:
+                raise
+            args._dry_refusal = str(exc)  # a dry run says it, exit 1, as the real run would
     mgr = CheckpointManager.for_session(
         home,
         sid,
@@ -253,17 +258,24 @@ def fmt_time(ms: int) -> str:
         return str(ms)
 
 
-def report(args: argparse.Namespace, res, verb: str) -> int:
-    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult`; exit 1 when files were skipped."""
+def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
+    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult` of either source
+    (a Claude Code one is a ``CodeRestoreResult``); exit 1 when files were skipped.
+
+    ``project``: a source's :class:`~sidtui.core.base.project.ProjectRoot`, described
+    first (then the result's warnings)."""
     from sidtui.cli.common import followup, print_json, session_word, stdout_console
     from sidtui.core.views.rewind_text import unified_diff
 
-    code = 1 if res.skipped else 0
+    # a dry run predicts the real run: what would refuse it is said, with its exit code
+    refusal = (getattr(args, "_dry_refusal", None) or res.refusal) if res.dry_run else None
+    code = 1 if res.skipped or refusal else 0
     args.exit_code = code  # kept when stdout is closed early (`| head`)
     if args.json:
         doc = res.to_json()
         if res.dry_run:
             doc["diffs"] = {f.path: unified_diff(f) for f in res.changed}
+            doc["refusal"] = refusal
         print_json(doc)
         return code
     from rich.markup import escape as esc
@@ -272,16 +284,23 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
 
     c = stdout_console()
     err = sys.stderr
+    if project is not None:
+        print(project.describe(), file=err)
+    for w in res.warnings:
+        print(f"warning: {w}", file=err)
     root = getattr(args, "_root_info", None)
     print(root.describe() if root is not None else f"project root: {res.root}", file=err)
     if res.note and not res.files:
         print(res.note, file=err)
-        return 0
+        if refusal:
+            print(f"sidtui: dry run: a real run is refused: {refusal}", file=err)
+        return code
     if res.drifted:
         names = ", ".join(f.path for f in res.drifted)
         if res.dry_run:
-            print(f"{len(res.drifted)} file(s) {DRIFT_WORDING}: {names}", file=err)
-            print("a real run needs --force to replace them", file=err)
+            if res.refusal is None:  # else the refusal below names them
+                print(f"{len(res.drifted)} file(s) {DRIFT_WORDING}: {names}", file=err)
+                print("--force: a real run replaces them (kept in its safety snapshot)", file=err)
         else:
             print(
                 f"replaced {len(res.drifted)} file(s) changed after this session (kept in "
@@ -304,7 +323,8 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
         n = len(res.changed)
         print(
             f"dry run: {verb} would change {n} file{'s' * (n != 1)} "
-            f"(back to before {res.target_snapshot_id}); nothing written",
+            f"(back to before {res.target_snapshot_id}){' with --force' if refusal else ''}; "
+            "nothing written",
             file=err,
         )
     else:
@@ -330,4 +350,6 @@ def report(args: argparse.Namespace, res, verb: str) -> int:
             continue
         if f.action == "skipped":
             print(f"skipped   {f.path}: {f.reason}", file=err)
+    if refusal:
+        print(f"sidtui: dry run: a real run is refused: {refusal}", file=err)
     return code

@@ -70,6 +70,10 @@ def finish_first(args: argparse.Namespace, r: Any, verb: str) -> int | None:
         return None
     print(f"sidtui: {done.warnings[0]}", file=sys.stderr)
     done.warnings = done.warnings[1:]
+    if done.safety_snapshot_id is None and not done.files:
+        if done.note:
+            print(f"sidtui: {done.note}", file=sys.stderr)
+        return None  # it had changed nothing (said above): this run does what was asked
     return _report(args, done, verb, r)
 
 
@@ -217,12 +221,7 @@ def _show(view: Any, fh: Any, spec: str, full: bool = False) -> int:
 def _report(args: argparse.Namespace, res: Any, verb: str, r: Any) -> int:
     from sidtui.cli.checkpoint_args import report
 
-    if not args.json:
-        err = sys.stderr
-        print(r.project.describe(), file=err)
-        for w in res.warnings:
-            print(f"warning: {w}", file=err)
-    return report(args, res, verb)
+    return report(args, res, verb, project=r.project)
 
 
 def undo(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
@@ -259,7 +258,7 @@ def restore(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
 
 
 def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
-    from sidtui.cli.rewind import render_result
+    from sidtui.cli.rewind import exit_code, render_result
     from sidtui.core.claude.rewind import rewind as do_rewind
     from sidtui.core.claude.rewind import rewind_points
 
@@ -294,9 +293,11 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     )
     if args.fork and res.mode == "code":
         res.warnings.append("--fork: a code rewind writes no session (nothing to fork)")
+    code = exit_code(res)  # the one rule, as sid-code's rewind (dry run or not)
+    args.exit_code = code
     if args.json:
         print_json(res.to_json())
-        return 0
+        return code
     render_result(res)
     if res.fork is not None:
         verb = "would write" if res.dry_run else "wrote"
@@ -305,7 +306,7 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
             f"resume it with: claude --resume {res.fork.session_id}",
             file=sys.stderr,
         )
-    return 1 if res.code is not None and res.code.skipped and not res.dry_run else 0
+    return code
 
 
 def _render_points(view: Any, points: list[Any]) -> None:
@@ -353,28 +354,14 @@ def _render_points(view: Any, points: list[Any]) -> None:
 
 
 def _render_fork(res: Any, verb: str) -> None:
-    from rich.text import Text
+    from sidtui.cli.fork import render
 
-    c = stdout_console()
-    if res.dry_run:
-        c.print(
-            Text(
-                f"would write {res.message_count} messages ({res.records_copied} records) from "
-                f"{res.source_session_id} into a new session (dry run: nothing written)"
-            )
-        )
-    else:
-        c.print(Text(f"{verb}: {res.session_id}", style="bold"))
-        c.print(Text(f"  {res.path}"))
-        c.print(
-            Text(
-                f"  {res.message_count} messages, {res.records_copied} records copied from "
-                f"{res.source_session_id}; {res.blobs_copied} file-history backups copied"
-            )
-        )
-        c.print(Text(f"  resume it with: claude --resume {res.session_id}"))
-    for w in res.warnings:
-        c.print(Text(f"warning: {w}", style="yellow"))
+    render(
+        res,
+        verb,
+        copied=f"{res.blobs_copied} file-history backups copied",
+        resume=f"claude --resume {res.session_id}",
+    )
 
 
 def fork(args: argparse.Namespace, target: tuple[Any, Any]) -> int:

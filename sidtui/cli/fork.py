@@ -45,7 +45,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def render(res, verb: str) -> None:
+def render(res, verb: str, *, copied: str | None = None, resume: str | None = None) -> None:
+    """Print a fork's result (sid-code's or Claude Code's: the same attributes).
+
+    Args:
+        res: the fork (or salvage) result.
+        verb: what was done (``fork``, ``salvaged``, ``forked the branch into``).
+        copied: what else was copied, in words (default: the checkpoint snapshots
+            inherited, sid-code's).
+        resume: the command that resumes the new session, printed when given.
+    """
     from rich.text import Text
 
     c = stdout_console()
@@ -57,13 +66,17 @@ def render(res, verb: str) -> None:
             )
         )
     else:
+        if copied is None:
+            copied = f"{res.checkpoints_inherited} checkpoint snapshots inherited"
         c.print(Text(f"{verb}: {res.session_id}", style="bold"))
         c.print(Text(f"  {res.path}"))
         c.print(
             Text(
                 f"  {res.message_count} messages, {res.records_copied} records copied from "
-                f"{res.source_session_id}; {res.checkpoints_inherited} checkpoint snapshots inherited"
+                f"{res.source_session_id}; {copied}"
             )
         )
+        if resume is not None:
+            c.print(Text(f"  resume it with: {resume}"))
     for w in res.warnings:
         c.print(Text(f"warning: {w}", style="yellow"))

@@ -117,14 +117,20 @@ def run(args: argparse.Namespace) -> int:
         allow_outside_root=args.allow_outside_root,
         root=explicit_root(args.root, user_home(os.environ)) if args.root else None,
     )
-    # the one exit-code rule: a file skipped (or that a dry run would skip) is exit 1
-    code = 1 if any(f.get("action") == "skipped" for f in result.files) else 0
+    code = exit_code(result)
     args.exit_code = code  # kept when stdout is closed early (`| head`)
     if args.json:
         print_json(result.to_json())
         return code
     render_result(result, args)
     return code
+
+
+def exit_code(result) -> int:
+    """The one exit-code rule: a file skipped (or that a dry run would skip), or a dry run
+    whose real run would be refused (``result.refusal``), is exit 1."""
+    skipped = any(f.get("action") == "skipped" for f in result.files)
+    return 1 if skipped or getattr(result, "refusal", None) else 0
 
 
 def render_points(view, points) -> None:
@@ -217,7 +223,11 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
             names = ", ".join(d["path"] for d in r.drift)
             if r.dry_run:
                 print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
-                print("a real run needs --force to replace them", file=sys.stderr)
+                if not r.refusal:
+                    print(
+                        "--force: a real run replaces them (kept in its safety snapshot)",
+                        file=sys.stderr,
+                    )
             else:
                 print(
                     f"replaced {len(r.drift)} file(s) changed after this session (kept in "
@@ -248,6 +258,8 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
     for w in r.warnings:
         if w not in said:
             err.print(Text(f"warning: {w}", style="yellow"))
+    if r.dry_run and getattr(r, "refusal", None):
+        print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
     sid = r.fork.session_id if r.fork is not None else None
     if r.fork is not None:
         c.print(Text(f"new session: {r.fork.session_id}  ({r.fork.path})"))

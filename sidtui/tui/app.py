@@ -188,7 +188,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
     # ------------------------------------------------------------------ shared core objects
 
     def catalog(self):
-        """The home's :class:`~sidtui.core.live.Catalog` (opened on first use, any thread)."""
+        """The home's :class:`~sidtui.core.index.catalog.Catalog` (opened on first use, any thread)."""
         with self._lock:
             if self._catalog is None:
                 from sidtui.core.index import Catalog

@@ -112,8 +112,12 @@ def test_live_session_is_refused_unless_forced(real_home_with_projects, capsys):
     before = login.read_bytes()
     rc, _, err = run(capsys, "--home", str(home), "undo", S01)
     assert rc == 1 and "is live" in err and login.read_bytes() == before
-    rc, _, _ = run(capsys, "--home", str(home), "undo", S01, "--dry-run")
-    assert rc == 0
+    rc, _, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run")
+    assert rc == 1 and "sidtui: dry run: a real run is refused: " in err and "is live" in err
+    rc, out, _ = run(capsys, "--home", str(home), "undo", S01, "--dry-run", "--json")
+    assert rc == 1 and "is live" in json.loads(out)["refusal"]
+    rc, _, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run", "--force")
+    assert rc == 0 and "a real run is refused" not in err
     rc, _, _ = run(capsys, "--home", str(home), "undo", S01, "--force")
     assert rc == 0 and login.read_bytes() != before
 

@@ -104,8 +104,17 @@ def test_drift_through_the_cli(capsys, sess):
     rc, _, err = run(capsys, *h, "undo", CC_SESSION)
     assert rc == 1 and "changed after this session" in err and "a.txt" in err
     assert sess["a"].read_bytes() == b"edited by hand\n"
-    rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")
-    assert rc == 0 and "changed after this session" in err
+    rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")  # predicts the real run
+    assert rc == 1 and "sidtui: dry run: a real run is refused: 1 file(s) changed" in err
+    assert "a.txt" in err and "+A2" in out  # the diff is still shown
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--force")
+    assert rc == 0 and "a real run is refused" not in err
+    rw = ["rewind", CC_SESSION, "--to", "2", "--mode", "code"]
+    rc, _, err = run(capsys, *h, *rw)
+    assert rc == 1 and "changed after this session" in err
+    refusal = err.split("sidtui: error: ", 1)[1].strip()
+    rc, _, err = run(capsys, *h, *rw, "--dry-run")
+    assert rc == 1 and f"sidtui: dry run: a real run is refused: {refusal}" in err
     rc, out, _ = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--json")
     drift = {Path(f["path"]).name: f["drift"] for f in json.loads(out)["files"]}
     assert drift["a.txt"] == "changed"
@@ -121,6 +130,14 @@ def test_a_skipped_file_exits_1(capsys, sess):
         capsys, "--claude-home", str(sess["home"]), "restore", CC_SESSION, "--before", "c2"
     )
     assert rc == 1 and "unrecoverable" in err and sess["b"].read_bytes() == b"B0\n"
+
+
+def test_rewind_dry_run_exits_as_the_real_run(capsys, sess):
+    (sess["home"] / "file-history" / CC_SESSION / sess["blobs"]["a2"]).unlink()
+    rw = ["--claude-home", str(sess["home"]), "rewind", CC_SESSION, "--to", "2", "--mode", "code"]
+    for extra in (["--dry-run"], ["--dry-run", "--json"], []):  # the real run last
+        rc, out, err = run(capsys, *rw, *extra)
+        assert rc == 1 and "unrecoverable" in out + err, (extra, rc, out, err)
 
 
 # --------------------------------------------------------------------------- rewind / fork / branch
@@ -243,3 +260,23 @@ def test_a_killed_restore_is_finished_by_the_next_verb(capsys, sess, monkeypatch
     rc, _, err = run(capsys, *h, "undo", CC_SESSION)
     assert rc == 0 and "interrupted sidtui restore" in err and "project root:" in err
     assert sess["a"].read_bytes() == b"A1\n"  # that run's work, and only that
+
+
+def test_a_restore_killed_before_its_safety_snapshot_is_said_once_then_done(
+    capsys, sess, monkeypatch
+):
+    from sidtui.core.checkpoints.manager import CheckpointManager
+
+    def killed(*a, **kw):
+        raise KeyboardInterrupt
+
+    argv = ["--claude-home", str(sess["home"]), "restore", CC_SESSION, "--before", "c2"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(CheckpointManager, "create_snapshot", killed)
+        assert main(argv) != 0  # its journal is written, its safety snapshot never lands
+    capsys.readouterr()
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    said = [ln for ln in (out + err).splitlines() if "interrupted" in ln]
+    assert len(said) == 1 and "had changed nothing" in said[0], said
+    assert sess["a"].read_bytes() == b"A1\n"  # and this run did what was asked

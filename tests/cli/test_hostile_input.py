@@ -113,7 +113,8 @@ def test_fifo_registration_of_the_session_refuses_a_change(fixture_home):
     assert f"{S01}.json" in r.err and "possibly live" in r.err, r
     assert _tree(projects) == before
     r = run_bounded(["--home", str(home), "undo", S01, "--dry-run"], timeout=HANG)
-    _ok(r, 0)
+    _ok(r, 1)  # the dry run predicts the real run's refusal
+    assert "a real run is refused" in r.err and "possibly live" in r.err, r
 
 
 @pytest.mark.parametrize(
@@ -276,7 +277,8 @@ _SWAP_THEN_READ = """
 import os, sys
 from pathlib import Path
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.home import Home, discover
+from sidtui.core.base.discover import discover
+from sidtui.core.base.home import Home
 from sidtui.core.views.session import open_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.views.listing import summarize

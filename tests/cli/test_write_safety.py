@@ -459,6 +459,34 @@ def test_rerunning_a_killed_undo_finishes_it_instead_of_going_further_back(
     assert files_under(projects) == before
 
 
+@pytest.mark.parametrize("verb", [["undo"], ["restore", "--before", "s1"], ["rewind", "--to", "2"]])
+def test_a_run_killed_before_its_safety_snapshot_is_said_once(
+    real_home_with_projects, capsys, verb
+):
+    home, projects = real_home_with_projects
+    before = files_under(projects)
+
+    def on_rename(name, do):
+        if name == "index.json":
+            raise Killed  # the journal is written; the safety snapshot never lands
+        return do()
+
+    argv = ["--home", str(home), verb[0], S01, *verb[1:], "--force"]
+    with pytest.MonkeyPatch.context() as mp:
+        hook_rename(mp, on_rename)
+        with pytest.raises(Killed):
+            main(argv)
+    capsys.readouterr()
+    assert (home / "checkpoints" / S01 / "sidtui-journal.json").exists()
+    assert files_under(projects) == before
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    text = " ".join((out + err).split())  # a warning may wrap at the terminal width
+    assert text.count("interrupted") == 1, text
+    assert text.count("changed nothing") + text.count("not changed") == 1, text
+    assert not (home / "checkpoints" / S01 / "sidtui-journal.json").exists()
+
+
 def test_rewind_killed_after_files_is_finished_by_the_next_verb(
     real_home_with_projects, monkeypatch, capsys
 ):
@@ -583,10 +611,14 @@ def test_undo_of_a_file_changed_after_the_session_needs_force(real_home_with_pro
     rc, out, err = run(capsys, "--home", str(home), "undo", S01)
     assert rc == 1 and "changed after this session" in err, (rc, out, err)
     assert "login.ts" in err and login.read_bytes() == current
-    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run")
-    assert rc == 0 and "changed after this session" in out + err
+    real_err = err
+    rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--dry-run")  # as the real run
+    assert rc == 1 and "changed after this session" in err
+    refusal = real_err.split("sidtui: error: ", 1)[1].strip()
+    assert f"sidtui: dry run: a real run is refused: {refusal}" in err
     rc, out, _ = run(capsys, "--home", str(home), "undo", S01, "--dry-run", "--json")
     doc = json.loads(out)
+    assert rc == 1 and doc["refusal"] == refusal
     drift = {f["path"].rsplit("/", 1)[1]: f["drift"] for f in doc["files"]}
     assert drift["login.ts"] == "changed"
     rc, out, err = run(capsys, "--home", str(home), "undo", S01, "--force")
@@ -617,7 +649,11 @@ def test_hand_edit_after_the_last_batch_is_drift_for_rewind(real_home_with_proje
     rc, out, err = run(
         capsys, "--home", str(home), "rewind", s05, "--to", "4", "--mode", "code", "--dry-run"
     )
-    assert rc == 0 and "changed after this session" in out + err
+    assert rc == 1 and "sidtui: dry run: a real run is refused: " in err
+    assert "changed after this session" in err and "login.ts" in err
+    args = ["rewind", s05, "--to", "4", "--mode", "code", "--dry-run", "--force"]
+    rc, out, err = run(capsys, "--home", str(home), *args)
+    assert rc == 0 and "a real run is refused" not in err
 
 
 # --------------------------------------------------------------------------- one liveness rule

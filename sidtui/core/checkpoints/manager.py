@@ -448,8 +448,8 @@ class CheckpointManager:
 
         Returns:
             A :class:`RestoreResult` with ``resumed`` set; ``safety_snapshot_id`` None means
-            the run died before its safety snapshot, so it changed no file (its journal can
-            be dropped).
+            the run changed no file (its journal can be dropped): with ``note`` None it died
+            before its safety snapshot; ``note`` says any other reason.
         """
         self.reload()
         part = journal.get("restore")
@@ -458,8 +458,7 @@ class CheckpointManager:
         if not isinstance(part, dict):
             return result
         pos = safety_position(self.index, str(journal.get("token")))
-        if pos < 0:
-            result.note = f"the interrupted {op} had not changed any file"
+        if pos < 0:  # died before its safety snapshot: no file was written (the caller says so)
             return result
         k = self.index.index_of(str(part.get("from")))
         paths = part.get("paths")
@@ -620,6 +619,8 @@ class CheckpointManager:
         )
         result.files = self._plan(k, paths, force)
         todo = [f for f in result.files if f.action in ("restored", "deleted")]
+        if dry_run and result.drifted and not force:
+            result.refusal = drift_message(result)  # what the real run raises below
         if dry_run or not todo:
             if not todo and not dry_run:
                 n = len(result.skipped)

@@ -209,6 +209,10 @@ class RestoreResult:
             :meth:`CheckpointManager.finish_journal`).
         journal_token: the journal's token (``sidtuiJournal`` of the safety snapshot),
             for a caller that keeps the journal for steps of its own.
+        warnings: notes in words a source adds (drift, liveness; Claude Code's restores),
+            printed before the report; not in :meth:`to_json` (a source's own shape says them).
+        refusal: a dry run: the error a real run with the same flags stops at (drift
+            without ``force``: :class:`DriftRefused`'s message), else None.
     """
 
     op: str
@@ -223,6 +227,8 @@ class RestoreResult:
     root_refusal: str | None = None
     resumed: bool = False
     journal_token: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    refusal: str | None = None
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -238,6 +244,7 @@ class RestoreResult:
         return [f for f in self.files if f.drifted and f.action in ("restored", "deleted")]
 
     def to_json(self) -> dict[str, Any]:
+        """The ``--json`` object of a sid-code restore."""
         return {
             "op": self.op,
             "dryRun": self.dry_run,
@@ -248,6 +255,7 @@ class RestoreResult:
             "root": self.root,
             "rootRefused": self.root_refusal,
             "resumed": self.resumed,
+            "refusal": self.refusal,
             "drift": [f.path for f in self.drifted],
             "files": [f.to_json() for f in self.files],
         }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -127,44 +127,21 @@ class ClaudeFileRestore(FileRestore):
 
 
 @dataclass
-class CodeRestoreResult:
-    """What a code restore did (or would do); the attributes of a sid-code
-    :class:`~sidtui.core.checkpoints.manager.RestoreResult`, so the same report prints it.
+class CodeRestoreResult(RestoreResult):
+    """A :class:`~sidtui.core.checkpoints.restore.RestoreResult` of a Claude Code session
+    (``op``: ``undo``, ``undo-file``, ``restore``, ``rewind`` or ``redo``; ``target_snapshot_id``
+    the checkpoint restored to, ``c3``; ``reverts`` the ``messageId`` of every checkpoint
+    rolled back), so one report prints both sources.
 
     Attributes:
-        op: ``undo``, ``undo-file``, ``restore``, ``rewind`` or ``redo``.
-        target_snapshot_id: the checkpoint restored to (``c3``); message_id: its prompt.
-        reverts: ``messageId`` of every checkpoint rolled back.
-        safety_snapshot_id: the journal snapshot holding the files as they were.
-        root: the project root; root_refusal: why writing under it is refused.
-        warnings: drift, liveness and other notes, in words.
+        session_id: the session.
+        message_id: the prompt of the checkpoint restored to.
+        journal: sidtui's journal of the session's safety snapshots.
     """
 
-    op: str
-    dry_run: bool
-    session_id: str
-    target_snapshot_id: str | None = None
+    session_id: str = ""
     message_id: str | None = None
-    reverts: list[str] = field(default_factory=list)
-    safety_snapshot_id: str | None = None
-    files: list[FileRestore] = field(default_factory=list)
-    note: str | None = None
-    root: Path | None = None
-    root_refusal: str | None = None
     journal: Path | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def changed(self) -> list[FileRestore]:
-        return [f for f in self.files if f.action in ("restored", "deleted")]
-
-    @property
-    def skipped(self) -> list[FileRestore]:
-        return [f for f in self.files if f.action == "skipped"]
-
-    @property
-    def drifted(self) -> list[FileRestore]:
-        return [f for f in self.files if f.drifted]
 
     def describe(self) -> str:
         """What a run that finished an interrupted one did, in one line."""
@@ -174,6 +151,7 @@ class CodeRestoreResult:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The ``--json`` object of a Claude Code restore."""
         return {
             "source": "claude-code",
             "session_id": self.session_id,
@@ -184,30 +162,34 @@ class CodeRestoreResult:
             "reverts": self.reverts,
             "safetySnapshot": self.safety_snapshot_id,
             "journal": str(self.journal) if self.journal else None,
-            "root": str(self.root) if self.root else None,
+            "root": self.root,
             "rootRefused": self.root_refusal,
             "note": self.note,
             "warnings": self.warnings,
+            "refusal": self.refusal,
             "files": [f.to_json() for f in self.files],
         }
+
+
+def _root_text(root: Path | None) -> str | None:
+    return str(root) if root else None
 
 
 def _wrap(
     res: RestoreResult, session_id: str, root: Path | None, journal: Path
 ) -> CodeRestoreResult:
+    """A journal manager's result (``redo``, a finished journal) as this session's."""
     return CodeRestoreResult(
         res.op,
         res.dry_run,
-        session_id,
-        res.target_snapshot_id,
-        None,
-        list(res.reverts),
-        res.safety_snapshot_id,
-        list(res.files),
-        res.note,
-        root,
-        None,
-        journal,
+        target_snapshot_id=res.target_snapshot_id,
+        reverts=list(res.reverts),
+        safety_snapshot_id=res.safety_snapshot_id,
+        files=list(res.files),
+        note=res.note,
+        root=_root_text(root),
+        session_id=session_id,
+        journal=journal,
     )
 
 
@@ -394,12 +376,12 @@ class CodeRestorer:
         res = CodeRestoreResult(
             op,
             dry_run,
-            self.session_id,
-            cp.id,
-            cp.message_id,
-            [c.message_id for c in cps[k:]] if paths is None else [cp.message_id],
-            root=self.root,
+            target_snapshot_id=cp.id,
+            reverts=[c.message_id for c in cps[k:]] if paths is None else [cp.message_id],
+            root=_root_text(self.root),
             root_refusal=self.root_refusal,
+            session_id=self.session_id,
+            message_id=cp.message_id,
             journal=self.journal_path,
         )
         if not dry_run and (j := self.pending_journal()) is not None:
@@ -421,40 +403,49 @@ class CodeRestorer:
         return res
 
     def _checks(self, res: CodeRestoreResult, *, dry_run: bool, force: bool) -> None:
-        """Live, root and drift: refused (raises) on a real run, warnings on a dry run."""
+        """Live, root and drift: refused (raises) on a real run; a dry run records the same
+        refusal as ``res.refusal`` (the first, as a real run stops at it)."""
+
+        def refuse(exc: CodeRestoreError | SessionIsLive) -> None:
+            if not dry_run:
+                raise exc
+            if res.refusal is None:
+                res.refusal = str(exc)
+
         if self.view.liveness.live:
             pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
             msg = (
                 f"session {self.session_id} is live (Claude Code process {pids}): it tracks the "
                 "files in memory and would take our restore for its own edits"
             )
-            if dry_run:
-                res.warnings.append(msg + "; a real run is refused without --force")
-            elif not force:
-                raise SessionIsLive(msg + "; stop it first or pass --force")
+            if not force:
+                refuse(SessionIsLive(msg + "; stop it first or pass --force"))
+            elif dry_run:
+                res.warnings.append(msg + "; --force: a real run writes anyway")
         if self.root_refusal is not None:
-            if not dry_run:
-                raise CodeRestoreError(
+            refuse(
+                CodeRestoreError(
                     f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
                     "nothing was changed"
                 )
-            res.warnings.append(
-                f"a real run is refused: {self.root_refusal} (--allow-outside-root writes anyway)"
             )
         drifted = [f for f in res.files if f.drifted]
         for f in drifted:
-            note = f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
-            res.warnings.append(note + ("" if force else "; a real run needs --force"))
-        if drifted and not dry_run and not force:
+            res.warnings.append(
+                f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
+            )
+        if drifted and not force:
             shown = "; ".join(
                 f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
             )
             more = f" (and {len(drifted) - 5} more)" if len(drifted) > 5 else ""
-            raise DriftRefused(
-                f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
-                "nothing was changed (pass --force to restore anyway: the safety snapshot "
-                "keeps their current contents for `sidtui redo`)",
-                res,
+            refuse(
+                DriftRefused(
+                    f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
+                    "nothing was changed (pass --force to restore anyway: the safety "
+                    "snapshot keeps their current contents for `sidtui redo`)",
+                    res,
+                )
             )
 
     def _safety(
@@ -543,7 +534,8 @@ class CodeRestorer:
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
         """Finish what a killed restore of this session left (its journal), else None.
 
-        A run that died before its safety snapshot changed nothing: its journal is dropped.
+        A run that died before its safety snapshot changed nothing: its journal is dropped
+        (``safety_snapshot_id`` None; the first warning says so, once).
         One that died after it writes the rest of its files (no new snapshot, no drift
         check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
         manager's own journal: the manager finishes it.
@@ -555,19 +547,29 @@ class CodeRestorer:
         said = (
             f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
         )
+        nothing = (
+            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) had changed "
+            "nothing; its journal is dropped"
+        )
         if not isinstance(j.get("claude"), dict):
             try:
                 finished = self.journal.finish_journal(j, dry_run=dry_run)
             except (OSError, SidtuiError) as exc:
                 raise CodeRestoreError(f"cannot finish the interrupted {op}: {exc}") from None
             done = _wrap(finished, self.session_id, self.root, self.journal_path)
+            if finished.safety_snapshot_id is None and finished.note is None:
+                said = nothing  # died before its safety snapshot
             done.warnings.insert(0, said)
             if not dry_run:
                 remove_journal(self.journal_path.parent)
             return done
         part = j["claude"]
         res = CodeRestoreResult(
-            op, dry_run, self.session_id, root=self.root, journal=self.journal_path
+            op,
+            dry_run,
+            root=_root_text(self.root),
+            session_id=self.session_id,
+            journal=self.journal_path,
         )
         res.warnings.append(said)
         token = str(j.get("token"))
@@ -585,7 +587,7 @@ class CodeRestorer:
             cp = None
         paths = part.get("paths")
         if safety is None or cp is None or not isinstance(paths, list):
-            res.note = f"the interrupted {op} had not changed any file"
+            res.warnings[0] = nothing  # said once, as the one line about it
             if not dry_run:
                 remove_journal(self.journal_path.parent)
             return res
@@ -643,9 +645,9 @@ class CodeRestorer:
         return CodeRestoreResult(
             "undo",
             dry_run,
-            self.session_id,
             note="nothing to undo: no checkpoint left whose files differ",
-            root=self.root,
+            root=_root_text(self.root),
+            session_id=self.session_id,
             journal=self.journal_path,
         )
 
@@ -666,9 +668,9 @@ class CodeRestorer:
             return CodeRestoreResult(
                 "redo",
                 dry_run,
-                self.session_id,
                 note="nothing to redo: sidtui never restored files of this session",
-                root=self.root,
+                root=_root_text(self.root),
+                session_id=self.session_id,
                 journal=self.journal_path,
             )
         res = self.journal.redo(dry_run=dry_run, force=force)

@@ -116,7 +116,8 @@ def get_point(view: Any, n: int, fh: FileHistory | None = None) -> ClaudeRewindP
 @dataclass
 class ClaudeRewindResult:
     """What a rewind did (or would do); the keys of sid-code's ``RewindResult`` plus
-    ``root`` (``marker_uuid`` is always None: nothing is appended to the original)."""
+    ``root`` (``marker_uuid`` is always None: nothing is appended to the original);
+    ``refusal``: a dry run's file step would be refused so (live, root, drift)."""
 
     point: ClaudeRewindPoint
     mode: str
@@ -135,6 +136,7 @@ class ClaudeRewindResult:
     root: str | None = None
     root_refusal: str | None = None
     drift: list[dict[str, Any]] = field(default_factory=list)
+    refusal: str | None = None
 
     marker_uuid = None
     resumed = None
@@ -159,6 +161,7 @@ class ClaudeRewindResult:
             "dry_run": self.dry_run,
             "abandoned_tip": None,
             "root": self.root,
+            "refusal": self.refusal,
         }
 
 
@@ -228,6 +231,7 @@ def rewind(
             cp = fh.get(pt.checkpoint)
             step = restorer.restore_to(cp.position, dry_run=dry_run, force=force, op="rewind")
             res.code = step
+            res.refusal = step.refusal
             res.files = [f.to_json() for f in step.files]
             res.files_restored = len(step.changed)
             res.safety_snapshot = step.safety_snapshot_id

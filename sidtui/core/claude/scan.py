@@ -8,7 +8,7 @@ inputs, tool-result bodies, ``toolUseResult``, progress ``data`` are skipped and
 from the line on demand). A piece msgspec refuses is read line by line; a line JSON.parse
 rejects is *salvaged*: every complete record in it is kept (NUL runs, a torn record in front
 of a whole one, two objects on one line) and what was lost is said (:class:`DamagedLine`).
-Files of 16 MB or more are read in 1 MB pieces (:class:`sidtui.core.transcript.records.FileSource`).
+Files of 16 MB or more are read in 1 MB pieces (:class:`sidtui.core.transcript.source.FileSource`).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ KNOWN_TYPES = DAG_TYPES | frozenset(
 class CMessage(msgspec.Struct, gc=False):
     """``record.message`` (Anthropic Messages shape): id, role, model, blocks, stop reason.
 
-    ``content`` is a string (a plain prompt) or a list of :class:`~sidtui.core.transcript.records.Block`
+    ``content`` is a string (a plain prompt) or a list of :class:`~sidtui.core.transcript.structs.Block`
     skeletons (type, ids, names, text, thinking); tool inputs and result bodies are skipped.
     """
 

@@ -64,8 +64,8 @@ class Finished:
         """One paragraph for the CLI."""
         who = f" (process {self.pid} was killed)" if self.pid else ""
         if not self.changed:
-            return f"an interrupted {self.op} (sidtui{who}) had changed nothing; " + (
-                "; ".join(self.notes) or "dropped it"
+            return f"an interrupted sidtui {self.op}{who} had changed nothing; " + (
+                "; ".join(self.notes) or ("its journal is dropped")
             )
         verb = "would finish" if self.dry_run else "finished"
         parts = [f"{verb} an interrupted {self.op} left by an earlier sidtui run{who}"]
@@ -159,7 +159,8 @@ def finish_interrupted(
             if not dry_run:
                 remove_journal(folder)
                 safefs.remove_stale_temps(folder)
-            done.notes.append(res.note or "dropped it")
+            if res.note:  # else it died before its safety snapshot: describe() says it
+                done.notes.append(res.note)
             return done
         done.changed = True
         done.restore = res

@@ -67,7 +67,8 @@ class RewindResult:
     ``warnings``, ``root``/``root_refusal`` (the project root used), ``drift`` (files
     changed after the session that the file step replaces: ``{path, source}``),
     ``resumed`` (a :class:`sidtui.core.edits.interrupted.Finished`: this run only finished
-    an earlier, interrupted one; then ``point`` is None).
+    an earlier, interrupted one; then ``point`` is None), ``refusal`` (a dry run: the error
+    a real run with the same flags stops at — live, drift — else None).
     """
 
     point: RewindPoint | None
@@ -89,12 +90,14 @@ class RewindResult:
     root_refusal: str | None = None
     drift: list[dict[str, Any]] = field(default_factory=list)
     resumed: Any = None
+    refusal: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
             "root": self.root,
             "rootRefused": self.root_refusal,
+            "refusal": self.refusal,
             "drift": self.drift,
             "resumed": self.resumed.to_json() if self.resumed is not None else None,
             "point": self.point.to_json() if self.point is not None else None,
@@ -136,15 +139,22 @@ def _require_rewindable(view) -> None:
         )
 
 
-def _refuse_live(view, force: bool, what: str) -> None:
+def _live_refusal(view, force: bool, what: str) -> SessionIsLive | None:
+    """The refusal of a write to a live session (None: not live, or ``force``)."""
     lv = view.liveness
-    if lv.live and not force:
-        holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
-        raise SessionIsLive(
-            live_refusal(
-                view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
-            )
+    if not lv.live or force:
+        return None
+    holds = "its in-memory tail" if what in ("rewind marker", "branch switch") else "memory"
+    return SessionIsLive(
+        live_refusal(
+            view.session_id, lv, f"what it holds in {holds} would silently override the {what}"
         )
+    )
+
+
+def _refuse_live(view, force: bool, what: str) -> None:
+    if (exc := _live_refusal(view, force, what)) is not None:
+        raise exc
 
 
 def project_root(view, env: Any = None):
@@ -173,6 +183,7 @@ class _FileStep:
     failed: list[str] = field(default_factory=list)
     drift: list[dict[str, Any]] = field(default_factory=list)
     journal_token: str | None = None
+    refusal: str | None = None
 
 
 def _files_step(
@@ -222,6 +233,7 @@ def _files_step(
         keep_journal=keep_journal,
     )
     step.journal_token = res.journal_token
+    step.refusal = res.refusal
     step.files = [f.to_json() for f in res.files]
     step.restored = len(res.changed)
     step.safety = res.safety_snapshot_id
@@ -327,12 +339,9 @@ def rewind(
     code = mode != "conversation"
     pr = root if root is not None else project_root(view)
     notes: list[str] = []
+    live_what = "rewind marker" if convo and not as_fork else "restored files and checkpoint index"
     if not dry_run and (code or not as_fork):
-        _refuse_live(
-            view,
-            force,
-            "rewind marker" if convo and not as_fork else "restored files and checkpoint index",
-        )
+        _refuse_live(view, force, live_what)
     if not dry_run and not as_fork:
         # What an interrupted earlier run left comes first (it may be this very rewind).
         finished = finish_interrupted(view.home, view.session_id, project_root=pr.path)
@@ -356,7 +365,11 @@ def rewind(
         result.dropped = _dropped(view, pt)
         result.messages_dropped = len(result.dropped)
     if view.liveness.live and dry_run and (code or not as_fork):
-        result.warnings.append("the session is live: a real run would be refused without --force")
+        exc = _live_refusal(view, force, live_what)
+        if exc is not None:
+            result.refusal = str(exc)
+        else:
+            result.warnings.append("the session is live: --force, a real run writes anyway")
     elif view.liveness.live and as_fork and not code:  # the source is not touched
         result.warnings.append(
             "the session is live: the fork copies what is on disk now (the agent may still "
@@ -525,6 +538,8 @@ def _apply_step(result: RewindResult, step: _FileStep) -> None:
     result.diffs = step.diffs
     result.drift = step.drift
     result.warnings.extend(step.warnings)
+    if result.refusal is None:
+        result.refusal = step.refusal
 
 
 # --------------------------------------------------------------------------- branch switch

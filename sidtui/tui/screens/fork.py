@@ -1,7 +1,7 @@
 """Fork (``f``): pick a point (default: the end), confirm, jump to the new session.
 
 For a session the agent cannot load the same key offers **Salvage**: a preview of what
-:func:`sidtui.core.edits.fork.salvage` would copy and leave out, then a confirmed write. Both
+:func:`sidtui.core.edits.salvage.salvage` would copy and leave out, then a confirmed write. Both
 write a *new* session file; the source is never changed.
 """
 

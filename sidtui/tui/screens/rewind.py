@@ -262,6 +262,8 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 )
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
+        if res.refusal and DRIFT_WORDING not in res.refusal:  # drift is said above
+            head.append(printable(f"⚠ a real run is refused: {res.refusal}\n"), style="yellow")
         for w in res.warnings:
             head.append(printable(f"⚠ {w}\n"), style="yellow")
         parts.append(head)

@@ -170,7 +170,9 @@ def test_live_session_is_refused_unless_forced(sess):
     with pytest.raises(SessionIsLive, match="is live"):
         r.restore_before("c2")
     assert _disk(sess) == AFTER
-    assert any("live" in w for w in r.restore_before("c2", dry_run=True).warnings)
+    dry = r.restore_before("c2", dry_run=True)  # predicts the real run: the same refusal
+    assert dry.refusal is not None and "is live" in dry.refusal and "--force" in dry.refusal
+    assert r.restore_before("c2", dry_run=True, force=True).refusal is None
     r.restore_before("c2", force=True)
     assert sess["a"].read_bytes() == b"A1\n"
 
@@ -197,9 +199,9 @@ def test_refused_root_writes_nothing_and_the_dry_run_says_why(sess, monkeypatch,
     r = _restorer(sess)
     dry = r.restore_before("c2", dry_run=True)
     assert all(f.action == "skipped" and "refused" in f.reason for f in dry.files)
-    assert any("refused" in w for w in dry.warnings)
-    with pytest.raises(CodeRestoreError, match="--allow-outside-root"):
+    with pytest.raises(CodeRestoreError, match="--allow-outside-root") as exc:
         r.restore_before("c2")
+    assert dry.refusal == str(exc.value)  # the dry run says what the real run says
     assert _disk(sess) == AFTER
     _restorer(sess, allow_outside_root=True).restore_before("c2")
     assert sess["a"].read_bytes() == b"A1\n"

@@ -332,9 +332,12 @@ def test_cli_rewind_fork_branch_salvage(real_home_with_projects, capsys):
     assert len(pts) == 3
     assert main(["rewind", S01, *h, "--to", "9"]) == 2
     assert "no rewind point 9" in capsys.readouterr().err
-    assert main(["rewind", S01, *h, "--to", "2", "--mode", "both", "--dry-run"]) == 0
-    out = capsys.readouterr().out
+    # S05 (a fork) changed login.ts after S01: the real run is refused, so the dry run says
+    # so and exits 1 (its preview is still printed)
+    assert main(["rewind", S01, *h, "--to", "2", "--mode", "both", "--dry-run"]) == 1
+    out, err = capsys.readouterr()
     assert "messages to drop: 10" in out and "+++ /dev/null" in out
+    assert "a real run is refused" in err and "login.ts" in err
     assert main(["rewind", S01, *h, "--to", "3", "--mode", "conversation", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["messages_dropped"] == 4 and res["marker_uuid"]
