@@ -78,6 +78,8 @@ class ClaudeRewindScreen(RewindScreen):
         paths = {f.get("path") for f in res.files}
         shown = copy.copy(res)
         shown.warnings = [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
+        if res.drift and res.refusal and "changed after this session" in res.refusal:
+            shown.refusal = None  # the drift line above says it (and confirming asks)
         return super()._preview_renderable(shown)
 
     def action_cancel(self) -> None:
