@@ -6,7 +6,8 @@ The demo home is built (once per demo-code version) at a fixed path by the same 
 snapshot tests use (tests/tui_support.py), so these SVGs match tests/tui/__snapshots__/. Each
 screen is reached with real key presses through ``App.run_test`` and saved with
 ``App.save_screenshot``: the browser, a session, the rewind dialog and the checkpoints at
-160×48 and 80×24 (``-80``), the other screens at 120×40.
+160×48 and 80×24 (``-80``), the other screens at 120×40; then the Claude Code screens
+(``claude-*``) with the demo's Claude Code home beside it.
 """
 
 from __future__ import annotations
@@ -43,29 +44,54 @@ SCENES: list[tuple[str, str | None, tuple[str, ...], str, tuple[int, int]]] = [
     ("help", "clean", ("question_mark",), "dark", MID),
     ("search", None, ("slash", *"threshold", "enter"), "dark", MID),
 ]
+#: The same with the demo's Claude Code home beside it (cases of ``sidtui.demo.claude``).
+CLAUDE_SCENES: list[tuple[str, str | None, tuple[str, ...], str, tuple[int, int]]] = [
+    ("claude-browser", None, (), "dark", WIDE),
+    ("claude-browser-80", None, (), "dark", NARROW),
+    ("claude-session", "interrupted", (), "dark", WIDE),
+    ("claude-session-80", "interrupted", (), "dark", NARROW),
+    ("claude-tips", "rewind", ("2",), "dark", WIDE),
+    ("claude-checkpoints", "checkpoints", ("3",), "dark", WIDE),
+    ("claude-checkpoints-80", "checkpoints", ("3",), "dark", NARROW),
+    ("claude-rewind", "checkpoints", ("r", "up", "up", "m"), "dark", WIDE),
+    ("claude-rewind-80", "checkpoints", ("r", "up", "up", "m"), "dark", NARROW),
+]
 
 
 async def shoot(out: Path) -> list[Path]:
     import os
 
-    from tui_support import SNAP_DEMO, demo_home_fixed, settle
+    from tui_support import SNAP_DEMO, claude_demo_fixed, demo_home_fixed, settle
 
     from sidtui.core.base.resolve import resolve_session
+    from sidtui.core.claude.layout import ClaudeHome
+    from sidtui.core.sources import ClaudeSource
     from sidtui.tui.app import make_app
 
     # As in the snapshot tests: the demo's projects are inside the user's home, or every
     # restore preview would refuse them as outside it.
     os.environ["HOME"] = str(SNAP_DEMO)
     home, cases = demo_home_fixed()
+    claude, claude_cases = claude_demo_fixed()
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, case, keys, theme, size in SCENES:
+    scenes = [(s, False) for s in SCENES] + [(s, True) for s in CLAUDE_SCENES]
+    for (name, case, keys, theme, size), both in scenes:
         app = make_app(
-            home, poll_interval=0, home_label="~/.sid-code", catalog_path=":memory:", theme=theme
+            home,
+            poll_interval=0,
+            home_label="~/.sid-code + ~/.claude" if both else "~/.sid-code",
+            catalog_path=":memory:",
+            theme=theme,
+            claude_home=claude if both else None,
         )
         async with app.run_test(size=size) as pilot:
             await settle(app, pilot)
-            if case is not None:
+            if case is not None and both:
+                src = ClaudeSource(ClaudeHome(claude))
+                app.open_session(src.resolve(claude_cases[case]))
+                await settle(app, pilot)
+            elif case is not None:
                 app.open_session(resolve_session(app.home, cases[case]))
                 await settle(app, pilot)
             for k in keys:

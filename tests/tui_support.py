@@ -63,7 +63,12 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
     digest = _demo_sources_digest()
 
     def ready() -> bool:
-        return stamp.is_file() and stamp.read_text() == digest and (base / "cases.json").is_file()
+        return (
+            stamp.is_file()
+            and stamp.read_text() == digest
+            and (base / "cases.json").is_file()
+            and (base / "claude-cases.json").is_file()
+        )
 
     if lock not in _READ_LOCKS:
         SNAP_DEMO.mkdir(parents=True, exist_ok=True)
@@ -79,8 +84,9 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
                         pass  # still read by a run of other demo code: let go, try again
                     else:
                         shutil.rmtree(base, ignore_errors=True)
-                        demo = build_demo_home(base, seed, use_git=False)
+                        demo = build_demo_home(base, seed, use_git=False, claude=True)
                         (base / "cases.json").write_bytes(orjson.dumps(demo.cases))
+                        (base / "claude-cases.json").write_bytes(orjson.dumps(demo.claude_cases))
                         stamp.write_text(digest)
                 if ready():
                     fcntl.flock(fh, fcntl.LOCK_SH)  # never blocks: no EX outside a build lock
@@ -93,6 +99,14 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
             time.sleep(0.2)  # waiting for a lock, not for timing
         _READ_LOCKS[lock] = fh
     return base / "home", orjson.loads((base / "cases.json").read_bytes())
+
+
+def claude_demo_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
+    """(Claude Code home, its cases) of the fixed demo (:func:`demo_home_fixed` builds
+    both homes, under the same shared lock): ``<fixed demo>/claude``, read only."""
+    home, _ = demo_home_fixed(seed)
+    base = home.parent
+    return base / "claude", orjson.loads((base / "claude-cases.json").read_bytes())
 
 
 def fresh_demo(tmp_path: Path, seed: int = 0, *, claude: bool = False):

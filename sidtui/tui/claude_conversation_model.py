@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidtui.fmt import BADGES
+from sidtui.fmt import BADGES, plural
 from sidtui.tui.conversation_model import ConversationModel, Entry
 
 #: Messages whose decoded content is kept (the view draws a screenful at a time).
@@ -96,7 +96,7 @@ def banner(view) -> tuple[list[str], str]:
     if resume is not None:
         lines.append(
             f"claude --resume continues from line {resume['line']}; "
-            f"{len(tips)} leaves in the file (the Tips tab lists them)"
+            f"{plural(len(tips), 'leaf', 'leaves')} in the file (the Tips tab lists them)"
         )
     else:
         lines.append("nothing to resume: a resume starts a new conversation")

@@ -47,9 +47,10 @@ ts._demo_sources_digest = lambda: sys.argv[3]
 
 class Built:
     cases = {"case": "id"}
+    claude_cases = {"claude case": "id"}
 
 
-def build(base, seed, use_git=False):
+def build(base, seed, use_git=False, claude=False):
     time.sleep(0.5)  # a build takes a while: the other process asks meanwhile
     (base / "home" / "sessions").mkdir(parents=True)
     return Built()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from textual import work
 
+from sidtui.core.checkpoints.drift import DRIFT_WORDING
 from sidtui.fmt import project_relative
 from sidtui.tui.messages import RestorePlanned
 from sidtui.tui.screens.restore_preview import RestorePreviewScreen, drift_of
@@ -65,11 +66,12 @@ class ClaudeRestorePreviewScreen(RestorePreviewScreen):
         except (SidtuiError, OSError, ValueError) as exc:
             self.post_message(RestorePlanned(None, str(exc)))
             return
-        warnings = list(res.warnings)
-        if res.root_refusal is None and r.root_refusal is not None:
-            warnings.append(f"a real run is refused: {r.root_refusal}")
-        if dry_run and self.view.liveness.live and not any("is live" in w for w in warnings):
-            warnings.append("the session is live: a real run is refused unless forced")
+        # drift is said per file; the core's per-file notes are the file list's reasons
+        paths = {f.path for f in res.files}
+        warnings = [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
+        refusal = getattr(res, "refusal", None)
+        if refusal and DRIFT_WORDING not in refusal and "changed after this session" not in refusal:
+            warnings.append(f"a real run is refused: {refusal}")
         self.post_message(
             RestorePlanned(
                 res, applied=not dry_run, drift=drift_of(res), pending=pending, warnings=warnings

@@ -11,6 +11,8 @@ a **new** session (the original file is never changed); the result names it.
 
 from __future__ import annotations
 
+import copy
+
 from rich.text import Text
 from textual import work
 
@@ -69,6 +71,16 @@ class ClaudeRewindScreen(RewindScreen):
             self.post_message(RewindComputed(None, str(exc)))
             return
         self.post_message(RewindComputed(res, applied=not dry_run, drift=rewind_drift(res)))
+
+    def _preview_renderable(self, res):
+        """sid-code's preview; the core's per-file notes (drift, skips) are left to the
+        Files table and the drift line, which already say them relative to the root."""
+        paths = {f.get("path") for f in res.files}
+        shown = copy.copy(res)
+        shown.warnings = [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
+        if res.drift and res.refusal and "changed after this session" in res.refusal:
+            shown.refusal = None  # the drift line above says it (and confirming asks)
+        return super()._preview_renderable(shown)
 
     def action_cancel(self) -> None:
         self.dismiss(self.last_result if self.applied else None)

@@ -87,7 +87,7 @@ def checkpoint_rows(history) -> list[tuple]:
 
 def tip_cells(tip: dict) -> tuple:
     """``(kind, line, messages, records, time, uuid)`` cells of a :func:`branch_tips` row."""
-    kind = tip["kind"] + (" ← resume" if tip["live"] else "")
+    kind = "resume (picked)" if tip["live"] else tip["kind"]
     return (
         kind,
         str(tip["line"]),

@@ -1,8 +1,8 @@
 """Search (``/``): full-text search across every session through the catalogs' FTS index.
 
-The index is :class:`sidtui.core.index.search.SearchIndex` (filled incrementally in a worker the
-first time the screen opens, then kept current), one per home (sid-code's, Claude Code's: one
-ranking over both); queries run in a worker too. Results list
+The index is :class:`sidtui.core.index.search.SearchIndex` (filled incrementally in a worker
+the first time the screen opens, then kept current), one per home (sid-code's, Claude
+Code's: one ranking over both); queries run in a worker too. Results list
 the session, its start time, what matched (prompt / assistant / tool / file) and a snippet;
 Enter opens the session at that record with the words found and highlighted (the Chain tab
 when the record is not a message of the conversation the agent resumes). At 100 columns or

@@ -1,0 +1,95 @@
+"""SVG snapshots of the Claude Code screens on the fixed demo (both homes): the browser with
+both sources, a Claude Code session's conversation, its tips and its checkpoints, and the
+rewind preview, each at 80×24 and 160×48.
+
+The demo is built at a fixed path (tests/tui_support.py, one shared lock for every test
+process); the header shows fixed labels. Update with
+``pytest tests/tui/test_claude_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.sources import ClaudeSource
+from sidtui.tui.app import make_app
+from tests.tui_support import SNAP_DEMO, claude_demo_fixed, demo_home_fixed, settle
+
+NARROW, WIDE = (80, 24), (160, 48)
+SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+
+
+@pytest.fixture(scope="module")
+def demo():
+    home, _ = demo_home_fixed()
+    claude, cases = claude_demo_fixed()
+    return home, claude, cases
+
+
+@pytest.fixture(autouse=True)
+def _demo_in_home(monkeypatch):
+    """The demo's projects are in the user's home here (as real ones are), so a restore
+    preview plans them rather than refusing the root."""
+    monkeypatch.setenv("HOME", str(SNAP_DEMO))
+
+
+def make(demo):
+    home, claude, cases = demo
+    app = make_app(
+        home,
+        poll_interval=0,
+        home_label="~/.sid-code + ~/.claude",
+        catalog_path=":memory:",
+        claude_home=claude,
+    )
+    app._cases = cases
+    return app
+
+
+def opener(case: str, *keys: str):
+    async def run_before(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        app.open_session(ClaudeSource(ClaudeHome(app.claude_home.root)).resolve(app._cases[case]))
+        await settle(app, pilot)
+        for k in keys:
+            await pilot.press(k)
+            await settle(app, pilot)
+
+    return run_before
+
+
+@SIZES
+def test_browser_with_both_sources(snap_compare, demo, size):
+    async def run_before(pilot):
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(make(demo), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_claude_session(snap_compare, demo, size):
+    assert snap_compare(make(demo), terminal_size=size, run_before=opener("interrupted"))
+
+
+@SIZES
+def test_claude_tips(snap_compare, demo, size):
+    assert snap_compare(make(demo), terminal_size=size, run_before=opener("rewind", "2"))
+
+
+@SIZES
+def test_claude_checkpoints(snap_compare, demo, size):
+    assert snap_compare(make(demo), terminal_size=size, run_before=opener("checkpoints", "3"))
+
+
+@SIZES
+def test_claude_rewind_preview(snap_compare, demo, size):
+    async def run_before(pilot):
+        await opener("checkpoints", "r")(pilot)
+        pilot.app.screen.query_one("#rewind-points").move_cursor(row=1)
+        await settle(pilot.app, pilot)
+        await pilot.press("m")  # code: the files, their drift and the diffs
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(make(demo), terminal_size=size, run_before=run_before)
