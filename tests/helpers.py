@@ -405,6 +405,24 @@ class Bounded:
         )
 
 
+# The child is started through this small launcher: a child forked straight from a test
+# worker reports the worker's own peak RSS (Linux carries the parent's high-water mark over
+# fork and exec), so a worker grown by earlier tests failed every memory bound after it.
+_LAUNCH = r"""
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_bounded(
     argv: list[str],
     *,
@@ -414,38 +432,42 @@ def run_bounded(
     code: str | None = None,
 ) -> Bounded:
     """Run ``python -m sidtui ARGV`` (or ``python -c CODE ARGV``) in a child, killed after
-    ``timeout`` seconds; its own peak RSS from ``wait4``. stdout/stderr go to files (a
-    full pipe must not block the child)."""
+    ``timeout`` seconds; its own peak RSS from ``wait4`` (through a small launcher, see
+    ``_LAUNCH``). stdout/stderr go to files (a full pipe must not block the child)."""
     import os
     import resource
+    import signal
     import tempfile
-    import threading
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (HOSTILE_AS_LIMIT, HOSTILE_AS_LIMIT))
 
-    cmd = [sys.executable, "-c", code, *argv] if code else [sys.executable, "-m", "sidtui", *argv]
+    args = ["-c", code, *argv] if code else ["-m", "sidtui", *argv]
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "120", **(env or {})}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as box,
+    ):
+        peak_file = Path(box) / "peak"
         proc = subprocess.Popen(
-            cmd,
+            [sys.executable, "-c", _LAUNCH, str(peak_file), *args],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
             env=full_env,
             cwd=cwd,
             preexec_fn=limit,
+            start_new_session=True,  # a timeout kills the launcher and the child together
         )
-        box: dict = {}
-        waiter = threading.Thread(target=lambda: box.update(r=os.wait4(proc.pid, 0)), daemon=True)
-        waiter.start()
-        waiter.join(timeout)
-        hung = waiter.is_alive()
-        if hung:
-            proc.kill()
-            waiter.join()
-        _, status, usage = box["r"]
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            proc.wait(timeout)
+            hung = False
+        except subprocess.TimeoutExpired:
+            hung = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        peak_kib = int(peak_file.read_text() or 0) if peak_file.is_file() else 0
         out.seek(0)
         err.seek(0)
         return Bounded(
@@ -453,7 +475,7 @@ def run_bounded(
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
             hung,
-            usage.ru_maxrss * 1024,  # KiB on Linux
+            peak_kib * 1024,  # KiB on Linux
         )
 
 
