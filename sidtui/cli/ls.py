@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
             wheres.append(str(home.sessions_dir))
         else:
             src.require()
+            reg_warnings: list[str] = []
+            src.registrations(reg_warnings)  # one warning per registration not readable
+            for line in reg_warnings:
+                print(f"sidtui: warning: {line}", file=sys.stderr)
             if args.project is not None and not _has_folder(src, args.project):
                 if len(sources) > 1:
                     continue
