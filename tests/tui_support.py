@@ -30,9 +30,15 @@ def _demo_sources_digest() -> str:
 
 SNAP_DEMO = Path("/tmp/sidtui-demo-snap")
 
+#: How long a rebuild waits for test runs of *other* demo code (another checkout on this
+#: machine) to stop reading the fixed home before it fails with a reason.
+REBUILD_WAIT_S = 90.0
+
 # One shared lock per fixed demo, held for the life of the test process: a checkout whose
 # demo code differs (another branch on this machine) waits to rebuild it until every run
-# reading it has ended, instead of replacing it under them.
+# reading it has ended, instead of replacing it under them. Checking and building happen
+# under a second, short-held lock, and only its holder ever asks for the exclusive one: a
+# process never waits for a lock that a sibling worker holds for its whole life.
 _READ_LOCKS: dict[Path, object] = {}
 
 
@@ -42,7 +48,13 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
     The path is fixed because project keys and paths inside the home derive from it, and
     snapshots must not change between runs. Tests only read it; while they do, this process
     holds a shared lock on it, and a rebuild takes the lock exclusively.
+
+    Raises:
+        RuntimeError: the home must be rebuilt while another checkout's run still reads it
+            (after :data:`REBUILD_WAIT_S`).
     """
+    import time
+
     from sidtui.demo.scenarios import build_demo_home
 
     base = SNAP_DEMO / f"seed{seed}"
@@ -56,18 +68,29 @@ def demo_home_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
     if lock not in _READ_LOCKS:
         SNAP_DEMO.mkdir(parents=True, exist_ok=True)
         fh = open(lock, "a")  # held open until the process exits
+        deadline = time.monotonic() + REBUILD_WAIT_S
         while True:
-            fcntl.flock(fh, fcntl.LOCK_SH)
-            if ready():
-                break
-            fcntl.flock(fh, fcntl.LOCK_UN)  # never wait for the exclusive lock holding a shared one
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            if not ready():
-                shutil.rmtree(base, ignore_errors=True)
-                demo = build_demo_home(base, seed, use_git=False)
-                (base / "cases.json").write_bytes(orjson.dumps(demo.cases))
-                stamp.write_text(digest)
-            # back to shared (not atomic: another rebuild may slip in, so check again)
+            with open(SNAP_DEMO / f"seed{seed}.build", "a") as build:
+                fcntl.flock(build, fcntl.LOCK_EX)  # short: one checker or builder at a time
+                if not ready():
+                    try:  # only a build-lock holder asks for EX, and never waits holding it
+                        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        pass  # still read by a run of other demo code: let go, try again
+                    else:
+                        shutil.rmtree(base, ignore_errors=True)
+                        demo = build_demo_home(base, seed, use_git=False)
+                        (base / "cases.json").write_bytes(orjson.dumps(demo.cases))
+                        stamp.write_text(digest)
+                if ready():
+                    fcntl.flock(fh, fcntl.LOCK_SH)  # never blocks: no EX outside a build lock
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"{base} is read by a test run of other demo code (another checkout on "
+                    "this machine): run the two suites one after the other"
+                )
+            time.sleep(0.2)  # waiting for a lock, not for timing
         _READ_LOCKS[lock] = fh
     return base / "home", orjson.loads((base / "cases.json").read_bytes())
 
