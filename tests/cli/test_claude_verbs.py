@@ -108,8 +108,10 @@ def test_drift_through_the_cli(capsys, sess):
     rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")  # predicts the real run
     assert rc == 1 and "sidtui: dry run: a real run is refused: 1 file(s) changed" in err
     assert "a.txt" in err and "+A2" in out  # the diff is still shown
+    assert err.count("project root:") == 1 and err.count("changed after this session") == 1
     rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--force")
     assert rc == 0 and "a real run is refused" not in err
+    assert err.count("project root:") == 1 and err.count("changed after this session") == 1
     rw = ["rewind", CC_SESSION, "--to", "2", "--mode", "code"]
     rc, _, err = run(capsys, *h, *rw)
     assert rc == 1 and "changed after this session" in err
@@ -121,6 +123,7 @@ def test_drift_through_the_cli(capsys, sess):
     assert drift["a.txt"] == "changed"
     rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--force")
     assert rc == 0 and sess["a"].read_bytes() == b"A2\n"
+    assert err.count("project root:") == 1 and err.count("changed after this session") == 1
     rc, _, _ = run(capsys, *h, "redo", CC_SESSION)
     assert rc == 0 and sess["a"].read_bytes() == b"edited by hand\n"
 
@@ -385,3 +388,20 @@ def test_an_unreadable_registration_of_a_dead_pid_is_only_a_warning(capsys, sess
     assert rc == 0 and f"warning: {reg}: not a regular file (a FIFO); ignored" in err
     rc, _, _ = run(capsys, *h, "undo", CC_SESSION)
     assert rc == 0 and sess["a"].read_bytes() == b"A2\n"
+
+
+def test_salvage_of_a_claude_code_session_is_a_usage_error_and_writes_nothing(capsys, sess):
+    before = sorted(p.name for p in sess["path"].parent.iterdir())
+    h = ["--home", str(REAL_HOME), "--claude-home", str(sess["home"])]
+    for arg in (CC_SESSION, str(sess["path"])):
+        rc, _, err = run(capsys, *h, "salvage", arg)
+        assert rc == 2 and "is a Claude Code session: salvage is for sid-code sessions" in err
+    assert sorted(p.name for p in sess["path"].parent.iterdir()) == before
+
+
+def test_ls_project_in_neither_home_names_both(capsys):
+    h = ["--home", str(REAL_HOME), "--claude-home", str(CLAUDE_HOME)]
+    rc, out, err = run(capsys, *h, "ls", "--project", "nosuch")
+    assert rc == 2 and out == ""
+    assert f"under {REAL_HOME / 'sessions'} or {CLAUDE_HOME / 'projects'}" in err
+    assert "sid-code: " in err and "claude-code: " in err

@@ -429,11 +429,8 @@ class CodeRestorer:
                     "nothing was changed"
                 )
             )
+        # drifted files are named once: by the refusal, or (--force) by the drift summary
         drifted = [f for f in res.files if f.drifted]
-        for f in drifted:
-            res.warnings.append(
-                f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
-            )
         if drifted and not force:
             shown = "; ".join(
                 f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
