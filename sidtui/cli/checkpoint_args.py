@@ -288,8 +288,9 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
         print(project.describe(), file=err)
     for w in res.warnings:
         print(f"warning: {w}", file=err)
-    root = getattr(args, "_root_info", None)
-    print(root.describe() if root is not None else f"project root: {res.root}", file=err)
+    if project is None:  # else said above
+        root = getattr(args, "_root_info", None)
+        print(root.describe() if root is not None else f"project root: {res.root}", file=err)
     if res.note and not res.files:
         print(res.note, file=err)
         if refusal:

@@ -229,7 +229,7 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
     Raises:
         SessionNotFound, AmbiguousSession, UsageError: exit 2; UnreadableInput: exit 1.
     """
-    from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
+    from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput
     from sidtui.core.base.resolve import path_exists
     from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
 
@@ -251,15 +251,19 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
         return SidCodeSource(home), resolve_session(home, arg)
     hits: list[tuple[Any, Any]] = []
     first_error: Exception | None = None
+    unreadable: Exception | None = None  # a name that is no regular file: says more
     for src in sources:
         try:
             src.require()
             hits.append((src, src.resolve(arg)))
         except SessionNotFound as exc:
             first_error = first_error or exc
+        except UnreadableInput as exc:
+            unreadable = unreadable or exc
     if not hits:
-        assert first_error is not None
-        raise first_error
+        error = unreadable or first_error
+        assert error is not None
+        raise error
     if len(hits) > 1:
         if arg == "latest":
             return max(hits, key=lambda h: _mtime(h[1].path))

@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
             wheres.append(str(home.sessions_dir))
         else:
             src.require()
+            reg_warnings: list[str] = []
+            src.registrations(reg_warnings)  # one warning per registration not readable
+            for line in reg_warnings:
+                print(f"sidtui: warning: {line}", file=sys.stderr)
             if args.project is not None and not _has_folder(src, args.project):
                 if len(sources) > 1:
                     continue
@@ -88,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             wheres.append(str(src.home.projects_dir))
         summaries += rows
     if args.project is not None and not wheres:
-        _no_claude_project(sources[-1], args.project)
+        _no_project_in_any(sources, args.project)
     if len(wheres) > 1:
         summaries.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
     for e in errors:
@@ -118,6 +122,29 @@ def _no_claude_project(src, project: str) -> None:
     shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
     raise UsageError(
         f"no project folder {project!r} under {src.home.projects_dir} (projects: {shown or 'none'})"
+    )
+
+
+def _no_project_in_any(sources: list, project: str) -> None:
+    """``--project`` names a folder of neither home: one usage error naming both homes
+    and the folders of each."""
+    from sidtui.core.base.discover import project_folders as sid_folders
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.layout import project_folders as claude_folders
+
+    if "/" in project or project in ("", ".", ".."):
+        raise UsageError("--project takes a project folder name, not a path")
+    wheres, lists = [], []
+    for src in sources:
+        if src.name == "sid-code":
+            where, names = src.home.sessions_dir, sid_folders(src.home)
+        else:
+            where, names = src.home.projects_dir, claude_folders(src.home)
+        shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+        wheres.append(str(where))
+        lists.append(f"{src.name}: {shown or 'none'}")
+    raise UsageError(
+        f"no project folder {project!r} under {' or '.join(wheres)} (projects: {'; '.join(lists)})"
     )
 
 

@@ -28,10 +28,18 @@ def register(subparsers, parents) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.text import Text
 
+    from sidtui.cli.claude_dispatch import claude_target
     from sidtui.cli.fork import render
     from sidtui.cli.rewind import open_view
+    from sidtui.core.base.errors import UsageError
     from sidtui.core.edits.salvage import salvage
 
+    if claude_target(args) is not None:  # never a sid-code file written into a Claude home
+        raise UsageError(
+            f"{args.session} is a Claude Code session: salvage is for sid-code sessions "
+            "(sidtui reads a damaged Claude Code transcript as Claude Code does; "
+            "`sidtui fork` copies one)"
+        )
     view = open_view(args)
     res = salvage(view, dry_run=args.dry_run)
     if args.json:

@@ -58,7 +58,9 @@ def render(view: Any, max_messages: int | None = 50) -> None:
     lv = view.liveness
     head.add_row(
         "process",
-        "live (a running process writes it)"
+        "possibly live (a registration sidtui cannot read)"
+        if lv.live and all(r.possibly for r in lv.registrations if r.live)
+        else "live (a running process writes it)"
         if lv.live
         else "stale registration"
         if lv.stale

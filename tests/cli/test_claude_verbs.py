@@ -108,8 +108,10 @@ def test_drift_through_the_cli(capsys, sess):
     rc, out, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")  # predicts the real run
     assert rc == 1 and "sidtui: dry run: a real run is refused: 1 file(s) changed" in err
     assert "a.txt" in err and "+A2" in out  # the diff is still shown
+    assert err.count("project root:") == 1 and err.count("changed after this session") == 1
     rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run", "--force")
     assert rc == 0 and "a real run is refused" not in err
+    assert err.count("project root:") == 1 and err.count("changed after this session") == 1
     rw = ["rewind", CC_SESSION, "--to", "2", "--mode", "code"]
     rc, _, err = run(capsys, *h, *rw)
     assert rc == 1 and "changed after this session" in err
@@ -121,6 +123,7 @@ def test_drift_through_the_cli(capsys, sess):
     assert drift["a.txt"] == "changed"
     rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--force")
     assert rc == 0 and sess["a"].read_bytes() == b"A2\n"
+    assert err.count("project root:") == 1 and err.count("changed after this session") == 1
     rc, _, _ = run(capsys, *h, "redo", CC_SESSION)
     assert rc == 0 and sess["a"].read_bytes() == b"edited by hand\n"
 
@@ -308,3 +311,97 @@ def test_a_restore_killed_before_its_safety_snapshot_is_said_once_then_done(
     said = [ln for ln in (out + err).splitlines() if "interrupted" in ln]
     assert len(said) == 1 and "had changed nothing" in said[0], said
     assert sess["a"].read_bytes() == b"A1\n"  # and this run did what was asked
+
+
+# --------------------------------------------------------------------------- odd files
+
+
+def _make_odd(path: Path, kind: str) -> None:
+    import os
+
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+
+
+_ODD_WHY = {
+    "fifo": "not a regular file (a FIFO)",
+    "dev-zero": "a symbolic link to /dev/zero, a character device: not a regular file",
+    "folder": "a folder, not a file",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_ODD_WHY))
+@pytest.mark.parametrize(
+    "argv", [["show"], ["checkpoints"], ["undo", "--dry-run"], ["rewind"]], ids=str
+)
+def test_a_transcript_that_is_not_a_regular_file_is_named_by_id(capsys, sess, tmp_path, kind, argv):
+    """As sid-code's: `cannot read PATH: not a regular file (a FIFO)`, exit 1 — not 'no
+    session matches' under the other home."""
+    (tmp_path / "sid" / "sessions").mkdir(parents=True)
+    _make_odd(sess["path"], kind)
+    h = ["--home", str(tmp_path / "sid"), "--claude-home", str(sess["home"])]
+    for arg in (CC_SESSION, CC_SESSION[:8]):
+        rc, _, err = run(capsys, *h, argv[0], arg, *argv[1:])
+        assert rc == 1 and err.strip() == (
+            f"sidtui: error: cannot read {sess['path']}: {_ODD_WHY[kind]}"
+        )
+
+
+def _odd_registration(home: Path, pid: int) -> Path:
+    import os
+
+    reg = home / "sessions" / f"{pid}.json"
+    reg.parent.mkdir(exist_ok=True)
+    os.mkfifo(reg)
+    return reg
+
+
+def test_an_unreadable_registration_of_a_running_pid_is_possibly_live(capsys, sess):
+    import os
+
+    reg = _odd_registration(sess["home"], os.getpid())  # a process that surely runs
+    h = ["--claude-home", str(sess["home"])]
+    rc, _, err = run(capsys, *h, "ls")
+    assert rc == 0
+    assert f"warning: {reg}: not a regular file (a FIFO); treated as a possibly live" in err
+    for argv in (["undo", CC_SESSION], ["restore", CC_SESSION, "--before", "c2"]):
+        rc, _, err = run(capsys, *h, *argv)
+        assert rc == 1 and f"is possibly live (registration {reg}: not a regular file" in err
+        assert sess["a"].read_bytes() == b"A3\n"
+    rc, _, err = run(capsys, *h, "undo", CC_SESSION, "--dry-run")
+    assert rc == 1 and "a real run is refused" in err and "possibly live" in err
+    rc, out, err = run(capsys, *h, "show", CC_SESSION)
+    assert rc == 0 and "possibly live" in out + err
+    rc, _, _ = run(capsys, *h, "undo", CC_SESSION, "--force")
+    assert rc == 0 and sess["a"].read_bytes() == b"A2\n"
+
+
+def test_an_unreadable_registration_of_a_dead_pid_is_only_a_warning(capsys, sess):
+    reg = _odd_registration(sess["home"], 2**31 - 2)  # above any pid_max: no such process
+    h = ["--claude-home", str(sess["home"])]
+    rc, _, err = run(capsys, *h, "ls")
+    assert rc == 0 and f"warning: {reg}: not a regular file (a FIFO); ignored" in err
+    rc, _, _ = run(capsys, *h, "undo", CC_SESSION)
+    assert rc == 0 and sess["a"].read_bytes() == b"A2\n"
+
+
+def test_salvage_of_a_claude_code_session_is_a_usage_error_and_writes_nothing(capsys, sess):
+    before = sorted(p.name for p in sess["path"].parent.iterdir())
+    h = ["--home", str(REAL_HOME), "--claude-home", str(sess["home"])]
+    for arg in (CC_SESSION, str(sess["path"])):
+        rc, _, err = run(capsys, *h, "salvage", arg)
+        assert rc == 2 and "is a Claude Code session: salvage is for sid-code sessions" in err
+    assert sorted(p.name for p in sess["path"].parent.iterdir()) == before
+
+
+def test_ls_project_in_neither_home_names_both(capsys):
+    h = ["--home", str(REAL_HOME), "--claude-home", str(CLAUDE_HOME)]
+    rc, out, err = run(capsys, *h, "ls", "--project", "nosuch")
+    assert rc == 2 and out == ""
+    assert f"under {REAL_HOME / 'sessions'} or {CLAUDE_HOME / 'projects'}" in err
+    assert "sid-code: " in err and "claude-code: " in err

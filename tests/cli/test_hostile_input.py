@@ -640,3 +640,20 @@ def test_a_long_non_json_last_line_is_a_bad_line_on_every_path(tmp_path, monkeyp
     r = run_bounded([*h, "search", "hello"], timeout=HANG, env=env)
     _ok(r, 0)
     assert sid in r.out or "hello" in r.out, r
+
+
+@pytest.mark.parametrize(
+    "argv", [["show"], ["rewind"], ["checkpoints"], ["undo", "--dry-run"]], ids=str
+)
+def test_a_folder_in_place_of_a_transcript_is_named_by_id(fixture_home, capsys, argv):
+    """As a FIFO there is: `cannot read PATH: a folder, not a file`, exit 1 — not 'no
+    session matches', nor an undo that goes on without its transcript."""
+    from sidtui.cli import main
+
+    home, _ = fixture_home
+    path = home / "sessions" / WEBAPP / f"{S01}.jsonl"
+    path.unlink()
+    path.mkdir()
+    rc = main(["--home", str(home), argv[0], S01, *argv[1:]])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.strip() == f"sidtui: error: cannot read {path}: a folder, not a file"

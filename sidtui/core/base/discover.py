@@ -315,7 +315,7 @@ def discover(
 def unreadable_transcripts(home: Home) -> list[tuple[Path, str]]:
     """``(path, reason)`` of every transcript name under ``sessions/`` that cannot be
     looked at (a symlink loop, a link through a folder we may not search) or is not a
-    regular file (a FIFO, a device, a link to one): the entries :func:`discover` skips and
+    regular file (a FIFO, a device, a folder, a link to one): the entries :func:`discover` skips and
     names in its ``errors``, in its order."""
     out: list[tuple[Path, str]] = []
     for folder in (home.sessions_dir, *(home.sessions_dir / n for n in project_folders(home))):
@@ -328,7 +328,7 @@ def unreadable_transcripts(home: Home) -> list[tuple[Path, str]]:
                     out.append((Path(e.path), exc.strerror or str(exc)))
                     continue
                 why = odd_transcript_entry(e)  # a FIFO, a device (a dangling link: missing)
-                if why and why not in (DANGLING_LINK, NOT_A_FILE):
+                if why and why != DANGLING_LINK:
                     out.append((Path(e.path), why))
     return out
 

@@ -89,7 +89,7 @@ def resolve_session(
             )
     if unread is None:
         unread = unreadable_transcripts(home)
-    _refuse_unreadable(arg, [u for u in unread if _stem(u[0]) == key])
+    refuse_unreadable(arg, [u for u in unread if _stem(u[0]) == key])
     for kind in ("main", "sidechain"):
         hits = [f for f in files if f.kind == kind and f.session_id.startswith(key)]
         if len(hits) == 1:
@@ -99,7 +99,7 @@ def resolve_session(
                 f"{key!r} matches {len(hits)} sessions; give more of the id",
                 [_describe(f) for f in hits],
             )
-    _refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
+    refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
     near = _near(key, files)
     why = ""
     folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
@@ -122,7 +122,7 @@ def _stem(path: Path) -> str:
     return path.name.removesuffix(".jsonl").removesuffix(".json")
 
 
-def _refuse_unreadable(arg: str, hits: list[tuple[Path, str]]) -> None:
+def refuse_unreadable(arg: str, hits: list[tuple[Path, str]]) -> None:
     """Raise for a session argument that only names files which cannot be read.
 
     One such file: exit 1 with the wording ``show PATH`` gives it (``cannot read PATH:

@@ -36,6 +36,7 @@ from sidtui.core.checkpoints.restore import (
 from sidtui.core.claude.drift import LastEdits
 from sidtui.core.claude.file_history import Checkpoint, FileHistory, read_file_history
 from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.claude.liveness import live_words
 
 #: A file modified more than this after the session's last record is drift (clock and
 #: mtime granularity: Claude Code stamps a tool result just after the tool wrote).
@@ -413,10 +414,9 @@ class CodeRestorer:
                 res.refusal = str(exc)
 
         if self.view.liveness.live:
-            pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
             msg = (
-                f"session {self.session_id} is live (Claude Code process {pids}): it tracks the "
-                "files in memory and would take our restore for its own edits"
+                f"{live_words(self.session_id, self.view.liveness)}: it tracks the files in "
+                "memory and would take our restore for its own edits"
             )
             if not force:
                 refuse(SessionIsLive(msg + "; stop it first or pass --force"))
@@ -429,11 +429,8 @@ class CodeRestorer:
                     "nothing was changed"
                 )
             )
+        # drifted files are named once: by the refusal, or (--force) by the drift summary
         drifted = [f for f in res.files if f.drifted]
-        for f in drifted:
-            res.warnings.append(
-                f"{f.path}: changed after this session ({f.drift.source if f.drift else ''})"
-            )
         if drifted and not force:
             shown = "; ".join(
                 f"{f.path} ({f.drift.source if f.drift else ''})" for f in drifted[:5]
@@ -654,10 +651,8 @@ class CodeRestorer:
     def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
         """Take back the latest sidtui restore of this session still in effect."""
         if self.view.liveness.live and not force and not dry_run:
-            pids = ", ".join(str(r.pid) for r in self.view.liveness.registrations if r.live)
             raise SessionIsLive(
-                f"session {self.session_id} is live (Claude Code process {pids}); stop it "
-                "first or pass --force"
+                f"{live_words(self.session_id, self.view.liveness)}; stop it first or pass --force"
             )
         if self.root_refusal is not None and not dry_run:
             raise CodeRestoreError(

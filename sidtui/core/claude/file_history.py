@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import UsageError
-from sidtui.core.base.regular import NotRegularFile, TooBig, ceiling, open_regular, read_open
+from sidtui.core.base.regular import (
+    NotRegularFile,
+    TooBig,
+    ceiling,
+    kind_of,
+    open_regular,
+    read_open,
+)
 from sidtui.core.checkpoints.index import INFLATE_CEILING, INFLATE_ENV
 
 SNAPSHOT = "file-history-snapshot"
@@ -83,6 +90,8 @@ class Backup:
         hash_matches: the name's hash is ``sha256(path)[:16]`` (None: not checkable).
         from_delta: folded in from a ``file-history-delta`` record.
         raw: the entry as written.
+        odd: what is at ``blob`` when it is there but no regular file (``"a FIFO"``,
+            ``"a folder"``, ``"a symbolic link"``); None otherwise.
     """
 
     key: str
@@ -95,6 +104,7 @@ class Backup:
     hash_matches: bool | None = None
     from_delta: bool = False
     raw: Any = None
+    odd: str | None = None
 
     @property
     def existed(self) -> bool:
@@ -112,6 +122,11 @@ class Backup:
             return f"the path {self.key!r} is relative and the session has no absolute cwd"
         if self.name is not None and self.blob is None:
             return f"backup name {self.name!r} is not a plain file name"
+        if self.odd is not None:
+            return (
+                f"backup {self.name} in the session's file-history folder is not a regular "
+                f"file ({self.odd}): sidtui does not read it"
+            )
         if not self.present:
             return (
                 f"backup {self.name} is not in the session's file-history folder "
@@ -381,22 +396,32 @@ def _absolute(key: str, cwds: list[str], name: str | None) -> tuple[str | None, 
 
 
 def _backup(
-    key: str, raw: Any, cwds: list[str], folder: Path, present: dict[str, bool], delta: bool
+    key: str,
+    raw: Any,
+    cwds: list[str],
+    folder: Path,
+    found: dict[str, str | None],
+    delta: bool,
 ) -> Backup:
     d = raw if isinstance(raw, dict) else {}
     name = _s(d.get("backupFileName"))
     path, matches = _absolute(key, cwds, name)
     blob: Path | None = None
     ok = True
+    odd: str | None = None
     if name is not None:
         if blob_name_ok(name):
             blob = folder / name
-            if name not in present:
+            if name not in found:  # None: a regular file; "": nothing there; else its kind
                 try:
-                    present[name] = stat.S_ISREG(os.lstat(blob).st_mode)
+                    mode = os.lstat(blob).st_mode
+                    found[name] = None if stat.S_ISREG(mode) else kind_of(mode)
+                    if stat.S_ISLNK(mode):
+                        found[name] = f"a symbolic link to {os.readlink(blob)}"
                 except OSError:
-                    present[name] = False
-            ok = present[name]
+                    found[name] = ""
+            ok = found[name] is None
+            odd = found[name] or None
         else:
             ok = False
     return Backup(
@@ -410,6 +435,7 @@ def _backup(
         matches,
         delta,
         raw,
+        odd,
     )
 
 
@@ -499,7 +525,7 @@ def read_file_history(view: Any) -> FileHistory:
     for i, o in enumerate(view.scan.objs):
         if o.uuid is not None and o.type == "user" and o.uuid not in uuid_at:
             uuid_at[o.uuid] = i
-    present: dict[str, bool] = {}
+    present: dict[str, str | None] = {}
     for n, (key, f) in enumerate(_fold(view, fh.warnings).items()):
         prompt = uuid_at.get(key)
         cwds = _cwds(view, prompt)

@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
+from sidtui.core.base.resolve import refuse_unreadable
 
 #: Bytes of a transcript's head read to sniff its format or find its ``cwd``/``sessionId``.
 HEAD_BYTES = 64 << 10
@@ -249,6 +250,29 @@ def not_regular(path: str) -> str | None:
     return f"{path} is not a regular file ({kind_of(st.st_mode)}); skipped"
 
 
+def odd_transcripts(home: ClaudeHome) -> list[tuple[Path, str]]:
+    """``(path, reason)`` of every main transcript name under ``projects/`` that is not a
+    regular file (a FIFO, a device, a folder, a link to one) or cannot be looked at: the
+    entries :func:`discover` skips and names in its ``errors``."""
+    from sidtui.core.base.discover import DANGLING_LINK, odd_transcript_entry
+
+    out: list[tuple[Path, str]] = []
+    for name in project_folders(home):
+        for e in _entries(home.projects_dir / name, None):
+            if not e.name.endswith(".jsonl") or e.name.startswith("agent-"):
+                continue
+            try:
+                if e.is_file():
+                    continue
+            except OSError as exc:
+                out.append((Path(e.path), exc.strerror or str(exc)))
+                continue
+            why = odd_transcript_entry(e)
+            if why and why != DANGLING_LINK:
+                out.append((Path(e.path), why))
+    return out
+
+
 def _is_file(e: os.DirEntry[str]) -> bool:
     try:
         return e.is_file()
@@ -451,12 +475,17 @@ def resolve_session(
     if files is None:
         files = discover(home)
     key = arg.removesuffix(".jsonl")
-    for match in (
-        lambda f: f.session_id == key,
-        lambda f: f.session_id.startswith(key),
-    ):
+    # names that are no regular file: looked for only when no readable session answers
+    # at that level (as the sid-code resolver does), so a good match costs nothing more
+    odd: list[tuple[Path, str]] | None = None
+    for exact in (True, False):
         for kind in ("main", "sidechain"):
-            hits = [f for f in files if f.kind == kind and match(f)]
+            hits = [
+                f
+                for f in files
+                if f.kind == kind
+                and (f.session_id == key if exact else f.session_id.startswith(key))
+            ]
             if len(hits) == 1:
                 return hits[0]
             if len(hits) > 1:
@@ -464,6 +493,17 @@ def resolve_session(
                     f"{key!r} matches {len(hits)} Claude Code sessions; give more of the id",
                     [f"{f.session_id}  [{f.kind}, {f.project}]  {f.path}" for f in hits],
                 )
+        if odd is None:
+            odd = odd_transcripts(home)
+        stem = len(".jsonl")
+        refuse_unreadable(
+            arg,
+            [
+                (p, why)
+                for p, why in odd
+                if (p.name[:-stem] == key if exact else p.name[:-stem].startswith(key))
+            ],
+        )
     import difflib
 
     near = difflib.get_close_matches(

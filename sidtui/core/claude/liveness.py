@@ -24,7 +24,7 @@ from sidtui.core.resume.process import (
     Registration,
     liveness_for,
     pid_alive,
-    read_json_tolerant,
+    read_json_file,
 )
 
 _PID_FILE = re.compile(r"^\d+\.json$")
@@ -120,8 +120,13 @@ def read_processes(
         return out
     names.sort(key=lambda p: int(p.name[: -len(".json")]))
     for p in names:
-        d = read_json_tolerant(p, warnings)
-        if not isinstance(d, dict):
+        d, why = read_json_file(p)
+        if why is None and not isinstance(d, dict):
+            why = "not a JSON object"
+        if why is not None or not isinstance(d, dict):
+            reg = _unreadable(p, why or "unreadable", warnings)
+            if reg is not None:
+                out.append(reg)
             continue
         pid = _int(d.get("pid"))
         if pid is None:
@@ -144,7 +149,38 @@ def read_processes(
     return out
 
 
+def _unreadable(p: Path, why: str, warnings: list[str] | None) -> ClaudeRegistration | None:
+    """A ``sessions/<pid>.json`` that cannot be read (a FIFO, a folder, torn JSON): the
+    process its name gives may write any session, so it is **possibly live** (``session_id``
+    None: it matches every session) — unless no process has that PID (a dead process
+    writes nothing). Either way one line in ``warnings``."""
+    pid = int(p.name[: -len(".json")])
+    alive, reason = pid_alive(pid)
+    if not alive:
+        if warnings is not None:
+            warnings.append(f"{p}: {why}; ignored ({reason})")
+        return None
+    if warnings is not None:
+        warnings.append(f"{p}: {why}; treated as a possibly live session ({reason})")
+    return ClaudeRegistration(p, None, pid, live=True, possibly=True, reason=why)
+
+
 def session_liveness(session_id: str, processes: list[ClaudeRegistration]) -> Liveness:
     """Whether a running process writes the session ``session_id`` (live), or only a dead
-    one left its registration (stale)."""
-    return liveness_for(session_id, (), list(processes))
+    one left its registration (stale). A registration that could not be read (its
+    ``session_id`` None) makes every session possibly live."""
+    lv = liveness_for(session_id, (), [r for r in processes if r.session_id is not None])
+    unknown = [r for r in processes if r.session_id is None and r.live]
+    if unknown:
+        return Liveness(live=True, stale=False, registrations=[*lv.registrations, *unknown])
+    return lv
+
+
+def live_words(session_id: str, lv: Liveness) -> str:
+    """``session S is live (Claude Code process 12)``, or ``… is possibly live (registration
+    PATH: not a regular file (a FIFO))`` when only unreadable registrations make it so."""
+    sure = [str(r.pid) for r in lv.registrations if r.live and not r.possibly]
+    if sure:
+        return f"session {session_id} is live (Claude Code process {', '.join(sure)})"
+    where = "; ".join(f"{r.path}: {r.reason}" for r in lv.registrations if r.live)
+    return f"session {session_id} is possibly live (registration {where})"

@@ -19,7 +19,12 @@ from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_prompt
 from sidtui.core.claude.kinds import PROMPT, checkpoint_prompt, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
-from sidtui.core.claude.liveness import ClaudeRegistration, read_processes, session_liveness
+from sidtui.core.claude.liveness import (
+    ClaudeRegistration,
+    live_words,
+    read_processes,
+    session_liveness,
+)
 from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan, DamagedLine
 from sidtui.core.claude.subagents import (
     MISSING,
@@ -443,7 +448,10 @@ def _warnings(view: ClaudeSessionView) -> list[str]:
         out.append("no user or assistant record: there is no conversation to resume")
     if view.liveness.live:
         pids = ", ".join(str(r.pid) for r in view.liveness.registrations if r.live)
-        out.append(f"a running Claude Code process (pid {pids}) writes this session now")
+        if all(r.possibly for r in view.liveness.registrations if r.live):
+            out.append(live_words(view.session_id, view.liveness))
+        else:
+            out.append(f"a running Claude Code process (pid {pids}) writes this session now")
     for a in view.subagents:
         if a.status in (UNFINISHED, RUNNING):
             out.append(f"subagent {a.agent_id} ({a.agent_type or 'agent'}) is {a.status}")

@@ -263,3 +263,33 @@ def test_check_counts_a_pruned_blob(tmp_path):
     h = ClaudeHome(home)
     j = run_claude_check(h, backups=backup_counts).to_json()
     assert (j["backups"]["backups"], j["backups"]["unrecoverable"]) == (6, 1)
+
+
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("fifo", "not a regular file (a FIFO)"),
+        ("folder", "not a regular file (a folder)"),
+        ("dev-zero", "not a regular file (a symbolic link to /dev/zero)"),
+    ],
+)
+def test_a_blob_that_is_not_a_regular_file_is_said_so_not_pruned(tmp_path, kind, why):
+    p = "/w/app/x.py"
+    name = cc_blob_name(p, 1)
+    h, _ = _built(
+        tmp_path,
+        cc_snapshot("u1", {"x.py": cc_backup(name, 1)}),
+        cc_user("u1", None, "one", 1),
+    )
+    blob = h.root / "file-history" / CC_SESSION / name
+    blob.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(blob)
+    elif kind == "folder":
+        blob.mkdir()
+    else:
+        blob.symlink_to("/dev/zero")
+    fh = read_file_history(open_claude_session(h, resolve_session(h, CC_SESSION)))
+    b = fh.checkpoints[0].backups[p]
+    assert not b.present and [u.name for u in fh.unrecoverable()] == [name]
+    assert b.reason is not None and why in b.reason and "pruned" not in b.reason
