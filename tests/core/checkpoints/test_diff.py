@@ -153,3 +153,18 @@ def test_roundtrip_past_the_myers_cap(seed, edits):
         else:
             b[i] = f"c{i}"
     _roundtrip("\n".join(a), "\n".join(b))
+
+
+def test_only_added_lines_must_be_strings():
+    """keep/remove ops count their lines (as applyDiff does), so their text is not read;
+    an added line that is no string would land in the file, so it makes the ops invalid."""
+    from sidtui.core.checkpoints.diff import apply_ops, invalid_ops
+
+    keep_odd = [{"type": "keep", "lines": [1, None]}, {"type": "add", "lines": ["x"]}]
+    assert invalid_ops(keep_odd) is None
+    assert apply_ops(["a", "b", "c"], keep_odd) == ["a", "b", "x"]
+    assert (
+        invalid_ops([{"type": "add", "lines": ["x", 7]}])
+        == "op 1 (add) line 2 is int, not a string"
+    )
+    assert invalid_ops([{"type": "keep", "lines": "ab"}]) is not None  # not a list at all
