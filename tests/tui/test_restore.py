@@ -294,8 +294,9 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
             await pilot.press("y")
             await settle(app, pilot)
         assert undo.applied
-        drawn = " ".join(" ".join(screen_lines(app)).split())
-        assert "finished an interrupted undo" in drawn and "nothing else was done" in drawn
+        # the dialog's own summary (the drawn screen wraps it between borders)
+        said = " ".join(str(undo.query_one("#undo-summary").render()).split())
+        assert "finished an interrupted undo" in said and "nothing else was done" in said
     assert mgr.journal is None
     assert {p: _read(p) for p in targets} == targets
     assert len(mgr.reload().snapshots) == snapshots  # no second safety snapshot
