@@ -458,24 +458,11 @@ class SessionScreen(ReportsWorkerErrors, Screen):
 
     @on(Input.Submitted, "#find")
     def _find_submitted(self, event: Input.Submitted) -> None:
-        conv = self._conv
-        query = event.value.strip()
-        if conv.finder is not None and conv.finder.query == query and conv.finder.matches:
-            conv.next_match(1)
-        else:
-            conv.find(query)
+        self._conv.find_or_next(event.value.strip())
 
     @on(ConversationView.FindMoved)
     def _find_moved(self, event: ConversationView.FindMoved) -> None:
-        status = self.query_one("#find-status", Static)
-        if not event.query.strip():
-            status.update("")
-        elif not event.total:
-            status.update(Text(" no match", style="bold red"))
-        elif not event.position:
-            status.update(f" {plural(event.total, 'match', 'matches')}")
-        else:
-            status.update(f" {event.position}/{event.total} · n/N")
+        self.query_one("#find-status", Static).update(event.status())
 
     def on_key(self, event) -> None:
         find = self.query_one("#find", Input)

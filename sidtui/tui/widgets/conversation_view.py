@@ -16,6 +16,7 @@ from bisect import bisect_right
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events, work
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -25,6 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from sidtui.fmt import plural
 from sidtui.tui.conversation_model import TEXT_PREVIEW_LINES, ConversationModel, Entry
 from sidtui.tui.find import Finder, find_entries
 from sidtui.tui.messages import FindAnswered, LayoutMeasured
@@ -213,6 +215,16 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
             self.query = query
             self.position = position
             self.total = total
+
+        def status(self) -> str | Text:
+            """What a find bar's status shows for this state (empty: no query)."""
+            if not self.query.strip():
+                return ""
+            if not self.total:
+                return Text(" no match", style="bold red")
+            if not self.position:
+                return f" {plural(self.total, 'match', 'matches')}"
+            return f" {self.position}/{self.total} · n/N"
 
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
@@ -523,6 +535,14 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         self.watch_cursor(self.cursor, self.cursor)
 
     # ------------------------------------------------------------------ find
+
+    def find_or_next(self, query: str) -> None:
+        """A find bar's Enter: the next match of the same words, else find ``query``."""
+        finder = self.finder
+        if finder is not None and finder.query == query and finder.matches:
+            self.next_match(1)
+        else:
+            self.find(query)
 
     def find(self, query: str, anchor_line: int | None = None) -> None:
         """Find ``query``'s words (empty: stop finding); the cursor goes to the first match
