@@ -216,8 +216,8 @@ def _format_version(rf: RecordFile, loaded: LoadedSession, chain: ChainResult) -
 
 
 #: Tracked containers a load must keep for its view to be frozen out of the cyclic GC
-#: (about the messages of a 5 MB session).
-FREEZE_ABOVE = 5_000
+#: (a session of about 1 MB; a test fixture stays below it).
+FREEZE_ABOVE = 1_000
 
 
 def open_session(
