@@ -31,7 +31,7 @@ def register(subparsers, parents) -> None:
         "--project",
         metavar="KEY",
         help="only this project folder (under sessions/, or under projects/ of a Claude Code "
-        "home: those names start with '-', so write --project=-home-me-proj)",
+        "home, whose names start with '-': --project -home-me-proj)",
     )
     p.add_argument(
         "--source",
