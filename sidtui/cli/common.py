@@ -117,11 +117,18 @@ def print_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def _piped_width(stream) -> int | None:
+    """The width of a console on ``stream``: the terminal's (None) or, piped, $COLUMNS else
+    200, so tables stay readable."""
+    return None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
+
+
 def stdout_console():
-    """A Rich console on stdout (data); wide when piped so tables stay readable."""
+    """A Rich console on stdout (data); piped, tables are wide and text is never wrapped
+    (a long path stays one line for grep and for the reader's own terminal)."""
     from rich.console import Console
 
-    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
+    width = _piped_width(sys.stdout)
 
     class _Console(_SafeConsole(Console)):
         def on_broken_pipe(self) -> None:
@@ -130,25 +137,38 @@ def stdout_console():
             self.quiet = True
             raise BrokenPipeError
 
-    return _Console(highlight=False, soft_wrap=False, width=width)
+    return _Console(highlight=False, soft_wrap=False, width=width, piped=width is not None)
 
 
 def stderr_console():
-    """A Rich console on stderr (diagnostics, progress)."""
+    """A Rich console on stderr (diagnostics, progress); not a terminal, text never wraps."""
     from rich.console import Console
 
-    return _SafeConsole(Console)(stderr=True, highlight=False)
+    width = _piped_width(sys.stderr)
+    return _SafeConsole(Console)(stderr=True, highlight=False, width=width, piped=width is not None)
 
 
 def _SafeConsole(base):
     """``base`` (Rich's Console) that shows control characters in printed text as ``\\xNN``
     (:func:`sidtui.fmt.printable`): session text reaches the terminal as text, never as
-    escape sequences. Rich's own control segments and styles pass unchanged."""
+    escape sequences. Rich's own control segments and styles pass unchanged. With
+    ``piped=True`` text (not tables or panels) is printed unwrapped."""
     from rich.segment import Segment
+    from rich.text import Text
 
     from sidtui.fmt import printable
 
     class SafeConsole(base):
+        def __init__(self, *args, piped: bool = False, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.piped = piped
+
+        def print(self, *objects, soft_wrap=None, **kwargs) -> None:
+            # Piped, a line of text is never wrapped (tables and panels lay out to the width)
+            if soft_wrap is None and self.piped and all(isinstance(o, str | Text) for o in objects):
+                soft_wrap = True
+            super().print(*objects, soft_wrap=soft_wrap, **kwargs)
+
         def _render_buffer(self, buffer):  # the one place every printed segment passes
             return super()._render_buffer(
                 seg if seg.control else Segment(printable(seg.text), seg.style) for seg in buffer

@@ -313,6 +313,22 @@ def test_a_restore_killed_before_its_safety_snapshot_is_said_once_then_done(
     assert sess["a"].read_bytes() == b"A1\n"  # and this run did what was asked
 
 
+def test_piped_output_is_never_wrapped(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    home = tmp_path / "claude"
+    s = cc_edit_session(home, tmp_path / ("a-long-folder-name-" * 7) / "app")
+    assert len(str(s["a"])) > 200  # wider than a piped stdout's tables
+    (home / "file-history" / CC_SESSION / s["blobs"]["a1"]).unlink()  # a warning on stderr
+    rc, out, err = run(
+        capsys, "--claude-home", str(home), "rewind", CC_SESSION, "--to", "2", "--dry-run"
+    )
+    assert rc == 0, err
+    assert f"  restored  {s['a']}" in out.splitlines(), out
+    assert f"--- a{s['a']}" in out.splitlines()
+    warning = "were already gone from the source (unrecoverable there too)"
+    assert any(ln.startswith("warning: 1 backup(s)") and warning in ln for ln in err.splitlines())
+
+
 # --------------------------------------------------------------------------- odd files
 
 
