@@ -299,10 +299,15 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
         print_json(res.to_json())
         return code
     render_result(res)
-    if res.fork is not None:
-        verb = "would write" if res.dry_run else "wrote"
+    if res.fork is not None and res.dry_run:
         print(
-            f"{verb} the rewound conversation as a new session (the original is unchanged); "
+            "would write the rewound conversation as a new session (the original is "
+            "unchanged); the real run prints its `claude --resume` command",
+            file=sys.stderr,
+        )
+    elif res.fork is not None:
+        print(
+            "wrote the rewound conversation as a new session (the original is unchanged); "
             f"resume it with: claude --resume {res.fork.session_id}",
             file=sys.stderr,
         )

@@ -117,18 +117,22 @@ def print_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
-def _piped_width(stream) -> int | None:
-    """The width of a console on ``stream``: the terminal's (None) or, piped, $COLUMNS else
-    200, so tables stay readable."""
-    return None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
+def _piped_width(stream) -> tuple[int | None, bool]:
+    """``(width, unwrapped)`` of a console on ``stream``: a terminal's own width (None);
+    piped, $COLUMNS (text wraps to it: asked for) else 200 with text never wrapped (tables
+    stay readable, a long path stays one line)."""
+    if stream.isatty():
+        return None, False
+    columns = int(os.environ.get("COLUMNS", "0") or 0)
+    return columns or 200, not columns
 
 
 def stdout_console():
-    """A Rich console on stdout (data); piped, tables are wide and text is never wrapped
-    (a long path stays one line for grep and for the reader's own terminal)."""
+    """A Rich console on stdout (data); piped, tables are wide and text is not wrapped
+    (:func:`_piped_width`)."""
     from rich.console import Console
 
-    width = _piped_width(sys.stdout)
+    width, unwrapped = _piped_width(sys.stdout)
 
     class _Console(_SafeConsole(Console)):
         def on_broken_pipe(self) -> None:
@@ -137,15 +141,15 @@ def stdout_console():
             self.quiet = True
             raise BrokenPipeError
 
-    return _Console(highlight=False, soft_wrap=False, width=width, piped=width is not None)
+    return _Console(highlight=False, soft_wrap=False, width=width, piped=unwrapped)
 
 
 def stderr_console():
-    """A Rich console on stderr (diagnostics, progress); not a terminal, text never wraps."""
+    """A Rich console on stderr (diagnostics, progress); piped as stdout's."""
     from rich.console import Console
 
-    width = _piped_width(sys.stderr)
-    return _SafeConsole(Console)(stderr=True, highlight=False, width=width, piped=width is not None)
+    width, unwrapped = _piped_width(sys.stderr)
+    return _SafeConsole(Console)(stderr=True, highlight=False, width=width, piped=unwrapped)
 
 
 def _SafeConsole(base):

@@ -169,6 +169,28 @@ def test_rewind_points_and_modes(capsys, sess):
     assert rc == 2 and "choose 1–3" in err
 
 
+def test_a_dry_run_names_no_session_id_the_real_run_will_not_use(capsys, sess):
+    import re
+
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    rw = ["--claude-home", str(sess["home"]), "rewind", CC_SESSION, "--to", "2"]
+    rw += ["--mode", "conversation"]
+    rc, out, err = run(capsys, *rw, "--dry-run")
+    assert rc == 0 and set(uuid.findall(out + err)) <= {CC_SESSION}, out + err
+    assert "new session: a new id" in out and "the real run prints" in err
+    rc, out, _ = run(capsys, *rw, "--dry-run", "--json")
+    fork = json.loads(out)["fork"]
+    assert (fork["session_id"], fork["path"], fork["resume"], fork["leaf_uuid"]) == (None,) * 4
+    rc, out, _ = run(
+        capsys, "--claude-home", str(sess["home"]), "fork", CC_SESSION, "--dry-run", "--json"
+    )
+    assert rc == 0 and json.loads(out)["session_id"] is None
+    rc, out, err = run(capsys, *rw)  # the real run prints the id it wrote
+    [new] = set(uuid.findall(out + err)) - {CC_SESSION}
+    assert f"new session: {new}" in out and f"claude --resume {new}" in err
+    assert (sess["path"].parent / f"{new}.jsonl").is_file()
+
+
 def _printed_command(out: str) -> list[str]:
     import re
     import shlex
