@@ -222,7 +222,8 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
         if r.drift:
             names = ", ".join(d["path"] for d in r.drift)
             if r.dry_run:
-                print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
+                if "changed after this session" not in (r.refusal or ""):  # else it says them
+                    print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
                 if not r.refusal:
                     print(
                         "--force: a real run replaces them (kept in its safety snapshot)",

@@ -169,6 +169,16 @@ def test_rewind_points_and_modes(capsys, sess):
     assert rc == 2 and "choose 1–3" in err
 
 
+def test_a_rewind_or_restore_dry_run_says_the_drift_once(capsys, sess):
+    sess["a"].write_bytes(b"mine\n")  # changed after the session
+    h = ["--claude-home", str(sess["home"])]
+    for verb in (["rewind", CC_SESSION, "--to", "2"], ["restore", CC_SESSION, "--before", "c2"]):
+        rc, out, err = run(capsys, *h, *verb, "--dry-run")
+        said = [ln for ln in err.splitlines() if "changed after this session" in ln]
+        assert rc == 1 and len(said) == 1 and "a real run is refused" in said[0], err
+        assert err.count("project root:") == 1, err
+
+
 def test_a_dry_run_names_no_session_id_the_real_run_will_not_use(capsys, sess):
     import re
 
