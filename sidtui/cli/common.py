@@ -101,6 +101,25 @@ def registrations_warned(home: Home) -> list:
     return regs
 
 
+def pending_journals_warned(sources, session_ids=None) -> dict[tuple[str, str], Any]:
+    """Say each journal a killed sidtui write left in these sources' homes (all, or these
+    sessions'), one ``sidtui: warning:`` line each on stderr; return them by
+    ``(source name, session)`` (a fork's by its source session)."""
+    found: dict[tuple[str, str], Any] = {}
+    for src in sources:
+        for p in warn_pending(src.pending_journals(session_ids)):
+            found.setdefault((src.name, p.session), p)
+    return found
+
+
+def warn_pending(pending: list) -> list:
+    """Print each :class:`~sidtui.core.checkpoints.journal.PendingJournal` as one warning
+    line on stderr; return them."""
+    for p in pending:
+        print(f"sidtui: warning: {p.describe()}", file=sys.stderr)
+    return pending
+
+
 def print_json(obj: Any) -> None:
     """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent).
 
