@@ -94,17 +94,25 @@ def _scan_line(
 def _whole_lines(
     rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, strip_cr: bool
 ) -> int | None:
-    """The whole lines ``buf[:cut]`` (``buf[cut - 1]`` is their last ``\n``; ``buf[0]`` at
+    """The whole lines ``buf[:cut]`` (``buf[cut - 1]`` is their last ``\\n``; ``buf[0]`` at
     file offset ``base``, after physical line ``line_no``) into ``rf`` in one typed decode,
     when every line is exactly one record it takes (:func:`decode_lines_exact`) — what
     :func:`_scan_line` would make of each, one line at a time (~15 µs a line). Returns
     the last line's number, or None when a line needs the per-line rules (nothing added).
-    ``strip_cr``: a ``\r`` before a line's ``\n`` is not in its span (the streaming reader
+    ``strip_cr``: a ``\\r`` before a line's ``\\n`` is not in its span (the streaming reader
     of a file read in pieces, as :func:`scan_tolerant_source` reads each line).
     """
     objs = decode_lines_exact(buf, cut, RECORD_LIST_DECODER)
     if objs is None:
         return None
+    return _add_lines(rf, buf, cut, base, line_no, objs, strip_cr)
+
+
+def _add_lines(
+    rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, objs: list, strip_cr: bool
+) -> int | None:
+    """:func:`_whole_lines` once ``objs`` (one struct per line of ``buf[:cut]``) are
+    decoded; None (nothing added) when their count is not the lines'."""
     n = len(objs)
     starts = line_starts_in(buf, 0, cut, base)
     if len(starts) != n:  # (cannot be: one record per line)
@@ -246,17 +254,33 @@ def scan_tolerant(
 
 
 def scan_tolerant_source(
-    src: FileSource, start_line: int = 0, streaming: bool = False
+    src: FileSource,
+    start_line: int = 0,
+    streaming: bool = False,
+    prefix: tuple[list, list[tuple[int, int, int]]] | None = None,
 ) -> RecordFile:
     """:func:`scan_tolerant` of a file read in pieces: one piece and one line (at most
     :func:`line_ceiling` bytes) in memory at a time, holes never read; records are read
-    back from the file (``rf.source``)."""
+    back from the file (``rf.source``).
+
+    ``prefix``: ``(structs, pieces)`` the fast scan decoded before it met a line that
+    needs these rules (its pieces ``(file offset, length, first record)``, one struct
+    per line, from the file's start): taken as they are, not decoded again.
+    """
     rf = RecordFile(data=b"", source=src)
     limit = line_ceiling()
     size = src.size
     line_no = start_line
     pos = 0
     buf, buf_at = b"", 0
+    if prefix is not None:
+        objs, pieces = prefix
+        for j, (a, n, first) in enumerate(pieces):
+            upto = pieces[j + 1][2] if j + 1 < len(pieces) else len(objs)
+            got = _add_lines(rf, src.read(a, a + n), n, a, line_no, objs[first:upto], streaming)
+            if got is None:  # (cannot be) read it all again by these rules
+                return scan_tolerant_source(src, start_line, streaming)
+            line_no, pos = got, a + n
     while pos < size:
         if pos >= buf_at + len(buf):
             buf, buf_at = src.read_any(pos, min(size, pos + piece_limits.PIECE_BYTES)), pos

@@ -17,6 +17,7 @@ from sidtui.core.transcript import tolerant
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.messages import MessageScan
+from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import FileSource
 from sidtui.core.transcript.tolerant import scan_tolerant, scan_tolerant_source
 from tests.helpers import SCAN_SLOTS, record_specs, spec_transcript
@@ -149,3 +150,29 @@ def test_a_bad_line_mid_file_keeps_the_other_pieces_batched(tmp_path, monkeypatc
     assert len(rf.bad_lines) == 1 and rf.count == len(lines) - 1
     assert calls.count(False) == 1 and calls.count(True) >= 3
     assert orjson.loads(rf.raw(rf.records[-1]))["uuid"] == orjson.loads(lines[-1])["uuid"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    specs=st.lists(record_specs, min_size=1, max_size=12),
+    odd=st.lists(st.tuples(st.integers(0, 40), _ODD), max_size=3),
+    crlf=st.booleans(),
+    piece=st.sampled_from([64, 300, 1500]),
+    streamed=st.booleans(),
+)
+def test_the_pieces_decoded_before_an_odd_line_are_kept(
+    tmp_path_factory, specs, odd, crlf, piece, streamed
+):
+    """The fast scan of a file read in pieces meets a line that needs the per-line rules:
+    the pieces it decoded before are taken as they are — the same records as reading the
+    whole file one line at a time."""
+    data = _odd_file(specs, odd, crlf)
+    tmp = tmp_path_factory.mktemp("p")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+        m.setattr(transcript_source, "PIECE_BYTES", piece)
+        got = scan_records(_source(tmp, data), streamed=streamed)
+        m.setattr(tolerant, "_whole_lines", lambda *a: None)
+        per_line = scan_tolerant_source(_source(tmp, data), 0, streamed)
+    if not got.is_fast:
+        assert _scan_shape(got) == _scan_shape(per_line)
