@@ -432,8 +432,8 @@ LEGEND = {
     "empty": "a Claude Code transcript with no message (a session started and left)",
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
-    PENDING: "a killed sidtui undo, redo, restore or rewind left this session's files half "
-    "restored (a warning on stderr says what); the next undo, redo or restore finishes it",
+    PENDING: "a killed sidtui undo, restore or rewind left its files half restored (see "
+    "the warning); the next undo, redo or restore of it finishes that first",
 }
 
 
