@@ -128,12 +128,7 @@ def _pending(sources: list, summaries: list, project: str | None) -> dict:
 
 def _with_pending(s, p):
     """A row as a dict with ``pending_journal`` (the row itself when none)."""
-    if p is None:
-        return s
-    from sidtui.core.views.summary import SessionSummary
-
-    assert isinstance(s, SessionSummary)
-    return {**s.to_json(), "pending_journal": p.to_json()}
+    return s if p is None else {**s.to_json(), "pending_journal": p.to_json()}
 
 
 def _has_folder(src, project: str) -> bool:
