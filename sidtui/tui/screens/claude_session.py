@@ -252,11 +252,13 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         )
 
     def on_claude_session_loaded(self, msg: ClaudeSessionLoaded) -> None:
+        first, self._stat = self._stat is None, msg.stat
         if self._reload_pending:
             self._reload_pending = False
             self.call_after_refresh(self.load, True)
+        elif first:  # a change announced while the first read ran had no stat to compare
+            self.check_file()
         self.view, self.history, self.tips = msg.view, msg.history, msg.tips
-        self._stat = msg.stat
         self.query_one("#claude-head", Static).update(plain("\n".join(msg.head)))
         conv = self._conv
         conv.set_model(msg.model, keep_position=msg.reload, starts=msg.starts, width=msg.width)
