@@ -159,13 +159,14 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     return rows
 
 
-def _odd_copy(src: Path, folder: Path, cut: int | None, bom: bool) -> Path:
+def _odd_copy(src: Path, folder: Path, cut: int | None, bom: bool, odd: bool = True) -> Path:
     """``src`` as an editor or a bug leaves it: CRLF line ends, the last assistant message's
     text only whitespace, and (``bom``) a byte-order mark; ``cut``: only the whole lines
-    that fit in that many bytes. Cached next to the huge home."""
+    that fit in that many bytes; ``odd=False``: the cut alone (a clean file of that size).
+    Cached next to the huge home."""
     import orjson
 
-    name = f"{'bom-' if bom else ''}{cut or 'all'}"
+    name = f"{'bom-' if bom else ''}{'' if odd else 'clean-'}{cut or 'all'}"
     out = folder / "sessions" / "odd" / f"{src.stem}.jsonl"
     out = out.with_name(f"{src.stem}-{name}.jsonl")
     if out.exists() and out.stat().st_mtime >= src.stat().st_mtime:
@@ -175,6 +176,10 @@ def _odd_copy(src: Path, folder: Path, cut: int | None, bom: bool) -> Path:
         limit = cut - (3 if bom else 0)
         limit -= data[:limit].count(b"\n")  # room for the \r of each line
         data = data[: data.rindex(b"\n", 0, limit) + 1]
+    if not odd:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        return out
     lines = data.split(b"\n")
     for i in range(len(lines) - 1, -1, -1):
         if b'"assistant_message"' in lines[i]:
@@ -203,8 +208,8 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
     src = huge_home(data_dir("core", "quick" if quick else "full", "huge-home"), n_records)
     root = data_dir("core", "quick" if quick else "full", "odd-home")
     rows = []
-    for cut, bom in ((None, False), (4_000_000, True)):
-        path = _odd_copy(src, root, cut, bom)
+    for cut, bom, odd in ((None, False, True), (4_000_000, True, True), (4_000_000, False, False)):
+        path = _odd_copy(src, root, cut, bom, odd)
         home = Home(root)
         sf = classify_file(path, path.parent.name)
         size = path.stat().st_size
@@ -223,6 +228,23 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
         runs = side_by_side({"floor": floor, "chain": chain, "show": show}, repeat)
         what = f"{size / 1e6:.1f} MB, {n_lines:,} records, CRLF, a whitespace-only message"
         what += ", a BOM (read whole and trimmed)" if bom else " (the streaming reader)"
+        if not odd:  # the same cut without the odd bytes: what the size alone costs
+            what = f"{size / 1e6:.1f} MB, {n_lines:,} records, clean (read whole)"
+            rows += [
+                row(
+                    f"reference: show's core vs I/O floor, {what}",
+                    runs["show"],
+                    runs["floor"],
+                    None,
+                ),
+                row(
+                    f"reference: chain alone vs I/O floor, {what}",
+                    runs["chain"],
+                    runs["floor"],
+                    None,
+                ),
+            ]
+            continue
         rows += [
             row(f"show's core vs I/O floor, {what}", runs["show"], runs["floor"], 4.0),
             row(f"chain alone vs I/O floor, {what}", runs["chain"], runs["floor"], 2.0),

@@ -44,6 +44,11 @@ _BATCH_COMMANDS = frozenset({"show", "ls", "check", "checkpoints", "search", "sa
 class _Parser(argparse.ArgumentParser):
     """argparse exits with 2 on bad arguments already; keep its message one line."""
 
+    def error(self, message: str):  # type: ignore[override]
+        if message == "argument --project: expected one argument":
+            message += " (for a key that starts with '-', write --project=KEY)"
+        super().error(message)
+
 
 class _Version(argparse.Action):
     """``--version``, with the version looked up only when asked (it costs start-up time)."""
@@ -105,6 +110,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options whose value may start with ``-``: a Claude Code project key is its path with
+#: ``/`` replaced (``-home-me-proj``), which argparse would take for an option.
+_DASH_VALUE_OPTIONS = frozenset({"--project"})
+
+
+def join_dash_values(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--project -KEY`` written as ``--project=-KEY`` (argparse refuses
+    the spaced form). Only a value of more than two characters starting with one ``-`` is
+    joined (``--project -h`` stays a request for help); nothing after ``--`` changes."""
+    out: list[str] = []
+    it = iter(argv)
+    for tok in it:
+        out.append(tok)
+        if tok == "--":
+            out.extend(it)
+            break
+        if tok in _DASH_VALUE_OPTIONS:
+            value = next(it, None)
+            if value is None:
+                break
+            if len(value) > 2 and value.startswith("-") and not value.startswith("--"):
+                out[-1] = f"{tok}={value}"
+            else:
+                out.append(value)
+    return out
+
+
 #: What a one-shot command built and left in ``args.keep`` (see :func:`entry`).
 _KEPT: list = []
 
@@ -140,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(join_dash_values(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:  # argparse: --help (0) or bad arguments (2)
         return int(exc.code or 0)
     from sidtui.cli.common import unescape_arg

@@ -69,27 +69,59 @@ def run(args: argparse.Namespace) -> int:
         sources, _named = sources_from_args(args)
         pairs = [(s, None) for s in sources]
     reports = []
+    pending: list[list] = []  # per report: the journals killed sidtui writes left
     for source, ref in pairs:
         if source.name == "sid-code":
-            reports.append(_sid_code(args, source, ref))
+            rep = _sid_code(args, source, ref)
         else:
             rep = _claude(args, source, ref, len(pairs) > 1)
-            if rep is not None:
-                reports.append(rep)
+        if rep is not None:
+            reports.append(rep)
+            pending.append(_pending(source, ref, args.project))
     code = max((r.exit_code for r in reports), default=0)
     args.exit_code = code  # kept when stdout is closed early (`| head -1`)
     if args.json:
+        docs = [_with_pending(r.to_json(), p) for r, p in zip(reports, pending, strict=True)]
         if len(reports) == 1:
-            print_json(reports[0].to_json())
+            print_json(docs[0])
         else:  # several homes: one object per source
-            print_json({_source_of(r): r.to_json() for r in reports})
+            print_json({_source_of(r): d for r, d in zip(reports, docs, strict=True)})
     else:
-        for r in reports:
+        from rich.text import Text
+
+        for r, p in zip(reports, pending, strict=True):
             if _source_of(r) == "claude-code":
                 _print_claude(r)
             else:
                 _print(r)
+            c = stdout_console()
+            for x in p:  # not a fault of the transcripts: the exit code stays
+                c.print(Text(f"pending       {x.describe()}", style="yellow"))
     return code
+
+
+def _pending(source, ref, project: str | None) -> list:
+    """The pending journals of the check's scope: the session, the project's sessions (a
+    fork's: its source's), or the whole home."""
+    if ref is not None:
+        return source.pending_journals([ref.session_id])
+    found = source.pending_journals()
+    if project is None:
+        return found
+    folder = source.home.sessions_dir if source.name == "sid-code" else source.home.projects_dir
+    folder = folder / project
+    return [
+        p
+        for p in found
+        if any((folder / f"{p.session}{ext}").exists() for ext in (".jsonl", ".json"))
+    ]
+
+
+def _with_pending(doc: dict, pending: list) -> dict:
+    """``doc`` with ``pending_journals`` when there are some (else unchanged)."""
+    if pending:
+        doc["pending_journals"] = [p.to_json() for p in pending]
+    return doc
 
 
 def _source_of(report) -> str:

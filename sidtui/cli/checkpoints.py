@@ -45,12 +45,20 @@ def run(args: argparse.Namespace) -> int:
 
         return claude_verbs.checkpoints(args, target)
     mgr = manager(args)
+    from sidtui.cli.common import warn_pending
+    from sidtui.core.checkpoints.journal import pending_journals
+
+    # a killed sidtui undo/restore of this session: its files may be half restored
+    pending = warn_pending(pending_journals(mgr.index_path.parent.parent, [mgr.session_id]))
     if args.show:
         return _show(mgr, args.show, args.full)
     if args.json:
         from sidtui.cli.common import print_json
 
-        print_json(to_json(mgr))
+        doc = to_json(mgr)
+        if pending:
+            doc["pendingJournal"] = pending[0].to_json()
+        print_json(doc)
         return 0
     render(mgr)
     return 0

@@ -89,15 +89,28 @@ def checkpoints(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     for w in fh.warnings:
         print(f"sidtui: warning: {w}", file=sys.stderr)
     _require_checkpoints(fh)
+    pending = _pending(view)
     if args.show:
         return _show(view, fh, args.show, getattr(args, "full", False))
     points = {p.checkpoint: p for p in rewind_points(view, fh) if p.exact}
     doc = checkpoints_json(view, fh, points)
     if args.json:
+        if pending:
+            doc["pendingJournal"] = pending[0].to_json()
         print_json(doc)
         return 0
     _render_checkpoints(doc)
     return 0
+
+
+def _pending(view: Any) -> list[Any]:
+    """The journal a killed sidtui restore of this session left, said on stderr."""
+    from sidtui.cli.common import warn_pending
+    from sidtui.core.checkpoints.journal import pending_journals
+
+    if view.home is None:
+        return []
+    return warn_pending(pending_journals(view.home.restores_dir, [view.session_id]))
 
 
 def checkpoints_json(view: Any, fh: Any, points: dict[Any, Any]) -> dict[str, Any]:
@@ -299,10 +312,15 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
         print_json(res.to_json())
         return code
     render_result(res)
-    if res.fork is not None:
-        verb = "would write" if res.dry_run else "wrote"
+    if res.fork is not None and res.dry_run:
         print(
-            f"{verb} the rewound conversation as a new session (the original is unchanged); "
+            "would write the rewound conversation as a new session (the original is "
+            "unchanged); the real run prints its `claude --resume` command",
+            file=sys.stderr,
+        )
+    elif res.fork is not None:
+        print(
+            "wrote the rewound conversation as a new session (the original is unchanged); "
             f"resume it with: claude --resume {res.fork.session_id}",
             file=sys.stderr,
         )

@@ -101,6 +101,25 @@ def registrations_warned(home: Home) -> list:
     return regs
 
 
+def pending_journals_warned(sources, session_ids=None) -> dict[tuple[str, str], Any]:
+    """Say each journal a killed sidtui write left in these sources' homes (all, or these
+    sessions'), one ``sidtui: warning:`` line each on stderr; return them by
+    ``(source name, session)`` (a fork's by its source session)."""
+    found: dict[tuple[str, str], Any] = {}
+    for src in sources:
+        for p in warn_pending(src.pending_journals(session_ids)):
+            found.setdefault((src.name, p.session), p)
+    return found
+
+
+def warn_pending(pending: list) -> list:
+    """Print each :class:`~sidtui.core.checkpoints.journal.PendingJournal` as one warning
+    line on stderr; return them."""
+    for p in pending:
+        print(f"sidtui: warning: {p.describe()}", file=sys.stderr)
+    return pending
+
+
 def print_json(obj: Any) -> None:
     """Print one JSON document to stdout (UTF-8, non-ASCII kept, 2-space indent).
 
@@ -117,11 +136,22 @@ def print_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def _piped_width(stream) -> tuple[int | None, bool]:
+    """``(width, unwrapped)`` of a console on ``stream``: a terminal's own width (None);
+    piped, $COLUMNS (text wraps to it: asked for) else 200 with text never wrapped (tables
+    stay readable, a long path stays one line)."""
+    if stream.isatty():
+        return None, False
+    columns = int(os.environ.get("COLUMNS", "0") or 0)
+    return columns or 200, not columns
+
+
 def stdout_console():
-    """A Rich console on stdout (data); wide when piped so tables stay readable."""
+    """A Rich console on stdout (data); piped, tables are wide and text is not wrapped
+    (:func:`_piped_width`)."""
     from rich.console import Console
 
-    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 200
+    width, unwrapped = _piped_width(sys.stdout)
 
     class _Console(_SafeConsole(Console)):
         def on_broken_pipe(self) -> None:
@@ -130,25 +160,38 @@ def stdout_console():
             self.quiet = True
             raise BrokenPipeError
 
-    return _Console(highlight=False, soft_wrap=False, width=width)
+    return _Console(highlight=False, soft_wrap=False, width=width, piped=unwrapped)
 
 
 def stderr_console():
-    """A Rich console on stderr (diagnostics, progress)."""
+    """A Rich console on stderr (diagnostics, progress); piped as stdout's."""
     from rich.console import Console
 
-    return _SafeConsole(Console)(stderr=True, highlight=False)
+    width, unwrapped = _piped_width(sys.stderr)
+    return _SafeConsole(Console)(stderr=True, highlight=False, width=width, piped=unwrapped)
 
 
 def _SafeConsole(base):
     """``base`` (Rich's Console) that shows control characters in printed text as ``\\xNN``
     (:func:`sidtui.fmt.printable`): session text reaches the terminal as text, never as
-    escape sequences. Rich's own control segments and styles pass unchanged."""
+    escape sequences. Rich's own control segments and styles pass unchanged. With
+    ``piped=True`` text (not tables or panels) is printed unwrapped."""
     from rich.segment import Segment
+    from rich.text import Text
 
     from sidtui.fmt import printable
 
     class SafeConsole(base):
+        def __init__(self, *args, piped: bool = False, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.piped = piped
+
+        def print(self, *objects, soft_wrap=None, **kwargs) -> None:
+            # Piped, a line of text is never wrapped (tables and panels lay out to the width)
+            if soft_wrap is None and self.piped and all(isinstance(o, str | Text) for o in objects):
+                soft_wrap = True
+            super().print(*objects, soft_wrap=soft_wrap, **kwargs)
+
         def _render_buffer(self, buffer):  # the one place every printed segment passes
             return super()._render_buffer(
                 seg if seg.control else Segment(printable(seg.text), seg.style) for seg in buffer

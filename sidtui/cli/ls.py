@@ -31,7 +31,7 @@ def register(subparsers, parents) -> None:
         "--project",
         metavar="KEY",
         help="only this project folder (under sessions/, or under projects/ of a Claude Code "
-        "home: those names start with '-', so write --project=-home-me-proj)",
+        "home, whose names start with '-': --project -home-me-proj)",
     )
     p.add_argument(
         "--source",
@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     summaries: list = []
     errors: list[str] = []
     wheres: list[str] = []
+    listed: list = []
     for src in sources:
         if src.name == "sid-code":
             home = src.home.require()
@@ -91,17 +92,48 @@ def run(args: argparse.Namespace) -> int:
             errors += errs
             wheres.append(str(src.home.projects_dir))
         summaries += rows
+        listed.append(src)
     if args.project is not None and not wheres:
         _no_project_in_any(sources, args.project)
     if len(wheres) > 1:
         summaries.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
     for e in errors:
         print(f"sidtui: warning: {e}", file=sys.stderr)
+    pending = _pending(listed, summaries, args.project)
     if args.json:
+        if pending:  # the rows of those sessions gain "pending_journal"
+            summaries = [_with_pending(s, pending.get((s.source, s.session_id))) for s in summaries]
         print_json(summaries)  # orjson writes the dataclasses as to_json() would, faster
         return 0
     multi = len({s.source for s in summaries}) > 1
-    return _print_tables(summaries, _empty_lines(sources, args) if not summaries else [], multi)
+    return _print_tables(
+        summaries, _empty_lines(sources, args) if not summaries else [], multi, pending
+    )
+
+
+def _pending(sources: list, summaries: list, project: str | None) -> dict:
+    """The journals killed sidtui writes left in the listed homes, each said on stderr
+    (with ``--project``: only those of its sessions); by ``(source, session)``."""
+    shown = {(s.source, s.session_id) for s in summaries} if project is not None else None
+    found: dict = {}
+    for src in sources:
+        for p in src.pending_journals():  # one access() per checkpoint folder, no read
+            key = (src.name, p.session)
+            if shown is not None and key not in shown:
+                continue
+            print(f"sidtui: warning: {p.describe()}", file=sys.stderr)
+            found.setdefault(key, p)
+    return found
+
+
+def _with_pending(s, p):
+    """A row as a dict with ``pending_journal`` (the row itself when none)."""
+    if p is None:
+        return s
+    from sidtui.core.views.summary import SessionSummary
+
+    assert isinstance(s, SessionSummary)
+    return {**s.to_json(), "pending_journal": p.to_json()}
 
 
 def _has_folder(src, project: str) -> bool:
@@ -188,7 +220,9 @@ def _empty_lines(sources: list, args: argparse.Namespace) -> list[str]:
     return lines
 
 
-def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
+def _print_tables(
+    summaries: list, empty_lines: list[str], multi: bool, pending: dict | None = None
+) -> int:
     from rich.table import Table
     from rich.text import Text
 
@@ -199,6 +233,15 @@ def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
         for line in empty_lines:
             print(f"sidtui: {line}", file=sys.stderr)
         return 0
+    pending = pending or {}
+
+    def badge(s) -> tuple[str, str]:
+        label, colour = state_badge(s)
+        p = pending.get((s.source, s.session_id))
+        if p is not None and (p.files or p.invalid or p.fork_of is None):
+            label += f" ({PENDING})"  # its project's files may be half restored
+        return label, colour
+
     by_project: dict[tuple[str, str], list] = {}
     for s in summaries:
         by_project.setdefault((s.source, s.project or "(flat)"), []).append(s)
@@ -208,15 +251,17 @@ def _print_tables(summaries: list, empty_lines: list[str], multi: bool) -> int:
         rows = by_project[key]
         noun = "session" if len(rows) == 1 else "sessions"
         id_w = max(len(s.session_id) for s in rows)
-        state_w = max(len(state_badge(s)[0]) for s in rows)
+        state_w = max(len(badge(s)[0]) for s in rows)
         cols, show_prompt, spare = _columns(rows, console.width, multi, id_w, state_w)
         names = [c[0] for c in cols]
         cells: list[list[Text]] = []
         for s in rows:
-            label, colour = state_badge(s)
+            label, colour = badge(s)
             seen_states.add(label.split(" (")[0])
             if s.stale:
                 seen_states.add("stale")
+            if label.endswith(f"({PENDING})"):
+                seen_states.add(PENDING)
             # user text is never read as Rich markup (a prompt may hold "[/]")
             note = Text((s.first_prompt or s.title or "").replace("\n", " "))
             if not s.loadable and s.kind == "main":
@@ -375,6 +420,9 @@ def _plain_table(title: str, cols: list, last_width: int | None, cells: list[lis
 
 SOURCE_LABELS = {"sid-code": "sid-code", "claude-code": "Claude Code"}
 
+#: The state suffix of a session a killed sidtui undo/redo/restore/rewind left pending.
+PENDING = "restore pending"
+
 LEGEND = {
     "clean": "the last message is the agent's; a resume just continues",
     "interrupted prompt": "the last prompt got no answer; the agent re-sends it on resume",
@@ -384,6 +432,8 @@ LEGEND = {
     "empty": "a Claude Code transcript with no message (a session started and left)",
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
+    PENDING: "a killed sidtui undo, redo, restore or rewind left this session's files half "
+    "restored (a warning on stderr says what); the next undo, redo or restore finishes it",
 }
 
 

@@ -222,7 +222,8 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
         if r.drift:
             names = ", ".join(d["path"] for d in r.drift)
             if r.dry_run:
-                print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
+                if "changed after this session" not in (r.refusal or ""):  # else it says them
+                    print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
                 if not r.refusal:
                     print(
                         "--force: a real run replaces them (kept in its safety snapshot)",
@@ -261,7 +262,9 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
     if r.dry_run and getattr(r, "refusal", None):
         print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
     sid = r.fork.session_id if r.fork is not None else None
-    if r.fork is not None:
+    if r.fork is not None and r.dry_run:  # its id is picked when it is written
+        c.print(Text(f"new session: a new id, picked when it is written (in {r.fork.path.parent})"))
+    elif r.fork is not None:
         c.print(Text(f"new session: {r.fork.session_id}  ({r.fork.path})"))
     if not r.dry_run:
         if r.marker_uuid:

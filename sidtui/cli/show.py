@@ -65,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     source, sf = read_session(args)
+    from sidtui.cli.common import pending_journals_warned
+
+    # a killed sidtui undo/restore of this session: its files may be half restored
+    args.pending = next(iter(pending_journals_warned([source], [sf.session_id]).values()), None)
     if source.name == "claude-code":
         return _show_claude(args, source, sf, max_messages)
     home = source.home
@@ -86,11 +90,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from sidtui.core.views.show_json import session_to_json, write_json_stream
 
-        write_json_stream(session_to_json(view, lazy=True), sys.stdout.buffer)
+        write_json_stream(_with_pending(session_to_json(view, lazy=True), args), sys.stdout.buffer)
         sys.stdout.flush()
         return 0
     render(view, max_messages)
     return 0
+
+
+def _with_pending(doc: dict, args: argparse.Namespace) -> dict:
+    """``doc`` with ``pending_journal`` when a killed sidtui write of it is pending."""
+    if args.pending is not None:
+        doc["pending_journal"] = args.pending.to_json()
+    return doc
 
 
 def _show_claude(args: argparse.Namespace, source, cf, max_messages: int | None) -> int:
@@ -102,7 +113,7 @@ def _show_claude(args: argparse.Namespace, source, cf, max_messages: int | None)
     if args.json:
         from sidtui.core.views.show_json import write_json_stream
 
-        write_json_stream(view.to_json(), sys.stdout.buffer)
+        write_json_stream(_with_pending(view.to_json(), args), sys.stdout.buffer)
         sys.stdout.flush()
         return 0
     show_claude.render(view, max_messages)

@@ -68,6 +68,19 @@ def test_ls_of_one_claude_project_and_bad_ones(capsys):
     assert code == 0 and len(json.loads(out)) == 3
     code, _, err = run(capsys, "ls", "--claude-home", CC, "--project=nope")
     assert code == 2 and "no project folder 'nope'" in err
+
+
+def test_a_project_key_starting_with_a_dash_needs_no_equals_sign(capsys):
+    code, joined, _ = run(capsys, "ls", "--claude-home", CC, f"--project={SPOTTER}", "--json")
+    code2, spaced, err = run(capsys, "ls", "--claude-home", CC, "--project", SPOTTER, "--json")
+    assert (code, code2) == (0, 0) and spaced == joined, err
+    code, out, err = run(capsys, "--claude-home", CC, "search", "plan", "--project", SPOTTER)
+    assert code == 0 and SPOTTER in out, err
+    # a value argparse still cannot take names the form that works
+    code, _, err = run(capsys, "ls", "--claude-home", CC, "--project", "-x")
+    assert code == 2 and "write --project=KEY" in err
+    code, _, err = run(capsys, "ls", "--claude-home", CC, "--project", "--", SPOTTER)
+    assert code == 2 and "write --project=KEY" in err
     code, _, err = run(capsys, "ls", "--claude-home", "")
     assert code == 2 and "--claude-home needs a folder" in err
 

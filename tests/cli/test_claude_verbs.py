@@ -169,6 +169,38 @@ def test_rewind_points_and_modes(capsys, sess):
     assert rc == 2 and "choose 1–3" in err
 
 
+def test_a_rewind_or_restore_dry_run_says_the_drift_once(capsys, sess):
+    sess["a"].write_bytes(b"mine\n")  # changed after the session
+    h = ["--claude-home", str(sess["home"])]
+    for verb in (["rewind", CC_SESSION, "--to", "2"], ["restore", CC_SESSION, "--before", "c2"]):
+        rc, out, err = run(capsys, *h, *verb, "--dry-run")
+        said = [ln for ln in err.splitlines() if "changed after this session" in ln]
+        assert rc == 1 and len(said) == 1 and "a real run is refused" in said[0], err
+        assert err.count("project root:") == 1, err
+
+
+def test_a_dry_run_names_no_session_id_the_real_run_will_not_use(capsys, sess):
+    import re
+
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    rw = ["--claude-home", str(sess["home"]), "rewind", CC_SESSION, "--to", "2"]
+    rw += ["--mode", "conversation"]
+    rc, out, err = run(capsys, *rw, "--dry-run")
+    assert rc == 0 and set(uuid.findall(out + err)) <= {CC_SESSION}, out + err
+    assert "new session: a new id" in out and "the real run prints" in err
+    rc, out, _ = run(capsys, *rw, "--dry-run", "--json")
+    fork = json.loads(out)["fork"]
+    assert (fork["session_id"], fork["path"], fork["resume"], fork["leaf_uuid"]) == (None,) * 4
+    rc, out, _ = run(
+        capsys, "--claude-home", str(sess["home"]), "fork", CC_SESSION, "--dry-run", "--json"
+    )
+    assert rc == 0 and json.loads(out)["session_id"] is None
+    rc, out, err = run(capsys, *rw)  # the real run prints the id it wrote
+    [new] = set(uuid.findall(out + err)) - {CC_SESSION}
+    assert f"new session: {new}" in out and f"claude --resume {new}" in err
+    assert (sess["path"].parent / f"{new}.jsonl").is_file()
+
+
 def _printed_command(out: str) -> list[str]:
     import re
     import shlex
@@ -311,6 +343,22 @@ def test_a_restore_killed_before_its_safety_snapshot_is_said_once_then_done(
     said = [ln for ln in (out + err).splitlines() if "interrupted" in ln]
     assert len(said) == 1 and "had changed nothing" in said[0], said
     assert sess["a"].read_bytes() == b"A1\n"  # and this run did what was asked
+
+
+def test_piped_output_is_never_wrapped(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    home = tmp_path / "claude"
+    s = cc_edit_session(home, tmp_path / ("a-long-folder-name-" * 7) / "app")
+    assert len(str(s["a"])) > 200  # wider than a piped stdout's tables
+    (home / "file-history" / CC_SESSION / s["blobs"]["a1"]).unlink()  # a warning on stderr
+    rc, out, err = run(
+        capsys, "--claude-home", str(home), "rewind", CC_SESSION, "--to", "2", "--dry-run"
+    )
+    assert rc == 0, err
+    assert f"  restored  {s['a']}" in out.splitlines(), out
+    assert f"--- a{s['a']}" in out.splitlines()
+    warning = "were already gone from the source (unrecoverable there too)"
+    assert any(ln.startswith("warning: 1 backup(s)") and warning in ln for ln in err.splitlines())
 
 
 # --------------------------------------------------------------------------- odd files

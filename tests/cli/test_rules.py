@@ -279,6 +279,32 @@ def test_a_real_fork_of_a_live_session_is_not_a_dry_run(fx, capsys):
     assert "new session" in out
 
 
+def test_a_rewind_dry_run_says_the_drift_once(fx, capsys):
+    home, _ = fx  # S05, a fork of S01, edited login.ts after S01: drift
+    rc, _, err = run(
+        capsys, "--home", home, "rewind", S01, "--to", "2", "--mode", "code", "--dry-run"
+    )
+    said = [ln for ln in err.splitlines() if "changed after this session" in ln]
+    assert rc == 1 and len(said) == 1 and "a real run is refused" in said[0], err
+    assert err.count("project root:") == 1
+    rc, _, err = run(
+        capsys, "--home", home, "rewind", S01, "--to", "2", "--mode", "code", "--dry-run", "--force"
+    )
+    said = [ln for ln in err.splitlines() if "changed after this session" in ln]
+    assert rc == 0 and len(said) == 1 and "--force: a real run replaces them" in err, err
+
+
+def test_a_fork_dry_run_names_no_id_the_real_run_will_not_use(fx, capsys):
+    home, _ = fx
+    rc, out, err = run(capsys, "--home", home, "fork", S01, "--dry-run", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and (doc["session_id"], doc["path"]) == (None, None), err
+    rc, out, err = run(capsys, "--home", home, "fork", S01, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and Path(doc["path"]).name == f"{doc['session_id']}.jsonl", err
+    assert Path(doc["path"]).is_file()
+
+
 def test_an_empty_fork_is_not_shown_as_a_clean_conversation(fx, capsys):
     home, _ = fx
     rc, out, err = run(

@@ -26,6 +26,7 @@ from sidtui.core.base.jsonout import stringify_pretty
 from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
 from sidtui.core.base.regular import ceiling, read_regular
 from sidtui.core.base.safefs import write_atomic
+from sidtui.core.checkpoints.diff import invalid_ops
 
 COMPRESS_THRESHOLD = 1024  # UTF-16 code units (JS string .length), FORMAT.md §10.3
 _ID_RE = re.compile(r"^s(\d+)$")
@@ -255,6 +256,10 @@ class CheckpointIndex:
     _by_path: dict[str, list[tuple[int, dict[str, Any]]]] | None = field(
         default=None, repr=False, compare=False
     )
+    # id(ops) -> (that ops list, held so its id stays its own; invalid_ops' verdict)
+    _ops_verdicts: dict[int, tuple[list[Any], str | None]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def parse(cls, raw: bytes, path: Path | None = None) -> CheckpointIndex:
@@ -331,8 +336,25 @@ class CheckpointIndex:
         return snaps
 
     def invalidate(self) -> None:
-        """Drop cached lookups after changing ``snapshots`` or their entries."""
+        """Drop cached lookups after changing ``snapshots`` or their entries (an entry's
+        ops changed in place included)."""
         self._by_path = None
+        self._ops_verdicts.clear()
+
+    def ops_problem(self, ops: list[Any]) -> str | None:
+        """:func:`~sidtui.core.checkpoints.diff.invalid_ops` of a stored diff's ``ops``,
+        judged once per ops list of this index: every later rebuild reuses the verdict
+        (checking every line of a 50-diff chain was ~60% of a rebuild).
+
+        Returns:
+            Why the ops are invalid, or None when they are valid.
+        """
+        hit = self._ops_verdicts.get(id(ops))
+        if hit is not None and hit[0] is ops:
+            return hit[1]
+        verdict = invalid_ops(ops)
+        self._ops_verdicts[id(ops)] = (ops, verdict)
+        return verdict
 
     def index_of(self, snapshot_id: str) -> int:
         """Position of ``snapshot_id`` in :attr:`snapshots`, or -1."""

@@ -3,7 +3,8 @@
 Written atomically before the safety snapshot and removed when every step is done, so a
 killed undo, redo, restore, rewind or fork leaves it behind and the next mutating verb
 finishes that work instead of starting another (docs/DECISIONS.md, "Writes on a hostile
-disk"). Its ``token`` is also the safety snapshot's ``sidtuiJournal``.
+disk"). Its ``token`` is also the safety snapshot's ``sidtuiJournal``. The read verbs say
+a pending one (:func:`pending_journals`).
 
 Design notes (the shape): docs/ARCHITECTURE.md, “core/checkpoints/journal.py”.
 """
@@ -11,6 +12,8 @@ Design notes (the shape): docs/ARCHITECTURE.md, “core/checkpoints/journal.py�
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +75,120 @@ def safety_position(index: Any, token: str) -> int:
         if index.snapshots[i].get("sidtuiJournal") == token:
             return i
     return -1
+
+
+@dataclass(frozen=True)
+class PendingJournal:
+    """A journal left in ``<folder>/<session>/`` by a sidtui write not finished: its files
+    may be half written until the next undo, redo or restore of the session finishes it.
+
+    Attributes:
+        session_id: the folder's name (for a fork: the incomplete copy's id).
+        path: the journal file.
+        op: what was interrupted (``undo``, ``restore``, ``rewind``, ``fork`` ...).
+        pid: the process that wrote it; running: that process still runs (a write in
+            progress, not a killed one).
+        files: how many files it was writing (None: it names none).
+        fork_of: for a fork's journal, the source session (the one a user knows).
+        invalid: why it is not a journal sidtui wrote (the other fields then unknown).
+    """
+
+    session_id: str
+    path: Path
+    op: str = "restore"
+    pid: int | None = None
+    running: bool = False
+    files: int | None = None
+    fork_of: str | None = None
+    invalid: str | None = None
+
+    @property
+    def session(self) -> str:
+        """The session a user would look at: a fork's source, else :attr:`session_id`."""
+        return self.fork_of or self.session_id
+
+    def describe(self) -> str:
+        """One line for people."""
+        if self.invalid is not None:
+            return (
+                f"{self.invalid}: an undo, redo or restore of {self.session_id} is refused "
+                "until it is removed"
+            )
+        if self.running:
+            return f"a sidtui {self.op} of {self.session} (process {self.pid}) is writing now"
+        killed = f" (process {self.pid} was killed)" if self.pid is not None else ""
+        files = f": {self.files} file(s) may be half restored" if self.files else ""
+        if self.fork_of is not None:
+            copy = "" if self.files else f": its copy {self.session_id} is incomplete"
+            return (
+                f"an interrupted sidtui {self.op} of {self.fork_of} is pending{killed}"
+                f"{files or copy}; the next fork or rewind in its project finishes it first"
+            )
+        return (
+            f"an interrupted sidtui {self.op} of {self.session_id} is pending{killed}{files}; "
+            "the next undo, redo or restore of it finishes it first"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "op": self.op,
+            "pid": self.pid,
+            "running": self.running,
+            "files": self.files,
+            "fork_of": self.fork_of,
+            "journal": str(self.path),
+            "invalid": self.invalid,
+            "message": self.describe(),
+        }
+
+
+def pending_journals(
+    folder: Path, session_ids: Iterable[str] | None = None
+) -> list[PendingJournal]:
+    """The journals in ``folder/<session>/`` (a home's ``checkpoints/``, a Claude Code
+    home's ``sidtui/restores/``), sorted by session id; never raises.
+
+    Args:
+        folder: the parent of the per-session folders.
+        session_ids: look only in these sessions' folders (None: every folder there, one
+            ``access`` each; a session without a folder costs nothing).
+    """
+    if session_ids is None:
+        try:
+            with os.scandir(folder) as it:
+                names = [e.name for e in it]
+        except OSError:
+            return []
+    else:
+        names = list(session_ids)
+    found: list[PendingJournal] = []
+    base = os.fspath(folder)
+    for name in sorted(names):
+        if not os.access(f"{base}/{name}/{JOURNAL_NAME}", os.F_OK, follow_symlinks=False):
+            continue  # the common case: one system call, no exception, no Path object
+        path = Path(base, name, JOURNAL_NAME)
+        j = read_journal(path.parent)
+        if j is None:  # removed meanwhile: finished
+            continue
+        if "invalid" in j:
+            found.append(PendingJournal(name, path, invalid=str(j["invalid"])))
+            continue
+        pid = j.get("pid")
+        pid = pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+        fork = j.get("fork") if isinstance(j.get("fork"), dict) else None
+        part = j.get("restore") if isinstance(j.get("restore"), dict) else j.get("claude")
+        paths = part.get("paths") if isinstance(part, dict) else None
+        source = fork.get("source") if fork is not None else None
+        found.append(
+            PendingJournal(
+                name,
+                path,
+                op=str(j.get("op") or ("fork" if fork is not None else "restore")),
+                pid=pid,
+                running=pid is not None and pid != os.getpid() and safefs.pid_running(pid),
+                files=len(paths) if isinstance(paths, list) else None,
+                fork_of=str(source) if fork is not None and source else None,
+            )
+        )
+    return found

@@ -17,7 +17,6 @@ from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.diff import (
     apply_ops,
     has_keep,
-    invalid_ops,
     keeps_match,
     ops_overrun,
     split_lines,
@@ -81,8 +80,10 @@ class Rebuilt:
 _State = tuple[list[str] | str | bytes | None, str | None]
 
 
-def _step(state: _State, entry: dict[str, Any], sid: str, verify: bool = False) -> _State:
-    """Advance a rebuild state over one entry."""
+def _step(
+    index: CheckpointIndex, state: _State, entry: dict[str, Any], sid: str, verify: bool = False
+) -> _State:
+    """Advance a rebuild state over one entry of ``index``."""
     lines, reason = state
     kind = entry.get("type")
     if kind == "full":
@@ -100,7 +101,7 @@ def _step(state: _State, entry: dict[str, Any], sid: str, verify: bool = False) 
             f"{sid}: stored diff has no ops (the agent's ≥ 10,000-line diff bug, "
             f"EMPTY_OPS_DIFF_AT_{sid}); its content was never saved"
         )
-    bad = invalid_ops(ops)
+    bad = index.ops_problem(ops)
     if bad is not None:  # never guessed: this entry and every later one built on it
         return None, f"{sid}: stored diff is corrupt ({bad})"
     if not has_keep(ops):
@@ -162,7 +163,7 @@ def rebuild(index: CheckpointIndex, file_path: str, position: int) -> Rebuilt:
     snaps = index.snapshots
     state: _State = (None, None)
     for i, e in entries[start : j + 1]:
-        state = _step(state, e, str(snaps[i].get("id")))
+        state = _step(index, state, e, str(snaps[i].get("id")))
     content, reason = _finish(state)
     entry = entries[j][1]
     return Rebuilt(
@@ -182,7 +183,7 @@ def rebuild_all(index: CheckpointIndex, file_path: str, verify: bool = True) -> 
     snaps = index.snapshots
     for i, e in index.entries_for(file_path):
         sid = str(snaps[i].get("id"))
-        state = _step(state, e, sid, verify)
+        state = _step(index, state, e, sid, verify)
         content, reason = _finish(state)
         out.append(Rebuilt(file_path, sid, i, e.get("existedBefore") is not False, content, reason))
     return out

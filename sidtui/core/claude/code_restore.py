@@ -41,8 +41,6 @@ from sidtui.core.claude.liveness import live_words
 #: A file modified more than this after the session's last record is drift (clock and
 #: mtime granularity: Claude Code stamps a tool result just after the tool wrote).
 DRIFT_SLACK_MS = 2000
-#: sidtui's own folder in a Claude Code home (Claude Code never reads it).
-SIDTUI_DIR = "sidtui"
 DRIFT_CHANGED = "changed"
 
 
@@ -69,7 +67,7 @@ class DriftRefused(CodeRestoreError):
 
 def journal_path(home: ClaudeHome, session_id: str) -> Path:
     """``<home>/sidtui/restores/<session>/index.json``: the safety snapshots of a session."""
-    return home.root / SIDTUI_DIR / "restores" / session_id / "index.json"
+    return home.restores_dir / session_id / "index.json"
 
 
 def session_root(cwd: str | None, *, root: str | os.PathLike[str] | None = None) -> ProjectRoot:

@@ -116,7 +116,8 @@ class ClaudeForkResult:
     """A session written (or, for a dry run, prepared) by :func:`prepare_fork`.
 
     Attributes:
-        session_id, path: the new session and its file.
+        session_id, path: the new session and its file (a dry run's are provisional: the
+            real run picks its own id when it writes).
         source_session_id, source_path: where it was copied from.
         leaf_uuid: the new session's resume leaf; source_leaf_uuid: the record it copies.
         message_count: messages of the new session's conversation.
@@ -142,13 +143,16 @@ class ClaudeForkResult:
     dry_run: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The ``--json`` shape; a dry run's ``session_id``, ``path``, ``leaf_uuid`` and
+        ``resume`` are null (the real run picks its ids when it writes)."""
+        real = not self.dry_run
         return {
             "source": "claude-code",
-            "session_id": self.session_id,
-            "path": str(self.path),
+            "session_id": self.session_id if real else None,
+            "path": str(self.path) if real else None,
             "source_session_id": self.source_session_id,
             "source_path": str(self.source_path),
-            "leaf_uuid": self.leaf_uuid,
+            "leaf_uuid": self.leaf_uuid if real else None,
             "source_leaf_uuid": self.source_leaf_uuid,
             "message_count": self.message_count,
             "records_copied": self.records_copied,
@@ -158,7 +162,7 @@ class ClaudeForkResult:
             "blobs_missing": self.blobs_missing,
             "warnings": self.warnings,
             "dry_run": self.dry_run,
-            "resume": f"claude --resume {self.session_id}",
+            "resume": f"claude --resume {self.session_id}" if real else None,
         }
 
 

@@ -108,6 +108,13 @@ class ClaudeHome:
         return self.file_history_dir / session_id
 
     @property
+    def restores_dir(self) -> Path:
+        """``sidtui/restores/`` (sidtui's own folder: Claude Code never reads it): per
+        ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
+        progress."""
+        return self.root / "sidtui" / "restores"
+
+    @property
     def exists(self) -> bool:
         """The root holds a ``projects/`` folder (what makes it a Claude Code home here)."""
         return self.projects_dir.is_dir()

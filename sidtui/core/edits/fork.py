@@ -45,7 +45,8 @@ class ForkResult:
     """A session written by :func:`fork` or :func:`salvage`.
 
     Attributes:
-        session_id: the new session's id.
+        session_id: the new session's id (a dry run's is provisional: the real run picks
+            its own when it writes).
         path: the new file.
         source_session_id: the source's id.
         source_path: the source file.
@@ -77,10 +78,12 @@ class ForkResult:
     resumed: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The ``--json`` shape; a dry run's ``session_id`` and ``path`` are null (the real
+        run picks its id when it writes)."""
         return {
             "resumed": self.resumed,
-            "session_id": self.session_id,
-            "path": str(self.path),
+            "session_id": None if self.dry_run else self.session_id,
+            "path": None if self.dry_run else str(self.path),
             "source_session_id": self.source_session_id,
             "source_path": str(self.source_path),
             "source_tail_uuid": self.source_tail_uuid,

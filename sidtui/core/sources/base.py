@@ -5,7 +5,8 @@ ask: find sessions (:meth:`~Source.discover`, :meth:`~Source.resolve`), read one
 common model (:meth:`~Source.open` → a :class:`SessionModel`), list and count them
 (:meth:`~Source.list_sessions`, :meth:`~Source.check`), who runs now
 (:meth:`~Source.registrations`), its checkpoints (:meth:`~Source.checkpoints`, None where
-the source has none yet) and which changes it supports (:attr:`~Source.mutations`).
+the source has none yet), what killed sidtui writes left (:meth:`~Source.pending_journals`)
+and which changes it supports (:attr:`~Source.mutations`).
 The models themselves are the sources' own classes; :class:`SessionModel` and
 :class:`SessionRef` name what every one of them has.
 """
@@ -14,12 +15,15 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from sidtui.core.resume.process import Liveness, Registration
 from sidtui.core.views.summary import SessionSummary
+
+if TYPE_CHECKING:
+    from sidtui.core.checkpoints.journal import PendingJournal
 
 #: The changes a source may support (the CLI verbs that write).
 MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
@@ -223,6 +227,20 @@ class Source(ABC):
     def checkpoints(self, model: SessionModel) -> Any:
         """The session's checkpoint store, or None when the source has none (yet)."""
         return None
+
+    @property
+    def journals_dir(self) -> Path | None:
+        """The folder whose ``<session>/`` folders hold sidtui's journals of this source's
+        sessions (None: sidtui writes none)."""
+        return None
+
+    def pending_journals(self, session_ids: Iterable[str] | None = None) -> list[PendingJournal]:
+        """What killed sidtui writes left pending in this home (all, or these sessions'):
+        :func:`~sidtui.core.checkpoints.journal.pending_journals`."""
+        from sidtui.core.checkpoints.journal import pending_journals  # read verbs: only then
+
+        folder = self.journals_dir
+        return [] if folder is None else pending_journals(folder, session_ids)
 
     def supports(self, mutation: str) -> bool:
         return mutation in self.mutations

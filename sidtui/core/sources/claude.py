@@ -101,6 +101,11 @@ class ClaudeSource(Source):
     def registrations(self, warnings: list[str] | None = None) -> list[ClaudeRegistration]:
         return read_processes(self._home, warnings)
 
+    @property
+    def journals_dir(self) -> Path:
+        """``sidtui/restores/``: sidtui's journal of a restore of a session is there."""
+        return self._home.restores_dir
+
     def checkpoints(self, model: Any) -> Any:
         """The session's :class:`~sidtui.core.claude.file_history.FileHistory`."""
         from sidtui.core.claude.file_history import read_file_history

@@ -105,6 +105,11 @@ class SidCodeSource(Source):
     def registrations(self, warnings: list[str] | None = None) -> list[Registration]:
         return read_registrations(self._home, warnings)
 
+    @property
+    def journals_dir(self) -> Path:
+        """``checkpoints/``: a journal is ``checkpoints/<session>/sidtui-journal.json``."""
+        return self._home.checkpoints_dir
+
     def checkpoints(self, model: Any) -> Any:
         """The session's :class:`~sidtui.core.checkpoints.manager.CheckpointManager`."""
         from sidtui.core.checkpoints.manager import CheckpointManager

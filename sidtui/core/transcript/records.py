@@ -73,6 +73,7 @@ class RecordFile:
         "start_line",
         "_pieces",
         "_piece_starts",
+        "_tail_starts",
         "trimmed",
         "odd_links",
     )
@@ -108,6 +109,8 @@ class RecordFile:
         #: starts are found per piece when asked (:meth:`line_starts`, :meth:`raw_at`)
         self._pieces: list[tuple[int, int, int]] | None = None
         self._piece_starts: dict[int, array] = {}
+        #: bytes in memory: line starts walked back from the tail (:meth:`raw_at`)
+        self._tail_starts: array | None = None
         #: ``(a, b)`` when the agent's whole-file trim changed a line: ``data[:a]`` and
         #: ``data[b:]`` hold what it trimmed, made spaces here (:func:`trim_whole_file`)
         self.trimmed: tuple[int, int] | None = None
@@ -147,7 +150,7 @@ class RecordFile:
     @records.setter
     def records(self, value: list[RecordRef]) -> None:
         self._records = value
-        self._cols = self._starts = self._heads = self._pieces = None
+        self._cols = self._starts = self._heads = self._pieces = self._tail_starts = None
         self._full = self._whole = False
 
     @property
@@ -243,6 +246,21 @@ class RecordFile:
         if index + 1 == len(self._heads) or b < 0:
             return self.bytes_between(self.base_offset + a, self._records_end())
         return data[a:b]
+
+    def _raw_near_tail(self, index: int) -> bytes:
+        """Record ``index`` (one of the last :data:`_NEAR_TAIL`, bytes in memory, fast
+        scan) found by walking newlines back from the last record, the walk kept for the
+        next call: the metadata winners (last-wins: usually near the tail) are decoded
+        without finding every line start of the file."""
+        data, rfind = self._data, self._data.rfind
+        back = self._tail_starts
+        if back is None:
+            end = self._records_end() - self.base_offset
+            back = self._tail_starts = array("q", (end + 1, rfind(b"\n", 0, end) + 1))
+        k = len(self._heads) - index  # type: ignore[arg-type]
+        while len(back) <= k:  # back[j]: where the j-th record from the end starts
+            back.append(rfind(b"\n", 0, back[-1] - 1) + 1)
+        return data[back[k] : back[k - 1] - 1]
 
     def _records_end(self) -> int:
         """File offset just past the last record's bytes (its ``\\n`` excluded) on a fast
@@ -347,6 +365,8 @@ class RecordFile:
         if self._records is None and self._heads is not None:
             if self._starts is None and index < _NEAR_HEAD and index < len(self._heads):
                 return self._raw_near_head(index)
+            if self._starts is None and 0 <= len(self._heads) - 1 - index < _NEAR_TAIL:
+                return self._raw_near_tail(index)
             starts = self.line_starts()
             assert starts is not None
             start = starts[index]
@@ -397,8 +417,10 @@ def _line_starts(data: bytes, base: int) -> array:
     return _line_starts_in(data, 0, len(data), base)
 
 
-#: Records this near the head are found by walking newlines (:meth:`RecordFile.raw_at`).
+#: Records this near the head or the tail are found by walking newlines
+#: (:meth:`RecordFile.raw_at`).
 _NEAR_HEAD = 16
+_NEAR_TAIL = 4096
 
 
 def _line_starts_in(buf: Any, a: int, b: int, base: int) -> array:

@@ -103,7 +103,7 @@ class SessionView:
             if self.rf is None:
                 self._tree = RecordTree()
             else:
-                with gc_paused():
+                with gc_paused(freeze_above=FREEZE_ABOVE):
                     self._tree = build_tree(self.rf, self.chain)
         return self._tree
 
@@ -215,6 +215,11 @@ def _format_version(rf: RecordFile, loaded: LoadedSession, chain: ChainResult) -
     return "2.0" if chain.linear else "3.0"
 
 
+#: Tracked containers a load must keep for its view to be frozen out of the cyclic GC
+#: (a session of about 1 MB; a test fixture stays below it).
+FREEZE_ABOVE = 1_000
+
+
 def open_session(
     home: Home,
     sf: SessionFile,
@@ -252,8 +257,10 @@ def open_session(
     else:
         src = data
     # Millions of small objects: the cyclic GC would rescan them over and over while
-    # loading (none of them form cycles), so it is paused for the duration.
-    with gc_paused():
+    # loading (none of them form cycles), so it is paused for the duration, and the view
+    # is frozen out of later collections when big (the first one after the pause walked
+    # ~120k content lists of a 100 MB session: 45–70 ms; see docs/DECISIONS.md).
+    with gc_paused(freeze_above=FREEZE_ABOVE):
         view = _open_session(
             home, sf, src, current_cwd, terminal_tool_names, registrations, with_sidechains
         )

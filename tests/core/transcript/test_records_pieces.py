@@ -410,3 +410,33 @@ def test_records_near_the_head_read_before_the_line_starts(n, crlf, bom, torn, f
     near = [first.raw_at(i) for i in range(min(first.count, 20))]
     second.line_starts()
     assert near == [second.raw_at(i) for i in range(len(near))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    crlf=st.booleans(),
+    bom=st.booleans(),
+    torn=st.one_of(st.none(), _TORN),
+    final_newline=st.booleans(),
+    base=st.sampled_from([0, 7]),
+    order=st.randoms(use_true_random=False),
+)
+def test_records_near_the_tail_read_before_the_line_starts(
+    n, crlf, bom, torn, final_newline, base, order
+):
+    """``raw_at`` of one of the last records (a metadata winner), asked in any order before
+    any line start is known, is the line every later ask gets."""
+    end = b"\r\n" if crlf else b"\n"
+    lines = [_record(i, "user_message") for i in range(n)] + ([torn] if torn else [])
+    data = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if final_newline else b"")
+    first = scan_records(data, base_offset=base, start_line=1 if base else 0)
+    second = scan_records(data, base_offset=base, start_line=1 if base else 0)
+    if not first.is_fast:
+        return
+    asked = list(range(first.count))
+    order.shuffle(asked)
+    near = {i: first.raw_at(i) for i in asked}
+    assert first._starts is None  # found without every line start
+    second.line_starts()
+    assert near == {i: second.raw_at(i) for i in asked}
