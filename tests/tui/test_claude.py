@@ -183,6 +183,21 @@ async def test_help_lists_the_source_filter_key(demo):
         assert "Source filter" in text and "ctrl+o" in text.lower().replace("^o", "ctrl+o")
 
 
+@pytest.mark.parametrize("both", [True, False], ids=["both-homes", "sid-code-only"])
+async def test_the_footer_shows_the_source_filter_with_both_homes(demo, both):
+    """Regression: ctrl+o was listed only by ``?``; it is in the footer (80 columns too)
+    when there are two sources to cycle through, and off with one."""
+    app = _app(demo) if both else make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        footer = screen_lines(app)[-1]
+        assert ("^o Source" in footer) is both
+        assert "? Help" in footer and "/ Search" in footer  # nothing pushed off
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert (app.screen.query_one("#filter").value == "source:sid") is both
+
+
 async def test_the_app_gets_the_claude_home_from_the_flag_or_the_environment(
     demo, tmp_path, monkeypatch
 ):
