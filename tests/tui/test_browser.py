@@ -191,3 +191,66 @@ async def test_an_unusable_catalog_is_said_and_the_files_are_read(home, tmp_path
         assert app.screen.query_one("#sessions").row_count >= 20
         said = app.said
         assert any(m.startswith("catalog unusable, reading files directly") for m in said)
+
+
+async def test_fitted_columns_end_at_the_right_edge():
+    """Regression (the tester's layout notes): at 80×24 the "started" column showed cut
+    to "starte", at 160×48 the cost to "$0.": the columns that fit whole now fill the
+    view exactly, so the next one starts off screen."""
+    from sidtui.tui.widgets.session_table import COLUMNS, WIDTHS, fitted_widths
+
+    for room in range(20, 200):
+        widths = fitted_widths(room)
+        edges, x = [], 0
+        for key, _ in COLUMNS:
+            x += widths[key] + 2
+            edges.append(x)
+        if edges[0] > room or edges[-1] <= room:
+            assert widths == WIDTHS, room  # nothing fits whole, or all fit: as they are
+        else:
+            assert room in edges, room
+            grown = [k for k in WIDTHS if widths[k] != WIDTHS[k]]
+            assert len(grown) <= 1 and widths["state"] >= WIDTHS["state"], room
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_no_column_is_drawn_cut(home, size):
+    from sidtui.tui.widgets.session_table import COLUMNS
+    from tests.tui_support import screen_lines
+
+    app = make_app(home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#sessions")
+        r = table.content_region
+        header = screen_lines(app)[r.y][r.x : r.x + r.width]
+        drawn = [w.strip() for w in header.split("  ") if w.strip()]
+        assert drawn == [label for _, label in COLUMNS][: len(drawn)]
+        assert ("cost" in drawn) == (size == (160, 48))
+
+
+async def test_enter_in_the_filter_opens_the_highlighted_session(home):
+    """Regression: Enter in the filter box only moved to the table (a second Enter
+    opened the row); with no row left it keeps the box, to change the words."""
+    app = make_app(home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        target = next(s for s in b.summaries.values() if s.first_prompt)
+        await pilot.press(*target.session_id[-8:])  # type-to-filter from the table
+        await settle(app, pilot)
+        assert app.focused is b.query_one("#filter")
+        shown = b.current_summary()
+        assert shown is not None and shown.session_id == target.session_id
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionScreen)
+        assert app.screen.sf.session_id == target.session_id
+        await pilot.press("escape")
+        await settle(app, pilot)
+        b.query_one("#filter").value = "no session has these words"
+        b.query_one("#filter").focus()
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is b and app.focused is b.query_one("#filter")

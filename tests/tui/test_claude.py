@@ -3,6 +3,8 @@ source, opened (conversation, resume leaf, tips, checkpoints)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from sidtui.core.claude.layout import ClaudeHome
@@ -179,6 +181,21 @@ async def test_help_lists_the_source_filter_key(demo):
         await settle(app, pilot)
         text = "\n".join(screen_lines(app))
         assert "Source filter" in text and "ctrl+o" in text.lower().replace("^o", "ctrl+o")
+
+
+@pytest.mark.parametrize("both", [True, False], ids=["both-homes", "sid-code-only"])
+async def test_the_footer_shows_the_source_filter_with_both_homes(demo, both):
+    """Regression: ctrl+o was listed only by ``?``; it is in the footer (80 columns too)
+    when there are two sources to cycle through, and off with one."""
+    app = _app(demo) if both else make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        footer = screen_lines(app)[-1]
+        assert ("^o Source" in footer) is both
+        assert "? Help" in footer and "/ Search" in footer  # nothing pushed off
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert (app.screen.query_one("#filter").value == "source:sid") is both
 
 
 async def test_the_app_gets_the_claude_home_from_the_flag_or_the_environment(
@@ -361,3 +378,118 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         s = app.screen
         assert isinstance(s, ClaudeSessionScreen)
         assert s.query_one("TabbedContent").active == "tips"
+
+
+def _live_records(view) -> list[dict]:
+    """A prompt and its reply continuing ``view``'s conversation, as Claude Code writes
+    them (the session's own fields, a new uuid each)."""
+    import orjson
+
+    last = view.conversation[-1]
+    base = orjson.loads(view.file.path.read_bytes().splitlines()[last.line - 1])
+    base.pop("toolUseResult", None)
+    prompt = dict(
+        base,
+        uuid="0e6b1c3e-0000-4000-8000-0000000live1",
+        parentUuid=last.uuid,
+        type="user",
+        message={"role": "user", "content": "and a changelog, please"},
+        timestamp="2026-11-24T04:10:00.000Z",
+    )
+    reply = dict(
+        base,
+        uuid="0e6b1c3e-0000-4000-8000-0000000live2",
+        parentUuid=prompt["uuid"],
+        type="assistant",
+        message={
+            "model": "claude-opus-4-6",
+            "id": "msg_live_reply",
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Wrote CHANGELOG.md, appended live."}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 9},
+        },
+        timestamp="2026-11-24T04:10:05.000Z",
+    )
+    return [prompt, reply]
+
+
+def _append_lines(path, records) -> None:
+    import orjson
+
+    for rec in records:
+        with path.open("ab") as fh:  # one whole line per write, as Claude Code does
+            fh.write(orjson.dumps(rec) + b"\n")
+
+
+async def test_the_watcher_brings_appended_records_on_screen(tmp_path):
+    """A running Claude Code session appends whole lines (a prompt, then the reply); the
+    app's watcher batch for the file re-reads it and the reply is drawn at the end."""
+    from sidtui.core.live import Watcher
+    from sidtui.core.live.events import RecordsAppended
+
+    demo = fresh_demo(tmp_path, claude=True)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, demo.claude_cases["rewind"]))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and s.view is not None
+        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher.prime()  # what the app's watcher does when it starts
+        records = _live_records(s.view)
+        _append_lines(s.sf.path, records)
+        batch = watcher.process_paths([str(s.sf.path)])  # the watcher thread's one step
+        assert [type(e) for e in batch] == [RecordsAppended]
+        assert [r.ref.uuid for r in batch[0].records] == [r["uuid"] for r in records]
+        app._on_live_batch(batch)  # and its delivery
+        await settle(app, pilot)
+        assert s.view.conversation[-1].uuid == records[-1]["uuid"]
+        assert "Wrote CHANGELOG.md, appended live." in "\n".join(screen_lines(app))
+        watcher.stop(1.0)
+
+
+async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monkeypatch):
+    """Regression: records appended after the first read had read the file, and announced
+    while it still ran, were dropped (no stat to compare with yet) until the next append."""
+    import threading
+
+    from sidtui.core.live import Watcher
+
+    demo = fresh_demo(tmp_path, claude=True)
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    cf = src.resolve(demo.claude_cases["rewind"])
+    records = _live_records(src.open(cf))
+    read, go_on = threading.Event(), threading.Event()
+    opened = ClaudeSource.open
+
+    def held_open(self, sf):
+        view = opened(self, sf)
+        read.set()
+        go_on.wait(30)  # the test lets the read finish once the batch was handled
+        return view
+
+    monkeypatch.setattr(ClaudeSource, "open", held_open)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher.prime()
+        b.open_key(_key(b, demo.claude_cases["rewind"]))
+        assert await asyncio.to_thread(read.wait, 30)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and s.view is None
+        _append_lines(s.sf.path, records)
+        app._on_live_batch(watcher.process_paths([str(s.sf.path)]))
+        await pilot.pause()
+        await pilot.pause()
+        go_on.set()
+        await settle(app, pilot)
+        assert s.view.conversation[-1].uuid == records[-1]["uuid"]
+        assert "Wrote CHANGELOG.md, appended live." in "\n".join(screen_lines(app))
+        watcher.stop(1.0)

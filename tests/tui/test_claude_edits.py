@@ -10,6 +10,7 @@ import time
 import orjson
 import pytest
 
+from sidtui.core.claude.code_restore import CodeRestorer
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.claude.liveness import proc_start_ticks
 from sidtui.core.sources import ClaudeSource
@@ -19,7 +20,7 @@ from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 from sidtui.tui.screens.confirm import ConfirmScreen
-from tests.tui_support import fresh_demo, settle, widget_text
+from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
 
 pytestmark = pytest.mark.asyncio
 
@@ -171,7 +172,94 @@ async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
         assert "search.py" not in after and "tests/test_search.py" not in after
 
 
-async def test_a_live_session_is_refused_then_forced_on_confirm(demo):
+async def _undo_file(app, pilot, s: ClaudeSessionScreen, name: str) -> ClaudeRestorePreviewScreen:
+    """``u`` on ``name`` in the Checkpoints tab's file list (the latest checkpoint)."""
+    await pilot.press("3")
+    table = s.query_one("#claude-checkpoints")
+    table.move_cursor(row=table.row_count - 1)
+    await settle(app, pilot)
+    files = s.query_one("#claude-checkpoint-files")
+    files.focus()
+    rows = [str(files.get_cell_at((i, 0))) for i in range(files.row_count)]
+    files.move_cursor(row=rows.index(name))
+    await pilot.press("u")
+    await settle(app, pilot)
+    u = app.screen
+    assert isinstance(u, ClaudeRestorePreviewScreen) and u.op == "undo-file"
+    assert u.path == os.path.join(s.view.cwd, name)
+    return u
+
+
+async def test_the_file_list_names_each_checkpoints_backups(demo):
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "checkpoints")
+        await pilot.press("3")
+        s.query_one("#claude-checkpoints").move_cursor(row=1)  # c2: app.py's backup is lost
+        await settle(app, pilot)
+        files = s.query_one("#claude-checkpoint-files")
+        cells = {
+            str(files.get_cell_at((i, 0))): str(files.get_cell_at((i, 1)))
+            for i in range(files.row_count)
+        }
+        assert cells == {"search.py": "v2", "app.py": "v2 ✗"}  # as `sidtui checkpoints`
+        assert "pruned by Claude Code" in str(files.get_cell_at((1, 2)))  # why it is lost
+
+
+async def test_undo_of_one_file_previews_drift_then_asks_and_writes_only_that_file(demo):
+    """``u`` on a file of the Files list: the core call of ``sidtui undo --file`` (one
+    file in the plan, its drift asked about again), nothing else written."""
+    before = _project_files(demo, "checkpoints")
+    src = _source(demo)
+    view = src.open(src.resolve(demo.claude_cases["checkpoints"]))
+    search = os.path.join(view.cwd, "search.py")
+    cli_plan = CodeRestorer(view).undo(dry_run=True, path=search)  # what `--dry-run` shows
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "checkpoints")
+        u = await _undo_file(app, pilot, s, "search.py")
+        assert "Undo one file: search.py" in " ".join(screen_lines(app))
+        assert [(f.path, f.action, f.new) for f in u.plan.files] == [
+            (f.path, f.action, f.new) for f in cli_plan.files
+        ]
+        summary = widget_text(app, u.query_one("#undo-summary"))
+        assert "changed after this session" in summary and "Confirming asks again" in summary
+        assert _project_files(demo, "checkpoints") == before  # the preview wrote nothing
+        await pilot.press("y")  # drifted: asked again
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert u.applied
+    after = _project_files(demo, "checkpoints")
+    assert after["search.py"] == cli_plan.files[0].new != before["search.py"]
+    assert {k: v for k, v in after.items() if k != "search.py"} == {
+        k: v for k, v in before.items() if k != "search.py"
+    }
+
+
+async def test_undo_of_one_file_is_refused_outside_the_allowed_roots(demo, monkeypatch, tmp_path):
+    """The root check: a project neither in git nor under the user's home is refused
+    (``--allow-outside-root`` on the command line), and said in the preview."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("HOME", str(elsewhere))
+    before = _project_files(demo, "checkpoints")
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "checkpoints")
+        u = await _undo_file(app, pilot, s, "app.py")
+        assert [f.action for f in u.plan.files] == ["skipped"]
+        assert "project root is refused" in widget_text(app, u.query_one("#undo-files"))
+        assert u.query_one("#apply").disabled
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.screen is u and not u.applied
+    assert _project_files(demo, "checkpoints") == before
+
+
+@pytest.mark.parametrize("one_file", [False, True], ids=["undo", "undo-file"])
+async def test_a_live_session_is_refused_then_forced_on_confirm(demo, one_file):
     src = _source(demo)
     sid = demo.claude_cases["rewind"]
     view = src.open(src.resolve(sid))
@@ -192,10 +280,13 @@ async def test_a_live_session_is_refused_then_forced_on_confirm(demo):
     now = open(readme, "rb").read()
     app = _app(demo)
     async with app.run_test(size=(140, 45)) as pilot:
-        await _open(app, pilot, demo, "rewind")
-        await pilot.press("u")
-        await settle(app, pilot)
-        u = app.screen
+        s = await _open(app, pilot, demo, "rewind")
+        if one_file:
+            u = await _undo_file(app, pilot, s, "README.md")
+        else:
+            await pilot.press("u")
+            await settle(app, pilot)
+            u = app.screen
         assert "is live" in widget_text(app, u.query_one("#undo-summary"))
         await pilot.press("y")
         await settle(app, pilot)

@@ -85,7 +85,7 @@ async def test_80_columns_browser_hides_projects_until_asked(demo):
     app = _app(demo[0])
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
-        assert app.screen.query_one("#projects").region.width == 30
+        assert app.screen.query_one("#projects").region.width == 25
 
 
 async def test_80_columns_rewind_dialog_is_stacked(demo):

@@ -232,6 +232,54 @@ async def test_watcher_batch_triggers_reload(home):
         assert len(conv.model.messages) == n + 1
 
 
+async def test_a_watcher_batch_during_the_first_read_is_not_lost(home, monkeypatch):
+    """Regression: a record appended after the first read had read the file, and announced
+    while that read still ran, was dropped (no stat to compare with yet) until the next
+    append."""
+    import asyncio
+    import threading
+
+    import sidtui.core.views.session as views_session
+    from sidtui.tui.messages import LiveChanged
+
+    read, go_on = threading.Event(), threading.Event()
+    opened = views_session.open_session
+
+    def held_open(*args, **kw):
+        view = opened(*args, **kw)
+        read.set()
+        go_on.wait(30)  # the test lets the read finish once the batch was handled
+        return view
+
+    app = make_app(home, poll_interval=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)  # the browser's reads are done: hold only the screen's
+        monkeypatch.setattr(views_session, "open_session", held_open)
+        # the held read looks slow, which would space the re-read by a timer
+        monkeypatch.setattr("sidtui.tui.screens.session.RELOAD_SPACED_FROM", float("inf"))
+        sf = resolve_session(app.home, "20261130-052907-9ff3799b")
+        app.open_session(sf)
+        assert await asyncio.to_thread(read.wait, 30)
+        tail = [ln for ln in sf.path.read_bytes().splitlines() if ln.strip()][-1]
+        rec = {
+            "type": "user_message",
+            "uuid": "w-1",
+            "parentUuid": orjson.loads(tail)["uuid"],
+            "timestamp": "2026-11-30T00:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        }
+        with open(sf.path, "ab") as fh:
+            fh.write(orjson.dumps(rec) + b"\n")
+        app.post_message(LiveChanged({str(sf.path)}))
+        await pilot.pause()
+        await pilot.pause()
+        go_on.set()
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, SessionScreen) and s.view is not None
+        assert s.query_one("#conversation-view").model.messages[-1].uuid == "w-1"
+
+
 @pytest.mark.parametrize(
     "sid", ["20261130-052916-63e39b3e", "20261130-052915-f2217f0e", "20261130-052917-0c88f996"]
 )

@@ -137,7 +137,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
     CSS_PATH = "browser.tcss"
     BINDINGS = [
         Binding("enter", "open_session", "Open", show=True),
-        Binding("ctrl+f", "focus_filter", "Filter"),
+        # the box and its "type to filter" are on screen: the footer keeps room for ^o
+        Binding("ctrl+f", "focus_filter", "Filter", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("tab", "app.focus_next", "Next pane", show=False),
         Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
@@ -145,7 +146,13 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         Binding("ctrl+b", "toggle_projects", "Projects"),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
         Binding("ctrl+s", "fork", "Fork/Salvage"),
-        Binding("ctrl+o", "cycle_source", "Source filter", show=False),
+        # in the footer only when both homes are read (check_action)
+        Binding(
+            "ctrl+o",
+            "cycle_source",
+            "Source",
+            tooltip="Source filter: every source, sid-code, Claude Code in turn",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -156,6 +163,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         self.filling = False
         self._fill_generation = 0
         self.first_rows_at: float | None = None  # perf_counter() when rows first showed (bench)
+        self.both_sources = False  # set on mount
         self._shown = threading.Event()
         self._filter_timer = None
         self.errors: list[str] = []
@@ -182,6 +190,11 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     def on_mount(self) -> None:
         self.sub_title = printable(self.app.home_label)
+        claude = self.app.claude_home
+        #: both homes are read: the source filter (ctrl+o) is in the footer
+        self.both_sources = (
+            claude is not None and claude.root.is_dir() and self.app.home.root.is_dir()
+        )
         self.query_one("#projects", OptionList).border_title = "Projects"
         self.query_one("#sessions", SessionTable).border_title = "Sessions"
         self.query_one("#sessions", SessionTable).focus()
@@ -654,7 +667,15 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#sessions", SessionTable).focus()
+        """Enter opens the highlighted row (the one the preview shows), as in the table;
+        with no row left the box keeps the focus, to change the words."""
+        if self._filter_timer is not None:  # typed faster than the debounce: filter first
+            self._filter_timer.stop()
+            self._filter_timer = None
+            self.refresh_table()
+        if self.current_key() is not None:
+            self.query_one("#sessions", SessionTable).focus()
+            self.action_open_session()
 
     def on_key(self, event) -> None:
         # Type-to-filter: a printable key in the table goes to the filter box.
@@ -672,6 +693,11 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             event.prevent_default()
 
     # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cycle_source":
+            return self.both_sources  # one source: nothing to cycle
+        return True
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()

@@ -1,5 +1,6 @@
 """Undo, redo and restore of a Claude Code session's files (``u``, ``U``, ``R`` on its
-screen): sid-code's preview modal on :class:`sidtui.core.claude.code_restore.CodeRestorer`.
+screen; ``u`` in the Checkpoints tab's file list undoes that file only, as ``sidtui undo
+--file``): sid-code's preview modal on :class:`sidtui.core.claude.code_restore.CodeRestorer`.
 
 The preview is the restorer's call with ``dry_run=True`` (the diffs, drift per file, the
 root and liveness notes); confirming runs the same call for real, as ``sidtui undo`` /
@@ -18,14 +19,16 @@ from sidtui.tui.screens.restore_preview import RestorePreviewScreen, drift_of
 
 
 class ClaudeRestorePreviewScreen(RestorePreviewScreen):
-    """Preview then apply ``undo``, ``redo`` or ``restore`` (with ``snapshot_id``, a
-    checkpoint id such as ``c3``) on a ``ClaudeSessionView``; dismisses with whether it
-    wrote."""
+    """Preview then apply ``undo``, ``undo-file`` (with ``path``, a tracked path as the
+    file history keys it), ``redo`` or ``restore`` (with ``snapshot_id``, a checkpoint id
+    such as ``c3``) on a ``ClaudeSessionView``; dismisses with whether it wrote."""
 
-    def __init__(self, view, op: str, *, snapshot_id: str | None = None) -> None:
-        super().__init__(None, op, snapshot_id=snapshot_id)
+    def __init__(
+        self, view, op: str, *, snapshot_id: str | None = None, path: str | None = None
+    ) -> None:
+        super().__init__(None, op, snapshot_id=snapshot_id, path=path)
         self.view = view
-        self.root: str | None = None
+        self.root: str | None = view.cwd  # the restorer's root once the worker has it
 
     @work(
         thread=True,
@@ -55,6 +58,8 @@ class ClaudeRestorePreviewScreen(RestorePreviewScreen):
                 res = r.restore_before(self.snapshot_id or "", dry_run=dry_run, force=force)
             elif self.op == "redo":
                 res = r.redo(dry_run=dry_run, force=force)
+            elif self.op == "undo-file":  # `sidtui undo --file`
+                res = r.undo(dry_run=dry_run, force=force, path=self.path)
             else:
                 res = r.undo(dry_run=dry_run, force=force)
         except SessionIsLive as exc:

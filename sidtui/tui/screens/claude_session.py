@@ -8,8 +8,9 @@ virtualised :class:`~sidtui.tui.widgets.conversation_view.ConversationView`: blo
 decoded only when on screen) and posts :class:`~sidtui.tui.messages.ClaudeSessionLoaded`.
 The writing keys open sid-code's preview modals on the Claude Code core (``r`` rewind,
 ``f`` fork, ``b`` fork the branch under the Tips cursor, ``u``/``U``/``R`` undo, redo,
-restore): a dry run first, then the same call for real. A file that grows is re-read (the
-app's watcher, else polling); ``/`` finds words in the conversation, ``c`` copies.
+restore; ``u`` in the Checkpoints tab's file list: that file only): a dry run first, then
+the same call for real. A file that grows is re-read (the app's watcher, else polling);
+``/`` finds words in the conversation, ``c`` copies.
 """
 
 from __future__ import annotations
@@ -33,15 +34,17 @@ from textual.widgets import (
 )
 
 from sidtui.core.base.gcpause import gc_paused
-from sidtui.fmt import BADGES, plural, printable
-from sidtui.tui.fmt import one_line, plain, short_time
+from sidtui.fmt import BADGES, plural, printable, project_relative
+from sidtui.tui.fmt import cell, one_line, plain, short_time
 from sidtui.tui.messages import (
     ClaudeSessionLoaded,
     RecordFetched,
     SessionFileChanged,
     SessionLoadFailed,
 )
+from sidtui.tui.widgets.checkpoints_panel import PATH_CELL, left_cut
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
+from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 TABS = ("conversation", "tips", "checkpoints")
@@ -113,7 +116,20 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
     ClaudeSessionScreen TabPane { height: 1fr; padding: 0; }
     ClaudeSessionScreen #claude-conversation { height: 1fr; }
     ClaudeSessionScreen .claude-note { height: auto; padding: 0 1; }
-    ClaudeSessionScreen #claude-checkpoints, ClaudeSessionScreen #claude-tips { height: 1fr; }
+    ClaudeSessionScreen #claude-tips { height: 1fr; }
+    ClaudeSessionScreen #claude-ckpt-body { height: 1fr; }
+    ClaudeSessionScreen #claude-checkpoints, ClaudeSessionScreen #claude-checkpoint-files {
+        height: 1fr; border: round $panel-lighten-2;
+    }
+    ClaudeSessionScreen #claude-checkpoints { width: 2fr; }
+    ClaudeSessionScreen #claude-checkpoint-files { width: 3fr; }
+    ClaudeSessionScreen.-narrow #claude-ckpt-body { layout: vertical; }
+    ClaudeSessionScreen.-narrow #claude-checkpoints,
+    ClaudeSessionScreen.-narrow #claude-checkpoint-files { width: 1fr; }
+    ClaudeSessionScreen #claude-checkpoints:focus,
+    ClaudeSessionScreen #claude-checkpoint-files:focus {
+        border: round $primary; border-title-color: $primary;
+    }
     ClaudeSessionScreen #claude-find-bar { display: none; height: 1; background: $panel; }
     ClaudeSessionScreen.-finding #claude-find-bar { display: block; }
     ClaudeSessionScreen #claude-find { width: 1fr; height: 1; border: none; padding: 0 1; }
@@ -174,7 +190,9 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
                 yield DataTable(id="claude-tips", cursor_type="row")
             with TabPane("Checkpoints", id="checkpoints"):
                 yield Static("", id="claude-checkpoints-note", classes="claude-note")
-                yield DataTable(id="claude-checkpoints", cursor_type="row")
+                with Horizontal(id="claude-ckpt-body"):
+                    yield RowTable(id="claude-checkpoints")
+                    yield RowTable(id="claude-checkpoint-files")
         with Horizontal(id="claude-find-bar"):
             yield Input(placeholder="find in this session: words…", id="claude-find")
             yield Static("", id="claude-find-status")
@@ -185,6 +203,11 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         table = self.query_one("#claude-checkpoints", DataTable)
         for label in ("checkpoint", "line", "time", "files", "restorable"):
             table.add_column(label, key=label)
+        table.border_title = "Checkpoints"
+        files = self.query_one("#claude-checkpoint-files", DataTable)
+        for label in ("file", "before", "note"):
+            files.add_column(label, key=label)
+        files.border_title = "Files (u: undo the selected file)"
         tips = self.query_one("#claude-tips", DataTable)
         for label in ("tip", "line", "messages", "records", "time", "uuid"):
             tips.add_column(label, key=label)
@@ -252,11 +275,13 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         )
 
     def on_claude_session_loaded(self, msg: ClaudeSessionLoaded) -> None:
+        first, self._stat = self._stat is None, msg.stat
         if self._reload_pending:
             self._reload_pending = False
             self.call_after_refresh(self.load, True)
+        elif first:  # a change announced while the first read ran had no stat to compare
+            self.check_file()
         self.view, self.history, self.tips = msg.view, msg.history, msg.tips
-        self._stat = msg.stat
         self.query_one("#claude-head", Static).update(plain("\n".join(msg.head)))
         conv = self._conv
         conv.set_model(msg.model, keep_position=msg.reload, starts=msg.starts, width=msg.width)
@@ -273,9 +298,11 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             table.add_row(*r, key=r[0])
         if msg.checkpoints:
             table.move_cursor(row=min(row, len(msg.checkpoints) - 1), animate=False)
+        self._fill_files()
         note = msg.checkpoints_error or (
             f"{plural(len(msg.checkpoints), 'checkpoint')} (file history): R restores every "
-            "file to before the selected one, u undoes the latest prompt, U redoes"
+            "file to before the selected one, u undoes the latest prompt (in the file list: "
+            "that file only), U redoes"
             if msg.checkpoints
             else "no file checkpoints in this session"
         )
@@ -284,6 +311,46 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             then, self.then = self.then, None
             if then == "fork":
                 self.action_fork()
+
+    def selected_checkpoint(self):
+        """The ``Checkpoint`` under the Checkpoints cursor (None: there are none)."""
+        cps = self.history.checkpoints if self.history is not None else []
+        if not cps:
+            return None
+        return cps[min(self.query_one("#claude-checkpoints", DataTable).cursor_row, len(cps) - 1)]
+
+    def selected_file(self) -> str | None:
+        """The tracked path under the Files cursor (as the file history keys it)."""
+        files = self.query_one("#claude-checkpoint-files", DataTable)
+        if not files.row_count:
+            return None
+        key, _ = files.coordinate_to_cell_key(files.cursor_coordinate)
+        return key.value
+
+    @on(DataTable.RowHighlighted, "#claude-checkpoints")
+    def _checkpoint_highlighted(self) -> None:
+        self._fill_files()
+
+    def _fill_files(self) -> None:
+        """The selected checkpoint's files: what Claude Code backed up before that prompt
+        (``absent``: the file did not exist; ``✗``: the backup is lost), as ``sidtui
+        checkpoints`` lists them."""
+        files = self.query_one("#claude-checkpoint-files", DataTable)
+        cp = self.selected_checkpoint()
+        keep = self.selected_file()
+        files.clear()
+        if cp is None:
+            return
+        root = self.view.cwd if self.view is not None else None
+        for path, b in cp.backups.items():
+            files.add_row(
+                cell(left_cut(project_relative(path, root), PATH_CELL)),
+                cell(b.label, "" if b.restorable else "red"),
+                cell(b.reason or "", "dim"),
+                key=path,
+            )
+        if keep in cp.backups:
+            files.move_cursor(row=list(cp.backups).index(keep), animate=False)
 
     def _fill_tips(self) -> None:
         table = self.query_one("#claude-tips", DataTable)
@@ -488,7 +555,8 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         self.app.push_screen(ClaudeForkScreen(self.view, tip=tip), self._after_fork)
 
     def action_restore(self, op: str) -> None:
-        """Preview ``undo``, ``redo`` or ``restore`` (before the selected checkpoint)."""
+        """Preview ``undo``, ``redo`` or ``restore`` (before the selected checkpoint);
+        ``undo`` with the Files list focused undoes only the selected file (``undo --file``)."""
         if not self._require_view():
             return
         if self.history is None or not self.history.checkpoints:
@@ -496,14 +564,18 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
             return
         from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
 
-        snapshot = None
+        snapshot = path = None
+        if op == "undo" and self.focused is self.query_one("#claude-checkpoint-files"):
+            path = self.selected_file()
+            op = "undo-file" if path is not None else op
         if op == "restore":
             table = self.query_one("#claude-checkpoints", DataTable)
             self.action_show_tab("checkpoints")
             cps = self.history.checkpoints
             snapshot = cps[min(table.cursor_row, len(cps) - 1)].id
         self.app.push_screen(
-            ClaudeRestorePreviewScreen(self.view, op, snapshot_id=snapshot), self._after_restore
+            ClaudeRestorePreviewScreen(self.view, op, snapshot_id=snapshot, path=path),
+            self._after_restore,
         )
 
     def _after_restore(self, wrote) -> None:

@@ -62,11 +62,13 @@ class HelpScreen(ModalScreen[None]):
         t.add_row("app", "^p", "Command palette (every action)")
         for where, obj in sources:
             for b in bindings_of(obj, own_only=obj is not self.app):
-                desc = b.description or b.action.replace("_", " ")
-                key = (b.key, desc)
-                if key in seen or b.action.startswith("noop") or b.action == "help_quit":
+                # the footer's short word, or the longer tooltip where a binding has one
+                desc = b.tooltip or b.description or b.action.replace("_", " ")
+                key, does = (b.key, desc), (b.key, b.action)  # a base class's same binding
+                skip = b.action.startswith("noop") or b.action == "help_quit"
+                if skip or key in seen or does in seen:
                     continue
-                seen.add(key)
+                seen.update((key, does))
                 keys = ", ".join(
                     self.app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(",")
                 )

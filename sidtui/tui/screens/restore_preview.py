@@ -93,7 +93,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
     def heading(self) -> str:
         head = OPS[self.op][0]
         if self.op == "undo-file":
-            return f"{head}: {self.path}"
+            return f"{head}: {self._shown(self.path or '')}"
         if self.op == "restore":
             return f"{head} to before {self.snapshot_id}"
         return head

@@ -280,10 +280,12 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         self.notify(msg.error, title="cannot open session", severity="error", markup=False)
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
+        first, self._stat = self._stat is None, msg.stat
         if self._reload_pending:
             self._reload_pending = False
             self.call_after_refresh(self.reload_when_idle)
-        self._stat = msg.stat
+        elif first:  # a change announced while the first read ran had no stat to compare
+            self.check_file()
         self._loaded_at = time.monotonic()
         self._load_seconds = msg.seconds
         self.view = msg.view

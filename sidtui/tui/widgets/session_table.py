@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.widgets.data_table import ColumnKey
 
 from sidtui.tui.fmt import cell, cost, human_size, state_badge
 from sidtui.tui.widgets.row_table import RowTable
@@ -60,10 +61,56 @@ def row_cells(s) -> tuple:
     )
 
 
+#: The column that takes the room left when the next column does not fit (long badges).
+GROWS = "state"
+
+
+def fitted_widths(room: int, padding: int = 1) -> dict[str, int]:
+    """:data:`WIDTHS` for a view ``room`` cells wide: the columns that fit whole keep
+    their width and :data:`GROWS` (else the last of them) takes what is left, so the next
+    column starts at the right edge instead of showing cut ("starte", "$0."); scrolling
+    sideways shows the rest. ``padding``: the table's cell padding, each side."""
+    out = dict(WIDTHS)
+    used, fit = 0, []
+    for key, _ in COLUMNS:
+        w = WIDTHS[key] + 2 * padding
+        if used + w > room:
+            break
+        used += w
+        fit.append(key)
+    if fit and len(fit) < len(COLUMNS):
+        out[GROWS if GROWS in fit else fit[-1]] += room - used
+    return out
+
+
 class SessionTable(RowTable):
-    """Sessions, newest activity first; row keys are file paths."""
+    """Sessions, newest activity first; row keys are file paths. Column widths are fixed
+    (:data:`WIDTHS`) and fitted to the view's width on resize (:func:`fitted_widths`)."""
 
     def on_mount(self) -> None:
         self.zebra_stripes = True
         for key, label in COLUMNS:
             self.add_column(label, key=key, width=WIDTHS[key])
+
+    def on_resize(self) -> None:
+        self.fit_columns()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        self.call_after_refresh(self.fit_columns)  # the scrollbar takes room from the columns
+
+    def fit_columns(self) -> None:
+        """Give the columns their :func:`fitted_widths` for the width shown now."""
+        room = self.scrollable_content_region.width
+        if room <= 0:
+            return
+        widths = fitted_widths(room, self.cell_padding)
+        changed = False
+        for key, w in widths.items():
+            col = self.columns.get(ColumnKey(key))
+            if col is not None and col.width != w:
+                col.width = w
+                changed = True
+        if changed:  # DataTable has no public call for new widths: its own refresh steps
+            self._clear_caches()
+            self._require_update_dimensions = True
+            self.refresh()
