@@ -83,7 +83,9 @@ def _vendor(a: argparse.Namespace) -> int:
         data, filename, pad = c.data, c.filename, c.pad
         if pad is not None:
             data = c.core
-    written = vendor(cmd, a.cls, a.name or Path(filename).stem, data, pad, Path(a.dir))
+    suffix = ".json" if Path(filename).suffix == ".json" and pad is None else ".jsonl"
+    name = a.name or Path(filename).stem
+    written = vendor(cmd, a.cls, name, data, pad, Path(a.dir), suffix)
     for p in written:
         print(p)
     return 0

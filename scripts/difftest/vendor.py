@@ -26,12 +26,13 @@ def vendor(
     data: bytes,
     pad: tuple[int, int] | None,
     root: Path = CASES_DIR,
+    suffix: str = ".jsonl",
 ) -> list[Path]:
     """Write the case ``cls/name`` (``data`` is the core when ``pad`` is given); the
-    paths written."""
+    paths written. ``suffix``: ``.json`` for a v1 whole-file session (never grown)."""
     folder = root / cls
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{name}.jsonl"
+    target = folder / f"{name}{suffix}"
     written = []
     if pad is None:
         target.write_bytes(data)
@@ -64,7 +65,7 @@ def vendor(
     out = json.loads(raw.decode("utf-8", "surrogatepass"))
     if out.get("error"):
         raise RuntimeError(f"the oracle could not read {target}: {out['error']}")
-    o = folder / f"{name}.jsonl.oracle.json"
+    o = folder / f"{name}{suffix}.oracle.json"
     o.write_bytes(raw + b"\n")  # verbatim: one line, as the oracle printed it
     written.append(o)
     return written

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-import orjson
 
 from sidtui.core.base.jsonout import js_to_string
-from sidtui.core.base.jsonparse import JS_WHITESPACE, JSONParseError, js_falsy, parse_line_slow
+from sidtui.core.base.jsonparse import JS_WHITESPACE, js_falsy
 from sidtui.core.transcript.chain import ChainResult, uuid_text
 from sidtui.core.transcript.messages import (
     MESSAGE_RECORD_TYPES,
@@ -29,7 +28,6 @@ from sidtui.core.transcript.messages import (
     LoaderFails,
     Message,
     MessageScan,
-    blocks_from_content,
     json_kind,
     message_from_record,
     message_from_struct,
@@ -55,7 +53,6 @@ __all__ = [
     "LinearLoad",
     "LoadedSession",
     "load_jsonl",
-    "load_v1_json",
 ]
 
 
@@ -164,6 +161,9 @@ def load_jsonl(
                 last_ts, winners = _load_records(rf, chain, ls)
             else:
                 last_ts, winners = got_fast
+    proto: Any = None  # what a "__proto__" key made the metadata object's prototype
+    if "__proto__" in winners:
+        proto = _metadata_prototype(rf, ls)
     for key in ls.metadata_keys:  # last-wins: only the winning values are decoded
         d = rf.decode_at(winners[key])
         ls.metadata[key] = d.get("value") if isinstance(d, dict) else None
@@ -174,10 +174,13 @@ def load_jsonl(
         ls.agent_fields["version"] = ls.version
         ls.agent_fields["cwd"] = ls.cwd
         ls.agent_fields["updatedAt"] = _last_timestamp(rf, chain)
-    if isinstance(ls.metadata.get("summary"), str):
-        ls.summary = ls.metadata["summary"]
-    if isinstance(ls.metadata.get("kind"), str):  # (a session_start's kind is not read)
-        ls.kind = ls.metadata["kind"]
+    inherited = proto if isinstance(proto, dict) else {}
+    summary = ls.metadata["summary"] if "summary" in ls.metadata else inherited.get("summary")
+    kind = ls.metadata["kind"] if "kind" in ls.metadata else inherited.get("kind")
+    if isinstance(summary, str):
+        ls.summary = summary
+    if isinstance(kind, str):  # (a session_start's kind is not read)
+        ls.kind = kind
     if len(ls.session_starts) > 1:
         ls.warnings.append(
             f"{len(ls.session_starts)} session_start records on the chain; the last one "
@@ -247,6 +250,33 @@ def _metadata_key(key: Any) -> str:
         return js_to_string(key)
     except RecursionError:
         return "[a deeply nested array]"
+
+
+def _metadata_prototype(rf: RecordFile, ls: LoadedSession) -> Any:
+    """The agent's loader sets ``metadata[key] = value``: for the key ``__proto__`` that
+    makes an object (or null) value the metadata object's prototype and ignores any other
+    — never a key of that name (its fields then read as inherited metadata: ``summary``,
+    ``kind``). Takes the key out of ``ls.metadata_keys``, says so, and returns the
+    prototype the chain's ``__proto__`` records leave (a dict, or None)."""
+    proto: Any = None
+    for e in ls.metadata_entries:
+        if e.key != "__proto__":
+            continue
+        d = rf.decode_at(e.record)
+        if not isinstance(d, dict) or "value" not in d:
+            continue  # undefined: ignored
+        v = d["value"]
+        if v is None or isinstance(v, dict):
+            proto = v
+        elif isinstance(v, list):
+            proto = {}  # an array: none of the fields sidtui reads
+    ls.metadata_keys.remove("__proto__")
+    ls.warnings.append(
+        "a metadata record has the key __proto__: the agent's loader makes its value the "
+        "prototype of the session's metadata (no key of that name; its fields read as "
+        "inherited metadata)"
+    )
+    return proto
 
 
 def _start_fields(ls: LoadedSession, index: int, d: Any) -> None:
@@ -619,71 +649,3 @@ def _failure_reason(rf: RecordFile, chain: ChainResult) -> str:
         f"the chain from the last line (line {recs[chain.tail].line}) ends at line "
         f"{first.line} ({first.type}) without a session_start"
     )
-
-
-def load_v1_json(data: bytes) -> LoadedSession:
-    """Load a v1 whole-file JSON session (``SessionData``), as the agent does.
-
-    Returns:
-        A :class:`LoadedSession` with ``record``/``uuid``/``line`` None on every message.
-        A file JSON.parse rejects, or one that is not an object with a ``messages`` list,
-        is not loadable (``load_failure`` says why).
-    """
-    ls = LoadedSession()
-    if data[:3] == b"\xef\xbb\xbf":  # its text decoder drops one BOM (no other trim)
-        data = data[3:]
-    try:
-        try:
-            d = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            d = parse_line_slow(data)
-    except JSONParseError as exc:
-        ls.load_failure = f"the v1 JSON file is not valid JSON: {exc.reason}"
-        return ls
-    if not isinstance(d, dict):
-        ls.load_failure = "the v1 JSON file is not an object"
-        return ls
-    msgs = d.get("messages")
-    if not isinstance(msgs, list):
-        ls.load_failure = "the v1 JSON file has no messages list"
-        return ls
-    v = d.get("version")
-    ls.version = v if isinstance(v, str) else "0.0"
-    ls.session_id = nonempty_str(d.get("id"))
-    ls.model = nonempty_str(d.get("model"))
-    ls.provider = nonempty_str(d.get("provider"))
-    ls.cwd = nonempty_str(d.get("cwd"))
-    ls.created_at = nonempty_str(d.get("createdAt"))
-    ls.updated_at = nonempty_str(d.get("updatedAt"))
-    ls.summary = nonempty_str(d.get("summary"))
-    ls.kind = nonempty_str(d.get("kind"))
-    dirs = d.get("directories")
-    ls.directories = dirs if isinstance(dirs, list) else None
-    md = d.get("metadata")
-    if isinstance(md, dict):
-        ls.metadata = dict(md)
-        ls.metadata_keys = list(md)
-    for m in msgs:
-        if not isinstance(m, dict):
-            ls.warnings.append(f"message {len(ls.messages)} is not an object (skipped)")
-            continue
-        blocks, is_str = blocks_from_content(m.get("content"))
-        meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
-        role = m.get("role")
-        ls.messages.append(
-            Message(
-                len(ls.messages),
-                None,
-                None,
-                None,
-                None,
-                role if isinstance(role, str) else None,
-                blocks,
-                meta,
-                None,
-                is_str,
-                raw=m,
-            )
-        )
-    ls.loadable = True
-    return ls

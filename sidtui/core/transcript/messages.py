@@ -364,7 +364,9 @@ def odd_message(rf: RecordFile, record: int, line: int, record_type: str | None)
     return f"{NOT_AN_OBJECT} ({what})", v
 
 
-def _content_shape(content: Any, role: Any) -> str | None:
+def content_shape(content: Any, role: Any) -> str | None:
+    """What is odd about a message's ``content`` for the agent's resume pipeline
+    (:attr:`Message.shape`), or None."""
     if type(content) is list:
         return NULL_BLOCK if None in content else None
     if isinstance(content, str):
@@ -484,5 +486,5 @@ def _message_from_dict(rf: RecordFile, d: Any, rec: RecordRef, index: int) -> Me
         meta,
         ts,
         is_str,
-        shape=_content_shape(content, role),
+        shape=content_shape(content, role),
     )

@@ -249,8 +249,7 @@ def scan_records(
         # an odd line somewhere, or nothing but a torn line: the exact per-line path
         if on_piece is not None:
             on_piece.abandon()
-        if source is not None:  # never the whole file in memory (a sparse 4 GB file)
-            # the full scan's pieces before the odd one are taken as decoded
+        if source is not None:  # never whole in memory; pieces decoded before are kept
             prefix = (partial[0], partial[1]) if partial and not chain_only else None
             return scan_tolerant_source(source, start_line, streaming, prefix)
         rf = scan_tolerant(data, start_line, base_offset, streaming)

@@ -39,7 +39,7 @@ from sidtui.core.transcript.chain import (
     longest_readable_chain,
     rebuild_chain,
 )
-from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl, load_v1_json
+from sidtui.core.transcript.loader import LinearLoad, LoadedSession, load_jsonl
 from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import (
@@ -49,6 +49,7 @@ from sidtui.core.transcript.source import (
     read_transcript,
     trim_note,
 )
+from sidtui.core.transcript.wholejson import load_v1_json
 from sidtui.core.transcript.writer import flush_pending_writes
 from sidtui.core.views.show_json import session_to_json
 

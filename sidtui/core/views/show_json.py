@@ -58,12 +58,14 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
     if loadable and v.recovery is not None and not fails:
         resumed = materialize(resumed_rows(v.recovery.messages))
         dropped, interruption, integrity = _recovery_json(v)
-    agent = v.loaded.agent_fields if v.file.container == "jsonl" else {}
+    agent = v.loaded.agent_fields  # as the agent's loader returns them (v1 and JSONL)
     out: dict[str, Any] = {
         "session_id": v.session_id,
         "path": str(v.file.path),
         "project": v.file.project,
-        "format_version": v.format_version,
+        "format_version": agent.get("version", v.format_version)
+        if v.file.container == "json"
+        else v.format_version,
         "kind": v.file.kind,
         "loadable": loadable,
         "load_failure": None
