@@ -493,3 +493,44 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
         assert s.view.conversation[-1].uuid == records[-1]["uuid"]
         assert "Wrote CHANGELOG.md, appended live." in "\n".join(screen_lines(app))
         watcher.stop(1.0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
+        "-Users-dain-workspace-claude-code-log-sample/12a546d1-83a7-49a6-abba-5400db340b43.jsonl",
+    ],
+    ids=["JSSoundRecorder", "claude-code-log"],
+)
+async def test_narrowing_a_claude_session_by_its_bytes_finds_the_same_entries(name):
+    """Find in a big Claude Code session is narrowed with the file's bytes like sid-code's:
+    a response merged from one record per block is looked for in each of its lines, and
+    the matches are those of decoding every entry (words of merged responses, and words
+    sidtui adds: roles, line numbers, times, tool names, status words)."""
+    import re
+
+    from sidtui.core.claude.layout import file_for_path
+    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+    from sidtui.tui.find import Finder, find_entries
+    from tests.helpers import CLAUDE_HOME
+
+    path = CLAUDE_HOME / "projects" / name
+    model = ClaudeConversationModel.from_view(
+        ClaudeSource(ClaudeHome(CLAUDE_HOME)).open(file_for_path(path))
+    )
+    merged = [i for i, m in enumerate(model.messages) if len(set(model.lines_of(i))) > 1]
+    assert merged
+    raw = model.source_path().read_bytes()
+    later = " ".join(
+        entry_text(model, k)
+        for k, e in enumerate(model.entries)
+        if e.msg in merged and e.kind != "header" and e.block
+    )
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z_][\w.-]{3,}", later)})
+    queries = words[:: max(1, len(words) // 60)]
+    queries += ["assistant line", "ok", "thinking chars", "⚙ bash", "zzqq", "turn 2", ":0"]
+    texts = [entry_text(model, i) for i in range(len(model.entries))]  # decoded once
+    for q in queries:
+        f = Finder.of(q)
+        assert find_entries(model, f, raw=raw) == [i for i, t in enumerate(texts) if f.holds(t)]

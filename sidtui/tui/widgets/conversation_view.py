@@ -571,10 +571,10 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
 
         worker = get_current_worker()
         raw = None
-        # the byte prefilter needs one line per message (a Claude Code response merges several)
-        if len(model.entries) > PREFILTER_FROM and getattr(model.view, "rf", None) is not None:
+        path = model.source_path() if len(model.entries) > PREFILTER_FROM else None
+        if path is not None:
             try:
-                raw = model.view.file.path.read_bytes()
+                raw = path.read_bytes()
             except OSError:  # gone or unreadable since: decode every entry instead
                 raw = None
         matches = find_entries(model, finder, lambda: worker.is_cancelled, raw)
