@@ -534,3 +534,26 @@ async def test_narrowing_a_claude_session_by_its_bytes_finds_the_same_entries(na
     for q in queries:
         f = Finder.of(q)
         assert find_entries(model, f, raw=raw) == [i for i, t in enumerate(texts) if f.holds(t)]
+
+
+async def test_the_find_bar_narrows_a_claude_session_and_finds_merged_blocks(demo, monkeypatch):
+    """The find bar's worker reads a big Claude Code session's bytes first (the threshold
+    lowered here): a block in the second record of a merged response is still found."""
+    from sidtui.tui.find import Finder, find_entries
+
+    monkeypatch.setattr("sidtui.tui.find.PREFILTER_FROM", 0)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, demo.claude_cases["checkpoints"]))
+        await settle(app, pilot)
+        s = app.screen
+        conv = s.query_one("#claude-conversation")
+        model = conv.model
+        merged = next(i for i, m in enumerate(model.messages) if len(m.records) > 1)
+        second = next(k for k, e in enumerate(model.entries) if e.msg == merged and e.block == 1)
+        await pilot.press("slash", *"search.py", "enter")
+        await settle(app, pilot)
+        assert conv.finder.matches == find_entries(model, Finder.of("search.py"))
+        assert second in conv.finder.matches
