@@ -159,14 +159,19 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     return rows
 
 
-def _odd_copy(src: Path, folder: Path, cut: int | None, bom: bool, odd: bool = True) -> Path:
+def _odd_copy(
+    src: Path, folder: Path, cut: int | None, bom: bool, odd: bool = True, torn: bool = False
+) -> Path:
     """``src`` as an editor or a bug leaves it: CRLF line ends, the last assistant message's
     text only whitespace, and (``bom``) a byte-order mark; ``cut``: only the whole lines
-    that fit in that many bytes; ``odd=False``: the cut alone (a clean file of that size).
-    Cached next to the huge home."""
+    that fit in that many bytes; ``odd=False``: the cut alone (a clean file of that size);
+    ``torn``: also a line torn by a crash in the middle (more records were written after
+    it). Cached next to the huge home."""
     import orjson
 
-    name = f"{'bom-' if bom else ''}{'' if odd else 'clean-'}{cut or 'all'}"
+    name = (
+        f"{'bom-' if bom else ''}{'' if odd else 'clean-'}{'torn-' if torn else ''}{cut or 'all'}"
+    )
     out = folder / "sessions" / "odd" / f"{src.stem}.jsonl"
     out = out.with_name(f"{src.stem}-{name}.jsonl")
     if out.exists() and out.stat().st_mtime >= src.stat().st_mtime:
@@ -187,6 +192,9 @@ def _odd_copy(src: Path, folder: Path, cut: int | None, bom: bool, odd: bool = T
             rec["message"]["content"] = [{"type": "text", "text": " \n "}]
             lines[i] = orjson.dumps(rec)
             break
+    if torn:
+        mid = len(lines) // 2
+        lines.insert(mid, lines[mid][: len(lines[mid]) // 2])
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\r\n".join(lines)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(data)
@@ -208,8 +216,14 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
     src = huge_home(data_dir("core", "quick" if quick else "full", "huge-home"), n_records)
     root = data_dir("core", "quick" if quick else "full", "odd-home")
     rows = []
-    for cut, bom, odd in ((None, False, True), (4_000_000, True, True), (4_000_000, False, False)):
-        path = _odd_copy(src, root, cut, bom, odd)
+    cases = (
+        (None, False, True, False),
+        (4_000_000, True, True, False),
+        (4_000_000, False, False, False),
+        (None, False, True, True),
+    )
+    for cut, bom, odd, torn in cases:
+        path = _odd_copy(src, root, cut, bom, odd, torn)
         home = Home(root)
         sf = classify_file(path, path.parent.name)
         size = path.stat().st_size
@@ -228,6 +242,23 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
         runs = side_by_side({"floor": floor, "chain": chain, "show": show}, repeat)
         what = f"{size / 1e6:.1f} MB, {n_lines:,} records, CRLF, a whitespace-only message"
         what += ", a BOM (read whole and trimmed)" if bom else " (the streaming reader)"
+        if torn:  # one bad line before the end: the per-line scan, batched per piece
+            what = f"{size / 1e6:.1f} MB, {n_lines:,} lines, CRLF, a line torn mid-file"
+            rows += [
+                row(
+                    f"reference: show's core vs I/O floor, {what}",
+                    runs["show"],
+                    runs["floor"],
+                    None,
+                ),
+                row(
+                    f"reference: chain alone vs I/O floor, {what}",
+                    runs["chain"],
+                    runs["floor"],
+                    None,
+                ),
+            ]
+            continue
         if not odd:  # the same cut without the odd bytes: what the size alone costs
             what = f"{size / 1e6:.1f} MB, {n_lines:,} records, clean (read whole)"
             rows += [

@@ -188,7 +188,12 @@ def _SafeConsole(base):
 
         def print(self, *objects, soft_wrap=None, **kwargs) -> None:
             # Piped, a line of text is never wrapped (tables and panels lay out to the width)
-            if soft_wrap is None and self.piped and all(isinstance(o, str | Text) for o in objects):
+            if (
+                soft_wrap is None
+                and self.piped
+                and not kwargs.keys() & {"crop", "no_wrap", "overflow", "width"}  # as asked
+                and all(isinstance(o, str | Text) for o in objects)
+            ):
                 soft_wrap = True
             super().print(*objects, soft_wrap=soft_wrap, **kwargs)
 

@@ -128,12 +128,7 @@ def _pending(sources: list, summaries: list, project: str | None) -> dict:
 
 def _with_pending(s, p):
     """A row as a dict with ``pending_journal`` (the row itself when none)."""
-    if p is None:
-        return s
-    from sidtui.core.views.summary import SessionSummary
-
-    assert isinstance(s, SessionSummary)
-    return {**s.to_json(), "pending_journal": p.to_json()}
+    return s if p is None else {**s.to_json(), "pending_journal": p.to_json()}
 
 
 def _has_folder(src, project: str) -> bool:
@@ -432,8 +427,8 @@ LEGEND = {
     "empty": "a Claude Code transcript with no message (a session started and left)",
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
-    PENDING: "a killed sidtui undo, redo, restore or rewind left this session's files half "
-    "restored (a warning on stderr says what); the next undo, redo or restore finishes it",
+    PENDING: "a killed sidtui undo, restore or rewind left its files half restored (see "
+    "the warning); the next undo, redo or restore of it finishes that first",
 }
 
 

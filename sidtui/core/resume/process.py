@@ -342,8 +342,12 @@ def trace_session_ids_of(rf: Any, loaded: Any, chain: Any) -> list[str]:
         ]
     elif rf.source is None:  # bytes in memory: one byte search
         return trace_session_ids(rf.data)
-    else:  # read in pieces: never the whole file at once
-        indexes = [i for i, r in enumerate(rf.records) if r.type == "metadata"]
+    else:  # read in pieces: never the whole file at once; a typed-decoded record's key is known
+        indexes = [
+            i
+            for i, r in enumerate(rf.records)
+            if r.type == "metadata" and (r.obj is None or r.obj.key == "trace_session_id")
+        ]
     out: list[str] = []
     for i in indexes:
         rec = rf.decode_at(i)

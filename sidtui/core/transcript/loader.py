@@ -159,7 +159,11 @@ def load_jsonl(
         if rf.objs is not None:
             last_ts, winners = _load_fast(rf, chain, ls)
         else:
-            last_ts, winners = _load_records(rf, chain, ls)
+            got_fast = _load_decoded(rf, chain, ls)
+            if got_fast is None:
+                last_ts, winners = _load_records(rf, chain, ls)
+            else:
+                last_ts, winners = got_fast
     for key in ls.metadata_keys:  # last-wins: only the winning values are decoded
         d = rf.decode_at(winners[key])
         ls.metadata[key] = d.get("value") if isinstance(d, dict) else None
@@ -348,6 +352,23 @@ def _load_fast(
     return run.finish()
 
 
+def _load_decoded(
+    rf: RecordFile, chain: ChainResult, ls: LoadedSession
+) -> tuple[str | None, dict[str, int]] | None:
+    """:func:`_load_fast`'s walk over a per-line scan (a file with a bad or blank line:
+    ``rf.records``) when every record on the chain was typed-decoded; None otherwise (the
+    general walk, :func:`_load_records`, decides). The same load, ~5× faster, and
+    recovery's pre-scan made on the way."""
+    recs = rf.records
+    order = chain.chain
+    objs = [recs[ci].obj for ci in order]
+    if None in objs:
+        return None
+    run = _FastLoad(rf, ls, [r.line for r in recs])
+    run.feed(zip(order, objs, strict=True))
+    return run.finish()
+
+
 class _FastLoad:
     """The loader's walk over fast-scan structs, fed ``(record index, RecordS)`` pairs in
     chain order, in one or more runs (:meth:`feed`), then :meth:`finish`.
@@ -375,11 +396,15 @@ class _FastLoad:
         "ok",
         "starts",
         "odd",
+        "lines",
     )
 
-    def __init__(self, rf: RecordFile, ls: LoadedSession) -> None:
+    def __init__(self, rf: RecordFile, ls: LoadedSession, lines: list[int] | None = None) -> None:
         self.rf, self.ls = rf, ls
         self.sl = rf.start_line + 1
+        #: each record's line when record ``i`` is not line ``start_line + i + 1`` (a
+        #: per-line scan: bad and blank lines are no records)
+        self.lines = lines
         self.k = 0
         self.last_ts: str | None = None
         self.winners: dict[str, int] = {}
@@ -391,6 +416,7 @@ class _FastLoad:
     def feed(self, pairs: Iterable[tuple[int, RecordS]]) -> None:
         """Walk the next chain records: ``(record index, struct)`` pairs, in chain order."""
         rf, ls, sl = self.rf, self.ls, self.sl
+        lines = self.lines
         mt = MESSAGE_RECORD_TYPES
         add = ls.messages.append
         winners = self.winners
@@ -411,7 +437,8 @@ class _FastLoad:
                 if m is not None and type(c := m.content) is list:
                     ts = o.timestamp
                     role = m.role
-                    add(Message(k, ci, o.uuid, ci + sl, t, role, c, None, ts, False, None, o, rf))
+                    ln = ci + sl if lines is None else lines[ci]
+                    add(Message(k, ci, o.uuid, ln, t, role, c, None, ts, False, None, o, rf))
                     # MessageScan.add, inlined (a call per message costs ~15 ms here)
                     if m.meta is not None or o.permissionMode is not None:
                         modes.append(k)
@@ -447,11 +474,13 @@ class _FastLoad:
                 else:
                     if m is None:  # no message object: decided in finish (still scanning)
                         ts = o.timestamp if isinstance(o.timestamp, str) else None
-                        msg = Message(k, ci, o.uuid, ci + sl, t, None, [], {}, ts, src=o, rf=rf)
+                        ln = ci + sl if lines is None else lines[ci]
+                        msg = Message(k, ci, o.uuid, ln, t, None, [], {}, ts, src=o, rf=rf)
                         msg.shape = NOT_AN_OBJECT
                         self.odd.append(msg)
                     else:
-                        msg = message_from_struct(o, k, ci, o.uuid, ci + sl, t, rf)
+                        ln = ci + sl if lines is None else lines[ci]
+                        msg = message_from_struct(o, k, ci, o.uuid, ln, t, rf)
                     add(msg)
                     scan.count = k
                     scan.names_ok = names_ok
@@ -471,7 +500,9 @@ class _FastLoad:
                 if key not in winners:
                     ls.metadata_keys.append(key)
                 winners[key] = ci
-                ls.metadata_entries.append(MetadataEntry(ci, ci + sl, key))
+                ls.metadata_entries.append(
+                    MetadataEntry(ci, ci + sl if lines is None else lines[ci], key)
+                )
             elif t == "session_start":
                 self.starts.append(ci)
             else:

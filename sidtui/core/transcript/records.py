@@ -273,7 +273,7 @@ class RecordFile:
         st = self._piece_starts.get(p)
         if st is None:
             a, n, _ = self._pieces[p]  # type: ignore[index]
-            st = _line_starts_in(self.source.read(a, a + n), 0, n, a)  # type: ignore[union-attr]
+            st = line_starts_in(self.source.read(a, a + n), 0, n, a)  # type: ignore[union-attr]
             self._piece_starts[p] = st
         return st
 
@@ -414,7 +414,7 @@ def _line_starts(data: bytes, base: int) -> array:
 
     A ``find`` loop: memchr runs far faster than ``count`` or a regex over 100 MB.
     """
-    return _line_starts_in(data, 0, len(data), base)
+    return line_starts_in(data, 0, len(data), base)
 
 
 #: Records this near the head or the tail are found by walking newlines
@@ -423,7 +423,7 @@ _NEAR_HEAD = 16
 _NEAR_TAIL = 4096
 
 
-def _line_starts_in(buf: Any, a: int, b: int, base: int) -> array:
+def line_starts_in(buf: Any, a: int, b: int, base: int) -> array:
     """Line starts (plus ``base``) of ``buf[a:b]``, which starts on a line boundary; a
     final ``\\n`` starts no line. An ``array('q')``: 8 bytes a line instead of 40."""
     starts = array("q", (base + a,))

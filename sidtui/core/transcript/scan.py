@@ -48,6 +48,12 @@ class PieceHook(Protocol):
         the tolerant path. Drop what was built (it would double the peak memory)."""
 
 
+def _failed(partial: list | None, objs: list, pieces: list) -> None:
+    """:func:`_decode_pieces` gives up: what it decoded so far goes to ``partial``."""
+    if partial is not None:
+        partial[:] = [objs, pieces]
+
+
 def _decode_pieces(
     src: FileSource,
     decoder: msgspec.json.Decoder,
@@ -56,6 +62,7 @@ def _decode_pieces(
     on_piece: PieceHook | None,
     streaming: bool = False,
     full: bool = True,
+    partial: list | None = None,
 ) -> tuple[list, list, tuple[int, int, str, bool] | None] | None:
     """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
     newline (a line longer than a piece is read whole).
@@ -72,7 +79,8 @@ def _decode_pieces(
     Returns ``(objs, pieces, torn last line or None)`` (see :func:`~sidtui.core.transcript.decode.torn_tail`), or None
     when a line needs the tolerant path (a typed decode refused it, a bad line before the
     last, blank lines are present, or — ``streaming`` — the agent's streaming reader ends
-    a line inside one: :func:`streaming_breaks`).
+    a line inside one: :func:`streaming_breaks`); then ``partial`` (a list) holds
+    ``[structs, pieces]`` decoded before that piece (for :func:`scan_tolerant_source`).
 
     Raises:
         FileChanged: the file got shorter while it was read.
@@ -100,7 +108,7 @@ def _decode_pieces(
                 line, span, nuls, term = read_long_line(src, a, limit)
                 if line is None:  # too long, or NUL bytes: one bad line, never in memory
                     if a + span + term < size:
-                        return None  # a bad line before the last: the per-line scan
+                        return _failed(partial, objs, pieces)  # a bad line before the last
                     tail = (a, span, skip_reason(span, nuls, limit), term)
                     break
                 piece: bytes | bytearray | None = line + b"\n" if term else line
@@ -112,7 +120,7 @@ def _decode_pieces(
                 src.advise(nxt, length)
             if piece is None:
                 if streaming and streaming_breaks(buf, 1, cut + 1):
-                    return None
+                    return _failed(partial, objs, pieces)
                 part = decode_piece_array(buf, cut, list_decoder)
                 # the line starts are found only when asked (RecordFile.line_starts)
                 run = (
@@ -122,10 +130,10 @@ def _decode_pieces(
                 )
             else:
                 if streaming and streaming_breaks(piece, 0, cut):
-                    return None
+                    return _failed(partial, objs, pieces)
                 run = decode_run(piece, cut, decoder, nxt == size, a)
             if run is None:
-                return None
+                return _failed(partial, objs, pieces)
             part, cut, torn = run
             tail = torn or tail
             digest.feed(part, full)
@@ -218,12 +226,15 @@ def scan_records(
     if chain_only:
         on_piece = None  # a chain-only scan has no messages to load ahead
     limit = line_ceiling()
+    partial: list = []
     if source is not None:
         # a ceiling below a piece is checked line by line (only when set that low)
         got = (
             None
             if limit < piece_limits.PIECE_BYTES
-            else _decode_pieces(source, decoder, digest, rf, on_piece, streaming, not chain_only)
+            else _decode_pieces(
+                source, decoder, digest, rf, on_piece, streaming, not chain_only, partial
+            )
         )
     elif len(data) > limit and line_longer(data, limit):
         got = None  # a line above the ceiling: the per-line scan reports it, undecoded
@@ -239,7 +250,9 @@ def scan_records(
         if on_piece is not None:
             on_piece.abandon()
         if source is not None:  # never the whole file in memory (a sparse 4 GB file)
-            return scan_tolerant_source(source, start_line, streaming)
+            # the full scan's pieces before the odd one are taken as decoded
+            prefix = (partial[0], partial[1]) if partial and not chain_only else None
+            return scan_tolerant_source(source, start_line, streaming, prefix)
         rf = scan_tolerant(data, start_line, base_offset, streaming)
         rf.trimmed = trimmed
         return rf

@@ -8,6 +8,7 @@ parentUuid that is not a string is kept as a link key (:func:`link_key`).
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -18,7 +19,8 @@ from sidtui.core.base.jsonparse import (
     parse_line,
 )
 from sidtui.core.transcript import source as piece_limits  # read at call time (tests shrink them)
-from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.decode import decode_lines_exact
+from sidtui.core.transcript.records import RecordFile, line_starts_in
 from sidtui.core.transcript.source import (
     STREAM_BREAK,
     FileSource,
@@ -31,6 +33,7 @@ from sidtui.core.transcript.source import (
 from sidtui.core.transcript.structs import (
     FAST_DECODE_ERRORS,
     RECORD_DECODER,
+    RECORD_LIST_DECODER,
     BadLine,
     RecordRef,
 )
@@ -86,6 +89,55 @@ def _scan_line(
         if (ru is not None and u is None) or (rp is not None and p is None):
             rf.odd_links[len(records)] = (link_key(ru), link_key(rp))
     records.append(RecordRef(len(records), line_no, off, end, t, u, p, is_obj))
+
+
+def _whole_lines(
+    rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, strip_cr: bool
+) -> int | None:
+    """The whole lines ``buf[:cut]`` (``buf[cut - 1]`` is their last ``\\n``; ``buf[0]`` at
+    file offset ``base``, after physical line ``line_no``) into ``rf`` in one typed decode,
+    when every line is exactly one record it takes (:func:`decode_lines_exact`) — what
+    :func:`_scan_line` would make of each, one line at a time (~15 µs a line). Returns
+    the last line's number, or None when a line needs the per-line rules (nothing added).
+    ``strip_cr``: a ``\\r`` before a line's ``\\n`` is not in its span (the streaming reader
+    of a file read in pieces, as :func:`scan_tolerant_source` reads each line).
+    """
+    objs = decode_lines_exact(buf, cut, RECORD_LIST_DECODER)
+    if objs is None:
+        return None
+    return _add_lines(rf, buf, cut, base, line_no, objs, strip_cr)
+
+
+def _add_lines(
+    rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, objs: list, strip_cr: bool
+) -> int | None:
+    """:func:`_whole_lines` once ``objs`` (one struct per line of ``buf[:cut]``) are
+    decoded; None (nothing added) when their count is not the lines'."""
+    n = len(objs)
+    starts = line_starts_in(buf, 0, cut, base)
+    if len(starts) != n:  # (cannot be: one record per line)
+        return None
+    ends = [s - 1 for s in starts[1:]]
+    ends.append(base + cut - 1)
+    if strip_cr and buf.find(b"\r", 0, cut) >= 0:
+        ends = [e - 1 if buf[e - 1 - base] == 13 else e for e in ends]
+    records = rf.records
+    k = len(records)
+    records.extend(
+        map(
+            RecordRef,
+            range(k, k + n),
+            range(line_no + 1, line_no + n + 1),
+            starts,
+            ends,
+            [o.type for o in objs],
+            [o.uuid for o in objs],
+            [o.parentUuid for o in objs],
+            repeat(True, n),
+            objs,
+        )
+    )
+    return line_no + n
 
 
 class _Never:
@@ -169,8 +221,21 @@ def scan_tolerant(
     limit = line_ceiling()
     pos = 0
     line_no = start_line
+    next_try = 0  # where the next run of whole lines is tried in one decode
     with memoryview(data) as mv:
         while pos < n:
+            if pos >= next_try:
+                hi = pos + piece_limits.PIECE_BYTES
+                cut = data.rfind(b"\n", pos, min(hi, n)) + 1
+                next_try = cut if cut > pos else hi
+                if 1 < cut - pos <= limit and not (streaming and streaming_breaks(data, pos, cut)):
+                    # (here a "\r\n" line's span keeps its "\r", as _scan_physical's does)
+                    got = _whole_lines(
+                        rf, data[pos:cut], cut - pos, base_offset + pos, line_no, False
+                    )
+                    if got is not None:
+                        line_no, pos = got, cut
+                        continue
             nl = find(b"\n", pos)
             end = n if nl < 0 else nl
             line_no += 1
@@ -189,22 +254,46 @@ def scan_tolerant(
 
 
 def scan_tolerant_source(
-    src: FileSource, start_line: int = 0, streaming: bool = False
+    src: FileSource,
+    start_line: int = 0,
+    streaming: bool = False,
+    prefix: tuple[list, list[tuple[int, int, int]]] | None = None,
 ) -> RecordFile:
     """:func:`scan_tolerant` of a file read in pieces: one piece and one line (at most
     :func:`line_ceiling` bytes) in memory at a time, holes never read; records are read
-    back from the file (``rf.source``)."""
+    back from the file (``rf.source``).
+
+    ``prefix``: ``(structs, pieces)`` the fast scan decoded before it met a line that
+    needs these rules (its pieces ``(file offset, length, first record)``, one struct
+    per line, from the file's start): taken as they are, not decoded again.
+    """
     rf = RecordFile(data=b"", source=src)
     limit = line_ceiling()
     size = src.size
     line_no = start_line
     pos = 0
     buf, buf_at = b"", 0
+    if prefix is not None:
+        objs, pieces = prefix
+        for j, (a, n, first) in enumerate(pieces):
+            upto = pieces[j + 1][2] if j + 1 < len(pieces) else len(objs)
+            got = _add_lines(rf, src.read(a, a + n), n, a, line_no, objs[first:upto], streaming)
+            if got is None:  # (cannot be) read it all again by these rules
+                return scan_tolerant_source(src, start_line, streaming)
+            line_no, pos = got, a + n
     while pos < size:
         if pos >= buf_at + len(buf):
             buf, buf_at = src.read_any(pos, min(size, pos + piece_limits.PIECE_BYTES)), pos
             if not buf:  # the file got shorter
                 break
+            # the piece's whole lines in one decode when none needs the per-line rules
+            # (a file here for one odd line is otherwise read one line at a time)
+            cut = buf.rfind(b"\n") + 1
+            if 1 < cut <= limit and not (streaming and streaming_breaks(buf, 0, cut)):
+                got = _whole_lines(rf, buf, cut, pos, line_no, streaming)
+                if got is not None:
+                    line_no, pos = got, pos + cut
+                    continue
         i = pos - buf_at
         nl = buf.find(b"\n", i)
         if nl >= 0:

@@ -21,6 +21,8 @@ from sidtui.core.resume.process import (
     pid_alive,
     read_file_intents,
     read_registrations,
+    trace_session_ids,
+    trace_session_ids_of,
 )
 from sidtui.core.views.listing import list_sessions
 from sidtui.core.views.session import open_session
@@ -134,3 +136,51 @@ def test_conflicts_critical_vs_warning():
     c = FileIntent("C", 3, "/p/g.py", "write", 0, 0)
     got = {(x.session_id, x.other_session_id): x.severity for x in find_conflicts([a, b, c])}
     assert got == {("A", "B"): "warning", ("B", "A"): "critical"}
+
+
+def test_trace_ids_of_a_file_read_line_by_line_in_pieces(tmp_path, monkeypatch):
+    """A big file with an odd line (the per-line scan, read in pieces): its trace ids are
+    every ``trace_session_id`` value, found from the decoded keys without reading each
+    metadata line again — and a line the typed decode refused is still read."""
+    from sidtui.core.transcript import source as transcript_source
+    from sidtui.core.transcript.chain import rebuild_chain
+    from sidtui.core.transcript.loader import load_jsonl
+    from sidtui.core.transcript.scan import scan_records
+    from sidtui.core.transcript.source import read_transcript
+
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 256)
+    lines = [
+        {"type": "session_start", "uuid": "a", "parentUuid": None, "sessionId": "s1"},
+        {
+            "type": "metadata",
+            "uuid": "b",
+            "parentUuid": "a",
+            "key": "trace_session_id",
+            "value": "t1",
+        },
+        {"type": "metadata", "uuid": "c", "parentUuid": "b", "key": "summary", "value": "t9"},
+        {
+            "type": "metadata",
+            "uuid": 5,
+            "parentUuid": "c",
+            "key": "trace_session_id",
+            "value": "t2",
+        },
+        {
+            "type": "metadata",
+            "uuid": "d",
+            "parentUuid": "c",
+            "key": "trace_session_id",
+            "value": "t1",
+        },
+    ]
+    data = b"\n".join(json.dumps(x).encode() for x in lines)
+    data = data.replace(b"\n", b"\n   \n", 1) + b"\n"  # a blank line: the per-line scan
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(data)
+    rf = scan_records(read_transcript(p))
+    assert rf.source is not None and not rf.is_fast
+    chain = rebuild_chain(rf)
+    got = trace_session_ids_of(rf, load_jsonl(rf, chain), chain)
+    assert got == trace_session_ids(data) == ["t1", "t2"]
