@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     from sidtui.core.claude.layout import ClaudeHome, file_for_path
     from sidtui.core.sources import ClaudeSource
     from sidtui.tui.claude_conversation_model import ClaudeConversationModel
-    from sidtui.tui.find import Finder, find_entries
+    from sidtui.tui.find import Finder, find_entries, loaded_bytes
 
     target = 5_000_000 if args.quick else 100_000_000
     kind = "quick" if args.quick else "full"
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                 with gc_paused(freeze=True):
                     model = ClaudeConversationModel.from_view(view)
                 t0 = time.perf_counter()
-                raw = model.source_path().read_bytes() if prefilter else None
+                raw = loaded_bytes(model) if prefilter else None
                 found = find_entries(model, Finder.of(q), None, raw)
                 times[prefilter].append(time.perf_counter() - t0)
                 hits.add(len(found))

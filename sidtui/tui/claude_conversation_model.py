@@ -50,8 +50,8 @@ class ClaudeConversationModel(ConversationModel):
         model.entries.append(Entry("banner", None))
         return model
 
-    def source_path(self):
-        return self.view.file.path
+    def source(self) -> tuple[Any, int] | None:
+        return self.view.file.path, self.view.scan.size
 
     def lines_of(self, msg: int) -> tuple[int, ...]:
         """Every line of the message: a response is merged from one record per block."""

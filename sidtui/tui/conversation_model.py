@@ -146,10 +146,11 @@ class ConversationModel:
 
     # ------------------------------------------------------------------ lazy content
 
-    def source_path(self):
-        """The transcript whose lines :meth:`lines_of` names (None: lines unknown), for
-        find's byte prefilter."""
-        return self.view.file.path if getattr(self.view, "rf", None) is not None else None
+    def source(self) -> tuple[Any, int] | None:
+        """``(path, bytes read)`` of the transcript whose lines :meth:`lines_of` names, as
+        it was loaded (None: lines unknown), for find's byte prefilter."""
+        rf = getattr(self.view, "rf", None)
+        return (self.view.file.path, rf.size) if rf is not None else None
 
     def lines_of(self, msg: int) -> tuple[int, ...]:
         """The file lines message ``msg`` is read from (empty: unknown)."""

@@ -104,6 +104,25 @@ def lines_holding(low: bytes, term: str) -> set[int] | None:
     return out
 
 
+def loaded_bytes(model) -> bytes | None:
+    """The transcript's bytes as far as ``model`` was loaded from them (``model.source()``),
+    read as the core reads a disk it does not control: a regular file only, no symbolic
+    link followed, never more than was loaded. None when there is no such file or it
+    cannot be read so (a FIFO or a link put in its place, gone): find then decodes every
+    entry instead."""
+    from sidtui.core.base.errors import UnreadableInput
+    from sidtui.core.base.regular import read_regular
+
+    src = model.source()
+    if src is None:
+        return None
+    path, size = src
+    try:
+        return read_regular(path, size, head=True, follow=False)
+    except (OSError, UnreadableInput):
+        return None
+
+
 def added_words(model, e) -> str:
     """What sidtui draws for entry ``e`` besides its record's content (role, line, time,
     fold markers, status words, tool names, notes, drops), lower case: cheap, no decode."""
@@ -147,7 +166,7 @@ def find_entries(
 
     Blocking (decodes tool bodies): run it in a worker; ``cancelled`` is polled every
     :data:`CHECK_EVERY` entries and stops the scan early (the result is then partial).
-    ``raw``: the bytes of ``model.source_path()``; with it an entry none of whose message's
+    ``raw``: :func:`loaded_bytes` of ``model``; with it an entry none of whose message's
     lines holds a word (nor the words sidtui adds to it) is passed over without decoding.
     """
     narrow: list[tuple[str, set[int]]] = []

@@ -10,7 +10,7 @@ import pytest
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
-from sidtui.tui.find import entry_text
+from sidtui.tui.find import entry_text, loaded_bytes
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
@@ -521,7 +521,7 @@ async def test_narrowing_a_claude_session_by_its_bytes_finds_the_same_entries(na
     )
     merged = [i for i, m in enumerate(model.messages) if len(set(model.lines_of(i))) > 1]
     assert merged
-    raw = model.source_path().read_bytes()
+    raw = loaded_bytes(model)
     later = " ".join(
         entry_text(model, k)
         for k, e in enumerate(model.entries)
@@ -557,3 +557,37 @@ async def test_the_find_bar_narrows_a_claude_session_and_finds_merged_blocks(dem
         await settle(app, pilot)
         assert conv.finder.matches == find_entries(model, Finder.of("search.py"))
         assert second in conv.finder.matches
+
+
+async def test_find_reads_no_fifo_put_in_place_of_the_transcript(tmp_path, monkeypatch):
+    """The prefilter reads the transcript as the core reads a hostile disk: a FIFO put in
+    its place after the load is refused (a plain read would wait for a writer forever) and
+    find decodes every entry instead."""
+    import errno
+    import os
+
+    from sidtui.tui.find import Finder, find_entries
+
+    monkeypatch.setattr("sidtui.tui.find.PREFILTER_FROM", 0)
+    demo = fresh_demo(tmp_path, claude=True)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, demo.claude_cases["checkpoints"]))
+        await settle(app, pilot)
+        s = app.screen
+        conv = s.query_one("#claude-conversation")
+        path = s.sf.path
+        path.unlink()
+        os.mkfifo(path)
+        try:
+            await pilot.press("slash", *"search.py", "enter")
+            await asyncio.wait_for(settle(app, pilot), 60)
+            assert conv.finder.matches == find_entries(conv.model, Finder.of("search.py"))
+            assert conv.finder.matches
+        finally:  # had a read blocked on the FIFO, give it its end of file
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError as exc:
+                assert exc.errno == errno.ENXIO  # no reader: nothing was blocked
