@@ -50,6 +50,14 @@ class ClaudeConversationModel(ConversationModel):
         model.entries.append(Entry("banner", None))
         return model
 
+    def source(self) -> tuple[Any, int] | None:
+        return self.view.file.path, self.view.scan.size
+
+    def lines_of(self, msg: int) -> tuple[int, ...]:
+        """Every line of the message: a response is merged from one record per block."""
+        lines = self.view.scan.lines
+        return tuple(lines[ri] for ri in self.messages[msg].records)
+
     def raw_block(self, msg: int, block: int) -> dict[str, Any] | None:
         content = self._content(msg)
         if 0 <= block < len(content):

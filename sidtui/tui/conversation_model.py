@@ -146,6 +146,17 @@ class ConversationModel:
 
     # ------------------------------------------------------------------ lazy content
 
+    def source(self) -> tuple[Any, int] | None:
+        """``(path, bytes read)`` of the transcript whose lines :meth:`lines_of` names, as
+        it was loaded (None: lines unknown), for find's byte prefilter."""
+        rf = getattr(self.view, "rf", None)
+        return (self.view.file.path, rf.size) if rf is not None else None
+
+    def lines_of(self, msg: int) -> tuple[int, ...]:
+        """The file lines message ``msg`` is read from (empty: unknown)."""
+        line = getattr(self.messages[msg], "line", None)
+        return (line,) if line is not None else ()
+
     def raw_block(self, msg: int, block: int) -> dict[str, Any] | None:
         """The block's full JSON object, decoded from its record on demand."""
         return _raw_block(self, msg, block)

@@ -5,7 +5,8 @@ the Conversation draws: an entry's one-line summary and its expanded text. Match
 in a worker (:func:`find_entries`; bodies of tool calls are decoded from the file on the
 way); the view keeps the :class:`Finder` and highlights every word where it is drawn.
 Big sessions are first narrowed with the file's bytes (:func:`lines_holding`): an entry
-is decoded only when each word is in its record's line or in the words sidtui adds to it.
+is decoded only when each word is in one of its message's lines (``model.lines_of``: a
+Claude Code response has one per record) or in the words sidtui adds to it.
 """
 
 from __future__ import annotations
@@ -103,6 +104,25 @@ def lines_holding(low: bytes, term: str) -> set[int] | None:
     return out
 
 
+def loaded_bytes(model) -> bytes | None:
+    """The transcript's bytes as far as ``model`` was loaded from them (``model.source()``),
+    read as the core reads a disk it does not control: a regular file only, no symbolic
+    link followed, never more than was loaded. None when there is no such file or it
+    cannot be read so (a FIFO or a link put in its place, gone): find then decodes every
+    entry instead."""
+    from sidtui.core.base.errors import UnreadableInput
+    from sidtui.core.base.regular import read_regular
+
+    src = model.source()
+    if src is None:
+        return None
+    path, size = src
+    try:
+        return read_regular(path, size, head=True, follow=False)
+    except (OSError, UnreadableInput):
+        return None
+
+
 def added_words(model, e) -> str:
     """What sidtui draws for entry ``e`` besides its record's content (role, line, time,
     fold markers, status words, tool names, notes, drops), lower case: cheap, no decode."""
@@ -146,8 +166,8 @@ def find_entries(
 
     Blocking (decodes tool bodies): run it in a worker; ``cancelled`` is polled every
     :data:`CHECK_EVERY` entries and stops the scan early (the result is then partial).
-    ``raw``: the transcript's bytes; with it an entry whose record line lacks a word (and
-    whose added words lack it too) is passed over without decoding.
+    ``raw``: :func:`loaded_bytes` of ``model``; with it an entry none of whose message's
+    lines holds a word (nor the words sidtui adds to it) is passed over without decoding.
     """
     narrow: list[tuple[str, set[int]]] = []
     if raw is not None:
@@ -166,11 +186,11 @@ def find_entries(
         if cancelled is not None and i % CHECK_EVERY == 0 and cancelled():
             break
         if narrow and e.msg is not None:
-            line = getattr(model.messages[e.msg], "line", None)
-            if line is not None:
-                if any(line not in ls for ls in only_raw):
+            lines = model.lines_of(e.msg)  # a Claude Code response: one line per record
+            if lines:
+                if any(ls.isdisjoint(lines) for ls in only_raw):
                     continue
-                missing = [t for t, ls in maybe_added if line not in ls]
+                missing = [t for t, ls in maybe_added if ls.isdisjoint(lines)]
                 if missing:
                     added = added_words(model, e)
                     if any(t not in added for t in missing):

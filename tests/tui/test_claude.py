@@ -10,7 +10,7 @@ import pytest
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
-from sidtui.tui.find import entry_text
+from sidtui.tui.find import entry_text, loaded_bytes
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
@@ -493,3 +493,101 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
         assert s.view.conversation[-1].uuid == records[-1]["uuid"]
         assert "Wrote CHANGELOG.md, appended live." in "\n".join(screen_lines(app))
         watcher.stop(1.0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
+        "-Users-dain-workspace-claude-code-log-sample/12a546d1-83a7-49a6-abba-5400db340b43.jsonl",
+    ],
+    ids=["JSSoundRecorder", "claude-code-log"],
+)
+async def test_narrowing_a_claude_session_by_its_bytes_finds_the_same_entries(name):
+    """Find in a big Claude Code session is narrowed with the file's bytes like sid-code's:
+    a response merged from one record per block is looked for in each of its lines, and
+    the matches are those of decoding every entry (words of merged responses, and words
+    sidtui adds: roles, line numbers, times, tool names, status words)."""
+    import re
+
+    from sidtui.core.claude.layout import file_for_path
+    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+    from sidtui.tui.find import Finder, find_entries
+    from tests.helpers import CLAUDE_HOME
+
+    path = CLAUDE_HOME / "projects" / name
+    model = ClaudeConversationModel.from_view(
+        ClaudeSource(ClaudeHome(CLAUDE_HOME)).open(file_for_path(path))
+    )
+    merged = [i for i, m in enumerate(model.messages) if len(set(model.lines_of(i))) > 1]
+    assert merged
+    raw = loaded_bytes(model)
+    later = " ".join(
+        entry_text(model, k)
+        for k, e in enumerate(model.entries)
+        if e.msg in merged and e.kind != "header" and e.block
+    )
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z_][\w.-]{3,}", later)})
+    queries = words[:: max(1, len(words) // 60)]
+    queries += ["assistant line", "ok", "thinking chars", "⚙ bash", "zzqq", "turn 2", ":0"]
+    texts = [entry_text(model, i) for i in range(len(model.entries))]  # decoded once
+    for q in queries:
+        f = Finder.of(q)
+        assert find_entries(model, f, raw=raw) == [i for i, t in enumerate(texts) if f.holds(t)]
+
+
+async def test_the_find_bar_narrows_a_claude_session_and_finds_merged_blocks(demo, monkeypatch):
+    """The find bar's worker reads a big Claude Code session's bytes first (the threshold
+    lowered here): a block in the second record of a merged response is still found."""
+    from sidtui.tui.find import Finder, find_entries
+
+    monkeypatch.setattr("sidtui.tui.find.PREFILTER_FROM", 0)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, demo.claude_cases["checkpoints"]))
+        await settle(app, pilot)
+        s = app.screen
+        conv = s.query_one("#claude-conversation")
+        model = conv.model
+        merged = next(i for i, m in enumerate(model.messages) if len(m.records) > 1)
+        second = next(k for k, e in enumerate(model.entries) if e.msg == merged and e.block == 1)
+        await pilot.press("slash", *"search.py", "enter")
+        await settle(app, pilot)
+        assert conv.finder.matches == find_entries(model, Finder.of("search.py"))
+        assert second in conv.finder.matches
+
+
+async def test_find_reads_no_fifo_put_in_place_of_the_transcript(tmp_path, monkeypatch):
+    """The prefilter reads the transcript as the core reads a hostile disk: a FIFO put in
+    its place after the load is refused (a plain read would wait for a writer forever) and
+    find decodes every entry instead."""
+    import errno
+    import os
+
+    from sidtui.tui.find import Finder, find_entries
+
+    monkeypatch.setattr("sidtui.tui.find.PREFILTER_FROM", 0)
+    demo = fresh_demo(tmp_path, claude=True)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(_key(b, demo.claude_cases["checkpoints"]))
+        await settle(app, pilot)
+        s = app.screen
+        conv = s.query_one("#claude-conversation")
+        path = s.sf.path
+        path.unlink()
+        os.mkfifo(path)
+        try:
+            await pilot.press("slash", *"search.py", "enter")
+            await asyncio.wait_for(settle(app, pilot), 60)
+            assert conv.finder.matches == find_entries(conv.model, Finder.of("search.py"))
+            assert conv.finder.matches
+        finally:  # had a read blocked on the FIFO, give it its end of file
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError as exc:
+                assert exc.errno == errno.ENXIO  # no reader: nothing was blocked

@@ -300,3 +300,34 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
     assert mgr.journal is None
     assert {p: _read(p) for p in targets} == targets
     assert len(mgr.reload().snapshots) == snapshots  # no second safety snapshot
+
+
+async def test_undo_of_the_file_selected_in_the_file_list(tmp_path):
+    """``u`` with the Files list focused previews (then runs) the core's ``undo_file`` of
+    that file only, as ``sidtui undo --file``; the dialog names it relative to the project."""
+    demo = fresh_demo(tmp_path)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        s, panel = await _checkpoints(app, pilot, demo.cases["checkpoints"])
+        files = panel.query_one("#ckpt-files")
+        files.focus()
+        await settle(app, pilot)
+        path = panel.selected_file()
+        cli = panel.manager.undo_file(path, dry_run=True)  # what `undo --file --dry-run` plans
+        await pilot.press("u")
+        await settle(app, pilot)
+        u = app.screen
+        assert isinstance(u, RestorePreviewScreen) and (u.op, u.path) == ("undo-file", path)
+        root = str(panel.manager.project_root)
+        assert f"Undo one file: {path.removeprefix(root + '/')}" in " ".join(screen_lines(app))
+        assert [(f.path, f.action) for f in u.plan.files] == [(f.path, f.action) for f in cli.files]
+        others = {f: _read(f) for f in panel.chains if f != path}
+        await pilot.press("y")
+        await settle(app, pilot)
+        if isinstance(app.screen, ConfirmScreen):  # drifted: asked again
+            await pilot.press("y")
+            await settle(app, pilot)
+        assert u.applied
+        assert _read(path) == next(f.new for f in cli.files if f.path == path)
+        assert {f: _read(f) for f in others} == others

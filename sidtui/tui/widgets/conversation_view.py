@@ -567,16 +567,10 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
     def _find_worker(self, model: ConversationModel, finder: Finder) -> None:
         from textual.worker import get_current_worker
 
-        from sidtui.tui.find import PREFILTER_FROM
+        from sidtui.tui.find import PREFILTER_FROM, loaded_bytes
 
         worker = get_current_worker()
-        raw = None
-        # the byte prefilter needs one line per message (a Claude Code response merges several)
-        if len(model.entries) > PREFILTER_FROM and getattr(model.view, "rf", None) is not None:
-            try:
-                raw = model.view.file.path.read_bytes()
-            except OSError:  # gone or unreadable since: decode every entry instead
-                raw = None
+        raw = loaded_bytes(model) if len(model.entries) > PREFILTER_FROM else None
         matches = find_entries(model, finder, lambda: worker.is_cancelled, raw)
         if not worker.is_cancelled:
             self.post_message(FindAnswered(finder.query, matches))
