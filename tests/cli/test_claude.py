@@ -156,6 +156,11 @@ def test_check_of_both_homes_is_one_object_per_source(capsys, monkeypatch, tmp_p
     code, out, _ = run(capsys, "check", "--json")
     j = json.loads(out)
     assert set(j) == {"sid-code", "claude-code"} and j["claude-code"]["files"]["main"] == 40
+    # --project names a folder of one home (as ls and search): that home is checked
+    code, out, err = run(capsys, "check", "--project", SPOTTER, "--json")
+    assert code == 0 and json.loads(out)["source"] == "claude-code", err
+    code, _, err = run(capsys, "check", "--project", "nope")
+    assert code == 2 and "no project folder 'nope'" in err and SPOTTER in err
 
 
 def test_search_a_claude_home(capsys):
