@@ -117,8 +117,9 @@ _DASH_VALUE_OPTIONS = frozenset({"--project"})
 
 def join_dash_values(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``--project -KEY`` written as ``--project=-KEY`` (argparse refuses
-    the spaced form). Only a value of more than two characters starting with one ``-`` is
-    joined (``--project -h`` stays a request for help); nothing after ``--`` changes."""
+    the spaced form). Any value starting with one ``-`` but ``-`` itself is joined (``-x``
+    too: a missing key then says "no project folder"; argparse would only say "expected
+    one argument", even for ``-h``); nothing after ``--`` changes."""
     out: list[str] = []
     it = iter(argv)
     for tok in it:
@@ -130,7 +131,7 @@ def join_dash_values(argv: Sequence[str]) -> list[str]:
             value = next(it, None)
             if value is None:
                 break
-            if len(value) > 2 and value.startswith("-") and not value.startswith("--"):
+            if len(value) >= 2 and value.startswith("-") and not value.startswith("--"):
                 out[-1] = f"{tok}={value}"
             else:
                 out.append(value)

@@ -14,6 +14,8 @@ import sys
 import time
 
 from sidtui.cli.common import (
+    has_project_folder,
+    no_project_in_any,
     print_json,
     require_project,
     stdout_console,
@@ -68,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         sources, _named = sources_from_args(args)
         pairs = [(s, None) for s in sources]
+        if len(sources) > 1 and args.project is not None:
+            # as ls and search: --project names a folder of one home; the others are skipped
+            pairs = [(s, None) for s in sources if has_project_folder(s.require(), args.project)]
+            if not pairs:
+                no_project_in_any(sources, args.project)
     reports = []
     pending: list[list] = []  # per report: the journals killed sidtui writes left
     for source, ref in pairs:

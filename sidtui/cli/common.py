@@ -233,6 +233,53 @@ def require_project(home: Home, project: str | None) -> None:
     )
 
 
+def has_project_folder(src, project: str) -> bool:
+    """Whether ``src`` (a source) has the project folder ``project`` (False: unreadable)."""
+    folder = src.home.sessions_dir if src.name == "sid-code" else src.home.projects_dir
+    try:
+        return (folder / project).is_dir()
+    except OSError:
+        return False
+
+
+def no_claude_project(src, project: str) -> None:
+    """Raise the usage error (exit 2) for a ``--project`` no folder of the Claude Code
+    source ``src`` has, listing its folders."""
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.layout import project_folders
+
+    if "/" in project or project in ("", ".", ".."):
+        raise UsageError(f"--project takes a folder name under {src.home.projects_dir}, not a path")
+    names = project_folders(src.home)
+    shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+    raise UsageError(
+        f"no project folder {project!r} under {src.home.projects_dir} (projects: {shown or 'none'})"
+    )
+
+
+def no_project_in_any(sources: list, project: str) -> None:
+    """``--project`` names a folder of neither home: one usage error naming both homes
+    and the folders of each."""
+    from sidtui.core.base.discover import project_folders as sid_folders
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.claude.layout import project_folders as claude_folders
+
+    if "/" in project or project in ("", ".", ".."):
+        raise UsageError("--project takes a project folder name, not a path")
+    wheres, lists = [], []
+    for src in sources:
+        if src.name == "sid-code":
+            where, names = src.home.sessions_dir, sid_folders(src.home)
+        else:
+            where, names = src.home.projects_dir, claude_folders(src.home)
+        shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+        wheres.append(str(where))
+        lists.append(f"{src.name}: {shown or 'none'}")
+    raise UsageError(
+        f"no project folder {project!r} under {' or '.join(wheres)} (projects: {'; '.join(lists)})"
+    )
+
+
 #: ``\udc80``–``\udcff``: how JSON output (``ls --json``, ``search --json``, ...) writes a file
 #: name byte that is not UTF-8 (Python's ``surrogateescape``: byte 0xE9 → ``\udce9``).
 _ESCAPED_BYTE = re.compile(r"\\u[dD][cC][89a-fA-F][0-9a-fA-F]")

@@ -11,6 +11,7 @@ printed instead (docs/DECISIONS.md, "Demo").
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -119,8 +120,7 @@ def start_live(root: Path, home: Path, seed: int, rate: float = 3.0):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.core.base.errors import UsageError
-    from sidtui.core.base.home import Home
+    from sidtui.core.base.errors import SidtuiError, UsageError
 
     if getattr(args, "home", None) is not None:  # the demo builds a home; it reads none
         raise UsageError(
@@ -132,10 +132,41 @@ def run(args: argparse.Namespace) -> int:
             f"--scale needs a number of sessions from 1 to {SCALE_MAX:,} (got {args.scale:,})"
         )
     root = Path(args.dir).expanduser().absolute() if args.dir else _fresh_dir()
-    if root.exists() and not root.is_dir():
-        raise UsageError(f"--dir {root} exists and is not a folder")
-    if root.exists() and any(root.iterdir()):
-        raise UsageError(f"--dir {root} is not empty: give a new or empty folder")
+    _make_root(root)
+    try:
+        return _build_and_open(args, root)
+    except OSError as exc:  # the disk refused a write half-way (full, read-only, ...)
+        raise SidtuiError(
+            f"cannot build the demo in {root}: {exc.strerror or exc}"
+            + (f": {exc.filename}" if exc.filename and exc.strerror else "")
+        ) from None
+
+
+def _make_root(root: Path) -> None:
+    """Create the empty folder ``root`` (or accept it empty).
+
+    Raises:
+        UsageError: ``root`` is a file or a folder that is not empty (exit 2).
+        SidtuiError: ``root`` cannot be made or read (no permission, a file in its path,
+            a read-only file system): one line with the system's reason (exit 1).
+    """
+    from sidtui.core.base.errors import SidtuiError, UsageError
+
+    try:
+        if root.exists() and not root.is_dir():
+            raise UsageError(f"--dir {root} exists and is not a folder")
+        root.mkdir(parents=True, exist_ok=True)
+        if any(root.iterdir()):
+            raise UsageError(f"--dir {root} is not empty: give a new or empty folder")
+    except OSError as exc:
+        raise SidtuiError(f"cannot create {root}: {exc.strerror or exc}") from None
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise SidtuiError(f"cannot create files in {root}: permission denied")
+
+
+def _build_and_open(args: argparse.Namespace, root: Path) -> int:
+    from sidtui.core.base.home import Home
+
     home = root / "home"
     claude_home = None
     if args.scale is not None or args.huge:

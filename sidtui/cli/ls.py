@@ -8,6 +8,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from sidtui.cli.common import (
+    has_project_folder,
+    no_claude_project,
+    no_project_in_any,
     print_json,
     registrations_warned,
     require_project,
@@ -68,7 +71,11 @@ def run(args: argparse.Namespace) -> int:
     for src in sources:
         if src.name == "sid-code":
             home = src.home.require()
-            if len(sources) > 1 and args.project is not None and not _has_folder(src, args.project):
+            if (
+                len(sources) > 1
+                and args.project is not None
+                and not has_project_folder(src, args.project)
+            ):
                 continue  # --project names a folder of the other home
             require_project(home, args.project)
             # folders the listing cannot read: checked first, so nothing else is read
@@ -84,17 +91,17 @@ def run(args: argparse.Namespace) -> int:
             src.registrations(reg_warnings)  # one warning per registration not readable
             for line in reg_warnings:
                 print(f"sidtui: warning: {line}", file=sys.stderr)
-            if args.project is not None and not _has_folder(src, args.project):
+            if args.project is not None and not has_project_folder(src, args.project):
                 if len(sources) > 1:
                     continue
-                _no_claude_project(src, args.project)
+                no_claude_project(src, args.project)
             rows, errs = _claude_summaries(src, args)
             errors += errs
             wheres.append(str(src.home.projects_dir))
         summaries += rows
         listed.append(src)
     if args.project is not None and not wheres:
-        _no_project_in_any(sources, args.project)
+        no_project_in_any(sources, args.project)
     if len(wheres) > 1:
         summaries.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
     for e in errors:
@@ -129,50 +136,6 @@ def _pending(sources: list, summaries: list, project: str | None) -> dict:
 def _with_pending(s, p):
     """A row as a dict with ``pending_journal`` (the row itself when none)."""
     return s if p is None else {**s.to_json(), "pending_journal": p.to_json()}
-
-
-def _has_folder(src, project: str) -> bool:
-    folder = src.home.sessions_dir if src.name == "sid-code" else src.home.projects_dir
-    try:
-        return (folder / project).is_dir()
-    except OSError:
-        return False
-
-
-def _no_claude_project(src, project: str) -> None:
-    from sidtui.core.base.errors import UsageError
-    from sidtui.core.claude.layout import project_folders
-
-    if "/" in project or project in ("", ".", ".."):
-        raise UsageError(f"--project takes a folder name under {src.home.projects_dir}, not a path")
-    names = project_folders(src.home)
-    shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
-    raise UsageError(
-        f"no project folder {project!r} under {src.home.projects_dir} (projects: {shown or 'none'})"
-    )
-
-
-def _no_project_in_any(sources: list, project: str) -> None:
-    """``--project`` names a folder of neither home: one usage error naming both homes
-    and the folders of each."""
-    from sidtui.core.base.discover import project_folders as sid_folders
-    from sidtui.core.base.errors import UsageError
-    from sidtui.core.claude.layout import project_folders as claude_folders
-
-    if "/" in project or project in ("", ".", ".."):
-        raise UsageError("--project takes a project folder name, not a path")
-    wheres, lists = [], []
-    for src in sources:
-        if src.name == "sid-code":
-            where, names = src.home.sessions_dir, sid_folders(src.home)
-        else:
-            where, names = src.home.projects_dir, claude_folders(src.home)
-        shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
-        wheres.append(str(where))
-        lists.append(f"{src.name}: {shown or 'none'}")
-    raise UsageError(
-        f"no project folder {project!r} under {' or '.join(wheres)} (projects: {'; '.join(lists)})"
-    )
 
 
 def _claude_summaries(src, args):

@@ -39,7 +39,15 @@ def _progress(label: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.common import print_json, require_project, sources_from_args, stdout_console
+    from sidtui.cli.common import (
+        has_project_folder,
+        no_claude_project,
+        no_project_in_any,
+        print_json,
+        require_project,
+        sources_from_args,
+        stdout_console,
+    )
     from sidtui.core.base.errors import UsageError
     from sidtui.core.index.catalog import Catalog
     from sidtui.core.index.search import MARK_CLOSE, MARK_OPEN, SearchIndex
@@ -47,22 +55,19 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     sources, _named = sources_from_args(args)
+    if len(sources) > 1 and args.project is not None:
+        # as ls: --project names a folder of one home; a key of neither is refused
+        sources = [s for s in sources if has_project_folder(s.require(), args.project)]
+        if not sources:
+            no_project_in_any(sources_from_args(args)[0], args.project)
     query = " ".join(args.query)
     found: list[tuple[str, object]] = []  # (source, hit)
     for src in sources:
         home = src.require().home
         if src.name == "sid-code":
-            if (
-                len(sources) > 1
-                and args.project is not None
-                and not (home.sessions_dir / args.project).is_dir()
-            ):
-                continue
             require_project(home, args.project)  # never raises OSError (sessions/ unsearchable)
-        elif args.project is not None and not (home.projects_dir / args.project).is_dir():
-            if len(sources) > 1:
-                continue
-            raise UsageError(f"no project folder {args.project!r} under {home.projects_dir}")
+        elif args.project is not None and not has_project_folder(src, args.project):
+            no_claude_project(src, args.project)
         cat = Catalog(home)
         for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
             if note:

@@ -76,9 +76,14 @@ def test_a_project_key_starting_with_a_dash_needs_no_equals_sign(capsys):
     assert (code, code2) == (0, 0) and spaced == joined, err
     code, out, err = run(capsys, "--claude-home", CC, "search", "plan", "--project", SPOTTER)
     assert code == 0 and SPOTTER in out, err
+    # a missing key of two characters is joined too: the usual "no project folder"
+    for verb in ("ls", "check", "search"):
+        argv = [verb, "--claude-home", CC, "--project", "-x"] + (
+            ["plan"] if verb == "search" else []
+        )
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "no project folder '-x'" in err, (verb, err)
     # a value argparse still cannot take names the form that works
-    code, _, err = run(capsys, "ls", "--claude-home", CC, "--project", "-x")
-    assert code == 2 and "write --project=KEY" in err
     code, _, err = run(capsys, "ls", "--claude-home", CC, "--project", "--", SPOTTER)
     assert code == 2 and "write --project=KEY" in err
     code, _, err = run(capsys, "ls", "--claude-home", "")
@@ -156,6 +161,19 @@ def test_check_of_both_homes_is_one_object_per_source(capsys, monkeypatch, tmp_p
     code, out, _ = run(capsys, "check", "--json")
     j = json.loads(out)
     assert set(j) == {"sid-code", "claude-code"} and j["claude-code"]["files"]["main"] == 40
+    # --project names a folder of one home (as ls and search): that home is checked
+    code, out, err = run(capsys, "check", "--project", SPOTTER, "--json")
+    assert code == 0 and json.loads(out)["source"] == "claude-code", err
+    code, _, err = run(capsys, "check", "--project", "nope")
+    assert code == 2 and "no project folder 'nope'" in err and SPOTTER in err
+
+
+def test_search_of_both_homes_refuses_a_project_of_neither(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SID_CONFIG_DIR", str(copy_real_home(tmp_path / "sid")))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", CC)
+    for key in ("nope", "-nope"):  # as ls: exit 2 with the folders of both homes
+        code, out, err = run(capsys, "search", "plan", "--project", key)
+        assert (code, out) == (2, "") and f"no project folder {key!r}" in err and SPOTTER in err
 
 
 def test_search_a_claude_home(capsys):

@@ -364,3 +364,19 @@ def test_demo_undo_example_has_no_false_drift(demo, capsys):
     assert main([*home, "undo", path.stem, "--dry-run"]) == 0
     out = capsys.readouterr()
     assert "todo.md" in out.out and "changed after" not in out.out + out.err
+
+
+def test_cli_demo_dir_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypatch):
+    (tmp_path / "f").write_text("a file in the way")
+    assert main(["demo", "--dir", str(tmp_path / "f" / "x"), "--no-open"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"sidtui: error: cannot create {tmp_path / 'f' / 'x'}: Not a directory\n"
+
+    def full(*_a, **_k):
+        raise OSError(28, "No space left on device", str(tmp_path / "d" / "home"))
+
+    monkeypatch.setattr("sidtui.demo.scale.write_scale_home", full)
+    assert main(["demo", "--dir", str(tmp_path / "d"), "--scale", "1", "--no-open"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"sidtui: error: cannot build the demo in {tmp_path / 'd'}: No space")
+    assert len(err.splitlines()) == 1
