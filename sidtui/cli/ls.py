@@ -241,8 +241,13 @@ def _print_tables(
         title = f"{project}  ({len(rows)} {noun})"
         if multi:
             title += f"  [{SOURCE_LABELS.get(source, source)}]"
-        if len(rows) <= TABLE_MAX_ROWS:
-            t = Table(title=Text(title), title_justify="left", expand=False)
+        plain = len(rows) > TABLE_MAX_ROWS
+        heading: str | None = title  # in the table (a terminal: wrapped to its width)
+        if getattr(console, "piped", False):  # piped: a long project key is one line, whole
+            console.print(Text(title, style="italic" if plain else "table.title"))
+            heading = None
+        if not plain:
+            t = Table(title=heading and Text(heading), title_justify="left", expand=False)
             for name, w, just in cols:
                 wraps = name == "state" and w < state_w  # narrowed: wrapped, never cut
                 t.add_column(
@@ -262,7 +267,7 @@ def _print_tables(
             console.print(t)
         else:
             console.print(
-                _plain_table(title, cols, spare if show_prompt else None, cells),
+                _plain_table(heading, cols, spare if show_prompt else None, cells),
                 no_wrap=True,
                 crop=True,
             )
@@ -342,9 +347,11 @@ def _columns(
 TABLE_MAX_ROWS = 200
 
 
-def _plain_table(title: str, cols: list, last_width: int | None, cells: list[list[Text]]) -> Text:
-    """The table as aligned lines (header, rule, one line per session); ``last_width``
-    None: no prompt column (a narrow terminal)."""
+def _plain_table(
+    title: str | None, cols: list, last_width: int | None, cells: list[list[Text]]
+) -> Text:
+    """The table as aligned lines (title unless None, header, rule, one line per
+    session); ``last_width`` None: no prompt column (a narrow terminal)."""
     from rich.text import Text
 
     last = [] if last_width is None else [last_width]
@@ -371,7 +378,8 @@ def _plain_table(title: str, cols: list, last_width: int | None, cells: list[lis
         [Text(name, style="bold") for name, _, _ in cols]
         + [Text("first prompt / why", style="bold")] * len(last)
     )
-    lines = [Text(title, style="italic"), header, Text("─" * header.cell_len, style="dim")]
+    lines = [*([Text(title, style="italic")] if title is not None else [])]
+    lines += [header, Text("─" * header.cell_len, style="dim")]
     lines += [line(row) for row in cells]
     return Text("\n").join(lines)
 

@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
         t.append(h.session_id, style="cyan")
         t.append(f"  {h.project or '(flat)'}  line {h.line}  ", style="dim")
         t.append(h.kind, style="magenta")
-        console.print(t, overflow="ellipsis", no_wrap=True)
+        if getattr(console, "piped", False):  # piped: a long project key is whole
+            console.print(t)
+        else:
+            console.print(t, overflow="ellipsis", no_wrap=True)
         # the snippet on its own line, cut around its first hit to the terminal's width
         snippet = _around_hit(" ".join(h.snippet.split()), console.width - 4)
         s = Text("    ")

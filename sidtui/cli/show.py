@@ -175,7 +175,7 @@ def _head_panel(j: dict):
 
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
-    head.add_column()
+    head.add_column(overflow="fold")  # a long path is folded, never cut
     head.add_row("session", Text(j["session_id"] or ""))
     head.add_row("path", Text(j["path"]))
     head.add_row("format", Text(f"{j['format_version']}  ({j['kind']})"))

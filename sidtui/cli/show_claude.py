@@ -33,7 +33,7 @@ def render(view: Any, max_messages: int | None = 50) -> None:
     lines = sc.lines
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
-    head.add_column()
+    head.add_column(overflow="fold")  # a long path is folded, never cut
     head.add_row("session", Text(view.session_id))
     head.add_row("path", Text(str(view.file.path)))
     what = "main" if view.file.kind == "main" else f"subagent ({view.file.layout} layout)"

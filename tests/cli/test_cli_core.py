@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from sidtui.cli import main
-from tests.helpers import REAL_HOME
+from tests.helpers import REAL_HOME, assistant, jsonl, make_home, start, user
 
 SHOW_KEYS = {
     "session_id",
@@ -369,3 +369,21 @@ def test_ls_on_a_demo_dir_names_the_home_inside(capsys, tmp_path):
         f"sidtui: no sessions: {tmp_path}/sessions does not exist (sessions live in <home>/sessions/)",
         f"sidtui: {tmp_path}/home/sessions exists: try sidtui --home {tmp_path}/home",
     ]
+
+
+def test_piped_output_never_cuts_a_long_path_or_project_key(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # piped at 200 columns, text unwrapped
+    key = "k" * 230  # wider than a piped stdout's tables
+    cwd = "/" + "/".join(["d" * 60] * 4)
+    sid = "20260101-000000-aaaaaaaa"
+    data = jsonl({**start(), "cwd": cwd}, user("u", "S", "checkout please"), assistant("a", "u"))
+    home = make_home(tmp_path / ("h" * 150), {sid: data}, project=key)
+    path = str(home / "sessions" / key / f"{sid}.jsonl")
+    code, out, err = run(capsys, "--home", str(home), "ls")
+    assert code == 0 and f"{key}  (1 session)" in out.splitlines(), err
+    code, out, err = run(capsys, "--home", str(home), "search", "checkout")
+    assert code == 0 and key in out.splitlines()[0], err
+    code, out, err = run(capsys, "--home", str(home), "show", sid)
+    assert code == 0, err
+    folded = "".join(ln.strip("│ ") for ln in out.splitlines()[:12])  # the head panel
+    assert path in folded and cwd in folded and "…" not in folded
