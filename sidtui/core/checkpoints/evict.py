@@ -230,7 +230,12 @@ class InheritResult:
 
 
 def inherit_from(
-    home: Home, src_id: str, dst_id: str, now_ms: int, before_ms: int | None = None
+    home: Home,
+    src_id: str,
+    dst_id: str,
+    now_ms: int,
+    before_ms: int | None = None,
+    dry_run: bool = False,
 ) -> InheritResult:
     """Copy ``src_id``'s checkpoints into ``dst_id``'s empty index (fork, FORMAT.md §10.11).
 
@@ -239,6 +244,7 @@ def inherit_from(
             time (ms) are inherited: later batches changed files the fork's history never
             touched, and undoing them from the fork would be wrong. ``latestFullMap`` is
             recomputed from what is kept.
+        dry_run: count what would be inherited, write nothing (a fork's dry run).
 
     Never raises for a bad source: the child keeps an empty history and gets a warning.
     """
@@ -279,6 +285,8 @@ def inherit_from(
                         and isinstance(e.get("filePath"), str)
                     ):
                         lfm[e["filePath"]] = s.get("id")
+        if dry_run:
+            return InheritResult(len(snaps))
         child = CheckpointIndex(
             {
                 "sessionId": dst_id,

@@ -205,11 +205,17 @@ def _copy_records(
 
 
 def _inherit_checkpoints(
-    home, source_id: str, child_id: str, warnings: list[str], before_ms: int | None = None
+    home,
+    source_id: str,
+    child_id: str,
+    warnings: list[str],
+    before_ms: int | None = None,
+    dry_run: bool = False,
 ) -> int:
     """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
-    a fork at a point inherits only the snapshots taken before that point's prompt."""
-    res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms)
+    a fork at a point inherits only the snapshots taken before that point's prompt
+    (``dry_run``: only count them)."""
+    res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms, dry_run)
     if res.warning:
         warnings.append(res.warning)
     return res.copied
@@ -275,7 +281,11 @@ def write_copy(
         records_copied=len(copy_idx),
         dry_run=dry_run,
     )
-    if dry_run:
+    if dry_run:  # what the real run inherits, counted (its new id is not known yet)
+        if inherit:
+            result.checkpoints_inherited = _inherit_checkpoints(
+                view.home, source_id, new_id, result.warnings, inherit_before_ms, dry_run=True
+            )
         return result
     ckpt = view.home.checkpoints_dir / new_id
     temp_name = safefs.temp_name(result.path.name)

@@ -498,6 +498,11 @@ def test_fork_at_point_inherits_only_earlier_snapshots(real_home_with_projects):
     idx = json.loads(Home(home).checkpoint_index(S01).read_text())
     earlier = [s["id"] for s in idx["snapshots"] if s["timestamp"] < pt.timestamp_ms]
     assert 0 < len(earlier) < len(idx["snapshots"])
+    before = sorted(p.name for p in Home(home).checkpoints_dir.iterdir())
+    dry = fork(v, pt, dry_run=True)  # the dry run counts what the real run inherits
+    assert dry.checkpoints_inherited == len(earlier)
+    assert fork(v, dry_run=True).checkpoints_inherited == len(idx["snapshots"])
+    assert sorted(p.name for p in Home(home).checkpoints_dir.iterdir()) == before
     res = fork(v, pt)
     child_idx = json.loads(Home(home).checkpoint_index(res.session_id).read_text())
     assert [s["id"] for s in child_idx["snapshots"]] == earlier
