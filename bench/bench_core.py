@@ -244,37 +244,13 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
         what += ", a BOM (read whole and trimmed)" if bom else " (the streaming reader)"
         if torn:  # one bad line before the end: the per-line scan, batched per piece
             what = f"{size / 1e6:.1f} MB, {n_lines:,} lines, CRLF, a line torn mid-file"
-            rows += [
-                row(
-                    f"reference: show's core vs I/O floor, {what}",
-                    runs["show"],
-                    runs["floor"],
-                    None,
-                ),
-                row(
-                    f"reference: chain alone vs I/O floor, {what}",
-                    runs["chain"],
-                    runs["floor"],
-                    None,
-                ),
-            ]
-            continue
-        if not odd:  # the same cut without the odd bytes: what the size alone costs
+        elif not odd:  # the same cut without the odd bytes: what the size alone costs
             what = f"{size / 1e6:.1f} MB, {n_lines:,} records, clean (read whole)"
-            rows += [
-                row(
-                    f"reference: show's core vs I/O floor, {what}",
-                    runs["show"],
-                    runs["floor"],
-                    None,
-                ),
-                row(
-                    f"reference: chain alone vs I/O floor, {what}",
-                    runs["chain"],
-                    runs["floor"],
-                    None,
-                ),
-            ]
+        if torn or not odd:  # reported only
+            for label, key in (("show's core", "show"), ("chain alone", "chain")):
+                rows.append(
+                    row(f"reference: {label} vs I/O floor, {what}", runs[key], runs["floor"], None)
+                )
             continue
         rows += [
             row(f"show's core vs I/O floor, {what}", runs["show"], runs["floor"], 4.0),

@@ -171,6 +171,19 @@ DANGLING_LINK = "a symbolic link to a file that does not exist"
 NOT_A_FILE = "a folder, not a file"
 
 
+def skipped_entry_reason(e: os.DirEntry) -> str | None:
+    """Why a transcript-named entry is skipped as not a regular file (a FIFO, a device, a
+    folder, a link to one; the error when it cannot be looked at), or None: a regular file,
+    or a dangling link (a missing file, not an odd one)."""
+    try:
+        if e.is_file():
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    why = odd_transcript_entry(e)
+    return why if why and why != DANGLING_LINK else None
+
+
 def odd_transcript_entry(e: os.DirEntry[str]) -> str | None:
     """Why an entry with a transcript's name that is not a regular file is none: a link to
     nothing, a folder or a link to one, a FIFO, a device or a socket (or a link to one);
@@ -320,16 +333,8 @@ def unreadable_transcripts(home: Home) -> list[tuple[Path, str]]:
     out: list[tuple[Path, str]] = []
     for folder in (home.sessions_dir, *(home.sessions_dir / n for n in project_folders(home))):
         for e in _iter_dir(folder):
-            if _is_transcript_name(e.name):
-                try:
-                    if e.is_file():
-                        continue
-                except OSError as exc:
-                    out.append((Path(e.path), exc.strerror or str(exc)))
-                    continue
-                why = odd_transcript_entry(e)  # a FIFO, a device (a dangling link: missing)
-                if why and why != DANGLING_LINK:
-                    out.append((Path(e.path), why))
+            if _is_transcript_name(e.name) and (why := skipped_entry_reason(e)):
+                out.append((Path(e.path), why))
     return out
 
 

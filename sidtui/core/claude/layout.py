@@ -261,21 +261,14 @@ def odd_transcripts(home: ClaudeHome) -> list[tuple[Path, str]]:
     """``(path, reason)`` of every main transcript name under ``projects/`` that is not a
     regular file (a FIFO, a device, a folder, a link to one) or cannot be looked at: the
     entries :func:`discover` skips and names in its ``errors``."""
-    from sidtui.core.base.discover import DANGLING_LINK, odd_transcript_entry
+    from sidtui.core.base.discover import skipped_entry_reason
 
     out: list[tuple[Path, str]] = []
     for name in project_folders(home):
         for e in _entries(home.projects_dir / name, None):
             if not e.name.endswith(".jsonl") or e.name.startswith("agent-"):
                 continue
-            try:
-                if e.is_file():
-                    continue
-            except OSError as exc:
-                out.append((Path(e.path), exc.strerror or str(exc)))
-                continue
-            why = odd_transcript_entry(e)
-            if why and why != DANGLING_LINK:
+            if why := skipped_entry_reason(e):
                 out.append((Path(e.path), why))
     return out
 
