@@ -120,7 +120,8 @@ def _decode_pieces(
             if nxt < size:
                 src.advise(nxt, length)
             if piece is None:
-                if streaming and streaming_breaks(buf, 1, cut + 1):
+                # (a full piece: what follows the cut is the same file's next line)
+                if streaming and streaming_breaks(buf, 1, cut + 1, whole=n == length):
                     return _failed(partial, objs, pieces)
                 part = decode_piece_array(buf, cut, list_decoder)
                 # the line starts are found only when asked (RecordFile.line_starts)

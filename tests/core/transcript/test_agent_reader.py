@@ -16,7 +16,7 @@ from sidtui.core.base.jsonparse import JS_WHITESPACE
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.scan import scan_records
-from sidtui.core.transcript.source import STREAM_ABOVE, trim_whole_file
+from sidtui.core.transcript.source import STREAM_ABOVE, streaming_breaks, trim_whole_file
 from sidtui.core.transcript.tolerant import link_key, scan_tolerant
 from tests.helpers import assistant, jsonl, start, user
 
@@ -139,6 +139,20 @@ def test_a_trimmed_head_is_read_in_place(
     ]
     glued = scan_records(data + b"\n\n")  # a blank line: the per-line scan, same offsets
     assert not glued.is_fast and glued.records[0].offset == len(pad + lead)
+
+
+@given(
+    buf=st.lists(st.sampled_from([b"{}", b"\r\n", b"\r", b"\n", b"x", b"\xe2\x80\xa8"])).map(
+        b"".join
+    ),
+    cut=st.tuples(st.integers(0, 40), st.integers(0, 40)),
+)
+def test_a_crlf_piece_is_settled_as_a_step_per_line_would(buf: bytes, cut: tuple) -> None:
+    """The three-pass CRLF test (``whole``) answers what the per-``\\r`` walk answers, for
+    any range of any buffer."""
+    a, b = sorted(min(c, len(buf)) for c in cut)
+    assert streaming_breaks(buf, a, b, whole=True) == streaming_breaks(buf, a, b)
+    assert streaming_breaks(bytearray(buf), whole=True) == streaming_breaks(buf)
 
 
 def test_link_keys_compare_as_the_agents_walk() -> None:
