@@ -343,7 +343,7 @@ def head_trim(data: bytes) -> tuple[int, int] | None:
     if not data or (data[0] < 0x80 and data[0] not in _ASCII_JS_WS):
         return None
     a, b = _trim_span(data)
-    if not a or 10 in data[:a] or not _JSON_WS.issuperset(data[b:]):
+    if not a or a >= b or 10 in data[:a] or not _JSON_WS.issuperset(data[b:]):
         return None
     if _JSON_WS.issuperset(data[:a]):
         return None  # only what JSON.parse skips anyway: no trim changes a line

@@ -141,6 +141,12 @@ def test_a_trimmed_head_is_read_in_place(
     assert not glued.is_fast and glued.records[0].offset == len(pad + lead)
 
 
+def test_a_file_of_only_trimmed_whitespace_is_one_blank_line() -> None:
+    for data in (b"\x0b", BOM, BOM + b"\r\n", b"\xc2\xa0 "):
+        rf = scan_records(data)
+        assert (rf.count, rf.line_count, rf.bad_lines) == (0, 1, [])
+
+
 @given(
     buf=st.lists(st.sampled_from([b"{}", b"\r\n", b"\r", b"\n", b"x", b"\xe2\x80\xa8"])).map(
         b"".join
