@@ -251,6 +251,7 @@ class ClaudeSessionLoaded(Message):
         checkpoints: the Checkpoints table's rows; checkpoints_error: why there are none.
         tips: every leaf (:func:`sidtui.core.claude.fork.branch_tips`).
         stat: ``(size, mtime_ns)`` of the file read; reload: a re-read of an open screen.
+        seconds: how long the read took (spaces the re-reads of a live session).
     """
 
     view: Any
@@ -264,3 +265,4 @@ class ClaudeSessionLoaded(Message):
     reload: bool = False
     starts: Any = None
     width: int | None = None
+    seconds: float = 0.0

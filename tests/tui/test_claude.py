@@ -474,6 +474,8 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
         return view
 
     monkeypatch.setattr(ClaudeSource, "open", held_open)
+    # the held read looks slow, which would space the re-read by a timer
+    monkeypatch.setattr("sidtui.tui.live_session.RELOAD_SPACED_FROM", float("inf"))
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
