@@ -3,7 +3,8 @@
 A changed file is re-read in full (the view is the loader's verdict on the whole file; see
 docs/DECISIONS.md, "The app at 80 columns"), spaced when reads are slow; the conversation
 follows the end like ``tail -f`` (``t``), or a :class:`FollowLine` counts the new records
-when the reader has scrolled up.
+when the reader has scrolled up. A process that starts or ends re-reads the open screens
+(whether the session is live is the read's verdict).
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ class LiveSessionScreen:
             self.check_file()
         self._loaded_at = time.monotonic()
         self._load_seconds = seconds
-        self.query_one(FollowLine).live = self.is_live()
+        line = self.query_one(FollowLine)
+        if line.live != self.is_live():
+            line.live = self.is_live()
+            self.refresh_bindings()  # the footer's follow key comes or goes
 
     # ------------------------------------------------------------------ re-reading
 
@@ -99,6 +103,12 @@ class LiveSessionScreen:
 
     def on_session_file_changed(self, msg: SessionFileChanged) -> None:
         self._stat = msg.stat
+        self.reload_when_idle()
+
+    def process_changed(self) -> None:
+        """An agent process started, exited or died: re-read, since whether the session is
+        live (the header's word, the follow key) is the read's verdict. Rare: a process
+        that ends without writing again would otherwise be shown live until the next append."""
         self.reload_when_idle()
 
     def reload_when_idle(self) -> None:

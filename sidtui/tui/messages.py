@@ -81,9 +81,11 @@ class SessionFileChanged(Message):
 
 @dataclass
 class LiveChanged(Message):
-    """The watcher saw changes under the home (``paths``: files it named, resolved)."""
+    """The watcher saw changes under the home (``paths``: files it named, resolved;
+    ``processes``: an agent process started, exited or died)."""
 
     paths: set[str]
+    processes: bool = False
 
 
 @dataclass

@@ -524,6 +524,72 @@ async def test_a_live_session_follows_the_end_or_counts_new_records(tmp_path):
             watcher.stop(1.0)
 
 
+async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(tmp_path):
+    """Regression: a process that exits without writing again left the session shown live
+    (header, follow key) until the next append; a registration change re-reads it now."""
+    import os
+
+    from sidtui.core.live import Watcher
+    from sidtui.core.live.events import SessionBecameLive, SessionUnregistered
+
+    demo = fresh_demo(tmp_path, claude=True)
+    sid = demo.claude_cases["rewind"]
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    cwd = src.open(src.resolve(sid)).cwd
+    app = _app(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.open_session(src.resolve(sid))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and not s.is_live()
+        head, line = s.query_one("#claude-head"), s.query_one("#claude-new-records")
+        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher.prime()
+        try:
+            register_claude_live(demo.claude_home, sid, cwd)  # Claude Code starts on it
+            batch = watcher.poll_liveness()
+            assert [type(e) for e in batch] == [SessionBecameLive]
+            app._on_live_batch(batch)
+            await settle(app, pilot)
+            assert s.is_live() and "live: " in widget_text(app, head)
+            assert " t Follow " in screen_lines(app)[-1]
+            assert widget_text(app, line) == "following the end (t)"
+
+            (demo.claude_home / "sessions" / f"{os.getpid()}.json").unlink()  # it exits
+            batch = watcher.poll_liveness()
+            assert [type(e) for e in batch] == [SessionUnregistered]
+            app._on_live_batch(batch)
+            await settle(app, pilot)
+            assert not s.is_live() and "live" not in widget_text(app, head)
+            assert "Follow" not in screen_lines(app)[-1] and not line.display
+        finally:
+            watcher.stop(1.0)
+
+
+async def test_following_reaches_the_end_when_records_first_outgrow_the_view(tmp_path):
+    """Regression: the first records that made a conversation taller than its view came
+    before the layout showed a scrollbar, and the follow's scroll to the end was ignored
+    (the view stayed lines short of the end until something else scrolled it)."""
+    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+
+    demo = fresh_demo(tmp_path, claude=True)
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    cf = src.resolve(demo.claude_cases["rewind"])
+    app = _app(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.open_session(cf)
+        await settle(app, pilot)
+        s = app.screen
+        conv = s.query_one("#claude-conversation")
+        assert conv.max_scroll_y == 0 and conv.follow  # it fits: no scrollbar yet
+        append_lines(cf.path, claude_live_records(s.view))
+        grown = ClaudeConversationModel.from_view(src.open(cf))
+        conv.set_model(grown, keep_position=True)  # what a re-read hands the view
+        assert conv.max_scroll_y > 0 and conv.is_vertical_scroll_end
+
+
 async def test_a_session_nothing_writes_offers_no_follow_but_counts_what_arrives(tmp_path):
     """As on sid-code's screen: no follow key nor words where no process writes the file,
     and records that arrive below a reader who scrolled up are counted."""
