@@ -37,9 +37,9 @@ class ChainDigest:
     Run per chunk while its records are hot in cache: follows the whole-linear-chain test
     (every parent is the previous record's uuid, the first has none, no uuid repeats —
     then the agent's walk takes every line), makes each parent uuid the very string of its
-    parent record's uuid, and shares one copy of each record type and role. The strings
-    this frees are reused by the next chunk's, which lowers the scan's peak memory by
-    about a fifth of the file's size on a linear session.
+    parent record's uuid, and (``full``: a file read in pieces) shares one copy of each
+    record type and role. The strings this frees are reused by the next chunk's, which
+    lowers the scan's peak memory by about a fifth of the file's size on a linear session.
     """
 
     __slots__ = ("prev", "whole", "seen", "count")
@@ -51,7 +51,7 @@ class ChainDigest:
         self.count = 0
 
     def feed(self, part: list, full: bool) -> None:
-        if not full:  # a chain-only scan is short-lived: only the chain test
+        if not full:  # short-lived or small (a chain-only scan, bytes in memory): the chain test
             self._feed_chain(part)
             return
         shared = _SHARED
@@ -133,8 +133,12 @@ def count_lines(buf: bytes | bytearray, cut: int) -> int:
 _EXACT_RUN = 1 << 20
 
 
-def decode_lines_exact(buf: Any, cut: int, list_decoder: msgspec.json.Decoder) -> list | None:
-    """The lines ``buf[:cut]`` (from a line start) decoded, exactly one value per line.
+def decode_lines_exact(
+    buf: Any, cut: int, list_decoder: msgspec.json.Decoder, start: int = 0
+) -> list | None:
+    """The lines ``buf[start:cut]`` (``start`` a line start, or where line 1's record
+    begins after what the agent's whole-file trim drops) decoded, exactly one value per
+    line.
 
     ``decode_lines`` reads whitespace-separated values, so it takes ``{a}{b}`` as two
     records and skips blank lines — and the two can cancel out in a line count. Here the
@@ -147,7 +151,7 @@ def decode_lines_exact(buf: Any, cut: int, list_decoder: msgspec.json.Decoder) -
     """
     dl = list_decoder
     out: list = []
-    a = 0
+    a = start
     with memoryview(buf) as mv:
         while a < cut:
             b = cut
@@ -189,18 +193,19 @@ def decode_piece_array(buf: bytearray, cut: int, list_decoder: msgspec.json.Deco
 
 
 def decode_run(
-    buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int
+    buf: Any, cut: int, decoder: msgspec.json.Decoder, last: bool, base: int, start: int = 0
 ) -> tuple[list, int, tuple[int, int, str, bool] | None] | None:
-    """The whole lines ``buf[:cut]`` (``buf[0]`` at file offset ``base``) decoded, one
-    record per line (:func:`decode_lines_exact`): ``(structs, bytes they span, torn last
-    line or None)``, the torn line as ``(file offset, length, why, terminated)`` (only when
-    ``last``: the run ends the file; see :func:`~sidtui.core.transcript.decode.torn_tail`).
-    None when a line needs the tolerant scan (a typed decode refused it, a blank line, two
-    records on a line, or a bad line before the last)."""
-    part = decode_lines_exact(buf, cut, LIST_DECODER_OF[id(decoder)])
+    """The whole lines ``buf[start:cut]`` (``buf[0]`` at file offset ``base``; ``start``
+    as in :func:`decode_lines_exact`) decoded, one record per line: ``(structs, bytes
+    they span, torn last line or None)``, the torn line as ``(file offset, length, why,
+    terminated)`` (only when ``last``: the run ends the file; see
+    :func:`~sidtui.core.transcript.decode.torn_tail`). None when a line needs the tolerant
+    scan (a typed decode refused it, a blank line, two records on a line, or a bad line
+    before the last)."""
+    part = decode_lines_exact(buf, cut, LIST_DECODER_OF[id(decoder)], start)
     if part is not None:
         return part, cut, None
-    torn = torn_tail(buf, cut, decoder) if last else None
+    torn = torn_tail(buf, cut, decoder, start) if last else None
     if torn is None:
         return None
     part, start, length, why, terminated = torn
@@ -208,16 +213,16 @@ def decode_run(
 
 
 def torn_tail(
-    buf: Any, cut: int, decoder: msgspec.json.Decoder
+    buf: Any, cut: int, decoder: msgspec.json.Decoder, head: int = 0
 ) -> tuple[list, int, int, str, bool] | None:
     """``buf[:cut]`` (whole lines, from a line start) whose lines all decode but the last,
     which JSON.parse rejects — a write torn by a crash, the usual corrupt line — read
     without the per-line tolerant scan: ``(structs, last line start, its length, why,
     terminated)``. None when that is not the case (a blank line, a bad line before the
     last, a last line that is valid JSON the typed decode refused): the tolerant scan
-    decides then."""
+    decides then. ``head``: where line 1's record begins (:func:`decode_lines_exact`)."""
     end = cut - 1 if cut and buf[cut - 1] == 10 else cut
-    start = buf.rfind(b"\n", 0, end) + 1
+    start = max(buf.rfind(b"\n", 0, end) + 1, head)
     raw = bytes(buf[start:end])
     if is_blank(raw):
         return None
@@ -230,8 +235,8 @@ def torn_tail(
         reason = exc.reason
     else:
         return None
-    if start:
-        part = decode_lines_exact(buf, start, LIST_DECODER_OF[id(decoder)])
+    if start > head:
+        part = decode_lines_exact(buf, start, LIST_DECODER_OF[id(decoder)], head)
         if part is None:
             return None
     else:

@@ -53,7 +53,10 @@ class RecordFile:
         ends_with_newline: whether the last byte is ``\\n`` (or the file is empty).
         base_offset: byte offset of ``data[0]`` in the file (incremental tails).
         trimmed: ``(a, b)`` when the agent's whole-file trim changed the first or last
-            line: the bytes before ``a`` and from ``b`` are made spaces in ``data``.
+            line: the bytes before ``a`` and from ``b`` are made spaces in ``data``, or,
+            when the trim only takes line 1's head (``head``), left as they are.
+        head: where line 1's record begins on a fast scan (0, or after a trimmed
+            byte-order mark left in ``data``): record 0's ``offset``.
     """
 
     __slots__ = (
@@ -75,6 +78,7 @@ class RecordFile:
         "_piece_starts",
         "_tail_starts",
         "trimmed",
+        "head",
         "odd_links",
     )
 
@@ -113,7 +117,9 @@ class RecordFile:
         self._tail_starts: array | None = None
         #: ``(a, b)`` when the agent's whole-file trim changed a line: ``data[:a]`` and
         #: ``data[b:]`` hold what it trimmed, made spaces here (:func:`trim_whole_file`)
+        #: or left in place before ``head``
         self.trimmed: tuple[int, int] | None = None
+        self.head = 0
         #: record index → ``(uuid, parentUuid)`` link keys (:func:`link_key`) of records
         #: whose uuid or parentUuid is a JSON value other than a string or null
         self.odd_links: dict[int, tuple[Any, Any]] = {}
@@ -231,6 +237,8 @@ class RecordFile:
         elif self._starts is None and self._heads is not None:  # bytes in memory
             starts = _line_starts(self._data, self.base_offset)
             del starts[len(self._heads) :]  # a torn last line starts no record
+            if self.head and starts:
+                starts[0] += self.head
             self._starts = starts
         return self._starts
 
@@ -239,7 +247,7 @@ class RecordFile:
         walking newlines: a ``session_start`` near the head is decoded without finding
         every line start of the file first."""
         data, find = self._data, self._data.find
-        a = 0
+        a = self.head
         for _ in range(index):
             a = find(b"\n", a) + 1
         b = find(b"\n", a)
@@ -260,7 +268,7 @@ class RecordFile:
         k = len(self._heads) - index  # type: ignore[arg-type]
         while len(back) <= k:  # back[j]: where the j-th record from the end starts
             back.append(rfind(b"\n", 0, back[-1] - 1) + 1)
-        return data[back[k] : back[k - 1] - 1]
+        return data[max(back[k], self.head) : back[k - 1] - 1]
 
     def _records_end(self) -> int:
         """File offset just past the last record's bytes (its ``\\n`` excluded) on a fast

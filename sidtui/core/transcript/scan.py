@@ -10,7 +10,7 @@ which decides each line with JSON.parse's rules. Nothing here raises on file con
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -20,6 +20,7 @@ from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.source import (
     STREAM_ABOVE,
     FileSource,
+    head_trim,
     line_ceiling,
     read_long_line,
     skip_reason,
@@ -150,6 +151,30 @@ def _decode_pieces(
     return objs, pieces, tail
 
 
+def _trimmed_whole(
+    source: FileSource | None, data: Any
+) -> tuple[FileSource | None, Any, tuple[int, int] | None, int]:
+    """A file the agent reads whole, as it reads it: ``(source, data, trimmed, head)``
+    (see :attr:`RecordFile.trimmed` and :attr:`RecordFile.head`). A small file given in
+    pieces whose edges the trim changes is read whole first."""
+    if source is not None:  # (a small sparse file; pieces of a small file in tests)
+        edges = (
+            source.read(0, min(4096, source.size))
+            + b"\n"
+            + source.read(max(0, source.size - 4096), source.size)
+        )
+        # (never a huge file whole in memory: a sidechain read in pieces keeps its edges)
+        if trim_whole_file(edges) is not edges and source.size <= piece_limits.PIECE_MIN_BYTES:
+            source, data = None, source.read(0, source.size)
+    if source is not None:
+        return source, data, None, 0
+    span = head_trim(data)  # the usual trim (a BOM): decoded in place, no copy
+    if span is not None:
+        return None, data, span, span[0]
+    data, trimmed = trim_and_span(data)
+    return None, data, trimmed, 0
+
+
 def scan_records(
     data: bytes | FileSource,
     *,
@@ -198,6 +223,7 @@ def scan_records(
     digest = ChainDigest()
     source = data if isinstance(data, FileSource) else None
     trimmed: tuple[int, int] | None = None
+    head = 0  # where line 1's record begins: after a trimmed head left in place (head_trim)
     if whole_file is None:
         whole_file = base_offset == 0 and start_line == 0
     # the agent's reader depends on the file's size (STREAM_ABOVE)
@@ -205,22 +231,13 @@ def scan_records(
         streamed = (source.size if source is not None else len(data)) > STREAM_ABOVE
     streaming = whole_file and streamed
     if whole_file and not streaming:
-        if source is not None:  # (a small sparse file; pieces of a small file in tests)
-            edges = (
-                source.read(0, min(4096, source.size))
-                + b"\n"
-                + source.read(max(0, source.size - 4096), source.size)
-            )
-            # (never a huge file whole in memory: a sidechain read in pieces keeps its edges)
-            if trim_whole_file(edges) is not edges and source.size <= piece_limits.PIECE_MIN_BYTES:
-                source, data = None, source.read(0, source.size)
-        if source is None:
-            data, trimmed = trim_and_span(data)
+        source, data, trimmed, head = _trimmed_whole(source, data)
     elif streaming and source is None and streaming_breaks(data):
         return scan_tolerant(data, start_line, base_offset, True)
     rf = RecordFile(
         data=b"" if source is not None else data, base_offset=base_offset, source=source
     )
+    rf.head = head
     rf.begin_fast(not chain_only)
     rf.start_line = start_line
     if chain_only:
@@ -239,10 +256,12 @@ def scan_records(
     elif len(data) > limit and line_longer(data, limit):
         got = None  # a line above the ceiling: the per-line scan reports it, undecoded
     else:
-        run = decode_run(data, len(data), decoder, True, base_offset)
+        run = decode_run(data, len(data), decoder, True, base_offset, head)
         got = None if run is None else (run[0], None, run[2])
         if got is not None:
-            digest.feed(got[0], not chain_only)
+            # bytes in memory are below PIECE_MIN_BYTES: sharing the type and role strings
+            # (memory the piece path needs) would cost ~8 % of show's instructions here
+            digest.feed(got[0], False)
             if on_piece is not None and digest.whole:
                 on_piece(rf, got[0], 0)  # (not whole: never fed, nothing to abandon)
     if got is None or (got[2] is not None and not got[0]):
@@ -252,8 +271,13 @@ def scan_records(
         if source is not None:  # never whole in memory; pieces decoded before are kept
             prefix = (partial[0], partial[1]) if partial and not chain_only else None
             return scan_tolerant_source(source, start_line, streaming, prefix)
+        if head:  # the per-line scan reads a trimmed copy
+            data = trim_and_span(data)[0]
         rf = scan_tolerant(data, start_line, base_offset, streaming)
         rf.trimmed = trimmed
+        recs = rf.records
+        if head and recs and recs[0].line == 1:  # line 1's record begins after the head
+            recs[0].offset = base_offset + head
         return rf
     objs, pieces, tail = got
     rf.trimmed = trimmed

@@ -321,6 +321,22 @@ def trim_and_span(data: bytes) -> tuple[bytes, tuple[int, int] | None]:
     return out, (a, b)
 
 
+def head_trim(data: bytes) -> tuple[int, int] | None:
+    """The trim's spans ``(a, b)`` (:func:`trim_and_span`) when all it changes is the head
+    of line 1 — a byte-order mark or other JavaScript whitespace glued to the first record,
+    ``data[:a]`` without a ``\n``, and nothing after the last record but what JSON.parse
+    skips — else None. Line 1's record then begins at ``a``, and the file needs no copy
+    (a fresh 4 MB buffer costs ~1,000 page faults)."""
+    if not data or (data[0] < 0x80 and data[0] not in _ASCII_JS_WS):
+        return None
+    a, b = _trim_span(data)
+    if not a or 10 in data[:a] or not _JSON_WS.issuperset(data[b:]):
+        return None
+    if _JSON_WS.issuperset(data[:a]):
+        return None  # only what JSON.parse skips anyway: no trim changes a line
+    return a, b
+
+
 def trim_note(data: bytes | FileSource, trimmed: tuple[int, int]) -> str:
     """What the agent's whole-file trim took away, in words (``data``: the file's bytes
     as read, before :func:`trim_whole_file`, or the file read in pieces)."""

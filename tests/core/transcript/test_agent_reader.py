@@ -17,7 +17,7 @@ from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import STREAM_ABOVE, trim_whole_file
-from sidtui.core.transcript.tolerant import link_key
+from sidtui.core.transcript.tolerant import link_key, scan_tolerant
 from tests.helpers import assistant, jsonl, start, user
 
 BOM = b"\xef\xbb\xbf"
@@ -95,6 +95,50 @@ def test_trim_is_javascripts_trim(lead: bytes, trail: bytes, n: int) -> None:
     want = data.decode().strip(JS_WHITESPACE).split("\n")
     got = [ln for ln in out.decode().split("\n") if ln.strip(JS_WHITESPACE)]
     assert [ln.strip(JS_WHITESPACE) for ln in got] == [ln.strip(JS_WHITESPACE) for ln in want]
+
+
+#: what the trim takes that JSON.parse would not skip (a BOM, no-break space, U+2028...)
+_ODD_HEAD = st.lists(
+    st.sampled_from(sorted(set(JS_WHITESPACE) - set(" \t\r\n"))), min_size=1, max_size=3
+).map(lambda cs: "".join(cs).encode())
+
+
+@given(
+    lead=_ODD_HEAD,
+    pad=st.sampled_from([b"", b" ", b"\t "]),
+    n=st.integers(0, 5),
+    crlf=st.booleans(),
+    torn=st.booleans(),
+)
+def test_a_trimmed_head_is_read_in_place(
+    lead: bytes, pad: bytes, n: int, crlf: bool, torn: bool
+) -> None:
+    """A byte-order mark (or other whitespace JSON.parse rejects) glued to line 1 is
+    trimmed without copying the file: line 1's record begins after it, and every record,
+    bad line and decode is the per-line scan's of the trimmed copy."""
+    records = [start("S")] + [user(f"u{i}", "S" if i == 0 else f"u{i - 1}") for i in range(n)]
+    body = jsonl(*records) + (b'{"type":"us' if torn else b"")
+    if crlf:
+        body = body.replace(b"\n", b"\r\n")
+    data = pad + lead + body
+    rf = scan_records(data)
+    exact = scan_tolerant(trim_whole_file(data), 0, 0)
+    assert rf.is_fast and rf.data is data and rf.head == len(pad + lead)
+    assert rf.trimmed is not None
+    assert [(r.line, r.end, r.type, r.uuid) for r in rf.records] == [
+        (r.line, r.end, r.type, r.uuid) for r in exact.records
+    ]
+    assert rf.records[0].offset == len(pad + lead)
+    assert [rf.decode(r) for r in rf.records] == [exact.decode(r) for r in exact.records]
+    # the same bytes but for JSON whitespace the copy made spaces (a final \r)
+    assert [rf.raw_at(i).rstrip(b"\r") for i in range(rf.count)] == [
+        exact.raw(r).strip(b" \t\r") for r in exact.records
+    ]
+    assert [(b.line, b.reason) for b in rf.bad_lines] == [
+        (b.line, b.reason) for b in exact.bad_lines
+    ]
+    glued = scan_records(data + b"\n\n")  # a blank line: the per-line scan, same offsets
+    assert not glued.is_fast and glued.records[0].offset == len(pad + lead)
 
 
 def test_link_keys_compare_as_the_agents_walk() -> None:
