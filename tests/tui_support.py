@@ -5,6 +5,8 @@
   between runs); it is only ever *read* by the tests that use it.
 * :func:`fresh_demo` builds a private demo home under ``tmp_path`` for tests that write.
 * :func:`kill_fixture_pids` rewrites every registration PID to one no process can have.
+* :func:`claude_live_records`, :func:`append_lines`, :func:`register_claude_live`: a
+  Claude Code session being written (its next records, and this process as its writer).
 """
 
 from __future__ import annotations
@@ -128,6 +130,70 @@ def kill_fixture_pids(home: Path) -> None:
             if isinstance(data, dict) and "pid" in data:
                 data["pid"] = DEAD_PID
                 p.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+
+
+def claude_live_records(view, batch: int = 0) -> list[dict]:
+    """A prompt and its reply continuing ``view``'s conversation (a ``ClaudeSessionView``)
+    as Claude Code writes them: the session's own fields, new uuids for each ``batch``."""
+    last = view.conversation[-1]
+    base = orjson.loads(view.file.path.read_bytes().splitlines()[last.line - 1])
+    base.pop("toolUseResult", None)
+    prompt = dict(
+        base,
+        uuid=f"0e6b1c3e-0000-4000-8000-{batch:07d}live1",
+        parentUuid=last.uuid,
+        type="user",
+        message={"role": "user", "content": "and a changelog, please"},
+        timestamp=f"2026-11-24T04:{10 + batch:02d}:00.000Z",
+    )
+    reply = dict(
+        base,
+        uuid=f"0e6b1c3e-0000-4000-8000-{batch:07d}live2",
+        parentUuid=prompt["uuid"],
+        type="assistant",
+        message={
+            "model": "claude-opus-4-6",
+            "id": f"msg_live_reply{batch or ''}",
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Wrote CHANGELOG.md, appended live."}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 9},
+        },
+        timestamp=f"2026-11-24T04:{10 + batch:02d}:05.000Z",
+    )
+    return [prompt, reply]
+
+
+def append_lines(path: Path, records: list[dict]) -> None:
+    """Append ``records`` one whole line per write, as Claude Code does."""
+    for rec in records:
+        with path.open("ab") as fh:
+            fh.write(orjson.dumps(rec) + b"\n")
+
+
+def register_claude_live(claude_home: Path, session_id: str, cwd: str | None) -> None:
+    """Make this test process the running Claude Code process of ``session_id``
+    (``sessions/<pid>.json`` with its real start time: live until the process ends)."""
+    import os
+    import time
+
+    from sidtui.core.claude.liveness import proc_start_ticks
+
+    reg = claude_home / "sessions" / f"{os.getpid()}.json"
+    reg.parent.mkdir(parents=True, exist_ok=True)
+    reg.write_bytes(
+        orjson.dumps(
+            {
+                "pid": os.getpid(),
+                "sessionId": session_id,
+                "cwd": cwd,
+                "startedAt": int(time.time() * 1000),
+                "procStart": proc_start_ticks(os.getpid()),
+            }
+        )
+    )
 
 
 def summaries_ready(app) -> bool:

@@ -307,22 +307,29 @@ class SidtuiApp(ReportsWorkerErrors, App):
         super().worker_failed(worker, error)
 
     def _on_live_batch(self, batch) -> None:
+        from sidtui.core.live.events import (
+            SessionBecameLive,
+            SessionBecameStale,
+            SessionUnregistered,
+        )
+
         paths = {str(p) for e in batch if (p := getattr(e, "path", None))}
-        self.post_message(LiveChanged(paths))
+        process = (SessionBecameLive, SessionBecameStale, SessionUnregistered)
+        self.post_message(LiveChanged(paths, any(isinstance(e, process) for e in batch)))
 
     def on_live_changed(self, msg: LiveChanged) -> None:
-        from sidtui.tui.screens.claude_session import ClaudeSessionScreen
-        from sidtui.tui.screens.session import SessionScreen
+        from sidtui.tui.live_session import LiveSessionScreen
 
         b = self.browser()
         if b is not None:
             b.poll()
         for screen in self.screen_stack:
-            if (
-                isinstance(screen, (SessionScreen, ClaudeSessionScreen))
-                and str(screen.sf.path) in msg.paths
-            ):
+            if not isinstance(screen, LiveSessionScreen):
+                continue
+            if str(screen.sf.path) in msg.paths:
                 screen.check_file()
+            elif msg.processes:
+                screen.process_changed()
 
     def on_unmount(self) -> None:
         for w in self._watchers:

@@ -81,9 +81,11 @@ class SessionFileChanged(Message):
 
 @dataclass
 class LiveChanged(Message):
-    """The watcher saw changes under the home (``paths``: files it named, resolved)."""
+    """The watcher saw changes under the home (``paths``: files it named, resolved;
+    ``processes``: an agent process started, exited or died)."""
 
     paths: set[str]
+    processes: bool = False
 
 
 @dataclass
@@ -251,6 +253,7 @@ class ClaudeSessionLoaded(Message):
         checkpoints: the Checkpoints table's rows; checkpoints_error: why there are none.
         tips: every leaf (:func:`sidtui.core.claude.fork.branch_tips`).
         stat: ``(size, mtime_ns)`` of the file read; reload: a re-read of an open screen.
+        seconds: how long the read took (spaces the re-reads of a live session).
     """
 
     view: Any
@@ -264,3 +267,4 @@ class ClaudeSessionLoaded(Message):
     reload: bool = False
     starts: Any = None
     width: int | None = None
+    seconds: float = 0.0

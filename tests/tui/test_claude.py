@@ -15,7 +15,15 @@ from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
-from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
+from tests.tui_support import (
+    append_lines,
+    claude_live_records,
+    fresh_demo,
+    register_claude_live,
+    screen_lines,
+    settle,
+    widget_text,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -380,50 +388,6 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         assert s.query_one("TabbedContent").active == "tips"
 
 
-def _live_records(view) -> list[dict]:
-    """A prompt and its reply continuing ``view``'s conversation, as Claude Code writes
-    them (the session's own fields, a new uuid each)."""
-    import orjson
-
-    last = view.conversation[-1]
-    base = orjson.loads(view.file.path.read_bytes().splitlines()[last.line - 1])
-    base.pop("toolUseResult", None)
-    prompt = dict(
-        base,
-        uuid="0e6b1c3e-0000-4000-8000-0000000live1",
-        parentUuid=last.uuid,
-        type="user",
-        message={"role": "user", "content": "and a changelog, please"},
-        timestamp="2026-11-24T04:10:00.000Z",
-    )
-    reply = dict(
-        base,
-        uuid="0e6b1c3e-0000-4000-8000-0000000live2",
-        parentUuid=prompt["uuid"],
-        type="assistant",
-        message={
-            "model": "claude-opus-4-6",
-            "id": "msg_live_reply",
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "text", "text": "Wrote CHANGELOG.md, appended live."}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 1, "output_tokens": 9},
-        },
-        timestamp="2026-11-24T04:10:05.000Z",
-    )
-    return [prompt, reply]
-
-
-def _append_lines(path, records) -> None:
-    import orjson
-
-    for rec in records:
-        with path.open("ab") as fh:  # one whole line per write, as Claude Code does
-            fh.write(orjson.dumps(rec) + b"\n")
-
-
 async def test_the_watcher_brings_appended_records_on_screen(tmp_path):
     """A running Claude Code session appends whole lines (a prompt, then the reply); the
     app's watcher batch for the file re-reads it and the reply is drawn at the end."""
@@ -441,8 +405,8 @@ async def test_the_watcher_brings_appended_records_on_screen(tmp_path):
         assert isinstance(s, ClaudeSessionScreen) and s.view is not None
         watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
         watcher.prime()  # what the app's watcher does when it starts
-        records = _live_records(s.view)
-        _append_lines(s.sf.path, records)
+        records = claude_live_records(s.view)
+        append_lines(s.sf.path, records)
         batch = watcher.process_paths([str(s.sf.path)])  # the watcher thread's one step
         assert [type(e) for e in batch] == [RecordsAppended]
         assert [r.ref.uuid for r in batch[0].records] == [r["uuid"] for r in records]
@@ -463,7 +427,7 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
     demo = fresh_demo(tmp_path, claude=True)
     src = ClaudeSource(ClaudeHome(demo.claude_home))
     cf = src.resolve(demo.claude_cases["rewind"])
-    records = _live_records(src.open(cf))
+    records = claude_live_records(src.open(cf))
     read, go_on = threading.Event(), threading.Event()
     opened = ClaudeSource.open
 
@@ -474,6 +438,8 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
         return view
 
     monkeypatch.setattr(ClaudeSource, "open", held_open)
+    # the held read looks slow, which would space the re-read by a timer
+    monkeypatch.setattr("sidtui.tui.live_session.RELOAD_SPACED_FROM", float("inf"))
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
@@ -484,7 +450,7 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
         assert await asyncio.to_thread(read.wait, 30)
         s = app.screen
         assert isinstance(s, ClaudeSessionScreen) and s.view is None
-        _append_lines(s.sf.path, records)
+        append_lines(s.sf.path, records)
         app._on_live_batch(watcher.process_paths([str(s.sf.path)]))
         await pilot.pause()
         await pilot.pause()
@@ -493,6 +459,167 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monke
         assert s.view.conversation[-1].uuid == records[-1]["uuid"]
         assert "Wrote CHANGELOG.md, appended live." in "\n".join(screen_lines(app))
         watcher.stop(1.0)
+
+
+async def _append_and_deliver(app, pilot, s, watcher, batch: int) -> list[dict]:
+    """Append ``batch``'s prompt and reply to the open session's file and hand the
+    watcher's batch to the app, as its watcher thread does; wait for the re-read."""
+    records = claude_live_records(s.view, batch)
+    append_lines(s.sf.path, records)
+    app._on_live_batch(watcher.process_paths([str(s.sf.path)]))
+    await settle(app, pilot)
+    assert s.view.conversation[-1].uuid == records[-1]["uuid"]
+    return records
+
+
+async def test_a_live_session_follows_the_end_or_counts_new_records(tmp_path):
+    """The follow key of sid-code's screen on a live Claude Code session: on, the view
+    sticks to the end as records arrive; off (t), the line under the conversation counts
+    them until End; the header says live."""
+    from sidtui.core.live import Watcher
+
+    demo = fresh_demo(tmp_path, claude=True)
+    sid = demo.claude_cases["rewind"]
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    register_claude_live(demo.claude_home, sid, src.open(src.resolve(sid)).cwd)
+    app = _app(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.open_session(src.resolve(sid))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and s.view is not None and s.is_live()
+        conv, line = s.query_one("#claude-conversation"), s.query_one("#claude-new-records")
+        assert "live: " in widget_text(app, s.query_one("#claude-head"))
+        assert " t Follow " in screen_lines(app)[-1]
+        assert widget_text(app, line) == "following the end (t)"
+        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher.prime()
+        try:
+            await _append_and_deliver(app, pilot, s, watcher, 0)
+            # following: the cursor is on the last entry, nothing is counted
+            assert conv.follow and conv.cursor == len(conv.model.entries) - 1
+            assert conv.new_records == 0 and conv.is_vertical_scroll_end
+            assert "Wrote CHANGELOG.md, appended live." in "\n".join(screen_lines(app))
+
+            await pilot.press("t")
+            assert not conv.follow
+            assert widget_text(app, line) == "not following (t)"
+            await _append_and_deliver(app, pilot, s, watcher, 1)
+            assert conv.new_records == 2  # the prompt and its reply
+            assert widget_text(app, line) == "▼ 2 new records — End to jump · not following (t)"
+            assert line.has_class("-has-new")
+            assert conv.cursor < len(conv.model.entries) - 1  # the view did not move
+
+            await pilot.press("end")
+            await pilot.pause()
+            assert conv.new_records == 0
+            assert widget_text(app, line) == "not following (t)"
+            await pilot.press("t")
+            assert conv.follow
+            await _append_and_deliver(app, pilot, s, watcher, 2)
+            assert conv.new_records == 0 and conv.cursor == len(conv.model.entries) - 1
+            assert widget_text(app, line) == "following the end (t)"
+        finally:
+            watcher.stop(1.0)
+
+
+async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(tmp_path):
+    """Regression: a process that exits without writing again left the session shown live
+    (header, follow key) until the next append; a registration change re-reads it now."""
+    import os
+
+    from sidtui.core.live import Watcher
+    from sidtui.core.live.events import SessionBecameLive, SessionUnregistered
+
+    demo = fresh_demo(tmp_path, claude=True)
+    sid = demo.claude_cases["rewind"]
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    cwd = src.open(src.resolve(sid)).cwd
+    app = _app(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.open_session(src.resolve(sid))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and not s.is_live()
+        head, line = s.query_one("#claude-head"), s.query_one("#claude-new-records")
+        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher.prime()
+        try:
+            register_claude_live(demo.claude_home, sid, cwd)  # Claude Code starts on it
+            batch = watcher.poll_liveness()
+            assert [type(e) for e in batch] == [SessionBecameLive]
+            app._on_live_batch(batch)
+            await settle(app, pilot)
+            assert s.is_live() and "live: " in widget_text(app, head)
+            assert " t Follow " in screen_lines(app)[-1]
+            assert widget_text(app, line) == "following the end (t)"
+
+            (demo.claude_home / "sessions" / f"{os.getpid()}.json").unlink()  # it exits
+            batch = watcher.poll_liveness()
+            assert [type(e) for e in batch] == [SessionUnregistered]
+            app._on_live_batch(batch)
+            await settle(app, pilot)
+            assert not s.is_live() and "live" not in widget_text(app, head)
+            assert "Follow" not in screen_lines(app)[-1] and not line.display
+        finally:
+            watcher.stop(1.0)
+
+
+async def test_following_reaches_the_end_when_records_first_outgrow_the_view(tmp_path):
+    """Regression: the first records that made a conversation taller than its view came
+    before the layout showed a scrollbar, and the follow's scroll to the end was ignored
+    (the view stayed lines short of the end until something else scrolled it)."""
+    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+
+    demo = fresh_demo(tmp_path, claude=True)
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    cf = src.resolve(demo.claude_cases["rewind"])
+    app = _app(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.open_session(cf)
+        await settle(app, pilot)
+        s = app.screen
+        conv = s.query_one("#claude-conversation")
+        assert conv.max_scroll_y == 0 and conv.follow  # it fits: no scrollbar yet
+        append_lines(cf.path, claude_live_records(s.view))
+        grown = ClaudeConversationModel.from_view(src.open(cf))
+        conv.set_model(grown, keep_position=True)  # what a re-read hands the view
+        assert conv.max_scroll_y > 0 and conv.is_vertical_scroll_end
+
+
+async def test_a_session_nothing_writes_offers_no_follow_but_counts_what_arrives(tmp_path):
+    """As on sid-code's screen: no follow key nor words where no process writes the file,
+    and records that arrive below a reader who scrolled up are counted."""
+    from sidtui.core.live import Watcher
+
+    demo = fresh_demo(tmp_path, claude=True)
+    src = ClaudeSource(ClaudeHome(demo.claude_home))
+    app = _app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.open_session(src.resolve(demo.claude_cases["rewind"]))
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, ClaudeSessionScreen) and not s.is_live()
+        conv, line = s.query_one("#claude-conversation"), s.query_one("#claude-new-records")
+        assert not line.display and s.check_action("toggle_follow", ()) is False
+        assert "Follow" not in screen_lines(app)[-1]
+        assert "live" not in widget_text(app, s.query_one("#claude-head"))
+        await pilot.press("t")  # not bound here: nothing changes
+        assert conv.follow
+        await pilot.press("home")
+        assert not conv.is_vertical_scroll_end  # scrolled up (the whole of it does not fit)
+        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher.prime()
+        try:
+            await _append_and_deliver(app, pilot, s, watcher, 0)
+        finally:
+            watcher.stop(1.0)
+        assert conv.cursor == 0 and conv.new_records == 2
+        assert line.display and widget_text(app, line) == "▼ 2 new records — End to jump"
 
 
 @pytest.mark.parametrize(

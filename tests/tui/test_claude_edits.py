@@ -5,14 +5,11 @@ a stranded branch — each previewed, confirmed, then run through the Claude Cod
 from __future__ import annotations
 
 import os
-import time
 
-import orjson
 import pytest
 
 from sidtui.core.claude.code_restore import CodeRestorer
 from sidtui.core.claude.layout import ClaudeHome
-from sidtui.core.claude.liveness import proc_start_ticks
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
@@ -20,7 +17,13 @@ from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 from sidtui.tui.screens.confirm import ConfirmScreen
-from tests.tui_support import fresh_demo, screen_lines, settle, widget_text
+from tests.tui_support import (
+    fresh_demo,
+    register_claude_live,
+    screen_lines,
+    settle,
+    widget_text,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -263,19 +266,7 @@ async def test_a_live_session_is_refused_then_forced_on_confirm(demo, one_file):
     src = _source(demo)
     sid = demo.claude_cases["rewind"]
     view = src.open(src.resolve(sid))
-    reg = demo.claude_home / "sessions" / f"{os.getpid()}.json"
-    reg.parent.mkdir(parents=True, exist_ok=True)
-    reg.write_bytes(
-        orjson.dumps(
-            {
-                "pid": os.getpid(),
-                "sessionId": sid,
-                "cwd": view.cwd,
-                "startedAt": int(time.time() * 1000),
-                "procStart": proc_start_ticks(os.getpid()),
-            }
-        )
-    )
+    register_claude_live(demo.claude_home, sid, view.cwd)
     readme = os.path.join(view.cwd, "README.md")
     now = open(readme, "rb").read()
     app = _app(demo)

@@ -1,6 +1,7 @@
 """SVG snapshots of the Claude Code screens on the fixed demo (both homes): the browser with
-both sources, a Claude Code session's conversation, its tips and its checkpoints, and the
-rewind preview, each at 80×24 and 160×48.
+both sources, a Claude Code session's conversation (and, live, the records that arrived
+below the reader), its tips and its checkpoints, and the rewind preview, each at 80×24 and
+160×48.
 
 The demo is built at a fixed path (tests/tui_support.py, one shared lock for every test
 process); the header shows fixed labels. Update with
@@ -9,12 +10,22 @@ process); the header shows fixed labels. Update with
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
-from tests.tui_support import SNAP_DEMO, claude_demo_fixed, demo_home_fixed, settle
+from tests.tui_support import (
+    SNAP_DEMO,
+    append_lines,
+    claude_demo_fixed,
+    claude_live_records,
+    demo_home_fixed,
+    register_claude_live,
+    settle,
+)
 
 NARROW, WIDE = (80, 24), (160, 48)
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
@@ -71,6 +82,30 @@ def test_browser_with_both_sources(snap_compare, demo, size):
 @SIZES
 def test_claude_session(snap_compare, demo, size):
     assert snap_compare(make(demo), terminal_size=size, run_before=opener("interrupted"))
+
+
+@SIZES
+def test_claude_new_records(snap_compare, demo, size, tmp_path):
+    """A live session (this process registered as its writer; the transcript copied, its
+    text unchanged): follow off (t), scrolled to the top, a prompt and its reply arrive."""
+    home, claude, cases = demo
+    copy = tmp_path / "claude"
+    shutil.copytree(claude, copy)
+    src = ClaudeSource(ClaudeHome(copy))
+    cf = src.resolve(cases["interrupted"])
+    view = src.open(cf)
+    register_claude_live(copy, cf.session_id, view.cwd)
+
+    async def run_before(pilot):
+        app = pilot.app
+        await opener("interrupted", "t", "home")(pilot)
+        app.clear_notifications()  # "follow off"
+        s = app.screen
+        append_lines(s.sf.path, claude_live_records(s.view))
+        s.check_file()  # what the app's watcher does on the append
+        await settle(app, pilot)
+
+    assert snap_compare(make((home, copy, cases)), terminal_size=size, run_before=run_before)
 
 
 @SIZES

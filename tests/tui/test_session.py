@@ -256,7 +256,7 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(home, monkeypat
         await settle(app, pilot)  # the browser's reads are done: hold only the screen's
         monkeypatch.setattr(views_session, "open_session", held_open)
         # the held read looks slow, which would space the re-read by a timer
-        monkeypatch.setattr("sidtui.tui.screens.session.RELOAD_SPACED_FROM", float("inf"))
+        monkeypatch.setattr("sidtui.tui.live_session.RELOAD_SPACED_FROM", float("inf"))
         sf = resolve_session(app.home, "20261130-052907-9ff3799b")
         app.open_session(sf)
         assert await asyncio.to_thread(read.wait, 30)

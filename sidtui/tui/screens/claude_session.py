@@ -9,8 +9,9 @@ decoded only when on screen) and posts :class:`~sidtui.tui.messages.ClaudeSessio
 The writing keys open sid-code's preview modals on the Claude Code core (``r`` rewind,
 ``f`` fork, ``b`` fork the branch under the Tips cursor, ``u``/``U``/``R`` undo, redo,
 restore; ``u`` in the Checkpoints tab's file list: that file only): a dry run first, then
-the same call for real. A file that grows is re-read (the app's watcher, else polling);
-``/`` finds words in the conversation, ``c`` copies.
+the same call for real. A file that grows is re-read and the Conversation follows its end
+(``t``), as :mod:`sidtui.tui.live_session` does for both sources; ``/`` finds words in the
+conversation, ``c`` copies.
 """
 
 from __future__ import annotations
@@ -36,14 +37,15 @@ from textual.widgets import (
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.fmt import BADGES, plural, printable, project_relative
 from sidtui.tui.fmt import cell, one_line, plain, short_time
+from sidtui.tui.live_session import FOLLOW_BINDING, LiveSessionScreen, load_error_text
 from sidtui.tui.messages import (
     ClaudeSessionLoaded,
     RecordFetched,
-    SessionFileChanged,
     SessionLoadFailed,
 )
 from sidtui.tui.widgets.checkpoints_panel import PATH_CELL, left_cut
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
+from sidtui.tui.widgets.follow_line import FollowLine
 from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
@@ -52,7 +54,9 @@ TABS = ("conversation", "tips", "checkpoints")
 
 def head_lines(view) -> list[str]:
     """What the screen's header says of a :class:`ClaudeSessionView`: the leaf a resume
-    picks, how many leaves there are, how the conversation ended."""
+    picks, how many leaves there are, how the conversation ended — ``live: …`` while a
+    Claude Code process writes it, ``… (stale)`` when a dead one left its registration (as
+    sid-code's header says)."""
     tips = view.tip_rows
     resume = next((t for t in tips if t["resume"]), None)
     kinds: dict[str, int] = {}
@@ -64,6 +68,12 @@ def head_lines(view) -> list[str]:
     ended = BADGES.get(kind, (kind, ""))[0]
     if view.interruption_tools:
         ended += " (" + ", ".join(view.interruption_tools) + ")"
+    lv = view.liveness
+    if lv.live:
+        possibly = all(r.possibly for r in lv.registrations if r.live)
+        ended = ("possibly live: " if possibly else "live: ") + ended
+    elif lv.stale:
+        ended += " (stale)"
     return [
         f"Claude Code session {view.session_id} · {plural(len(view.conversation), 'message')}",
         f"{on_resume} · {plural(len(tips), 'tip')}: {leaves} · {ended}",
@@ -100,7 +110,7 @@ def tip_cells(tip: dict) -> tuple:
     )
 
 
-class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
+class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     """One Claude Code session: Conversation, Tips and Checkpoints tabs.
 
     Args:
@@ -151,11 +161,13 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         Binding("n", "find_next(1)", "Next match", show=False),
         Binding("N", "find_next(-1)", "Previous match", show=False),
         Binding("c", "copy", "Copy…", show=False),
+        FOLLOW_BINDING,
         Binding("1", "show_tab('conversation')", "Conversation", show=False),
         Binding("2", "show_tab('tips')", "Tips", show=False),
         Binding("3", "show_tab('checkpoints')", "Checkpoints", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
     ]
+    LOAD_GROUP = "claude-load"
 
     def __init__(
         self,
@@ -176,8 +188,6 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         self.note: str | None = None  # the last note shown
         #: ``time.perf_counter()`` when the conversation's first rows were first drawn
         self.conversation_shown_at: float | None = None
-        self._stat: tuple[int, int] | None = None
-        self._reload_pending = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -185,6 +195,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         with TabbedContent(initial="conversation"):
             with TabPane("Conversation", id="conversation"):
                 yield ConversationView(id="claude-conversation")
+                yield FollowLine(id="claude-new-records")
             with TabPane("Tips", id="tips"):
                 yield Static("", id="claude-tips-note", classes="claude-note")
                 yield DataTable(id="claude-tips", cursor_type="row")
@@ -212,10 +223,8 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         for label in ("tip", "line", "messages", "records", "time", "uuid"):
             tips.add_column(label, key=label)
         self._conv = self.query_one("#claude-conversation", ConversationView)
+        self.watch_live(self.query_one(FollowLine))
         self.load()
-        interval = getattr(self.app, "poll_interval", 0)
-        if interval:
-            self.set_interval(interval, self.check_file)
 
     # ------------------------------------------------------------------ reading
 
@@ -239,6 +248,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
         from sidtui.tui.claude_conversation_model import ClaudeConversationModel
 
         src = ClaudeSource(self.app.claude_home)
+        t0 = time.monotonic()
         try:
             st = self.sf.path.stat()
             # the cyclic GC walking millions of new objects would cost more than the read
@@ -248,7 +258,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
                 starts = layout(model, width)  # O(messages): here, not in the UI
                 tips = branch_tips(view)
         except (SidtuiError, OSError) as exc:
-            self.post_message(SessionLoadFailed(str(exc)))
+            self.post_message(SessionLoadFailed(load_error_text(self.sf, exc)))
             return
         if get_current_worker().is_cancelled:
             return  # a newer load replaced this one
@@ -271,17 +281,13 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
                 reload=reload,
                 starts=starts,
                 width=width,
+                seconds=time.monotonic() - t0,
             )
         )
 
     def on_claude_session_loaded(self, msg: ClaudeSessionLoaded) -> None:
-        first, self._stat = self._stat is None, msg.stat
-        if self._reload_pending:
-            self._reload_pending = False
-            self.call_after_refresh(self.load, True)
-        elif first:  # a change announced while the first read ran had no stat to compare
-            self.check_file()
         self.view, self.history, self.tips = msg.view, msg.history, msg.tips
+        self.read_done(msg.stat, msg.seconds)
         self.query_one("#claude-head", Static).update(plain("\n".join(msg.head)))
         conv = self._conv
         conv.set_model(msg.model, keep_position=msg.reload, starts=msg.starts, width=msg.width)
@@ -397,38 +403,6 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#claude-head", Static).update(plain(one_line(msg.error, 300)))
         self.notify(msg.error, title="cannot open session", severity="error", markup=False)
-
-    # ------------------------------------------------------------------ live reload
-
-    def check_file(self) -> None:
-        """Re-read the session when its file grew or changed (the live tail)."""
-        self._check_file(self._stat)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="claude-watch",
-        exit_on_error=False,
-        description="checking the session file",
-    )
-    def _check_file(self, known: tuple[int, int] | None) -> None:
-        try:
-            st = self.sf.path.stat()
-        except OSError:
-            return
-        now = (st.st_size, st.st_mtime_ns)
-        if known is not None and now != known:
-            self.post_message(SessionFileChanged(now))
-
-    def on_session_file_changed(self, msg: SessionFileChanged) -> None:
-        self._stat = msg.stat
-        busy = any(
-            w.node is self and w.group == "claude-load" and not w.is_finished for w in self.workers
-        )
-        if busy:
-            self._reload_pending = True  # re-read right after the read in progress
-        else:
-            self.load(True)
 
     # ------------------------------------------------------------------ find
 
@@ -641,6 +615,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, Screen):
                 self.action_find,
             ),
             ("Copy…", "Copy the session id, path or a record (c)", self.action_copy),
+            self.follow_command(),
             ("Reload session", "Read the file again (ctrl+r)", self.action_reload),
             ("Back to browser", "Return to the session list (Esc)", self.action_back),
         ] + [

@@ -3,10 +3,8 @@
 The file is read in a thread worker through :func:`sidtui.core.views.session.open_session` (the
 function ``sidtui show`` uses); the tab models are built in the same worker and handed to
 the widgets in :class:`~sidtui.tui.messages.SessionLoaded` (attributes down), so a 100 MB
-session never blocks input. A live session is re-read in full when its file changes (the
-view is the loader's and recovery's verdict on the whole chain; see docs/DECISIONS.md,
-"The app at 80 columns"); the Conversation follows the end like ``tail -f`` (``t``), or
-counts "new records" when the reader has scrolled up.
+session never blocks input. A live session is re-read in full when its file changes and the
+Conversation follows its end (``t``), as :mod:`sidtui.tui.live_session` does for both sources.
 
 ``Esc Esc`` (two presses within half a second) or ``r`` opens the Rewind modal; a single
 ``Esc`` (or Backspace) goes back to the browser. ``/`` or ``ctrl+f`` finds words in the
@@ -31,17 +29,18 @@ from sidtui.core.base.gcpause import gc_paused
 from sidtui.fmt import plural, printable
 from sidtui.tui.conversation_model import ConversationModel
 from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
+from sidtui.tui.live_session import FOLLOW_BINDING, LiveSessionScreen, load_error_text
 from sidtui.tui.messages import (
     BranchSwitched,
     BranchSwitchPlanned,
     RecordFetched,
-    SessionFileChanged,
     SessionLoaded,
     SessionLoadFailed,
 )
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
 from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
+from sidtui.tui.widgets.follow_line import FollowLine
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from sidtui.tui.widgets.state_panel import StatePanel
 from sidtui.tui.worker_errors import ReportsWorkerErrors, describe_failure
@@ -50,24 +49,7 @@ DOUBLE_ESCAPE_SECONDS = 0.5
 TABS = ("conversation", "chain", "checkpoints", "state", "sidechains")
 
 
-#: A live session is re-read at most once per this many times the last read's duration.
-RELOAD_SPACING = 2.0
-#: Reads quicker than this (seconds) are never spaced.
-RELOAD_SPACED_FROM = 0.25
-
-
-def load_error_text(sf, exc: Exception) -> str:
-    """A failed read in words (never a raw ``[Errno 2] …``)."""
-    if isinstance(exc, FileNotFoundError):
-        return f"the session file is gone: {sf.path} (deleted or moved since the list was read)"
-    if isinstance(exc, PermissionError):
-        return f"cannot read {sf.path}: permission denied"
-    if isinstance(exc, OSError):
-        return f"cannot read {sf.path}: {exc.strerror or exc}"
-    return str(exc)
-
-
-class SessionScreen(ReportsWorkerErrors, Screen):
+class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     """Everything about one session file.
 
     Args:
@@ -92,7 +74,7 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         Binding("c", "copy", "Copy…", show=False),
         Binding("o", "open_record(False)", "Open in $PAGER", show=False),
         Binding("O", "open_record(True)", "Open in $EDITOR", show=False),
-        Binding("t", "toggle_follow", "Follow"),
+        FOLLOW_BINDING,
         Binding("e", "expand_all", "Expand all", show=False),
         Binding("E", "collapse_all", "Collapse all", show=False),
         Binding("1", "show_tab('conversation')", "Conversation", show=False),
@@ -119,11 +101,6 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         self.at_line = at_line
         self._last_escape = 0.0
         self._escape_timer = None
-        self._stat: tuple[int, int] | None = None
-        self._reload_pending = False
-        self._load_seconds = 0.0  # how long the last read took
-        self._loaded_at = 0.0  # time.monotonic() when it ended
-        self._reload_timer = None
 
     # ------------------------------------------------------------------ layout
 
@@ -133,7 +110,7 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         with TabbedContent(id="tabs", initial="conversation"):
             with TabPane("Conversation", id="conversation"):
                 yield ConversationView(id="conversation-view")
-                yield Static("", id="new-records")
+                yield FollowLine(id="new-records")
             with TabPane("Chain", id="chain"):
                 with Horizontal(id="chain-panes"):
                     yield ChainView(id="chain-view")
@@ -157,13 +134,9 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         self.query_one("#tabs").loading = True
         self.query_one("#chain-view", ChainView).border_title = "Records (line order)"
         self.query_one("#raw", VerticalScroll).border_title = "Selected record"
-        conv = self._conv = self.query_one("#conversation-view", ConversationView)
-        self.watch(conv, "new_records", lambda _: self._refresh_indicator())
-        self.watch(conv, "follow", lambda _: self._refresh_indicator())
+        self._conv = self.query_one("#conversation-view", ConversationView)
+        self.watch_live(self.query_one(FollowLine))
         self.load()
-        interval = getattr(self.app, "poll_interval", 0)
-        if interval:
-            self.set_interval(interval, self.check_file)
 
     # ------------------------------------------------------------------ workers
 
@@ -211,30 +184,6 @@ class SessionScreen(ReportsWorkerErrors, Screen):
             )
         )
 
-    def check_file(self) -> None:
-        """Re-read the session when its file grew or changed (the live tail)."""
-        self._check_file(self._stat)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="watch-session",
-        exit_on_error=False,
-        description="checking the session file",
-    )
-    def _check_file(self, known: tuple[int, int] | None) -> None:
-        try:
-            st = self.sf.path.stat()
-        except OSError:
-            return
-        now = (st.st_size, st.st_mtime_ns)
-        if known is not None and now != known:
-            self.post_message(SessionFileChanged(now))
-
-    def on_session_file_changed(self, msg: SessionFileChanged) -> None:
-        self._stat = msg.stat
-        self.reload_when_idle()
-
     def worker_failed(self, worker, error: BaseException) -> None:
         if worker.group == "open-session":
             self.post_message(SessionLoadFailed(describe_failure(worker, error)))
@@ -242,35 +191,6 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         super().worker_failed(worker, error)
 
     # ------------------------------------------------------------------ handlers
-
-    def reload_when_idle(self) -> None:
-        """Re-read now, or right after the read in progress (a busy live session must not
-        start a new full read on every append).
-
-        Reads of a live session that took a quarter second or more are spaced by twice
-        their duration, so a huge session being written keeps at most a third of a core
-        busy instead of re-reading back to back; quicker ones re-read at once.
-        """
-        if any(
-            w.node is self and w.group == "open-session" and not w.is_finished for w in self.workers
-        ):
-            self._reload_pending = True
-            return
-        wait = self.reload_wait()
-        if wait <= 0:
-            self.load(True)
-        elif self._reload_timer is None:
-            self._reload_timer = self.set_timer(wait, self._timed_reload)
-
-    def reload_wait(self) -> float:
-        """Seconds to wait before the next live re-read (0 when it may start now)."""
-        if self._load_seconds < RELOAD_SPACED_FROM:
-            return 0.0  # a quick read: re-read at once
-        return RELOAD_SPACING * self._load_seconds - (time.monotonic() - self._loaded_at)
-
-    def _timed_reload(self) -> None:
-        self._reload_timer = None
-        self.reload_when_idle()
 
     def on_session_load_failed(self, msg: SessionLoadFailed) -> None:
         self.query_one("#tabs").loading = False
@@ -280,15 +200,8 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         self.notify(msg.error, title="cannot open session", severity="error", markup=False)
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
-        first, self._stat = self._stat is None, msg.stat
-        if self._reload_pending:
-            self._reload_pending = False
-            self.call_after_refresh(self.reload_when_idle)
-        elif first:  # a change announced while the first read ran had no stat to compare
-            self.check_file()
-        self._loaded_at = time.monotonic()
-        self._load_seconds = msg.seconds
         self.view = msg.view
+        self.read_done(msg.stat, msg.seconds)
         self.query_one("#tabs").loading = False
         self._show_head()
         conv = self._conv
@@ -311,7 +224,6 @@ class SessionScreen(ReportsWorkerErrors, Screen):
             "" if msg.view.sidechains else " no sub-agent transcripts for this session"
         )
         self.query_one("#checkpoints-panel", CheckpointsPanel).show(msg.view)
-        self._refresh_indicator()
         if not msg.reload and self.then:
             then, self.then = self.then, None
             getattr(self, f"action_{then}")()
@@ -426,26 +338,6 @@ class SessionScreen(ReportsWorkerErrors, Screen):
             self.notify(f"{event.path} is not a transcript", severity="error", markup=False)
             return
         self.app.open_session(sf)
-
-    def _refresh_indicator(self) -> None:
-        """The line under the conversation: new records, and following — only where it
-        means something (a live session, or records that arrived)."""
-        conv = self._conv
-        ind = self.query_one("#new-records", Static)
-        live = self.view is not None and self.view.liveness.live
-        parts = []
-        if conv.new_records:
-            parts.append(f"▼ {plural(conv.new_records, 'new record')} — End to jump")
-        if live:
-            parts.append("following the end (t)" if conv.follow else "not following (t)")
-        ind.update(" " + " · ".join(parts))
-        ind.display = bool(parts)
-        ind.set_class(bool(conv.new_records), "-has-new")
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "toggle_follow":
-            return self.view is not None and self.view.liveness.live
-        return True
 
     # ------------------------------------------------------------------ find
 
@@ -608,14 +500,6 @@ class SessionScreen(ReportsWorkerErrors, Screen):
         }.get(tab)
         if focus:
             self.query_one(focus).focus()
-
-    def action_toggle_follow(self) -> None:
-        conv = self._conv
-        conv.follow = not conv.follow
-        if conv.follow:
-            conv.action_last()
-        self._refresh_indicator()
-        self.notify("following the end of the session" if conv.follow else "follow off")
 
     def action_expand_all(self) -> None:
         self._conv.set_all_collapsed(False)
@@ -793,11 +677,7 @@ class SessionScreen(ReportsWorkerErrors, Screen):
                 "The selected record in your editor, read-only copy (O)",
                 lambda: self.action_open_record(True),
             ),
-            (
-                "Toggle follow",
-                "Follow the end of a live session like tail -f (t)",
-                self.action_toggle_follow,
-            ),
+            self.follow_command(),
             (
                 "Expand all",
                 "Expand every thinking block, tool call and result (e)",

@@ -504,7 +504,9 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
     def action_last(self) -> None:
         if self.model and self.model.entries:
             self.cursor = len(self.model.entries) - 1
-            self.scroll_end(animate=False, immediate=True)
+            # force: records that make the conversation outgrow the view come before the
+            # layout shows its scrollbar, and a scroll is ignored until it does
+            self.scroll_end(animate=False, immediate=True, force=True)
             self.new_records = 0
 
     def _jump_message(self, direction: int) -> None:
