@@ -79,11 +79,8 @@ class Finished:
             return f"an interrupted sidtui {self.op}{who} had changed nothing; " + (
                 "; ".join(self.notes) or dropped
             )
-        if self.dry_run:
-            head = f"a real run only finishes an interrupted {self.op} left by an earlier sidtui run{who}"
-        else:
-            head = f"finished an interrupted {self.op} left by an earlier sidtui run{who}"
-        parts = [head]
+        what = f"an interrupted {self.op} left by an earlier sidtui run{who}"
+        parts = [f"a real run only finishes {what}" if self.dry_run else f"finished {what}"]
         if self.restore is not None:
             n = len(self.restore.changed)
             parts.append(
