@@ -61,14 +61,19 @@ def run(args: argparse.Namespace) -> int:
                 )
         return 0
     res = switch_branch(view, args.tip, force=args.force, dry_run=args.dry_run)
+    # finishing an interrupted run that skips a file is exit 1, as for undo (dry run too)
+    code = 1 if res.resumed is not None and res.resumed.skipped else 0
     if args.json:
         print_json(res.to_json())
-        return 0
+        return code
     if res.resumed is not None:
         import sys
 
-        print(f"sidtui: {res.resumed.describe()}", file=sys.stderr)
-        return 0
+        dry = "dry run: " if res.dry_run else ""
+        print(f"sidtui: {dry}{res.resumed.describe()}", file=sys.stderr)
+        for f in res.resumed.skipped:
+            print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
+        return code
     c = stdout_console()
     verb = "would switch" if res.dry_run else "switched"
     c.print(

@@ -194,24 +194,21 @@ def _post_images(sf):
 def prepare(args: argparse.Namespace):
     """``(manager, exit code | None)`` for undo/redo/restore: the manager, after finishing
     what an interrupted earlier run of this session left (then the exit code is set and
-    that is all this run does; a dry run only says it is pending)."""
+    that is all this run does; a dry run says that, with the real run's exit code)."""
     from sidtui.cli.common import print_json
     from sidtui.core.edits.interrupted import finish_interrupted
 
     mgr = manager(args, writes=True)
-    pending = mgr.journal
-    if args.dry_run:
-        if pending is not None:
-            print(
-                f"sidtui: note: an interrupted sidtui {pending.get('op', 'operation')} of this "
-                "session is pending; a real run finishes it first (and only that)",
-                file=sys.stderr,
-            )
-        return mgr, None
-    done = finish_interrupted(args._home, mgr.session_id, project_root=mgr.project_root)
+    done = finish_interrupted(
+        args._home, mgr.session_id, dry_run=args.dry_run, project_root=mgr.project_root
+    )
     if done is None:
         return mgr, None
-    print(f"sidtui: {done.describe()}", file=sys.stderr)
+    if args.dry_run and done.changed:  # what the real run does, and only that
+        doc = {"resumed": done.to_json()}
+        res = done.restore
+        return mgr, report_finish(args, res, done.describe(), doc=doc)
+    print(f"sidtui: {'dry run: ' if args.dry_run else ''}{done.describe()}", file=sys.stderr)
     if not done.changed:
         return mgr, None
     if args.json:
@@ -256,6 +253,55 @@ def fmt_time(ms: int) -> str:
         return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
     except (OverflowError, OSError, ValueError):
         return str(ms)
+
+
+def report_finish(args: argparse.Namespace, res, said: str, *, doc: dict) -> int:
+    """A dry run whose real run only finishes an interrupted earlier one: ``said`` (the one
+    statement of what it does), the diffs of the files it writes, the files it skips; the
+    real run's exit code (1: a file skipped, or the real run refused before it).
+
+    Args:
+        res: the files finishing writes (a ``RestoreResult`` or ``CodeRestoreResult``; None:
+            none). doc: the real run's ``--json`` object, given ``diffs`` and ``refusal``.
+    """
+    from sidtui.cli.common import print_json
+
+    refusal = getattr(args, "_dry_refusal", None)  # a live session: refused before it
+    changed = res.changed if res is not None else []
+    skipped = res.skipped if res is not None else []
+    code = 1 if skipped or refusal else 0
+    args.exit_code = code
+    print(f"sidtui: dry run: {said}", file=sys.stderr)  # as the real run says it, --json too
+    if args.json:
+        from sidtui.core.views.rewind_text import unified_diff
+
+        print_json({**doc, "diffs": {f.path: unified_diff(f) for f in changed}, "refusal": refusal})
+        return code
+    print_diffs(changed)
+    for f in skipped:
+        print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
+    if refusal:
+        print(f"sidtui: dry run: a real run is refused: {refusal}", file=sys.stderr)
+    return code
+
+
+def print_diffs(files) -> None:
+    """The unified diff (current → restored) of each file on stdout; a change no line
+    shows (a deletion, an empty file, bytes only) is said in words."""
+    from sidtui.core.views.rewind_text import unified_diff
+
+    for f in files:
+        diff = unified_diff(f)
+        if not diff:  # no line differs: a deletion, or a file (re)created empty
+            diff = (
+                f"(delete {f.path})\n"
+                if f.action == "deleted"
+                else f"(create {f.path}, empty)\n"
+                if f.old is None
+                else f"(rewrite {f.path}: same lines, different bytes)\n"
+            )
+        sys.stdout.write(diff)
+    sys.stdout.flush()
 
 
 def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
@@ -309,18 +355,7 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
                 file=err,
             )
     if res.dry_run:
-        for f in res.changed:
-            diff = unified_diff(f)
-            if not diff:  # no line differs: a deletion, or a file (re)created empty
-                diff = (
-                    f"(delete {f.path})\n"
-                    if f.action == "deleted"
-                    else f"(create {f.path}, empty)\n"
-                    if f.old is None
-                    else f"(rewrite {f.path}: same lines, different bytes)\n"
-                )
-            sys.stdout.write(diff)
-        sys.stdout.flush()
+        print_diffs(res.changed)
         n = len(res.changed)
         print(
             f"dry run: {verb} would change {n} file{'s' * (n != 1)} "

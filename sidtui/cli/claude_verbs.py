@@ -55,25 +55,26 @@ def _restorer(args: argparse.Namespace, view: Any) -> Any:
 
 def finish_first(args: argparse.Namespace, r: Any, verb: str) -> int | None:
     """Finish what a killed sidtui restore of this session left (its journal): then that
-    is all this run does (its exit code); None when nothing was pending. A dry run only
-    says it is pending."""
-    if args.dry_run:
-        if r.pending_journal() is not None:
-            print(
-                "sidtui: note: an interrupted sidtui restore of this session is pending; a "
-                "real run finishes it first (and only that)",
-                file=sys.stderr,
-            )
-        return None
-    done = r.finish_interrupted()
+    is all this run does (its exit code); None when nothing was pending. A dry run says
+    what the real run does there, with its exit code."""
+    from sidtui.cli.checkpoint_args import report_finish
+
+    done = r.finish_interrupted(dry_run=args.dry_run)
     if done is None:
         return None
-    print(f"sidtui: {done.warnings[0]}", file=sys.stderr)
-    done.warnings = done.warnings[1:]
+    said = done.warnings[0]
     if done.safety_snapshot_id is None and not done.files:
+        print(f"sidtui: {'dry run: ' if args.dry_run else ''}{said}", file=sys.stderr)
+        done.warnings = done.warnings[1:]
         if done.note:
             print(f"sidtui: {done.note}", file=sys.stderr)
         return None  # it had changed nothing (said above): this run does what was asked
+    if args.dry_run:
+        for w in done.warnings[1:]:
+            print(f"warning: {w}", file=sys.stderr)
+        return report_finish(args, done, said, doc=done.to_json())
+    print(f"sidtui: {said}", file=sys.stderr)
+    done.warnings = done.warnings[1:]
     return _report(args, done, verb, r)
 
 

@@ -58,7 +58,11 @@ def render(res, verb: str, *, copied: str | None = None, resume: str | None = No
     from rich.text import Text
 
     c = stdout_console()
-    if res.dry_run:
+    warnings = res.warnings
+    if res.dry_run and res.resumed:  # a real run only finishes an interrupted copy
+        c.print(Text(f"dry run: {warnings[0]}", style="bold"))
+        warnings = warnings[1:]
+    elif res.dry_run:
         c.print(
             Text(
                 f"would write {res.message_count} messages ({res.records_copied} records) "
@@ -78,5 +82,5 @@ def render(res, verb: str, *, copied: str | None = None, resume: str | None = No
         )
         if resume is not None:
             c.print(Text(f"  resume it with: {resume}"))
-    for w in res.warnings:
+    for w in warnings:
         c.print(Text(f"warning: {w}", style="yellow"))

@@ -127,9 +127,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def exit_code(result) -> int:
-    """The one exit-code rule: a file skipped (or that a dry run would skip), or a dry run
-    whose real run would be refused (``result.refusal``), is exit 1."""
+    """The one exit-code rule: a file skipped (or that a dry run would skip), also by the
+    finishing of an interrupted earlier run, or a dry run whose real run would be refused
+    (``result.refusal``), is exit 1."""
     skipped = any(f.get("action") == "skipped" for f in result.files)
+    resumed = getattr(result, "resumed", None)
+    skipped = skipped or bool(getattr(resumed, "skipped", None))
     return 1 if skipped or getattr(result, "refusal", None) else 0
 
 
@@ -212,8 +215,16 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
     args = args or argparse.Namespace()
     c = stdout_console()
     err = stderr_console()
-    if r.resumed is not None:
-        print(f"sidtui: {r.resumed.describe()}", file=sys.stderr)
+    if r.resumed is not None:  # the run only finishes an interrupted earlier one
+        print(f"sidtui: {'dry run: ' if r.dry_run else ''}{r.resumed.describe()}", file=sys.stderr)
+        for d in r.diffs:
+            print_diff(c, d)
+        for f in getattr(r.resumed, "skipped", []):
+            print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
+        for w in r.warnings:
+            err.print(Text(f"warning: {w}", style="yellow"))
+        if r.dry_run and r.refusal:
+            print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
         return
     if r.mode != "conversation":
         root = r.root or "unknown"

@@ -139,7 +139,9 @@ class RewindComputed(Message):
     ``drift``: (path, warning) of files no longer what this session left there;
     ``stale``: the real run was refused because a file changed since the preview
     (``error`` says which; nothing was written); ``finished``: the run only finished an
-    interrupted earlier one (its description).
+    interrupted earlier one (its description); ``finishing``: a preview whose real run only
+    finishes one (what it does), ``finishing_files`` the files it writes
+    (:class:`~sidtui.core.checkpoints.restore.FileRestore`), ``refusal`` what stops it first.
     """
 
     result: Any
@@ -149,6 +151,9 @@ class RewindComputed(Message):
     drift: list[tuple[str, str]] = field(default_factory=list)
     stale: bool = False
     finished: str | None = None
+    finishing: str | None = None
+    finishing_files: list[Any] = field(default_factory=list)
+    refusal: str | None = None
 
 
 @dataclass
@@ -159,9 +164,10 @@ class RestorePlanned(Message):
         drift: (path, warning) of files no longer what this session left there.
         stale: the real run was refused because files changed since the preview; ``result``
             is the new plan (nothing was written).
-        pending: the operation of an interrupted earlier run that applying finishes first.
         finished: applying only finished that interrupted run (its description); ``result``
             is what it wrote, or None.
+        finishing: a preview whose real run only finishes an interrupted earlier run (what
+            it does); ``result`` is that finish's dry run (the files it writes).
         live: the real run was refused because an agent writes the session (``error``
             says why); warnings: the core's notes on the plan (root, liveness).
     """
@@ -171,8 +177,8 @@ class RestorePlanned(Message):
     applied: bool = False
     drift: list[tuple[str, str]] = field(default_factory=list)
     stale: bool = False
-    pending: str | None = None
     finished: str | None = None
+    finishing: str | None = None
     live: bool = False
     warnings: list[str] = field(default_factory=list)
 

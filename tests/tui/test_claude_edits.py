@@ -354,3 +354,54 @@ async def test_the_resume_leaf_is_not_offered_as_a_branch(demo):
         await pilot.press("b")
         await settle(app, pilot)
         assert app.screen is s
+
+
+class _Killed(BaseException):
+    """Stands for a kill between the safety snapshot and the file writes."""
+
+
+@pytest.mark.parametrize("key", ["u", "r"])
+async def test_a_killed_restore_is_what_the_preview_shows_and_applying_does(demo, monkeypatch, key):
+    """While a killed restore is pending, the undo preview and the code rewind preview
+    are what applying does (as the CLI's dry run says): that restore finished, its files;
+    applying does that and nothing else."""
+    from sidtui.core.claude import code_restore
+
+    src = _source(demo)
+    view = src.open(src.resolve(demo.claude_cases["checkpoints"]))
+    r = CodeRestorer(view)
+    targets = {f.path: f.new for f in r.restore_before("c1", dry_run=True, force=True).changed}
+
+    def killed(todo):
+        raise _Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(code_restore, "write_files", killed)
+        with pytest.raises(_Killed):
+            r.restore_before("c1", force=True)
+    assert r.pending_journal() is not None
+    before = _project_files(demo, "checkpoints")
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _open(app, pilot, demo, "checkpoints")
+        await pilot.press(key)
+        await settle(app, pilot)
+        p = app.screen
+        if key == "r":
+            assert isinstance(p, ClaudeRewindScreen)
+            await pilot.press("m")  # conversation → code
+            await settle(app, pilot)
+            shown = widget_text(app, p.query_one("#rewind-preview"))
+        else:
+            assert isinstance(p, ClaudeRestorePreviewScreen)
+            shown = widget_text(app, p.query_one("#undo-summary"))
+        shown = " ".join(shown.split())
+        assert "a real run only finishes an interrupted sidtui restore" in shown, shown
+        assert f"{len(targets)} more file(s) to write" in shown
+        assert _project_files(demo, "checkpoints") == before  # the preview wrote nothing
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert p.applied
+    assert r.pending_journal() is None
+    for path, new in targets.items():  # written (deleted: None) as the killed run meant
+        assert (open(path, "rb").read() if os.path.exists(path) else None) == new, path

@@ -247,10 +247,9 @@ class _Killed(BaseException):
     """Stands for a kill between the safety snapshot and the file writes."""
 
 
-async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypatch):
-    """An undo killed after its safety snapshot leaves a journal: the app's undo preview
-    says so, and applying finishes that undo (its files written) and does nothing else,
-    as ``sidtui undo`` does."""
+def _kill_an_undo(tmp_path, monkeypatch):
+    """A demo whose checkpoints session has an undo killed after its safety snapshot:
+    ``(demo, sid, manager, {path: bytes the undo writes})``, no file written yet."""
     from sidtui.core.base.home import Home
     from sidtui.core.base.resolve import resolve_session
     from sidtui.core.checkpoints.manager import CheckpointManager
@@ -278,6 +277,14 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
         except _Killed:
             pass
     assert mgr.journal is not None and {p: _read(p) for p in targets} == before
+    return demo, sid, mgr, targets
+
+
+async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypatch):
+    """An undo killed after its safety snapshot leaves a journal: the app's undo preview
+    says so, and applying finishes that undo (its files written) and does nothing else,
+    as ``sidtui undo`` does."""
+    demo, sid, mgr, targets = _kill_an_undo(tmp_path, monkeypatch)
     snapshots = len(mgr.reload().snapshots)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
@@ -286,8 +293,11 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
         await pilot.press("u")
         await settle(app, pilot)
         undo = app.screen
-        drawn = " ".join(" ".join(screen_lines(app)).split())
-        assert "an interrupted sidtui undo of this session is pending" in drawn
+        # the preview is what applying does, as `sidtui undo --dry-run` says it: the finish
+        said = " ".join(str(undo.query_one("#undo-summary").render()).split())
+        assert said.startswith("a real run only finishes an interrupted undo"), said
+        assert "Applying does only that" in said and "nothing else is done" in said
+        assert {f.path: f.new for f in undo.plan.changed} == targets  # its files and diffs
         await pilot.press("y")
         await settle(app, pilot)
         if isinstance(app.screen, ConfirmScreen):  # the demo's own drift, if any
@@ -300,6 +310,35 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
     assert mgr.journal is None
     assert {p: _read(p) for p in targets} == targets
     assert len(mgr.reload().snapshots) == snapshots  # no second safety snapshot
+
+
+async def test_the_rewind_preview_is_the_finish_of_an_interrupted_undo(tmp_path, monkeypatch):
+    """While a killed undo is pending, the rewind dialog's preview is what applying does
+    (as `sidtui rewind --dry-run` says it): that undo finished, its files and diffs, and
+    nothing else; applying does just that and leaves the conversation alone."""
+    from sidtui.tui.screens.rewind import RewindScreen
+
+    demo, sid, mgr, targets = _kill_an_undo(tmp_path, monkeypatch)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        s = await open_session(app, pilot, sid)
+        size = s.sf.path.stat().st_size
+        await pilot.press("r")
+        await settle(app, pilot)
+        modal = app.screen
+        assert isinstance(modal, RewindScreen)
+        drawn = " ".join(widget_text(app, modal.query_one("#rewind-preview")).split())
+        assert "a real run only finishes an interrupted undo" in drawn, drawn
+        assert "the rewind itself is not run" in drawn and "refused" not in drawn
+        assert {p: _read(p) for p in targets} != targets  # the preview wrote nothing
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert modal.applied
+        drawn = " ".join(widget_text(app, modal.query_one("#rewind-preview")).split())
+        assert "finished an interrupted undo" in drawn and "nothing else was done" in drawn
+    assert mgr.journal is None and {p: _read(p) for p in targets} == targets
+    assert s.sf.path.stat().st_size == size  # no rewind marker
 
 
 async def test_undo_of_the_file_selected_in_the_file_list(tmp_path):

@@ -170,6 +170,14 @@ class CodeRestoreResult(RestoreResult):
         }
 
 
+def _to_finish(said: str, res: CodeRestoreResult) -> str:
+    """A dry run's one statement of what finishing an interrupted restore writes."""
+    return (
+        f"{said}: {len(res.changed)} more file(s) to write (safety snapshot "
+        f"{res.safety_snapshot_id}); nothing else is done"
+    )
+
+
 def _root_text(root: Path | None) -> str | None:
     return str(root) if root else None
 
@@ -530,7 +538,8 @@ class CodeRestorer:
         """Finish what a killed restore of this session left (its journal), else None.
 
         A run that died before its safety snapshot changed nothing: its journal is dropped
-        (``safety_snapshot_id`` None; the first warning says so, once).
+        (``safety_snapshot_id`` None; the first warning says so, once). With ``dry_run``
+        nothing is written and the first warning says what a real run does.
         One that died after it writes the rest of its files (no new snapshot, no drift
         check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
         manager's own journal: the manager finishes it.
@@ -539,12 +548,11 @@ class CodeRestorer:
         if j is None:
             return None
         op = str(j.get("op") or "restore")
-        said = (
-            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) is finished first"
-        )
-        nothing = (
-            f"an interrupted sidtui {op} of this session (process {j.get('pid')}) had changed "
-            "nothing; its journal is dropped"
+        who = f"an interrupted sidtui {op} of this session (process {j.get('pid')})"
+        # a dry run says what a real run does: only this, or drop it and go on
+        said = f"a real run only finishes {who}" if dry_run else f"{who} is finished first"
+        nothing = f"{who} had changed nothing; " + (
+            "a real run drops its journal first" if dry_run else "its journal is dropped"
         )
         if not isinstance(j.get("claude"), dict):
             try:
@@ -554,6 +562,8 @@ class CodeRestorer:
             done = _wrap(finished, self.session_id, self.root, self.journal_path)
             if finished.safety_snapshot_id is None and finished.note is None:
                 said = nothing  # died before its safety snapshot
+            elif dry_run and finished.safety_snapshot_id is not None:
+                said = _to_finish(said, done)
             done.warnings.insert(0, said)
             if not dry_run:
                 remove_journal(self.journal_path.parent)
@@ -591,7 +601,9 @@ class CodeRestorer:
         res.files = list(self.plan(cp.position, [str(p) for p in paths]))
         for f in res.files:
             f.drift = None  # the safety snapshot holds what they were
-        if not dry_run:
+        if dry_run:
+            res.warnings[0] = _to_finish(said, res)
+        else:
             write_files(res.changed)
             clean_temps(res.files, self.journal_path.parent)
             remove_journal(self.journal_path.parent)

@@ -46,7 +46,7 @@ class ForkResult:
 
     Attributes:
         session_id: the new session's id (a dry run's is provisional: the real run picks
-            its own when it writes).
+            its own when it writes; unless ``resumed``: the copy a real run finishes).
         path: the new file.
         source_session_id: the source's id.
         source_path: the source file.
@@ -82,8 +82,8 @@ class ForkResult:
         run picks its id when it writes)."""
         return {
             "resumed": self.resumed,
-            "session_id": None if self.dry_run else self.session_id,
-            "path": None if self.dry_run else str(self.path),
+            "session_id": None if self.dry_run and not self.resumed else self.session_id,
+            "path": None if self.dry_run and not self.resumed else str(self.path),
             "source_session_id": self.source_session_id,
             "source_path": str(self.source_path),
             "source_tail_uuid": self.source_tail_uuid,
@@ -441,7 +441,7 @@ def fork(
     """
     view = current_view(view)
     require_chained(view, "fork")
-    leftovers, resumed = ([], None) if dry_run else finish_leftovers(view, op)
+    leftovers, resumed = finish_leftovers(view, op, dry_run=dry_run)
     if resumed is not None:
         return resumed
     if point is not None:
@@ -461,16 +461,21 @@ def fork(
     return result
 
 
-def finish_leftovers(view, op: str) -> tuple[list[str], ForkResult | None]:
+def finish_leftovers(
+    view, op: str, *, dry_run: bool = False
+) -> tuple[list[str], ForkResult | None]:
     """Finish or remove the copies killed runs left in ``view``'s folder.
+
+    Args:
+        dry_run: say what a real run would do first; write nothing.
 
     Returns:
         ``(what was done, the copy of this same request an interrupted run finished)``:
-        when the latter is set, that is all this run does.
+        when the latter is set, that is all this run does (a dry run: would do).
     """
     notes: list[str] = []
     resumed: ForkResult | None = None
-    for f in finish_forks(view.home, view.file.path.parent):
+    for f in finish_forks(view.home, view.file.path.parent, dry_run=dry_run):
         info = f.fork or {}
         if f.changed and resumed is None and f.op == op and info.get("source") == view.session_id:
             resumed = ForkResult(
@@ -482,6 +487,7 @@ def finish_leftovers(view, op: str) -> tuple[list[str], ForkResult | None]:
                 message_count=int(info.get("messageCount") or 0),
                 records_copied=int(info.get("recordsCopied") or 0),
                 warnings=[f.describe()],
+                dry_run=dry_run,
                 resumed=True,
             )
         else:

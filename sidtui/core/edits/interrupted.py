@@ -4,7 +4,9 @@
 the journal of an interrupted undo/redo/restore/rewind, or drops one that changed
 nothing; :func:`finish_forks` finishes or removes the copies killed forks and salvages
 left in a sessions folder. :class:`Finished` says what was done; when the interrupted run
-had changed something, finishing it is all the caller does.
+had changed something, finishing it is all the caller does. With ``dry_run`` both say what
+a real run would do first, so every dry run predicts it (docs/DECISIONS.md, "Dry runs
+predict the real run").
 
 Design notes: docs/ARCHITECTURE.md, “core/edits/interrupted.py”.
 """
@@ -42,7 +44,8 @@ class Finished:
             caller should stop: that was the request); False when it had changed nothing
             (dropped) and the caller goes on.
         restore: the files written now (None when there were none to write).
-        marker_uuid: the marker appended now (rewinds).
+        marker_uuid: the marker appended now (rewinds), or a dry run: the one already there.
+        marker_due: a dry run: the rewind's marker is not there yet; a real run appends it.
         session_id: for a fork, the new session that is now complete.
         notes: sentences for the user.
         dry_run: nothing was written.
@@ -59,25 +62,41 @@ class Finished:
     notes: list[str] = field(default_factory=list)
     dry_run: bool = False
     fork: dict[str, Any] | None = None
+    marker_due: bool = False
+
+    @property
+    def skipped(self) -> list[Any]:
+        """The files finishing skips (or a dry run: would skip): the run's exit is then 1."""
+        return self.restore.skipped if self.restore is not None else []
 
     def describe(self) -> str:
-        """One paragraph for the CLI."""
+        """One paragraph for the CLI (a dry run's says what a real run will do)."""
         who = f" (process {self.pid} was killed)" if self.pid else ""
         if not self.changed:
-            return f"an interrupted sidtui {self.op}{who} had changed nothing; " + (
-                "; ".join(self.notes) or ("its journal is dropped")
+            dropped = (
+                "a real run drops its journal first" if self.dry_run else "its journal is dropped"
             )
-        verb = "would finish" if self.dry_run else "finished"
-        parts = [f"{verb} an interrupted {self.op} left by an earlier sidtui run{who}"]
+            return f"an interrupted sidtui {self.op}{who} had changed nothing; " + (
+                "; ".join(self.notes) or dropped
+            )
+        what = f"an interrupted {self.op} left by an earlier sidtui run{who}"
+        parts = [f"a real run only finishes {what}" if self.dry_run else f"finished {what}"]
         if self.restore is not None:
             n = len(self.restore.changed)
             parts.append(
-                f"{n} more file(s) written (safety snapshot {self.restore.safety_snapshot_id})"
+                f"{n} more file(s) {'to write' if self.dry_run else 'written'} "
+                f"(safety snapshot {self.restore.safety_snapshot_id})"
             )
-        if self.marker_uuid:
-            parts.append(f"marker {self.marker_uuid[:8]} appended")
+        if self.marker_due:
+            parts.append("its rewind marker to append")
+        elif self.marker_uuid:
+            parts.append(
+                f"marker {self.marker_uuid[:8]} {'already there' if self.dry_run else 'appended'}"
+            )
         parts.extend(self.notes)
-        return "; ".join(parts) + ("" if self.dry_run else "; nothing else was done")
+        return "; ".join(parts) + (
+            "; nothing else is done" if self.dry_run else "; nothing else was done"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +105,7 @@ class Finished:
             "changed": self.changed,
             "restore": self.restore.to_json() if self.restore is not None else None,
             "marker_uuid": self.marker_uuid,
+            "marker_due": self.marker_due,
             "session_id": self.session_id,
             "notes": self.notes,
             "dry_run": self.dry_run,
@@ -169,6 +189,7 @@ def finish_interrupted(
     if isinstance(marker, dict):
         done.changed = True
         done.marker_uuid = _finish_marker(marker, j, safety_id, dry_run)
+        done.marker_due = dry_run and done.marker_uuid is None
     if not dry_run:
         remove_journal(folder)
         safefs.remove_stale_temps(folder)
@@ -219,7 +240,9 @@ def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> 
         if safety_position(mgr.reload(), token) >= 0:
             done.restore = mgr.finish_journal(j, dry_run=dry_run)
             done.changed = True
-            done.notes.append(f"new session {folder.name} is now complete")
+            done.notes.append(
+                f"new session {folder.name} {'to complete' if dry_run else 'is now complete'}"
+            )
             if not dry_run:
                 os.replace(temp, final)
                 remove_journal(folder)
@@ -231,7 +254,9 @@ def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> 
         except OSError:
             pass
         shutil.rmtree(folder, ignore_errors=True)
-    done.notes.append(f"removed the incomplete copy {folder.name}")
+    done.notes.append(
+        f"{'a real run removes' if dry_run else 'removed'} the incomplete copy {folder.name}"
+    )
     return done
 
 

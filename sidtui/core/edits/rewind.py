@@ -318,9 +318,10 @@ def rewind(
             reported as skipped.
         root: a :class:`sidtui.core.base.project.ProjectRoot` to use instead (``--root``).
 
-    A real run first finishes what an interrupted earlier run of this session left
-    (:func:`sidtui.core.edits.interrupted.finish_interrupted`); when that had changed
-    something, it is all this run does (``result.resumed``).
+    A run first finishes what an interrupted earlier run of this session left
+    (:func:`sidtui.core.edits.interrupted.finish_interrupted`; ``as_fork``: the copies
+    killed forks left); when that had changed something, it is all this run does
+    (``result.resumed``). A dry run returns what a real run would do there instead.
 
     Returns:
         A :class:`RewindResult`.
@@ -331,6 +332,8 @@ def rewind(
         DriftRefused: files changed after this session would be replaced (unless ``force``).
         RewindError: a write failed; files first, so a failed file step leaves the
             conversation untouched.
+        InterruptedError_: a pending journal cannot be finished (dry runs too: the real
+            run stops there).
     """
     mode = normalize_mode(mode)
     view = current_view(view)
@@ -342,20 +345,32 @@ def rewind(
     live_what = "rewind marker" if convo and not as_fork else "restored files and checkpoint index"
     if not dry_run and (code or not as_fork):
         _refuse_live(view, force, live_what)
-    if not dry_run and not as_fork:
-        # What an interrupted earlier run left comes first (it may be this very rewind).
-        finished = finish_interrupted(view.home, view.session_id, project_root=pr.path)
+    if not as_fork:
+        # What an interrupted earlier run left comes first (it may be this very rewind);
+        # a dry run says what the real run does with it, and stops where that stops.
+        finished = finish_interrupted(
+            view.home, view.session_id, dry_run=dry_run, project_root=pr.path
+        )
         if finished is not None and finished.changed:
-            return RewindResult(
+            done = RewindResult(
                 point=None,
                 mode=mode,
+                dry_run=dry_run,
                 session_id=view.session_id,
                 root=str(pr.path) if pr.path is not None else None,
                 resumed=finished,
             )
+            if dry_run:
+                done.diffs = (
+                    [unified_diff(f) for f in finished.restore.changed] if finished.restore else []
+                )
+                live = _live_refusal(view, force, live_what)
+                done.refusal = str(live) if live is not None else None
+            return done
         if finished is not None:
             notes.append(finished.describe())
-            view = current_view(view)
+            if not dry_run:
+                view = current_view(view)
     pt = get_point(view, point)
     result = RewindResult(point=pt, mode=mode, dry_run=dry_run, session_id=view.session_id)
     result.warnings.extend(notes)
@@ -375,11 +390,13 @@ def rewind(
             "the session is live: the fork copies what is on disk now (the agent may still "
             "be adding to it)"
         )
-    if dry_run and (j := read_journal(view.home.checkpoints_dir / view.session_id)):
+    if as_fork and (j := read_journal(view.home.checkpoints_dir / view.session_id)):
         result.warnings.append(
-            f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; "
-            "a real run finishes it first (and only that)"
+            f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; a "
+            "fork leaves it so (the next undo, redo, restore or rewind in place finishes it)"
         )
+    if dry_run and as_fork and _fork_leftovers(view, result, dry_run=True):
+        return result
     flush_pending_writes(view.file.path)
     step_args = {"force": force, "allow_outside_root": allow_outside_root, "root": pr}
 
@@ -469,12 +486,8 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
     The file step runs once the copy is complete and before it becomes visible, so a
     kill never leaves a fork that looks like the result while its files were not rewound.
     """
-    for f in finish_forks(view.home, view.file.path.parent):
-        same = f.op == "rewind --fork" and (f.fork or {}).get("source") == view.session_id
-        if f.changed and same:
-            result.resumed = f
-            return result
-        result.warnings.append(f.describe())
+    if _fork_leftovers(view, result, dry_run=False):
+        return result
     steps: list[_FileStep] = []
 
     def file_step(child, journal) -> None:
@@ -509,6 +522,18 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
                 f"{step.safety} in its checkpoints holds the files as they were"
             )
     return result
+
+
+def _fork_leftovers(view, result: RewindResult, *, dry_run: bool) -> bool:
+    """Finish or remove the copies killed forks left beside the session (a dry run: say
+    what a real run does); True when one was this same rewind, which is then all it does."""
+    for f in finish_forks(view.home, view.file.path.parent, dry_run=dry_run):
+        same = f.op == "rewind --fork" and (f.fork or {}).get("source") == view.session_id
+        if f.changed and same:
+            result.resumed = f
+            return True
+        result.warnings.append(f.describe())
+    return False
 
 
 def _half_done(result: RewindResult, exc: BaseException) -> str:
@@ -654,12 +679,15 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
         joining=_message_summaries(view, [i for i in new_chain if i not in old]),
         dry_run=dry_run,
     )
-    if dry_run:
-        return result
-    _refuse_live(view, force, "branch switch")
-    finished = finish_interrupted(view.home, view.session_id, project_root=project_root(view).path)
+    if not dry_run:
+        _refuse_live(view, force, "branch switch")
+    finished = finish_interrupted(
+        view.home, view.session_id, dry_run=dry_run, project_root=project_root(view).path
+    )
     if finished is not None and finished.changed:
-        result.resumed = finished  # the chain changed: that is all this run does
+        result.resumed = finished  # the chain changes: that is all this run does
+        return result
+    if dry_run:
         return result
     flush_pending_writes(view.file.path)
     result.marker_uuid = _append_marker(

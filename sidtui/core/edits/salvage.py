@@ -108,7 +108,7 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
     if fails:
         left_out["resumeFailure"] = rec.failure
     extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
-    leftovers, resumed = ([], None) if dry_run else finish_leftovers(view, "salvage")
+    leftovers, resumed = finish_leftovers(view, "salvage", dry_run=dry_run)
     if resumed is not None:  # an interrupted salvage of this file was finished: that is all
         resumed.left_out = left_out
         return resumed

@@ -5,7 +5,8 @@ screen; ``u`` in the Checkpoints tab's file list undoes that file only, as ``sid
 The preview is the restorer's call with ``dry_run=True`` (the diffs, drift per file, the
 root and liveness notes); confirming runs the same call for real, as ``sidtui undo`` /
 ``redo`` / ``restore --before`` do: a restore a killed sidtui left half-done is finished
-first (and only that), a live session is asked about again (force), a drifted file too.
+first (and only that: then the preview is that finish), a live session is asked about
+again (force), a drifted file too.
 """
 
 from __future__ import annotations
@@ -42,18 +43,20 @@ class ClaudeRestorePreviewScreen(RestorePreviewScreen):
         from sidtui.core.checkpoints.restore import DriftRefused as JournalDriftRefused
         from sidtui.core.claude.code_restore import CodeRestorer, DriftRefused, SessionIsLive
 
-        pending = None
+        first: list[str] = []
         try:
             r = CodeRestorer(self.view)
             self.root = str(r.root) if r.root is not None else None
-            if dry_run:
-                j = r.pending_journal()
-                pending = None if j is None else str(j.get("op") or "restore")
-            else:
-                done = r.finish_interrupted()
-                if done is not None:
+            done = r.finish_interrupted(dry_run=dry_run)
+            if done is not None and (done.safety_snapshot_id is not None or done.files):
+                # as `sidtui undo`: finishing it is all this run does (a preview: would do)
+                if dry_run:
+                    self.post_message(RestorePlanned(done, finishing=done.warnings[0]))
+                else:
                     self.post_message(RestorePlanned(done, applied=True, finished=done.describe()))
-                    return
+                return
+            if done is not None and dry_run:
+                first = done.warnings[:1]  # it had changed nothing: a real run drops it first
             if self.op == "restore":
                 res = r.restore_before(self.snapshot_id or "", dry_run=dry_run, force=force)
             elif self.op == "redo":
@@ -73,14 +76,12 @@ class ClaudeRestorePreviewScreen(RestorePreviewScreen):
             return
         # drift is said per file; the core's per-file notes are the file list's reasons
         paths = {f.path for f in res.files}
-        warnings = [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
+        warnings = first + [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
         refusal = getattr(res, "refusal", None)
         if refusal and DRIFT_WORDING not in refusal and "changed after this session" not in refusal:
             warnings.append(f"a real run is refused: {refusal}")
         self.post_message(
-            RestorePlanned(
-                res, applied=not dry_run, drift=drift_of(res), pending=pending, warnings=warnings
-            )
+            RestorePlanned(res, applied=not dry_run, drift=drift_of(res), warnings=warnings)
         )
 
     def _shown(self, path: str) -> str:

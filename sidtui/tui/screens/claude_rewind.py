@@ -55,10 +55,20 @@ class ClaudeRewindScreen(RewindScreen):
         from sidtui.core.claude.rewind import rewind
 
         try:
-            if not dry_run and mode != "conversation":
-                done = CodeRestorer(self.view).finish_interrupted()
-                if done is not None:  # as `sidtui rewind`: that is all this run does
-                    self.post_message(RewindComputed(None, applied=True, finished=done.describe()))
+            if mode != "conversation":
+                done = CodeRestorer(self.view).finish_interrupted(dry_run=dry_run)
+                if done is not None and (done.safety_snapshot_id is not None or done.files):
+                    # as `sidtui rewind`: that is all this run does (a preview: would do)
+                    if dry_run:
+                        self.post_message(
+                            RewindComputed(
+                                None, finishing=done.warnings[0], finishing_files=done.files
+                            )
+                        )
+                    else:
+                        self.post_message(
+                            RewindComputed(None, applied=True, finished=done.describe())
+                        )
                     return
             res = rewind(self.view, point, mode, dry_run=dry_run, force=force)
         except SessionIsLive as exc:

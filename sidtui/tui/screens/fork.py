@@ -130,6 +130,9 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
             self.notify(msg.error, severity="error", markup=False)
             return
         res = msg.result
+        if msg.preview and res.resumed:  # a real run only finishes an interrupted copy
+            summary.update(Text(printable(f"{res.warnings[0]}."), style="bold yellow"))
+            return
         if msg.preview:
             lo = res.left_out or {}
             t = Text(

@@ -10,8 +10,9 @@ it does; the result names the ``sidtui-restore`` safety snapshot that takes it b
 Files no longer what this session left there (drift, the core's check) are marked in the
 file list and named in the summary; confirming asks a second time, then applies with
 ``force`` as ``--force`` does. A file that changes while the preview is open is refused by
-the core and the new plan shown. An interrupted earlier run (a journal) is said in the
-preview and finished first when applying, and then nothing else is done, as on the CLI.
+the core and the new plan shown. While an interrupted earlier run (a journal) is pending,
+the preview is what applying does, as on the CLI: finish it (its files and diffs; then
+nothing else), or drop it when it had changed nothing and go on.
 """
 
 from __future__ import annotations
@@ -127,18 +128,24 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         from sidtui.core.edits.interrupted import finish_interrupted
 
         mgr = self.manager
-        pending = None
+        warnings: list[str] = []
         try:
-            if dry_run:
-                journal = mgr.journal
-                pending = None if journal is None else str(journal.get("op") or "operation")
-            elif self.home is not None:
-                done = finish_interrupted(self.home, mgr.session_id, project_root=mgr.project_root)
+            if self.home is None:  # the core refuses a real run while a journal is pending
+                mgr.require_no_journal()
+            else:
+                done = finish_interrupted(
+                    self.home, mgr.session_id, dry_run=dry_run, project_root=mgr.project_root
+                )
                 if done is not None and done.changed:
-                    self.post_message(
-                        RestorePlanned(done.restore, applied=True, finished=done.describe())
-                    )
+                    if dry_run:  # the preview is the finish: applying does only that
+                        self.post_message(RestorePlanned(done.restore, finishing=done.describe()))
+                    else:
+                        self.post_message(
+                            RestorePlanned(done.restore, applied=True, finished=done.describe())
+                        )
                     return
+                if done is not None and dry_run:
+                    warnings.append(done.describe())
             if self.op == "restore":
                 res = mgr.restore_before(self.snapshot_id, dry_run=dry_run, force=force)
             elif self.op == "undo-file":
@@ -154,7 +161,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
             self.post_message(RestorePlanned(None, str(exc)))
             return
         self.post_message(
-            RestorePlanned(res, applied=not dry_run, drift=drift_of(res), pending=pending)
+            RestorePlanned(res, applied=not dry_run, drift=drift_of(res), warnings=warnings)
         )
 
     def worker_failed(self, worker, error: BaseException) -> None:
@@ -175,6 +182,9 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         res = msg.result
         if msg.finished:
             self._finished(msg.finished)
+            return
+        if msg.finishing:
+            self._finishing(msg)
             return
         if msg.applied:
             self.applied = True
@@ -235,14 +245,39 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 )
             for w in msg.warnings:
                 text.append(printable(f"\n⚠ {w}"), style="yellow")
-            if msg.pending:
-                text.append(
-                    f"\n⚠ an interrupted sidtui {msg.pending} of this session is pending: "
-                    f"applying finishes it first, and only that.",
-                    style="bold yellow",
-                )
             summary.update(text)
-        self.query_one("#apply", Button).disabled = not (res.changed or msg.pending)
+        self.query_one("#apply", Button).disabled = not res.changed
+        self._show_file(0)
+
+    def _fill_files(self, res) -> None:
+        """The file list of a plan (action, file, reason)."""
+        t = self.query_one("#undo-files", DataTable)
+        t.clear()
+        for f in res.files if res is not None else []:
+            style = {"restored": "yellow", "deleted": "red", "skipped": "dim"}.get(f.action, "")
+            t.add_row(
+                Text(f.action, style=style),
+                cell(self._shown(f.path)),
+                cell(f.reason or ""),
+                key=f.path,
+            )
+
+    def _finishing(self, msg: RestorePlanned) -> None:
+        """The preview of a run that only finishes an interrupted earlier one (the CLI's
+        dry run says the same): its files and diffs; applying does that and nothing else."""
+        self.plan = msg.result
+        self.drift = {}
+        self._fill_files(msg.result)
+        text = Text(printable(f"{msg.finishing}."), style="bold yellow")
+        text.append(
+            f"\nApplying does only that; the {self.verb.lower()} itself is not run "
+            "(open this dialog again for it).",
+            style="yellow",
+        )
+        for w in msg.warnings:
+            text.append(printable(f"\n⚠ {w}"), style="yellow")
+        self.query_one("#undo-summary", Static).update(text)
+        self.query_one("#apply", Button).disabled = False
         self._show_file(0)
 
     def _ask_force(self, reason: str) -> None:
@@ -316,7 +351,10 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def action_apply(self) -> None:
         """The button (or ``y``) after the preview; drifted files are asked about again."""
-        if self.applied or self.plan is None or self.query_one("#apply", Button).disabled:
+        if self.applied or self.query_one("#apply", Button).disabled:
+            return
+        if self.plan is None:  # a finish that writes no file (its journal goes)
+            self._run()
             return
         drifted = [f.path for f in self.plan.changed if f.path in self.drift]
         if not drifted:

@@ -192,6 +192,19 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             self._finished(msg.finished)
             return
         res = msg.result
+        if msg.finishing is None and res is not None and res.resumed is not None and res.dry_run:
+            files = res.resumed.restore.files if getattr(res.resumed, "restore", None) else []
+            msg.finishing, msg.finishing_files, msg.refusal = (
+                res.resumed.describe(),
+                files,
+                res.refusal,
+            )
+        if msg.finishing is not None:  # a real run only finishes an interrupted earlier one
+            self.last_result, self.drift = None, {}  # finishing checks no drift
+            out.update(self._finishing_renderable(msg))
+            self.stale = False
+            self.query_one("#apply", Button).disabled = False
+            return
         self.last_result = res
         self.drift = dict(msg.drift)
         if res.resumed is not None:  # the run only finished an interrupted earlier one
@@ -227,6 +240,40 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
         )
         self.notify(described, title="rewind", markup=False)
+
+    def _finishing_renderable(self, msg):
+        """The preview of a run that only finishes an interrupted earlier one (what the
+        CLI's dry run says): that, its files and their diffs."""
+        from sidtui.core.views.rewind_text import unified_diff
+
+        head = Text(printable(f"{msg.finishing}.\n"), style="bold yellow")
+        head.append(
+            "Applying does only that; the rewind itself is not run (open this dialog again "
+            "for it).\n",
+            style="yellow",
+        )
+        if msg.refusal:
+            head.append(printable(f"⚠ a real run is refused: {msg.refusal}\n"), style="yellow")
+        parts: list = [head]
+        if msg.finishing_files:
+            t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
+            t.add_column("action", width=10)
+            t.add_column("path", ratio=1)
+            t.add_column("why", style="dim", ratio=1)
+            for f in msg.finishing_files:
+                t.add_row(plain(f.action), plain(printable(f.path)), plain(f.reason))
+            parts.append(t)
+        for f in msg.finishing_files:
+            if f.action in ("restored", "deleted") and (d := unified_diff(f)):
+                parts.append(
+                    Syntax(
+                        printable(d),
+                        "diff",
+                        theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+                        word_wrap=True,
+                    )
+                )
+        return Group(*parts)
 
     def _preview_renderable(self, res):
         parts = []
