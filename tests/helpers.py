@@ -589,7 +589,7 @@ def oracle_case_disagreements(oracle_json: Path, tmp: Path) -> list[str]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     oracle = orjson.loads(oracle_json.read_bytes())
-    return [f"{d.key}: {d.detail}" for d in compare(oracle, sidtui_view(path)) if not d.known]
+    return [f"{d.key}: {d.detail}" for d in compare(oracle, sidtui_view(path), data) if not d.known]
 
 
 # ---------------------------------------------------------------- Claude Code file history

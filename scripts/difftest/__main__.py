@@ -53,7 +53,7 @@ def _check(a: argparse.Namespace) -> int:
     files = [Path(f) for f in a.files]
     bad = 0
     for f, o in zip(files, run_batch(cmd, files), strict=True):
-        diffs = compare(o, sidtui_view(f))
+        diffs = compare(o, sidtui_view(f), f)
         bad += bool(diffs)
         print(f"{f}: {'agrees' if not diffs else ''}")
         for d in diffs:

@@ -198,7 +198,7 @@ def judge(path: Path, oracle: dict[str, Any]) -> list[Disagreement]:
                 f"{exc} at {Path(where.filename).name}:{where.lineno}",
             )
         ]
-    return compare(oracle, out)
+    return compare(oracle, out, path)
 
 
 def attribute(
@@ -287,7 +287,7 @@ def run(
             oracles = finish(proc, len(paths))
             judged = []
             for c, p, o, s in zip(cases, paths, oracles, outs, strict=True):
-                diffs = judge(p, o) if isinstance(s, Exception) else compare(o, s)
+                diffs = judge(p, o) if isinstance(s, Exception) else compare(o, s, p)
                 judged.append((c, diffs))
             causes = attribute(
                 cmd, [(c, d) for c, d in judged if d], folder / "variants", big_share
