@@ -14,7 +14,6 @@ columns or fewer the points, the mode and the preview are stacked.
 from __future__ import annotations
 
 from rich.console import Group
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -28,6 +27,7 @@ from sidtui.core.checkpoints.drift import DRIFT_WORDING
 from sidtui.fmt import plural, printable, project_relative
 from sidtui.tui.fmt import cell, one_line, plain, short_time
 from sidtui.tui.messages import RewindComputed, RewindPointsListed
+from sidtui.tui.widgets.diff_view import diff_syntax
 from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
@@ -265,14 +265,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             parts.append(t)
         for f in msg.finishing_files:
             if f.action in ("restored", "deleted") and (d := unified_diff(f)):
-                parts.append(
-                    Syntax(
-                        printable(d),
-                        "diff",
-                        theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
-                        word_wrap=True,
-                    )
-                )
+                parts.append(diff_syntax(d, self.app.current_theme.dark))
         return Group(*parts)
 
     def _preview_renderable(self, res):
@@ -347,14 +340,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 )
             parts.append(t)
         for d in res.diffs:
-            parts.append(
-                Syntax(
-                    printable(d),
-                    "diff",
-                    theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
-                    word_wrap=True,
-                )
-            )
+            parts.append(diff_syntax(d, self.app.current_theme.dark))
         return Group(*parts)
 
     def _result_renderable(self, res):

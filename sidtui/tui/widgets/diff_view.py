@@ -49,6 +49,14 @@ def highlight_lines(text: str, path: str, dark: bool = True) -> list[Text] | Non
     return syntax.highlight(text).split("\n", allow_blank=True)
 
 
+def diff_syntax(diff: str, dark: bool = True) -> Syntax:
+    """A unified diff as shown in a preview: made printable, coloured for the theme,
+    wrapped."""
+    return Syntax(
+        printable(diff), "diff", theme="ansi_dark" if dark else "ansi_light", word_wrap=True
+    )
+
+
 @dataclass
 class DiffData:
     """What a DiffView shows: a title, the rows, and optional coloured lines per side.
