@@ -22,7 +22,12 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
-from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
+from sidtui.core.checkpoints.journal import (
+    foreign_refusal,
+    read_journal,
+    remove_journal,
+    write_journal,
+)
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
 from sidtui.core.checkpoints.restore import (
     FileRestore,
@@ -375,7 +380,8 @@ class CodeRestorer:
 
         Raises:
             CodeRestoreError: refused before anything was written (root, drift, the safety
-                snapshot cannot be saved).
+                snapshot cannot be saved, a pending journal; a journal sidtui did not write
+                is refused by a dry run too).
             SessionIsLive: a running Claude Code process writes the session (not forced).
         """
         cps = self.fh.checkpoints
@@ -391,7 +397,7 @@ class CodeRestorer:
             message_id=cp.message_id,
             journal=self.journal_path,
         )
-        if not dry_run and (j := self.pending_journal()) is not None:
+        if (j := self.pending_journal()) is not None and not dry_run:
             raise CodeRestoreError(
                 f"an interrupted sidtui {j.get('op', 'restore')} (process {j.get('pid')}) left "
                 f"{self.journal_path.parent / 'sidtui-journal.json'}; finish it first (any "
@@ -529,10 +535,18 @@ class CodeRestorer:
         return token
 
     def pending_journal(self) -> dict[str, Any] | None:
-        """The journal a killed restore or redo of this session left (None: none, or one
-        sidtui did not write, which the checkpoint manager reports)."""
+        """The journal a killed restore or redo of this session left (None: none).
+
+        Raises:
+            CodeRestoreError: the file there is not a journal sidtui wrote (not JSON, no
+                version, a symlink, a FIFO, a folder, unreadable): it is left alone, never
+                followed, and every code write of the session, dry run or not, is refused
+                until it is removed (as sid-code's, ``finish_interrupted``).
+        """
         j = read_journal(self.journal_path.parent)
-        return j if j is not None and "invalid" not in j else None
+        if j is not None and (foreign := foreign_refusal(j)) is not None:
+            raise CodeRestoreError(foreign)
+        return j
 
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
         """Finish what a killed restore of this session left (its journal), else None.
@@ -543,6 +557,10 @@ class CodeRestorer:
         One that died after it writes the rest of its files (no new snapshot, no drift
         check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
         manager's own journal: the manager finishes it.
+
+        Raises:
+            CodeRestoreError: the journal is not sidtui's (:meth:`pending_journal`), or it
+                cannot be finished.
         """
         j = self.pending_journal()
         if j is None:
@@ -659,7 +677,13 @@ class CodeRestorer:
         )
 
     def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
-        """Take back the latest sidtui restore of this session still in effect."""
+        """Take back the latest sidtui restore of this session still in effect.
+
+        Raises:
+            CodeRestoreError: as :meth:`restore_to` (a foreign journal: dry run too).
+            SessionIsLive: a running Claude Code process writes the session (not forced).
+        """
+        self.pending_journal()  # a journal sidtui did not write: refused, dry run alike
         if self.view.liveness.live and not force and not dry_run:
             raise SessionIsLive(
                 f"{live_words(self.session_id, self.view.liveness)}; stop it first or pass --force"
