@@ -22,12 +22,7 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
-from sidtui.core.checkpoints.journal import (
-    foreign_refusal,
-    read_journal,
-    remove_journal,
-    write_journal,
-)
+from sidtui.core.checkpoints.journal import foreign_refusal, remove_journal, write_journal
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
 from sidtui.core.checkpoints.restore import (
     FileRestore,
@@ -380,8 +375,7 @@ class CodeRestorer:
 
         Raises:
             CodeRestoreError: refused before anything was written (root, drift, the safety
-                snapshot cannot be saved, a pending journal; a journal sidtui did not write
-                is refused by a dry run too).
+                snapshot cannot be saved, a pending journal; one not sidtui's: dry run too).
             SessionIsLive: a running Claude Code process writes the session (not forced).
         """
         cps = self.fh.checkpoints
@@ -538,12 +532,10 @@ class CodeRestorer:
         """The journal a killed restore or redo of this session left (None: none).
 
         Raises:
-            CodeRestoreError: the file there is not a journal sidtui wrote (not JSON, no
-                version, a symlink, a FIFO, a folder, unreadable): it is left alone, never
-                followed, and every code write of the session, dry run or not, is refused
-                until it is removed (as sid-code's, ``finish_interrupted``).
+            CodeRestoreError: a file sidtui did not write is there (left alone, never
+                followed): every code write, dry run too, refuses until it is removed.
         """
-        j = read_journal(self.journal_path.parent)
+        j = self.journal.journal  # read_journal of the same folder
         if j is not None and (foreign := foreign_refusal(j)) is not None:
             raise CodeRestoreError(foreign)
         return j
@@ -559,8 +551,7 @@ class CodeRestorer:
         manager's own journal: the manager finishes it.
 
         Raises:
-            CodeRestoreError: the journal is not sidtui's (:meth:`pending_journal`), or it
-                cannot be finished.
+            CodeRestoreError: not sidtui's (:meth:`pending_journal`), or it cannot be finished.
         """
         j = self.pending_journal()
         if j is None:
@@ -677,13 +668,9 @@ class CodeRestorer:
         )
 
     def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
-        """Take back the latest sidtui restore of this session still in effect.
-
-        Raises:
-            CodeRestoreError: as :meth:`restore_to` (a foreign journal: dry run too).
-            SessionIsLive: a running Claude Code process writes the session (not forced).
-        """
-        self.pending_journal()  # a journal sidtui did not write: refused, dry run alike
+        """Take back the latest sidtui restore of this session still in effect (refused as
+        :meth:`restore_to`: live, root, a journal sidtui did not write)."""
+        self.pending_journal()  # raises for a journal sidtui did not write, dry run too
         if self.view.liveness.live and not force and not dry_run:
             raise SessionIsLive(
                 f"{live_words(self.session_id, self.view.liveness)}; stop it first or pass --force"
