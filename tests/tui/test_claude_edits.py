@@ -405,3 +405,36 @@ async def test_a_killed_restore_is_what_the_preview_shows_and_applying_does(demo
     assert r.pending_journal() is None
     for path, new in targets.items():  # written (deleted: None) as the killed run meant
         assert (open(path, "rb").read() if os.path.exists(path) else None) == new, path
+
+
+@pytest.mark.parametrize("key", ["u", "r"])
+async def test_a_journal_sidtui_did_not_write_is_refused_by_the_preview(demo, key):
+    """As the CLI: the undo and code rewind previews say the refusal; applying writes
+    nothing and the file is left as it was."""
+    src = _source(demo)
+    r = CodeRestorer(src.open(src.resolve(demo.claude_cases["checkpoints"])))
+    r.journal_path.parent.mkdir(parents=True, exist_ok=True)
+    journal = r.journal_path.parent / "sidtui-journal.json"
+    journal.write_text("[]")
+    before = _project_files(demo, "checkpoints")
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _open(app, pilot, demo, "checkpoints")
+        await pilot.press(key)
+        await settle(app, pilot)
+        p = app.screen
+        if key == "r":
+            assert isinstance(p, ClaudeRewindScreen)
+            await pilot.press("m")  # conversation → code
+            await settle(app, pilot)
+            shown = widget_text(app, p.query_one("#rewind-preview"))
+        else:
+            assert isinstance(p, ClaudeRestorePreviewScreen)
+            shown = widget_text(app, p.query_one("#undo-summary"))
+        shown = " ".join(shown.split())
+        assert "is not a journal sidtui wrote; left alone" in shown, shown
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not p.applied
+    assert _project_files(demo, "checkpoints") == before
+    assert journal.read_text() == "[]"

@@ -34,16 +34,19 @@ def journal_path(folder: Path) -> Path:
 def read_journal(folder: Path) -> dict[str, Any] | None:
     """The pending journal of ``folder``; None when there is none.
 
-    A journal that is not a JSON object (hand-edited, a foreign file) is returned as
-    ``{"invalid": reason}`` so the caller can report it rather than guess.
+    A journal that is not a JSON object of sidtui's version (hand-edited, a foreign file),
+    or not a regular file (a symlink, never followed; a FIFO, a folder), or unreadable is
+    returned as ``{"invalid": reason}`` so the caller can report it rather than guess.
     """
     path = journal_path(folder)
     try:
         data = read_regular(path, 16 * 1024 * 1024, follow=False)
     except FileNotFoundError:
         return None
-    except (NotRegularFile, TooBig):
-        return {"invalid": f"{path} is not a journal sidtui wrote"}
+    except NotRegularFile as exc:  # never opened through a link, never waits on a FIFO
+        return {"invalid": f"{path} is not a journal sidtui wrote ({exc.kind})"}
+    except TooBig:
+        return {"invalid": f"{path} is not a journal sidtui wrote (too big)"}
     except OSError as exc:
         return {"invalid": f"cannot read {path}: {exc.strerror or exc}"}
     try:
@@ -53,6 +56,15 @@ def read_journal(folder: Path) -> dict[str, Any] | None:
     if not isinstance(value, dict) or value.get("version") != VERSION:
         return {"invalid": f"{path} is not a journal sidtui wrote"}
     return value
+
+
+def foreign_refusal(journal: dict[str, Any]) -> str | None:
+    """The one-line refusal of a write verb when ``journal`` (a :func:`read_journal` value)
+    is not sidtui's: it is left alone, never finished, removed or written over; None when
+    it is sidtui's."""
+    if "invalid" not in journal:
+        return None
+    return f"{journal['invalid']}; left alone (remove it by hand if it is not sidtui's)"
 
 
 def write_journal(folder: Path, journal: dict[str, Any]) -> None:

@@ -35,6 +35,7 @@ from sidtui.core.checkpoints.index import (
     encode_full,
 )
 from sidtui.core.checkpoints.journal import (
+    foreign_refusal,
     read_journal,
     remove_journal,
     safety_position,
@@ -432,6 +433,8 @@ class CheckpointManager:
     def require_no_journal(self) -> None:
         """Raises :class:`InterruptedPending` when an interrupted run is not finished."""
         j = self.journal
+        if j is not None and (foreign := foreign_refusal(j)) is not None:
+            raise InterruptedPending(foreign)
         if j is not None:
             raise InterruptedPending(
                 f"an interrupted sidtui {j.get('op', 'operation')} (process {j.get('pid')}) "

@@ -22,7 +22,7 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
-from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
+from sidtui.core.checkpoints.journal import foreign_refusal, remove_journal, write_journal
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
 from sidtui.core.checkpoints.restore import (
     FileRestore,
@@ -375,7 +375,7 @@ class CodeRestorer:
 
         Raises:
             CodeRestoreError: refused before anything was written (root, drift, the safety
-                snapshot cannot be saved).
+                snapshot cannot be saved, a pending journal; one not sidtui's: dry run too).
             SessionIsLive: a running Claude Code process writes the session (not forced).
         """
         cps = self.fh.checkpoints
@@ -391,7 +391,7 @@ class CodeRestorer:
             message_id=cp.message_id,
             journal=self.journal_path,
         )
-        if not dry_run and (j := self.pending_journal()) is not None:
+        if (j := self.pending_journal()) is not None and not dry_run:
             raise CodeRestoreError(
                 f"an interrupted sidtui {j.get('op', 'restore')} (process {j.get('pid')}) left "
                 f"{self.journal_path.parent / 'sidtui-journal.json'}; finish it first (any "
@@ -529,10 +529,16 @@ class CodeRestorer:
         return token
 
     def pending_journal(self) -> dict[str, Any] | None:
-        """The journal a killed restore or redo of this session left (None: none, or one
-        sidtui did not write, which the checkpoint manager reports)."""
-        j = read_journal(self.journal_path.parent)
-        return j if j is not None and "invalid" not in j else None
+        """The journal a killed restore or redo of this session left (None: none).
+
+        Raises:
+            CodeRestoreError: a file sidtui did not write is there (left alone, never
+                followed): every code write, dry run too, refuses until it is removed.
+        """
+        j = self.journal.journal  # read_journal of the same folder
+        if j is not None and (foreign := foreign_refusal(j)) is not None:
+            raise CodeRestoreError(foreign)
+        return j
 
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:
         """Finish what a killed restore of this session left (its journal), else None.
@@ -543,6 +549,9 @@ class CodeRestorer:
         One that died after it writes the rest of its files (no new snapshot, no drift
         check: the snapshot holds what they were). A killed ``redo`` left the checkpoint
         manager's own journal: the manager finishes it.
+
+        Raises:
+            CodeRestoreError: not sidtui's (:meth:`pending_journal`), or it cannot be finished.
         """
         j = self.pending_journal()
         if j is None:
@@ -659,7 +668,9 @@ class CodeRestorer:
         )
 
     def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
-        """Take back the latest sidtui restore of this session still in effect."""
+        """Take back the latest sidtui restore of this session still in effect (refused as
+        :meth:`restore_to`: live, root, a journal sidtui did not write)."""
+        self.pending_journal()  # raises for a journal sidtui did not write, dry run too
         if self.view.liveness.live and not force and not dry_run:
             raise SessionIsLive(
                 f"{live_words(self.session_id, self.view.liveness)}; stop it first or pass --force"

@@ -24,6 +24,7 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home
 from sidtui.core.checkpoints.journal import (
     JOURNAL_NAME,
+    foreign_refusal,
     read_journal,
     remove_journal,
     safety_position,
@@ -148,10 +149,8 @@ def finish_interrupted(
         if not dry_run:
             safefs.remove_stale_temps(folder)
         return None
-    if "invalid" in j:
-        raise InterruptedError_(
-            f"{j['invalid']}; left alone (remove it by hand if it is not sidtui's)"
-        )
+    if (foreign := foreign_refusal(j)) is not None:
+        raise InterruptedError_(foreign)
     pid = _pid(j)
     if pid is not None and safefs.pid_running(pid) and pid != os.getpid():
         raise InterruptedError_(

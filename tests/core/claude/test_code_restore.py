@@ -305,3 +305,25 @@ def test_a_backup_above_the_ceiling_or_not_a_file_is_unrecoverable_not_read(sess
     res = _restorer(sess).restore_before("c2", dry_run=True)
     a = next(f for f in res.files if f.path.endswith("a.txt"))
     assert a.action == "skipped" and "unrecoverable" in (a.reason or ""), a  # no wait
+
+
+def test_a_journal_sidtui_did_not_write_refuses_every_entry_point(sess):
+    """The core refuses, not only the CLI's finish-first step: ``restore_to`` (rewind's
+    code step), ``undo``, ``redo`` and ``finish_interrupted``, dry run or not."""
+    r = _restorer(sess)
+    journal = journal_path(sess["home"], CC_SESSION).parent / "sidtui-journal.json"
+    journal.parent.mkdir(parents=True)
+    journal.write_bytes(b'{"op": "undo"}')  # JSON, but no version: not sidtui's
+    calls = (
+        lambda d: r.restore_before("c2", dry_run=d, force=True),
+        lambda d: r.restore_to(0, dry_run=d, force=True, op="rewind"),
+        lambda d: r.undo(dry_run=d, force=True),
+        lambda d: r.redo(dry_run=d, force=True),
+        lambda d: r.finish_interrupted(dry_run=d),
+    )
+    for call in calls:
+        for dry in (True, False):
+            with pytest.raises(CodeRestoreError, match="is not a journal sidtui wrote; left"):
+                call(dry)
+    assert journal.read_bytes() == b'{"op": "undo"}' and _disk(sess) == AFTER
+    assert not journal_path(sess["home"], CC_SESSION).exists()  # no safety snapshot either
