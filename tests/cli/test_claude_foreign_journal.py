@@ -191,3 +191,30 @@ def test_the_read_verbs_say_it(cc, tmp_path, capsys):
     rc, out, _ = run(capsys, [*h, "check", "--session", CC_SESSION])
     assert len([ln for ln in out.splitlines() if ln.startswith("pending ")]) == 1, out
     assert journal.is_symlink()
+
+
+@pytest.mark.parametrize("verb", ["undo", "restore", "rewind-code"])
+def test_a_journal_whose_sidtui_still_runs_is_refused_alike(cc, capsys, verb):
+    """A Claude Code journal sidtui wrote, whose writer (its pid and start time) still
+    runs: another sidtui is mid-restore, so every code write and its dry run refuse, as
+    sid-code's do; nothing is written."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    h, journal = cc
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        started = psutil.Process(child.pid).create_time()
+        body = {"version": 1, "op": "restore", "pid": child.pid, "pidStarted": started}
+        journal.write_text(json.dumps({**body, "token": "t", "claude": {"paths": []}}))
+        before = tree(journal.parents[3])
+        for dry in ([], ["--dry-run"]):
+            code, out, err = run(capsys, [*h, *VERBS[verb], *dry])
+            assert code == 1 and not out
+            assert f"another sidtui (process {child.pid}) is in the middle" in err, err
+        assert tree(journal.parents[3]) == before
+    finally:
+        child.kill()
+        child.wait()

@@ -257,3 +257,39 @@ def test_claude_code_dry_run_predicts_the_real_run(cc, tmp_path, capsys, kind, v
     assert cc_outcome(dry, dry_err, True) == cc_outcome(real, real_err, False), (dry_err, real_err)
     if kind == "files":
         assert "only finishes an interrupted" in dry_err
+
+
+@pytest.mark.parametrize("writer", ["reused", "reused-old-journal", "alive"])
+def test_a_reused_pid_does_not_hold_a_killed_runs_journal(home, capsys, writer):
+    """After a reboot or a pid wrap another process may hold the journal's pid: it is not
+    the writer when it started after it (the start time recorded, else the journal's last
+    write), so the next undo finishes the killed run instead of refusing for good."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    _pending(home, "files")
+    path = next((home / "checkpoints").rglob(JOURNAL))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        started = psutil.Process(child.pid).create_time()
+        j = json.loads(path.read_text())
+        j["pid"] = child.pid
+        if writer == "reused":
+            j["pidStarted"] = started - 3600
+        elif writer == "alive":
+            j["pidStarted"] = started
+        path.write_text(json.dumps(j))
+        if writer == "reused-old-journal":  # a journal from before start times were kept
+            os.utime(path, (started - 3600, started - 3600))
+        code, _, err = run(capsys, ["--home", str(home), "undo", S01])
+        if writer == "alive":
+            assert code == 1 and f"another sidtui (process {child.pid})" in err
+            assert path.exists()
+        else:
+            assert code == 0 and "finished an interrupted" in err, err
+            assert not path.exists()
+    finally:
+        child.kill()
+        child.wait()

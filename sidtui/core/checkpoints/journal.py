@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psutil
 
 from sidtui.core.base import safefs
 from sidtui.core.base.regular import NotRegularFile, TooBig, read_regular
@@ -67,9 +68,66 @@ def foreign_refusal(journal: dict[str, Any]) -> str | None:
     return f"{journal['invalid']}; left alone (remove it by hand if it is not sidtui's)"
 
 
+def journal_refusal(journal: dict[str, Any], folder: Path, what: str = "session") -> str | None:
+    """Why no write may touch ``journal`` (of ``folder``) now, in one line, else None: it
+    is not sidtui's (:func:`foreign_refusal`), or the sidtui that wrote it still runs
+    (:func:`writer_running`; not this process)."""
+    if (foreign := foreign_refusal(journal)) is not None:
+        return foreign
+    pid = journal.get("pid")
+    if pid != os.getpid() and writer_running(journal, folder):
+        op = journal.get("op") or "restore"
+        return f"another sidtui (process {pid}) is in the middle of a {op} of {what}; wait for it to finish"
+    return None
+
+
+def _started(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch); None when it is gone;
+    ``-1.0`` when the system will not say (counted as the same process)."""
+    try:
+        return float(psutil.Process(pid).create_time())
+    except psutil.NoSuchProcess:
+        return None
+    except (psutil.Error, OSError, ValueError):
+        return -1.0
+
+
+#: seconds of slack between two readings of a process's start time
+_START_SLACK = 1.0
+
+
+def writer_running(journal: dict[str, Any], folder: Path) -> bool:
+    """Whether the process that wrote ``journal`` (in ``folder``) still runs: its pid runs
+    *and* is that process — the start time the journal records (``pidStarted``), else a
+    start no later than the journal file's last write. A pid reused after a reboot or a
+    wrap so never holds a killed run's journal (the session's every write would be
+    refused). Our own process counts as running."""
+    pid = journal.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or not safefs.pid_running(pid):
+        return False
+    started = _started(pid)
+    if started is None:
+        return False
+    if started < 0:
+        return True
+    recorded = journal.get("pidStarted")
+    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+        return abs(started - recorded) <= _START_SLACK
+    try:
+        written = os.lstat(journal_path(folder)).st_mtime
+    except OSError:
+        return True
+    return started <= written + _START_SLACK
+
+
 def write_journal(folder: Path, journal: dict[str, Any]) -> None:
-    """Write ``journal`` into ``folder`` atomically (the folder is created when missing)."""
-    body = {"version": VERSION, "pid": os.getpid(), **journal}
+    """Write ``journal`` into ``folder`` atomically (the folder is created when missing),
+    with this process's pid and start time (:func:`writer_running`)."""
+    started = _started(os.getpid())
+    body: dict[str, Any] = {"version": VERSION, "pid": os.getpid()}
+    if started is not None and started >= 0:
+        body["pidStarted"] = started
+    body.update(journal)
     safefs.write_atomic(journal_path(folder), orjson.dumps(body, option=orjson.OPT_INDENT_2))
 
 
@@ -198,7 +256,7 @@ def pending_journals(
                 path,
                 op=str(j.get("op") or ("fork" if fork is not None else "restore")),
                 pid=pid,
-                running=pid is not None and pid != os.getpid() and safefs.pid_running(pid),
+                running=pid is not None and pid != os.getpid() and writer_running(j, path.parent),
                 files=len(paths) if isinstance(paths, list) else None,
                 fork_of=str(source) if fork is not None and source else None,
             )

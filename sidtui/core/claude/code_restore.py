@@ -22,7 +22,7 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
-from sidtui.core.checkpoints.journal import foreign_refusal, remove_journal, write_journal
+from sidtui.core.checkpoints.journal import journal_refusal, remove_journal, write_journal
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
 from sidtui.core.checkpoints.restore import (
     FileRestore,
@@ -532,12 +532,12 @@ class CodeRestorer:
         """The journal a killed restore or redo of this session left (None: none).
 
         Raises:
-            CodeRestoreError: a file sidtui did not write is there (left alone, never
-                followed): every code write, dry run too, refuses until it is removed.
+            CodeRestoreError: not sidtui's (left alone, never followed), or its writer still
+                runs: every code write, dry run too, refuses (``journal_refusal``).
         """
         j = self.journal.journal  # read_journal of the same folder
-        if j is not None and (foreign := foreign_refusal(j)) is not None:
-            raise CodeRestoreError(foreign)
+        if j is not None and (no := journal_refusal(j, self.journal_path.parent)) is not None:
+            raise CodeRestoreError(no)
         return j
 
     def finish_interrupted(self, *, dry_run: bool = False) -> CodeRestoreResult | None:

@@ -24,10 +24,11 @@ from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.home import Home
 from sidtui.core.checkpoints.journal import (
     JOURNAL_NAME,
-    foreign_refusal,
+    journal_refusal,
     read_journal,
     remove_journal,
     safety_position,
+    writer_running,
 )
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.checkpoints.restore import CheckpointError, RestoreResult
@@ -149,14 +150,9 @@ def finish_interrupted(
         if not dry_run:
             safefs.remove_stale_temps(folder)
         return None
-    if (foreign := foreign_refusal(j)) is not None:
-        raise InterruptedError_(foreign)
+    if (refusal := journal_refusal(j, folder, f"session {session_id}")) is not None:
+        raise InterruptedError_(refusal)
     pid = _pid(j)
-    if pid is not None and safefs.pid_running(pid) and pid != os.getpid():
-        raise InterruptedError_(
-            f"another sidtui (process {pid}) is in the middle of a {j.get('op')} of session "
-            f"{session_id}; wait for it to finish"
-        )
     op = str(j.get("op") or "operation")
     if isinstance(j.get("fork"), dict):
         return _finish_fork(home, folder, j, dry_run)
@@ -296,8 +292,7 @@ def finish_forks(home: Home, sessions_folder: Path, *, dry_run: bool = False) ->
         j = read_journal(Path(e.path))
         if not j or "invalid" in j or not isinstance(j.get("fork"), dict):
             continue
-        pid = _pid(j)
-        if pid is not None and safefs.pid_running(pid):
+        if writer_running(j, Path(e.path)):
             continue
         final = str(j["fork"].get("transcript"))
         if os.path.realpath(os.path.dirname(final)) != folder_real:
@@ -305,7 +300,7 @@ def finish_forks(home: Home, sessions_folder: Path, *, dry_run: bool = False) ->
         try:
             out.append(_finish_fork(home, Path(e.path), j, dry_run))
         except (OSError, SidtuiError) as exc:
-            out.append(Finished(str(j.get("op")), pid, False, notes=[f"{e.name}: {exc}"]))
+            out.append(Finished(str(j.get("op")), _pid(j), False, notes=[f"{e.name}: {exc}"]))
     if not dry_run:
         safefs.remove_stale_temps(sessions_folder)
         safefs.remove_stale_temps(home.checkpoints_dir)

@@ -44,7 +44,11 @@ def test_a_journal_whose_writer_runs_is_a_write_in_progress(tmp_path):
     ) as proc:
         write_journal(cps / "s", {"op": "restore", "restore": {"paths": []}})
         j = cps / "s" / "sidtui-journal.json"
-        j.write_bytes(orjson.dumps({**orjson.loads(j.read_bytes()), "pid": proc.pid}))
+        import psutil
+
+        started = psutil.Process(proc.pid).create_time()  # the writer: its pid and start
+        body = {**orjson.loads(j.read_bytes()), "pid": proc.pid, "pidStarted": started}
+        j.write_bytes(orjson.dumps(body))
         [p] = pending_journals(cps)
         proc.stdin.close()
     assert p.running and f"(process {proc.pid}) is writing now" in p.describe()
