@@ -64,9 +64,11 @@ def _decode_pieces(
     streaming: bool = False,
     full: bool = True,
     partial: list | None = None,
+    head: int = 0,
 ) -> tuple[list, list, tuple[int, int, str, bool] | None] | None:
-    """Read and decode a file :data:`PIECE_BYTES` at a time, each piece cut after its last
-    newline (a line longer than a piece is read whole).
+    """Read and decode a file :data:`PIECE_BYTES` at a time from ``head`` (where line 1's
+    record begins: :attr:`RecordFile.head`), each piece cut after its last newline (a
+    line longer than a piece is read whole).
 
     One buffer is reused (a fresh object per piece costs its page faults every time). The
     kernel is asked to read the next piece ahead while this one is decoded
@@ -99,7 +101,7 @@ def _decode_pieces(
     list_decoder = LIST_DECODER_OF[id(decoder)]
     tail: tuple[int, int, str, bool] | None = None  # a torn last line: offset, length, why, \n
     with memoryview(buf) as whole:
-        a = 0
+        a = head
         while a < size:
             n = min(length, size - a)
             src.read_into(whole[1 : n + 1], a)
@@ -164,9 +166,12 @@ def _trimmed_whole(
             + b"\n"
             + source.read(max(0, source.size - 4096), source.size)
         )
-        # (never a huge file whole in memory: a sidechain read in pieces keeps its edges)
-        if trim_whole_file(edges) is not edges and source.size <= piece_limits.PIECE_MIN_BYTES:
-            source, data = None, source.read(0, source.size)
+        if trim_whole_file(edges) is not edges:
+            if source.size <= piece_limits.PIECE_MIN_BYTES:
+                source, data = None, source.read(0, source.size)
+            elif (span := head_trim(edges)) is not None:  # a BOM on a big sidechain's line 1
+                a, b = span  # (never a huge file whole in memory: read from its head)
+                return source, data, (a, source.size - (len(edges) - b)), a
     if source is not None:
         return source, data, None, 0
     span = head_trim(data)  # the usual trim (a BOM): decoded in place, no copy
@@ -251,7 +256,7 @@ def scan_records(
             None
             if limit < piece_limits.PIECE_BYTES
             else _decode_pieces(
-                source, decoder, digest, rf, on_piece, streaming, not chain_only, partial
+                source, decoder, digest, rf, on_piece, streaming, not chain_only, partial, head
             )
         )
     elif len(data) > limit and line_longer(data, limit):
