@@ -53,6 +53,8 @@ class SessionLoaded(Message):
         stat: (size, mtime_ns) of the file when it was read.
         seconds: how long the read took.
         reload: a re-read of the open session (keep the reader's position).
+        pending: the journals killed sidtui writes of it left (``PendingJournal``; the
+            next undo, redo, restore or rewind finishes them).
     """
 
     view: Any
@@ -63,6 +65,7 @@ class SessionLoaded(Message):
     stat: tuple[int, int]
     seconds: float
     reload: bool = False
+    pending: list = field(default_factory=list)
 
 
 @dataclass

@@ -370,3 +370,20 @@ async def test_undo_of_the_file_selected_in_the_file_list(tmp_path):
         assert u.applied
         assert _read(path) == next(f.new for f in cli.files if f.path == path)
         assert {f: _read(f) for f in others} == others
+
+
+async def test_a_pending_restore_is_said_in_the_session_header(tmp_path, monkeypatch):
+    """A killed undo's journal is said when its session opens, as `ls` and `show` say it:
+    the header's state gains "(restore pending)", counted as a warning, and a toast says
+    what it left."""
+    demo, sid, mgr, targets = _kill_an_undo(tmp_path, monkeypatch)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        s, _ = await _checkpoints(app, pilot, sid)
+        head = str(s.query_one("#session-head").render())
+        assert "(restore pending)" in head, head
+        assert [p.session for p in s.pending] == [sid]
+        assert any("was killed" in n.message for n in app._notifications), [
+            n.message for n in app._notifications
+        ]

@@ -96,6 +96,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         super().__init__()
         self.sf = sf
         self.view = None
+        self.pending: list = []  # journals killed sidtui writes of this session left
         self.then = then
         self.find_query = find
         self.at_line = at_line
@@ -155,6 +156,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         from textual.worker import get_current_worker
 
         from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.checkpoints.journal import pending_journals
         from sidtui.core.views.session import open_session
 
         t0 = time.monotonic()
@@ -166,6 +168,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 chain = ChainIndex(view)
                 # The layout (line of every entry) is O(messages): done here, not in the UI.
                 starts = layout(conversation, width)
+            pending = pending_journals(self.app.home.checkpoints_dir, [self.sf.session_id])
         except (SidtuiError, OSError) as exc:
             self.post_message(SessionLoadFailed(load_error_text(self.sf, exc)))
             return
@@ -181,6 +184,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 (st.st_size, st.st_mtime_ns),
                 time.monotonic() - t0,
                 reload,
+                pending,
             )
         )
 
@@ -201,6 +205,11 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
         self.view = msg.view
+        said = {p.describe() for p in self.pending}
+        self.pending = msg.pending  # what `ls` and `show` say of a killed write, said here too
+        for p in msg.pending:
+            if p.describe() not in said:
+                self.notify(p.describe(), title="a killed sidtui write", severity="warning")
         self.read_done(msg.stat, msg.seconds)
         self.query_one("#tabs").loading = False
         self._show_head()
@@ -276,6 +285,8 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             state, colour = "live: " + state, "bold magenta"
         elif v.liveness.stale:
             state += " (stale)"  # a dead process left its registration, as `ls` says
+        if self.pending:
+            state, colour = state + " (restore pending)", "bold yellow"  # as `ls` says
         size = human_size(self._stat[0] if self._stat else 0)
         records = len(v.rf.records) if v.rf is not None else len(v.loaded.messages)
         model = v.loaded.model
@@ -295,7 +306,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         parts = [plural(records, "record"), size, plural(messages, "message")]
         if started:
             parts.append(f"started {short_time(started)}")
-        parts.append(plural(len(v.warnings), "warning"))
+        parts.append(plural(len(v.warnings) + len(self.pending), "warning"))
         line2 = Text(" " + " · ".join(parts), style="dim", no_wrap=True, overflow="ellipsis")
         self.query_one("#session-head", Static).update(Text("\n").join([line1, line2]))
 
