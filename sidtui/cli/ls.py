@@ -399,7 +399,7 @@ LEGEND = {
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
     PENDING: "a killed sidtui undo, restore or rewind left its files half restored (see "
-    "the warning); the next undo, redo or restore of it finishes that first",
+    "the warning); the next undo, redo, restore or rewind of it finishes that first",
 }
 
 

@@ -150,7 +150,7 @@ def safety_position(index: Any, token: str) -> int:
 @dataclass(frozen=True)
 class PendingJournal:
     """A journal left in ``<folder>/<session>/`` by a sidtui write not finished: its files
-    may be half written until the next undo, redo or restore of the session finishes it.
+    may be half written until the next undo, redo, restore or rewind of the session finishes it.
 
     Attributes:
         session_id: the folder's name (for a fork: the incomplete copy's id).
@@ -196,7 +196,7 @@ class PendingJournal:
             )
         return (
             f"an interrupted sidtui {self.op} of {self.session_id} is pending{killed}{files}; "
-            "the next undo, redo or restore of it finishes it first"
+            "the next undo, redo, restore or rewind of it finishes it first"
         )
 
     def to_json(self) -> dict[str, Any]:
