@@ -20,7 +20,7 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.checkpoints.evict import inherit_from
-from sidtui.core.checkpoints.journal import remove_journal, write_journal
+from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
 from sidtui.core.edits.interrupted import finish_forks
 from sidtui.core.edits.points import get_point
 from sidtui.core.transcript.chain import ChainResult
@@ -211,11 +211,14 @@ def _inherit_checkpoints(
     warnings: list[str],
     before_ms: int | None = None,
     dry_run: bool = False,
+    leave_out: str | None = None,
 ) -> int:
     """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt
-    (``dry_run``: only count them)."""
-    res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms, dry_run)
+    (``dry_run``: only count them; ``leave_out``: a pending journal's token)."""
+    res = inherit_from(
+        home, source_id, child_id, int(time.time() * 1000), before_ms, dry_run, leave_out
+    )
     if res.warning:
         warnings.append(res.warning)
     return res.copied
@@ -231,6 +234,7 @@ def write_copy(
     inherit_before_ms: int | None = None,
     op: str = "fork",
     before_rename: Callable[[ForkResult, dict[str, Any]], None] | None = None,
+    leave_out: str | None = None,
 ) -> ForkResult:
     """Write a new session from chain records ``indexes`` of ``view`` (a SessionView).
 
@@ -251,6 +255,8 @@ def write_copy(
         before_rename: ``(result, journal) -> None`` run once the copy is complete but
             before it becomes visible (a rewind's file step); an exception it raises
             removes the copy (so it must raise before changing a project file).
+        leave_out: the token of the source's pending journal: its safety snapshot is not
+            inherited (:func:`pending_journal`).
 
     Raises:
         ForkError: the new file could not be written (nothing is left half-written:
@@ -284,7 +290,13 @@ def write_copy(
     if dry_run:  # what the real run inherits, counted (its new id is not known yet)
         if inherit:
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home, source_id, new_id, result.warnings, inherit_before_ms, dry_run=True
+                view.home,
+                source_id,
+                new_id,
+                result.warnings,
+                inherit_before_ms,
+                dry_run=True,
+                leave_out=leave_out,
             )
         return result
     ckpt = view.home.checkpoints_dir / new_id
@@ -308,7 +320,12 @@ def write_copy(
     try:
         if inherit:
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home, source_id, new_id, result.warnings, inherit_before_ms
+                view.home,
+                source_id,
+                new_id,
+                result.warnings,
+                inherit_before_ms,
+                leave_out=leave_out,
             )
         _write_transcript(
             view,
@@ -448,6 +465,7 @@ def fork(
         point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
     extra = {"toPoint": point.id} if point is not None else None
+    pending, token = pending_journal(view)
     result = write_copy(
         view,
         list(indexes),
@@ -456,9 +474,25 @@ def fork(
         inherit_before_ms=None if (point is None or inherit_all) else point.timestamp_ms,
         op=op,
         before_rename=before_rename,
+        leave_out=token,
     )
-    result.warnings[:0] = leftovers
+    result.warnings[:0] = leftovers + ([pending] if pending else [])
     return result
+
+
+def pending_journal(view) -> tuple[str | None, str | None]:
+    """The source's pending journal (a killed undo, redo, restore or rewind in place):
+    ``(the warning, its token)``; the journal stays with the source, so a fork inherits
+    none of its safety snapshot. ``(None, None)`` when there is none."""
+    j = read_journal(view.home.checkpoints_dir / view.session_id)
+    if j is None:
+        return None, None
+    token = j.get("token")
+    return (
+        f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; a "
+        "fork leaves it so (the next undo, redo, restore or rewind in place finishes it)",
+        token if isinstance(token, str) else None,
+    )
 
 
 def finish_leftovers(
