@@ -211,14 +211,15 @@ def _inherit_checkpoints(
     warnings: list[str],
     before_ms: int | None = None,
     dry_run: bool = False,
-    leave_out: str | None = None,
 ) -> int:
     """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt
-    (``dry_run``: only count them; ``leave_out``: a pending journal's token)."""
-    res = inherit_from(
-        home, source_id, child_id, int(time.time() * 1000), before_ms, dry_run, leave_out
-    )
+    (``dry_run``: only count them). The safety snapshot of a journal pending in the source
+    is never inherited: the journal stays with the source (:func:`pending_journal`)."""
+    token = (read_journal(home.checkpoints_dir / source_id) or {}).get("token")
+    now = int(time.time() * 1000)
+    leave_out = token if isinstance(token, str) else None
+    res = inherit_from(home, source_id, child_id, now, before_ms, dry_run, leave_out)
     if res.warning:
         warnings.append(res.warning)
     return res.copied
@@ -234,7 +235,6 @@ def write_copy(
     inherit_before_ms: int | None = None,
     op: str = "fork",
     before_rename: Callable[[ForkResult, dict[str, Any]], None] | None = None,
-    leave_out: str | None = None,
 ) -> ForkResult:
     """Write a new session from chain records ``indexes`` of ``view`` (a SessionView).
 
@@ -255,8 +255,6 @@ def write_copy(
         before_rename: ``(result, journal) -> None`` run once the copy is complete but
             before it becomes visible (a rewind's file step); an exception it raises
             removes the copy (so it must raise before changing a project file).
-        leave_out: the token of the source's pending journal: its safety snapshot is not
-            inherited (:func:`pending_journal`).
 
     Raises:
         ForkError: the new file could not be written (nothing is left half-written:
@@ -290,13 +288,7 @@ def write_copy(
     if dry_run:  # what the real run inherits, counted (its new id is not known yet)
         if inherit:
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home,
-                source_id,
-                new_id,
-                result.warnings,
-                inherit_before_ms,
-                dry_run=True,
-                leave_out=leave_out,
+                view.home, source_id, new_id, result.warnings, inherit_before_ms, dry_run=True
             )
         return result
     ckpt = view.home.checkpoints_dir / new_id
@@ -320,12 +312,7 @@ def write_copy(
     try:
         if inherit:
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home,
-                source_id,
-                new_id,
-                result.warnings,
-                inherit_before_ms,
-                leave_out=leave_out,
+                view.home, source_id, new_id, result.warnings, inherit_before_ms
             )
         _write_transcript(
             view,
@@ -465,7 +452,6 @@ def fork(
         point = get_point(view, point)  # still on the live chain of the file as it is now
     indexes = view.chain.chain if point is None else _chain_before(view, point)
     extra = {"toPoint": point.id} if point is not None else None
-    pending, token = pending_journal(view)
     result = write_copy(
         view,
         list(indexes),
@@ -474,24 +460,21 @@ def fork(
         inherit_before_ms=None if (point is None or inherit_all) else point.timestamp_ms,
         op=op,
         before_rename=before_rename,
-        leave_out=token,
     )
+    pending = pending_journal(view)
     result.warnings[:0] = leftovers + ([pending] if pending else [])
     return result
 
 
-def pending_journal(view) -> tuple[str | None, str | None]:
-    """The source's pending journal (a killed undo, redo, restore or rewind in place):
-    ``(the warning, its token)``; the journal stays with the source, so a fork inherits
-    none of its safety snapshot. ``(None, None)`` when there is none."""
+def pending_journal(view) -> str | None:
+    """The warning for a journal pending in ``view``'s session (a killed undo, redo,
+    restore or rewind in place), which a fork leaves there; None when there is none."""
     j = read_journal(view.home.checkpoints_dir / view.session_id)
     if j is None:
-        return None, None
-    token = j.get("token")
+        return None
     return (
         f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; a "
-        "fork leaves it so (the next undo, redo, restore or rewind in place finishes it)",
-        token if isinstance(token, str) else None,
+        "fork leaves it so (the next undo, redo, restore or rewind in place finishes it)"
     )
 
 

@@ -391,7 +391,7 @@ def rewind(
             "the session is live: the fork copies what is on disk now (the agent may still "
             "be adding to it)"
         )
-    if as_fork and (pending := pending_journal(view)[0]):
+    if as_fork and (pending := pending_journal(view)):
         result.warnings.append(pending)
     if dry_run and as_fork and _fork_leftovers(view, result, dry_run=True):
         return result
