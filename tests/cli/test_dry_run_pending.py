@@ -210,6 +210,33 @@ def test_the_reported_case_says_one_thing(home, capsys):
     assert path.read_text() == "[]"
 
 
+def test_a_fork_leaves_the_pending_restore_and_its_safety_snapshot(home, capsys):
+    """The tester's case: ``fork S`` while a killed restore was pending said nothing, and
+    the fork inherited that run's safety snapshot (which "reverts" every agent batch) but
+    not its journal, so undo on the fork said "nothing to undo" though no file had been
+    restored. It now warns as ``rewind --fork`` does and inherits the history as it was."""
+    _pending(home, "files")
+    capsys.readouterr()
+    h = ["--home", str(home)]
+    token = json.loads((home / "checkpoints" / S01 / JOURNAL).read_text())["token"]
+    assert main([*h, "fork", S01, "--dry-run"]) == 0
+    assert "a fork leaves it so" in " ".join(capsys.readouterr().out.split())  # Rich wraps
+    _, dry, _ = run(capsys, [*h, "fork", S01, "--dry-run", "--json"])
+    rc, real, err = run(capsys, [*h, "fork", S01, "--json"])
+    assert rc == 0, err
+    for doc in (dry, real):
+        assert any("a fork leaves it so" in w for w in doc["warnings"]), doc
+    assert dry["checkpoints_inherited"] == real["checkpoints_inherited"] > 0
+    child = json.loads((home / "checkpoints" / real["session_id"] / "index.json").read_text())
+    assert len(child["snapshots"]) == real["checkpoints_inherited"]
+    assert all(s.get("sidtuiJournal") != token for s in child["snapshots"])
+    assert (home / "checkpoints" / S01 / JOURNAL).exists()  # the source's, left so
+    rc = main([*h, "undo", real["session_id"], "--dry-run", "--force"])  # fixture drift
+    out, err = capsys.readouterr()
+    assert rc == 0 and "nothing to undo" not in err + out, err
+    assert out.startswith("---") and "+++" in out  # the files the fork's undo writes
+
+
 # --------------------------------------------------------------------------- Claude Code
 
 

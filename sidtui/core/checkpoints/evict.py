@@ -236,6 +236,7 @@ def inherit_from(
     now_ms: int,
     before_ms: int | None = None,
     dry_run: bool = False,
+    leave_out: str | None = None,
 ) -> InheritResult:
     """Copy ``src_id``'s checkpoints into ``dst_id``'s empty index (fork, FORMAT.md §10.11).
 
@@ -245,6 +246,9 @@ def inherit_from(
             touched, and undoing them from the fork would be wrong. ``latestFullMap`` is
             recomputed from what is kept.
         dry_run: count what would be inherited, write nothing (a fork's dry run).
+        leave_out: [sidtui] the token of the source's pending journal: its safety snapshot
+            (``sidtuiJournal``) is left out, so the child's history is the source's before
+            the killed run (the journal stays with the source).
 
     Never raises for a bad source: the child keeps an empty history and gets a warning.
     """
@@ -270,12 +274,17 @@ def inherit_from(
         if not isinstance(next_id, int) or isinstance(next_id, bool):
             next_id = len(snaps) + 1
         lfm = src.data.get("latestFullMap")
-        if before_ms is not None:
-            snaps = [
-                s
-                for s in snaps
-                if isinstance(s.get("timestamp"), (int, float)) and s["timestamp"] < before_ms
-            ]
+        kept = [
+            s
+            for s in snaps
+            if (leave_out is None or s.get("sidtuiJournal") != leave_out)
+            and (
+                before_ms is None
+                or (isinstance(s.get("timestamp"), (int, float)) and s["timestamp"] < before_ms)
+            )
+        ]
+        if before_ms is not None or len(kept) != len(snaps):
+            snaps = kept
             lfm = {}
             for s in snaps:
                 for e in s.get("files") or []:

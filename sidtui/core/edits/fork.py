@@ -20,7 +20,7 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.checkpoints.evict import inherit_from
-from sidtui.core.checkpoints.journal import remove_journal, write_journal
+from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
 from sidtui.core.edits.interrupted import finish_forks
 from sidtui.core.edits.points import get_point
 from sidtui.core.transcript.chain import ChainResult
@@ -214,8 +214,12 @@ def _inherit_checkpoints(
 ) -> int:
     """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt
-    (``dry_run``: only count them)."""
-    res = inherit_from(home, source_id, child_id, int(time.time() * 1000), before_ms, dry_run)
+    (``dry_run``: only count them). The safety snapshot of a journal pending in the source
+    is never inherited: the journal stays with the source (:func:`pending_journal`)."""
+    token = (read_journal(home.checkpoints_dir / source_id) or {}).get("token")
+    now = int(time.time() * 1000)
+    leave_out = token if isinstance(token, str) else None
+    res = inherit_from(home, source_id, child_id, now, before_ms, dry_run, leave_out)
     if res.warning:
         warnings.append(res.warning)
     return res.copied
@@ -457,8 +461,21 @@ def fork(
         op=op,
         before_rename=before_rename,
     )
-    result.warnings[:0] = leftovers
+    pending = pending_journal(view)
+    result.warnings[:0] = leftovers + ([pending] if pending else [])
     return result
+
+
+def pending_journal(view) -> str | None:
+    """The warning for a journal pending in ``view``'s session (a killed undo, redo,
+    restore or rewind in place), which a fork leaves there; None when there is none."""
+    j = read_journal(view.home.checkpoints_dir / view.session_id)
+    if j is None:
+        return None
+    return (
+        f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; a "
+        "fork leaves it so (the next undo, redo, restore or rewind in place finishes it)"
+    )
 
 
 def finish_leftovers(

@@ -21,6 +21,7 @@ from sidtui.core.checkpoints.journal import read_journal, remove_journal
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.batches import post_image_of
 from sidtui.core.edits.fork import fork as fork_session
+from sidtui.core.edits.fork import pending_journal
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
 from sidtui.core.edits.marker import MarkerError, append_marker
 from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
@@ -390,11 +391,8 @@ def rewind(
             "the session is live: the fork copies what is on disk now (the agent may still "
             "be adding to it)"
         )
-    if as_fork and (j := read_journal(view.home.checkpoints_dir / view.session_id)):
-        result.warnings.append(
-            f"an interrupted sidtui {j.get('op', 'operation')} of this session is pending; a "
-            "fork leaves it so (the next undo, redo, restore or rewind in place finishes it)"
-        )
+    if as_fork and (pending := pending_journal(view)):
+        result.warnings.append(pending)
     if dry_run and as_fork and _fork_leftovers(view, result, dry_run=True):
         return result
     flush_pending_writes(view.file.path)
@@ -511,7 +509,7 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
         before_rename=file_step if code else None,
     )
     result.fork = child
-    result.warnings.extend(child.warnings)
+    result.warnings.extend(w for w in child.warnings if w not in result.warnings)
     if steps:
         step = steps[0]
         _apply_step(result, step)
