@@ -360,6 +360,24 @@ class _Killed(BaseException):
     """Stands for a kill between the safety snapshot and the file writes."""
 
 
+async def _preview(app, pilot, demo, key):
+    """Open the checkpoints session's undo (``u``) or code rewind (``r``) preview:
+    ``(screen, its text on one line)``."""
+    await _open(app, pilot, demo, "checkpoints")
+    await pilot.press(key)
+    await settle(app, pilot)
+    p = app.screen
+    if key == "r":
+        assert isinstance(p, ClaudeRewindScreen)
+        await pilot.press("m")  # conversation → code
+        await settle(app, pilot)
+        shown = widget_text(app, p.query_one("#rewind-preview"))
+    else:
+        assert isinstance(p, ClaudeRestorePreviewScreen)
+        shown = widget_text(app, p.query_one("#undo-summary"))
+    return p, " ".join(shown.split())
+
+
 @pytest.mark.parametrize("key", ["u", "r"])
 async def test_a_killed_restore_is_what_the_preview_shows_and_applying_does(demo, monkeypatch, key):
     """While a killed restore is pending, the undo preview and the code rewind preview
@@ -383,19 +401,7 @@ async def test_a_killed_restore_is_what_the_preview_shows_and_applying_does(demo
     before = _project_files(demo, "checkpoints")
     app = _app(demo)
     async with app.run_test(size=(140, 45)) as pilot:
-        await _open(app, pilot, demo, "checkpoints")
-        await pilot.press(key)
-        await settle(app, pilot)
-        p = app.screen
-        if key == "r":
-            assert isinstance(p, ClaudeRewindScreen)
-            await pilot.press("m")  # conversation → code
-            await settle(app, pilot)
-            shown = widget_text(app, p.query_one("#rewind-preview"))
-        else:
-            assert isinstance(p, ClaudeRestorePreviewScreen)
-            shown = widget_text(app, p.query_one("#undo-summary"))
-        shown = " ".join(shown.split())
+        p, shown = await _preview(app, pilot, demo, key)
         assert "a real run only finishes an interrupted sidtui restore" in shown, shown
         assert f"{len(targets)} more file(s) to write" in shown
         assert _project_files(demo, "checkpoints") == before  # the preview wrote nothing
@@ -419,19 +425,7 @@ async def test_a_journal_sidtui_did_not_write_is_refused_by_the_preview(demo, ke
     before = _project_files(demo, "checkpoints")
     app = _app(demo)
     async with app.run_test(size=(140, 45)) as pilot:
-        await _open(app, pilot, demo, "checkpoints")
-        await pilot.press(key)
-        await settle(app, pilot)
-        p = app.screen
-        if key == "r":
-            assert isinstance(p, ClaudeRewindScreen)
-            await pilot.press("m")  # conversation → code
-            await settle(app, pilot)
-            shown = widget_text(app, p.query_one("#rewind-preview"))
-        else:
-            assert isinstance(p, ClaudeRestorePreviewScreen)
-            shown = widget_text(app, p.query_one("#undo-summary"))
-        shown = " ".join(shown.split())
+        p, shown = await _preview(app, pilot, demo, key)
         assert "is not a journal sidtui wrote; left alone" in shown, shown
         await pilot.press("y")
         await settle(app, pilot)
