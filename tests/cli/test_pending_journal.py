@@ -70,7 +70,9 @@ def test_ls_marks_the_rows_and_says_each_once(homes, capsys):
     assert len(warned) == 2, err
     assert f"undo of {S01} is pending" in warned[0] and "file(s) may be half restored" in warned[0]
     assert f"restore of {CC_SESSION} is pending" in warned[1]
-    assert all("the next undo, redo, restore or rewind of it finishes it first" in w for w in warned)
+    assert all(
+        "the next undo, redo, restore or rewind of it finishes it first" in w for w in warned
+    )
     marked = [ln for ln in out.splitlines() if "(restore pending)" in ln]
     assert len(marked) == 2 and S01 in marked[0] and CC_SESSION in marked[1], out
     assert any(ln.startswith("restore pending: ") for ln in out.splitlines())
