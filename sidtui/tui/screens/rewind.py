@@ -256,10 +256,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             head.append(printable(f"⚠ a real run is refused: {msg.refusal}\n"), style="yellow")
         parts: list = [head]
         if msg.finishing_files:
-            t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
-            t.add_column("action", width=10)
-            t.add_column("path", ratio=1)
-            t.add_column("why", style="dim", ratio=1)
+            t = _files_table()
             for f in msg.finishing_files:
                 t.add_row(plain(f.action), plain(printable(f.path)), plain(f.reason))
             parts.append(t)
@@ -324,10 +321,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 t.add_row("…", "", f"and {len(res.dropped) - 60} more")
             parts.append(t)
         if res.files:
-            t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
-            t.add_column("action", width=10)
-            t.add_column("path", ratio=1)
-            t.add_column("why", style="dim", ratio=1)
+            t = _files_table()
             for f in res.files:
                 warn = self.drift.get(f.get("path"))
                 why = f"⚠ {warn}" if warn else f.get("reason")
@@ -469,3 +463,12 @@ def rewind_drift(result) -> list[tuple[str, str]]:
         )
         for d in result.drift
     ]
+
+
+def _files_table() -> Table:
+    """The preview's files: action, path, why (rows added by the caller)."""
+    t = Table(title="Files", title_justify="left", show_edge=False, expand=True)
+    t.add_column("action", width=10)
+    t.add_column("path", ratio=1)
+    t.add_column("why", style="dim", ratio=1)
+    return t

@@ -156,7 +156,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         from textual.worker import get_current_worker
 
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.checkpoints.journal import pending_journals
+        from sidtui.core.sources.sidcode import SidCodeSource
         from sidtui.core.views.session import open_session
 
         t0 = time.monotonic()
@@ -168,7 +168,8 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 chain = ChainIndex(view)
                 # The layout (line of every entry) is O(messages): done here, not in the UI.
                 starts = layout(conversation, width)
-            pending = pending_journals(self.app.home.checkpoints_dir, [self.sf.session_id])
+            # the read verbs' own call (`ls`, `show`): what killed sidtui writes left
+            pending = SidCodeSource(self.app.home).pending_journals([self.sf.session_id])
         except (SidtuiError, OSError) as exc:
             self.post_message(SessionLoadFailed(load_error_text(self.sf, exc)))
             return
