@@ -37,7 +37,7 @@ class ChainDigest:
     Run per chunk while its records are hot in cache: follows the whole-linear-chain test
     (every parent is the previous record's uuid, the first has none, no uuid repeats —
     then the agent's walk takes every line), makes each parent uuid the very string of its
-    parent record's uuid, and (``full``: a file read in pieces) shares one copy of each
+    parent record's uuid, and (``full``: a full scan of a big file) shares one copy of each
     record type and role. The strings this frees are reused by the next chunk's, which
     lowers the scan's peak memory by about a fifth of the file's size on a linear session.
     """
@@ -51,7 +51,9 @@ class ChainDigest:
         self.count = 0
 
     def feed(self, part: list, full: bool) -> None:
-        if not full:  # short-lived or small (a chain-only scan, bytes in memory): the chain test
+        if (
+            not full
+        ):  # short-lived or small (a chain-only scan, a file under 16 MiB): the chain test
             self._feed_chain(part)
             return
         shared = _SHARED
