@@ -23,3 +23,14 @@ def test_cases_are_vendored() -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name[:-12]}")
 def test_agrees_with_the_agent(case, tmp_path) -> None:
     assert oracle_case_disagreements(case, tmp_path) == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name[:-12]}")
+def test_agrees_with_the_agent_read_in_pieces(case, tmp_path, monkeypatch) -> None:
+    """The same, with every file read in pieces as a big file is (``FileSource``, 4 KiB a
+    piece): the piece path must read each case as the whole-buffer path does."""
+    from sidtui.core.transcript import source as transcript_source
+
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", 4096)
+    assert oracle_case_disagreements(case, tmp_path) == []

@@ -24,6 +24,8 @@ from sidtui.core.transcript.source import (
     line_ceiling,
     read_long_line,
     skip_reason,
+    source_edges,
+    source_head_trim,
     streaming_breaks,
     trim_and_span,
     trim_whole_file,
@@ -161,17 +163,14 @@ def _trimmed_whole(
     (see :attr:`RecordFile.trimmed` and :attr:`RecordFile.head`). A small file given in
     pieces whose edges the trim changes is read whole first."""
     if source is not None:  # (a small sparse file; pieces of a small file in tests)
-        edges = (
-            source.read(0, min(4096, source.size))
-            + b"\n"
-            + source.read(max(0, source.size - 4096), source.size)
-        )
+        edges = source_edges(source)
         if trim_whole_file(edges) is not edges:
             if source.size <= piece_limits.PIECE_MIN_BYTES:
                 source, data = None, source.read(0, source.size)
-            elif (span := head_trim(edges)) is not None:  # a BOM on a big sidechain's line 1
-                a, b = span  # (never a huge file whole in memory: read from its head)
-                return source, data, (a, source.size - (len(edges) - b)), a
+            elif (span := source_head_trim(source, edges)) is not None:
+                # a BOM on a big sidechain's line 1: never a huge file whole in memory,
+                # read from its head
+                return source, data, span, span[0]
     if source is not None:
         return source, data, None, 0
     span = head_trim(data)  # the usual trim (a BOM): decoded in place, no copy
@@ -276,7 +275,11 @@ def scan_records(
             on_piece.abandon()
         if source is not None:  # never whole in memory; pieces decoded before are kept
             prefix = (partial[0], partial[1]) if partial and not chain_only else None
-            return scan_tolerant_source(source, start_line, streaming, prefix)
+            # (line 1 begins after the trimmed head here too: a blank line anywhere must
+            # not undo the trim)
+            rf = scan_tolerant_source(source, start_line, streaming, prefix, head)
+            rf.trimmed = trimmed
+            return rf
         if head:  # the per-line scan reads a trimmed copy
             data = trim_and_span(data)[0]
         rf = scan_tolerant(data, start_line, base_offset, streaming)

@@ -350,6 +350,25 @@ def head_trim(data: bytes) -> tuple[int, int] | None:
     return a, b
 
 
+def source_edges(src: FileSource) -> bytes:
+    """A file read in pieces, as far as its whole-file trim can see: its first and last
+    4 KiB joined by a ``\n`` (the trim never crosses a line's content)."""
+    return src.read(0, min(4096, src.size)) + b"\n" + src.read(max(0, src.size - 4096), src.size)
+
+
+def source_head_trim(src: FileSource, edges: bytes | None = None) -> tuple[int, int] | None:
+    """:func:`head_trim` of a file read in pieces, in file offsets: ``(a, b)`` when the
+    agent's trim takes only a head glued to line 1 (line 1's record begins at ``a``), else
+    None. ``edges``: :func:`source_edges` when already read."""
+    if edges is None:
+        edges = source_edges(src)
+    span = head_trim(edges)
+    if span is None:
+        return None
+    a, b = span
+    return a, src.size - (len(edges) - b)
+
+
 def trim_note(data: bytes | FileSource, trimmed: tuple[int, int]) -> str:
     """What the agent's whole-file trim took away, in words (``data``: the file's bytes
     as read, before :func:`trim_whole_file`, or the file read in pieces)."""

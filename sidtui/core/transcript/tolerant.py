@@ -28,6 +28,7 @@ from sidtui.core.transcript.source import (
     nul_reason,
     read_long_line,
     skip_reason,
+    source_head_trim,
     streaming_breaks,
 )
 from sidtui.core.transcript.structs import (
@@ -258,20 +259,30 @@ def scan_tolerant_source(
     start_line: int = 0,
     streaming: bool = False,
     prefix: tuple[list, list[tuple[int, int, int]]] | None = None,
+    head: int | None = None,
 ) -> RecordFile:
-    """:func:`scan_tolerant` of a file read in pieces: one piece and one line (at most
-    :func:`line_ceiling` bytes) in memory at a time, holes never read; records are read
-    back from the file (``rf.source``).
+    """:func:`scan_tolerant` of a whole file read in pieces: one piece and one line (at
+    most :func:`line_ceiling` bytes) in memory at a time, holes never read; records are
+    read back from the file (``rf.source``).
 
     ``prefix``: ``(structs, pieces)`` the fast scan decoded before it met a line that
     needs these rules (its pieces ``(file offset, length, first record)``, one struct
     per line, from the file's start): taken as they are, not decoded again.
+
+    ``head``: where line 1's content begins — after a byte-order mark or other
+    whitespace glued to it that the agent's whole-file trim takes away
+    (:func:`source_head_trim`); None: found from the file's edges when the agent reads
+    it whole (not ``streaming``, ``start_line`` 0), and then ``rf.trimmed`` set.
     """
     rf = RecordFile(data=b"", source=src)
+    if head is None:
+        span = None if streaming or start_line else source_head_trim(src)
+        head = 0 if span is None else span[0]
+        rf.trimmed = span
     limit = line_ceiling()
     size = src.size
     line_no = start_line
-    pos = 0
+    pos = head
     buf, buf_at = b"", 0
     if prefix is not None:
         objs, pieces = prefix
@@ -279,7 +290,7 @@ def scan_tolerant_source(
             upto = pieces[j + 1][2] if j + 1 < len(pieces) else len(objs)
             got = _add_lines(rf, src.read(a, a + n), n, a, line_no, objs[first:upto], streaming)
             if got is None:  # (cannot be) read it all again by these rules
-                return scan_tolerant_source(src, start_line, streaming)
+                return scan_tolerant_source(src, start_line, streaming, None, head)
             line_no, pos = got, a + n
     while pos < size:
         if pos >= buf_at + len(buf):

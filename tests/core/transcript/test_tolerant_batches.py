@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.transcript import loader as transcript_loader
@@ -36,6 +36,10 @@ _ODD = st.sampled_from(
         b'{"type":"user_message","message":{"role":"user","content":"a string"}}',
     ]
 )
+
+
+_BOM_METADATA = b"\xef\xbb\xbf" + b'{"type":"metadata","key":"k","value":1,"uuid":"m1"}'
+_ONE_USER = {"type": "user_message", "role": "user", "content": [], "meta": None, "mode": None}
 
 
 def _odd_file(specs, odd, crlf: bool) -> bytes:
@@ -160,6 +164,13 @@ def test_a_bad_line_mid_file_keeps_the_other_pieces_batched(tmp_path, monkeypatc
     piece=st.sampled_from([64, 300, 1500]),
     streamed=st.booleans(),
 )
+# a BOM glued to line 1 and a blank line: the per-line scan kept the BOM (issue 32)
+@example(
+    specs=[_ONE_USER], odd=[(0, _BOM_METADATA), (2, b"")], crlf=False, piece=64, streamed=False
+)
+@example(
+    specs=[_ONE_USER], odd=[(0, _BOM_METADATA), (1, b"")], crlf=True, piece=300, streamed=False
+)
 def test_the_pieces_decoded_before_an_odd_line_are_kept(
     tmp_path_factory, specs, odd, crlf, piece, streamed
 ):
@@ -176,3 +187,24 @@ def test_the_pieces_decoded_before_an_odd_line_are_kept(
         per_line = scan_tolerant_source(_source(tmp, data), 0, streamed)
     if not got.is_fast:
         assert _scan_shape(got) == _scan_shape(per_line)
+
+
+@pytest.mark.parametrize("blank_at", [1, 2])
+@pytest.mark.parametrize("piece", [64, 4096])
+def test_a_bom_on_line_1_stays_trimmed_past_a_blank_line(tmp_path, monkeypatch, blank_at, piece):
+    """The agent trims a byte-order mark glued to line 1 of a file it reads whole; a blank
+    line sends the scan of a file read in pieces to the per-line path, which kept the BOM
+    (line 1 a bad line) when the blank line came in the first piece. Both read line 1 as
+    the whole-buffer scan does (oracle case whitespace-around-file/bom-then-blank-line)."""
+    data = _odd_file([_ONE_USER], [(0, _BOM_METADATA), (blank_at, b"")], False)
+    whole = scan_records(data)
+    monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(transcript_source, "PIECE_BYTES", piece)
+    pieces = scan_records(_source(tmp_path, data), streamed=False)
+    per_line = scan_tolerant_source(_source(tmp_path, data), 0, False)
+    assert whole.records[0].line == 1 and whole.records[0].offset == 3
+    for rf in (pieces, per_line):
+        assert [(r.line, r.offset, r.end) for r in rf.records] == [
+            (r.line, r.offset, r.end) for r in whole.records
+        ]
+        assert rf.bad_lines == [] and rf.trimmed == whole.trimmed
