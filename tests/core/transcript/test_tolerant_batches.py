@@ -208,3 +208,28 @@ def test_a_bom_on_line_1_stays_trimmed_past_a_blank_line(tmp_path, monkeypatch, 
             (r.line, r.offset, r.end) for r in whole.records
         ]
         assert rf.bad_lines == [] and rf.trimmed == whole.trimmed
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        b'{"type":"as\nsistant_message"',  # inside a string: "as,sistant_message" was read
+        b'{"type":"assistant_message","n":[12\n34]',  # inside a number in an array
+    ],
+)
+@pytest.mark.parametrize("in_pieces", [False, True])
+def test_a_line_cut_in_two_is_never_one_record(tmp_path, monkeypatch, cut, in_pieces):
+    """A newline inserted into a line leaves two bad lines (JSON.parse rejects both
+    halves), never one record spanning two lines: the fast decode made each ``\\n`` a
+    ``,`` and read the halves as one value (oracle cases line-split-in-a-string/*)."""
+    lines = spec_transcript([_ONE_USER] * 3).split(b"\n")[:-1]
+    lines[2] = cut + lines[2][lines[2].index(b',"uuid"') :]
+    data = b"\n".join(lines) + b"\n"
+    if in_pieces:
+        monkeypatch.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+        rf = scan_records(_source(tmp_path, data), streamed=False)
+    else:
+        rf = scan_records(data)
+    assert [b.line for b in rf.bad_lines] == [3, 4]
+    assert [r.line for r in rf.records] == [1, 2, 5]
+    assert rf.line_count == 5
