@@ -3,8 +3,8 @@
 ``user_message``, ``assistant_message`` and ``tool_result`` records become a :class:`Message`:
 role, partially decoded blocks (types, ids, names, text; tool inputs and result bodies are
 decoded when the UI asks: :meth:`sidtui.core.transcript.records.RecordFile.decode`) and the
-record's context moved into ``_meta`` (``usage``/``model``/``stopReason``/``msgId`` for
-assistant records, ``cwd``/``gitBranch``/``permissionMode`` for user records). A message
+record's context moved into ``_meta`` (``usage``/``model``/``stopReason``/``msgId``/
+``cwd``/``gitBranch``/``permissionMode``, on every message record whatever its type). A message
 shaped so the agent's loader or resume throws says how (:class:`LoaderFails`, the shape
 constants); :class:`MessageScan` collects what recovery's pre-pass needs while messages are built.
 """
@@ -29,8 +29,10 @@ from sidtui.core.transcript.structs import (
 )
 
 MESSAGE_RECORD_TYPES = frozenset({"user_message", "assistant_message", "tool_result"})
-ASSISTANT_META_KEYS = ("usage", "model", "stopReason", "msgId")
-USER_META_KEYS = ("cwd", "gitBranch", "permissionMode")
+#: The record fields the loader copies into ``message._meta``, in its order: every one on
+#: every message record — a user or tool_result record's ``usage`` too (FORMAT.md §5.2;
+#: observed with the agent's loader, oracle cases loader-returns-nothing/*-with-*)
+META_KEYS = ("usage", "model", "stopReason", "msgId", "cwd", "gitBranch", "permissionMode")
 
 
 MESSAGE_DECODER = msgspec.json.Decoder(RecordS)
@@ -285,13 +287,7 @@ def _meta_of(rf: RecordFile | None, record: int | None, record_type: str | None)
         mm = s.message.meta if s.message is not None else None
         get = s.__getattribute__
     meta = dict(mm) if type(mm) is dict else {}
-    keys = (
-        ASSISTANT_META_KEYS
-        if record_type == "assistant_message"
-        else USER_META_KEYS
-        if record_type == "user_message"
-        else ()
-    )
+    keys = META_KEYS if record_type in MESSAGE_RECORD_TYPES else ()
     for k in keys:
         v = get(k)
         if v is not None:
@@ -336,8 +332,8 @@ def odd_message(rf: RecordFile, record: int, line: int, record_type: str | None)
     """A message record whose ``message`` is no JSON object: ``(shape, message value)``.
 
     The agent's loader keeps it as a message with no role and no blocks; but it first
-    moves the record's per-message context (``usage``… for an assistant record, ``cwd``…
-    for a user record; any value, null too) into ``message._meta``, which throws on
+    moves the record's per-message context (any of :data:`META_KEYS`, whatever the
+    record's type; any value, null too) into ``message._meta``, which throws on
     null or a string, and the whole load fails (an array is an object there).
 
     Raises:
@@ -348,13 +344,7 @@ def odd_message(rf: RecordFile, record: int, line: int, record_type: str | None)
     v = d.get("message")
     what = "missing" if "message" not in d else json_kind(v)
     if what != "an array":
-        keys = (
-            ASSISTANT_META_KEYS
-            if record_type == "assistant_message"
-            else USER_META_KEYS
-            if record_type == "user_message"
-            else ()
-        )
+        keys = META_KEYS if record_type in MESSAGE_RECORD_TYPES else ()
         for k in keys:
             if k in d:
                 raise LoaderFails(
@@ -462,13 +452,7 @@ def _message_from_dict(rf: RecordFile, d: Any, rec: RecordRef, index: int) -> Me
     content = m.get("content")
     blocks, is_str = blocks_from_content(content)
     meta = dict(m["_meta"]) if isinstance(m.get("_meta"), dict) else {}
-    keys = (
-        ASSISTANT_META_KEYS
-        if rec.type == "assistant_message"
-        else USER_META_KEYS
-        if rec.type == "user_message"
-        else ()
-    )
+    keys = META_KEYS if rec.type in MESSAGE_RECORD_TYPES else ()
     for k in keys:
         if d.get(k) is not None:
             meta[k] = d[k]
