@@ -731,3 +731,56 @@ def cc_edit_session(home: Path, project: Path, session: str = CC_SESSION) -> dic
         set_mtime(f, 35)
     names = {f"a{v}": an[v] for v in an} | {f"b{v}": bn[v] for v in bn} | {"new2": nn}
     return {"path": path, "a": a, "b": b, "new": n, "cwd": cwd, "blobs": names}
+
+
+# ---------------------------------------------------------------- reading paths
+
+
+def _reading_shape(rf) -> tuple:
+    recs = [
+        (r.index, r.line, r.offset, r.end, r.type, r.uuid, r.parent, r.is_object)
+        for r in rf.records
+    ]
+    bad = [(b.line, b.offset, b.length, b.reason, b.terminated) for b in rf.bad_lines]
+    links = {k: tuple(map(str, v)) for k, v in rf.odd_links.items()}
+    raws = [rf.raw(r) for r in rf.records]
+    return recs, bad, raws, rf.blank_lines, rf.line_count, rf.ends_with_newline, links, rf.trimmed
+
+
+def _piece_source(tmp, data: bytes):
+    from sidtui.core.transcript.source import FileSource
+
+    p = tmp / "s.jsonl"
+    p.write_bytes(data)
+    return FileSource(p, open(p, "rb", buffering=0), len(data))
+
+
+def reading_paths(tmp, data: bytes, piece: int, streamed: bool) -> dict[str, tuple]:
+    """Every way sidtui reads ``data``'s lines, each as a comparable shape: ``whole`` (one
+    buffer, fast decode), in pieces of ``piece`` bytes (``FileSource``), and each of them
+    line by line (the per-line scan from the start). ``streamed``: the agent's reader."""
+    import pytest
+
+    from sidtui.core.transcript import source as transcript_source
+    from sidtui.core.transcript import tolerant
+    from sidtui.core.transcript.scan import scan_records
+
+    got = {}
+    with pytest.MonkeyPatch.context() as m:
+        got["whole"] = _reading_shape(scan_records(data, streamed=streamed))
+        m.setattr(transcript_source, "PIECE_MIN_BYTES", 1)
+        m.setattr(transcript_source, "PIECE_BYTES", piece)
+        got["whole, small runs"] = _reading_shape(scan_records(data, streamed=streamed))
+        got["pieces"] = _reading_shape(scan_records(_piece_source(tmp, data), streamed=streamed))
+        m.setattr(tolerant, "_whole_lines", lambda *a: None)
+        got["pieces, line by line"] = _reading_shape(
+            scan_records(_piece_source(tmp, data), streamed=streamed)
+        )
+        # the per-line scan from the start: what any odd line anywhere gives
+        m.setattr("sidtui.core.transcript.scan.decode_run", lambda *a, **k: None)
+        m.setattr("sidtui.core.transcript.scan.decode_piece_array", lambda *a: None)
+        got["whole, line by line"] = _reading_shape(scan_records(data, streamed=streamed))
+        got["pieces, line by line from the start"] = _reading_shape(
+            scan_records(_piece_source(tmp, data), streamed=streamed)
+        )
+    return got

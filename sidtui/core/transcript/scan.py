@@ -20,12 +20,12 @@ from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.source import (
     STREAM_ABOVE,
     FileSource,
+    agent_whole_view,
     head_trim,
     line_ceiling,
     read_long_line,
     skip_reason,
     source_edges,
-    source_head_trim,
     streaming_breaks,
     trim_and_span,
     trim_whole_file,
@@ -162,15 +162,15 @@ def _trimmed_whole(
     """A file the agent reads whole, as it reads it: ``(source, data, trimmed, head)``
     (see :attr:`RecordFile.trimmed` and :attr:`RecordFile.head`). A small file given in
     pieces whose edges the trim changes is read whole first."""
-    if source is not None:  # (a small sparse file; pieces of a small file in tests)
-        edges = source_edges(source)
-        if trim_whole_file(edges) is not edges:
-            if source.size <= piece_limits.PIECE_MIN_BYTES:
+    if source is not None:
+        if source.size <= piece_limits.PIECE_MIN_BYTES:
+            # (a small sparse file; pieces of a small file in tests)
+            edges = source_edges(source)
+            if trim_whole_file(edges) is not edges:
                 source, data = None, source.read(0, source.size)
-            elif (span := source_head_trim(source, edges)) is not None:
-                # a BOM on a big sidechain's line 1: never a huge file whole in memory,
-                # read from its head
-                return source, data, span, span[0]
+        else:  # a big sidechain: never whole in memory, read through the trim
+            view, trimmed, head = agent_whole_view(source)
+            return view, data, trimmed, head
     if source is not None:
         return source, data, None, 0
     span = head_trim(data)  # the usual trim (a BOM): decoded in place, no copy
@@ -280,13 +280,8 @@ def scan_records(
             rf = scan_tolerant_source(source, start_line, streaming, prefix, head)
             rf.trimmed = trimmed
             return rf
-        if head:  # the per-line scan reads a trimmed copy
-            data = trim_and_span(data)[0]
-        rf = scan_tolerant(data, start_line, base_offset, streaming)
+        rf = scan_tolerant(data, start_line, base_offset, streaming, head)
         rf.trimmed = trimmed
-        recs = rf.records
-        if head and recs and recs[0].line == 1:  # line 1's record begins after the head
-            recs[0].offset = base_offset + head
         return rf
     objs, pieces, tail = got
     rf.trimmed = trimmed

@@ -369,6 +369,60 @@ def source_head_trim(src: FileSource, edges: bytes | None = None) -> tuple[int, 
     return a, src.size - (len(edges) - b)
 
 
+class TrimmedSource(FileSource):
+    """A file read in pieces as the agent's whole-file trim leaves it: its bytes before
+    ``a`` and from ``b`` on read as spaces (``\n`` kept), as :func:`trim_whole_file`
+    makes them in a file in memory — so lines, offsets and records are the same on both
+    paths. Shares the file (and its reads) with the source it was made from."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, src: FileSource, a: int, b: int) -> None:
+        super().__init__(src.path, src._f, src.size)
+        self.a, self.b = a, b
+
+    def _trim(self, view: Any, start: int) -> None:
+        n = len(view)
+        if start < self.a:
+            k = min(n, self.a - start)
+            view[:k] = bytes(view[:k]).translate(_TO_SPACE)
+        if start + n > self.b:
+            k = max(0, self.b - start)
+            view[k:] = bytes(view[k:]).translate(_TO_SPACE)
+
+    def read_any(self, start: int, end: int) -> bytes:
+        got = super().read_any(start, end)
+        if start < self.a or start + len(got) > self.b:
+            buf = bytearray(got)
+            self._trim(buf, start)
+            return bytes(buf)
+        return got
+
+    def read_into(self, view: memoryview, start: int) -> None:
+        super().read_into(view, start)
+        self._trim(view, start)
+
+
+def agent_whole_view(src: FileSource) -> tuple[FileSource, tuple[int, int] | None, int]:
+    """A file read in pieces as the agent reads a file whole (its trim, from the file's
+    edges): ``(source to read, trimmed span or None, head)``. A trim of only a head glued
+    to line 1 is a ``head`` (line 1's record begins there, :func:`source_head_trim`); any
+    other is a :class:`TrimmedSource`. A trim reaching past the first or last 4 KiB is not
+    seen (4 KiB of leading whitespace)."""
+    edges = source_edges(src)
+    if trim_whole_file(edges) is edges:
+        return src, None, 0
+    span = source_head_trim(src, edges)
+    if span is not None:
+        return src, span, span[0]
+    got = trim_and_span(edges)[1]
+    edge = min(4096, src.size)
+    if got is None or got[0] >= edge or len(edges) - got[1] >= edge:
+        return src, None, 0
+    a, b = got[0], src.size - (len(edges) - got[1])
+    return TrimmedSource(src, a, b), (a, b), 0
+
+
 def trim_note(data: bytes | FileSource, trimmed: tuple[int, int]) -> str:
     """What the agent's whole-file trim took away, in words (``data``: the file's bytes
     as read, before :func:`trim_whole_file`, or the file read in pieces)."""

@@ -24,11 +24,11 @@ from sidtui.core.transcript.records import RecordFile, line_starts_in
 from sidtui.core.transcript.source import (
     STREAM_BREAK,
     FileSource,
+    agent_whole_view,
     line_ceiling,
     nul_reason,
     read_long_line,
     skip_reason,
-    source_head_trim,
     streaming_breaks,
 )
 from sidtui.core.transcript.structs import (
@@ -92,25 +92,22 @@ def _scan_line(
     records.append(RecordRef(len(records), line_no, off, end, t, u, p, is_obj))
 
 
-def _whole_lines(
-    rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, strip_cr: bool
-) -> int | None:
+def _whole_lines(rf: RecordFile, buf: Any, cut: int, base: int, line_no: int) -> int | None:
     """The whole lines ``buf[:cut]`` (``buf[cut - 1]`` is their last ``\\n``; ``buf[0]`` at
     file offset ``base``, after physical line ``line_no``) into ``rf`` in one typed decode,
     when every line is exactly one record it takes (:func:`decode_lines_exact`) — what
     :func:`_scan_line` would make of each, one line at a time (~15 µs a line). Returns
     the last line's number, or None when a line needs the per-line rules (nothing added).
-    ``strip_cr``: a ``\\r`` before a line's ``\\n`` is not in its span (the streaming reader
-    of a file read in pieces, as :func:`scan_tolerant_source` reads each line).
+    A ``\\r`` before a line's ``\\n`` stays in its span, as on every reading path.
     """
     objs = decode_lines_exact(buf, cut, RECORD_LIST_DECODER)
     if objs is None:
         return None
-    return _add_lines(rf, buf, cut, base, line_no, objs, strip_cr)
+    return _add_lines(rf, buf, cut, base, line_no, objs)
 
 
 def _add_lines(
-    rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, objs: list, strip_cr: bool
+    rf: RecordFile, buf: Any, cut: int, base: int, line_no: int, objs: list
 ) -> int | None:
     """:func:`_whole_lines` once ``objs`` (one struct per line of ``buf[:cut]``) are
     decoded; None (nothing added) when their count is not the lines'."""
@@ -120,8 +117,6 @@ def _add_lines(
         return None
     ends = [s - 1 for s in starts[1:]]
     ends.append(base + cut - 1)
-    if strip_cr and buf.find(b"\r", 0, cut) >= 0:
-        ends = [e - 1 if buf[e - 1 - base] == 13 else e for e in ends]
     records = rf.records
     k = len(records)
     records.extend(
@@ -207,20 +202,22 @@ def _scan_physical(
 
 
 def scan_tolerant(
-    data: bytes, start_line: int, base_offset: int, streaming: bool = False
+    data: bytes, start_line: int, base_offset: int, streaming: bool = False, head: int = 0
 ) -> RecordFile:
     """Per-line scan: the typed decoder first, JSON.parse's rules for what it refuses.
 
     ``streaming``: the agent reads this file with its streaming reader, which also ends a
     line at a lone ``\\r`` and at U+2028/U+2029; each such piece of a physical line is then
     read as a line of its own, with that physical line's number. A line above
-    :func:`line_ceiling` is one bad line, never decoded.
+    :func:`line_ceiling` is one bad line, never decoded. ``head``: where line 1's content
+    begins, after a head the agent's whole-file trim takes away
+    (:attr:`RecordFile.head`; ``data`` is not copied).
     """
     rf = RecordFile(data=data, base_offset=base_offset)
     n = len(data)
     find = data.find
     limit = line_ceiling()
-    pos = 0
+    pos = head
     line_no = start_line
     next_try = 0  # where the next run of whole lines is tried in one decode
     with memoryview(data) as mv:
@@ -231,9 +228,7 @@ def scan_tolerant(
                 next_try = cut if cut > pos else hi
                 if 1 < cut - pos <= limit and not (streaming and streaming_breaks(data, pos, cut)):
                     # (here a "\r\n" line's span keeps its "\r", as _scan_physical's does)
-                    got = _whole_lines(
-                        rf, data[pos:cut], cut - pos, base_offset + pos, line_no, False
-                    )
+                    got = _whole_lines(rf, data[pos:cut], cut - pos, base_offset + pos, line_no)
                     if got is not None:
                         line_no, pos = got, cut
                         continue
@@ -271,14 +266,17 @@ def scan_tolerant_source(
 
     ``head``: where line 1's content begins — after a byte-order mark or other
     whitespace glued to it that the agent's whole-file trim takes away
-    (:func:`source_head_trim`); None: found from the file's edges when the agent reads
-    it whole (not ``streaming``, ``start_line`` 0), and then ``rf.trimmed`` set.
+    (:func:`agent_whole_view`; ``src`` then already reads through any other trim); None:
+    the trim found from the file's edges when the agent reads it whole (not
+    ``streaming``, ``start_line`` 0), and ``rf.trimmed`` set.
     """
-    rf = RecordFile(data=b"", source=src)
+    trimmed = None
     if head is None:
-        span = None if streaming or start_line else source_head_trim(src)
-        head = 0 if span is None else span[0]
-        rf.trimmed = span
+        head = 0
+        if not (streaming or start_line):
+            src, trimmed, head = agent_whole_view(src)
+    rf = RecordFile(data=b"", source=src)
+    rf.trimmed = trimmed
     limit = line_ceiling()
     size = src.size
     line_no = start_line
@@ -288,7 +286,7 @@ def scan_tolerant_source(
         objs, pieces = prefix
         for j, (a, n, first) in enumerate(pieces):
             upto = pieces[j + 1][2] if j + 1 < len(pieces) else len(objs)
-            got = _add_lines(rf, src.read(a, a + n), n, a, line_no, objs[first:upto], streaming)
+            got = _add_lines(rf, src.read(a, a + n), n, a, line_no, objs[first:upto])
             if got is None:  # (cannot be) read it all again by these rules
                 return scan_tolerant_source(src, start_line, streaming, None, head)
             line_no, pos = got, a + n
@@ -301,7 +299,7 @@ def scan_tolerant_source(
             # (a file here for one odd line is otherwise read one line at a time)
             cut = buf.rfind(b"\n") + 1
             if 1 < cut <= limit and not (streaming and streaming_breaks(buf, 0, cut)):
-                got = _whole_lines(rf, buf, cut, pos, line_no, streaming)
+                got = _whole_lines(rf, buf, cut, pos, line_no)
                 if got is not None:
                     line_no, pos = got, pos + cut
                     continue
@@ -329,7 +327,10 @@ def scan_tolerant_source(
                 BadLine(line_no, pos, end - pos, skip_reason(end - pos, nuls, limit), term)
             )
         else:
-            _scan_physical(rf, raw, 0, len(raw), pos, line_no, term, streaming)
+            # (with its \n after it, a "\r\n" is no lone \r to the streaming reader: the \r
+            # stays in the span, as on every other path)
+            line = raw + b"\n" if term and streaming and raw[-1:] == b"\r" else raw
+            _scan_physical(rf, line, 0, len(raw), pos, line_no, term, streaming)
         pos = end + 1
     rf.line_count = line_no - start_line
     rf.ends_with_newline = size == 0 or src.read_any(size - 1, size) == b"\n"

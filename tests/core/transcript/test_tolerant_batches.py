@@ -20,7 +20,7 @@ from sidtui.core.transcript.messages import MessageScan
 from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import FileSource
 from sidtui.core.transcript.tolerant import scan_tolerant, scan_tolerant_source
-from tests.helpers import SCAN_SLOTS, record_specs, spec_transcript
+from tests.helpers import SCAN_SLOTS, reading_paths, record_specs, spec_transcript
 
 _ODD = st.sampled_from(
     [
@@ -233,3 +233,29 @@ def test_a_line_cut_in_two_is_never_one_record(tmp_path, monkeypatch, cut, in_pi
     assert [b.line for b in rf.bad_lines] == [3, 4]
     assert [r.line for r in rf.records] == [1, 2, 5]
     assert rf.line_count == 5
+
+
+_CR_BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize(
+    ("data", "piece", "streamed"),
+    [
+        # a CRLF line read past its piece kept its "\r" out of its span (streaming reader)
+        (b'{"type":"a","uuid":"u0"}\r\n{"type":"b"}', 1, True),
+        # a BOM alone on line 1: the trim takes a newline too; pieces did not trim at all
+        (_CR_BOM + b'\n{"type":"a"}\n', 7, False),
+        # whitespace JSON rejects after the last record: pieces did not trim it
+        (b'{"type":"a"}\n{"type":"b"}\xc2\xa0\n', 5, False),
+        # a BOM head, read line by line in memory: a trimmed copy ("\r" made a space)
+        (_CR_BOM + b'{"type":"a"}\r\n{"type":"b"}\r\n', 1, False),
+        # a BOM glued to a NUL: the bad line's span began before the trimmed head
+        (_CR_BOM + b'\x00\n{"type":"a"}', 1, False),
+    ],
+)
+def test_the_reading_paths_agree_on_the_edges(tmp_path, data, piece, streamed):
+    """What the slow property (test_reading_paths_agree.py) found, kept in the fast run."""
+    got = reading_paths(tmp_path, data, piece, streamed)
+    ref = got.pop("whole")
+    for path, shape in got.items():
+        assert shape == ref, path
