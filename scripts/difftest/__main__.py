@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from scripts.difftest.compare import compare, sidtui_view
-from scripts.difftest.gen import grow, make_case
+from scripts.difftest.gen import DAMAGE_COUNTS, grow, make_case
 from scripts.difftest.oracle import OracleError, oracle_command, run_batch
 from scripts.difftest.runner import minimize, run, write_examples
 from scripts.difftest.vendor import CASES_DIR, vendor
@@ -25,7 +25,15 @@ from scripts.difftest.vendor import CASES_DIR, vendor
 
 def _run(a: argparse.Namespace) -> int:
     cmd = oracle_command(a.oracle)
-    rep = run(cmd, a.seed, a.cases, start=a.start, batch=a.batch, big_share=a.big_share)
+    rep = run(
+        cmd,
+        a.seed,
+        a.cases,
+        start=a.start,
+        batch=a.batch,
+        big_share=a.big_share,
+        damages=a.damages,
+    )
     out = Path(a.out or tempfile.mkdtemp(prefix="sidtui-difftest-report-"))
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(rep.to_json(), indent=1))
@@ -39,7 +47,7 @@ def _run(a: argparse.Namespace) -> int:
 
 
 def _case(a: argparse.Namespace) -> int:
-    c = make_case(a.seed, a.index)
+    c = make_case(a.seed, a.index, damages=a.damages)
     out = Path(a.out) if a.out else Path(c.filename)
     if out.is_dir():
         out = out / c.filename
@@ -79,7 +87,7 @@ def _vendor(a: argparse.Namespace) -> int:
                 raise SystemExit(f"difftest: cannot grow {a.file} to {a.grow} bytes")
             assert len(grown) == a.grow
     else:
-        c = make_case(a.seed, a.index)
+        c = make_case(a.seed, a.index, damages=a.damages)
         data, filename, pad = c.data, c.filename, c.pad
         if pad is not None:
             data = c.core
@@ -97,12 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--oracle", help="the agent's loader as a command (else $SIDTUI_ORACLE)")
     sub = ap.add_subparsers(dest="verb", required=True)
+    damages_arg: dict = {
+        "choices": sorted(DAMAGE_COUNTS),
+        "default": "mixed",
+        "help": "damages per case: mixed (0-3, mostly 1) or combined (2 or 3)",
+    }
     r = sub.add_parser("run", help="generate and judge cases")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--cases", type=int, default=5000)
     r.add_argument("--start", type=int, default=0)
     r.add_argument("--batch", type=int, default=100)
     r.add_argument("--big-share", type=float, default=0.12)
+    r.add_argument("--damages", **damages_arg)
     r.add_argument("--out", help="report folder (default: a new temporary folder)")
     r.add_argument("--examples", action="store_true", help="write each class's example")
     r.add_argument("--minimize", action="store_true", help="shrink the examples (with --examples)")
@@ -111,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--seed", type=int, required=True)
     c.add_argument("--index", type=int, required=True)
     c.add_argument("--out")
+    c.add_argument("--damages", **damages_arg)
     c.set_defaults(func=_case)
     k = sub.add_parser("check", help="judge files")
     k.add_argument("files", nargs="+")
@@ -123,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--file")
     src.add_argument("--seed", type=int)
     v.add_argument("--index", type=int)
+    v.add_argument("--damages", **damages_arg)
     v.add_argument("--grow", type=int, help="with --file: grow it to this many bytes first")
     v.add_argument("--dir", default=str(CASES_DIR))
     v.set_defaults(func=_vendor)

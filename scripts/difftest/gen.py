@@ -919,6 +919,128 @@ def field_edit(data: bytes, rng: random.Random) -> tuple[bytes, str]:
     return _join(lines, nl), f"field_edit({label})"
 
 
+def split_line(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """A newline inserted into a line (an editor's stray Enter, a bad merge): two halves,
+    neither a record — or, cut inside a string or a number, halves that read as one
+    value when glued with a comma."""
+    lines, nl = _lines(data)
+    cands = [i for i, ln in enumerate(lines) if len(ln) > 2]
+    if not cands:
+        return data, "split_line(none)"
+    i = cands[-1] if rng.random() < 0.2 else rng.choice(cands)
+    ln = lines[i]
+    where = rng.choice(("string", "any", "any"))
+    k = -1
+    if where == "string":  # inside a string value
+        k = ln.find(b'":"', rng.randrange(len(ln)))
+        k = k + 3 + rng.randrange(0, 4) if k >= 0 else -1
+    if not 0 < k < len(ln):
+        k, where = rng.randrange(1, len(ln)), "any"
+    lines[i : i + 1] = [ln[:k], ln[k:]]
+    return _join(lines, nl), f"split_line({where})"
+
+
+def swap_lines(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """Two neighbouring lines swapped (a hand edit, a bad sort): lines 1 and 2 often, so
+    ``session_start`` is not first."""
+    lines, nl = _lines(data)
+    if len(lines) < 2:
+        return data, "swap_lines(none)"
+    i = 0 if rng.random() < 0.4 else rng.randrange(len(lines) - 1)
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    return _join(lines, nl), f"swap_lines({'1-2' if i == 0 else 'mid'})"
+
+
+def second_start(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """A second ``session_start`` in the middle of the file: a copy of the first (a
+    replayed write), or a fresh head (``parentUuid`` null, as a reused session id writes)
+    that the records after it may chain to."""
+    lines, nl = _lines(data)
+    recs = _records(lines)
+    starts = [(i, r) for i, r in recs if r.get("type") == "session_start"]
+    if not starts or len(lines) < 3:
+        return data, "second_start(none)"
+    i0, first = starts[0]
+    at = rng.randrange(1, len(lines))
+    how = rng.choice(("copy", "fresh", "fresh_chained"))
+    if how == "copy":
+        lines.insert(at, lines[i0])
+    else:
+        rec = dict(first)
+        rec["uuid"] = f"5ec0{rng.getrandbits(28):07x}-0000-4000-8000-000000000000"
+        rec["parentUuid"] = None
+        if how == "fresh_chained" and at < len(lines):
+            nxt = _records([lines[at]])
+            if nxt and "parentUuid" in nxt[0][1]:
+                nxt[0][1]["parentUuid"] = rec["uuid"]
+                lines[at] = stringify(nxt[0][1])
+        lines.insert(at, stringify(rec))
+    return _join(lines, nl), f"second_start({how})"
+
+
+def append_turn(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """An interrupted turn appended at the end, on the last record with a uuid: a prompt
+    with no reply, a tool call with its results and no answer, a tool call whose results
+    never reached disk, or only thinking."""
+    lines, nl = _lines(data)
+    recs = [(i, r) for i, r in _records(lines) if isinstance(r.get("uuid"), str)]
+    parent = recs[-1][1]["uuid"] if recs else None
+    how = rng.choice(("prompt", "tools", "orphan", "thinking"))
+    stamp = "2026-12-31T23:59:0{}.000Z"
+    tag = f"{rng.getrandbits(24):06x}"
+    out: list[dict] = []
+
+    def add(rec: dict) -> None:
+        rec["uuid"] = f"a99e{tag}-{len(out):04d}-4000-8000-000000000000"
+        rec["parentUuid"] = out[-1]["uuid"] if out else parent
+        rec["timestamp"] = stamp.format(len(out))
+        out.append(rec)
+
+    user = {"role": "user", "content": [{"type": "text", "text": "and then?"}]}
+    add({"type": "user_message", "message": user, "permissionMode": "default"})
+    call = {"type": "tool_use", "id": f"call_{tag}", "name": "bash", "input": {"command": "ls"}}
+    if how in ("tools", "orphan"):
+        add({"type": "assistant_message", "message": {"role": "assistant", "content": [call]}})
+    if how == "tools":
+        res = {"type": "tool_result", "tool_use_id": call["id"], "content": "a.py"}
+        add({"type": "user_message", "message": {"role": "user", "content": [res]}})
+    if how == "thinking":
+        think = {"type": "thinking", "thinking": "hm"}
+        add({"type": "assistant_message", "message": {"role": "assistant", "content": [think]}})
+    # (after a torn last line too: the join gives the turn lines of their own)
+    return _join(lines + [stringify(r) for r in out], True), f"append_turn({how})"
+
+
+def unknown_record(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """A record of a type the agent does not know (a newer version's, a plugin's):
+    inserted (line 2 often), or a record's type changed; with or without a uuid on the
+    chain."""
+    lines, nl = _lines(data)
+    recs = [(i, r) for i, r in _records(lines) if r.get("type") != "session_start"]
+    kind = rng.choice(("future_event", "checkpoint_v9", "x-plugin"))
+    if recs and rng.random() < 0.4:
+        i, rec = recs[0] if rng.random() < 0.5 else rng.choice(recs)
+        rec["type"] = kind
+        lines[i] = stringify(rec)
+        return _join(lines, nl), f"unknown_record(retyped,{'line2' if i == 1 else 'mid'})"
+    at = 1 if rng.random() < 0.5 or len(lines) < 2 else rng.randrange(1, len(lines) + 1)
+    before = [r for i, r in _records(lines[:at]) if isinstance(r.get("uuid"), str)]
+    rec: dict[str, Any] = {"type": kind, "timestamp": "2026-12-31T00:00:00.000Z"}
+    how = rng.choice(("chained", "loose", "no_uuid"))
+    if how != "no_uuid":
+        rec["uuid"] = f"0dd0{rng.getrandbits(28):07x}-0000-4000-8000-000000000000"
+        rec["parentUuid"] = before[-1]["uuid"] if how == "chained" and before else None
+    if how == "chained" and at < len(lines):  # the next record hangs on it
+        nxt = _records([lines[at]])
+        if nxt and "parentUuid" in nxt[0][1] and "uuid" in rec:
+            nxt[0][1]["parentUuid"] = rec["uuid"]
+            lines[at] = stringify(nxt[0][1])
+    lines.insert(at, stringify(rec))
+    return _join(
+        lines, nl or at == len(lines) - 1
+    ), f"unknown_record({how},{'line2' if at == 1 else 'mid'})"
+
+
 Damage = Callable[[bytes, random.Random], tuple[bytes, str]]
 
 #: Every damage with its weight.
@@ -944,6 +1066,19 @@ DAMAGES: dict[Damage, int] = {
     raw_separator: 2,
     bad_bytes: 1,
     field_edit: 3,
+    split_line: 3,
+    swap_lines: 2,
+    second_start: 2,
+    append_turn: 3,
+    unknown_record: 2,
+}
+
+#: How many damages a case gets: ``(counts, weights)``. ``mixed``: mostly one, sometimes
+#: none or several; ``combined``: two or three at once (``run --damages combined``), where
+#: the disagreements that need two mutations together live.
+DAMAGE_COUNTS = {
+    "mixed": ((0, 1, 2, 3), (12, 50, 28, 10)),
+    "combined": ((2, 3), (55, 45)),
 }
 
 
@@ -995,9 +1130,14 @@ def _big_size(rng: random.Random) -> int:
 
 
 def make_case(
-    seed: int, index: int, big_share: float = 0.12, skip: frozenset[int] = frozenset()
+    seed: int,
+    index: int,
+    big_share: float = 0.12,
+    skip: frozenset[int] = frozenset(),
+    damages: str = "mixed",
 ) -> Case:
-    """The case ``index`` of run ``seed`` (the same bytes every time).
+    """The case ``index`` of run ``seed`` (the same bytes every time for the same
+    ``damages``: a key of :data:`DAMAGE_COUNTS`).
 
     Each damage, and the growth, draws from its own random stream, so ``skip`` (positions
     in :attr:`Case.damages`; ``-1`` is the growth) leaves the others as they were: that is
@@ -1024,10 +1164,11 @@ def make_case(
             flush_pending_writes()
             shutil.rmtree(tmp, ignore_errors=True)
         tags = [kind]
-    damages = list(DAMAGES)
-    weights = [DAMAGES[d] for d in damages]
-    k = rng.choices((0, 1, 2, 3), weights=(12, 50, 28, 10))[0]
-    chosen = rng.choices(damages, weights=weights, k=k)
+    kinds_of_damage = list(DAMAGES)
+    weights = [DAMAGES[d] for d in kinds_of_damage]
+    counts, count_weights = DAMAGE_COUNTS[damages]
+    k = rng.choices(counts, weights=count_weights)[0]
+    chosen = rng.choices(kinds_of_damage, weights=weights, k=k)
     big = rng.random() < big_share
     case = Case(seed, index, filename, data, tags)
     for j, dmg in enumerate(chosen):

@@ -60,6 +60,7 @@ class ClassStats:
 @dataclass
 class Report:
     seed: int
+    damages: str = "mixed"  # gen.DAMAGE_COUNTS key: how many damages each case got
     cases: int = 0
     agree: Counter = field(default_factory=Counter)  # field -> cases agreeing
     all_agree: int = 0
@@ -206,6 +207,7 @@ def attribute(
     judged: Sequence[tuple[Case, Sequence[Disagreement]]],
     folder: Path,
     big_share: float,
+    damages: str = "mixed",
 ) -> dict[int, dict[str, str]]:
     """Which damages each disagreement needs: the case is made again without each damage
     in turn; a damage whose removal makes the disagreement go is one of its causes.
@@ -217,7 +219,7 @@ def attribute(
     variants: list[tuple[Case, int, Case]] = []
     for c, _ in judged:
         for j, _label in c.damages:
-            variants.append((c, j, make_case(c.seed, c.index, big_share, frozenset({j}))))
+            variants.append((c, j, make_case(c.seed, c.index, big_share, frozenset({j}), damages)))
     paths = []
     for k, (_, _, v) in enumerate(variants):
         d = folder / str(k)
@@ -265,17 +267,19 @@ def run(
     start: int = 0,
     batch: int = 100,
     big_share: float = 0.12,
+    damages: str = "mixed",
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
 ) -> Report:
-    """Generate cases ``start .. start + count - 1`` of ``seed`` and judge each."""
-    rep = Report(seed)
+    """Generate cases ``start .. start + count - 1`` of ``seed`` (``damages``: how many
+    each gets, a ``gen.DAMAGE_COUNTS`` key) and judge each."""
+    rep = Report(seed, damages)
     t0 = time.perf_counter()
     scratch = Path(tempfile.mkdtemp(prefix="sidtui-difftest-"))
     try:
         for lo in range(start, start + count, batch):
             hi = min(start + count, lo + batch)
             folder = scratch / f"b{lo}"
-            cases = [make_case(seed, i, big_share) for i in range(lo, hi)]
+            cases = [make_case(seed, i, big_share, damages=damages) for i in range(lo, hi)]
             paths = [_write(c, folder) for c in cases]
             proc = start_batch(cmd, paths)
             outs = []
@@ -290,7 +294,7 @@ def run(
                 diffs = judge(p, o) if isinstance(s, Exception) else compare(o, s, p)
                 judged.append((c, diffs))
             causes = attribute(
-                cmd, [(c, d) for c, d in judged if d], folder / "variants", big_share
+                cmd, [(c, d) for c, d in judged if d], folder / "variants", big_share, damages
             )
             for c, diffs in judged:
                 rep.add(c, diffs, causes.get(c.index, {}))
@@ -366,7 +370,7 @@ def write_examples(cmd: Sequence[str], rep: Report, out: Path, shrink: bool) -> 
         data = ex.data
         case = None
         if data is None:
-            case = make_case(ex.seed, ex.index)
+            case = make_case(ex.seed, ex.index, damages=rep.damages)
             data = case.data
         if shrink and len(data) <= KEEP_BYTES:
             data = minimize(cmd, data, ex.filename, st.disagreement)
