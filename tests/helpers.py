@@ -588,7 +588,11 @@ def oracle_case_disagreements(oracle_json: Path, tmp: Path) -> list[str]:
     path = tmp / oracle_json.parent.name / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    oracle = orjson.loads(oracle_json.read_bytes())
+    # (as the loop reads the loader's output: its text may hold a lone surrogate, which
+    # orjson refuses)
+    import json
+
+    oracle = json.loads(oracle_json.read_bytes().decode("utf-8", "surrogatepass"))
     return [f"{d.key}: {d.detail}" for d in compare(oracle, sidtui_view(path), data) if not d.known]
 
 
