@@ -6,6 +6,7 @@ Paths and builders live in ``tests/helpers.py``; test modules import them from t
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,12 @@ def _no_real_home(monkeypatch, tmp_path_factory):
     git work tree: ``project_root_for``).
     """
     fake = tmp_path_factory.mktemp("fakehome")
+    # The terminal: every test sees what a pipe gets (:func:`sidtui.cli.common._piped_width`:
+    # tables 200 wide, text never wrapped), whatever the caller's terminal, whether xdist
+    # set COLUMNS=80/LINES=24 in its workers, and whatever an earlier test left behind; a
+    # test that wants a width sets COLUMNS itself.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp()))
     monkeypatch.setenv("SID_CONFIG_DIR", str(fake / ".sid-code-must-not-be-used"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(fake / ".cache"))
@@ -46,3 +53,8 @@ def pytest_report_header(config):
 
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# Local times on screen (the rewind preview's "taken at", ages in lists) are the product's
+# choice; the tests' answer must not be the machine's: one zone for this process and the
+# children it starts. A test about zones sets TZ itself (monkeypatch + time.tzset()).
+os.environ["TZ"] = "UTC"
+time.tzset()
