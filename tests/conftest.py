@@ -10,8 +10,20 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers import FIXTURES, copy_real_home
+
+# Hypothesis (CONTRIBUTING.md, "Hypothesis"): "ci" when $CI is set — derandomized (the same
+# examples on every run and machine), no example database, the failing example's blob
+# printed; "dev" elsewhere — random examples, the local database (.hypothesis/) replays a
+# failure found before, blob printed. $SIDTUI_HYPOTHESIS_PROFILE picks one by name. A
+# test's own @settings (max_examples, deadline) overrides only what it names.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+settings.register_profile("dev", print_blob=True, deadline=None)
+settings.load_profile(
+    os.environ.get("SIDTUI_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture(autouse=True)
@@ -46,6 +58,18 @@ def real_home_with_projects(tmp_path) -> tuple[Path, Path]:
     home, projects = tmp_path / "home", tmp_path / "projects"
     copy_real_home(home, projects)
     return home, projects
+
+
+def pytest_sessionstart(session):
+    """Say the Hypothesis profile in the log, even under ``-q`` (not in xdist workers)."""
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is None or hasattr(session.config, "workerinput"):
+        return
+    p = settings.default
+    tr.write_line(
+        f"hypothesis profile {settings.get_current_profile_name()!r}: derandomize={p.derandomize}, "
+        f"database={'off' if p.database is None else 'on'}, print_blob={p.print_blob}"
+    )
 
 
 def pytest_report_header(config):
