@@ -6,11 +6,24 @@ Paths and builders live in ``tests/helpers.py``; test modules import them from t
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers import FIXTURES, copy_real_home
+
+# Hypothesis (CONTRIBUTING.md, "Hypothesis"): "ci" when $CI is set — derandomized (the same
+# examples on every run and machine), no example database, the failing example's blob
+# printed; "dev" elsewhere — random examples, the local database (.hypothesis/) replays a
+# failure found before, blob printed. $SIDTUI_HYPOTHESIS_PROFILE picks one by name. A
+# test's own @settings (max_examples, deadline) overrides only what it names.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+settings.register_profile("dev", print_blob=True, deadline=None)
+settings.load_profile(
+    os.environ.get("SIDTUI_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +35,12 @@ def _no_real_home(monkeypatch, tmp_path_factory):
     git work tree: ``project_root_for``).
     """
     fake = tmp_path_factory.mktemp("fakehome")
+    # The terminal: every test sees what a pipe gets (:func:`sidtui.cli.common._piped_width`:
+    # tables 200 wide, text never wrapped), whatever the caller's terminal, whether xdist
+    # set COLUMNS=80/LINES=24 in its workers, and whatever an earlier test left behind; a
+    # test that wants a width sets COLUMNS itself.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp()))
     monkeypatch.setenv("SID_CONFIG_DIR", str(fake / ".sid-code-must-not-be-used"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(fake / ".cache"))
@@ -41,8 +60,25 @@ def real_home_with_projects(tmp_path) -> tuple[Path, Path]:
     return home, projects
 
 
+def pytest_sessionstart(session):
+    """Say the Hypothesis profile in the log, even under ``-q`` (not in xdist workers)."""
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is None or hasattr(session.config, "workerinput"):
+        return
+    p = settings.default
+    tr.write_line(
+        f"hypothesis profile {settings.get_current_profile_name()!r}: derandomize={p.derandomize}, "
+        f"database={'off' if p.database is None else 'on'}, print_blob={p.print_blob}"
+    )
+
+
 def pytest_report_header(config):
     return f"sidtui fixtures: {FIXTURES} ({'present' if FIXTURES.exists() else 'MISSING'})"
 
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# Local times on screen (the rewind preview's "taken at", ages in lists) are the product's
+# choice; the tests' answer must not be the machine's: one zone for this process and the
+# children it starts. A test about zones sets TZ itself (monkeypatch + time.tzset()).
+os.environ["TZ"] = "UTC"
+time.tzset()

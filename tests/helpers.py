@@ -423,6 +423,20 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
+def cc_project_folder(cwd: Path | str) -> str:
+    """A Claude Code project folder name for ``cwd`` (``/a/b.c`` → ``-a-b-c``), cut to 200
+    characters plus a hash of the whole when longer: a folder name holds at most 255 bytes,
+    and a test's temporary folder may be nested deep. (sidtui finds a Claude Code session
+    by id in any project folder; it never derives the folder from the cwd.)"""
+    import hashlib
+    import re
+
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    if len(slug) <= 200:
+        return slug
+    return f"{slug[:200]}-{hashlib.sha256(slug.encode()).hexdigest()[:8]}"
+
+
 def run_bounded(
     argv: list[str],
     *,
@@ -443,7 +457,10 @@ def run_bounded(
         resource.setrlimit(resource.RLIMIT_AS, (HOSTILE_AS_LIMIT, HOSTILE_AS_LIMIT))
 
     args = ["-c", code, *argv] if code else ["-m", "sidtui", *argv]
-    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "120", **(env or {})}
+    # no COLUMNS/LINES: the child prints as to a pipe (tables 200 wide, text unwrapped)
+    # unless ``env`` asks for a width
+    full_env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    full_env.update({"PYTHONUNBUFFERED": "1", **(env or {})})
     with (
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
@@ -714,8 +731,7 @@ def cc_edit_session(home: Path, project: Path, session: str = CC_SESSION) -> dic
         cc_results("r4", "a4", "t4", ts=32, **kw),
         cc_assistant("a4b", "r4", "done 3", 40, **kw),
     ]
-    slug = "-" + cwd.strip("/").replace("/", "-").replace(".", "-").replace("_", "-")
-    path = home / "projects" / slug / f"{session}.jsonl"
+    path = home / "projects" / cc_project_folder(cwd) / f"{session}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(cc_lines(*recs))
     cc_blobs(

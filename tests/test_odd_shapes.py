@@ -175,6 +175,7 @@ def test_the_writers_have_no_depth_limit():
     assert pretty.startswith(b"[\n  [\n    [") and pretty.count(b"\n") == 6000
 
 
+@pytest.mark.slow  # every tab of three odd sessions (~2 s each)
 @pytest.mark.asyncio
 @pytest.mark.parametrize("records", [_weird_blocks, _records_deep_in_the_middle, _deep_metadata])
 async def test_the_app_opens_odd_sessions_on_every_tab(tmp_path, records):

@@ -27,6 +27,9 @@ from tests.tui_support import (
     settle,
 )
 
+# every screen drawn and compared with its SVG (~5 s each): the slow set
+pytestmark = pytest.mark.slow
+
 NARROW, WIDE = (80, 24), (160, 48)
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
 

@@ -132,6 +132,7 @@ def home(tmp_path):
     return h.root, sid
 
 
+@pytest.mark.slow  # every screen of a session (~6 s)
 async def test_session_text_is_literal_everywhere(home):
     root, sid = home
     app = make_app(root, poll_interval=0, catalog_path=":memory:")

@@ -30,6 +30,7 @@ async def _assert_clean(app, where: str) -> None:
     assert not found, f"{where}: raw control characters drawn at (line, char) {found[:5]}"
 
 
+@pytest.mark.slow  # every screen of every demo session (~14 s)
 async def test_no_raw_control_character_on_any_screen(demo):
     """Regression: a folded ``read`` result starting with a tab drew ``⮑ read ok  1\\t…``
     and the tab reached the terminal, leaving cells of the line before. Every screen and

@@ -14,6 +14,9 @@ from sidtui.core.base.resolve import resolve_session
 from sidtui.tui.app import make_app
 from tests.tui_support import SNAP_DEMO, demo_home_fixed, settle
 
+# every screen drawn and compared with its SVG (~7 s each): the slow set
+pytestmark = pytest.mark.slow
+
 SIZE = (120, 40)
 NARROW, WIDE = (80, 24), (160, 48)
 

@@ -9,6 +9,7 @@ that reads the user's home folder.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -219,7 +220,7 @@ def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
     here = Path(cwd).resolve()
     root = git_toplevel(here)
     key = project_key(root)
-    if key != "_legacy" and (home.sessions_dir / key).is_dir():
+    if key != "_legacy" and _is_folder(home.sessions_dir / key):
         return ProjectLookup(here, root, key, key)
     for name in project_folders(home):
         if name == "_legacy":
@@ -229,6 +230,17 @@ def lookup_project(home: Home, cwd: Path) -> ProjectLookup:
         if any(r == root for r in _main_roots(home, name)):
             return ProjectLookup(here, root, key, name)
     return ProjectLookup(here, root, key, None)
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder; a name too long for the file system (a key made from a
+    deep path: more than 255 bytes) is none — the agent cannot have made it either."""
+    try:
+        return path.is_dir()
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return False
+        raise
 
 
 def project_folder_for(home: Home, cwd: Path) -> str | None:

@@ -73,6 +73,20 @@ def _two_projects(tmp_path):
     return Home(home), projects
 
 
+def test_a_cwd_whose_key_is_too_long_for_a_folder_name_has_no_folder(tmp_path):
+    """Regression: from a folder nested so deep that its key is longer than a file name may
+    be (255 bytes), ``latest`` failed with an internal error (ENAMETOOLONG); the agent
+    cannot have made that folder, so there is none, and a folder whose session ran there
+    still stands for it."""
+    home, projects = _two_projects(tmp_path)
+    deep = projects / ("d" * 200) / ("e" * 100)
+    assert len(project_key(deep)) > 255
+    found = lookup_project(home, deep)
+    assert found.folder is None and found.key == project_key(deep)
+    with pytest.raises(SessionNotFound):
+        resolve_session(home, "latest", cwd=deep)
+
+
 @pytest.mark.parametrize("where", ["/", "parent", "projects", "home"])
 def test_latest_outside_any_project_picks_no_other_project(tmp_path, where):
     home, projects = _two_projects(tmp_path)

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.checkpoints.evict import evict
@@ -479,6 +479,11 @@ def test_undo_passes_over_a_batch_already_undone_by_hand(tmp_path):
     steps=st.lists(batch, min_size=1, max_size=16),
     cap=st.integers(1, 4),
     quota=st.sampled_from([300, 1_000, 10**9]),
+)
+# 8d4f8f1: a base whose file did not exist before (existedBefore false) and whose older
+# entries were evicted was taken as a recorded creation: rolling back to s2 deleted b.md
+@example(
+    steps=[[("b.md", b"")], [("a.txt", b"")], [("b.md", None)], [("b.md", b"")]], cap=1, quota=300
 )
 def test_property_eviction_during_writes_never_cuts_or_lies(tmp_path_factory, steps, cap, quota):
     """Evicting while snapshots are written: every remaining entry still rebuilds to its

@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.base.discover import discover
@@ -118,6 +118,12 @@ _LINE = st.one_of(
     lines=st.lists(_LINE, max_size=25),
     chunk=st.integers(1, 300),
     final_newline=st.booleans(),
+)
+# 275a2f4: two linear records; a chain-only scan does not share the parent strings
+@example(
+    lines=[_record(0, "user_message"), _record(1, "assistant_message")],
+    chunk=300,
+    final_newline=True,
 )
 def test_mapped_scan_property(tmp_path_factory, lines, chunk, final_newline):
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
