@@ -20,7 +20,12 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.checkpoints.evict import inherit_from
-from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
+from sidtui.core.checkpoints.journal import (
+    read_journal,
+    remove_journal,
+    safety_written,
+    write_journal,
+)
 from sidtui.core.edits.interrupted import finish_forks
 from sidtui.core.edits.points import get_point
 from sidtui.core.transcript.chain import ChainResult
@@ -332,10 +337,9 @@ def write_copy(
         with safefs.opened_dir(os.path.realpath(folder)) as dfd:
             if safefs.lstat_at(dfd, result.path.name) is not None:
                 raise ForkError(f"{result.path} appeared while it was being written")
-            os.rename(temp_name, result.path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            os.fsync(dfd)
+            safefs.rename_at(dfd, temp_name, result.path.name)
     except BaseException:
-        _discard(temp, ckpt)
+        _discard(temp, ckpt, result.path)
         raise
     remove_journal(ckpt)
     if not (ckpt / "index.json").exists():
@@ -388,24 +392,35 @@ def _write_transcript(
     if errors:
         raise ForkError(f"could not write {result.path}: {errors[0]}")
     try:
-        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        safefs.fsync_path(temp)
     except OSError as exc:
         raise ForkError(f"could not write {result.path}: {exc.strerror or exc}") from None
 
 
-def _discard(temp: Path, ckpt: Path) -> None:
-    """Remove a copy that did not become visible (its temp transcript and checkpoints)."""
+def _discard(temp: Path, ckpt: Path, final: Path) -> bool:
+    """Remove a copy that did not become visible (its temp transcript and checkpoints) —
+    unless it did (``final`` exists), or its file step had saved its safety snapshot
+    (:func:`sidtui.core.checkpoints.journal.safety_written`): project files may have been
+    written, and that snapshot is the only copy of what they were. Then everything stays,
+    the journal included, for the next run to finish
+    (:func:`sidtui.core.edits.interrupted.finish_forks`). Never raises.
+
+    Returns:
+        Whether the copy was removed.
+    """
     import shutil
 
+    try:
+        if os.path.lexists(final) or safety_written(ckpt):
+            return False
+    except OSError:
+        return False
     try:
         temp.unlink()
     except OSError:
         pass
     shutil.rmtree(ckpt, ignore_errors=True)
+    return True
 
 
 def _chain_before(view, point) -> list[int]:

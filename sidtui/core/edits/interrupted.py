@@ -27,7 +27,7 @@ from sidtui.core.checkpoints.journal import (
     journal_refusal,
     read_journal,
     remove_journal,
-    safety_position,
+    safety_written,
     writer_running,
 )
 from sidtui.core.checkpoints.manager import CheckpointManager
@@ -210,21 +210,21 @@ def _finish_marker(
 
 
 def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> Finished:
-    """A fork's journal lives in the new session's checkpoint folder (``folder``)."""
+    """A fork's journal lives in the new session's checkpoint folder (``folder``).
+
+    A ``rewind --fork`` whose file step had saved its safety snapshot
+    (:func:`~sidtui.core.checkpoints.journal.safety_written`) is finished — its files
+    written, then its copy renamed into place — and its folder is never removed; a copy
+    whose file step had not begun is removed (nothing the user would miss was done).
+    """
     part = j["fork"]
     final = Path(str(part.get("transcript")))
     temp = Path(str(part.get("temp")))
     op = str(j.get("op") or "fork")
     done = Finished(op, _pid(j), False, session_id=folder.name, dry_run=dry_run, fork=part)
-    if final.exists():  # renamed into place: only the journal was left
-        if not dry_run:
-            remove_journal(folder)
-        done.changed = True
-        done.notes.append(f"the copy {folder.name} was already complete")
-        return done
-    ready = part.get("ready") is True and temp.exists()
-    token = j.get("token")
-    if ready and isinstance(j.get("restore"), dict) and isinstance(token, str):
+    visible = final.exists()
+    files_begun = isinstance(j.get("restore"), dict) and safety_written(folder, j)
+    if files_begun and (visible or (part.get("ready") is True and temp.exists())):
         # A rewind --fork whose files were being restored: finish that, then the rename.
         mgr = CheckpointManager(
             folder / "index.json",
@@ -232,16 +232,28 @@ def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> 
             project_root=Path(j["root"]) if isinstance(j.get("root"), str) else None,
             allow_outside_root=bool(j.get("allowOutsideRoot")),
         )
-        if safety_position(mgr.reload(), token) >= 0:
-            done.restore = mgr.finish_journal(j, dry_run=dry_run)
-            done.changed = True
-            done.notes.append(
-                f"new session {folder.name} {'to complete' if dry_run else 'is now complete'}"
-            )
-            if not dry_run:
+        done.restore = mgr.finish_journal(j, dry_run=dry_run)
+        done.changed = True
+        done.notes.append(
+            f"new session {folder.name} {'to complete' if dry_run else 'is now complete'}"
+        )
+        if not dry_run:
+            if not visible:
                 os.replace(temp, final)
-                remove_journal(folder)
-            return done
+            remove_journal(folder)
+        return done
+    if visible:  # renamed into place: only the journal was left
+        if not dry_run:
+            remove_journal(folder)
+        done.changed = True
+        done.notes.append(f"the copy {folder.name} was already complete")
+        return done
+    if files_begun:  # its transcript is gone, but the safety snapshot is the only copy
+        done.notes.append(
+            f"the copy {folder.name} of an interrupted {op} lost its transcript; its "
+            f"checkpoints (the safety snapshot of the files it was restoring) are kept in {folder}"
+        )
+        return done
     # Nothing the user would miss was done: the copy is removed.
     if not dry_run:
         try:

@@ -1,0 +1,110 @@
+"""A write stopped part-way (Ctrl-C, an I/O error) never loses a file's contents, leaves a
+journal the read verbs report, and the next run finishes it (issue 26, items 1 and 8)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from sidtui.cli import main
+from tests.helpers import file_tree, lost_bytes, run_forked, small_home, snapshot_contents
+
+S01 = "20261130-052907-9ff3799b"
+WEBAPP = "tmp-sidtui-fixture-projects-webapp"
+FORK_BOTH = ["rewind", S01, "--to", "2", "--mode", "both", "--fork", "--force"]
+
+
+def _run(tmp_path: Path, name: str) -> Path:
+    run = tmp_path / name
+    small_home(run, [(WEBAPP, S01)], ["webapp"])
+    return run
+
+
+def _argv(run: Path, *verb: str) -> list[str]:
+    return ["--home", str(run / "home"), *verb]
+
+
+def _intended(tmp_path: Path, verb: list[str]) -> dict[str, bytes]:
+    clean = _run(tmp_path, "clean")
+    assert main(_argv(clean, *verb)) == 0
+    return file_tree(clean / "projects")
+
+
+def _sigint_once_changed(project: Path, before: dict[str, bytes]):
+    """A hook that sends this process SIGINT at the first write point after a project
+    file first differs from ``before``."""
+    fired = []
+
+    def hook(kind: str) -> None:
+        if not fired and file_tree(project) != before:
+            fired.append(kind)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    return hook
+
+
+def test_ctrl_c_after_the_first_file_of_a_rewind_fork_loses_nothing(tmp_path, capsys):
+    intended = _intended(tmp_path, FORK_BOTH)
+    run = _run(tmp_path, "run")
+    before = file_tree(run / "projects")
+    rc, err = run_forked(_argv(run, *FORK_BOTH), _sigint_once_changed(run / "projects", before))
+    assert rc == 130
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "half done" in lines[0] and "safety snapshot" in lines[0], err
+    now = file_tree(run / "projects")
+    assert now != before  # the interrupt came after a file was replaced
+    assert not lost_bytes(before, now, snapshot_contents(run / "home" / "checkpoints"))
+    # the read verbs report it pending
+    capsys.readouterr()
+    assert main(_argv(run, "ls")) == 0
+    out = capsys.readouterr()
+    assert "interrupted sidtui rewind --fork" in out.out + out.err
+    # the same command again finishes it: the files rewound, the fork written
+    assert main(_argv(run, *FORK_BOTH)) == 0
+    assert file_tree(run / "projects") == intended
+    forks = [p for p in (run / "home" / "sessions" / WEBAPP).glob("*.jsonl") if p.stem != S01]
+    assert len(forks) == 1
+    assert not list((run / "home" / "checkpoints").rglob("sidtui-journal.json"))
+    # and its safety snapshot takes it back
+    capsys.readouterr()
+    assert main(_argv(run, "redo", forks[0].stem, "--force")) == 0
+    assert file_tree(run / "projects") == before
+
+
+def test_eio_at_the_folder_fsync_after_the_fork_rename_keeps_the_fork(tmp_path):
+    intended = _intended(tmp_path, FORK_BOTH)
+    run = _run(tmp_path, "run")
+
+    def hook(kind: str) -> None:
+        if kind == "fsync-dir":
+            raise OSError(errno.EIO, "Input/output error")
+
+    rc, err = run_forked(_argv(run, *FORK_BOTH), hook)
+    assert rc == 0, err
+    assert file_tree(run / "projects") == intended
+    forks = [p for p in (run / "home" / "sessions" / WEBAPP).glob("*.jsonl") if p.stem != S01]
+    assert len(forks) == 1
+    assert (run / "home" / "checkpoints" / forks[0].stem / "index.json").exists()
+
+
+def test_ctrl_c_before_any_write_says_nothing_is_half_done(tmp_path):
+    run = _run(tmp_path, "run")
+    before = shutil.copytree(run, tmp_path / "copy", symlinks=True)
+
+    def hook(kind: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    rc, err = run_forked(_argv(run, "undo", S01, "--force"), hook)
+    assert rc == 130
+    assert (
+        err.strip().splitlines()
+        == [
+            "sidtui: interrupted: the undo of " + S01 + " had changed no file yet; the next "
+            "undo, redo, restore or rewind of " + S01 + " finishes it (or drops it)"
+        ]
+        or err.strip() == "sidtui: interrupted: no write was left half done"
+    ), err
+    assert file_tree(run / "projects") == file_tree(before / "projects")
