@@ -38,7 +38,7 @@ def _sigint_once_changed(project: Path, before: dict[str, bytes]):
     file first differs from ``before``."""
     fired = []
 
-    def hook(kind: str) -> None:
+    def hook(kind: str, where: str) -> None:
         if not fired and file_tree(project) != before:
             fired.append(kind)
             os.kill(os.getpid(), signal.SIGINT)
@@ -78,7 +78,7 @@ def test_eio_at_the_folder_fsync_after_the_fork_rename_keeps_the_fork(tmp_path):
     intended = _intended(tmp_path, FORK_BOTH)
     run = _run(tmp_path, "run")
 
-    def hook(kind: str) -> None:
+    def hook(kind: str, where: str) -> None:
         if kind == "fsync-dir":
             raise OSError(errno.EIO, "Input/output error")
 
@@ -94,7 +94,7 @@ def test_ctrl_c_before_any_write_says_nothing_is_half_done(tmp_path):
     run = _run(tmp_path, "run")
     before = shutil.copytree(run, tmp_path / "copy", symlinks=True)
 
-    def hook(kind: str) -> None:
+    def hook(kind: str, where: str) -> None:
         os.kill(os.getpid(), signal.SIGINT)
 
     rc, err = run_forked(_argv(run, "undo", S01, "--force"), hook)
@@ -108,3 +108,76 @@ def test_ctrl_c_before_any_write_says_nothing_is_half_done(tmp_path):
         or err.strip() == "sidtui: interrupted: no write was left half done"
     ), err
     assert file_tree(run / "projects") == file_tree(before / "projects")
+
+
+def test_a_redo_failing_at_the_second_file_is_finished_by_the_next_redo(
+    tmp_path, monkeypatch, capsys
+):
+    from sidtui.core.base import safefs
+
+    run = _run(tmp_path, "run")
+    before = file_tree(run / "projects")
+    assert main(_argv(run, "restore", S01, "--before", "s1", "--force")) == 0
+    undone = file_tree(run / "projects")
+    assert undone != before
+    capsys.readouterr()
+    monkeypatch.setattr(safefs, "fault_hook", _second_write_fails(run / "projects"))
+    assert main(_argv(run, "redo", S01, "--force")) == 1
+    err = capsys.readouterr().err
+    assert "unfinished" in err and "No space left" in err, err
+    now = file_tree(run / "projects")
+    assert now not in (before, undone)  # part-way
+    assert not lost_bytes(undone, now, snapshot_contents(run / "home" / "checkpoints"))
+    monkeypatch.setattr(safefs, "fault_hook", None)
+    assert main(_argv(run, "ls")) == 0
+    assert "interrupted sidtui redo" in "".join(capsys.readouterr())
+    assert main(_argv(run, "redo", S01, "--force")) == 0  # finishes the redo, only that
+    assert file_tree(run / "projects") == before
+    assert not list((run / "home" / "checkpoints").rglob("sidtui-journal.json"))
+    capsys.readouterr()
+    assert main(_argv(run, "undo", S01, "--force")) == 0  # and undo/redo go on as usual
+    assert file_tree(run / "projects") != before
+
+
+def _second_write_fails(project: Path):
+    """ENOSPC at the rename of the second project file a run writes."""
+    seen: list[str] = []
+
+    def hook(kind: str, where: str) -> None:
+        if kind != "rename" or not where.startswith(str(project)):
+            return
+        seen.append(where)
+        if len(seen) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    return hook
+
+
+def test_a_claude_code_restore_failing_part_way_is_finished_by_the_next_verb(
+    tmp_path, monkeypatch, capsys
+):
+    from sidtui.core.base import safefs
+    from tests.helpers import CC_SESSION, cc_edit_session
+
+    home, project = tmp_path / "r" / "claude", tmp_path / "r" / "work" / "app"
+    cc_edit_session(home, project)
+    ch = ["--claude-home", str(home)]
+    clean = tmp_path / "c"
+    cc_edit_session(clean / "claude", clean / "work" / "app")
+    before = file_tree(project)
+    restore = ["restore", CC_SESSION, "--before", "c2", "--force"]
+    assert main(["--claude-home", str(clean / "claude"), *restore]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(safefs, "fault_hook", _second_write_fails(project))
+    assert main([*ch, *restore]) == 1
+    err = capsys.readouterr().err
+    assert "unfinished" in err and "No space left" in err, err
+    now = file_tree(project)
+    assert not lost_bytes(before, now, snapshot_contents(home / "sidtui"))
+    monkeypatch.setattr(safefs, "fault_hook", None)
+    assert main([*ch, "redo", CC_SESSION, "--force"]) == 0  # finishes the restore, only that
+    assert file_tree(project) == file_tree(clean / "work" / "app")
+    assert not list((home / "sidtui").rglob("sidtui-journal.json"))
+    capsys.readouterr()
+    assert main([*ch, "redo", CC_SESSION, "--force"]) == 0  # then takes it back
+    assert file_tree(project) == before

@@ -36,15 +36,17 @@ _TEMP_RE = re.compile(r"^\.(?P<name>.+)\.sidtui-(?P<pid>\d+)-(?P<rand>[0-9a-f]{1
 _TEMP_TRIES = 16
 
 
-#: Test-only: called as ``fault_hook(kind)`` right before every write step (see the module
-#: docstring); it may raise (an injected ``OSError``) or signal the process. None in use.
-fault_hook: Callable[[str], None] | None = None
+#: Test-only: called as ``fault_hook(kind, where)`` right before every write step (see the
+#: module docstring; ``where``: the file's path or name, "" when unknown); it may raise (an
+#: injected ``OSError``) or signal the process. None in use.
+fault_hook: Callable[[str, str], None] | None = None
 
 
-def fault_point(kind: str) -> None:
-    """A write step of kind ``kind`` is about to run (:data:`fault_hook`; a no-op in use)."""
+def fault_point(kind: str, where: str | os.PathLike[str] = "") -> None:
+    """A write step of kind ``kind`` on ``where`` is about to run (:data:`fault_hook`; a
+    no-op in use)."""
     if fault_hook is not None:
-        fault_hook(kind)
+        fault_hook(kind, os.fspath(where))
 
 
 class UnsafePath(SidtuiError):
@@ -120,7 +122,7 @@ def open_dir(path: str | os.PathLike[str], *, create_below: int | None = None) -
                         f"{os.sep + os.sep.join(parts[: i + 1])} is gone (it was there when checked)"
                     ) from None
                 try:
-                    fault_point("mkdir")
+                    fault_point("mkdir", comp)
                     os.mkdir(comp, 0o777, dir_fd=fd)
                 except FileExistsError:
                     pass
@@ -223,7 +225,7 @@ def create_temp(dir_fd: int, name: str, mode: int = 0o600) -> tuple[int, str]:
     """
     for _ in range(_TEMP_TRIES):
         tmp = temp_name(name)
-        fault_point("create")
+        fault_point("create", name)
         try:
             return os.open(tmp, _TEMP_FLAGS, mode, dir_fd=dir_fd), tmp
         except FileExistsError:
@@ -275,12 +277,12 @@ def replace_at(
                 umask = os.umask(0)
                 os.umask(umask)
                 os.fchmod(fd, 0o644 & ~umask)
-            fault_point("fsync")
+            fault_point("fsync", where)
             os.fsync(fd)
         finally:
             os.close(fd)
         _check_final(dir_fd, name, where)  # again, right before the rename
-        fault_point("rename")
+        fault_point("rename", where)
         os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         try:
@@ -307,12 +309,12 @@ def create_at(
         try:
             _write_all(fd, data)
             os.fchmod(fd, mode)
-            fault_point("fsync")
+            fault_point("fsync", where or name)
             os.fsync(fd)
         finally:
             os.close(fd)
         try:
-            fault_point("link")
+            fault_point("link", where or name)
             os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
         except FileExistsError:
             raise
@@ -342,7 +344,7 @@ def unlink_at(dir_fd: int, name: str, *, where: str | None = None) -> bool:
     if _check_final(dir_fd, name, where or name) is None:
         return False
     try:
-        fault_point("unlink")
+        fault_point("unlink", where or name)
         os.unlink(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return False
@@ -358,7 +360,7 @@ def rename_at(dir_fd: int, src: str, dst: str) -> None:
     Raises:
         OSError: the rename itself failed (nothing changed).
     """
-    fault_point("rename")
+    fault_point("rename", dst)
     os.rename(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     _fsync_dir(dir_fd)
 
@@ -371,7 +373,7 @@ def fsync_path(path: str | os.PathLike[str]) -> None:
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        fault_point("fsync")
+        fault_point("fsync", path)
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -60,6 +60,8 @@ from sidtui.core.checkpoints.restore import (
     drift_message,
     plan_files,
     read_current,
+    unfinished_note,
+    write_failures,
     write_files,
 )
 
@@ -476,6 +478,9 @@ class CheckpointManager:
         if not dry_run:
             write_files([f for f in result.files if f.action in ("restored", "deleted")])
             clean_temps(result.files, self.index_path.parent)
+            if failed := write_failures(result.files):
+                result.unfinished = True
+                result.warnings.append(unfinished_note(failed, self.session_id))
         return result
 
     def _begin_journal(
@@ -646,6 +651,9 @@ class CheckpointManager:
             result.safety_snapshot_id = None
             result.note = "no file could be written; nothing was changed"
             keep_journal = False
+        elif failed := write_failures(todo):  # some written, some not: finished next time
+            result.unfinished = keep_journal = True
+            result.warnings.append(unfinished_note(failed, self.session_id))
         clean_temps(result.files, self.index_path.parent)
         if not keep_journal:
             remove_journal(folder)

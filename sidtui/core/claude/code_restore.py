@@ -31,6 +31,8 @@ from sidtui.core.checkpoints.restore import (
     confine,
     existing_components,
     read_current,
+    unfinished_note,
+    write_failures,
     write_files,
 )
 from sidtui.core.claude.drift import LastEdits
@@ -490,15 +492,20 @@ class CodeRestorer:
 
     def _write(self, res: CodeRestoreResult) -> None:
         """Write (or delete) every planned file through ``safefs`` (no symlink followed; a
-        failed write is skipped and said), then drop the journal."""
+        failed write is skipped and said), then drop the journal — unless some were
+        written and some failed (:func:`write_failures`): then it stays for the next run."""
         todo = res.changed
         write_files(todo)
         if all(f.action == "skipped" for f in todo):
             self._mark_failed(res.safety_snapshot_id)
             res.safety_snapshot_id = None
             res.note = "no file could be written; nothing was changed"
+        elif failed := write_failures(todo):
+            res.unfinished = True
+            res.warnings.append(unfinished_note(failed, self.session_id))
         clean_temps(res.files, self.journal_path.parent)
-        remove_journal(self.journal_path.parent)
+        if not res.unfinished:
+            remove_journal(self.journal_path.parent)
 
     # --- the journal of an interrupted run ---------------------------------------------
 
@@ -574,7 +581,7 @@ class CodeRestorer:
             elif dry_run and finished.safety_snapshot_id is not None:
                 said = _to_finish(said, done)
             done.warnings.insert(0, said)
-            if not dry_run:
+            if not dry_run and not finished.unfinished:
                 remove_journal(self.journal_path.parent)
             return done
         part = j["claude"]
@@ -615,7 +622,11 @@ class CodeRestorer:
         else:
             write_files(res.changed)
             clean_temps(res.files, self.journal_path.parent)
-            remove_journal(self.journal_path.parent)
+            if failed := write_failures(res.files):  # still unfinished: the journal stays
+                res.unfinished = True
+                res.warnings.append(unfinished_note(failed, self.session_id))
+            else:
+                remove_journal(self.journal_path.parent)
         return res
 
     def _mark_failed(self, safety: str | None) -> None:

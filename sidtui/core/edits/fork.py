@@ -341,7 +341,8 @@ def write_copy(
     except BaseException:
         _discard(temp, ckpt, result.path)
         raise
-    remove_journal(ckpt)
+    if not journal.get("unfinished"):  # else its file step is finished by the next run
+        remove_journal(ckpt)
     if not (ckpt / "index.json").exists():
         try:
             ckpt.rmdir()

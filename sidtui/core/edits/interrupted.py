@@ -180,6 +180,9 @@ def finish_interrupted(
         done.changed = True
         done.restore = res
         safety_id = res.safety_snapshot_id
+        if res.unfinished:  # still unfinished: its journal stays (and the marker waits)
+            done.notes.extend(res.warnings)
+            return done
     marker = j.get("marker")
     if isinstance(marker, dict):
         done.changed = True
@@ -237,10 +240,12 @@ def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> 
         done.notes.append(
             f"new session {folder.name} {'to complete' if dry_run else 'is now complete'}"
         )
+        done.notes.extend(done.restore.warnings)
         if not dry_run:
             if not visible:
                 os.replace(temp, final)
-            remove_journal(folder)
+            if not done.restore.unfinished:  # else it stays for the next run
+                remove_journal(folder)
         return done
     if visible:  # renamed into place: only the journal was left
         if not dry_run:
@@ -304,8 +309,8 @@ def finish_forks(home: Home, sessions_folder: Path, *, dry_run: bool = False) ->
         j = read_journal(Path(e.path))
         if not j or "invalid" in j or not isinstance(j.get("fork"), dict):
             continue
-        if writer_running(j, Path(e.path)):
-            continue
+        if j.get("pid") != os.getpid() and writer_running(j, Path(e.path)):
+            continue  # (this process's own: a failed write it left unfinished)
         final = str(j["fork"].get("transcript"))
         if os.path.realpath(os.path.dirname(final)) != folder_real:
             continue

@@ -185,6 +185,7 @@ class _FileStep:
     drift: list[dict[str, Any]] = field(default_factory=list)
     journal_token: str | None = None
     refusal: str | None = None
+    unfinished: bool = False
 
 
 def _files_step(
@@ -235,6 +236,7 @@ def _files_step(
     )
     step.journal_token = res.journal_token
     step.refusal = res.refusal
+    step.unfinished = res.unfinished
     step.files = [f.to_json() for f in res.files]
     step.restored = len(res.changed)
     step.safety = res.safety_snapshot_id
@@ -444,6 +446,16 @@ def _rewind_in_place(
         )
         _apply_step(result, step)
         token = step.journal_token
+        if step.failed and step.unfinished:
+            # Some files written, some not: the journal (with the marker still to append)
+            # stays, and the next run finishes files and conversation (issue 26, item 8).
+            raise RewindError(
+                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
+                f"the rewind is unfinished: the conversation was left untouched and its "
+                f"journal stays — once the cause is fixed, the same rewind (or any undo, "
+                f"redo, restore or rewind of {view.session_id}) finishes it; safety snapshot "
+                f"{step.safety} holds the files as they were"
+            )
         if step.failed:
             _drop_journal(folder, token)
             # Files first: a failed file step leaves the conversation untouched (FORMAT.md §11.2).
@@ -489,17 +501,17 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
     steps: list[_FileStep] = []
 
     def file_step(child, journal) -> None:
-        steps.append(
-            _files_step(
-                view,
-                child.session_id,
-                pt,
-                dry_run=False,
-                journal_extra={"op": journal["op"], "fork": journal["fork"]},
-                keep_journal=True,
-                **step_args,
-            )
+        step = _files_step(
+            view,
+            child.session_id,
+            pt,
+            dry_run=False,
+            journal_extra={"op": journal["op"], "fork": journal["fork"]},
+            keep_journal=True,
+            **step_args,
         )
+        steps.append(step)
+        journal["unfinished"] = step.unfinished  # the copy's journal then stays
 
     child = fork_session(
         view,
@@ -514,10 +526,17 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
         step = steps[0]
         _apply_step(result, step)
         if step.failed:
+            again = (
+                f"; the file step is unfinished and its journal stays: once the cause is "
+                f"fixed, the same rewind --fork (or any undo, redo, restore or rewind of "
+                f"{child.session_id}) finishes it"
+                if step.unfinished
+                else ""
+            )
             raise RewindError(
                 f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
                 f"fork {child.session_id} was written; safety snapshot "
-                f"{step.safety} in its checkpoints holds the files as they were"
+                f"{step.safety} in its checkpoints holds the files as they were{again}"
             )
     return result
 

@@ -159,7 +159,7 @@ def _append_bytes(path: str, data: bytes, records: int, operation: str) -> bool:
         try:
             view = memoryview(data)
             while written < len(data):
-                fault_point("append")
+                fault_point("append", path)
                 written += os.write(fd, view[written:])
         finally:
             os.close(fd)
