@@ -181,3 +181,72 @@ def test_a_claude_code_restore_failing_part_way_is_finished_by_the_next_verb(
     capsys.readouterr()
     assert main([*ch, "redo", CC_SESSION, "--force"]) == 0  # then takes it back
     assert file_tree(project) == before
+
+
+def _cc(tmp_path: Path, name: str):
+    from tests.helpers import cc_edit_session
+
+    home, project = tmp_path / name / "claude", tmp_path / name / "work" / "app"
+    s = cc_edit_session(home, project)
+    return home, project, s["path"].parent
+
+
+def _kill_at(kind: str, suffix: str):
+    def hook(k: str, where: str) -> None:
+        if k == kind and where.endswith(suffix):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return hook
+
+
+def _leftovers(home: Path, folder: Path) -> list[str]:
+    names = [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+    sessions = {p.stem for p in folder.glob("*.jsonl")}
+    names += [d.name for d in (home / "file-history").iterdir() if d.name not in sessions]
+    forks = home / "sidtui" / "forks"
+    names += [p.name for p in forks.iterdir()] if forks.exists() else []
+    return names
+
+
+def test_a_killed_claude_code_fork_leaves_nothing_the_next_run_does_not_clean(tmp_path, capsys):
+    from tests.helpers import CC_SESSION
+
+    home, project, folder = _cc(tmp_path, "r")
+    argv = ["--claude-home", str(home), "rewind", CC_SESSION, "--to", "3", "--mode", "both"]
+    argv += ["--force"]
+    rc, _ = run_forked(argv, _kill_at("link", ".jsonl"))  # the transcript's link
+    assert rc == -signal.SIGKILL
+    assert _leftovers(home, folder)  # a blob folder, the temp transcript, the journal
+    capsys.readouterr()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "removed the incomplete copy" in err, err
+    assert not _leftovers(home, folder)
+    assert len(list(folder.glob("*.jsonl"))) == 2  # the source and one fork
+
+
+def test_a_claude_code_rewind_both_killed_in_its_file_step_is_finished_whole(tmp_path, capsys):
+    from tests.helpers import CC_SESSION
+
+    home, project, folder = _cc(tmp_path, "r")
+    clean_home, clean_project, _ = _cc(tmp_path, "c")
+    tail = ["rewind", CC_SESSION, "--to", "2", "--mode", "both", "--force"]
+    assert main(["--claude-home", str(clean_home), *tail]) == 0
+    before = file_tree(project)
+    argv = ["--claude-home", str(home), *tail]
+    seen: list[str] = []
+
+    def hook(kind: str, where: str) -> None:  # killed after the first project file
+        if kind == "fsync-dir" and file_tree(project) != before:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    rc, _ = run_forked(argv, hook)
+    assert rc == -signal.SIGKILL and not seen
+    assert file_tree(project) != before
+    capsys.readouterr()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "is finished first" in err and "resume it with" in err, err
+    assert file_tree(project) == file_tree(clean_project)
+    assert len(list(folder.glob("*.jsonl"))) == 2  # the source and its fork
+    assert not _leftovers(home, folder)

@@ -372,8 +372,12 @@ class CodeRestorer:
         force: bool = False,
         paths: list[str] | None = None,
         op: str = "restore",
+        intent: dict[str, Any] | None = None,
     ) -> CodeRestoreResult:
         """Put every file back as it was before checkpoint ``k``'s prompt.
+
+        ``intent``: more parts for the journal (a rewind's ``{"rewind": {point, mode}}``,
+        so a re-run of the same command knows the rest of it is still to do).
 
         Raises:
             CodeRestoreError: refused before anything was written (root, drift, the safety
@@ -406,7 +410,7 @@ class CodeRestorer:
             if not todo and not dry_run:
                 res.note = "nothing to change: every file is already as it was"
             return res
-        token = self._begin_journal(res, cp, op)
+        token = self._begin_journal(res, cp, op, intent)
         res.safety_snapshot_id = self._safety(res, cp, paths, op, token)
         self._write(res)
         return res
@@ -509,7 +513,9 @@ class CodeRestorer:
 
     # --- the journal of an interrupted run ---------------------------------------------
 
-    def _begin_journal(self, res: CodeRestoreResult, cp: Checkpoint, op: str) -> str:
+    def _begin_journal(
+        self, res: CodeRestoreResult, cp: Checkpoint, op: str, intent: dict[str, Any] | None
+    ) -> str:
         """Write the journal of a restore about to start (before its safety snapshot).
 
         Raises:
@@ -526,6 +532,7 @@ class CodeRestorer:
                     "root": str(self.root) if self.root else None,
                     "allowOutsideRoot": self.allow_outside_root,
                     "claude": {"checkpoint": cp.id, "paths": [f.path for f in res.changed]},
+                    **(intent or {}),
                 },
             )
         except (OSError, SidtuiError) as exc:

@@ -229,7 +229,13 @@ def rewind(
                     f"{pt.checkpoint}, the first one written after it"
                 )
             cp = fh.get(pt.checkpoint)
-            step = restorer.restore_to(cp.position, dry_run=dry_run, force=force, op="rewind")
+            step = restorer.restore_to(
+                cp.position,
+                dry_run=dry_run,
+                force=force,
+                op="rewind",
+                intent={"rewind": {"point": pt.id, "mode": mode}} if convo else None,
+            )
             res.code = step
             res.refusal = step.refusal
             res.files = [f.to_json() for f in step.files]
@@ -249,7 +255,8 @@ def rewind(
             prepared.result.dry_run = True
         else:
             try:
-                res.fork = write_fork(prepared)
+                res.fork = write_fork(prepared, op="rewind")
+                res.warnings.extend(w for w in res.fork.warnings if w not in res.warnings)
             except SidtuiError as exc:
                 if res.files_restored:
                     raise ClaudeRewindError(
