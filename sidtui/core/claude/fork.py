@@ -184,6 +184,7 @@ class PreparedFork:
     data: bytes
     blobs: list[tuple[Path, Path]]  # (source blob, target)
     blob_dir: Path
+    request: dict[str, Any] = field(default_factory=dict)  # prepare_fork's before/tip
 
 
 def _nearest_conversation(tree: Any, objs: list[Any], i: int, keep: set[int] | None) -> int | None:
@@ -376,7 +377,7 @@ def prepare_fork(
         res.warnings.append(
             f"{len(subagents)} subagent transcript(s) stay with the source session (not copied)"
         )
-    return PreparedFork(res, data, blobs, home.file_history(new_id))
+    return PreparedFork(res, data, blobs, home.file_history(new_id), {"before": before, "tip": tip})
 
 
 def _verify(
@@ -468,18 +469,21 @@ def _drop_journal(folder: Path) -> None:
             return
 
 
-def clean_dead_forks(blob_dir: Path, sessions_folder: Path) -> list[str]:
+def clean_dead_forks(
+    blob_dir: Path, sessions_folder: Path
+) -> tuple[list[str], list[dict[str, Any]]]:
     """Remove what killed sidtui forks left: for each journal in :func:`forks_dir` whose
     writer is gone, the blob folder it made when its transcript never landed (a complete
     copy keeps everything), then the journal; and the dead writers' temp files in
     ``sessions_folder``. Never raises.
 
     Returns:
-        One sentence per copy removed or completed.
+        ``(one sentence per copy removed, the complete copies: {id, op, part})``.
     """
     import shutil
 
     notes: list[str] = []
+    complete: list[dict[str, Any]] = []
     base = forks_dir(blob_dir)
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
@@ -504,9 +508,10 @@ def clean_dead_forks(blob_dir: Path, sessions_folder: Path) -> list[str]:
             notes.append(f"removed the incomplete copy {e.name} a killed sidtui fork left")
         else:
             safefs.remove_stale_temps(blobs)
+            complete.append({"id": e.name, "op": j.get("op"), "part": part})
         _drop_journal(folder)
     safefs.remove_stale_temps(sessions_folder)
-    return notes
+    return notes, complete
 
 
 def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
@@ -521,7 +526,21 @@ def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
     import shutil
 
     res = prepared.result
-    res.warnings.extend(clean_dead_forks(prepared.blob_dir, res.path.parent))
+    notes, complete = clean_dead_forks(prepared.blob_dir, res.path.parent)
+    res.warnings.extend(notes)
+    for c in complete:  # a killed run of this same request had finished its copy
+        part = c["part"]
+        if (c["op"], part.get("source"), part.get("request")) == (
+            op,
+            res.source_session_id,
+            prepared.request,
+        ):
+            res.session_id, res.path = str(c["id"]), Path(str(part.get("transcript")))
+            res.warnings.append(
+                f"an interrupted sidtui {op} had already written this copy ({c['id']}); "
+                "nothing else was written"
+            )
+            return res
     made_dir = not prepared.blob_dir.exists()
     jfolder = forks_dir(prepared.blob_dir) / res.session_id
     part = {
@@ -529,6 +548,7 @@ def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
         "blobDir": str(prepared.blob_dir),
         "madeDir": made_dir,
         "source": res.source_session_id,
+        "request": prepared.request,
     }
     try:
         write_journal(jfolder, {"op": op, "claudeFork": part})

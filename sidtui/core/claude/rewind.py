@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
+from sidtui.core.checkpoints.restore import write_failures
 from sidtui.core.claude.code_restore import CodeRestorer, CodeRestoreResult
 from sidtui.core.claude.file_history import FileHistory, read_file_history
 from sidtui.core.claude.fork import ClaudeForkResult, prepare_fork, write_fork
@@ -250,6 +251,9 @@ def rewind(
                 res.warnings.append(f"{f.path}: skipped ({f.reason})")
             if dry_run:
                 res.diffs = [d for f in step.changed if (d := unified_diff(f))]
+            elif prepared is not None and (failed := write_failures(step.files)):
+                # files first: a failed file step leaves the conversation unwritten
+                raise ClaudeRewindError(_files_failed(failed, step, view.session_id))
     if prepared is not None:
         if dry_run:
             prepared.result.dry_run = True
@@ -267,3 +271,19 @@ def rewind(
                     ) from None
                 raise
     return res
+
+
+def _files_failed(failed: list[Any], step: Any, session_id: str) -> str:
+    """The message of a rewind whose file step failed (the conversation was not written)."""
+    first = f"{failed[0].path}: {failed[0].reason}"
+    if step.unfinished:
+        return (
+            f"{len(failed)} file(s) could not be written ({first}); the rewind is unfinished: "
+            f"the conversation was not written and its journal stays — once the cause is "
+            f"fixed, the same rewind finishes it (files, then the conversation); safety "
+            f"snapshot {step.safety_snapshot_id} holds the files as they were"
+        )
+    return (
+        f"{len(failed)} file(s) could not be written ({first}); nothing was changed "
+        "(neither the files nor the conversation)"
+    )

@@ -316,9 +316,13 @@ def write_copy(
         raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
     try:
         if inherit:
+            said = len(result.warnings)
             result.checkpoints_inherited = _inherit_checkpoints(
                 view.home, source_id, new_id, result.warnings, inherit_before_ms
             )
+            if before_rename is not None and len(result.warnings) > said:
+                # the file step restores through the inherited index: without it, no copy
+                raise ForkError(f"{result.warnings[-1]}; the file step needs it")
         _write_transcript(
             view,
             result,
@@ -338,8 +342,18 @@ def write_copy(
             if safefs.lstat_at(dfd, result.path.name) is not None:
                 raise ForkError(f"{result.path} appeared while it was being written")
             safefs.rename_at(dfd, temp_name, result.path.name)
-    except BaseException:
-        _discard(temp, ckpt, result.path)
+    except BaseException as exc:
+        removed = _discard(temp, ckpt, result.path)
+        kept = (
+            f"its file step had begun: the copy and its safety snapshot are kept, and the "
+            f"next fork or rewind of {source_id} finishes it"
+        )
+        if isinstance(exc, OSError):
+            what = "nothing was written" if removed else kept
+            reason = exc.strerror or str(exc)
+            raise ForkError(f"could not write {result.path}: {reason}; {what}") from None
+        if isinstance(exc, SidtuiError) and not removed:
+            raise ForkError(f"{exc}; {kept}") from None
         raise
     if not journal.get("unfinished"):  # else its file step is finished by the next run
         remove_journal(ckpt)
