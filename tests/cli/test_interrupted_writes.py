@@ -1,5 +1,5 @@
 """A write stopped part-way (Ctrl-C, an I/O error) never loses a file's contents, leaves a
-journal the read verbs report, and the next run finishes it (issue 26, items 1 and 8)."""
+journal the read verbs report, and the next run finishes it."""
 
 from __future__ import annotations
 

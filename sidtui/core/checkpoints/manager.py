@@ -58,10 +58,9 @@ from sidtui.core.checkpoints.restore import (
     confine,
     content_of,
     drift_message,
+    mark_unfinished,
     plan_files,
     read_current,
-    unfinished_note,
-    write_failures,
     write_files,
 )
 
@@ -478,9 +477,7 @@ class CheckpointManager:
         if not dry_run:
             write_files([f for f in result.files if f.action in ("restored", "deleted")])
             clean_temps(result.files, self.index_path.parent)
-            if failed := write_failures(result.files):
-                result.unfinished = True
-                result.warnings.append(unfinished_note(failed, self.session_id))
+            mark_unfinished(result, self.session_id)
         return result
 
     def _begin_journal(
@@ -564,7 +561,7 @@ class CheckpointManager:
             ) from None
         return safety
 
-    def _mark_failed(self, safety: str | None) -> None:
+    def mark_failed(self, safety: str | None) -> None:
         """Every write failed: the safety snapshot stays (append-only) but is marked so it
         does not count as having reverted anything, and there is nothing to redo."""
         self.reload()
@@ -647,13 +644,12 @@ class CheckpointManager:
         result.safety_snapshot_id = safety
         write_files(todo)
         if all(f.action == "skipped" for f in todo):
-            self._mark_failed(safety)
+            self.mark_failed(safety)
             result.safety_snapshot_id = None
             result.note = "no file could be written; nothing was changed"
             keep_journal = False
-        elif failed := write_failures(todo):  # some written, some not: finished next time
-            result.unfinished = keep_journal = True
-            result.warnings.append(unfinished_note(failed, self.session_id))
+        elif mark_unfinished(result, self.session_id):  # some written: finished next time
+            keep_journal = True
         clean_temps(result.files, self.index_path.parent)
         if not keep_journal:
             remove_journal(folder)

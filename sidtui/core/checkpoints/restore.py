@@ -417,6 +417,15 @@ def unfinished_note(failed: Sequence[FileRestore], session_id: str) -> str:
     )
 
 
+def mark_unfinished(res: RestoreResult, session_id: str) -> bool:
+    """Set ``res.unfinished`` and say it in its warnings when some of its files failed to
+    be written (:func:`write_failures`); returns ``res.unfinished``."""
+    if failed := write_failures(res.files):
+        res.unfinished = True
+        res.warnings.append(unfinished_note(failed, session_id))
+    return res.unfinished
+
+
 def clean_temps(files: Sequence[FileRestore], index_folder: Path) -> None:
     """Remove temp files killed runs left beside ``files`` and in ``index_folder``."""
     by_dir: dict[str, set[str]] = {}

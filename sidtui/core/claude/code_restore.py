@@ -30,9 +30,8 @@ from sidtui.core.checkpoints.restore import (
     clean_temps,
     confine,
     existing_components,
+    mark_unfinished,
     read_current,
-    unfinished_note,
-    write_failures,
     write_files,
 )
 from sidtui.core.claude.drift import LastEdits
@@ -501,12 +500,11 @@ class CodeRestorer:
         todo = res.changed
         write_files(todo)
         if all(f.action == "skipped" for f in todo):
-            self._mark_failed(res.safety_snapshot_id)
+            self.journal.mark_failed(res.safety_snapshot_id)
             res.safety_snapshot_id = None
             res.note = "no file could be written; nothing was changed"
-        elif failed := write_failures(todo):
-            res.unfinished = True
-            res.warnings.append(unfinished_note(failed, self.session_id))
+        else:
+            mark_unfinished(res, self.session_id)
         clean_temps(res.files, self.journal_path.parent)
         if not res.unfinished:
             remove_journal(self.journal_path.parent)
@@ -629,25 +627,9 @@ class CodeRestorer:
         else:
             write_files(res.changed)
             clean_temps(res.files, self.journal_path.parent)
-            if failed := write_failures(res.files):  # still unfinished: the journal stays
-                res.unfinished = True
-                res.warnings.append(unfinished_note(failed, self.session_id))
-            else:
+            if not mark_unfinished(res, self.session_id):  # else the journal stays
                 remove_journal(self.journal_path.parent)
         return res
-
-    def _mark_failed(self, safety: str | None) -> None:
-        if safety is None:
-            return
-        self.journal.reload()
-        pos = self.journal.index.index_of(safety)
-        if pos >= 0:
-            self.journal.index.snapshots[pos]["sidtuiFailed"] = True
-            self.journal.index.invalidate()
-            try:
-                self.journal.save()
-            except OSError:
-                pass
 
     def undo(
         self, *, dry_run: bool = False, force: bool = False, path: str | None = None

@@ -299,21 +299,7 @@ def write_copy(
     ckpt = view.home.checkpoints_dir / new_id
     temp_name = safefs.temp_name(result.path.name)
     temp = folder / temp_name
-    journal: dict[str, Any] = {
-        "op": op,
-        "fork": {
-            "transcript": str(result.path),
-            "temp": str(temp),
-            "ready": False,
-            "source": source_id,
-            "messageCount": message_count,
-            "recordsCopied": len(copy_idx),
-        },
-    }
-    try:
-        write_journal(ckpt, journal)
-    except (OSError, SidtuiError) as exc:
-        raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
+    journal = _start_copy(ckpt, op, result, temp)
     try:
         if inherit:
             said = len(result.warnings)
@@ -344,16 +330,8 @@ def write_copy(
             safefs.rename_at(dfd, temp_name, result.path.name)
     except BaseException as exc:
         removed = _discard(temp, ckpt, result.path)
-        kept = (
-            f"its file step had begun: the copy and its safety snapshot are kept, and the "
-            f"next fork or rewind of {source_id} finishes it"
-        )
-        if isinstance(exc, OSError):
-            what = "nothing was written" if removed else kept
-            reason = exc.strerror or str(exc)
-            raise ForkError(f"could not write {result.path}: {reason}; {what}") from None
-        if isinstance(exc, SidtuiError) and not removed:
-            raise ForkError(f"{exc}; {kept}") from None
+        if (said := _failed_copy(exc, removed, result.path, source_id)) is not None:
+            raise said from None
         raise
     if not journal.get("unfinished"):  # else its file step is finished by the next run
         remove_journal(ckpt)
@@ -410,6 +388,47 @@ def _write_transcript(
         safefs.fsync_path(temp)
     except OSError as exc:
         raise ForkError(f"could not write {result.path}: {exc.strerror or exc}") from None
+
+
+def _start_copy(ckpt: Path, op: str, result: ForkResult, temp: Path) -> dict[str, Any]:
+    """Write the journal of a copy about to be written (in its checkpoint folder
+    ``ckpt``); returns it.
+
+    Raises:
+        ForkError: it cannot be written (nothing was).
+    """
+    journal: dict[str, Any] = {
+        "op": op,
+        "fork": {
+            "transcript": str(result.path),
+            "temp": str(temp),
+            "ready": False,
+            "source": result.source_session_id,
+            "messageCount": result.message_count,
+            "recordsCopied": result.records_copied,
+        },
+    }
+    try:
+        write_journal(ckpt, journal)
+    except (OSError, SidtuiError) as exc:
+        raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
+    return journal
+
+
+def _failed_copy(exc: BaseException, removed: bool, path: Path, source_id: str) -> ForkError | None:
+    """The one-line error for a copy that failed with ``exc`` (an ``OSError`` or a
+    :class:`SidtuiError`), saying whether it was ``removed`` or kept for the next run to
+    finish; None for anything else (an interrupt: raised as it is)."""
+    kept = (
+        f"its file step had begun: the copy and its safety snapshot are kept, and the "
+        f"next fork or rewind of {source_id} finishes it"
+    )
+    if isinstance(exc, OSError):
+        what = "nothing was written" if removed else kept
+        return ForkError(f"could not write {path}: {exc.strerror or exc}; {what}")
+    if isinstance(exc, SidtuiError) and not removed:
+        return ForkError(f"{exc}; {kept}")
+    return None
 
 
 def _discard(temp: Path, ckpt: Path, final: Path) -> bool:

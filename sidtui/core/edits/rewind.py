@@ -25,6 +25,7 @@ from sidtui.core.edits.fork import pending_journal
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
 from sidtui.core.edits.marker import MarkerError, append_marker
 from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
+from sidtui.core.edits.rewind_failures import half_done, step_failed
 from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
@@ -446,24 +447,11 @@ def _rewind_in_place(
         )
         _apply_step(result, step)
         token = step.journal_token
-        if step.failed and step.unfinished:
-            # Some files written, some not: the journal (with the marker still to append)
-            # stays, and the next run finishes files and conversation (issue 26, item 8).
-            raise RewindError(
-                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                f"the rewind is unfinished: the conversation was left untouched and its "
-                f"journal stays — once the cause is fixed, the same rewind (or any undo, "
-                f"redo, restore or rewind of {view.session_id}) finishes it; safety snapshot "
-                f"{step.safety} holds the files as they were"
-            )
         if step.failed:
-            _drop_journal(folder, token)
+            if not step.unfinished:  # else its journal (the marker still to append) stays
+                _drop_journal(folder, token)
             # Files first: a failed file step leaves the conversation untouched (FORMAT.md §11.2).
-            raise RewindError(
-                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                f"the conversation was left untouched; safety snapshot {step.safety} holds "
-                "the files as they were (`sidtui redo` takes the file step back)"
-            )
+            raise RewindError(step_failed(step, view.session_id))
     if convo:
         if result.safety_snapshot:
             value["safetySnapshot"] = result.safety_snapshot
@@ -475,7 +463,7 @@ def _rewind_in_place(
         except (SidtuiError, OSError) as exc:
             _drop_journal(folder, token)  # said in the message: no run finishes it silently
             if code and result.files_restored:
-                raise RewindError(_half_done(result, exc), result) from None
+                raise RewindError(half_done(result, exc), result) from None
             raise
         _drop_journal(folder, token)
     return result
@@ -526,18 +514,7 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
         step = steps[0]
         _apply_step(result, step)
         if step.failed:
-            again = (
-                f"; the file step is unfinished and its journal stays: once the cause is "
-                f"fixed, the same rewind --fork (or any undo, redo, restore or rewind of "
-                f"{child.session_id}) finishes it"
-                if step.unfinished
-                else ""
-            )
-            raise RewindError(
-                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                f"fork {child.session_id} was written; safety snapshot "
-                f"{step.safety} in its checkpoints holds the files as they were{again}"
-            )
+            raise RewindError(step_failed(step, view.session_id, child.session_id))
     return result
 
 
@@ -551,25 +528,6 @@ def _fork_leftovers(view, result: RewindResult, *, dry_run: bool) -> bool:
             return True
         result.warnings.append(f.describe())
     return False
-
-
-def _half_done(result: RewindResult, exc: BaseException) -> str:
-    """The message for files rewound but no marker: what changed and how to take it back."""
-    changed = [f["path"] for f in result.files if f.get("action") in ("restored", "deleted")]
-    shown = ", ".join(changed[:5]) + (f", … ({len(changed) - 5} more)" if len(changed) > 5 else "")
-    reason = str(exc)
-    return (
-        f"the files WERE rewound ({result.files_restored} file(s): {shown or 'see checkpoints'}) "
-        f"but the conversation was NOT: {reason}. "
-        f"`sidtui redo {result.session_id}` takes the files back"
-        + (
-            f" (safety snapshot {result.safety_snapshot} holds them as they were)"
-            if result.safety_snapshot
-            else ""
-        )
-        + f"; or fix the cause and run `sidtui rewind {result.session_id} --to "
-        f"{result.point.id if result.point else 'N'} --mode conversation`"
-    )
 
 
 def _apply_step(result: RewindResult, step: _FileStep) -> None:
