@@ -330,8 +330,8 @@ def write_copy(
             safefs.rename_at(dfd, temp_name, result.path.name)
     except BaseException as exc:
         removed = _discard(temp, ckpt, result.path)
-        if (said := _failed_copy(exc, removed, result.path, source_id)) is not None:
-            raise said from None
+        if (failure := _failed_copy(exc, removed, result.path, source_id)) is not None:
+            raise failure from None
         raise
     if not journal.get("unfinished"):  # else its file step is finished by the next run
         remove_journal(ckpt)
