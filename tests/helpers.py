@@ -804,3 +804,107 @@ def reading_paths(tmp, data: bytes, piece: int, streamed: bool) -> dict[str, tup
             scan_records(_piece_source(tmp, data), streamed=streamed)
         )
     return got
+# --------------------------------------------------------------------------- interrupted writes
+
+
+def small_home(run: Path, sessions: list[tuple[str, str]], projects: list[str]) -> None:
+    """``run/home``: only ``sessions`` ((folder, id)) of the real fixture home with their
+    checkpoints, and ``run/projects/<name>`` for ``projects``, paths remapped there."""
+    home = run / "home"
+    for folder, sid in sessions:
+        (home / "sessions" / folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(REAL_HOME / "sessions" / folder / f"{sid}.jsonl", home / "sessions" / folder)
+        ckpt = REAL_HOME / "checkpoints" / sid
+        if ckpt.exists():
+            shutil.copytree(ckpt, home / "checkpoints" / sid)
+    for sub in ("active-sessions", "file-intents", "checkpoints"):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+    for name in projects:
+        shutil.copytree(REAL_PROJECTS / name, run / "projects" / name)
+    remap_fixture_paths(home, run / "projects")
+
+
+def file_tree(root: Path) -> dict[str, bytes]:
+    """Every regular file under ``root`` (relative path -> bytes); symlinks left out."""
+    if not root.exists():
+        return {}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def snapshot_contents(*index_folders: Path) -> set[bytes]:
+    """Every file content any snapshot of the ``index.json`` files under ``index_folders``
+    can rebuild (what a ``redo``/``restore`` could bring back)."""
+    from sidtui.core.checkpoints.manager import CheckpointManager
+
+    out: set[bytes] = set()
+    for folder in index_folders:
+        for idx in sorted(folder.rglob("index.json")) if folder.exists() else []:
+            mgr = CheckpointManager(idx, idx.parent.name)
+            for s in mgr.index.snapshots:
+                for path in mgr.index.tracked_files():
+                    try:
+                        r = mgr.rebuild_at(path, str(s.get("id")))
+                    except Exception:  # noqa: BLE001 - no entry at or after it
+                        continue
+                    if r.content is not None:
+                        out.add(r.content.encode() if isinstance(r.content, str) else r.content)
+    return out
+
+
+def lost_bytes(before: dict[str, bytes], now: dict[str, bytes], kept: set[bytes]) -> list[str]:
+    """The files of ``before`` whose bytes are neither on disk (``now``, any path) nor in
+    ``kept`` (:func:`snapshot_contents`): what a run lost for good."""
+    on_disk = set(now.values())
+    return [rel for rel, data in before.items() if data not in on_disk and data not in kept]
+
+
+def run_forked(argv: list[str], hook=None, *, stdin_null: bool = True) -> tuple[int, str]:
+    """Run ``sidtui argv`` in a forked child with ``safefs.fault_hook = hook``.
+
+    Returns:
+        ``(exit code, or -signal when it was killed; its stderr)``. The child never
+        returns into pytest; a child that does not end within 120 s is killed (a guard
+        against a hang, not a timing).
+    """
+    import os
+    import select
+    import signal
+    import tempfile
+
+    from sidtui.cli import main
+    from sidtui.core.base import safefs
+
+    err = tempfile.TemporaryFile()
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 70
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.dup2(err.fileno(), 2)
+            sys.stderr = open(2, "w", closefd=False)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            safefs.fault_hook = hook
+            code = main(argv)
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    pidfd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([pidfd], [], [], 120)
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(pidfd)
+    assert ready, f"{argv} hung"
+    err.seek(0)
+    text = err.read().decode(errors="replace")
+    err.close()
+    rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    return rc, text

@@ -206,6 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  … and {len(candidates) - 20} more", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        from sidtui.cli.common import report_interrupt
+
+        report_interrupt()
         return 130
     except BrokenPipeError:
         # stdout closed early (e.g. `| head`): not an error for a CLI, and it never changes

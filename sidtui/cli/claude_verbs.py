@@ -294,8 +294,13 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
         from sidtui.core.claude.code_restore import CodeRestorer
 
         r = CodeRestorer(view, allow_outside_root=args.allow_outside_root, root=args.root)
+        pending = r.pending_journal()
         if (done := finish_first(args, r, "rewind")) is not None:
-            return done
+            if args.dry_run or done != 0 or not _same_rewind(pending, args):
+                return done
+            # the interrupted run was this very rewind: its conversation step is still due
+            print("sidtui: the rest of that rewind follows (the conversation)", file=sys.stderr)
+            view = open_view(target)
     res = do_rewind(
         view,
         args.to,
@@ -326,6 +331,18 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
             file=sys.stderr,
         )
     return code
+
+
+def _same_rewind(journal: dict[str, Any] | None, args: argparse.Namespace) -> bool:
+    """Whether ``journal`` (a pending restore's) is of a rewind with this point and mode
+    whose conversation step was still to do when it was interrupted."""
+    from sidtui.core.views.rewind_text import normalize_mode
+
+    part = journal.get("rewind") if isinstance(journal, dict) else None
+    if not isinstance(part, dict) or part.get("point") != args.to:
+        return False
+    mode = normalize_mode(args.mode or "both")
+    return part.get("mode") == mode and mode != "code"
 
 
 def _render_points(view: Any, points: list[Any]) -> None:

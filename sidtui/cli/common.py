@@ -455,3 +455,18 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (possible in JSON text): U+FFFD, as Node
         return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")
+
+
+def report_interrupt() -> None:
+    """Ctrl-C: one line on stderr saying what state the write was left in
+    (:func:`sidtui.core.checkpoints.journal.interrupted_line`). Never raises."""
+    try:
+        from sidtui.core.checkpoints.journal import interrupted_line
+
+        line = interrupted_line()
+    except Exception:  # noqa: BLE001 - the exit must not fail on the report
+        line = "interrupted"
+    try:
+        print(f"sidtui: {line}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass

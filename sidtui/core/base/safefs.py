@@ -8,6 +8,12 @@ O_NOFOLLOW`` under an unpredictable name in the target's folder (:func:`temp_nam
 ``.NAME.sidtui-PID-RANDOM.tmp``), fsynced, the final name checked again (it must be absent
 or a regular file), renamed with ``dir_fd`` on both sides, and the folder fsynced. Leftover temp files of dead processes are recognised by name
 (:func:`stale_temps`) and removed by the next run (:func:`remove_stale_temps`).
+
+Every write step (``create``, ``write``, ``fsync``, ``rename``, ``link``, ``unlink``,
+``mkdir``, ``fsync-dir``, and the session writer's ``append``) first calls
+:func:`fault_point`, which does nothing unless a test set :data:`fault_hook`: the
+fault-injection suite stops a verb there (SIGINT, SIGKILL) or fails the step (EIO, ENOSPC)
+deterministically (tests/cli/test_fault_injection.py).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,6 +34,19 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_RE = re.compile(r"^\.(?P<name>.+)\.sidtui-(?P<pid>\d+)-(?P<rand>[0-9a-f]{12})\.tmp$")
 _TEMP_TRIES = 16
+
+
+#: Test-only: called as ``fault_hook(kind, where)`` right before every write step (see the
+#: module docstring; ``where``: the file's path or name, "" when unknown); it may raise (an
+#: injected ``OSError``) or signal the process. None in use.
+fault_hook: Callable[[str, str], None] | None = None
+
+
+def fault_point(kind: str, where: str | os.PathLike[str] = "") -> None:
+    """A write step of kind ``kind`` on ``where`` is about to run (:data:`fault_hook`; a
+    no-op in use)."""
+    if fault_hook is not None:
+        fault_hook(kind, os.fspath(where))
 
 
 class UnsafePath(SidtuiError):
@@ -103,6 +122,7 @@ def open_dir(path: str | os.PathLike[str], *, create_below: int | None = None) -
                         f"{os.sep + os.sep.join(parts[: i + 1])} is gone (it was there when checked)"
                     ) from None
                 try:
+                    fault_point("mkdir", comp)
                     os.mkdir(comp, 0o777, dir_fd=fd)
                 except FileExistsError:
                     pass
@@ -205,6 +225,7 @@ def create_temp(dir_fd: int, name: str, mode: int = 0o600) -> tuple[int, str]:
     """
     for _ in range(_TEMP_TRIES):
         tmp = temp_name(name)
+        fault_point("create", name)
         try:
             return os.open(tmp, _TEMP_FLAGS, mode, dir_fd=dir_fd), tmp
         except FileExistsError:
@@ -215,6 +236,7 @@ def create_temp(dir_fd: int, name: str, mode: int = 0o600) -> tuple[int, str]:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
+        fault_point("write")
         n = os.write(fd, view)
         view = view[n:]
 
@@ -255,10 +277,12 @@ def replace_at(
                 umask = os.umask(0)
                 os.umask(umask)
                 os.fchmod(fd, 0o644 & ~umask)
+            fault_point("fsync", where)
             os.fsync(fd)
         finally:
             os.close(fd)
         _check_final(dir_fd, name, where)  # again, right before the rename
+        fault_point("rename", where)
         os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         try:
@@ -285,10 +309,12 @@ def create_at(
         try:
             _write_all(fd, data)
             os.fchmod(fd, mode)
+            fault_point("fsync", where or name)
             os.fsync(fd)
         finally:
             os.close(fd)
         try:
+            fault_point("link", where or name)
             os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
         except FileExistsError:
             raise
@@ -318,6 +344,7 @@ def unlink_at(dir_fd: int, name: str, *, where: str | None = None) -> bool:
     if _check_final(dir_fd, name, where or name) is None:
         return False
     try:
+        fault_point("unlink", where or name)
         os.unlink(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return False
@@ -325,8 +352,36 @@ def unlink_at(dir_fd: int, name: str, *, where: str | None = None) -> bool:
     return True
 
 
+def rename_at(dir_fd: int, src: str, dst: str) -> None:
+    """Rename ``src`` to ``dst`` inside the folder ``dir_fd`` (both one component), then
+    fsync the folder. Once the rename is done this never raises: a folder fsync that fails
+    (EIO) cannot take back what is already visible, and the caller must not undo it.
+
+    Raises:
+        OSError: the rename itself failed (nothing changed).
+    """
+    fault_point("rename", dst)
+    os.rename(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    _fsync_dir(dir_fd)
+
+
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """fsync the file at ``path`` (opened ``O_NOFOLLOW``, read-only).
+
+    Raises:
+        OSError: it cannot be opened or synced.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        fault_point("fsync", path)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _fsync_dir(dir_fd: int) -> None:
     try:
+        fault_point("fsync-dir")
         os.fsync(dir_fd)
     except OSError:
         pass

@@ -21,10 +21,16 @@ import orjson
 import psutil
 
 from sidtui.core.base import safefs
+from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.regular import NotRegularFile, TooBig, read_regular
+from sidtui.core.checkpoints.index import CheckpointIndex
 
 JOURNAL_NAME = "sidtui-journal.json"
 VERSION = 1
+
+#: The folders whose journal this process wrote and has not removed (what a Ctrl-C left:
+#: :func:`interrupted_line`).
+_WRITTEN: dict[str, None] = {}
 
 
 def journal_path(folder: Path) -> Path:
@@ -128,11 +134,13 @@ def write_journal(folder: Path, journal: dict[str, Any]) -> None:
     if started is not None and started >= 0:
         body["pidStarted"] = started
     body.update(journal)
+    _WRITTEN[os.fspath(folder)] = None
     safefs.write_atomic(journal_path(folder), orjson.dumps(body, option=orjson.OPT_INDENT_2))
 
 
 def remove_journal(folder: Path) -> None:
     """Remove the journal (done). Never raises."""
+    _WRITTEN.pop(os.fspath(folder), None)
     try:
         safefs.remove(journal_path(folder))
     except OSError:
@@ -145,6 +153,50 @@ def safety_position(index: Any, token: str) -> int:
         if index.snapshots[i].get("sidtuiJournal") == token:
             return i
     return -1
+
+
+def safety_written(folder: Path, journal: dict[str, Any] | None = None) -> bool:
+    """Whether the run of ``journal`` (default: ``folder``'s pending one) had saved its
+    safety snapshot in ``folder/index.json``: from then on project files may have been
+    written, so that snapshot — the only copy of what they were — and the journal that
+    finishes the run must never be removed. An index that exists but cannot be read
+    counts as written (never guess toward deleting)."""
+    j = read_journal(folder) if journal is None else journal
+    token = j.get("token") if isinstance(j, dict) else None
+    if not isinstance(token, str):
+        return False
+    try:
+        index = CheckpointIndex.load(Path(folder) / "index.json")
+    except FileNotFoundError:
+        return False
+    except (OSError, SidtuiError):
+        return True
+    return safety_position(index, token) >= 0
+
+
+def interrupted_line() -> str:
+    """What an interrupt (Ctrl-C) of this process left, in one line for the CLI: the
+    journal it was in the middle of, whether files may be half written and which verb
+    finishes it, or that no write was left half done."""
+    for folder in reversed(list(_WRITTEN)):
+        j = read_journal(Path(folder))
+        if not isinstance(j, dict) or j.get("pid") != os.getpid():
+            continue
+        op = str(j.get("op") or "restore")
+        fork = j.get("fork") if isinstance(j.get("fork"), dict) else None
+        if fork is not None:
+            who = f"{op} of {fork.get('source')}"
+            then = f"the next `sidtui {op.split()[0]}` of {fork.get('source')} finishes it"
+        else:
+            who = f"{op} of {Path(folder).name}"
+            then = f"the next undo, redo, restore or rewind of {Path(folder).name} finishes it"
+        if safety_written(Path(folder), j):
+            return (
+                f"interrupted: the {who} is half done — files may be half restored; its "
+                f"safety snapshot keeps what they were, and {then} (`sidtui ls` shows it pending)"
+            )
+        return f"interrupted: the {who} had changed no file yet; {then} (or drops it)"
+    return "interrupted: no write was left half done"
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ from sidtui.core.checkpoints.restore import (
     confine,
     content_of,
     drift_message,
+    mark_unfinished,
     plan_files,
     read_current,
     write_files,
@@ -476,6 +477,7 @@ class CheckpointManager:
         if not dry_run:
             write_files([f for f in result.files if f.action in ("restored", "deleted")])
             clean_temps(result.files, self.index_path.parent)
+            mark_unfinished(result, self.session_id)
         return result
 
     def _begin_journal(
@@ -559,7 +561,7 @@ class CheckpointManager:
             ) from None
         return safety
 
-    def _mark_failed(self, safety: str | None) -> None:
+    def mark_failed(self, safety: str | None) -> None:
         """Every write failed: the safety snapshot stays (append-only) but is marked so it
         does not count as having reverted anything, and there is nothing to redo."""
         self.reload()
@@ -642,10 +644,12 @@ class CheckpointManager:
         result.safety_snapshot_id = safety
         write_files(todo)
         if all(f.action == "skipped" for f in todo):
-            self._mark_failed(safety)
+            self.mark_failed(safety)
             result.safety_snapshot_id = None
             result.note = "no file could be written; nothing was changed"
             keep_journal = False
+        elif mark_unfinished(result, self.session_id):  # some written: finished next time
+            keep_journal = True
         clean_temps(result.files, self.index_path.parent)
         if not keep_journal:
             remove_journal(folder)

@@ -213,6 +213,8 @@ class RestoreResult:
             printed before the report; not in :meth:`to_json` (a source's own shape says them).
         refusal: a dry run: the error a real run with the same flags stops at (drift
             without ``force``: :class:`DriftRefused`'s message), else None.
+        unfinished: some files were written and some failed to (:func:`write_failures`):
+            the journal was kept for the next run to finish.
     """
 
     op: str
@@ -229,6 +231,7 @@ class RestoreResult:
     journal_token: str | None = None
     warnings: list[str] = field(default_factory=list)
     refusal: str | None = None
+    unfinished: bool = False
 
     @property
     def changed(self) -> list[FileRestore]:
@@ -256,6 +259,7 @@ class RestoreResult:
             "rootRefused": self.root_refusal,
             "resumed": self.resumed,
             "refusal": self.refusal,
+            "unfinished": self.unfinished,
             "drift": [f.path for f in self.drifted],
             "files": [f.to_json() for f in self.files],
         }
@@ -362,6 +366,9 @@ def plan_files(
     return plan
 
 
+_FAILED = "write failed: "
+
+
 def write_files(todo: Sequence[FileRestore]) -> None:
     """Write or delete every file of ``todo`` through :mod:`sidtui.core.base.safefs`.
 
@@ -386,11 +393,37 @@ def write_files(todo: Sequence[FileRestore]) -> None:
                 f.reason = f"write refused: {exc}"
                 f.action = "skipped"
             except OSError as exc:
-                f.reason = f"write failed: {exc.strerror or exc}"
+                f.reason = f"{_FAILED}{exc.strerror or exc}"
                 f.action = "skipped"
     finally:
         for dfd in fds.values():
             os.close(dfd)
+
+
+def write_failures(files: Sequence[FileRestore]) -> list[FileRestore]:
+    """The files of ``files`` whose write failed (an ``OSError``: disk full, I/O error) —
+    not those refused on purpose: a run with some written and some of these is unfinished,
+    and its journal stays for the next run to finish (docs/DECISIONS.md, "Writes on a
+    hostile disk")."""
+    return [f for f in files if f.action == "skipped" and (f.reason or "").startswith(_FAILED)]
+
+
+def unfinished_note(failed: Sequence[FileRestore], session_id: str) -> str:
+    """The sentence for a run left unfinished by :func:`write_failures`."""
+    return (
+        f"{len(failed)} file(s) could not be written ({failed[0].path}: {failed[0].reason}); "
+        f"the run is unfinished and its journal stays: once the cause is fixed, the next "
+        f"undo, redo, restore or rewind of {session_id} finishes it first"
+    )
+
+
+def mark_unfinished(res: RestoreResult, session_id: str) -> bool:
+    """Set ``res.unfinished`` and say it in its warnings when some of its files failed to
+    be written (:func:`write_failures`); returns ``res.unfinished``."""
+    if failed := write_failures(res.files):
+        res.unfinished = True
+        res.warnings.append(unfinished_note(failed, session_id))
+    return res.unfinished
 
 
 def clean_temps(files: Sequence[FileRestore], index_folder: Path) -> None:

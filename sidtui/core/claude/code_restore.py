@@ -30,6 +30,7 @@ from sidtui.core.checkpoints.restore import (
     clean_temps,
     confine,
     existing_components,
+    mark_unfinished,
     read_current,
     write_files,
 )
@@ -370,8 +371,12 @@ class CodeRestorer:
         force: bool = False,
         paths: list[str] | None = None,
         op: str = "restore",
+        intent: dict[str, Any] | None = None,
     ) -> CodeRestoreResult:
         """Put every file back as it was before checkpoint ``k``'s prompt.
+
+        ``intent``: more parts for the journal (a rewind's ``{"rewind": {point, mode}}``,
+        so a re-run of the same command knows the rest of it is still to do).
 
         Raises:
             CodeRestoreError: refused before anything was written (root, drift, the safety
@@ -404,7 +409,7 @@ class CodeRestorer:
             if not todo and not dry_run:
                 res.note = "nothing to change: every file is already as it was"
             return res
-        token = self._begin_journal(res, cp, op)
+        token = self._begin_journal(res, cp, op, intent)
         res.safety_snapshot_id = self._safety(res, cp, paths, op, token)
         self._write(res)
         return res
@@ -490,19 +495,25 @@ class CodeRestorer:
 
     def _write(self, res: CodeRestoreResult) -> None:
         """Write (or delete) every planned file through ``safefs`` (no symlink followed; a
-        failed write is skipped and said), then drop the journal."""
+        failed write is skipped and said), then drop the journal — unless some were
+        written and some failed (:func:`write_failures`): then it stays for the next run."""
         todo = res.changed
         write_files(todo)
         if all(f.action == "skipped" for f in todo):
-            self._mark_failed(res.safety_snapshot_id)
+            self.journal.mark_failed(res.safety_snapshot_id)
             res.safety_snapshot_id = None
             res.note = "no file could be written; nothing was changed"
+        else:
+            mark_unfinished(res, self.session_id)
         clean_temps(res.files, self.journal_path.parent)
-        remove_journal(self.journal_path.parent)
+        if not res.unfinished:
+            remove_journal(self.journal_path.parent)
 
     # --- the journal of an interrupted run ---------------------------------------------
 
-    def _begin_journal(self, res: CodeRestoreResult, cp: Checkpoint, op: str) -> str:
+    def _begin_journal(
+        self, res: CodeRestoreResult, cp: Checkpoint, op: str, intent: dict[str, Any] | None
+    ) -> str:
         """Write the journal of a restore about to start (before its safety snapshot).
 
         Raises:
@@ -519,6 +530,7 @@ class CodeRestorer:
                     "root": str(self.root) if self.root else None,
                     "allowOutsideRoot": self.allow_outside_root,
                     "claude": {"checkpoint": cp.id, "paths": [f.path for f in res.changed]},
+                    **(intent or {}),
                 },
             )
         except (OSError, SidtuiError) as exc:
@@ -574,7 +586,7 @@ class CodeRestorer:
             elif dry_run and finished.safety_snapshot_id is not None:
                 said = _to_finish(said, done)
             done.warnings.insert(0, said)
-            if not dry_run:
+            if not dry_run and not finished.unfinished:
                 remove_journal(self.journal_path.parent)
             return done
         part = j["claude"]
@@ -615,21 +627,9 @@ class CodeRestorer:
         else:
             write_files(res.changed)
             clean_temps(res.files, self.journal_path.parent)
-            remove_journal(self.journal_path.parent)
+            if not mark_unfinished(res, self.session_id):  # else the journal stays
+                remove_journal(self.journal_path.parent)
         return res
-
-    def _mark_failed(self, safety: str | None) -> None:
-        if safety is None:
-            return
-        self.journal.reload()
-        pos = self.journal.index.index_of(safety)
-        if pos >= 0:
-            self.journal.index.snapshots[pos]["sidtuiFailed"] = True
-            self.journal.index.invalidate()
-            try:
-                self.journal.save()
-            except OSError:
-                pass
 
     def undo(
         self, *, dry_run: bool = False, force: bool = False, path: str | None = None

@@ -7,6 +7,10 @@ the same wherever the old one was named, rewrites ``sessionId`` and adds ``forke
 parents not copied are joined as the reader bridges them. The checkpoints of copied prompts
 come along with their blobs. :func:`prepare_fork` reads the copy back with the reader (the
 intended leaf and messages) before :func:`write_fork` links it into place, complete.
+
+:func:`write_fork` keeps a journal in ``<claude home>/sidtui/forks/<new id>/`` while it
+writes; what a killed sidtui left (a blob folder without its transcript, hidden temp
+files) is removed by the next fork (:func:`clean_dead_forks`) and said.
 """
 
 from __future__ import annotations
@@ -21,6 +25,12 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonout import stringify
+from sidtui.core.checkpoints.journal import (
+    read_journal,
+    remove_journal,
+    write_journal,
+    writer_running,
+)
 from sidtui.core.claude.file_history import blob_name_ok, read_blob
 from sidtui.core.claude.kinds import checkpoint_prompt
 from sidtui.core.claude.scan import CONVERSATION_TYPES, DAG_TYPES
@@ -174,6 +184,7 @@ class PreparedFork:
     data: bytes
     blobs: list[tuple[Path, Path]]  # (source blob, target)
     blob_dir: Path
+    request: dict[str, Any] = field(default_factory=dict)  # prepare_fork's before/tip
 
 
 def _nearest_conversation(tree: Any, objs: list[Any], i: int, keep: set[int] | None) -> int | None:
@@ -366,7 +377,7 @@ def prepare_fork(
         res.warnings.append(
             f"{len(subagents)} subagent transcript(s) stay with the source session (not copied)"
         )
-    return PreparedFork(res, data, blobs, home.file_history(new_id))
+    return PreparedFork(res, data, blobs, home.file_history(new_id), {"before": before, "tip": tip})
 
 
 def _verify(
@@ -439,9 +450,75 @@ def _blobs(
     return out, missing
 
 
-def write_fork(prepared: PreparedFork) -> ClaudeForkResult:
+def forks_dir(blob_dir: Path) -> Path:
+    """``<claude home>/sidtui/forks/`` of a fork whose blobs go to ``blob_dir``
+    (``<claude home>/file-history/<new id>``): one folder per fork being written, holding
+    its journal (sidtui's own folder: Claude Code never reads it)."""
+    return blob_dir.parent.parent / "sidtui" / "forks"
+
+
+def _drop_journal(folder: Path) -> None:
+    """Remove a fork's journal and its folder, and ``sidtui/forks/`` and ``sidtui/``
+    when nothing else is left in them (a home sidtui leaves as it found it)."""
+    remove_journal(folder)
+    safefs.remove_stale_temps(folder)
+    for d in (folder, folder.parent, folder.parent.parent):
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
+def clean_dead_forks(
+    blob_dir: Path, sessions_folder: Path
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """Remove what killed sidtui forks left: for each journal in :func:`forks_dir` whose
+    writer is gone, the blob folder it made when its transcript never landed (a complete
+    copy keeps everything), then the journal; and the dead writers' temp files in
+    ``sessions_folder``. Never raises.
+
+    Returns:
+        ``(one sentence per copy removed, the complete copies: {id, op, part})``.
+    """
+    import shutil
+
+    notes: list[str] = []
+    complete: list[dict[str, Any]] = []
+    base = forks_dir(blob_dir)
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for e in entries:
+        folder = Path(e.path)
+        j = read_journal(folder)
+        part = j.get("claudeFork") if isinstance(j, dict) else None
+        if j is None:  # killed while writing its journal: only a dead writer's temp
+            _drop_journal(folder)
+            continue
+        if not isinstance(part, dict) or (
+            j.get("pid") != os.getpid() and writer_running(j, folder)
+        ):
+            continue
+        transcript = Path(str(part.get("transcript")))
+        blobs = Path(str(part.get("blobDir")))
+        if not transcript.exists():
+            if part.get("madeDir") is True and blobs == blob_dir.parent / e.name:
+                shutil.rmtree(blobs, ignore_errors=True)
+            notes.append(f"removed the incomplete copy {e.name} a killed sidtui fork left")
+        else:
+            safefs.remove_stale_temps(blobs)
+            complete.append({"id": e.name, "op": j.get("op"), "part": part})
+        _drop_journal(folder)
+    safefs.remove_stale_temps(sessions_folder)
+    return notes, complete
+
+
+def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
     """Write a prepared fork: its blobs first, then the transcript (linked into place
-    complete). A failure removes what this call wrote.
+    complete), under a journal in :func:`forks_dir`. A failure (an interrupt too) removes
+    what this call wrote; what a killed run left is removed by the next one first
+    (:func:`clean_dead_forks`, said in the warnings).
 
     Raises:
         ForkError: a write failed (nothing of the fork is left).
@@ -449,7 +526,38 @@ def write_fork(prepared: PreparedFork) -> ClaudeForkResult:
     import shutil
 
     res = prepared.result
+    notes, complete = clean_dead_forks(prepared.blob_dir, res.path.parent)
+    res.warnings.extend(notes)
+    for c in complete:  # a killed run of this same request had finished its copy
+        part = c["part"]
+        if (c["op"], part.get("source"), part.get("request")) == (
+            op,
+            res.source_session_id,
+            prepared.request,
+        ):
+            res.session_id, res.path = str(c["id"]), Path(str(part.get("transcript")))
+            res.warnings.append(
+                f"an interrupted sidtui {op} had already written this copy ({c['id']}); "
+                "nothing else was written"
+            )
+            return res
     made_dir = not prepared.blob_dir.exists()
+    jfolder = forks_dir(prepared.blob_dir) / res.session_id
+    part = {
+        "transcript": str(res.path),
+        "blobDir": str(prepared.blob_dir),
+        "madeDir": made_dir,
+        "source": res.source_session_id,
+        "request": prepared.request,
+    }
+    try:
+        write_journal(jfolder, {"op": op, "claudeFork": part})
+    except (OSError, SidtuiError) as exc:
+        _drop_journal(jfolder)
+        raise ForkError(
+            f"cannot start the new session in {jfolder}: "
+            f"{getattr(exc, 'strerror', None) or exc}; nothing was written"
+        ) from None
     try:
         for s, t in prepared.blobs:
             try:
@@ -461,13 +569,19 @@ def write_fork(prepared: PreparedFork) -> ClaudeForkResult:
             safefs.create_new(t, blob, st.st_mode & 0o7777)
             res.blobs_copied += 1
         safefs.create_new(res.path, prepared.data, 0o600)
-    except (OSError, safefs.UnsafePath) as exc:
-        if made_dir:
-            shutil.rmtree(prepared.blob_dir, ignore_errors=True)
-        res.blobs_copied = 0
-        raise ForkError(
-            f"cannot write the new session {res.path}: {getattr(exc, 'strerror', None) or exc}; nothing was written"
-        ) from None
+    except BaseException as exc:
+        if not os.path.lexists(res.path):
+            if made_dir:
+                shutil.rmtree(prepared.blob_dir, ignore_errors=True)
+            res.blobs_copied = 0
+        _drop_journal(jfolder)
+        if isinstance(exc, (OSError, safefs.UnsafePath)):
+            raise ForkError(
+                f"cannot write the new session {res.path}: "
+                f"{getattr(exc, 'strerror', None) or exc}; nothing was written"
+            ) from None
+        raise
+    _drop_journal(jfolder)
     return res
 
 

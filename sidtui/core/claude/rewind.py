@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
+from sidtui.core.checkpoints.restore import write_failures
 from sidtui.core.claude.code_restore import CodeRestorer, CodeRestoreResult
 from sidtui.core.claude.file_history import FileHistory, read_file_history
 from sidtui.core.claude.fork import ClaudeForkResult, prepare_fork, write_fork
@@ -229,7 +230,13 @@ def rewind(
                     f"{pt.checkpoint}, the first one written after it"
                 )
             cp = fh.get(pt.checkpoint)
-            step = restorer.restore_to(cp.position, dry_run=dry_run, force=force, op="rewind")
+            step = restorer.restore_to(
+                cp.position,
+                dry_run=dry_run,
+                force=force,
+                op="rewind",
+                intent={"rewind": {"point": pt.id, "mode": mode}} if convo else None,
+            )
             res.code = step
             res.refusal = step.refusal
             res.files = [f.to_json() for f in step.files]
@@ -244,12 +251,16 @@ def rewind(
                 res.warnings.append(f"{f.path}: skipped ({f.reason})")
             if dry_run:
                 res.diffs = [d for f in step.changed if (d := unified_diff(f))]
+            elif prepared is not None and (failed := write_failures(step.files)):
+                # files first: a failed file step leaves the conversation unwritten
+                raise ClaudeRewindError(_files_failed(failed, step, view.session_id))
     if prepared is not None:
         if dry_run:
             prepared.result.dry_run = True
         else:
             try:
-                res.fork = write_fork(prepared)
+                res.fork = write_fork(prepared, op="rewind")
+                res.warnings.extend(w for w in res.fork.warnings if w not in res.warnings)
             except SidtuiError as exc:
                 if res.files_restored:
                     raise ClaudeRewindError(
@@ -260,3 +271,19 @@ def rewind(
                     ) from None
                 raise
     return res
+
+
+def _files_failed(failed: list[Any], step: Any, session_id: str) -> str:
+    """The message of a rewind whose file step failed (the conversation was not written)."""
+    first = f"{failed[0].path}: {failed[0].reason}"
+    if step.unfinished:
+        return (
+            f"{len(failed)} file(s) could not be written ({first}); the rewind is unfinished: "
+            f"the conversation was not written and its journal stays — once the cause is "
+            f"fixed, the same rewind finishes it (files, then the conversation); safety "
+            f"snapshot {step.safety_snapshot_id} holds the files as they were"
+        )
+    return (
+        f"{len(failed)} file(s) could not be written ({first}); nothing was changed "
+        "(neither the files nor the conversation)"
+    )

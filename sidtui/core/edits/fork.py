@@ -20,7 +20,12 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.checkpoints.evict import inherit_from
-from sidtui.core.checkpoints.journal import read_journal, remove_journal, write_journal
+from sidtui.core.checkpoints.journal import (
+    read_journal,
+    remove_journal,
+    safety_written,
+    write_journal,
+)
 from sidtui.core.edits.interrupted import finish_forks
 from sidtui.core.edits.points import get_point
 from sidtui.core.transcript.chain import ChainResult
@@ -294,26 +299,16 @@ def write_copy(
     ckpt = view.home.checkpoints_dir / new_id
     temp_name = safefs.temp_name(result.path.name)
     temp = folder / temp_name
-    journal: dict[str, Any] = {
-        "op": op,
-        "fork": {
-            "transcript": str(result.path),
-            "temp": str(temp),
-            "ready": False,
-            "source": source_id,
-            "messageCount": message_count,
-            "recordsCopied": len(copy_idx),
-        },
-    }
-    try:
-        write_journal(ckpt, journal)
-    except (OSError, SidtuiError) as exc:
-        raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
+    journal = _start_copy(ckpt, op, result, temp)
     try:
         if inherit:
+            said = len(result.warnings)
             result.checkpoints_inherited = _inherit_checkpoints(
                 view.home, source_id, new_id, result.warnings, inherit_before_ms
             )
+            if before_rename is not None and len(result.warnings) > said:
+                # the file step restores through the inherited index: without it, no copy
+                raise ForkError(f"{result.warnings[-1]}; the file step needs it")
         _write_transcript(
             view,
             result,
@@ -332,12 +327,14 @@ def write_copy(
         with safefs.opened_dir(os.path.realpath(folder)) as dfd:
             if safefs.lstat_at(dfd, result.path.name) is not None:
                 raise ForkError(f"{result.path} appeared while it was being written")
-            os.rename(temp_name, result.path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            os.fsync(dfd)
-    except BaseException:
-        _discard(temp, ckpt)
+            safefs.rename_at(dfd, temp_name, result.path.name)
+    except BaseException as exc:
+        removed = _discard(temp, ckpt, result.path)
+        if (failure := _failed_copy(exc, removed, result.path, source_id)) is not None:
+            raise failure from None
         raise
-    remove_journal(ckpt)
+    if not journal.get("unfinished"):  # else its file step is finished by the next run
+        remove_journal(ckpt)
     if not (ckpt / "index.json").exists():
         try:
             ckpt.rmdir()
@@ -388,24 +385,76 @@ def _write_transcript(
     if errors:
         raise ForkError(f"could not write {result.path}: {errors[0]}")
     try:
-        fd = os.open(temp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        safefs.fsync_path(temp)
     except OSError as exc:
         raise ForkError(f"could not write {result.path}: {exc.strerror or exc}") from None
 
 
-def _discard(temp: Path, ckpt: Path) -> None:
-    """Remove a copy that did not become visible (its temp transcript and checkpoints)."""
+def _start_copy(ckpt: Path, op: str, result: ForkResult, temp: Path) -> dict[str, Any]:
+    """Write the journal of a copy about to be written (in its checkpoint folder
+    ``ckpt``); returns it.
+
+    Raises:
+        ForkError: it cannot be written (nothing was).
+    """
+    journal: dict[str, Any] = {
+        "op": op,
+        "fork": {
+            "transcript": str(result.path),
+            "temp": str(temp),
+            "ready": False,
+            "source": result.source_session_id,
+            "messageCount": result.message_count,
+            "recordsCopied": result.records_copied,
+        },
+    }
+    try:
+        write_journal(ckpt, journal)
+    except (OSError, SidtuiError) as exc:
+        raise ForkError(f"cannot start the copy in {ckpt}: {exc}") from None
+    return journal
+
+
+def _failed_copy(exc: BaseException, removed: bool, path: Path, source_id: str) -> ForkError | None:
+    """The one-line error for a copy that failed with ``exc`` (an ``OSError`` or a
+    :class:`SidtuiError`), saying whether it was ``removed`` or kept for the next run to
+    finish; None for anything else (an interrupt: raised as it is)."""
+    kept = (
+        f"its file step had begun: the copy and its safety snapshot are kept, and the "
+        f"next fork or rewind of {source_id} finishes it"
+    )
+    if isinstance(exc, OSError):
+        what = "nothing was written" if removed else kept
+        return ForkError(f"could not write {path}: {exc.strerror or exc}; {what}")
+    if isinstance(exc, SidtuiError) and not removed:
+        return ForkError(f"{exc}; {kept}")
+    return None
+
+
+def _discard(temp: Path, ckpt: Path, final: Path) -> bool:
+    """Remove a copy that did not become visible (its temp transcript and checkpoints) —
+    unless it did (``final`` exists), or its file step had saved its safety snapshot
+    (:func:`sidtui.core.checkpoints.journal.safety_written`): project files may have been
+    written, and that snapshot is the only copy of what they were. Then everything stays,
+    the journal included, for the next run to finish
+    (:func:`sidtui.core.edits.interrupted.finish_forks`). Never raises.
+
+    Returns:
+        Whether the copy was removed.
+    """
     import shutil
 
+    try:
+        if os.path.lexists(final) or safety_written(ckpt):
+            return False
+    except OSError:
+        return False
     try:
         temp.unlink()
     except OSError:
         pass
     shutil.rmtree(ckpt, ignore_errors=True)
+    return True
 
 
 def _chain_before(view, point) -> list[int]:

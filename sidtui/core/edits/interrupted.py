@@ -27,7 +27,7 @@ from sidtui.core.checkpoints.journal import (
     journal_refusal,
     read_journal,
     remove_journal,
-    safety_position,
+    safety_written,
     writer_running,
 )
 from sidtui.core.checkpoints.manager import CheckpointManager
@@ -180,6 +180,9 @@ def finish_interrupted(
         done.changed = True
         done.restore = res
         safety_id = res.safety_snapshot_id
+        if res.unfinished:  # still unfinished: its journal stays (and the marker waits)
+            done.notes.extend(res.warnings)
+            return done
     marker = j.get("marker")
     if isinstance(marker, dict):
         done.changed = True
@@ -210,21 +213,21 @@ def _finish_marker(
 
 
 def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> Finished:
-    """A fork's journal lives in the new session's checkpoint folder (``folder``)."""
+    """A fork's journal lives in the new session's checkpoint folder (``folder``).
+
+    A ``rewind --fork`` whose file step had saved its safety snapshot
+    (:func:`~sidtui.core.checkpoints.journal.safety_written`) is finished — its files
+    written, then its copy renamed into place — and its folder is never removed; a copy
+    whose file step had not begun is removed (nothing the user would miss was done).
+    """
     part = j["fork"]
     final = Path(str(part.get("transcript")))
     temp = Path(str(part.get("temp")))
     op = str(j.get("op") or "fork")
     done = Finished(op, _pid(j), False, session_id=folder.name, dry_run=dry_run, fork=part)
-    if final.exists():  # renamed into place: only the journal was left
-        if not dry_run:
-            remove_journal(folder)
-        done.changed = True
-        done.notes.append(f"the copy {folder.name} was already complete")
-        return done
-    ready = part.get("ready") is True and temp.exists()
-    token = j.get("token")
-    if ready and isinstance(j.get("restore"), dict) and isinstance(token, str):
+    visible = final.exists()
+    files_begun = isinstance(j.get("restore"), dict) and safety_written(folder, j)
+    if files_begun and (visible or (part.get("ready") is True and temp.exists())):
         # A rewind --fork whose files were being restored: finish that, then the rename.
         mgr = CheckpointManager(
             folder / "index.json",
@@ -232,16 +235,30 @@ def _finish_fork(home: Home, folder: Path, j: dict[str, Any], dry_run: bool) -> 
             project_root=Path(j["root"]) if isinstance(j.get("root"), str) else None,
             allow_outside_root=bool(j.get("allowOutsideRoot")),
         )
-        if safety_position(mgr.reload(), token) >= 0:
-            done.restore = mgr.finish_journal(j, dry_run=dry_run)
-            done.changed = True
-            done.notes.append(
-                f"new session {folder.name} {'to complete' if dry_run else 'is now complete'}"
-            )
-            if not dry_run:
+        done.restore = mgr.finish_journal(j, dry_run=dry_run)
+        done.changed = True
+        done.notes.append(
+            f"new session {folder.name} {'to complete' if dry_run else 'is now complete'}"
+        )
+        done.notes.extend(done.restore.warnings)
+        if not dry_run:
+            if not visible:
                 os.replace(temp, final)
+            if not done.restore.unfinished:  # else it stays for the next run
                 remove_journal(folder)
-            return done
+        return done
+    if visible:  # renamed into place: only the journal was left
+        if not dry_run:
+            remove_journal(folder)
+        done.changed = True
+        done.notes.append(f"the copy {folder.name} was already complete")
+        return done
+    if files_begun:  # its transcript is gone, but the safety snapshot is the only copy
+        done.notes.append(
+            f"the copy {folder.name} of an interrupted {op} lost its transcript; its "
+            f"checkpoints (the safety snapshot of the files it was restoring) are kept in {folder}"
+        )
+        return done
     # Nothing the user would miss was done: the copy is removed.
     if not dry_run:
         try:
@@ -292,8 +309,8 @@ def finish_forks(home: Home, sessions_folder: Path, *, dry_run: bool = False) ->
         j = read_journal(Path(e.path))
         if not j or "invalid" in j or not isinstance(j.get("fork"), dict):
             continue
-        if writer_running(j, Path(e.path)):
-            continue
+        if j.get("pid") != os.getpid() and writer_running(j, Path(e.path)):
+            continue  # (this process's own: a failed write it left unfinished)
         final = str(j["fork"].get("transcript"))
         if os.path.realpath(os.path.dirname(final)) != folder_real:
             continue

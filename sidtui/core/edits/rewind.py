@@ -25,6 +25,7 @@ from sidtui.core.edits.fork import pending_journal
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
 from sidtui.core.edits.marker import MarkerError, append_marker
 from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
+from sidtui.core.edits.rewind_failures import half_done, step_failed
 from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
@@ -185,6 +186,7 @@ class _FileStep:
     drift: list[dict[str, Any]] = field(default_factory=list)
     journal_token: str | None = None
     refusal: str | None = None
+    unfinished: bool = False
 
 
 def _files_step(
@@ -235,6 +237,7 @@ def _files_step(
     )
     step.journal_token = res.journal_token
     step.refusal = res.refusal
+    step.unfinished = res.unfinished
     step.files = [f.to_json() for f in res.files]
     step.restored = len(res.changed)
     step.safety = res.safety_snapshot_id
@@ -445,13 +448,10 @@ def _rewind_in_place(
         _apply_step(result, step)
         token = step.journal_token
         if step.failed:
-            _drop_journal(folder, token)
+            if not step.unfinished:  # else its journal (the marker still to append) stays
+                _drop_journal(folder, token)
             # Files first: a failed file step leaves the conversation untouched (FORMAT.md §11.2).
-            raise RewindError(
-                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                f"the conversation was left untouched; safety snapshot {step.safety} holds "
-                "the files as they were (`sidtui redo` takes the file step back)"
-            )
+            raise RewindError(step_failed(step, view.session_id))
     if convo:
         if result.safety_snapshot:
             value["safetySnapshot"] = result.safety_snapshot
@@ -463,7 +463,7 @@ def _rewind_in_place(
         except (SidtuiError, OSError) as exc:
             _drop_journal(folder, token)  # said in the message: no run finishes it silently
             if code and result.files_restored:
-                raise RewindError(_half_done(result, exc), result) from None
+                raise RewindError(half_done(result, exc), result) from None
             raise
         _drop_journal(folder, token)
     return result
@@ -489,17 +489,17 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
     steps: list[_FileStep] = []
 
     def file_step(child, journal) -> None:
-        steps.append(
-            _files_step(
-                view,
-                child.session_id,
-                pt,
-                dry_run=False,
-                journal_extra={"op": journal["op"], "fork": journal["fork"]},
-                keep_journal=True,
-                **step_args,
-            )
+        step = _files_step(
+            view,
+            child.session_id,
+            pt,
+            dry_run=False,
+            journal_extra={"op": journal["op"], "fork": journal["fork"]},
+            keep_journal=True,
+            **step_args,
         )
+        steps.append(step)
+        journal["unfinished"] = step.unfinished  # the copy's journal then stays
 
     child = fork_session(
         view,
@@ -514,11 +514,7 @@ def _rewind_as_fork(view, pt: RewindPoint, result: RewindResult, convo, code, st
         step = steps[0]
         _apply_step(result, step)
         if step.failed:
-            raise RewindError(
-                f"the file step failed for {len(step.failed)} file(s) ({step.failed[0]}); "
-                f"fork {child.session_id} was written; safety snapshot "
-                f"{step.safety} in its checkpoints holds the files as they were"
-            )
+            raise RewindError(step_failed(step, view.session_id, child.session_id))
     return result
 
 
@@ -532,25 +528,6 @@ def _fork_leftovers(view, result: RewindResult, *, dry_run: bool) -> bool:
             return True
         result.warnings.append(f.describe())
     return False
-
-
-def _half_done(result: RewindResult, exc: BaseException) -> str:
-    """The message for files rewound but no marker: what changed and how to take it back."""
-    changed = [f["path"] for f in result.files if f.get("action") in ("restored", "deleted")]
-    shown = ", ".join(changed[:5]) + (f", … ({len(changed) - 5} more)" if len(changed) > 5 else "")
-    reason = str(exc)
-    return (
-        f"the files WERE rewound ({result.files_restored} file(s): {shown or 'see checkpoints'}) "
-        f"but the conversation was NOT: {reason}. "
-        f"`sidtui redo {result.session_id}` takes the files back"
-        + (
-            f" (safety snapshot {result.safety_snapshot} holds them as they were)"
-            if result.safety_snapshot
-            else ""
-        )
-        + f"; or fix the cause and run `sidtui rewind {result.session_id} --to "
-        f"{result.point.id if result.point else 'N'} --mode conversation`"
-    )
 
 
 def _apply_step(result: RewindResult, step: _FileStep) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput, UsageError
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.base.safefs import make_dirs
+from sidtui.core.base.safefs import fault_point, make_dirs
 from sidtui.core.transcript.scan import scan_records
 
 log = logging.getLogger("sidtui.writer")
@@ -159,6 +159,7 @@ def _append_bytes(path: str, data: bytes, records: int, operation: str) -> bool:
         try:
             view = memoryview(data)
             while written < len(data):
+                fault_point("append", path)
                 written += os.write(fd, view[written:])
         finally:
             os.close(fd)
