@@ -252,3 +252,24 @@ def test_a_file_name_that_is_not_utf8_is_refused_by_the_dry_run_too(tmp_path, ca
     with open(odd, "rb") as fh:
         assert fh.read() == b"now\n"
     assert (project / "ok.txt").read_bytes() == b"ok old\n"
+
+
+# --------------------------------------------------------------------------- unproven drift (minor)
+
+S10 = "20261130-052915-f2217f0e"  # webapp: s2's edit of styles.css, unproven by its results
+
+
+def test_a_file_whose_last_batch_cannot_be_proven_needs_force(real_home_with_projects, capsys):
+    home, projects = real_home_with_projects
+    css = projects / "webapp" / "src" / "styles.css"
+    css.write_bytes(css.read_bytes() + b"/* my later edit */\n")
+    rc, _, err = run(capsys, "--home", str(home), "undo", S10, "--dry-run")
+    assert rc == 1 and "a real run is refused" in err, err
+    rc, _, err = run(capsys, "--home", str(home), "undo", S10)
+    assert rc == 1, err
+    assert "1 file(s) whose last change by this session cannot be proven" in err
+    assert "styles.css" in err and "nothing was changed — use --force" in err
+    assert css.read_bytes().endswith(b"/* my later edit */\n")
+    rc, _, err = run(capsys, "--home", str(home), "undo", S10, "--force")
+    assert rc == 0, err
+    assert not css.read_bytes().endswith(b"/* my later edit */\n")

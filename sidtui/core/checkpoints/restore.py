@@ -208,8 +208,9 @@ class FileRestore:
 
     @property
     def drifted(self) -> bool:
-        """Changed after this session and about to be replaced (needs ``force``)."""
-        return self.drift is not None and self.drift.status == "changed"
+        """Changed after this session, or its last batch cannot be proven (a shell command
+        ran: :attr:`FileDrift.refuses`), and about to be replaced (needs ``force``)."""
+        return self.drift is not None and self.drift.refuses
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -480,12 +481,24 @@ def clean_temps(files: Sequence[FileRestore], index_folder: Path) -> None:
 
 
 def drift_message(result: RestoreResult) -> str:
-    """The one-line refusal naming the drifted files of a plan."""
-    names = [f.path for f in result.drifted]
-    shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
-    return (
-        f"{len(names)} file(s) {DRIFT_WORDING}: {shown}; nothing was changed — "
-        "use --force to replace them (--dry-run shows the diffs)"
+    """The one-line refusal naming the drifted files of a plan: those changed after this
+    session, then those whose last batch cannot be proven (a shell command ran)."""
+
+    def shown(names: list[str]) -> str:
+        return ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
+
+    changed = [f.path for f in result.drifted if f.drift and f.drift.status == "changed"]
+    unproven = [f for f in result.drifted if f.drift and f.drift.status != "changed"]
+    parts = [f"{len(changed)} file(s) {DRIFT_WORDING}: {shown(changed)}"] if changed else []
+    if unproven:
+        why = unproven[0].drift.source if unproven[0].drift else ""
+        parts.append(
+            f"{len(unproven)} file(s) whose last change by this session cannot be proven "
+            f"({why}) — any later edits in them will be replaced (kept in the safety "
+            f"snapshot): {shown([f.path for f in unproven])}"
+        )
+    return "; ".join(parts) + (
+        "; nothing was changed — use --force to replace them (--dry-run shows the diffs)"
     )
 
 
