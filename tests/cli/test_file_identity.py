@@ -142,22 +142,27 @@ def test_owner_and_group_survive_a_claude_code_restore(cc):
 # --------------------------------------------------------------------------- modes (item 7)
 
 
-def test_an_index_cannot_make_a_setuid_file_and_the_dry_run_shows_the_mode(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("recorded", "applied"), [(0o6777, 0o777), (0o106755, 0o755), (-1, 0o777), (1 << 62, 0)]
+)
+def test_an_index_cannot_make_a_setuid_file_and_the_dry_run_shows_the_mode(
+    tmp_path, capsys, recorded, applied
+):
     home, project, sid = _sid_session(
         tmp_path,
         {"run.sh": b"echo now\n"},
         _full("run.sh", "echo old\n"),
-        modes={"@/run.sh": 0o6777},
+        modes={"@/run.sh": recorded},
     )
     os.chmod(project / "run.sh", 0o644)
     rc, out, err = run(
         capsys, "--home", str(home), "restore", sid, "--before", "s1", "--force", "--dry-run"
     )
     assert rc == 0, err
-    assert "old mode 100644\nnew mode 100777\n" in out
+    assert f"old mode 100644\nnew mode 100{applied:03o}\n" in out
     rc, _, err = run(capsys, "--home", str(home), "restore", sid, "--before", "s1", "--force")
     assert rc == 0, err
-    assert stat.S_IMODE(os.stat(project / "run.sh").st_mode) == 0o777
+    assert stat.S_IMODE(os.stat(project / "run.sh").st_mode) == applied
 
 
 def test_a_claude_code_blob_mode_never_makes_a_setuid_file(cc):

@@ -216,8 +216,9 @@ def create_temp(dir_fd: int, name: str, mode: int = 0o600) -> tuple[int, str]:
 
 
 def permission_bits(mode: int) -> int:
-    """``mode``'s read/write/execute bits (:data:`PERMISSION_BITS`): what is ever applied."""
-    return stat.S_IMODE(mode) & PERMISSION_BITS
+    """``mode``'s read/write/execute bits (:data:`PERMISSION_BITS`): what is ever applied
+    (any int: an index may hold a negative or huge one)."""
+    return mode & PERMISSION_BITS
 
 
 def keep_owner(fd: int, st: os.stat_result | None) -> None:

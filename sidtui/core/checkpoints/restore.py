@@ -134,7 +134,7 @@ def path_refusal(path: str) -> str | None:
     """Why the file at ``path`` (as stored, unresolved) is not written, one rule for every
     source: its name is not valid UTF-8 (a lone surrogate: how Python spells a byte that is
     not UTF-8 and JSON a lone UTF-16 half; the agent's file is not the one Python would open,
-    docs/DECISIONS.md "Which file a restore replaces"), or it is a symbolic link (the file it
+    docs/DECISIONS.md "Which folder, which file"), or it is a symbolic link (the file it
     points to is another path's; Claude Code skips symlinks too). None: neither (or absent).
     """
     try:
