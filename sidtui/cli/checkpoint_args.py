@@ -73,7 +73,7 @@ def resolve(args: argparse.Namespace):
                 f"{arg!r} matches {len(hits)} checkpoint folders", hits
             ) from None
         raise
-    sid = sf.parent_session_id if sf.kind == "sidechain" and sf.parent_session_id else sf.session_id
+    sid = sf.checkpoint_id
     cwd = session_cwd(sf) if sf.container == "jsonl" else _v1_cwd(sf.path)
     return home, sid, project_root_for(cwd, user_home(os.environ)), sf
 

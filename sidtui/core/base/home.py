@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sidtui.core.base.errors import UsageError
+from sidtui.core.base.errors import SidtuiError, UsageError
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -26,6 +26,26 @@ _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
 def safe_id(session_id: str) -> str:
     """``safeId``: every char outside ``[A-Za-z0-9_-]`` replaced by ``_`` (FORMAT.md §1.2)."""
     return _SAFE_ID_RE.sub("_", session_id)
+
+
+class UnsafeSessionId(SidtuiError):
+    """A session id that would name a folder of the home is not a plain name (exit 1)."""
+
+
+def require_plain_name(session_id: str, what: str = "session id") -> str:
+    """``session_id`` when it can name one folder of a home: not empty, not ``.`` or
+    ``..``, no ``/`` and no NUL. Every path built from a session id goes through it (a
+    transcript is untrusted: its ``sessionId`` may be ``../../outside/pwn``).
+
+    Raises:
+        UnsafeSessionId: it is not a plain name (nothing is read or written with it).
+    """
+    if session_id in ("", ".", "..") or "/" in session_id or "\x00" in session_id:
+        raise UnsafeSessionId(
+            f"{what} {session_id!r} is not a plain name (a folder of the home is never "
+            "named by a path); refused"
+        )
+    return session_id
 
 
 def absolute_path(p: str | os.PathLike[str]) -> Path:
@@ -82,9 +102,20 @@ class Home:
     def history_path(self) -> Path:
         return self.root / "history.jsonl"
 
+    def checkpoint_folder(self, session_id: str) -> Path:
+        """``checkpoints/<sessionId>/`` (an index, the journal of a write in progress).
+
+        Args:
+            session_id: :attr:`SessionFile.checkpoint_id` of a transcript (or a folder's name).
+
+        Raises:
+            UnsafeSessionId: not a plain name (:func:`require_plain_name`).
+        """
+        return self.checkpoints_dir / require_plain_name(session_id)
+
     def checkpoint_index(self, session_id: str) -> Path:
-        """``checkpoints/<sessionId>/index.json``."""
-        return self.checkpoints_dir / session_id / "index.json"
+        """``checkpoints/<sessionId>/index.json`` (:meth:`checkpoint_folder`'s)."""
+        return self.checkpoint_folder(session_id) / "index.json"
 
     def require(self) -> Home:
         """Raise :class:`UsageError` (exit 2) when the root is not a readable directory."""
@@ -119,6 +150,25 @@ class SessionFile:
     container: str = "jsonl"
     parent_session_id: str | None = None
     agent_id: str | None = None
+
+    @property
+    def checkpoint_id(self) -> str:
+        """The id naming this session's ``checkpoints/<id>/`` folder, for every verb: the
+        file name's id (what ``--resume`` looks up and ``ls`` lists), never the
+        ``session_start.sessionId`` inside, which a copied or renamed file shares with its
+        original. A sidechain's is its parent's: the ``<parentId>-`` of its name (else its
+        first record's ``sessionId``). Validated where a path is made of it
+        (:meth:`Home.checkpoint_folder`)."""
+        if self.kind != "sidechain":
+            return self.session_id
+        agent = self.agent_id
+        if (
+            agent
+            and self.session_id.endswith("-" + agent)
+            and len(self.session_id) > len(agent) + 1
+        ):
+            return self.session_id[: -len(agent) - 1]
+        return self.parent_session_id or self.session_id
 
     @property
     def summary_path(self) -> Path:

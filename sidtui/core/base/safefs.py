@@ -34,6 +34,9 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_RE = re.compile(r"^\.(?P<name>.+)\.sidtui-(?P<pid>\d+)-(?P<rand>[0-9a-f]{12})\.tmp$")
 _TEMP_TRIES = 16
+#: The only mode bits sidtui ever gives a file: setuid, setgid and sticky never (an index
+#: or a transcript names a mode; it must not make a setuid file, FORMAT.md §10.13).
+PERMISSION_BITS = 0o777
 
 
 #: Test-only: called as ``fault_hook(kind, where)`` right before every write step (see the
@@ -233,6 +236,31 @@ def create_temp(dir_fd: int, name: str, mode: int = 0o600) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, f"no free temp name for {name}")
 
 
+def permission_bits(mode: int) -> int:
+    """``mode``'s read/write/execute bits (:data:`PERMISSION_BITS`): what is ever applied
+    (any int: an index may hold a negative or huge one)."""
+    return mode & PERMISSION_BITS
+
+
+def keep_owner(fd: int, st: os.stat_result | None) -> None:
+    """Give the new file ``fd`` the owner and group of ``st`` (the file it replaces) where
+    the process may: both as root, the group alone for a member of it; else left as
+    created (never an error: a file system without owners, a user who may not)."""
+    if st is None:
+        return
+    try:
+        now = os.fstat(fd)
+        if (now.st_uid, now.st_gid) == (st.st_uid, st.st_gid):
+            return
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except PermissionError:
+            if now.st_gid != st.st_gid:
+                os.fchown(fd, -1, st.st_gid)
+    except OSError:
+        pass
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -255,8 +283,10 @@ def replace_at(
         dir_fd: the folder (from :func:`open_dir`).
         name: the file name (one component).
         data: the new content.
-        mode: permission bits; None keeps those of the file being replaced (0o644 for a new
-            one, less the umask).
+        mode: permission bits (:func:`permission_bits` of it: never setuid, setgid or
+            sticky); None keeps those of the file being replaced (0o644 for a new one, less
+            the umask). The owner and group of the file replaced are kept where the process
+            may (:func:`keep_owner`).
         where: the path for messages.
 
     Raises:
@@ -266,13 +296,14 @@ def replace_at(
     where = where or name
     st = _check_final(dir_fd, name, where)
     if mode is None and st is not None:
-        mode = stat.S_IMODE(st.st_mode)
+        mode = st.st_mode
     fd, tmp = create_temp(dir_fd, name)
     try:
         try:
             _write_all(fd, data)
+            keep_owner(fd, st)
             if mode is not None:
-                os.fchmod(fd, mode)
+                os.fchmod(fd, permission_bits(mode))
             else:
                 umask = os.umask(0)
                 os.umask(umask)
@@ -304,6 +335,7 @@ def create_at(
         FileExistsError: ``name`` exists (nothing written).
         OSError: the write failed (the temp file is removed).
     """
+    mode = permission_bits(mode)
     fd, tmp = create_temp(dir_fd, name, mode)
     try:
         try:

@@ -40,12 +40,16 @@ class Expected:
         sha256: its content's sha256 hex (when known and it exists).
         source: where the proof comes from (``"s4 (edit) tool results"``,
             ``"sidtui undo s7"``), or why it is unknown.
+        suspect: unknown because the session's transcript was read and its last batch on
+            the file cannot be proven (a shell command ran, a result is missing, a patch
+            does not apply): the file may hold anyone's edit, so it counts as drift.
     """
 
     known: bool
     exists: bool = False
     sha256: str | None = None
     source: str = ""
+    suspect: bool = False
 
     def matches(self, data: bytes | None) -> bool:
         """Whether the file as it is now (``data``; None = absent) is what was left."""
@@ -114,7 +118,9 @@ def expected_now(index: CheckpointIndex, path: str, post_image: PostImage | None
     after = post_image(snap, path, pre.data())
     if isinstance(after, str):
         return Expected(
-            False, source=f"{sid} ({snap.get('toolName')}): its tool results do not prove it"
+            False,
+            source=f"{sid} ({snap.get('toolName')}): its tool results do not prove it",
+            suspect=True,
         )
     return Expected(
         True, after is not None, digest(after), f"{sid} ({snap.get('toolName')}) tool results"
@@ -129,11 +135,19 @@ class FileDrift:
         path: the tracked path.
         status: ``"same"``, ``"changed"`` or ``"unknown"``.
         source: what it was compared with (or why that is unknown).
+        suspect: an ``unknown`` that counts as drift (:attr:`Expected.suspect`).
     """
 
     path: str
     status: str
     source: str
+    suspect: bool = False
+
+    @property
+    def refuses(self) -> bool:
+        """Replacing the file needs ``--force``: it changed after the session, or its last
+        batch cannot be proven (:attr:`suspect`) — one message, one flag for both."""
+        return self.status == "changed" or (self.status == UNKNOWN and self.suspect)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "status": self.status, "source": self.source}
@@ -142,7 +156,7 @@ class FileDrift:
 def drift_of(expected: Expected, path: str, current: bytes | None) -> FileDrift:
     """Compare the file as it is (``current``; None = absent) with ``expected``."""
     if not expected.known:
-        return FileDrift(path, UNKNOWN, expected.source)
+        return FileDrift(path, UNKNOWN, expected.source, expected.suspect)
     status = "same" if expected.matches(current) else "changed"
     return FileDrift(path, status, expected.source)
 

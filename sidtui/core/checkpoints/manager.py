@@ -347,7 +347,7 @@ class CheckpointManager:
                 data = contents[path]
                 exists = data is not None
             else:
-                exists, data, err, _mode = read_current(os.path.realpath(path))
+                exists, data, err, _mode, _st = read_current(os.path.realpath(path))
                 if err is not None:
                     continue  # a directory or unreadable file cannot be snapshotted
             content = content_of(data) if data is not None else None
@@ -417,7 +417,7 @@ class CheckpointManager:
             if reason is not None:
                 out.append(FileDrift(p, UNKNOWN, f"not checked: {reason}"))
                 continue
-            _exists, cur, err, _mode = read_current(real)
+            _exists, cur, err, _mode, _st = read_current(real)
             if err is not None:
                 out.append(FileDrift(p, UNKNOWN, f"not checked: {err}"))
                 continue
@@ -574,6 +574,40 @@ class CheckpointManager:
             except OSError:
                 pass
 
+    def drop_unwritten(self, safety: str | None, files: Sequence[FileRestore]) -> None:
+        """Take the files of ``files`` that were never replaced (:attr:`FileRestore.raced`:
+        saved by someone between the plan and the write) out of the safety snapshot
+        ``safety``, so ``redo`` leaves them as they are (their ``latestFullMap`` goes back
+        to their previous full entry). A failed save leaves it (redo then sees drift)."""
+        paths = {f.path for f in files if f.raced}
+        self.reload()
+        pos = self.index.index_of(safety) if safety is not None else -1
+        if pos < 0 or not paths:
+            return
+        snap = self.index.snapshots[pos]
+        snap["files"] = [
+            e
+            for e in snap.get("files") or []
+            if not (isinstance(e, dict) and e.get("filePath") in paths)
+        ]
+        for key in ("sidtuiModes", "sidtuiTargets"):
+            if isinstance(part := snap.get(key), dict):
+                for p in paths:
+                    part.pop(p, None)
+        self.index.invalidate()
+        lfm = self.index.data.get("latestFullMap")
+        if isinstance(lfm, dict):
+            for p in paths:
+                fulls = [i for i, e in self.index.entries_for(p) if e.get("type") == "full"]
+                if fulls:
+                    lfm[p] = self.index.snapshots[fulls[-1]].get("id")
+                else:
+                    lfm.pop(p, None)
+        try:
+            self.save()
+        except OSError:
+            pass
+
     def rollback_from(
         self,
         k: int,
@@ -643,6 +677,7 @@ class CheckpointManager:
         safety = self._save_safety(op, ids, todo, token, extra)
         result.safety_snapshot_id = safety
         write_files(todo)
+        self.drop_unwritten(safety, todo)  # saved meanwhile: kept as they are
         if all(f.action == "skipped" for f in todo):
             self.mark_failed(safety)
             result.safety_snapshot_id = None

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.regular import NotRegularFile, TooBig, ceiling
+from sidtui.core.base.regular import NotRegularFile, TooBig, ceiling, open_regular, read_open
 from sidtui.core.checkpoints.drift import (
     DRIFT_WORDING,
     FileDrift,
@@ -82,12 +82,14 @@ class Current(NamedTuple):
         data: its bytes (None: absent or not read).
         error: why it was not read (None: read, or absent).
         mode: its permission bits (None: not read).
+        st: its ``fstat`` (None: not read), for its identity (hard links, owner).
     """
 
     exists: bool
     data: bytes | None
     error: str | None
     mode: int | None = None
+    st: os.stat_result | None = None
 
 
 def current_ceiling() -> int:
@@ -125,7 +127,38 @@ def read_current(real_path: str) -> Current:
         return Current(True, None, str(exc))
     except OSError as exc:
         return Current(os.path.lexists(real_path), None, exc.strerror or str(exc))
-    return Current(True, data, None, stat.S_IMODE(st.st_mode))
+    return Current(True, data, None, safefs.permission_bits(st.st_mode), st)
+
+
+def path_refusal(path: str) -> str | None:
+    """Why the file at ``path`` (as stored, unresolved) is not written, one rule for every
+    source: its name is not valid UTF-8 (a lone surrogate: how Python spells a byte that is
+    not UTF-8 and JSON a lone UTF-16 half; the agent's file is not the one Python would open,
+    docs/DECISIONS.md "Which folder, which file"), or it is a symbolic link (the file it
+    points to is another path's; Claude Code skips symlinks too). None: neither (or absent).
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "refused: the file name is not valid UTF-8: sidtui cannot tell which file it names"
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return None  # absent, or unreadable: the plan's own read says why
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link: not written through (sidtui skips symlinks, as Claude Code does)"
+    return None
+
+
+def hard_link_refusal(st: os.stat_result | None) -> str | None:
+    """Why a file with ``st`` is not replaced: it has other names (hard links), which a
+    new file would silently part from the rest. One rule for every source. None: one name."""
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return (
+            f"has {st.st_nlink} hard links: not written (a new file would break them; "
+            "sidtui skips hard links, as Claude Code does)"
+        )
+    return None
 
 
 def content_of(data: bytes) -> str | bytes:
@@ -155,6 +188,8 @@ class FileRestore:
             (the rest may be created; a vanished one is a refusal).
         old_mode: the permission bits of the current file as read (None: absent or not
             read), for the safety snapshot.
+        raced: skipped at write time because the file was no longer what the plan read
+            (:func:`changed_since_plan`): never replaced, so the safety snapshot drops it.
     """
 
     path: str
@@ -169,11 +204,13 @@ class FileRestore:
     drift: FileDrift | None = None
     existing_dirs: int | None = None
     old_mode: int | None = None
+    raced: bool = False
 
     @property
     def drifted(self) -> bool:
-        """Changed after this session and about to be replaced (needs ``force``)."""
-        return self.drift is not None and self.drift.status == "changed"
+        """Changed after this session, or its last batch cannot be proven (a shell command
+        ran: :attr:`FileDrift.refuses`), and about to be replaced (needs ``force``)."""
+        return self.drift is not None and self.drift.refuses
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -333,12 +370,15 @@ def plan_files(
                 "--allow-outside-root writes anyway)"
             )
             continue
+        if (refused := path_refusal(p)) is not None:
+            fr.reason = refused
+            continue
         reason, real = confine(p, project_root, allow_outside_root)
         fr.real_path = real
         if reason is not None:
             fr.reason = f"refused: {reason}"
             continue
-        exists, cur, err, fr.old_mode = read_current(real)
+        exists, cur, err, fr.old_mode, st = read_current(real)
         fr.old = cur
         if err is not None:
             fr.reason = f"cannot read the current file: {err}"
@@ -361,19 +401,50 @@ def plan_files(
             fr.action = "unchanged"
         else:
             fr.action = "restored"
+        if fr.action != "unchanged" and (links := hard_link_refusal(st)) is not None:
+            fr.action, fr.reason = "skipped", links
+            continue
         if drift and fr.action != "unchanged":
             fr.drift = drift_of(expected_now(index, p, post_image), p, cur)
     return plan
 
 
 _FAILED = "write failed: "
+def changed_since_plan(dir_fd: int, name: str, f: FileRestore) -> str | None:
+    """Why ``f`` must not be replaced now: the file ``name`` in ``dir_fd`` is no longer
+    what the plan read (``f.old``; a user saved it since, or created it), or it gained a
+    hard link. Read through the same folder descriptor the write uses, no symlink followed.
+    None: still as planned (or gone: replacing nothing loses nothing)."""
+    try:
+        fd, st = open_regular(name, follow=False, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile as exc:
+        return f"write refused: it is {exc.kind} now"
+    try:
+        if (links := hard_link_refusal(st)) is not None:
+            return links
+        now = read_open(fd, st, name, current_ceiling())
+    except TooBig:
+        now = None
+    finally:
+        os.close(fd)
+    if f.old is None or now != f.old:
+        return (
+            "changed since sidtui read it (saved while sidtui ran?): left as it is — "
+            "run the command again"
+        )
+    return None
 
 
 def write_files(todo: Sequence[FileRestore]) -> None:
     """Write or delete every file of ``todo`` through :mod:`sidtui.core.base.safefs`.
 
     Folders are reached without following symlinks, so a folder swapped since the plan
-    cannot redirect a write: that file's action becomes ``"skipped"``, saying why.
+    cannot redirect a write; right before each replace the file is compared with what the
+    plan read (:func:`changed_since_plan`), so an edit saved meanwhile is never lost: that
+    file's action becomes ``"skipped"``, saying why. Owner and group are kept
+    (:func:`sidtui.core.base.safefs.keep_owner`).
     """
     fds: dict[str, int] = {}
     try:
@@ -384,6 +455,9 @@ def write_files(todo: Sequence[FileRestore]) -> None:
                 dfd = fds.get(folder)
                 if dfd is None:
                     dfd = fds[folder] = safefs.open_dir(folder, create_below=f.existing_dirs)
+                if (changed := changed_since_plan(dfd, name, f)) is not None:
+                    f.reason, f.action, f.raced = changed, "skipped", True
+                    continue
                 if f.action == "deleted":
                     safefs.unlink_at(dfd, name, where=real)
                 else:
@@ -438,12 +512,24 @@ def clean_temps(files: Sequence[FileRestore], index_folder: Path) -> None:
 
 
 def drift_message(result: RestoreResult) -> str:
-    """The one-line refusal naming the drifted files of a plan."""
-    names = [f.path for f in result.drifted]
-    shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
-    return (
-        f"{len(names)} file(s) {DRIFT_WORDING}: {shown}; nothing was changed — "
-        "use --force to replace them (--dry-run shows the diffs)"
+    """The one-line refusal naming the drifted files of a plan: those changed after this
+    session, then those whose last batch cannot be proven (a shell command ran)."""
+
+    def shown(names: list[str]) -> str:
+        return ", ".join(names[:8]) + (f", … ({len(names) - 8} more)" if len(names) > 8 else "")
+
+    changed = [f.path for f in result.drifted if f.drift and f.drift.status == "changed"]
+    unproven = [f for f in result.drifted if f.drift and f.drift.status != "changed"]
+    parts = [f"{len(changed)} file(s) {DRIFT_WORDING}: {shown(changed)}"] if changed else []
+    if unproven:
+        why = unproven[0].drift.source if unproven[0].drift else ""
+        parts.append(
+            f"{len(unproven)} file(s) whose last change by this session cannot be proven "
+            f"({why}) — any later edits in them will be replaced (kept in the safety "
+            f"snapshot): {shown([f.path for f in unproven])}"
+        )
+    return "; ".join(parts) + (
+        "; nothing was changed — use --force to replace them (--dry-run shows the diffs)"
     )
 
 
@@ -451,7 +537,7 @@ def recorded_mode(snapshot: dict[str, Any], path: str) -> int | None:
     """The permission bits a safety snapshot recorded for ``path`` (None: not recorded)."""
     modes = snapshot.get("sidtuiModes")
     m = modes.get(path) if isinstance(modes, dict) else None
-    return m & 0o7777 if isinstance(m, int) and not isinstance(m, bool) else None
+    return safefs.permission_bits(m) if isinstance(m, int) and not isinstance(m, bool) else None
 
 
 def current_mode(real_path: str) -> int | None:
@@ -460,7 +546,7 @@ def current_mode(real_path: str) -> int | None:
         st = os.lstat(real_path)
     except OSError:
         return None
-    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+    return safefs.permission_bits(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
 def existing_components(folder: str) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +30,8 @@ from sidtui.core.checkpoints.restore import (
     confine,
     existing_components,
     mark_unfinished,
+    hard_link_refusal,
+    path_refusal,
     read_current,
     write_files,
 )
@@ -68,7 +69,7 @@ class DriftRefused(CodeRestoreError):
 
 def journal_path(home: ClaudeHome, session_id: str) -> Path:
     """``<home>/sidtui/restores/<session>/index.json``: the safety snapshots of a session."""
-    return home.restores_dir / session_id / "index.json"
+    return home.restore_folder(session_id) / "index.json"
 
 
 def session_root(cwd: str | None, *, root: str | os.PathLike[str] | None = None) -> ProjectRoot:
@@ -317,6 +318,9 @@ class CodeRestorer:
             if b.path is None:
                 fr.reason = f"unrecoverable: {b.reason}"
                 continue
+            if (refused := path_refusal(b.path)) is not None:
+                fr.reason = refused
+                continue
             try:
                 st = os.lstat(b.path)
             except FileNotFoundError:
@@ -324,20 +328,12 @@ class CodeRestorer:
             except OSError as exc:
                 fr.reason = f"cannot look at the current file: {exc.strerror or exc}"
                 continue
-            if st is not None and stat.S_ISLNK(st.st_mode):
-                fr.reason = "a symbolic link: not written through (Claude Code skips symlinks too)"
-                continue
             reason, real = confine(b.path, self.root, self.allow_outside_root)
             fr.real_path = real
             if reason is not None:
                 fr.reason = f"refused: {reason}"
                 continue
-            if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-                fr.reason = (
-                    f"has {st.st_nlink} hard links: not written (Claude Code skips hard links too)"
-                )
-                continue
-            exists, cur, err, fr.old_mode = read_current(real)
+            exists, cur, err, fr.old_mode, now = read_current(real)
             fr.old = cur
             if err is not None:
                 fr.reason = f"cannot read the current file: {err}"
@@ -356,6 +352,9 @@ class CodeRestorer:
                 fr.new = new
                 fr.action = "unchanged" if exists and cur == new else "restored"
             fr.mode = fr.old_mode if fr.old_mode is not None else b.mode()
+            if fr.action != "unchanged" and (links := hard_link_refusal(now)) is not None:
+                fr.action, fr.reason = "skipped", links
+                continue
             fr.existing_dirs = existing_components(os.path.dirname(real))
             if fr.action != "unchanged" and st is not None:
                 fr.drift = self._drift(p, cur, st, times)
@@ -499,6 +498,7 @@ class CodeRestorer:
         written and some failed (:func:`write_failures`): then it stays for the next run."""
         todo = res.changed
         write_files(todo)
+        self.journal.drop_unwritten(res.safety_snapshot_id, todo)  # saved meanwhile: kept
         if all(f.action == "skipped" for f in todo):
             self.journal.mark_failed(res.safety_snapshot_id)
             res.safety_snapshot_id = None

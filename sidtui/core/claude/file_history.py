@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base import safefs
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.regular import (
     NotRegularFile,
@@ -151,14 +152,15 @@ class Backup:
         return read_blob(self.blob)[0]
 
     def mode(self) -> int | None:
-        """The blob's permission bits (Claude Code keeps the file's mode), or None."""
+        """The blob's permission bits (Claude Code keeps the file's mode; never setuid,
+        setgid or sticky: :func:`~sidtui.core.base.safefs.permission_bits`), or None."""
         if self.blob is None:
             return None
         try:
             st = os.lstat(self.blob)
         except OSError:
             return None
-        return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+        return safefs.permission_bits(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
     def to_json(self) -> dict[str, Any]:
         return {

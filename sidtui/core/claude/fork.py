@@ -566,7 +566,7 @@ def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
                 res.blobs_missing += 1
                 res.warnings.append(f"backup not copied: {exc.strerror or exc}")
                 continue
-            safefs.create_new(t, blob, st.st_mode & 0o7777)
+            safefs.create_new(t, blob, st.st_mode)
             res.blobs_copied += 1
         safefs.create_new(res.path, prepared.data, 0o600)
     except BaseException as exc:

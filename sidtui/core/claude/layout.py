@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
+from sidtui.core.base.home import require_plain_name
 from sidtui.core.base.resolve import refuse_unreadable
 
 #: Bytes of a transcript's head read to sniff its format or find its ``cwd``/``sessionId``.
@@ -104,8 +105,12 @@ class ClaudeHome:
         return self.root / "file-history"
 
     def file_history(self, session_id: str) -> Path:
-        """``file-history/<sessionId>/``: the checkpoint blobs of one session."""
-        return self.file_history_dir / session_id
+        """``file-history/<sessionId>/``: the checkpoint blobs of one session.
+
+        Raises:
+            UnsafeSessionId: the id is not a plain name (a subagent's records name it).
+        """
+        return self.file_history_dir / require_plain_name(session_id)
 
     @property
     def restores_dir(self) -> Path:
@@ -113,6 +118,14 @@ class ClaudeHome:
         ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
         progress."""
         return self.root / "sidtui" / "restores"
+
+    def restore_folder(self, session_id: str) -> Path:
+        """``sidtui/restores/<sessionId>/``.
+
+        Raises:
+            UnsafeSessionId: the id is not a plain name.
+        """
+        return self.restores_dir / require_plain_name(session_id)
 
     @property
     def exists(self) -> bool:

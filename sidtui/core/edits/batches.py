@@ -121,14 +121,15 @@ class _Assistant:
 def post_image_of(source: Any) -> Any:
     """A ``post_image`` callable for the drift check that scans ``source`` (a
     :class:`~sidtui.core.transcript.records.RecordFile`, or a transcript path) on first use;
-    with ``source`` None every agent batch is unknown."""
+    None when ``source`` is None (no transcript: every agent batch is unknown, never
+    suspect — :attr:`~sidtui.core.checkpoints.drift.Expected.suspect`)."""
+    if source is None:
+        return None
     cache: list[BatchResults | None] = []
 
     def post_image(snapshot: dict[str, Any], path: str, pre: bytes | None) -> bytes | None | str:
         if not cache:
-            if source is None:
-                cache.append(None)
-            elif isinstance(source, (str, Path)):
+            if isinstance(source, (str, Path)):
                 cache.append(BatchResults.from_path(Path(source)))
             else:
                 cache.append(BatchResults.from_records(source))

@@ -221,7 +221,7 @@ def _inherit_checkpoints(
     a fork at a point inherits only the snapshots taken before that point's prompt
     (``dry_run``: only count them). The safety snapshot of a journal pending in the source
     is never inherited: the journal stays with the source (:func:`pending_journal`)."""
-    token = (read_journal(home.checkpoints_dir / source_id) or {}).get("token")
+    token = (read_journal(home.checkpoint_folder(source_id)) or {}).get("token")
     now = int(time.time() * 1000)
     leave_out = token if isinstance(token, str) else None
     res = inherit_from(home, source_id, child_id, now, before_ms, dry_run, leave_out)
@@ -293,10 +293,15 @@ def write_copy(
     if dry_run:  # what the real run inherits, counted (its new id is not known yet)
         if inherit:
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home, source_id, new_id, result.warnings, inherit_before_ms, dry_run=True
+                view.home,
+                view.file.checkpoint_id,
+                new_id,
+                result.warnings,
+                inherit_before_ms,
+                dry_run=True,
             )
         return result
-    ckpt = view.home.checkpoints_dir / new_id
+    ckpt = view.home.checkpoint_folder(new_id)
     temp_name = safefs.temp_name(result.path.name)
     temp = folder / temp_name
     journal = _start_copy(ckpt, op, result, temp)
@@ -304,7 +309,7 @@ def write_copy(
         if inherit:
             said = len(result.warnings)
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home, source_id, new_id, result.warnings, inherit_before_ms
+                view.home, view.file.checkpoint_id, new_id, result.warnings, inherit_before_ms
             )
             if before_rename is not None and len(result.warnings) > said:
                 # the file step restores through the inherited index: without it, no copy
@@ -518,7 +523,7 @@ def fork(
 def pending_journal(view) -> str | None:
     """The warning for a journal pending in ``view``'s session (a killed undo, redo,
     restore or rewind in place), which a fork leaves there; None when there is none."""
-    j = read_journal(view.home.checkpoints_dir / view.session_id)
+    j = read_journal(view.home.checkpoint_folder(view.file.checkpoint_id))
     if j is None:
         return None
     return (

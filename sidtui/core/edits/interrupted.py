@@ -144,7 +144,7 @@ def finish_interrupted(
     Raises:
         InterruptedError_: the journal is not readable, or its writer still runs.
     """
-    folder = home.checkpoints_dir / session_id
+    folder = home.checkpoint_folder(session_id)
     j = read_journal(folder)
     if j is None:
         if not dry_run:

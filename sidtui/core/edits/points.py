@@ -88,7 +88,7 @@ def iso_to_ms(ts: str | None) -> int | None:
 
 def _snapshot_times(view) -> list[tuple[str, int]]:
     """(id, timestamp ms) of the session's checkpoint snapshots, in index order."""
-    path = view.home.checkpoint_index(view.session_id)
+    path = view.home.checkpoint_index(view.file.checkpoint_id)
     if not path.exists():
         return []
     try:

@@ -353,7 +353,7 @@ def rewind(
         # What an interrupted earlier run left comes first (it may be this very rewind);
         # a dry run says what the real run does with it, and stops where that stops.
         finished = finish_interrupted(
-            view.home, view.session_id, dry_run=dry_run, project_root=pr.path
+            view.home, view.file.checkpoint_id, dry_run=dry_run, project_root=pr.path
         )
         if finished is not None and finished.changed:
             done = RewindResult(
@@ -403,7 +403,9 @@ def rewind(
 
     if dry_run:
         if code:
-            _apply_step(result, _files_step(view, view.session_id, pt, dry_run=True, **step_args))
+            _apply_step(
+                result, _files_step(view, view.file.checkpoint_id, pt, dry_run=True, **step_args)
+            )
         return result
 
     if as_fork:
@@ -427,7 +429,7 @@ def _rewind_in_place(
         "abandonedTip": result.abandoned_tip,
         "messagesDropped": result.messages_dropped,
     }
-    folder = view.home.checkpoints_dir / view.session_id
+    folder = view.home.checkpoint_folder(view.file.checkpoint_id)
     token: str | None = None
     if code:
         marker_part = {
@@ -438,7 +440,7 @@ def _rewind_in_place(
         }
         step = _files_step(
             view,
-            view.session_id,
+            view.file.checkpoint_id,
             pt,
             dry_run=False,
             journal_extra={"marker": marker_part} if convo else None,
@@ -657,7 +659,7 @@ def switch_branch(view, tip: str, *, force: bool = False, dry_run: bool = False)
     if not dry_run:
         _refuse_live(view, force, "branch switch")
     finished = finish_interrupted(
-        view.home, view.session_id, dry_run=dry_run, project_root=project_root(view).path
+        view.home, view.file.checkpoint_id, dry_run=dry_run, project_root=project_root(view).path
     )
     if finished is not None and finished.changed:
         result.resumed = finished  # the chain changes: that is all this run does

@@ -114,4 +114,4 @@ class SidCodeSource(Source):
         """The session's :class:`~sidtui.core.checkpoints.manager.CheckpointManager`."""
         from sidtui.core.checkpoints.manager import CheckpointManager
 
-        return CheckpointManager.for_session(self._home, model.session_id)
+        return CheckpointManager.for_session(self._home, model.file.checkpoint_id)

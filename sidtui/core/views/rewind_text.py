@@ -53,6 +53,19 @@ def _diff_lines(data: bytes | None) -> list[str]:
     return lines
 
 
+def mode_lines(f) -> str:
+    """git's mode lines for a file a restore writes with other permission bits:
+    ``old mode 100644`` / ``new mode 100755`` (``new file mode`` for one created), else ""."""
+    mode, old_mode = getattr(f, "mode", None), getattr(f, "old_mode", None)
+    if getattr(f, "action", None) != "restored" or mode is None:
+        return ""
+    if f.old is None:
+        return f"new file mode 100{mode:03o}\n"
+    if old_mode is not None and old_mode != mode:
+        return f"old mode 100{old_mode:03o}\nnew mode 100{mode:03o}\n"
+    return ""
+
+
 def unified_diff(f, context: int = 3) -> str:
     """Unified diff current → restored for one :class:`~sidtui.core.checkpoints.restore.FileRestore`.
 
@@ -60,10 +73,11 @@ def unified_diff(f, context: int = 3) -> str:
     not difflib. Returns "" when nothing differs; above
     :func:`~sidtui.core.checkpoints.sidebyside.too_large_to_diff` the two headers and that
     reason instead of hunks. A line longer than ``PREVIEW_LINE_CHARS`` is cut with a marker.
+    A change of permission bits comes first, as git says it (:func:`mode_lines`).
     """
     a = f"a{f.path}" if f.old is not None else "/dev/null"
     b = f"b{f.path}" if f.new is not None else "/dev/null"
-    out = [f"--- {a}\n", f"+++ {b}\n"]
+    out = [mode_lines(f), f"--- {a}\n", f"+++ {b}\n"]
     if reason := too_large_to_diff(f.old, f.new):
         if f.old == f.new:
             return ""

@@ -146,7 +146,7 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         root = project_root(view)
         mgr = CheckpointManager.for_session(
             view.home,
-            view.session_id,
+            view.file.checkpoint_id,
             project_root=root.path,
             root_refusal=root.refusal,
             post_image=post_image_of(view.rf),
@@ -325,7 +325,7 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
                     note + "; " if note else ""
                 ) + f"✗ {nxt_id} cannot be rebuilt: {after.reason}"
         else:
-            exists, data, err, _mode = read_current(os.path.realpath(path))
+            exists, data, err, _mode, _st = read_current(os.path.realpath(path))
             new = _text(data) if exists else ""
             title = f"{shown}  {sid} → disk now" + ("" if exists else " (absent)")
             if err:
