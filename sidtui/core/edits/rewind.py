@@ -23,7 +23,7 @@ from sidtui.core.edits.batches import post_image_of
 from sidtui.core.edits.fork import fork as fork_session
 from sidtui.core.edits.fork import pending_journal
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
-from sidtui.core.edits.marker import MarkerError, append_marker
+from sidtui.core.edits.marker import MarkerError, append_marker, settle_tail
 from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
 from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
@@ -267,10 +267,12 @@ def _check_appendable(path: Path) -> None:
     """Open ``path`` for append and close it unwritten; raise when that is refused.
 
     Run before a rewind touches any project file, so a session file the marker cannot
-    be appended to (read-only file or folder, gone) stops the rewind with nothing done.
+    be appended to (read-only file or folder, gone, ending in a torn record) stops the
+    rewind with nothing done.
 
     Raises:
-        RewindError: the file cannot be opened for append.
+        RewindError: the file cannot be opened for append, or its tail is not a whole
+            record (:func:`sidtui.core.edits.marker.settle_tail`).
     """
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT: never makes a file
@@ -280,6 +282,10 @@ def _check_appendable(path: Path) -> None:
             "nothing was changed (neither the files nor the conversation)"
         ) from None
     os.close(fd)
+    try:
+        settle_tail(path)
+    except MarkerError as exc:
+        raise RewindError(f"{exc} (the files were not touched either)") from None
 
 
 def _append_marker(
