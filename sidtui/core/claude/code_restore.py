@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
 from sidtui.core.checkpoints.journal import journal_refusal, remove_journal, write_journal
@@ -670,16 +670,7 @@ class CodeRestorer:
     def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
         """Take back the latest sidtui restore of this session still in effect (refused as
         :meth:`restore_to`: live, root, a journal sidtui did not write)."""
-        self.pending_journal()  # raises for a journal sidtui did not write, dry run too
-        if self.view.liveness.live and not force and not dry_run:
-            raise SessionIsLive(
-                f"{live_words(self.session_id, self.view.liveness)}; stop it first or pass --force"
-            )
-        if self.root_refusal is not None and not dry_run:
-            raise CodeRestoreError(
-                f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
-                "nothing was changed"
-            )
+        self._journal_checks(dry_run, force)
         if not self.journal.exists:
             return CodeRestoreResult(
                 "redo",
@@ -692,9 +683,39 @@ class CodeRestorer:
         res = self.journal.redo(dry_run=dry_run, force=force)
         return _wrap(res, self.session_id, self.root, self.journal_path)
 
+    def _journal_checks(self, dry_run: bool, force: bool) -> None:
+        """What refuses a restore from sidtui's own journal (redo, ``restore --before sN``):
+        a journal sidtui did not write (dry run too), a live session, the root."""
+        self.pending_journal()
+        if self.view.liveness.live and not force and not dry_run:
+            raise SessionIsLive(
+                f"{live_words(self.session_id, self.view.liveness)}; stop it first or pass --force"
+            )
+        if self.root_refusal is not None and not dry_run:
+            raise CodeRestoreError(
+                f"refused: {self.root_refusal} (--allow-outside-root writes anyway); "
+                "nothing was changed"
+            )
+
     def restore_before(
         self, spec: str, *, dry_run: bool = False, force: bool = False
     ) -> CodeRestoreResult:
-        """Every file back to before checkpoint ``spec`` (``c3``, ``3`` or a messageId prefix)."""
+        """Every file back to before checkpoint ``spec`` (``c3``, ``3`` or a messageId
+        prefix), or before sidtui's safety snapshot ``spec`` (``s2``: the files as that
+        sidtui restore found them, from the journal that holds it).
+
+        Raises:
+            UsageError: no such checkpoint or safety snapshot.
+        """
+        s = spec.strip()
+        if s[:1] in ("s", "S") and s[1:].isdigit():
+            if not self.journal.exists:
+                raise UsageError(
+                    f"no safety snapshot {spec!r}: sidtui never restored files of session "
+                    f"{self.session_id} (checkpoints are c1–c{len(self.fh.checkpoints)})"
+                )
+            self._journal_checks(dry_run, force)
+            res = self.journal.restore_before(s.lower(), dry_run=dry_run, force=force)
+            return _wrap(res, self.session_id, self.root, self.journal_path)
         cp = self.fh.get(spec)
         return self.restore_to(cp.position, dry_run=dry_run, force=force, op="restore")
