@@ -1,6 +1,6 @@
-"""Every follow-up command a mutating verb prints runs as printed and does what it says
-(issue 26 item 9): each ```sidtui …``` in the output of rewind, fork, salvage, branch, undo,
-restore and redo of both sources is parsed, run through the CLI word for word, and must
+"""Every follow-up command a mutating verb prints runs as printed and does what it says:
+each ```sidtui …``` in the output of rewind, fork, salvage, branch, undo, restore and redo
+of both sources is parsed, run through the CLI word for word, and must
 exit 0; a printed ``redo`` puts the project back as it was before the verb, and a printed
 safety snapshot ``sN`` can be restored to (``restore --before sN``)."""
 

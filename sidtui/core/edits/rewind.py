@@ -267,12 +267,10 @@ def _check_appendable(path: Path) -> None:
     """Open ``path`` for append and close it unwritten; raise when that is refused.
 
     Run before a rewind touches any project file, so a session file the marker cannot
-    be appended to (read-only file or folder, gone, ending in a torn record) stops the
-    rewind with nothing done.
+    be appended to (read-only file or folder, gone, a torn last record) stops the rewind.
 
     Raises:
-        RewindError: the file cannot be opened for append, or its tail is not a whole
-            record (:func:`sidtui.core.edits.marker.settle_tail`).
+        RewindError: the file cannot be opened for append. MarkerError: a torn last record.
     """
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT: never makes a file
@@ -282,10 +280,7 @@ def _check_appendable(path: Path) -> None:
             "nothing was changed (neither the files nor the conversation)"
         ) from None
     os.close(fd)
-    try:
-        settle_tail(path)
-    except MarkerError as exc:
-        raise RewindError(f"{exc} (the files were not touched either)") from None
+    settle_tail(path)  # "nothing was appended": nor was any file touched
 
 
 def _append_marker(

@@ -1,5 +1,5 @@
 """A line is decoded within a budget of JSON values (SIDTUI_MAX_LINE_VALUES): a field that
-does not fit is kept as its exact bytes and written back verbatim (issue 26 item 4)."""
+does not fit is kept as its exact bytes and written back verbatim."""
 
 from __future__ import annotations
 

@@ -609,7 +609,8 @@ def test_cli_rewind_marker_failure_exit_1_says_what_changed(
     code = main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "both", "--force"])
     err = capsys.readouterr().err
     assert code == 1
-    assert "the files WERE rewound" in err and f"sidtui redo {S01}" in err
+    # the follow-up runs as printed: with this run's --home
+    assert "the files WERE rewound" in err and f"`sidtui --home {home} redo {S01}`" in err
 
 
 @pytest.mark.parametrize("force", [False, True])
