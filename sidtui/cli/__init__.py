@@ -196,7 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _KEPT.append(args)  # see entry(): freed by the process exit, not object by object
         return code
     except SidtuiError as exc:
-        print(f"sidtui: error: {exc}", file=sys.stderr)
+        from sidtui.cli.common import followups_in
+
+        print(f"sidtui: error: {followups_in(str(exc), args)}", file=sys.stderr)
         candidates = getattr(exc, "candidates", None)
         if candidates:
             print("candidates:", file=sys.stderr)

@@ -264,7 +264,7 @@ def report_finish(args: argparse.Namespace, res, said: str, *, doc: dict) -> int
         res: the files finishing writes (a ``RestoreResult`` or ``CodeRestoreResult``; None:
             none). doc: the real run's ``--json`` object, given ``diffs`` and ``refusal``.
     """
-    from sidtui.cli.common import print_json
+    from sidtui.cli.common import followups_in, print_json
 
     refusal = getattr(args, "_dry_refusal", None)  # a live session: refused before it
     changed = res.changed if res is not None else []
@@ -281,7 +281,10 @@ def report_finish(args: argparse.Namespace, res, said: str, *, doc: dict) -> int
     for f in skipped:
         print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
     if refusal:
-        print(f"sidtui: dry run: a real run is refused: {refusal}", file=sys.stderr)
+        print(
+            f"sidtui: dry run: a real run is refused: {followups_in(refusal, args)}",
+            file=sys.stderr,
+        )
     return code
 
 
@@ -310,7 +313,7 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
 
     ``project``: a source's :class:`~sidtui.core.base.project.ProjectRoot`, described
     first (then the result's warnings)."""
-    from sidtui.cli.common import followup, print_json, session_word, stdout_console
+    from sidtui.cli.common import followup, followups_in, print_json, session_word, stdout_console
     from sidtui.core.views.rewind_text import unified_diff
 
     # a dry run predicts the real run: what would refuse it is said, with its exit code
@@ -340,7 +343,9 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
     if res.note and not res.files:
         print(res.note, file=err)
         if refusal:
-            print(f"sidtui: dry run: a real run is refused: {refusal}", file=err)
+            print(
+                f"sidtui: dry run: a real run is refused: {followups_in(refusal, args)}", file=err
+            )
         return code
     if res.drifted:
         names = ", ".join(f.path for f in res.drifted)
@@ -387,5 +392,5 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
         if f.action == "skipped":
             print(f"skipped   {f.path}: {f.reason}", file=err)
     if refusal:
-        print(f"sidtui: dry run: a real run is refused: {refusal}", file=err)
+        print(f"sidtui: dry run: a real run is refused: {followups_in(refusal, args)}", file=err)
     return code

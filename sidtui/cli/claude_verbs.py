@@ -317,7 +317,7 @@ def rewind(args: argparse.Namespace, target: tuple[Any, Any]) -> int:
     if args.json:
         print_json(res.to_json())
         return code
-    render_result(res)
+    render_result(res, args, safety_session=view.session_id)  # kept with the source
     if res.fork is not None and res.dry_run:
         print(
             "would write the rewound conversation as a new session (the original is "

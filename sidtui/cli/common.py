@@ -58,10 +58,15 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
     return home
 
 
+_ROOTED_VERBS = frozenset({"undo", "redo", "restore", "rewind"})
+"""Verbs that take ``--root`` and ``--allow-outside-root`` (they write project files)."""
+
+
 def followup(args: argparse.Namespace, *words: object) -> str:
     """A ``sidtui …`` command to print for the user to run next, runnable as printed: with
-    ``--home`` and ``--claude-home`` (absolute) when they were given, every word
-    shell-quoted."""
+    ``--home`` and ``--claude-home`` (absolute) when they were given, and for a verb that
+    writes project files the ``--root`` (absolute) and ``--allow-outside-root`` this run
+    was given (the follow-up writes in the same place); every word shell-quoted."""
     import shlex
 
     from sidtui.core.claude.layout import ClaudeHome
@@ -74,7 +79,31 @@ def followup(args: argparse.Namespace, *words: object) -> str:
     if claude is not None:
         cmd += ["--claude-home", os.path.abspath(ClaudeHome.resolve(claude, os.environ).root)]
     cmd += [str(w) for w in words]
+    if words and str(words[0]) in _ROOTED_VERBS:
+        root = getattr(args, "root", None)
+        if root is not None:
+            cmd += ["--root", os.path.abspath(os.path.expanduser(str(root)))]
+        if getattr(args, "allow_outside_root", False):
+            cmd.append("--allow-outside-root")
     return shlex.join(cmd)
+
+
+_COMMAND_IN_TEXT = re.compile(r"`sidtui ([^`]+)`")
+
+
+def followups_in(text: str, args: argparse.Namespace) -> str:
+    """``text`` (a core message) with each ```sidtui …``` command in it made runnable as
+    printed (:func:`followup`: this run's home and root flags added)."""
+    import shlex
+
+    def one(m: re.Match[str]) -> str:
+        try:
+            words = shlex.split(m.group(1))
+        except ValueError:
+            return m.group(0)
+        return f"`{followup(args, *words)}`"
+
+    return _COMMAND_IN_TEXT.sub(one, text) if "`sidtui " in text else text
 
 
 def session_word(args: argparse.Namespace, session_id: str) -> str:

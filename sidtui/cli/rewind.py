@@ -202,14 +202,20 @@ def print_diff(c, diff: str) -> None:
         c.print(Text(line, style=style))
 
 
-def render_result(r, args: argparse.Namespace | None = None) -> None:
+def render_result(
+    r, args: argparse.Namespace | None = None, *, safety_session: str | None = None
+) -> None:
     """Human output of a :class:`~sidtui.core.edits.rewind.RewindResult`: what changed on
-    stdout, each skipped file once on stderr, follow-up commands runnable as printed."""
+    stdout, each skipped file once on stderr, follow-up commands runnable as printed.
+
+    ``safety_session``: the session whose checkpoints hold the safety snapshot when it is
+    not the one the result names (Claude Code keeps it with the source, never the fork);
+    default: the fork's for a rewind ``--fork``, else the session's."""
     import sys
 
     from rich.text import Text
 
-    from sidtui.cli.common import followup, session_word
+    from sidtui.cli.common import followup, followups_in, session_word
     from sidtui.core.checkpoints.drift import DRIFT_WORDING
 
     args = args or argparse.Namespace()
@@ -222,9 +228,12 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
         for f in getattr(r.resumed, "skipped", []):
             print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
         for w in r.warnings:
-            err.print(Text(f"warning: {w}", style="yellow"))
+            err.print(Text(f"warning: {followups_in(w, args)}", style="yellow"))
         if r.dry_run and r.refusal:
-            print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
+            print(
+                f"sidtui: dry run: a real run is refused: {followups_in(r.refusal, args)}",
+                file=sys.stderr,
+            )
         return
     if r.mode != "conversation":
         root = r.root or "unknown"
@@ -269,9 +278,12 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
         print(f"skipped   {f['path']}: {f['reason']}", file=sys.stderr)
     for w in r.warnings:
         if w not in said:
-            err.print(Text(f"warning: {w}", style="yellow"))
+            err.print(Text(f"warning: {followups_in(w, args)}", style="yellow"))
     if r.dry_run and getattr(r, "refusal", None):
-        print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
+        print(
+            f"sidtui: dry run: a real run is refused: {followups_in(r.refusal, args)}",
+            file=sys.stderr,
+        )
     sid = r.fork.session_id if r.fork is not None else None
     if r.fork is not None and r.dry_run:  # its id is picked when it is written
         c.print(Text(f"new session: a new id, picked when it is written (in {r.fork.path.parent})"))
@@ -294,13 +306,14 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
                 soft_wrap=True,  # a command is never broken across lines
             )
         if r.safety_snapshot:
-            owner = sid or getattr(args, "session_id", r.session_id)
-            where = f" in the new session {sid}'s checkpoints" if sid else ""
+            in_fork = sid is not None and safety_session is None
+            owner = sid if in_fork else safety_session or getattr(args, "session_id", r.session_id)
+            where = f" in the new session {sid}'s checkpoints" if in_fork else ""
             c.print(
                 Text(
                     f"safety snapshot {r.safety_snapshot}{where} holds the files as they were "
-                    f"(`{followup(args, 'redo', owner if sid else session_word(args, owner))}` "
-                    "takes the file step back)"
+                    f"(`{followup(args, 'redo', owner if in_fork else session_word(args, owner))}`"
+                    " takes the file step back)"
                 ),
                 soft_wrap=True,
             )

@@ -8,6 +8,8 @@ One line per new record or event; ``--json`` prints JSON lines (records as
 from __future__ import annotations
 
 import argparse
+import os
+import queue
 import sys
 import threading
 from typing import Any
@@ -133,18 +135,21 @@ def event_lines(batch, as_json: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import signal
+    """Follow the homes (or one session) until Ctrl-C/SIGTERM; exit 0 (1: a watcher died).
 
+    The watchers never write to stdout themselves: their lines are queued and written by
+    the main thread, so a reader that stops reading never blocks a watcher, and on the
+    first Ctrl-C everything already read is still written (the watchers stop reading
+    first); a second Ctrl-C while that output waits for its reader gives up (exit 130).
+    """
     from sidtui.cli.common import read_session, sources_from_args
     from sidtui.core.base.errors import UnreadableInput
     from sidtui.core.live.watcher import Watcher
 
     done = threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        # Ctrl-C and `kill` only set a flag: the main thread never waits in a call a
-        # KeyboardInterrupt could miss, so the watch always stops within a poll
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: done.set())
+    writing = threading.Event()  # the main thread is in a write to stdout
+    out: queue.SimpleQueue[str] = queue.SimpleQueue()
+    _on_stop_signals(done, writing, out)
     if args.session:
         source, sf = read_session(args)
         homes = [source.home]
@@ -152,7 +157,6 @@ def run(args: argparse.Namespace) -> int:
         sources, _named = sources_from_args(args)  # every home there, or the ones named
         homes = [s.require().home for s in sources]
         sf = None
-    lock = threading.Lock()
 
     own_ids: set[str] = set()
     if sf is not None:
@@ -171,16 +175,10 @@ def run(args: argparse.Namespace) -> int:
             return True
         return e.session_id in own_ids or getattr(e, "logical_session_id", None) in own_ids
 
-    def on_batch(batch) -> None:
+    def on_batch(batch) -> None:  # a watcher's thread: queue, never block on stdout
         lines = event_lines([e for e in batch if mine(e)], args.json)
-        if not lines:
-            return
-        with lock:
-            try:
-                sys.stdout.write("\n".join(lines) + "\n")
-                sys.stdout.flush()
-            except (BrokenPipeError, ValueError):
-                done.set()  # the reader went away (`| head`): stop quietly
+        if lines:
+            out.put("\n".join(lines) + "\n")
 
     polling = True if args.polling else None
     watchers = [Watcher(h, on_batch, session=sf, force_polling=polling) for h in homes]
@@ -207,7 +205,17 @@ def run(args: argparse.Namespace) -> int:
                     return 1
         how = "polling" if any(w.polling for w in watchers) else "notify"
         print(f"watching {what} ({how}); Ctrl-C to stop", file=sys.stderr, flush=True)
-        while not done.wait(0.2) and not code:
+        while not done.is_set() and not code:
+            try:
+                chunk: str | None = out.get(timeout=0.2)
+            except queue.Empty:
+                chunk = None
+            if chunk is not None:
+                writing.set()
+                ok = _write(chunk)
+                writing.clear()
+                if not ok:
+                    return 0  # the reader went away (`| head`): stop quietly
             say_warnings()
             for w in watchers:
                 if w.errors:
@@ -216,12 +224,76 @@ def run(args: argparse.Namespace) -> int:
                     w.errors.clear()
                     if not w.alive:
                         code = 1
-    except KeyboardInterrupt:  # only before the handlers are in place
-        pass
+    except KeyboardInterrupt:  # before the handlers are in place, or a second Ctrl-C
+        return 130 if done.is_set() else 0
     finally:
         for w in watchers:
             w.stop(timeout=2.0)
         stuck = [w for w in watchers if w.alive]
         if stuck:  # stuck in a system call: the process exit ends it (sidtui.cli.entry)
             args.keep = stuck
+    return _drain(out, code)
+
+
+def _on_stop_signals(
+    done: threading.Event, writing: threading.Event, out: queue.SimpleQueue[str]
+) -> None:
+    """Ctrl-C and `kill` only set ``done``: the main thread never waits in a call a
+    KeyboardInterrupt could miss, so the watch always stops within a poll. A second one
+    raises KeyboardInterrupt, which interrupts the writing of what was read (its reader
+    may never come back)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_signal(*_: object) -> None:
+        if done.is_set():
+            raise KeyboardInterrupt
+        done.set()
+        if not out.empty() or writing.is_set():  # os.write: no buffered stream re-entered
+            os.write(2, _STOPPING)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+
+
+_STOPPING = b"sidtui: stopping: writing what was already read (Ctrl-C again to give up)\n"
+
+
+def _write(chunk: str) -> bool:
+    """Write ``chunk`` to stdout (blocking while its reader is behind); False when the
+    reader went away.
+
+    Written with ``os.write`` on the descriptor, partial writes looped here: CPython's
+    buffered stdout drops the rest of a write to a full pipe that a signal interrupts
+    after part of it was written (Ctrl-C while the reader is behind: 3.11, measured).
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        fd = None
+    try:
+        if fd is None:
+            sys.stdout.write(chunk)
+            sys.stdout.flush()
+            return True
+        sys.stdout.flush()  # what print() left in the buffer goes first
+        data = memoryview(chunk.encode(sys.stdout.encoding or "utf-8", "replace"))
+        while data:
+            data = data[os.write(fd, data) :]
+    except (BrokenPipeError, ValueError):
+        return False
+    return True
+
+
+def _drain(out: queue.SimpleQueue[str], code: int) -> int:
+    """Write what the stopped watchers had read and queued; ``code``, or 130 when a second
+    Ctrl-C gives up on a reader that does not read."""
+    try:
+        while not out.empty():
+            if not _write(out.get()):
+                return code
+    except KeyboardInterrupt:
+        return 130
     return code

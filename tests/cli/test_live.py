@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import select
 import signal
 import subprocess
 import sys
+import time
 
 from sidtui.cli import main
 from tests.helpers import SID, line, make_home
@@ -101,3 +104,51 @@ def test_watch_stops_cleanly_on_sigterm(tmp_path):
     assert "(polling)" in proc.stderr.readline()
     proc.terminate()
     assert proc.wait(timeout=30) == 0
+
+
+def test_watch_writes_what_it_read_when_stopped_with_its_stdout_backed_up(tmp_path):
+    # The reader does not read until after the Ctrl-C: the watch has read every record
+    # (appended while it was stopped: one poll reads them all) but printed only what fits
+    # in the pipe. Before, the watcher thread blocked in that write was given up on after
+    # 2 s and the rest was lost.
+    import fcntl
+    import termios
+
+    root = _home(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidtui", "watch", SID, "--home", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        pipe = fcntl.fcntl(proc.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: a small pipe
+        assert proc.stderr.readline().startswith(b"watching ")
+        p = root / "sessions" / "proj" / f"{SID}.jsonl"
+        n = 2000
+        recs = [
+            user(f"x{i}", f"x{i - 1}" if i else "u2", f"record number {i:05d}") for i in range(n)
+        ]
+        proc.send_signal(signal.SIGSTOP)  # the records are whole before it reads any
+        with open(p, "ab") as fh:
+            fh.write(b"".join(line(r) for r in recs))
+        proc.send_signal(signal.SIGCONT)
+        deadline = time.monotonic() + 60
+        buf = bytearray(4)
+        while True:  # the condition: the pipe is full (the watch is blocked writing)
+            fcntl.ioctl(proc.stdout.fileno(), termios.FIONREAD, buf)
+            if int.from_bytes(buf, sys.byteorder) >= pipe or proc.poll() is not None:
+                break
+            assert time.monotonic() < deadline, "the watch never filled its pipe"
+            select.select([], [], [], 0.01)
+        proc.send_signal(signal.SIGINT)
+        said = proc.stderr.readline()  # the watch says it stops (before: it exited, EOF)
+        out = proc.stdout.read().decode()
+        rc = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    printed = re.findall(r"record number (\d{5})", out)
+    assert printed == [f"{i:05d}" for i in range(n)]  # before: 53 (what fitted the pipe)
+    assert said.startswith(b"sidtui: stopping: writing what was already read")
+    assert rc == 0

@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from sidtui.core.base.jsonparse import RawValue
+
 _ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -165,10 +167,19 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: A
             )
             write("{" if is_dict else "[")
             push(reversed(seq))
+        elif isinstance(obj, RawValue):
+            write(obj.data.decode("utf-8", "surrogatepass"))
         elif default is not None:
             todo.append((default(obj), level))
         else:
             raise TypeError(f"cannot stringify {type(obj).__name__}")
+
+
+def _raw_fragment(obj: Any) -> Any:
+    """orjson's ``default``: a :class:`RawValue` is written as its bytes."""
+    if isinstance(obj, RawValue):
+        return orjson.Fragment(obj.data)
+    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
 def stringify(obj: Any) -> bytes:
@@ -178,7 +189,7 @@ def stringify(obj: Any) -> bytes:
         TypeError: for values JSON cannot hold (sets, bytes, objects).
     """
     try:
-        out = orjson.dumps(obj)
+        out = orjson.dumps(obj, default=_raw_fragment)
     except TypeError:
         pass  # lone surrogates, ints beyond 64 bits, ...: the exact path decides
     else:
@@ -252,6 +263,8 @@ def _with_structs(default: Any) -> Any:
     import msgspec
 
     def write(obj: Any) -> Any:
+        if isinstance(obj, RawValue):
+            return orjson.Fragment(obj.data)
         if isinstance(obj, msgspec.Struct):
             return msgspec.structs.asdict(obj)
         if default is None:

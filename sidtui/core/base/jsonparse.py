@@ -13,6 +13,7 @@ literals, which we reject, and in its recursion limit (documented in ``reason``)
 from __future__ import annotations
 
 import json
+import os
 import re
 from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
 from typing import Any
@@ -211,15 +212,185 @@ def parse_line(raw: bytes) -> Any:
     JSON.parse reads too; it also reads the ~1,000-level nesting msgspec's fast decoders
     and Python's parser give up on), :func:`parse_line_slow` for what it refuses.
 
+    A line of more than :func:`values_ceiling` JSON values (outside strings) is decoded
+    within that budget (:func:`parse_bounded`): a million ``[]`` cost 64 MB as Python
+    objects against 3 MB of text.
+
     Raises:
         JSONParseError: the line is bad.
     """
     import orjson
 
+    if len(raw) > _SMALL_LINE:  # a shorter line cannot build much (the hot path skips this)
+        limit = values_ceiling()
+        if len(raw) > limit:
+            n = value_count(raw, limit)
+            if n > limit:
+                return parse_bounded(raw, limit, n)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return parse_line_slow(raw)
+
+
+# --------------------------------------------------------------------------- bounded decoding
+
+VALUES_ENV, VALUES_CEILING = "SIDTUI_MAX_LINE_VALUES", 500_000
+"""At most this many JSON values (containers, and elements after a ``,``) are built as
+Python objects from one line or one whole-file document (docs/DECISIONS.md, "Memory is
+bounded by what is decoded")."""
+
+
+class RawValue:
+    """A JSON value kept as its exact bytes, not decoded (:func:`parse_bounded`).
+
+    It is neither a list nor a dict to a reader; :func:`sidtui.core.base.jsonout.stringify`
+    and ``dumps_lenient`` write ``data`` back verbatim.
+
+    Attributes:
+        data: the value's JSON text (valid JSON, as in the file).
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"RawValue({len(self.data):,} bytes)"
+
+
+_NOT_STRUCTURAL = bytes(b for b in range(256) if b not in b",[{")
+_NOT_QUOTING = bytes(b for b in range(256) if b not in b'"\\')
+_SMALL_LINE = 64 * 1024  # bytes: a shorter line is never bounded (it builds ~32 K values at most)
+_SCALAR_START = frozenset(b'"-0123456789tfn')
+_MAX_SHALLOW_DEPTH = 8
+
+
+def values_ceiling() -> int:
+    """``$SIDTUI_MAX_LINE_VALUES`` when set (a positive integer), else :data:`VALUES_CEILING`.
+
+    Raises:
+        UsageError: the variable is set to something that is not a positive integer.
+    """
+    raw = os.environ.get(VALUES_ENV)
+    if raw is None:
+        return VALUES_CEILING
+    if raw != _last_setting[0]:
+        from sidtui.core.base.regular import ceiling
+
+        _last_setting[:] = [raw, ceiling(VALUES_ENV, VALUES_CEILING)]
+    return _last_setting[1]
+
+
+_last_setting: list = [None, VALUES_CEILING]  # the variable's text and its value, parsed once
+
+
+def value_count(raw: Any, limit: int) -> int:
+    """An upper bound of the JSON values ``raw`` (bytes-like) would decode to: its ``[``,
+    ``{`` and ``,`` outside strings, plus one.
+
+    The plain count (inside strings too) is exact enough when it is at most ``limit``;
+    above it the ones inside strings are taken off, string by string, until the strings
+    alone prove more than ``limit`` values (each string is a key or a value, so at most
+    ``2 * limit + 2`` strings are visited: about a second at the default ceiling).
+    """
+    data = raw if isinstance(raw, bytes) else bytes(raw)
+    n = len(data.translate(None, _NOT_STRUCTURAL)) + 1  # one pass (bytes.count is three)
+    if n <= limit:
+        return n
+    quoting = data.translate(None, _NOT_QUOTING)
+    if (quoting.count(b'"') - quoting.count(b"\\")) // 2 > 2 * limit + 2:
+        return n  # more strings than that prove more than limit values: no need to look
+    del quoting
+    inside = strings = 0
+    find, count = data.find, data.count
+    i = find(b'"')
+    while i >= 0:
+        j = find(b'"', i + 1)
+        while j > 0 and data[j - 1] == 0x5C:  # an escaped quote, unless the \\ is escaped
+            k = j - 1
+            while k > 0 and data[k - 1] == 0x5C:
+                k -= 1
+            if (j - k) % 2 == 0:
+                break
+            j = find(b'"', j + 1)
+        if j < 0:
+            break  # not JSON: the plain count stands
+        inside += count(b",", i, j) + count(b"[", i, j) + count(b"{", i, j)
+        strings += 1
+        if strings > 2 * limit + 2:
+            break  # more than limit values for sure
+        i = find(b'"', j + 1)
+    return n - inside
+
+
+def parse_bounded(raw: Any, limit: int, count: int | None = None) -> Any:
+    """``raw`` (one JSON value, bytes-like) decoded with at most about ``limit`` values built.
+
+    An object is decoded field by field (msgspec ``Raw`` spans: nothing inside a field is
+    built until it is chosen); a field that fits what is left of the budget is decoded
+    whole, an object that does not is decoded the same way one level down (up to 8), and
+    any other value that does not fit is kept as a :class:`RawValue` of its exact bytes:
+    written back verbatim by :func:`sidtui.core.base.jsonout.stringify`, never looked into
+    (it is neither a list nor a dict to the caller). A top-level value that is not an
+    object is a RawValue as a whole. ``count``: :func:`value_count` of ``raw`` when the
+    caller has it.
+
+    Raises:
+        JSONParseError: the text is not JSON (or JSON.parse-only syntax such as a lone
+            surrogate escape inside a value this large: not decoded).
+    """
+    budget = [limit]
+    return _bounded(memoryview(raw), budget, 0, count)
+
+
+def _bounded(raw: memoryview, budget: list[int], depth: int, count: int | None = None) -> Any:
+    import msgspec
+
+    data = bytes(raw).strip(b" \t\r\n")
+    if not data:
+        raise JSONParseError("expecting value")
+    first = data[0]
+    if first in _SCALAR_START:
+        return _whole(data)
+    n = value_count(data, budget[0]) if count is None else count
+    if n <= budget[0]:
+        budget[0] -= n
+        return _whole(data)
+    if first != ord("{") or depth >= _MAX_SHALLOW_DEPTH:
+        try:
+            msgspec.json.decode(data, type=msgspec.Raw)  # validated, nothing built
+        except msgspec.DecodeError as exc:
+            raise JSONParseError(
+                f"{exc} (a value of more than {budget[0]:,} JSON values)"
+            ) from None
+        return RawValue(data)
+    try:
+        fields = _RAW_FIELDS.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise JSONParseError(f"{exc} (a value of more than {budget[0]:,} JSON values)") from None
+    del data
+    budget[0] -= 1
+    return {k: _bounded(memoryview(v), budget, depth + 1) for k, v in fields.items()}
+
+
+def _whole(data: bytes) -> Any:
+    import orjson
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return parse_line_slow(data)
+
+
+def _raw_fields_decoder() -> Any:
+    import msgspec
+
+    return msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+_RAW_FIELDS = _raw_fields_decoder()
 
 
 def would_strict_parser_reject(raw: bytes) -> bool:

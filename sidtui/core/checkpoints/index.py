@@ -23,7 +23,7 @@ import orjson
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
 from sidtui.core.base.jsonout import stringify_pretty
-from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_parse
+from sidtui.core.base.jsonparse import JSONParseError, parse_line
 from sidtui.core.base.regular import ceiling, read_regular
 from sidtui.core.base.safefs import write_atomic
 from sidtui.core.checkpoints.diff import invalid_ops
@@ -269,12 +269,9 @@ class CheckpointIndex:
             CorruptIndex: not JSON (e.g. a torn write by the agent) or not an index.
         """
         try:
-            value = orjson.loads(raw)  # fast path; what it accepts JSON.parse reads alike
-        except orjson.JSONDecodeError:
-            value = None
-        try:
-            if value is None:
-                value = js_json_parse(decode_text(raw))
+            # orjson first, JSON.parse's rules for what it refuses; at most
+            # SIDTUI_MAX_LINE_VALUES values built (a 40 MB index of [] is 13 M lists)
+            value = parse_line(raw)
         except JSONParseError as exc:
             where = f"{path}: " if path else ""
             raise CorruptIndex(f"{where}index.json is not valid JSON ({exc.reason})") from None

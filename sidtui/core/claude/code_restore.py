@@ -1,13 +1,10 @@
 """Code rewind of a Claude Code session from outside (docs/CLAUDE-CODE.md §10.3–10.5).
 
 :class:`CodeRestorer` writes a checkpoint's state back (blobs copied, null backups deleted;
-symlinks, hard links, unrecoverable blobs and paths outside the project root skipped and
-said; equal bytes left alone). A real run is refused for a live session, a refused root or
-a file changed after the session (drift) unless forced. The current contents first go into
-a safety snapshot in sidtui's own journal, ``<claude home>/sidtui/restores/<session>/``
-(sid-code's checkpoint index format, never read by Claude Code), so ``redo`` takes a
-restore back and ``undo`` steps back one prompt at a time.
-"""
+symlinks, hard links, unrecoverable blobs, paths outside the root skipped and said; equal
+bytes left alone), refused for a live session, a refused root or drift unless forced. A
+safety snapshot ``sN`` in sidtui's journal ``<claude home>/sidtui/restores/<session>/`` (never
+read by Claude Code) keeps the current contents: ``redo``/``restore --before sN`` use it."""
 
 from __future__ import annotations
 
@@ -647,9 +644,7 @@ class CodeRestorer:
             if path is not None and path not in self.fh.state_before(k):
                 continue
             plan = self.plan(k, [path] if path is not None else None, force=force)
-            if plan and all(f.action == "unchanged" for f in plan):
-                continue
-            if not plan:
+            if not plan or all(f.action == "unchanged" for f in plan):
                 continue
             return self.restore_to(
                 k,
@@ -667,9 +662,11 @@ class CodeRestorer:
             journal=self.journal_path,
         )
 
-    def redo(self, *, dry_run: bool = False, force: bool = False) -> CodeRestoreResult:
-        """Take back the latest sidtui restore of this session still in effect (refused as
-        :meth:`restore_to`: live, root, a journal sidtui did not write)."""
+    def redo(
+        self, *, dry_run: bool = False, force: bool = False, before: str | None = None
+    ) -> CodeRestoreResult:
+        """Take back the latest sidtui restore still in effect (``before``: back to before its
+        safety snapshot ``sN``); refused as :meth:`restore_to`: live, root, a foreign journal."""
         self.pending_journal()  # raises for a journal sidtui did not write, dry run too
         if self.view.liveness.live and not force and not dry_run:
             raise SessionIsLive(
@@ -689,12 +686,15 @@ class CodeRestorer:
                 session_id=self.session_id,
                 journal=self.journal_path,
             )
-        res = self.journal.redo(dry_run=dry_run, force=force)
+        j, kw = self.journal, {"dry_run": dry_run, "force": force}
+        res = j.redo(**kw) if before is None else j.restore_before(before, **kw)
         return _wrap(res, self.session_id, self.root, self.journal_path)
 
     def restore_before(
         self, spec: str, *, dry_run: bool = False, force: bool = False
     ) -> CodeRestoreResult:
-        """Every file back to before checkpoint ``spec`` (``c3``, ``3`` or a messageId prefix)."""
+        """Files back to before checkpoint ``spec`` (``c3``/``3``/messageId prefix) or ``sN``."""
+        if spec.strip()[:1] in ("s", "S") and spec.strip()[1:].isdigit() and self.journal.exists:
+            return self.redo(dry_run=dry_run, force=force, before=spec.strip().lower())
         cp = self.fh.get(spec)
         return self.restore_to(cp.position, dry_run=dry_run, force=force, op="restore")

@@ -19,6 +19,7 @@ from typing import Any
 
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
+from sidtui.core.base.jsonparse import RawValue
 from sidtui.core.checkpoints.evict import inherit_from
 from sidtui.core.checkpoints.journal import (
     read_journal,
@@ -155,6 +156,8 @@ def _repaired_message(msg: dict[str, Any], line: int, repairs: list[dict[str, An
     string content becomes one text block, null blocks go, content that is no list at all
     leaves the message out (each change is noted in ``repairs``)."""
     content = msg.get("content")
+    if isinstance(content, RawValue):
+        return msg  # more values than sidtui decodes in a line: copied verbatim, as it is
     if isinstance(content, str):
         repairs.append({"line": line, "what": "string content made one text block"})
         return {**msg, "content": [{"type": "text", "text": content}]}

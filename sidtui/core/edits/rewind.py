@@ -23,7 +23,7 @@ from sidtui.core.edits.batches import post_image_of
 from sidtui.core.edits.fork import fork as fork_session
 from sidtui.core.edits.fork import pending_journal
 from sidtui.core.edits.interrupted import finish_forks, finish_interrupted
-from sidtui.core.edits.marker import MarkerError, append_marker
+from sidtui.core.edits.marker import MarkerError, append_marker, settle_tail
 from sidtui.core.edits.points import RewindPoint, UnknownPoint, get_point
 from sidtui.core.edits.rewind_failures import half_done, step_failed
 from sidtui.core.resume.process import live_refusal
@@ -270,10 +270,10 @@ def _check_appendable(path: Path) -> None:
     """Open ``path`` for append and close it unwritten; raise when that is refused.
 
     Run before a rewind touches any project file, so a session file the marker cannot
-    be appended to (read-only file or folder, gone) stops the rewind with nothing done.
+    be appended to (read-only file or folder, gone, a torn last record) stops the rewind.
 
     Raises:
-        RewindError: the file cannot be opened for append.
+        RewindError: the file cannot be opened for append. MarkerError: a torn last record.
     """
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT: never makes a file
@@ -283,6 +283,7 @@ def _check_appendable(path: Path) -> None:
             "nothing was changed (neither the files nor the conversation)"
         ) from None
     os.close(fd)
+    settle_tail(path)  # "nothing was appended": nor was any file touched
 
 
 def _append_marker(

@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-import orjson
-
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.jsonout import dumps_lenient
-from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
+from sidtui.core.base.jsonparse import JSONParseError, parse_line
 from sidtui.core.base.regular import NotRegularFile, has_holes, open_regular
 from sidtui.core.index.catalog import Catalog, RefreshProgress
 from sidtui.core.index.database import (
@@ -247,12 +245,9 @@ class SearchIndex:
         for rec in rf.records:
             raw = chunk[rec.offset - start : rec.end - start]
             try:
-                value = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                try:
-                    value = parse_line_slow(raw)
-                except JSONParseError:  # pragma: no cover - scan_records accepted it
-                    value = None
+                value = parse_line(raw)  # bounded: a line of a million [] builds no list
+            except JSONParseError:  # pragma: no cover - scan_records accepted it
+                value = None
             for kind, text in documents_of(value):
                 docs.append((rec.uuid, rec.line, kind, text))
         return _Pending(

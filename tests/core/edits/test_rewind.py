@@ -609,4 +609,32 @@ def test_cli_rewind_marker_failure_exit_1_says_what_changed(
     code = main(["rewind", S01, "--home", str(home), "--to", "2", "--mode", "both", "--force"])
     err = capsys.readouterr().err
     assert code == 1
-    assert "the files WERE rewound" in err and f"sidtui redo {S01}" in err
+    # the follow-up runs as printed: with this run's --home
+    assert "the files WERE rewound" in err and f"`sidtui --home {home} redo {S01}`" in err
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_cli_rewind_refuses_a_half_written_last_record(
+    real_home_with_projects, monkeypatch, capsys, force
+):
+    # A live appender writing one record in two write() calls, caught between them.
+    import sidtui.core.edits.marker as marker
+    from sidtui.cli import main
+
+    monkeypatch.setattr(
+        marker, "DEFAULT_TAIL_POLICY", marker.TailPolicy(attempts=3, wait=lambda _s: None)
+    )
+    home, projects = real_home_with_projects
+    path = view_of(home, S01).file.path
+    with open(path, "ab") as fh:
+        fh.write(b'{"type":"user_message","message":{"role":"user","content":[{"type":"te')
+    before, before_projects = path.read_bytes(), all_bytes(projects)
+    args = ["rewind", S01, "--home", str(home), "--to", "2", "--mode", "both"]
+    code = main(args + (["--force"] if force else []))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert len(err.strip().splitlines()) == 1 and "incomplete record" in err
+    assert path.read_bytes() == before and all_bytes(projects) == before_projects
+    with open(path, "ab") as fh:  # the writer's second write(): its record is whole
+        fh.write(b'xt","text":"hi"}]}}\n')
+    assert view_of(home, S01).loaded.messages  # still loadable
