@@ -1,0 +1,418 @@
+"""What Claude Code 2.1.332 sends when it resumes a transcript (docs/CLAUDE-CODE.md §11).
+
+The display tree (:mod:`.tree`) bridges a missing parent and salvages damaged lines so that
+everything on disk can be shown; Claude Code does neither. :func:`predict_resume` reads the
+same scan again, the way Claude Code does (checked against the real CLI with
+``scripts/ccdifftest``), and gives :class:`ResumePrediction`:
+
+* ``messages``: the turns Claude Code sends before the new prompt, in the shape of the
+  lab's capture (``{"role", "blocks": [...]}``; text blocks starting with
+  ``<system-reminder>`` left out on both sides: they are its own context);
+* ``lost``: the conversation records on disk it will not send, grouped, each group with
+  its reason and line range;
+* ``added``: the turns it adds itself (``No response requested.``, …);
+* ``error``: it refuses to resume (``No conversation found with session ID: …``);
+* ``sent``: the record indices whose content is in ``messages``.
+
+No file is read again: only the scan's skeletons (types, uuids, parents, block types, ids,
+texts) are used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any
+
+from sidtui.core.claude.scan import CRecord
+from sidtui.core.claude.tree import ClaudeTree, time_key
+from sidtui.core.transcript.structs import visible_text
+
+#: The Claude Code version the prediction is checked against.
+AGENT_VERSION = "2.1.332"
+#: The turn Claude Code adds after a conversation that ends on a user turn.
+NO_RESPONSE = "No response requested."
+#: Context Claude Code adds of its own (left out of ``messages`` on both sides).
+REMINDER_PREFIX = "<system-reminder>"
+
+#: Tool names Claude Code sends under their new name (``Task`` became ``Agent`` in 2.1.x).
+RENAMED = {"Task": "Agent"}
+
+#: Lost-group reasons.
+PARENT_MISSING = "parent_missing"
+DAMAGED_LINE = "damaged_line"
+COMPACTED = "compacted"
+BRANCH = "branch"
+SIDECHAIN = "sidechain"
+
+_NODE_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+
+
+@dataclass
+class LostGroup:
+    """A run of conversation records Claude Code will not send.
+
+    Attributes:
+        reason: :data:`PARENT_MISSING` (the chain breaks: ``at`` names the record whose
+            parent was never written), :data:`DAMAGED_LINE` (the record is on a line
+            JSON.parse rejects), :data:`COMPACTED` (before the compaction resume starts
+            from).
+        records: the record indices (file order); first_line/last_line: their line range.
+        at_line: the line where the chain breaks (the first record Claude Code loads after
+            the gap), or the damaged line; missing_parent: the uuid never written.
+    """
+
+    reason: str
+    records: list[int]
+    first_line: int
+    last_line: int
+    at_line: int | None = None
+    missing_parent: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "records": len(self.records),
+            "lines": [self.first_line, self.last_line],
+            "at_line": self.at_line,
+            "missing_parent": self.missing_parent,
+        }
+
+
+@dataclass
+class ResumePrediction:
+    """What ``claude --resume`` sends (see the module docstring)."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    lost: list[LostGroup] = field(default_factory=list)
+    added: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    sent: set[int] = field(default_factory=set)
+    chain: list[int] = field(default_factory=list)
+    added_after: list[int] = field(default_factory=list)
+
+    @property
+    def lost_messages(self) -> int:
+        return sum(len(g.records) for g in self.lost if g.reason != COMPACTED)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": "claude-code",
+            "agent_version": AGENT_VERSION,
+            "messages": self.messages,
+            "lost": [g.to_json() for g in self.lost],
+            "added": self.added,
+            "error": self.error,
+        }
+
+
+def predict_resume(
+    objs: list[CRecord],
+    lines: Any,
+    damaged: set[int],
+    session_id: str,
+    tree: ClaudeTree,
+    full: Callable[[int], Any] | None = None,
+) -> ResumePrediction:
+    """What Claude Code sends on ``--resume`` of a file whose records are ``objs``.
+
+    Args:
+        objs, lines: the scan's records and their 1-based lines.
+        damaged: lines JSON.parse rejects (their salvaged records are not loaded).
+        session_id: the file's session id (for the error Claude Code gives).
+        tree: the display tree of ``objs`` (its conversation, with parallel tool calls
+            spliced in, is cut where Claude Code's parent walk stops).
+        full: record index → the decoded record (read for ``local_command`` system
+            records only); None: they are not sent.
+    Never raises.
+    """
+    pred = ResumePrediction()
+    conv = _loaded_conversation(objs, lines, damaged, tree)
+    if conv is None:
+        loaded = [
+            i
+            for i, o in enumerate(objs)
+            if o.type in _NODE_TYPES and isinstance(o.uuid, str) and lines[i] not in damaged
+        ]
+        by_uuid: dict[str, int] = {}
+        for i in loaded:
+            by_uuid[objs[i].uuid] = i  # type: ignore[index]
+        leaf = _leaf(objs, loaded, by_uuid)
+        if leaf is None:
+            pred.error = f"No conversation found with session ID: {session_id}"
+            _lost_all(pred, objs, lines)
+            return pred
+        conv = _walk(objs, by_uuid, leaf)
+    pred.chain = conv
+    _build_messages(pred, objs, conv, full)
+    _lost(pred, objs, lines, damaged, tree)
+    return pred
+
+
+def _loaded_conversation(
+    objs: list[CRecord], lines: Any, damaged: set[int], tree: ClaudeTree
+) -> list[int] | None:
+    """The tree's conversation from where Claude Code's walk stops: after the last record
+    bridged over a parent never written, or whose parent is on a damaged line, or at the
+    last compact boundary. None: the tree's leaf is itself on a damaged line."""
+    if tree.leaf is None or lines[tree.leaf] in damaged:
+        return None
+    conv = tree.conversation + tree.after_leaf  # system records below the leaf are sent too
+    chain = tree.chain
+    start = 0
+    parent = tree.parent
+    for k in range(len(chain) - 1, -1, -1):
+        i = chain[k]
+        p = parent[i]
+        if i in tree.bridges or i in tree.logical or lines[i] in damaged:
+            start = i if lines[i] not in damaged else (chain[k + 1] if k + 1 < len(chain) else -1)
+            break
+        if p >= 0 and lines[p] in damaged:
+            start = i
+            break
+    if start < 0:
+        return []
+    if start == 0:
+        return [i for i in conv if lines[i] not in damaged]
+    at = conv.index(start)
+    return [i for i in conv[at:] if lines[i] not in damaged]
+
+
+def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
+    """The main user/assistant record with no user/assistant descendant and the latest
+    timestamp (then the later line)."""
+    below = set()  # records with a user/assistant record below them
+    conv = {i for i in loaded if objs[i].type in ("user", "assistant")}
+    for i in reversed(loaded):
+        p = objs[i].parentUuid
+        if p is None:
+            continue
+        j = by_uuid.get(p)
+        if j is None or j == i:
+            continue
+        if i in conv or i in below:
+            below.add(j)
+    best = None
+    best_key: Any = None
+    for i in conv:
+        o = objs[i]
+        if i in below or o.isSidechain is True:
+            continue
+        key = (time_key(o.timestamp), i)
+        if best_key is None or key > best_key:
+            best, best_key = i, key
+    return best
+
+
+def _walk(objs: list[CRecord], by_uuid: dict[str, int], leaf: int) -> list[int]:
+    out = []
+    seen = set()
+    i: int | None = leaf
+    while i is not None and i not in seen:
+        seen.add(i)
+        out.append(i)
+        p = objs[i].parentUuid
+        i = by_uuid.get(p) if isinstance(p, str) else None
+    out.reverse()
+    return out
+
+
+def _blocks(o: CRecord) -> list[dict[str, Any]]:
+    m = o.message
+    c = m.content if m is not None else None
+    if isinstance(c, str):
+        return [{"type": "text", "text": c}]
+    out: list[dict[str, Any]] = []
+    for b in c or []:
+        t = b.type
+        if t == "text":
+            out.append({"type": "text", "text": b.text})
+        elif t == "tool_use":
+            out.append({"type": "tool_use", "id": b.id, "name": RENAMED.get(b.name, b.name)})
+        elif t == "tool_result":
+            out.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": b.tool_use_id,
+                    "is_error": b.is_error is True,
+                }
+            )
+        else:
+            out.append({"type": t})
+    return out
+
+
+def _turn_blocks(o: CRecord, i: int, full: Callable[[int], Any] | None) -> tuple[str, list]:
+    """The role and blocks record ``o`` is sent as ("" when it is not sent at all)."""
+    t = o.type
+    if t == "assistant":
+        if o.isApiErrorMessage is True:
+            return "", []
+        return t, _blocks(o)
+    if t == "user":
+        return t, _blocks(o)
+    if t == "system" and o.subtype == "local_command" and full is not None:
+        rec = full(i)
+        text = rec.get("content") if isinstance(rec, dict) else None
+        if isinstance(text, str):
+            return "user", [{"type": "text", "text": text}]
+    return "", []
+
+
+def _build_messages(
+    pred: ResumePrediction,
+    objs: list[CRecord],
+    chain: list[int],
+    full: Callable[[int], Any] | None,
+) -> None:
+    """Each chain record as it is sent (:func:`_items`), merged into turns: consecutive
+    turns of one role are one turn (a user text followed by text gets ``"\n"``); the parts
+    of one response (same ``message.id``) with only tool results between them are one
+    assistant turn, their results one user turn."""
+    turns: list[dict[str, Any]] = []
+    last_reply = -1  # the turn of the last assistant response, and its message.id
+    last_mid: Any = None
+    for i, role, blocks in _items(pred, objs, chain, full):
+        if role == "assistant":
+            o = objs[i] if i >= 0 else None
+            mid = o.message.id if o is not None and o.message is not None else None
+            if mid is not None and mid == last_mid and _only_results(turns, last_reply):
+                turns[last_reply]["blocks"].extend(blocks)  # more of one response
+                continue
+            last_mid = mid
+            last_reply = len(turns) - (1 if turns and turns[-1]["role"] == role else 0)
+        if turns and turns[-1]["role"] == role:
+            have = turns[-1]["blocks"]
+            if role == "user" and have[-1]["type"] == "text" and blocks[0]["type"] == "text":
+                have[-1] = {"type": "text", "text": have[-1]["text"] + "\n"}
+            have.extend(blocks)
+        else:
+            turns.append({"role": role, "blocks": blocks})
+        if i < 0:
+            pred.added.append({"index": len(turns) - 1, "why": "ends_on_user_turn", **turns[-1]})
+    pred.messages = turns
+
+
+def _items(
+    pred: ResumePrediction,
+    objs: list[CRecord],
+    chain: list[int],
+    full: Callable[[int], Any] | None,
+) -> list[tuple[int, str, list[dict[str, Any]]]]:
+    """(record, role, blocks) for each chain record sent, and Claude Code's own
+    ``No response requested.`` (record -1) after the last user/assistant record when it is
+    a user record (system records after it do not count)."""
+    out: list[tuple[int, str, list[dict[str, Any]]]] = []
+    ends_on, ends_at = "", 0
+    for i in chain:
+        o = objs[i]
+        role, blocks = _turn_blocks(o, i, full)
+        blocks = [
+            b
+            for b in blocks
+            if not (
+                b["type"] == "text"
+                and (not visible_text(b["text"]) or b["text"].startswith(REMINDER_PREFIX))
+            )
+        ]
+        if blocks:
+            pred.sent.add(i)
+            out.append((i, role, blocks))
+        if o.type == "user" or o.type == "assistant":
+            ends_on, ends_at = o.type, len(out)
+    if ends_on == "user":
+        out.insert(ends_at, (-1, "assistant", [{"type": "text", "text": NO_RESPONSE}]))
+        pred.added_after.append(out[ends_at - 1][0] if ends_at else -1)
+    return out
+
+
+def _only_results(turns: list[dict[str, Any]], reply: int) -> bool:
+    """Every turn after ``turns[reply]`` holds only tool results."""
+    return reply >= 0 and all(
+        b["type"] == "tool_result" for t in turns[reply + 1 :] for b in t["blocks"]
+    )
+
+
+def _lost(
+    pred: ResumePrediction,
+    objs: list[CRecord],
+    lines: Any,
+    damaged: set[int],
+    tree: ClaudeTree,
+) -> None:
+    """Group the user/assistant records of the display conversation (bridged, salvaged)
+    that Claude Code does not load: before where its walk starts, or on a damaged line.
+
+    The break's reason: the first loaded record's parent is on a damaged line
+    (:data:`DAMAGED_LINE`), was never written (:data:`PARENT_MISSING`), or the walk starts
+    at a compact boundary (:data:`COMPACTED`)."""
+    on = set(pred.chain)
+    start = pred.chain[0] if pred.chain else -1
+    first = objs[start] if start >= 0 else None
+    cut, missing, at_line = PARENT_MISSING, None, None
+    if first is not None:
+        at_line = lines[start]
+        p = first.parentUuid
+        if first.type == "system" and first.subtype == "compact_boundary":
+            cut = COMPACTED
+        elif isinstance(p, str):
+            missing = p
+            if any(objs[j].uuid == p and lines[j] in damaged for j in tree.conversation):
+                cut = DAMAGED_LINE
+    groups: list[LostGroup] = []
+    run: list[int] = []
+    run_reason = ""
+    before = True  # before the first loaded record in conversation order
+    for i in tree.conversation:
+        o = objs[i]
+        if i == start:
+            before = False
+        if (o.type != "user" and o.type != "assistant") or i in on:
+            continue
+        if lines[i] in damaged:
+            reason = DAMAGED_LINE
+        elif before or start < 0:
+            reason = cut
+        else:
+            continue
+        if run and reason != run_reason:
+            groups.append(LostGroup(run_reason, run, lines[run[0]], lines[run[-1]]))
+            run = []
+        run_reason = reason
+        run.append(i)
+    if run:
+        groups.append(LostGroup(run_reason, run, lines[run[0]], lines[run[-1]]))
+    for g in groups:
+        g.at_line = at_line
+        g.missing_parent = missing
+    pred.lost = groups
+
+
+def _lost_all(pred: ResumePrediction, objs: list[CRecord], lines: Any) -> None:
+    recs = [i for i, o in enumerate(objs) if o.type in ("user", "assistant")]
+    if recs:
+        pred.lost = [LostGroup(DAMAGED_LINE, recs, lines[recs[0]], lines[recs[-1]])]
+
+
+def predict_for(tr: Any) -> ResumePrediction:
+    """:func:`predict_resume` of a :class:`~.transcript.ClaudeTranscript` (main files)."""
+    sc = tr.scan
+    damaged = {b.line for b in sc.bad_lines}
+    return predict_resume(sc.objs, sc.lines, damaged, tr.file.session_id, tr.tree, tr.record)
+
+
+def lost_notice(g: LostGroup) -> str:
+    """One sentence for people about a lost group (``show`` prints it below the group)."""
+    n = len(g.records)
+    what = f"the {n} message{'s' if n != 1 else ''} above"
+    if g.reason == COMPACTED:
+        return f"Claude Code sends the summary at line {g.at_line} instead of {what} (compacted)"
+    if g.reason == DAMAGED_LINE and g.first_line == g.at_line:
+        why = f"line {g.first_line} is damaged (JSON.parse rejects it)"
+    elif g.reason == DAMAGED_LINE:
+        why = f"the chain breaks at line {g.at_line}, whose parent is on a damaged line"
+    else:
+        why = f"the chain breaks at line {g.at_line}, whose parent was never written"
+    return (
+        f"Claude Code will not load {what}: {why} — `sidtui repair` makes a session it loads whole"
+    )
