@@ -32,6 +32,12 @@ from sidtui.core.transcript.structs import visible_text
 AGENT_VERSION = "2.1.332"
 #: The turn Claude Code adds after a conversation that ends on a user turn.
 NO_RESPONSE = "No response requested."
+#: What Claude Code sends instead of a tool result whose tool use it does not send.
+ORPHAN_RESULT = "[Orphaned tool result removed due to conversation resume]"
+#: The model Claude Code 2.1.332 resumes with in the lab (its default): thinking blocks
+#: of a reply another model wrote are not sent (their signatures are the other model's).
+DEFAULT_MODEL = "claude-opus-4-6"
+THINKING = ("thinking", "redacted_thinking")
 #: Context Claude Code adds of its own (left out of ``messages`` on both sides).
 REMINDER_PREFIX = "<system-reminder>"
 
@@ -113,6 +119,7 @@ def predict_resume(
     session_id: str,
     tree: ClaudeTree,
     full: Callable[[int], Any] | None = None,
+    model: str = DEFAULT_MODEL,
 ) -> ResumePrediction:
     """What Claude Code sends on ``--resume`` of a file whose records are ``objs``.
 
@@ -124,6 +131,8 @@ def predict_resume(
             spliced in, is cut where Claude Code's parent walk stops).
         full: record index → the decoded record (read for ``local_command`` system
             records only); None: they are not sent.
+        model: the model Claude Code resumes with (thinking blocks of other models'
+            replies are not sent).
     Never raises.
     """
     pred = ResumePrediction()
@@ -144,7 +153,7 @@ def predict_resume(
             return pred
         conv = _walk(objs, by_uuid, leaf)
     pred.chain = conv
-    _build_messages(pred, objs, conv, full)
+    _build_messages(pred, objs, conv, full, model)
     _lost(pred, objs, lines, damaged, tree)
     return pred
 
@@ -152,30 +161,21 @@ def predict_resume(
 def _loaded_conversation(
     objs: list[CRecord], lines: Any, damaged: set[int], tree: ClaudeTree
 ) -> list[int] | None:
-    """The tree's conversation from where Claude Code's walk stops: after the last record
-    bridged over a parent never written, or whose parent is on a damaged line, or at the
-    last compact boundary. None: the tree's leaf is itself on a damaged line."""
+    """The tree's conversation as Claude Code loads it: from where its parent walk stops
+    (the last record on the chain bridged over a parent never written, or whose parent is
+    on a damaged line, or the last compact boundary), without the records of damaged
+    lines. None: the tree's leaf is itself on a damaged line."""
     if tree.leaf is None or lines[tree.leaf] in damaged:
         return None
     conv = tree.conversation + tree.after_leaf  # system records below the leaf are sent too
-    chain = tree.chain
     start = 0
     parent = tree.parent
-    for k in range(len(chain) - 1, -1, -1):
-        i = chain[k]
+    for i in reversed(tree.chain):
         p = parent[i]
-        if i in tree.bridges or i in tree.logical or lines[i] in damaged:
-            start = i if lines[i] not in damaged else (chain[k + 1] if k + 1 < len(chain) else -1)
+        if i in tree.logical or i in tree.bridges or (p >= 0 and lines[p] in damaged):
+            start = conv.index(i)
             break
-        if p >= 0 and lines[p] in damaged:
-            start = i
-            break
-    if start < 0:
-        return []
-    if start == 0:
-        return [i for i in conv if lines[i] not in damaged]
-    at = conv.index(start)
-    return [i for i in conv[at:] if lines[i] not in damaged]
+    return [i for i in conv[start:] if lines[i] not in damaged]
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
@@ -242,13 +242,18 @@ def _blocks(o: CRecord) -> list[dict[str, Any]]:
     return out
 
 
-def _turn_blocks(o: CRecord, i: int, full: Callable[[int], Any] | None) -> tuple[str, list]:
+def _turn_blocks(
+    o: CRecord, i: int, full: Callable[[int], Any] | None, model: str
+) -> tuple[str, list]:
     """The role and blocks record ``o`` is sent as ("" when it is not sent at all)."""
     t = o.type
     if t == "assistant":
         if o.isApiErrorMessage is True:
             return "", []
-        return t, _blocks(o)
+        blocks = _blocks(o)
+        if o.message is not None and o.message.model != model:
+            blocks = [b for b in blocks if b["type"] not in THINKING]
+        return t, blocks
     if t == "user":
         return t, _blocks(o)
     if t == "system" and o.subtype == "local_command" and full is not None:
@@ -264,6 +269,7 @@ def _build_messages(
     objs: list[CRecord],
     chain: list[int],
     full: Callable[[int], Any] | None,
+    model: str,
 ) -> None:
     """Each chain record as it is sent (:func:`_items`), merged into turns: consecutive
     turns of one role are one turn (a user text followed by text gets ``"\n"``); the parts
@@ -272,7 +278,8 @@ def _build_messages(
     turns: list[dict[str, Any]] = []
     last_reply = -1  # the turn of the last assistant response, and its message.id
     last_mid: Any = None
-    for i, role, blocks in _items(pred, objs, chain, full):
+    mine: list[tuple[dict[str, Any], str, list[dict[str, Any]]]] = []  # Claude Code's own
+    for i, role, blocks in _items(pred, objs, chain, full, model):
         if role == "assistant":
             o = objs[i] if i >= 0 else None
             mid = o.message.id if o is not None and o.message is not None else None
@@ -289,8 +296,23 @@ def _build_messages(
         else:
             turns.append({"role": role, "blocks": blocks})
         if i < 0:
-            pred.added.append({"index": len(turns) - 1, "why": "ends_on_user_turn", **turns[-1]})
-    pred.messages = turns
+            mine.append((turns[-1], "ends_on_user_turn" if i == -1 else "pending_tool_use", blocks))
+    for t in turns:  # an orphan result beside other content is dropped, not replaced
+        if t["role"] == "user" and len(t["blocks"]) > 1:
+            keep = [b for b in t["blocks"] if not _is_orphan(b)]
+            if keep and len(keep) < len(t["blocks"]):
+                t["blocks"] = keep
+    # an assistant turn left with only thinking blocks is not sent
+    pred.messages = [
+        t
+        for t in turns
+        if t["role"] != "assistant" or any(b["type"] not in THINKING for b in t["blocks"])
+    ]
+    at = {id(t): k for k, t in enumerate(pred.messages)}
+    pred.added = [
+        {"index": at.get(id(t)), "why": why, "role": t["role"], "blocks": blocks}
+        for t, why, blocks in mine
+    ]
 
 
 def _items(
@@ -298,6 +320,7 @@ def _items(
     objs: list[CRecord],
     chain: list[int],
     full: Callable[[int], Any] | None,
+    model: str,
 ) -> list[tuple[int, str, list[dict[str, Any]]]]:
     """(record, role, blocks) for each chain record sent, and Claude Code's own
     ``No response requested.`` (record -1) after the last user/assistant record when it is
@@ -306,7 +329,7 @@ def _items(
     ends_on, ends_at = "", 0
     for i in chain:
         o = objs[i]
-        role, blocks = _turn_blocks(o, i, full)
+        role, blocks = _turn_blocks(o, i, full, model)
         blocks = [
             b
             for b in blocks
@@ -320,10 +343,76 @@ def _items(
             out.append((i, role, blocks))
         if o.type == "user" or o.type == "assistant":
             ends_on, ends_at = o.type, len(out)
+    ends_on, ends_at = _tool_pairs(pred, objs, out, ends_on, ends_at)
     if ends_on == "user":
         out.insert(ends_at, (-1, "assistant", [{"type": "text", "text": NO_RESPONSE}]))
         pred.added_after.append(out[ends_at - 1][0] if ends_at else -1)
     return out
+
+
+def _tool_pairs(
+    pred: ResumePrediction,
+    objs: list[CRecord],
+    out: list[tuple[int, str, list[dict[str, Any]]]],
+    ends_on: str,
+    ends_at: int,
+) -> tuple[str, int]:
+    """Claude Code's tool-pair repair, in place: a ``tool_result`` whose ``tool_use`` is not
+    sent before it becomes the text :data:`ORPHAN_RESULT`; a ``tool_use`` nothing answers
+    is dropped, unless it is in the last response, which then gets an error result of
+    Claude Code's own (record -2). Returns the new (ends_on, ends_at)."""
+    uses: set[Any] = set()
+    answered = {
+        b["tool_use_id"]
+        for _, role, blocks in out
+        if role == "user"
+        for b in blocks
+        if b["type"] == "tool_result"
+    }
+    last_mid: Any = None
+    for i, role, _ in out:
+        if role == "assistant" and i >= 0:
+            m = objs[i].message
+            last_mid = m.id if m is not None else None
+    pending: list[Any] = []
+    last_reply = -1
+    k = 0
+    while k < len(out):
+        i, role, blocks = out[k]
+        if role == "user":
+            for n, b in enumerate(blocks):
+                if b["type"] == "tool_result" and b["tool_use_id"] not in uses:
+                    blocks[n] = {"type": "text", "text": ORPHAN_RESULT}
+        else:
+            m = objs[i].message
+            last = m is not None and m.id is not None and m.id == last_mid
+            keep = []
+            for b in blocks:
+                if b["type"] == "tool_use":
+                    if b["id"] not in answered:
+                        if not last:
+                            continue
+                        pending.append(b["id"])
+                    uses.add(b["id"])
+                keep.append(b)
+            if not keep:
+                del out[k]
+                pred.sent.discard(i)
+                ends_at -= 1 if ends_at > k else 0
+                continue
+            out[k] = (i, role, keep)
+            last_reply = k
+        k += 1
+    if pending and last_reply >= 0 and ends_at > last_reply:
+        res = [{"type": "tool_result", "tool_use_id": t, "is_error": True} for t in pending]
+        out.insert(ends_at, (-2, "user", res))
+        pred.added_after.append(out[ends_at - 1][0])
+        return "user", ends_at + 1
+    return ends_on, ends_at
+
+
+def _is_orphan(b: dict[str, Any]) -> bool:
+    return b["type"] == "text" and b["text"].rstrip("\n") == ORPHAN_RESULT
 
 
 def _only_results(turns: list[dict[str, Any]], reply: int) -> bool:
@@ -397,7 +486,7 @@ def _lost_all(pred: ResumePrediction, objs: list[CRecord], lines: Any) -> None:
 def predict_for(tr: Any) -> ResumePrediction:
     """:func:`predict_resume` of a :class:`~.transcript.ClaudeTranscript` (main files)."""
     sc = tr.scan
-    damaged = {b.line for b in sc.bad_lines}
+    damaged = {b.line for b in sc.bad_lines if not _loads_anyway(b)}
     return predict_resume(sc.objs, sc.lines, damaged, tr.file.session_id, tr.tree, tr.record)
 
 
@@ -416,3 +505,9 @@ def lost_notice(g: LostGroup) -> str:
     return (
         f"Claude Code will not load {what}: {why} — `sidtui repair` makes a session it loads whole"
     )
+
+
+def _loads_anyway(b: Any) -> bool:
+    """A damaged line Claude Code reads all the same: the first line, one whole record
+    behind a byte-order mark (3 bytes)."""
+    return b.recovered == 1 and b.line == 1 and 0 < b.lost_bytes <= 3
