@@ -731,3 +731,30 @@ def cc_edit_session(home: Path, project: Path, session: str = CC_SESSION) -> dic
         set_mtime(f, 35)
     names = {f"a{v}": an[v] for v in an} | {f"b{v}": bn[v] for v in bn} | {"new2": nn}
     return {"path": path, "a": a, "b": b, "new": n, "cwd": cwd, "blobs": names}
+
+
+# --- Claude Code lab cases (tests/fixtures/claude-code-lab/README.md) ---------------------
+
+CLAUDE_LAB_CASES = FIXTURES / "claude-code-lab"
+
+
+def claude_lab_cases() -> list[Path]:
+    """Every vendored lab answer (``*.lab.json``), sorted."""
+    return sorted(CLAUDE_LAB_CASES.rglob("*.lab.json"))
+
+
+def claude_lab_case(case: Path) -> tuple[Path, dict]:
+    """(the transcript, the lab's answer) of one case."""
+    doc = orjson.loads(case.read_bytes())
+    if "input" in doc:
+        return FIXTURES / doc["input"], doc
+    return case.with_name(case.name[: -len(".lab.json")] + ".jsonl"), doc
+
+
+def sidtui_resume(path: Path) -> dict:
+    """sidtui's ``resume`` object for a Claude Code transcript (``show --json``'s)."""
+    from sidtui.core.claude.layout import file_for_path
+    from sidtui.core.claude.resume import predict_for
+    from sidtui.core.claude.transcript import load_transcript
+
+    return predict_for(load_transcript(file_for_path(path))).to_json()

@@ -79,10 +79,10 @@ def api_error_sibling(lines, rng):
         d = json.loads(lines[k])
     except ValueError:
         return None
-    d["uuid"] = "e0000000-0000-4000-8000-%012d" % rng.randrange(10**12)
+    d["uuid"] = f"e0000000-0000-4000-8000-{rng.randrange(10**12):012d}"
     d["isApiErrorMessage"] = True
     d["message"] = {
-        "id": "msg_err%d" % rng.randrange(10**6),
+        "id": f"msg_err{rng.randrange(10**6)}",
         "role": "assistant",
         "model": "<synthetic>",
         "type": "message",
@@ -129,7 +129,7 @@ def whitespace_text(lines, rng):
         d = json.loads(lines[k])
     except ValueError:
         return None
-    d["uuid"] = "f0000000-0000-4000-8000-%012d" % rng.randrange(10**12)
+    d["uuid"] = f"f0000000-0000-4000-8000-{rng.randrange(10**12):012d}"
     d["message"] = dict(d["message"], content=[{"type": "text", "text": "\n\n"}])
     new = json.dumps(d, separators=(",", ":")).encode()
     # the next record hangs off the whitespace reply

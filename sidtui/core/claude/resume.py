@@ -20,8 +20,8 @@ texts) are used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.claude.scan import CRecord
@@ -34,13 +34,26 @@ AGENT_VERSION = "2.1.332"
 NO_RESPONSE = "No response requested."
 #: What Claude Code sends instead of a tool result whose tool use it does not send.
 ORPHAN_RESULT = "[Orphaned tool result removed due to conversation resume]"
-#: The model Claude Code 2.1.332 resumes with in the lab (its default): thinking blocks
-#: of a reply another model wrote are not sent (their signatures are the other model's).
-DEFAULT_MODEL = "claude-opus-4-6"
+#: Replies whose thinking blocks Claude Code 2.1.332 sends again, by model id prefix; the
+#: thinking of every other model (older ones, unknown ids, ``<synthetic>``) is left out.
+#: Observed in the lab, which resumes with claude-opus-4-6: kept for these, dropped for
+#: claude-3-7-sonnet, claude-opus-4/-4-0/-4-1, claude-sonnet-4/-4-5/-4-7, claude-haiku-5 and
+#: made-up ids (docs/CLAUDE-CODE.md §11.3).
+KEEPS_THINKING = (
+    "claude-opus-4-5",
+    "claude-opus-4-6",
+    "claude-opus-4-7",
+    "claude-opus-5",
+    "claude-sonnet-4-6",
+    "claude-sonnet-5",
+    "claude-haiku-4-5",
+)
 THINKING = ("thinking", "redacted_thinking")
 #: Context Claude Code adds of its own (left out of ``messages`` on both sides).
 REMINDER_PREFIX = "<system-reminder>"
 
+#: The model of the replies Claude Code writes itself (errors, ``No response requested.``).
+SYNTHETIC = "<synthetic>"
 #: Tool names Claude Code sends under their new name (``Task`` became ``Agent`` in 2.1.x).
 RENAMED = {"Task": "Agent"}
 
@@ -119,7 +132,6 @@ def predict_resume(
     session_id: str,
     tree: ClaudeTree,
     full: Callable[[int], Any] | None = None,
-    model: str = DEFAULT_MODEL,
 ) -> ResumePrediction:
     """What Claude Code sends on ``--resume`` of a file whose records are ``objs``.
 
@@ -131,12 +143,12 @@ def predict_resume(
             spliced in, is cut where Claude Code's parent walk stops).
         full: record index → the decoded record (read for ``local_command`` system
             records only); None: they are not sent.
-        model: the model Claude Code resumes with (thinking blocks of other models'
-            replies are not sent).
     Never raises.
     """
     pred = ResumePrediction()
     conv = _loaded_conversation(objs, lines, damaged, tree)
+    if conv is not None and full is not None:
+        conv = _with_preserved(objs, lines, damaged, conv, full)
     if conv is None:
         loaded = [
             i
@@ -153,7 +165,7 @@ def predict_resume(
             return pred
         conv = _walk(objs, by_uuid, leaf)
     pred.chain = conv
-    _build_messages(pred, objs, conv, full, model)
+    _build_messages(pred, objs, conv, full)
     _lost(pred, objs, lines, damaged, tree)
     return pred
 
@@ -176,6 +188,100 @@ def _loaded_conversation(
             start = conv.index(i)
             break
     return [i for i in conv[start:] if lines[i] not in damaged]
+
+
+def _with_preserved(
+    objs: list[CRecord],
+    lines: Any,
+    damaged: set[int],
+    conv: list[int],
+    full: Callable[[int], Any],
+) -> list[int]:
+    """``conv`` with 2.1.332's compaction: a ``compact_boundary`` whose ``compactMetadata``
+    names preserved messages (``preservedMessages.uuids``, or the ``preservedSegment``
+    head…tail) is followed by its summary (the anchor) and then those messages — the
+    last replies before the boundary, sent again — then what was written after.
+
+    The boundary is in effect when it or its anchor is in ``conv``, or the preserved tail
+    is and records written after the boundary follow it (later writes hang off the tail).
+    """
+    bounds = [
+        i
+        for i, o in enumerate(objs)
+        if o.type == "system"
+        and o.subtype == "compact_boundary"
+        and o.isSidechain is not True
+        and lines[i] not in damaged
+    ]
+    if not bounds:
+        return conv
+    pos = {i: k for k, i in enumerate(conv)}
+    for b in reversed(bounds):
+        seg = _segment(full(b), objs)
+        if seg is None:
+            continue
+        anchor, kept = seg
+        kept = [j for j in kept if lines[j] not in damaged]
+        if b in pos or (anchor is not None and anchor in pos):
+            cut = pos[anchor] if anchor is not None and anchor in pos else pos[b]
+        elif kept and kept[-1] in pos and any(j > b for j in conv[pos[kept[-1]] + 1 :]):
+            cut = pos[kept[-1]]
+        else:
+            continue
+        skip = set(kept)
+        head = [b] + ([anchor] if anchor is not None and lines[anchor] not in damaged else [])
+        return head + kept + [j for j in conv[cut + 1 :] if j not in skip]
+    return conv
+
+
+def _segment(rec: Any, objs: list[CRecord]) -> tuple[int | None, list[int]] | None:
+    """(the anchor record, the preserved records in order) a boundary names; None: it
+    names none."""
+    cm = rec.get("compactMetadata") if isinstance(rec, dict) else None
+    if not isinstance(cm, dict):
+        return None
+    pm, ps = cm.get("preservedMessages"), cm.get("preservedSegment")
+    anchor_uuid: Any = None
+    uuids: list[Any] = []
+    if isinstance(pm, dict) and isinstance(pm.get("uuids"), list):
+        anchor_uuid, uuids = pm.get("anchorUuid"), pm["uuids"]
+    elif isinstance(ps, dict):
+        anchor_uuid = ps.get("anchorUuid")
+        uuids = [ps.get("headUuid"), ps.get("tailUuid")]
+    else:
+        return None
+    want = {u for u in [anchor_uuid, *uuids] if isinstance(u, str)}
+    if not want:
+        return None
+    at: dict[str, int] = {}
+    for i, o in enumerate(objs):
+        u = o.uuid
+        if u in want and u not in at:
+            at[u] = i  # type: ignore[index]
+    if isinstance(pm, dict):
+        kept = [at[u] for u in uuids if isinstance(u, str) and u in at]
+    else:
+        kept = _head_to_tail(objs, at.get(uuids[0]), at.get(uuids[1]))
+    return at.get(anchor_uuid) if isinstance(anchor_uuid, str) else None, kept
+
+
+def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> list[int]:
+    """The records from ``head`` to ``tail`` by parent links (just the two when the walk
+    from the tail does not reach the head within the file)."""
+    if head is None or tail is None:
+        return [j for j in (head, tail) if j is not None]
+    by = {o.uuid: i for i, o in enumerate(objs) if o.uuid is not None and i <= tail}
+    out = [tail]
+    i = tail
+    while i != head and len(out) <= len(objs):
+        p = objs[i].parentUuid
+        j = by.get(p) if isinstance(p, str) else None
+        if j is None:
+            return [head] if head == tail else [head, tail]
+        out.append(j)
+        i = j
+    out.reverse()
+    return out
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
@@ -242,19 +348,20 @@ def _blocks(o: CRecord) -> list[dict[str, Any]]:
     return out
 
 
-def _turn_blocks(
-    o: CRecord, i: int, full: Callable[[int], Any] | None, model: str
-) -> tuple[str, list]:
+def _turn_blocks(o: CRecord, i: int, full: Callable[[int], Any] | None) -> tuple[str, list]:
     """The role and blocks record ``o`` is sent as ("" when it is not sent at all)."""
     t = o.type
     if t == "assistant":
-        if o.isApiErrorMessage is True:
-            return "", []
+        if o.isApiErrorMessage is True and o.message is not None and o.message.model == SYNTHETIC:
+            return "", []  # an error Claude Code showed as a reply (the flag alone is not enough)
         blocks = _blocks(o)
-        if o.message is not None and o.message.model != model:
+        m = o.message.model if o.message is not None else None
+        if not (isinstance(m, str) and m.startswith(KEEPS_THINKING)):
             blocks = [b for b in blocks if b["type"] not in THINKING]
         return t, blocks
     if t == "user":
+        if o.rowSource == "recorded":  # kept for the transcript only (a task notification)
+            return "", []
         return t, _blocks(o)
     if t == "system" and o.subtype == "local_command" and full is not None:
         rec = full(i)
@@ -269,17 +376,16 @@ def _build_messages(
     objs: list[CRecord],
     chain: list[int],
     full: Callable[[int], Any] | None,
-    model: str,
 ) -> None:
-    """Each chain record as it is sent (:func:`_items`), merged into turns: consecutive
-    turns of one role are one turn (a user text followed by text gets ``"\n"``); the parts
-    of one response (same ``message.id``) with only tool results between them are one
-    assistant turn, their results one user turn."""
+    """Each chain record as it is sent (:func:`_items`), merged into turns: user records
+    in a row are one turn (a text followed by text gets ``"\n"``); the parts of one
+    response (same ``message.id``) with only tool results between them are one assistant
+    turn, their results one user turn; two responses in a row stay two turns."""
     turns: list[dict[str, Any]] = []
     last_reply = -1  # the turn of the last assistant response, and its message.id
     last_mid: Any = None
     mine: list[tuple[dict[str, Any], str, list[dict[str, Any]]]] = []  # Claude Code's own
-    for i, role, blocks in _items(pred, objs, chain, full, model):
+    for i, role, blocks in _items(pred, objs, chain, full):
         if role == "assistant":
             o = objs[i] if i >= 0 else None
             mid = o.message.id if o is not None and o.message is not None else None
@@ -287,7 +393,11 @@ def _build_messages(
                 turns[last_reply]["blocks"].extend(blocks)  # more of one response
                 continue
             last_mid = mid
-            last_reply = len(turns) - (1 if turns and turns[-1]["role"] == role else 0)
+            last_reply = len(turns)
+            turns.append({"role": role, "blocks": blocks})  # another response: its own turn
+            if i < 0:
+                mine.append((turns[-1], "ends_on_user_turn", blocks))
+            continue
         if turns and turns[-1]["role"] == role:
             have = turns[-1]["blocks"]
             if role == "user" and have[-1]["type"] == "text" and blocks[0]["type"] == "text":
@@ -320,16 +430,16 @@ def _items(
     objs: list[CRecord],
     chain: list[int],
     full: Callable[[int], Any] | None,
-    model: str,
 ) -> list[tuple[int, str, list[dict[str, Any]]]]:
     """(record, role, blocks) for each chain record sent, and Claude Code's own
     ``No response requested.`` (record -1) after the last user/assistant record when it is
     a user record (system records after it do not count)."""
     out: list[tuple[int, str, list[dict[str, Any]]]] = []
     ends_on, ends_at = "", 0
+    marks: list[tuple[int, int]] = []  # user/assistant/attachment records, items before them
     for i in chain:
         o = objs[i]
-        role, blocks = _turn_blocks(o, i, full, model)
+        role, blocks = _turn_blocks(o, i, full)
         blocks = [
             b
             for b in blocks
@@ -341,8 +451,18 @@ def _items(
         if blocks:
             pred.sent.add(i)
             out.append((i, role, blocks))
-        if o.type == "user" or o.type == "assistant":
-            ends_on, ends_at = o.type, len(out)
+        if o.type == "user" or o.type == "assistant" or o.type == "attachment":
+            marks.append((i, len(out)))
+    # the last of these decides; an attachment rendered into the conversation (context
+    # Claude Code re-injected, as after /compact) is not a turn left unanswered, one that is
+    # not rendered (a prompt snapshot) does not count
+    while marks and objs[marks[-1][0]].type == "attachment":
+        rec = full(marks[-1][0]) if full is not None else None
+        if isinstance(rec, dict) and "rendered" in rec:
+            break
+        marks.pop()
+    if marks:
+        ends_on, ends_at = objs[marks[-1][0]].type or "", marks[-1][1]
     ends_on, ends_at = _tool_pairs(pred, objs, out, ends_on, ends_at)
     if ends_on == "user":
         out.insert(ends_at, (-1, "assistant", [{"type": "text", "text": NO_RESPONSE}]))

@@ -114,6 +114,7 @@ class CRecord(msgspec.Struct, gc=False):
     isSnapshotUpdate: Any = None
     snapshot: CSnapshotHead | None = None
     snapshotMessageId: Any = None
+    rowSource: Any = None
 
 
 DECODER = msgspec.json.Decoder(CRecord)
@@ -501,6 +502,7 @@ def lenient_record(d: dict) -> CRecord:
         isSnapshotUpdate=d.get("isSnapshotUpdate"),
         snapshot=CSnapshotHead(snap.get("messageId")) if isinstance(snap, dict) else None,
         snapshotMessageId=d.get("snapshotMessageId"),
+        rowSource=d.get("rowSource"),
     )
 
 
