@@ -104,7 +104,11 @@ def render(view: Any, max_messages: int | None = 50) -> None:
             Text(f"… {len(branches) - MAX_LISTED} more branches (--json lists all)", style="dim"),
         )
     if tree.bridges:
-        t.add_row("dangling", f"{len(tree.bridges)} parents not in the file (bridged)")
+        t.add_row(
+            "dangling",
+            f"{len(tree.bridges)} parents not in the file (joined for display; "
+            "Claude Code's walk stops there)",
+        )
     for b in sc.bad_lines[:MAX_LISTED]:
         t.add_row(f"damaged line {b.line}", Text(f"byte {b.offset}: {b.reason}"))
     c.print(Panel(t, title="records and leaves", title_align="left"))
@@ -124,7 +128,7 @@ def _resume_line(pred: Any) -> Any:
     if pred.error:
         return Text(f"refuses to resume: {pred.error}", style="red")
     text = f"--resume sends {len(pred.messages):,} turns (as Claude Code {AGENT_VERSION} does)"
-    lost = sum(len(g.records) for g in pred.lost if g.reason != COMPACTED)
+    lost = sum(g.messages for g in pred.lost if g.reason != COMPACTED)
     if pred.added:
         text += f"; it adds {len(pred.added)} of its own"
     if lost:

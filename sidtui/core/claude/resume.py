@@ -24,8 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.claude.resume_chain import LoadedChain, loaded_chain
 from sidtui.core.claude.scan import CRecord
-from sidtui.core.claude.tree import ClaudeTree, time_key
+from sidtui.core.claude.tree import ClaudeTree
 from sidtui.core.transcript.structs import visible_text
 
 #: The Claude Code version the prediction is checked against.
@@ -49,11 +50,16 @@ KEEPS_THINKING = (
     "claude-haiku-4-5",
 )
 THINKING = ("thinking", "redacted_thinking")
+#: What it sends for such a result further on (the message left empty).
+NO_CONTENT = "(no content)"
 #: Context Claude Code adds of its own (left out of ``messages`` on both sides).
 REMINDER_PREFIX = "<system-reminder>"
 
 #: The model of the replies Claude Code writes itself (errors, ``No response requested.``).
 SYNTHETIC = "<synthetic>"
+#: Attachment types that are no message (they do not keep Claude Code from adding its own
+#: turn after a conversation that ends on a user turn).
+SILENT_ATTACHMENTS = frozenset({"prompt_snapshot", None})
 #: Tool names Claude Code sends under their new name (``Task`` became ``Agent`` in 2.1.x).
 RENAMED = {"Task": "Agent"}
 
@@ -76,9 +82,12 @@ class LostGroup:
             parent was never written), :data:`DAMAGED_LINE` (the record is on a line
             JSON.parse rejects), :data:`COMPACTED` (before the compaction resume starts
             from).
-        records: the record indices (file order); first_line/last_line: their line range.
+        records: the user/assistant record indices (conversation order); messages: the
+            messages they make (an assistant response's parts are one); first_line/last_line:
+            their line range.
         at_line: the line where the chain breaks (the first record Claude Code loads after
-            the gap), or the damaged line; missing_parent: the uuid never written.
+            the gap), or the damaged line; missing_parent: the uuid never written;
+            damaged_line: the damaged line that most likely held that parent.
     """
 
     reason: str
@@ -87,14 +96,18 @@ class LostGroup:
     last_line: int
     at_line: int | None = None
     missing_parent: str | None = None
+    messages: int = 0
+    damaged_line: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "reason": self.reason,
+            "messages": self.messages,
             "records": len(self.records),
             "lines": [self.first_line, self.last_line],
             "at_line": self.at_line,
             "missing_parent": self.missing_parent,
+            "damaged_line": self.damaged_line,
         }
 
 
@@ -109,10 +122,11 @@ class ResumePrediction:
     sent: set[int] = field(default_factory=set)
     chain: list[int] = field(default_factory=list)
     added_after: list[int] = field(default_factory=list)
+    bridges: dict[int, int] = field(default_factory=dict)
 
     @property
     def lost_messages(self) -> int:
-        return sum(len(g.records) for g in self.lost if g.reason != COMPACTED)
+        return sum(g.messages for g in self.lost if g.reason != COMPACTED)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,6 +146,7 @@ def predict_resume(
     session_id: str,
     tree: ClaudeTree,
     full: Callable[[int], Any] | None = None,
+    rescued: frozenset[int] = frozenset(),
 ) -> ResumePrediction:
     """What Claude Code sends on ``--resume`` of a file whose records are ``objs``.
 
@@ -143,184 +158,25 @@ def predict_resume(
             spliced in, is cut where Claude Code's parent walk stops).
         full: record index → the decoded record (read for ``local_command`` system
             records only); None: they are not sent.
+        rescued: records on a damaged line that Claude Code reads all the same.
     Never raises.
     """
     pred = ResumePrediction()
-    conv = _loaded_conversation(objs, lines, damaged, tree)
-    if conv is not None and full is not None:
-        conv = _with_preserved(objs, lines, damaged, conv, full)
-    if conv is None:
-        loaded = [
-            i
-            for i, o in enumerate(objs)
-            if o.type in _NODE_TYPES and isinstance(o.uuid, str) and lines[i] not in damaged
-        ]
-        by_uuid: dict[str, int] = {}
-        for i in loaded:
-            by_uuid[objs[i].uuid] = i  # type: ignore[index]
-        leaf = _leaf(objs, loaded, by_uuid)
-        if leaf is None:
-            pred.error = f"No conversation found with session ID: {session_id}"
-            _lost_all(pred, objs, lines)
-            return pred
-        conv = _walk(objs, by_uuid, leaf)
-    pred.chain = conv
-    _build_messages(pred, objs, conv, full)
-    _lost(pred, objs, lines, damaged, tree)
+    gone = (
+        {i for i, ln in enumerate(lines) if ln in damaged and i not in rescued}
+        if damaged
+        else set()
+    )
+    ch = loaded_chain(objs, gone, tree, full)
+    if ch.leaf is None:
+        pred.error = f"No conversation found with session ID: {session_id}"
+        _lost_all(pred, objs, lines)
+        return pred
+    pred.chain = ch.records
+    pred.bridges = ch.bridges
+    _build_messages(pred, objs, ch.records, full)
+    _lost(pred, objs, lines, damaged, gone, tree, ch)
     return pred
-
-
-def _loaded_conversation(
-    objs: list[CRecord], lines: Any, damaged: set[int], tree: ClaudeTree
-) -> list[int] | None:
-    """The tree's conversation as Claude Code loads it: from where its parent walk stops
-    (the last record on the chain bridged over a parent never written, or whose parent is
-    on a damaged line, or the last compact boundary), without the records of damaged
-    lines. None: the tree's leaf is itself on a damaged line."""
-    if tree.leaf is None or lines[tree.leaf] in damaged:
-        return None
-    conv = tree.conversation + tree.after_leaf  # system records below the leaf are sent too
-    start = 0
-    parent = tree.parent
-    for i in reversed(tree.chain):
-        p = parent[i]
-        if i in tree.logical or i in tree.bridges or (p >= 0 and lines[p] in damaged):
-            start = conv.index(i)
-            break
-    return [i for i in conv[start:] if lines[i] not in damaged]
-
-
-def _with_preserved(
-    objs: list[CRecord],
-    lines: Any,
-    damaged: set[int],
-    conv: list[int],
-    full: Callable[[int], Any],
-) -> list[int]:
-    """``conv`` with 2.1.332's compaction: a ``compact_boundary`` whose ``compactMetadata``
-    names preserved messages (``preservedMessages.uuids``, or the ``preservedSegment``
-    head…tail) is followed by its summary (the anchor) and then those messages — the
-    last replies before the boundary, sent again — then what was written after.
-
-    The boundary is in effect when it or its anchor is in ``conv``, or the preserved tail
-    is and records written after the boundary follow it (later writes hang off the tail).
-    """
-    bounds = [
-        i
-        for i, o in enumerate(objs)
-        if o.type == "system"
-        and o.subtype == "compact_boundary"
-        and o.isSidechain is not True
-        and lines[i] not in damaged
-    ]
-    if not bounds:
-        return conv
-    pos = {i: k for k, i in enumerate(conv)}
-    for b in reversed(bounds):
-        seg = _segment(full(b), objs)
-        if seg is None:
-            continue
-        anchor, kept = seg
-        kept = [j for j in kept if lines[j] not in damaged]
-        if b in pos or (anchor is not None and anchor in pos):
-            cut = pos[anchor] if anchor is not None and anchor in pos else pos[b]
-        elif kept and kept[-1] in pos and any(j > b for j in conv[pos[kept[-1]] + 1 :]):
-            cut = pos[kept[-1]]
-        else:
-            continue
-        skip = set(kept)
-        head = [b] + ([anchor] if anchor is not None and lines[anchor] not in damaged else [])
-        return head + kept + [j for j in conv[cut + 1 :] if j not in skip]
-    return conv
-
-
-def _segment(rec: Any, objs: list[CRecord]) -> tuple[int | None, list[int]] | None:
-    """(the anchor record, the preserved records in order) a boundary names; None: it
-    names none."""
-    cm = rec.get("compactMetadata") if isinstance(rec, dict) else None
-    if not isinstance(cm, dict):
-        return None
-    pm, ps = cm.get("preservedMessages"), cm.get("preservedSegment")
-    anchor_uuid: Any = None
-    uuids: list[Any] = []
-    if isinstance(pm, dict) and isinstance(pm.get("uuids"), list):
-        anchor_uuid, uuids = pm.get("anchorUuid"), pm["uuids"]
-    elif isinstance(ps, dict):
-        anchor_uuid = ps.get("anchorUuid")
-        uuids = [ps.get("headUuid"), ps.get("tailUuid")]
-    else:
-        return None
-    want = {u for u in [anchor_uuid, *uuids] if isinstance(u, str)}
-    if not want:
-        return None
-    at: dict[str, int] = {}
-    for i, o in enumerate(objs):
-        u = o.uuid
-        if u in want and u not in at:
-            at[u] = i  # type: ignore[index]
-    if isinstance(pm, dict):
-        kept = [at[u] for u in uuids if isinstance(u, str) and u in at]
-    else:
-        kept = _head_to_tail(objs, at.get(uuids[0]), at.get(uuids[1]))
-    return at.get(anchor_uuid) if isinstance(anchor_uuid, str) else None, kept
-
-
-def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> list[int]:
-    """The records from ``head`` to ``tail`` by parent links (just the two when the walk
-    from the tail does not reach the head within the file)."""
-    if head is None or tail is None:
-        return [j for j in (head, tail) if j is not None]
-    by = {o.uuid: i for i, o in enumerate(objs) if o.uuid is not None and i <= tail}
-    out = [tail]
-    i = tail
-    while i != head and len(out) <= len(objs):
-        p = objs[i].parentUuid
-        j = by.get(p) if isinstance(p, str) else None
-        if j is None:
-            return [head] if head == tail else [head, tail]
-        out.append(j)
-        i = j
-    out.reverse()
-    return out
-
-
-def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
-    """The main user/assistant record with no user/assistant descendant and the latest
-    timestamp (then the later line)."""
-    below = set()  # records with a user/assistant record below them
-    conv = {i for i in loaded if objs[i].type in ("user", "assistant")}
-    for i in reversed(loaded):
-        p = objs[i].parentUuid
-        if p is None:
-            continue
-        j = by_uuid.get(p)
-        if j is None or j == i:
-            continue
-        if i in conv or i in below:
-            below.add(j)
-    best = None
-    best_key: Any = None
-    for i in conv:
-        o = objs[i]
-        if i in below or o.isSidechain is True:
-            continue
-        key = (time_key(o.timestamp), i)
-        if best_key is None or key > best_key:
-            best, best_key = i, key
-    return best
-
-
-def _walk(objs: list[CRecord], by_uuid: dict[str, int], leaf: int) -> list[int]:
-    out = []
-    seen = set()
-    i: int | None = leaf
-    while i is not None and i not in seen:
-        seen.add(i)
-        out.append(i)
-        p = objs[i].parentUuid
-        i = by_uuid.get(p) if isinstance(p, str) else None
-    out.reverse()
-    return out
 
 
 def _blocks(o: CRecord) -> list[dict[str, Any]]:
@@ -453,12 +309,12 @@ def _items(
             out.append((i, role, blocks))
         if o.type == "user" or o.type == "assistant" or o.type == "attachment":
             marks.append((i, len(out)))
-    # the last of these decides; an attachment rendered into the conversation (context
-    # Claude Code re-injected, as after /compact) is not a turn left unanswered, one that is
-    # not rendered (a prompt snapshot) does not count
+    # the last of these decides; an attachment (context Claude Code re-injected, as after
+    # /compact) is not a turn left unanswered; a prompt snapshot does not count
     while marks and objs[marks[-1][0]].type == "attachment":
         rec = full(marks[-1][0]) if full is not None else None
-        if isinstance(rec, dict) and "rendered" in rec:
+        a = rec.get("attachment") if isinstance(rec, dict) else None
+        if isinstance(a, dict) and a.get("type") not in SILENT_ATTACHMENTS:
             break
         marks.pop()
     if marks:
@@ -502,7 +358,7 @@ def _tool_pairs(
         if role == "user":
             for n, b in enumerate(blocks):
                 if b["type"] == "tool_result" and b["tool_use_id"] not in uses:
-                    blocks[n] = {"type": "text", "text": ORPHAN_RESULT}
+                    blocks[n] = {"type": "text", "text": ORPHAN_RESULT if k == 0 else NO_CONTENT}
         else:
             m = objs[i].message
             last = m is not None and m.id is not None and m.id == last_mid
@@ -532,7 +388,7 @@ def _tool_pairs(
 
 
 def _is_orphan(b: dict[str, Any]) -> bool:
-    return b["type"] == "text" and b["text"].rstrip("\n") == ORPHAN_RESULT
+    return b["type"] == "text" and b["text"].rstrip("\n") in (ORPHAN_RESULT, NO_CONTENT)
 
 
 def _only_results(turns: list[dict[str, Any]], reply: int) -> bool:
@@ -547,79 +403,111 @@ def _lost(
     objs: list[CRecord],
     lines: Any,
     damaged: set[int],
+    gone: set[int],
     tree: ClaudeTree,
+    ch: LoadedChain,
 ) -> None:
     """Group the user/assistant records of the display conversation (bridged, salvaged)
-    that Claude Code does not load: before where its walk starts, or on a damaged line.
-
-    The break's reason: the first loaded record's parent is on a damaged line
-    (:data:`DAMAGED_LINE`), was never written (:data:`PARENT_MISSING`), or the walk starts
-    at a compact boundary (:data:`COMPACTED`)."""
+    that Claude Code does not load, in conversation order: on a damaged line
+    (:data:`DAMAGED_LINE`); before where its walk starts — cut at a parent never written
+    (:data:`PARENT_MISSING`) or on a damaged line (:data:`DAMAGED_LINE`), or compacted
+    (:data:`COMPACTED`); or passed over where it joined a record to an earlier one
+    (:data:`BRANCH`)."""
     on = set(pred.chain)
     start = pred.chain[0] if pred.chain else -1
     first = objs[start] if start >= 0 else None
-    cut, missing, at_line = PARENT_MISSING, None, None
-    if first is not None:
-        at_line = lines[start]
-        p = first.parentUuid
-        if first.type == "system" and first.subtype == "compact_boundary":
-            cut = COMPACTED
-        elif isinstance(p, str):
-            missing = p
-            if any(objs[j].uuid == p and lines[j] in damaged for j in tree.conversation):
-                cut = DAMAGED_LINE
+    cut, missing, at_line = COMPACTED, None, None
+    if ch.cut_at is not None:
+        cut, missing, at_line = PARENT_MISSING, ch.missing_parent, lines[ch.cut_at]
+        if any(objs[j].uuid == missing and j in gone for j in tree.conversation):
+            cut = DAMAGED_LINE
+    elif first is not None and not (first.type == "system" and first.subtype == "compact_boundary"):
+        cut = BRANCH
     groups: list[LostGroup] = []
     run: list[int] = []
     run_reason = ""
     before = True  # before the first loaded record in conversation order
     for i in tree.conversation:
         o = objs[i]
-        if i == start:
-            before = False
-        if (o.type != "user" and o.type != "assistant") or i in on:
+        if i == start or i in on:
+            before = before and i != start
+            if i in on:
+                continue
+        if o.type != "user" and o.type != "assistant":
             continue
-        if lines[i] in damaged:
-            reason = DAMAGED_LINE
-        elif before or start < 0:
-            reason = cut
-        else:
-            continue
+        reason = DAMAGED_LINE if i in gone else cut if before else BRANCH
         if run and reason != run_reason:
-            groups.append(LostGroup(run_reason, run, lines[run[0]], lines[run[-1]]))
+            groups.append(LostGroup(run_reason, run, 0, 0))
             run = []
         run_reason = reason
         run.append(i)
     if run:
-        groups.append(LostGroup(run_reason, run, lines[run[0]], lines[run[-1]]))
+        groups.append(LostGroup(run_reason, run, 0, 0))
     for g in groups:
-        g.at_line = at_line
-        g.missing_parent = missing
+        g.messages = len({_message_key(objs, i) for i in g.records})
+        g.first_line = min(lines[i] for i in g.records)
+        g.last_line = max(lines[i] for i in g.records)
+        if g.reason == cut and cut != BRANCH:
+            g.at_line, g.missing_parent = at_line, missing
+            if at_line is not None and cut == PARENT_MISSING:
+                # a damaged line between the lost records and the break most likely held
+                # the parent (a torn record has no uuid left to tell)
+                near = max((d for d in damaged if g.last_line < d < at_line), default=None)
+                if near is not None:
+                    g.reason, g.damaged_line = DAMAGED_LINE, near
+        elif g.reason == DAMAGED_LINE:
+            g.at_line = g.first_line
     pred.lost = groups
+
+
+def _message_key(objs: list[CRecord], i: int) -> Any:
+    o = objs[i]
+    mid = o.message.id if o.type == "assistant" and o.message is not None else None
+    return ("m", mid) if mid is not None else ("r", i)
 
 
 def _lost_all(pred: ResumePrediction, objs: list[CRecord], lines: Any) -> None:
     recs = [i for i, o in enumerate(objs) if o.type in ("user", "assistant")]
     if recs:
-        pred.lost = [LostGroup(DAMAGED_LINE, recs, lines[recs[0]], lines[recs[-1]])]
+        n = len({_message_key(objs, i) for i in recs})
+        pred.lost = [LostGroup(DAMAGED_LINE, recs, lines[recs[0]], lines[recs[-1]], messages=n)]
 
 
 def predict_for(tr: Any) -> ResumePrediction:
     """:func:`predict_resume` of a :class:`~.transcript.ClaudeTranscript` (main files)."""
     sc = tr.scan
     damaged = {b.line for b in sc.bad_lines if not _loads_anyway(b)}
-    return predict_resume(sc.objs, sc.lines, damaged, tr.file.session_id, tr.tree, tr.record)
+    return predict_resume(
+        sc.objs, sc.lines, damaged, tr.file.session_id, tr.tree, tr.record, _rescued(sc)
+    )
+
+
+def _rescued(sc: Any) -> frozenset[int]:
+    """Records on a damaged line Claude Code reads all the same: the first of the file's
+    last line when it starts the line (a record with a torn or whole one glued after it;
+    lab: only the last line)."""
+    if not sc.bad_lines or not sc.objs:
+        return frozenset()
+    b = sc.bad_lines[-1]
+    if sc.lines[-1] != b.line:  # a record on a later line: not the last line
+        return frozenset()
+    first = next((i for i in range(len(sc.objs) - 1, -1, -1) if sc.lines[i] != b.line), -1) + 1
+    if first < len(sc.objs) and sc.starts[first] == b.offset:
+        return frozenset({first})
+    return frozenset()
 
 
 def lost_notice(g: LostGroup) -> str:
     """One sentence for people about a lost group (``show`` prints it below the group)."""
-    n = len(g.records)
+    n = g.messages
     what = f"the {n} message{'s' if n != 1 else ''} above"
     if g.reason == COMPACTED:
         return f"Claude Code sends the summary at line {g.at_line} instead of {what} (compacted)"
     if g.reason == DAMAGED_LINE and g.first_line == g.at_line:
         why = f"line {g.first_line} is damaged (JSON.parse rejects it)"
     elif g.reason == DAMAGED_LINE:
-        why = f"the chain breaks at line {g.at_line}, whose parent is on a damaged line"
+        on = f"damaged line {g.damaged_line}" if g.damaged_line else "a damaged line"
+        why = f"the chain breaks at line {g.at_line}, whose parent is on {on}"
     else:
         why = f"the chain breaks at line {g.at_line}, whose parent was never written"
     return (

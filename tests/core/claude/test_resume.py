@@ -10,8 +10,10 @@ import orjson
 
 from sidtui.core.claude.layout import file_for_path
 from sidtui.core.claude.resume import (
+    BRANCH,
     COMPACTED,
     DAMAGED_LINE,
+    NO_CONTENT,
     NO_RESPONSE,
     ORPHAN_RESULT,
     PARENT_MISSING,
@@ -213,15 +215,16 @@ def test_a_pending_tool_use_at_the_end_gets_an_error_result_of_claude_codes_own(
     assert [a["why"] for a in pred.added] == ["pending_tool_use", "ends_on_user_turn"]
 
 
-def test_a_parent_never_written_cuts_the_history(tmp_path) -> None:
+def test_a_parent_never_written_cuts_the_history_after_a_pause(tmp_path) -> None:
+    """The record before it in time is 5 s or more older: the walk stops (lab: 5.1 s)."""
     pred = _predict(
         tmp_path,
         cc_user("u1", None, "first", ts=1),
         cc_assistant("a1", "u1", "one", ts=2),
         cc_user("u2", "a1", "second", ts=3),
-        cc_assistant("a2", "gone", "two", ts=4),
-        cc_user("u3", "a2", "third", ts=5),
-        cc_assistant("a3", "u3", "three", ts=6),
+        cc_assistant("a2", "gone", "two", ts=8.1),
+        cc_user("u3", "a2", "third", ts=9),
+        cc_assistant("a3", "u3", "three", ts=10),
     )
     assert _shape(pred) == [("assistant", ["two"]), ("user", ["third"]), ("assistant", ["three"])]
     (g,) = pred.lost
@@ -234,34 +237,68 @@ def test_a_parent_never_written_cuts_the_history(tmp_path) -> None:
     )
     assert "will not load the 3 messages above" in lost_notice(g)
     assert "line 4, whose parent was never written" in lost_notice(g)
-    assert {i for i in pred.sent} == {3, 4, 5}
+    assert set(pred.sent) == {3, 4, 5}
 
 
-def test_an_orphan_tool_result_at_the_start_is_replaced(tmp_path) -> None:
+def test_a_parent_never_written_is_bridged_to_the_record_just_before_in_time(tmp_path) -> None:
+    """Less than 5 s: joined to the record written just before it in time (not in the
+    file), lab 4.9 s; what that skips is not sent."""
+    pred = _predict(
+        tmp_path,
+        cc_user("u1", None, "first", ts=1),
+        cc_assistant("a1", "u1", "late reply", ts=100),
+        cc_assistant("a2", "gone", "two", ts=5.9),
+        cc_user("u3", "a2", "third", ts=200),
+        cc_assistant("a3", "u3", "three", ts=201),
+    )
+    assert _shape(pred) == [
+        ("user", ["first"]),
+        ("assistant", ["two"]),
+        ("user", ["third"]),
+        ("assistant", ["three"]),
+    ]
+    assert pred.bridges == {2: 0}
+    assert [(g.reason, g.first_line) for g in pred.lost] == [(BRANCH, 2)]
+
+
+def test_an_orphan_tool_result_is_replaced_at_the_start_and_emptied_further_on(tmp_path) -> None:
     pred = _predict(
         tmp_path,
         cc_user("u1", None, "go", ts=1),
-        cc_results("r1", "gone", "t1", ts=3),
-        cc_assistant("a2", "r1", "done", ts=4),
+        cc_results("r1", "gone", "t1", ts=10),
+        cc_assistant("a2", "r1", "done", ts=11),
+        cc_user("u2", "a2", "more", ts=12),
+        cc_assistant("a3", "u2", "trying", ts=13),
+        cc_results("r2", "a3", "t9", ts=14),
+        cc_assistant("a4", "r2", "ok", ts=15),
     )
-    assert _shape(pred) == [("user", [ORPHAN_RESULT]), ("assistant", ["done"])]
+    assert _shape(pred) == [
+        ("user", [ORPHAN_RESULT]),
+        ("assistant", ["done"]),
+        ("user", ["more"]),
+        ("assistant", ["trying"]),
+        ("user", [NO_CONTENT]),
+        ("assistant", ["ok"]),
+    ]
 
 
-def test_a_damaged_line_cuts_at_its_child(tmp_path) -> None:
+def test_a_damaged_line_cuts_at_its_child_after_a_pause(tmp_path) -> None:
     recs = [
         cc_user("u1", None, "first", ts=1),
         cc_assistant("a1", "u1", "one", ts=2),
-        cc_user("u2", "a1", "second", ts=3),
-        cc_assistant("a2", "u2", "two", ts=4),
+        cc_user("u2", "a1", "second", ts=9),
+        cc_assistant("a2", "u2", "two", ts=10),
     ]
     lines = [orjson.dumps(r) for r in recs]
     lines[1] = lines[1][:30]  # torn
     pred = _predict(tmp_path, raw=b"\n".join(lines) + b"\n")
     assert _shape(pred) == [("user", ["second"]), ("assistant", ["two"])]
-    assert [g.reason for g in pred.lost] == [PARENT_MISSING]
+    (g,) = pred.lost
+    assert (g.reason, g.at_line, g.damaged_line, g.first_line) == (DAMAGED_LINE, 3, 2, 1)
+    assert "whose parent is on damaged line 2" in lost_notice(g)
 
 
-def test_salvaged_records_are_not_loaded(tmp_path) -> None:
+def test_records_on_a_damaged_line_are_not_loaded_and_the_rest_is_bridged(tmp_path) -> None:
     recs = [
         cc_user("u1", None, "first", ts=1),
         cc_assistant("a1", "u1", "one", ts=2),
@@ -271,9 +308,8 @@ def test_salvaged_records_are_not_loaded(tmp_path) -> None:
     lines = [orjson.dumps(r) for r in recs]
     glued = [lines[0], lines[1] + lines[2], lines[3]]  # a newline lost: both records lost
     pred = _predict(tmp_path, raw=b"\n".join(glued) + b"\n")
-    assert _shape(pred) == [("assistant", ["two"])]
-    reasons = {g.reason for g in pred.lost}
-    assert DAMAGED_LINE in reasons
+    assert _shape(pred) == [("user", ["first"]), ("assistant", ["two"])]
+    assert {g.reason for g in pred.lost} == {DAMAGED_LINE}
 
 
 def test_thinking_of_older_models_is_not_sent(tmp_path) -> None:
