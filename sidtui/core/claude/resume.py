@@ -483,18 +483,21 @@ def predict_for(tr: Any) -> ResumePrediction:
 
 
 def _rescued(sc: Any) -> frozenset[int]:
-    """Records on a damaged line Claude Code reads all the same: the first of the file's
-    last line when it starts the line (a record with a torn or whole one glued after it;
-    lab: only the last line)."""
-    if not sc.bad_lines or not sc.objs:
+    """Records on a damaged line Claude Code reads all the same: a whole record at the very
+    start of the line with more after it (a record glued on, a torn one) — JSON.parse stops
+    after the first value and Claude Code keeps it; the rest of the line is lost (lab)."""
+    if not sc.bad_lines:
         return frozenset()
-    b = sc.bad_lines[-1]
-    if sc.lines[-1] != b.line:  # a record on a later line: not the last line
-        return frozenset()
-    first = next((i for i in range(len(sc.objs) - 1, -1, -1) if sc.lines[i] != b.line), -1) + 1
-    if first < len(sc.objs) and sc.starts[first] == b.offset:
-        return frozenset({first})
-    return frozenset()
+    starts = {b.line: b.offset for b in sc.bad_lines}
+    out = set()
+    seen: set[int] = set()
+    for i, ln in enumerate(sc.lines):
+        at = starts.get(ln)
+        if at is not None and ln not in seen:
+            seen.add(ln)
+            if sc.start_at(i) == at:
+                out.add(i)
+    return frozenset(out)
 
 
 def lost_notice(g: LostGroup) -> str:

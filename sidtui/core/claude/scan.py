@@ -227,6 +227,14 @@ class ClaudeScan:
         self._fill_all()
         return self._ends
 
+    def start_at(self, i: int) -> int:
+        """Record ``i``'s first byte (only its own run's spans are found, if lazy)."""
+        for k, (_base, _cut, first, count) in enumerate(self._lazy):
+            if first <= i < first + count:
+                self._fill(k)
+                break
+        return self._starts[i]
+
     def _fill_all(self) -> None:
         while self._lazy:
             self._fill(len(self._lazy) - 1)
