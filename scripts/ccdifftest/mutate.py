@@ -79,6 +79,8 @@ def api_error_sibling(lines, rng):
         d = json.loads(lines[k])
     except ValueError:
         return None
+    if not isinstance(d, dict):
+        return None
     d["uuid"] = f"e0000000-0000-4000-8000-{rng.randrange(10**12):012d}"
     d["isApiErrorMessage"] = True
     d["message"] = {
@@ -128,6 +130,8 @@ def whitespace_text(lines, rng):
     try:
         d = json.loads(lines[k])
     except ValueError:
+        return None
+    if not isinstance(d, dict) or not isinstance(d.get("message"), dict):
         return None
     d["uuid"] = f"f0000000-0000-4000-8000-{rng.randrange(10**12):012d}"
     d["message"] = dict(d["message"], content=[{"type": "text", "text": "\n\n"}])

@@ -65,6 +65,12 @@ KNOWN_TYPES = DAG_TYPES | frozenset(
         "started",
         "result",
         "cost-state",
+        # 2.1.332 (the lab): the API requests it made, their shared blobs and shapes, and
+        # the tools each used; outside the DAG, never sent on resume
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "tools-used",
     }
 )
 
