@@ -208,7 +208,7 @@ def _turn_blocks(o: CRecord, i: int, full: Callable[[int], Any] | None) -> tuple
     """The role and blocks record ``o`` is sent as ("" when it is not sent at all)."""
     t = o.type
     if t == "assistant":
-        if o.isApiErrorMessage is True and o.message is not None and o.message.model == SYNTHETIC:
+        if _is_error_reply(o):
             return "", []  # an error Claude Code showed as a reply (the flag alone is not enough)
         blocks = _blocks(o)
         m = o.message.model if o.message is not None else None
@@ -307,6 +307,11 @@ def _items(
         if blocks:
             pred.sent.add(i)
             out.append((i, role, blocks))
+        if o.type == "assistant" and not _is_error_reply(o):
+            # a reply left empty (only thinking it does not send, whitespace) is no turn;
+            # an error reply is one until it is dropped on the way out (lab)
+            if all(b["type"] in THINKING for b in blocks):
+                continue
         if o.type == "user" or o.type == "assistant" or o.type == "attachment":
             marks.append((i, len(out)))
     # the last of these decides; an attachment (context Claude Code re-injected, as after
@@ -385,6 +390,12 @@ def _tool_pairs(
         pred.added_after.append(out[ends_at - 1][0])
         return "user", ends_at + 1
     return ends_on, ends_at
+
+
+def _is_error_reply(o: CRecord) -> bool:
+    """A reply Claude Code wrote itself to show an error (``isApiErrorMessage`` and model
+    ``<synthetic>``)."""
+    return o.isApiErrorMessage is True and o.message is not None and o.message.model == SYNTHETIC
 
 
 def _is_orphan(b: dict[str, Any]) -> bool:
