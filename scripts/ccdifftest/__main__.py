@@ -72,9 +72,13 @@ def _check(a: argparse.Namespace) -> int:
     tags = json.loads(Path(a.index).read_text()) if a.index else {}
     classes: Counter[str] = Counter()
     agree = 0
+    save = open(a.save, "a", encoding="utf-8") if a.save else None  # noqa: SIM115
     for k in range(0, len(files), a.batch):
         part = files[k : k + a.batch]
         for f, lab in zip(part, lab_resume(cmd, part), strict=True):
+            if save is not None:
+                save.write(json.dumps({"file": str(f), **lab}, ensure_ascii=False) + "\n")
+                save.flush()
             diff = first_difference(lab, sidtui_resume(f))
             agree += diff is None
             if diff is not None:
@@ -105,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("files", nargs="+")
     c.add_argument("--index", help="index.json of `mutate` (case → mutation names)")
     c.add_argument("--batch", type=int, default=20)
+    c.add_argument("--save", help="append each lab answer (normalised) to this JSONL file")
     c.set_defaults(fn=_check)
     a = ap.parse_args(argv)
     return a.fn(a)

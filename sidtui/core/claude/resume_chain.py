@@ -55,35 +55,43 @@ def loaded_chain(
     """The walk of ``objs`` as Claude Code does it (see the module docstring); ``gone``:
     the records Claude Code does not read (on damaged lines). Never raises."""
     out = LoadedChain()
-    loaded = [
-        i
-        for i, o in enumerate(objs)
-        if o.type in _NODE_TYPES and isinstance(o.uuid, str) and i not in gone
-    ]
-    by_uuid: dict[str, int] = {}
-    for i in loaded:
-        by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
     leaf = tree.leaf if tree.leaf is not None and tree.leaf not in gone else None
     if leaf is None:
+        loaded = _loaded(objs, gone)
+        by_uuid: dict[str, int] = {}
+        for i in loaded:
+            by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
         leaf = _leaf(objs, loaded, by_uuid)
     if leaf is None:
         return out
     out.leaf = leaf
-    walk = _walk(objs, loaded, by_uuid, leaf, out)
+    walk = _walk(objs, gone, tree, leaf, out)
     out.records = _spliced(tree, walk, gone)
     if full is not None:
         out.records = _with_preserved(objs, gone, out.records, full)
     return out
 
 
+def _loaded(objs: list[CRecord], gone: set[int]) -> list[int]:
+    return [
+        i
+        for i, o in enumerate(objs)
+        if o.type in _NODE_TYPES and isinstance(o.uuid, str) and i not in gone
+    ]
+
+
 def _walk(
-    objs: list[CRecord],
-    loaded: list[int],
-    by_uuid: dict[str, int],
-    leaf: int,
-    out: LoadedChain,
+    objs: list[CRecord], gone: set[int], tree: ClaudeTree, leaf: int, out: LoadedChain
 ) -> list[int]:
-    """The parent walk from ``leaf``, oldest first, bridging by time (module docstring)."""
+    """The parent walk from ``leaf``, oldest first, bridging by time (module docstring).
+
+    The display tree's links are the ``parentUuid`` links where it did not bridge (a
+    bridged record's parent is not in the file) or link a compact boundary to its logical
+    parent (Claude Code's walk ends at the boundary); a parent Claude Code does not read
+    (``gone``) is missing to it too.
+    """
+    parent = tree.parent
+    bridged, logical = tree.bridges, tree.logical
     seen: set[int] = set()
     walk: list[int] = []
     times: _Times | None = None
@@ -91,20 +99,22 @@ def _walk(
     while True:
         seen.add(i)
         walk.append(i)
-        p = objs[i].parentUuid
-        if p is None:
+        if i in logical:
             break
-        j = by_uuid.get(p)
-        if j is not None:
-            if j in seen:  # a cycle: the walk stops
+        p = parent[i]
+        if p >= 0 and i not in bridged and p not in gone:
+            if p in seen:  # a cycle: the walk stops
                 break
-            i = j
+            i = p
             continue
+        missing = objs[i].parentUuid
+        if (p < 0 and i not in bridged) or not isinstance(missing, str):
+            break  # a root (or a cycle cut there, or a boundary not linked)
         if times is None:
-            times = _Times(objs, loaded)
+            times = _Times(objs, _loaded(objs, gone))
         c = times.just_before(i, seen)
         if c is None:
-            out.cut_at, out.missing_parent = i, p
+            out.cut_at, out.missing_parent = i, missing
             break
         out.bridges[i] = c
         i = c
