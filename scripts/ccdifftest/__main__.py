@@ -3,6 +3,7 @@
     mutate  damage mutations of transcripts (the vendored real ones by default) into a folder
     play    generate scenarios from a seed and play them with ``lab run``
     check   resume given transcripts with the lab and compare (exact); a report by class
+    recheck compare the answers `check --save` kept with sidtui as it is now (no lab)
 
 The lab command comes from ``--lab CMD`` or ``SIDTUI_CLAUDE_LAB`` (never needed by the suite).
 """
@@ -72,7 +73,7 @@ def _check(a: argparse.Namespace) -> int:
     tags = json.loads(Path(a.index).read_text()) if a.index else {}
     classes: Counter[str] = Counter()
     agree = 0
-    save = open(a.save, "a", encoding="utf-8") if a.save else None  # noqa: SIM115
+    save = open(a.save, "a", encoding="utf-8") if a.save else None
     for k in range(0, len(files), a.batch):
         part = files[k : k + a.batch]
         for f, lab in zip(part, lab_resume(cmd, part), strict=True):
@@ -87,6 +88,27 @@ def _check(a: argparse.Namespace) -> int:
     print(f"{agree}/{len(files)} agree", file=sys.stderr)
     for c, n in classes.most_common():
         print(f"  {n:4d}  {c}", file=sys.stderr)
+    return 0
+
+
+def _recheck(a: argparse.Namespace) -> int:
+    """Compare saved lab answers (``check --save``) with sidtui as it is now: no lab."""
+    tags = json.loads(Path(a.index).read_text()) if a.index else {}
+    classes: Counter[str] = Counter()
+    n = agree = 0
+    for line in Path(a.saved).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        lab = json.loads(line)
+        n += 1
+        diff = first_difference(lab, sidtui_resume(Path(lab["file"])))
+        agree += diff is None
+        if diff is not None:
+            classes[tags.get(lab["file"], "?")] += 1
+            print(f"{lab['file']}: {tags.get(lab['file'], '')}: {diff}")
+    print(f"{agree}/{n} agree", file=sys.stderr)
+    for c, k in classes.most_common():
+        print(f"  {k:4d}  {c}", file=sys.stderr)
     return 0
 
 
@@ -111,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--batch", type=int, default=20)
     c.add_argument("--save", help="append each lab answer (normalised) to this JSONL file")
     c.set_defaults(fn=_check)
+    r = sub.add_parser("recheck")
+    r.add_argument("saved", help="a JSONL file `check --save` wrote")
+    r.add_argument("--index")
+    r.set_defaults(fn=_recheck)
     a = ap.parse_args(argv)
     return a.fn(a)
 
