@@ -249,7 +249,7 @@ def _segment(rec: Any, objs: list[CRecord]) -> tuple[int | None, list[int]] | No
     for i, o in enumerate(objs):
         u = o.uuid
         if u in want and u not in at:
-            at[u] = i  # type: ignore[index]
+            at[u] = i
     if isinstance(pm, dict):
         kept = [at[u] for u in uuids if isinstance(u, str) and u in at]
     else:
