@@ -192,13 +192,22 @@ def _rows(shown: list[Any], pred: Any) -> list[tuple[tuple[str, ...], str]]:
                         "",
                         a["role"],
                         "added",
-                        "text",
-                        a["blocks"][0]["text"] + "  (Claude Code's own turn)",
+                        ", ".join(dict.fromkeys(b["type"] for b in a["blocks"])),
+                        _added_text(a) + "  (Claude Code's own)",
                     ),
                     "italic cyan",
                 )
             )
     return out
+
+
+def _added_text(a: dict[str, Any]) -> str:
+    """What an addition says: its text, or the tool uses it answers with an error."""
+    texts = [b["text"] for b in a["blocks"] if b["type"] == "text"]
+    if texts:
+        return texts[0]
+    n = sum(1 for b in a["blocks"] if b["type"] == "tool_result")
+    return f"an error result for {n} tool use{'s' if n != 1 else ''} nothing answered"
 
 
 def _added_after(shown: list[Any], pred: Any) -> dict[int, list[dict[str, Any]]]:

@@ -73,7 +73,7 @@ def test_show_says_what_claude_code_will_not_load_in_place(tmp_path, capsys, mon
     notice = "Claude Code will not load the 3 messages above: the chain breaks at line 4"
     assert notice in out
     assert out.index(notice) < out.index("second reply")  # set apart in place
-    assert "No response requested.  (Claude Code's own turn)" in out
+    assert "No response requested.  (Claude Code's own)" in out
 
 
 def test_ls_flags_sessions_resume_loses_history(tmp_path, capsys, monkeypatch):
@@ -96,3 +96,19 @@ def test_a_file_with_no_conversation_is_claude_codes_refusal(tmp_path, capsys):
     r = json.loads(out)["resume"]
     assert r["error"] == f"No conversation found with session ID: {CC_SESSION}"
     assert r["messages"] == []
+
+
+def test_show_marks_the_error_results_claude_code_adds_for_a_pending_tool(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "250")
+    data = cc_lines(
+        cc_user("u1", None, "go", ts=1),
+        cc_assistant("a1", "u1", "running", ts=2, tools=(("t1", "Bash"),)),
+    )
+    home = cc_home(tmp_path / "home", {"-p": {f"{CC_SESSION}.jsonl": data}})
+    path = home / "projects" / "-p" / f"{CC_SESSION}.jsonl"
+    code, out, err = run(capsys, "show", str(path))
+    assert code == 0, err
+    assert "an error result for 1 tool use nothing answered  (Claude Code's own)" in out
+    assert "No response requested.  (Claude Code's own)" in out

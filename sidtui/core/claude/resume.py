@@ -327,7 +327,7 @@ def _items(
     ends_on, ends_at = _tool_pairs(pred, objs, out, ends_on, ends_at)
     if ends_on == "user":
         out.insert(ends_at, (-1, "assistant", [{"type": "text", "text": NO_RESPONSE}]))
-        pred.added_after.append(out[ends_at - 1][0] if ends_at else -1)
+        pred.added_after.append(next((r for r, _, _ in reversed(out[:ends_at]) if r >= 0), -1))
     return out
 
 
