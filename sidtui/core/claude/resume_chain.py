@@ -131,10 +131,10 @@ class _Times:
         for i in loaded:
             k = time_key(objs[i].timestamp)
             if k[0] and k[1] != float("-inf"):
-                keyed.append((k[1], i))
-        keyed.sort()
+                keyed.append((k[1], -i))
+        keyed.sort()  # equal times: the earlier line last, so it is the one found (lab)
         self.keys = [t for t, _ in keyed]
-        self.recs = [i for _, i in keyed]
+        self.recs = [-i for _, i in keyed]
 
     def just_before(self, i: int, seen: set[int]) -> int | None:
         """The record of the same side written last before record ``i`` (strictly earlier,
