@@ -256,18 +256,26 @@ def _build_messages(
             continue
         if turns and turns[-1]["role"] == role:
             have = turns[-1]["blocks"]
-            if role == "user" and have[-1]["type"] == "text" and blocks[0]["type"] == "text":
+            if (
+                role == "user"
+                and have[-1]["type"] == "text"
+                and blocks[0]["type"] == "text"
+                and not _is_orphan(have[-1])  # a result, when the turns were joined
+                and not _is_orphan(blocks[0])
+            ):
                 have[-1] = {"type": "text", "text": have[-1]["text"] + "\n"}
             have.extend(blocks)
         else:
             turns.append({"role": role, "blocks": blocks})
         if i < 0:
             mine.append((turns[-1], "ends_on_user_turn" if i == -1 else "pending_tool_use", blocks))
-    for t in turns:  # an orphan result beside other content is dropped, not replaced
+    for t in turns:  # orphan results: dropped beside other content, else one placeholder
         if t["role"] == "user" and len(t["blocks"]) > 1:
             keep = [b for b in t["blocks"] if not _is_orphan(b)]
             if keep and len(keep) < len(t["blocks"]):
                 t["blocks"] = keep
+            elif not keep:
+                t["blocks"] = t["blocks"][:1]
     # an assistant turn left with only thinking blocks is not sent
     pred.messages = [
         t
