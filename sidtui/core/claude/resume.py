@@ -57,9 +57,11 @@ REMINDER_PREFIX = "<system-reminder>"
 
 #: The model of the replies Claude Code writes itself (errors, ``No response requested.``).
 SYNTHETIC = "<synthetic>"
-#: Attachment types that are no message (they do not keep Claude Code from adding its own
-#: turn after a conversation that ends on a user turn).
-SILENT_ATTACHMENTS = frozenset({"prompt_snapshot", None})
+#: Attachment types that count as the conversation's last message (then Claude Code adds no
+#: turn of its own): the files it re-reads into context after /compact. Every other type
+#: seen (environment, model, date, skill_listing, prompt_snapshot, …: context for the
+#: system side) does not count (lab).
+TURN_ATTACHMENTS = frozenset({"file"})
 #: Tool names Claude Code sends under their new name (``Task`` became ``Agent`` in 2.1.x).
 RENAMED = {"Task": "Agent"}
 
@@ -322,12 +324,12 @@ def _items(
                 continue
         if o.type == "user" or o.type == "assistant" or o.type == "attachment":
             marks.append((i, len(out)))
-    # the last of these decides; an attachment (context Claude Code re-injected, as after
-    # /compact) is not a turn left unanswered; a prompt snapshot does not count
+    # the last of these decides; a file Claude Code re-read into context (after /compact)
+    # is not a turn left unanswered; other attachments do not count
     while marks and objs[marks[-1][0]].type == "attachment":
         rec = full(marks[-1][0]) if full is not None else None
         a = rec.get("attachment") if isinstance(rec, dict) else None
-        if isinstance(a, dict) and a.get("type") not in SILENT_ATTACHMENTS:
+        if isinstance(a, dict) and a.get("type") in TURN_ATTACHMENTS:
             break
         marks.pop()
     if marks:
