@@ -72,7 +72,7 @@ COMPACTED = "compacted"
 BRANCH = "branch"
 SIDECHAIN = "sidechain"
 
-_NODE_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+_TURN_TYPES = frozenset({"user", "assistant"})
 
 
 @dataclass
@@ -444,28 +444,27 @@ def _lost(
             cut = DAMAGED_LINE
     elif first is not None and not (first.type == "system" and first.subtype == "compact_boundary"):
         cut = BRANCH
+    conv = tree.conversation
+    try:
+        k = conv.index(start) if start >= 0 else len(conv)
+    except ValueError:  # the walk starts off the display conversation (a preserved boundary)
+        k = len(conv)
     groups: list[LostGroup] = []
     run: list[int] = []
     run_reason = ""
-    before = True  # before the first loaded record in conversation order
-    for i in tree.conversation:
-        o = objs[i]
-        if i == start or i in on:
-            before = before and i != start
-            if i in on:
-                continue
-        if o.type != "user" and o.type != "assistant":
-            continue
-        reason = DAMAGED_LINE if i in gone else cut if before else BRANCH
-        if run and reason != run_reason:
-            groups.append(LostGroup(run_reason, run, 0, 0))
-            run = []
-        run_reason = reason
-        run.append(i)
+    # records not loaded: before where the walk starts, and passed over after it
+    for part, where in ((conv[:k], cut), (conv[k:], BRANCH)):
+        for i in [i for i in part if i not in on and (objs[i].type in _TURN_TYPES)]:
+            reason = DAMAGED_LINE if i in gone else where
+            if run and reason != run_reason:
+                groups.append(LostGroup(run_reason, run, 0, 0))
+                run = []
+            run_reason = reason
+            run.append(i)
     if run:
         groups.append(LostGroup(run_reason, run, 0, 0))
     for g in groups:
-        g.messages = len({_message_key(objs, i) for i in g.records})
+        g.messages = _count_messages(objs, g.records)
         g.first_line = min(lines[i] for i in g.records)
         g.last_line = max(lines[i] for i in g.records)
         if g.reason == cut and cut != BRANCH:
@@ -481,16 +480,26 @@ def _lost(
     pred.lost = groups
 
 
-def _message_key(objs: list[CRecord], i: int) -> Any:
-    o = objs[i]
-    mid = o.message.id if o.type == "assistant" and o.message is not None else None
-    return ("m", mid) if mid is not None else ("r", i)
+def _count_messages(objs: list[CRecord], recs: list[int]) -> int:
+    """Messages among ``recs``: a user record is one, an assistant response's parts (one
+    ``message.id``) are one."""
+    mids = [m.id if (m := objs[i].message) is not None else None for i in recs]
+    users = sum(1 for i in recs if objs[i].type == "user")
+    ids = {
+        mid
+        for i, mid in zip(recs, mids, strict=True)
+        if mid is not None and objs[i].type == "assistant"
+    }
+    loose = sum(
+        1 for i, mid in zip(recs, mids, strict=True) if mid is None and objs[i].type == "assistant"
+    )
+    return users + len(ids) + loose
 
 
 def _lost_all(pred: ResumePrediction, objs: list[CRecord], lines: Any) -> None:
     recs = [i for i, o in enumerate(objs) if o.type in ("user", "assistant")]
     if recs:
-        n = len({_message_key(objs, i) for i in recs})
+        n = _count_messages(objs, recs)
         pred.lost = [LostGroup(DAMAGED_LINE, recs, lines[recs[0]], lines[recs[-1]], messages=n)]
 
 
