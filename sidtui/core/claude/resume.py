@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.claude.resume_chain import LoadedChain, loaded_chain
 from sidtui.core.claude.scan import CRecord
 from sidtui.core.claude.tree import ClaudeTree
@@ -507,9 +508,10 @@ def predict_for(tr: Any) -> ResumePrediction:
     """:func:`predict_resume` of a :class:`~.transcript.ClaudeTranscript` (main files)."""
     sc = tr.scan
     damaged = {b.line for b in sc.bad_lines if not _loads_anyway(b)}
-    return predict_resume(
-        sc.objs, sc.lines, damaged, tr.file.session_id, tr.tree, tr.record, _rescued(sc)
-    )
+    with gc_paused():  # many small dicts among millions of objects without cycles
+        return predict_resume(
+            sc.objs, sc.lines, damaged, tr.file.session_id, tr.tree, tr.record, _rescued(sc)
+        )
 
 
 def _rescued(sc: Any) -> frozenset[int]:

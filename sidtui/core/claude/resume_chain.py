@@ -157,7 +157,15 @@ def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
     """``walk`` with the display tree's side records (parallel tool calls) whose branch
     hangs off a walk record, in the display conversation's order, and the transparent
     records below the leaf at the end."""
-    on_chain = set(tree.chain)
+    chain = tree.chain
+    if walk and len(walk) <= len(chain) and chain[len(chain) - len(walk)] == walk[0]:
+        if chain[len(chain) - len(walk) :] == walk:  # the display's own chain, or its end
+            conv = tree.conversation
+            out = conv[conv.index(walk[0]) :] if walk[0] in conv else list(walk)
+            if walk[-1] == tree.leaf:
+                out = out + tree.after_leaf
+            return [i for i in out if i not in gone] if gone else out
+    on_chain = set(chain)
     on_walk = set(walk)
     parent = tree.parent
     pos = {r: k for k, r in enumerate(tree.conversation)}
