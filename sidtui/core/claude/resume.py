@@ -445,6 +445,8 @@ def _lost(
             cut = DAMAGED_LINE
     elif first is not None and not (first.type == "system" and first.subtype == "compact_boundary"):
         cut = BRANCH
+    else:
+        at_line = lines[start] if start >= 0 else None  # the compact boundary
     conv = tree.conversation
     try:
         k = conv.index(start) if start >= 0 else len(conv)
@@ -537,7 +539,10 @@ def lost_notice(g: LostGroup) -> str:
     n = g.messages
     what = f"the {n} message{'s' if n != 1 else ''} above"
     if g.reason == COMPACTED:
-        return f"Claude Code sends the summary at line {g.at_line} instead of {what} (compacted)"
+        return (
+            f"Claude Code sends the summary after the compaction at line {g.at_line} instead "
+            f"of {what} (compacted)"
+        )
     if g.reason == DAMAGED_LINE and g.first_line == g.at_line:
         why = f"line {g.first_line} is damaged (JSON.parse rejects it)"
     elif g.reason == DAMAGED_LINE:

@@ -11,6 +11,7 @@ import orjson
 from sidtui.core.claude.layout import file_for_path
 from sidtui.core.claude.resume import (
     BRANCH,
+    COMPACTED,
     DAMAGED_LINE,
     NO_CONTENT,
     NO_RESPONSE,
@@ -23,7 +24,9 @@ from sidtui.core.claude.transcript import load_transcript
 from tests.helpers import (
     CC_SESSION,
     cc_assistant,
+    cc_boundary,
     cc_lines,
+    cc_rec,
     cc_results,
     cc_system,
     cc_user,
@@ -323,3 +326,72 @@ def test_records_behind_nul_bytes_are_lost(tmp_path) -> None:
     lines[1] = b"\x00" * 40 + lines[1]
     pred = _predict(tmp_path, raw=b"\n".join(lines) + b"\n")
     assert _shape(pred) == [("user", ["first\n", "second"]), ("assistant", [NO_RESPONSE])]
+
+
+def test_thinking_of_older_models_is_not_sent(tmp_path) -> None:
+    """2.1.332 sends thinking again only for the models it lists (KEEPS_THINKING)."""
+
+    def reply(uuid, parent, model, ts):
+        r = cc_assistant(uuid, parent, "answer", ts=ts)
+        r["message"]["model"] = model
+        r["message"]["content"].insert(0, {"type": "thinking", "thinking": "hm", "signature": "s"})
+        return r
+
+    pred = _predict(
+        tmp_path,
+        cc_user("u1", None, "q", ts=1),
+        reply("a1", "u1", "claude-sonnet-4-5-20250929", 2),
+        cc_user("u2", "a1", "q2", ts=3),
+        reply("a2", "u2", "claude-opus-4-6", 4),
+    )
+    assert _shape(pred)[1] == ("assistant", ["answer"])
+    assert _shape(pred)[3] == ("assistant", ["thinking", "answer"])
+
+
+def test_compaction_sends_from_the_boundary(tmp_path) -> None:
+    pred = _predict(
+        tmp_path,
+        cc_user("u1", None, "old", ts=1),
+        cc_assistant("a1", "u1", "old reply", ts=2),
+        cc_boundary("b1", "a1", ts=3),
+        cc_user("s1", "b1", "summary of it", ts=4, isCompactSummary=True),
+        cc_user("u2", "s1", "new", ts=5),
+        cc_assistant("a2", "u2", "new reply", ts=6),
+    )
+    assert _shape(pred) == [("user", ["summary of it\n", "new"]), ("assistant", ["new reply"])]
+    assert [g.reason for g in pred.lost] == [COMPACTED]
+    assert "the compaction at line 3 instead of the 2 messages above" in lost_notice(pred.lost[0])
+
+
+def test_no_conversation_is_claude_codes_own_error(tmp_path) -> None:
+    p = tmp_path / f"{CC_SESSION}.jsonl"
+    p.write_bytes(b'{"type":"summary","summary":"x","leafUuid":"nowhere"}\n')
+    pred = predict_for(load_transcript(file_for_path(p)))
+    assert pred.error == f"No conversation found with session ID: {CC_SESSION}"
+    assert pred.messages == []
+
+
+def test_messages_a_compaction_preserved_are_sent_again_after_its_summary(tmp_path) -> None:
+    """2.1.332: compactMetadata.preservedMessages are sent after the summary, and the
+    records written after /compact hang off the preserved tail (lab)."""
+    b = cc_boundary("b1", "a1", ts=3)
+    b["compactMetadata"] = {
+        "trigger": "manual",
+        "preservedSegment": {"headUuid": "a1", "anchorUuid": "s1", "tailUuid": "a1"},
+        "preservedMessages": {"anchorUuid": "s1", "uuids": ["a1"], "allUuids": ["a1"]},
+    }
+    pred = _predict(
+        tmp_path,
+        cc_user("u1", None, "old", ts=1),
+        cc_assistant("a1", "u1", "last reply before", ts=2),
+        b,
+        cc_user("s1", "b1", "summary of it", ts=4, isCompactSummary=True),
+        cc_user("c1", "a1", "<command-name>/compact</command-name>", ts=5),
+        cc_rec("attachment", "f1", "c1", ts=6, attachment={"type": "file"}),
+    )
+    assert _shape(pred) == [
+        ("user", ["summary of it"]),
+        ("assistant", ["last reply before"]),
+        ("user", ["<command-name>/compact</command-name>"]),
+    ]
+    assert pred.added == []  # a file re-read into context is the last message
