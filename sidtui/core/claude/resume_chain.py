@@ -202,8 +202,9 @@ def _with_preserved(
     head…tail) is followed by its summary (the anchor) and then those messages — the
     last replies before the boundary, sent again — then what was written after.
 
-    The boundary is in effect when it or its anchor is in ``conv``, or the preserved tail
-    is and records written after the boundary follow it (later writes hang off the tail).
+    The boundary is in effect when its anchor is in ``conv``, or the preserved tail is and
+    records written after the boundary follow it (later writes hang off the tail); a walk
+    joined to the boundary itself (§5.2) sends neither summary nor preserved messages.
     """
     bounds = [
         i
@@ -222,8 +223,10 @@ def _with_preserved(
             continue
         anchor, kept = seg
         kept = [j for j in kept if j not in gone]
-        if b in pos or (anchor is not None and anchor in pos):
-            cut = pos[anchor] if anchor is not None and anchor in pos else pos[b]
+        if anchor is not None and anchor in pos:
+            cut = pos[anchor]
+        elif b in pos:  # reached by a join, not through its summary: as it is (lab)
+            return conv
         elif kept and kept[-1] in pos and any(j > b for j in conv[pos[kept[-1]] + 1 :]):
             cut = pos[kept[-1]]
         else:
