@@ -908,3 +908,28 @@ def run_forked(argv: list[str], hook=None, *, stdin_null: bool = True) -> tuple[
     err.close()
     rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     return rc, text
+# --- Claude Code lab cases (tests/fixtures/claude-code-lab/README.md) ---------------------
+
+CLAUDE_LAB_CASES = FIXTURES / "claude-code-lab"
+
+
+def claude_lab_cases() -> list[Path]:
+    """Every vendored lab answer (``*.lab.json``), sorted."""
+    return sorted(CLAUDE_LAB_CASES.rglob("*.lab.json"))
+
+
+def claude_lab_case(case: Path) -> tuple[Path, dict]:
+    """(the transcript, the lab's answer) of one case."""
+    doc = orjson.loads(case.read_bytes())
+    if "input" in doc:
+        return FIXTURES / doc["input"], doc
+    return case.with_name(case.name[: -len(".lab.json")] + ".jsonl"), doc
+
+
+def sidtui_resume(path: Path) -> dict:
+    """sidtui's ``resume`` object for a Claude Code transcript (``show --json``'s)."""
+    from sidtui.core.claude.layout import file_for_path
+    from sidtui.core.claude.resume import predict_for
+    from sidtui.core.claude.transcript import load_transcript
+
+    return predict_for(load_transcript(file_for_path(path))).to_json()

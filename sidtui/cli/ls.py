@@ -195,6 +195,9 @@ def _print_tables(
 
     def badge(s) -> tuple[str, str]:
         label, colour = state_badge(s)
+        lost = getattr(s, "resume_lost", None)
+        if lost:
+            label, colour = f"{label} ({LOSES} {lost})", "bold red"
         p = pending.get((s.source, s.session_id))
         if p is not None and (p.files or p.invalid or p.fork_of is None):
             label += f" ({PENDING})"  # its project's files may be half restored
@@ -220,6 +223,8 @@ def _print_tables(
                 seen_states.add("stale")
             if label.endswith(f"({PENDING})"):
                 seen_states.add(PENDING)
+            if f"({LOSES} " in label:
+                seen_states.add(LOSES)
             # user text is never read as Rich markup (a prompt may hold "[/]")
             note = Text((s.first_prompt or s.title or "").replace("\n", " "))
             if not s.loadable and s.kind == "main":
@@ -388,6 +393,7 @@ SOURCE_LABELS = {"sid-code": "sid-code", "claude-code": "Claude Code"}
 
 #: The state suffix of a session a killed sidtui undo/redo/restore/rewind left pending.
 PENDING = "restore pending"
+LOSES = "resume loses"
 
 LEGEND = {
     "clean": "the last message is the agent's; a resume just continues",
@@ -398,6 +404,8 @@ LEGEND = {
     "empty": "a Claude Code transcript with no message (a session started and left)",
     "live": "a running agent process is writing this session now",
     "stale": "a crashed process left its registration behind (its PID is dead or reused)",
+    LOSES: "Claude Code's --resume will not load that many messages on disk (a broken "
+    "chain or damaged lines: `sidtui show` says where)",
     PENDING: "a killed sidtui undo, restore or rewind left its files half restored (see "
     "the warning); the next undo, redo, restore or rewind of it finishes that first",
 }

@@ -22,6 +22,7 @@ from sidtui.tui.conversation_model import ConversationModel, Entry
 #: Messages whose decoded content is kept (the view draws a screenful at a time).
 CONTENT_CACHE = 512
 COMPACTED = "compaction: before the last compact boundary, not sent on resume"
+NOT_LOADED = "Claude Code's --resume does not load it (the banner says why)"
 #: What a user message that is no typed prompt is (kinds of ``sidtui.core.claude.kinds``).
 KIND_NOTES = {
     "meta": "added by Claude Code (meta), not typed",
@@ -43,9 +44,14 @@ class ClaudeConversationModel(ConversationModel):
         """Lay out ``view`` (a ClaudeSessionView): O(messages + blocks), no decoding."""
         model = cls(view=view)
         model.messages = list(view.conversation)
+        pred = view.resume
+        sent = pred.sent if pred is not None and pred.error is None else None
         for i, m in enumerate(model.messages):
             note = KIND_NOTES.get(m.kind)
-            model.add_message(i, m, COMPACTED if m.compacted else None, {}, note)
+            dim = COMPACTED if m.compacted else None
+            if dim is None and sent is not None and not any(r in sent for r in m.records):
+                dim = NOT_LOADED
+            model.add_message(i, m, dim, {}, note)
         model.banner, model.banner_kind = banner(view)
         model.entries.append(Entry("banner", None))
         return model
@@ -111,4 +117,17 @@ def banner(view) -> tuple[list[str], str]:
     compacted = sum(1 for m in view.conversation if m.compacted)
     if compacted:
         lines.append(f"{compacted} messages before the last compaction are not sent (dimmed)")
+    lines += _resume_lines(view.resume)
     return lines, kind
+
+
+def _resume_lines(pred) -> list[str]:
+    """What Claude Code's own --resume leaves out (docs/CLAUDE-CODE.md §11), for the banner."""
+    if pred is None:
+        return []
+    if pred.error:
+        return [f"Claude Code refuses to resume it: {pred.error}"]
+    from sidtui.core.claude.resume import COMPACTED as LOST_COMPACTED
+    from sidtui.core.claude.resume import lost_notice
+
+    return [f"{lost_notice(g)} (dimmed)" for g in pred.lost if g.reason != LOST_COMPACTED]

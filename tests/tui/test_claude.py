@@ -718,3 +718,26 @@ async def test_find_reads_no_fifo_put_in_place_of_the_transcript(tmp_path, monke
                 os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
             except OSError as exc:
                 assert exc.errno == errno.ENXIO  # no reader: nothing was blocked
+
+
+async def test_the_conversation_dims_what_claude_codes_resume_does_not_load(tmp_path):
+    """Messages before a chain break are dimmed with why; the banner says it (§11)."""
+    from sidtui.core.claude.layout import file_for_path
+    from sidtui.tui.claude_conversation_model import NOT_LOADED, ClaudeConversationModel
+    from tests.helpers import CC_SESSION, cc_assistant, cc_home, cc_lines, cc_user
+
+    data = cc_lines(
+        cc_user("u1", None, "first prompt", ts=1),
+        cc_assistant("a1", "u1", "first reply", ts=2),
+        cc_assistant("a2", "gone", "second reply", ts=30),
+        cc_user("u3", "a2", "third prompt", ts=31),
+        cc_assistant("a3", "u3", "third reply", ts=32),
+    )
+    home = cc_home(tmp_path / "home", {"-p": {f"{CC_SESSION}.jsonl": data}})
+    path = home / "projects" / "-p" / f"{CC_SESSION}.jsonl"
+    model = ClaudeConversationModel.from_view(
+        ClaudeSource(ClaudeHome(home)).open(file_for_path(path))
+    )
+    dims = [e.dropped for e in model.entries if e.kind == "header"]
+    assert dims == [NOT_LOADED, NOT_LOADED, None, None, None]
+    assert any("Claude Code will not load the 2 messages above" in line for line in model.banner)

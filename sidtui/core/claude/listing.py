@@ -75,6 +75,7 @@ def summarize(
         parent_session_id=cf.parent_session_id if cf.kind == "sidechain" else None,
         trace_ids=[],
         source="claude-code",
+        resume_lost=view.resume.lost_messages if view.resume is not None else None,
     )
     if st is not None:
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino

@@ -65,6 +65,12 @@ KNOWN_TYPES = DAG_TYPES | frozenset(
         "started",
         "result",
         "cost-state",
+        # 2.1.332 (the lab): the API requests it made, their shared blobs and shapes, and
+        # the tools each used; outside the DAG, never sent on resume
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "tools-used",
     }
 )
 
@@ -114,6 +120,7 @@ class CRecord(msgspec.Struct, gc=False):
     isSnapshotUpdate: Any = None
     snapshot: CSnapshotHead | None = None
     snapshotMessageId: Any = None
+    rowSource: Any = None
 
 
 DECODER = msgspec.json.Decoder(CRecord)
@@ -225,6 +232,14 @@ class ClaudeScan:
         """Each record's end (file offsets, ``\\n`` excluded)."""
         self._fill_all()
         return self._ends
+
+    def start_at(self, i: int) -> int:
+        """Record ``i``'s first byte (only its own run's spans are found, if lazy)."""
+        for k, (_base, _cut, first, count) in enumerate(self._lazy):
+            if first <= i < first + count:
+                self._fill(k)
+                break
+        return self._starts[i]
 
     def _fill_all(self) -> None:
         while self._lazy:
@@ -501,6 +516,7 @@ def lenient_record(d: dict) -> CRecord:
         isSnapshotUpdate=d.get("isSnapshotUpdate"),
         snapshot=CSnapshotHead(snap.get("messageId")) if isinstance(snap, dict) else None,
         snapshotMessageId=d.get("snapshotMessageId"),
+        rowSource=d.get("rowSource"),
     )
 
 

@@ -25,6 +25,7 @@ from sidtui.core.claude.liveness import (
     read_processes,
     session_liveness,
 )
+from sidtui.core.claude.resume import ResumePrediction, predict_for
 from sidtui.core.claude.scan import DAG_TYPES, KNOWN_TYPES, ClaudeScan, DamagedLine
 from sidtui.core.claude.subagents import (
     MISSING,
@@ -124,6 +125,7 @@ class ClaudeSessionView:
     subagent: Subagent | None = None
     liveness: Liveness = field(default_factory=Liveness)
     warnings: list[str] = field(default_factory=list)
+    _resume: ResumePrediction | None = field(default=None, repr=False)
 
     source = SOURCE
 
@@ -159,6 +161,16 @@ class ClaudeSessionView:
     def full_record(self, i: int) -> Any:
         """Record ``i`` fully decoded (raw-JSON views)."""
         return self.transcript.record(i)
+
+    @property
+    def resume(self) -> ResumePrediction | None:
+        """What Claude Code sends on ``--resume`` (:mod:`.resume`; None for a subagent
+        file, which is never resumed by itself). Computed once."""
+        if self.file.kind != "main":
+            return None
+        if self._resume is None:
+            self._resume = predict_for(self.transcript)
+        return self._resume
 
     # --- the common model (sidtui.core.sources.base.SessionModel) ---------------------
 
@@ -543,6 +555,8 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
     sc, tree = tr.scan, tr.tree
     lines, objs = sc.lines, sc.objs
     tips = tip_rows(tr)
+    pred = v.resume
+    sent = pred.sent if pred is not None else None
     out: dict[str, Any] = {
         "format": SOURCE,
         "source": SOURCE,
@@ -571,9 +585,11 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
                 "lines": [lines[r] for r in m.records],
                 "compacted": m.compacted,
                 "sidechain": m.sidechain,
+                **({} if sent is None else {"sent": any(r in sent for r in m.records)}),
             }
             for m in tr.messages
         ],
+        **({} if pred is None else {"resume": pred.to_json()}),
         "leaf": objs[tree.leaf].uuid if tree.leaf is not None else None,
         "leaf_line": lines[tree.leaf] if tree.leaf is not None else None,
         "tips": tips,

@@ -46,7 +46,9 @@ def test_the_json_contract():
         "lines": [4],
         "compacted": False,
         "sidechain": False,
+        "sent": True,  # on --resume, Claude Code sends it (resume prediction, §11)
     }
+    assert j["resume"]["agent_version"] == "2.1.332" and j["resume"]["error"] is None
     assert j["leaf"] == v.scan.objs[v.tree.leaf].uuid and j["leaf_line"] == 13
     assert [(t["line"], t["kind"], t["resume"]) for t in j["tips"]] == [
         (11, "parallel", False),
