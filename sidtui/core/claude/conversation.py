@@ -95,10 +95,13 @@ class ClaudeMessage(msgspec.Struct, gc=False):
         return [tool_name_text(b.name) for b in self.blocks if b.type == "tool_use"]
 
     def preview(self, width: int = 60) -> str:
-        """The first ``width`` characters of the first text or thinking block; a prompt's
-        context wrappers (``<ide_opened_file>``, ``<system-reminder>``…) are passed over
-        when more text follows."""
-        texts = [t for b in self.blocks if (t := b.text_like) and not t.isspace()]
+        """The first ``width`` characters of the first text block (a reply's thinking only
+        when it has no text: the reply is what was said); a prompt's context wrappers
+        (``<ide_opened_file>``, ``<system-reminder>``…) are passed over when more text
+        follows."""
+        texts = [t for b in self.blocks if (t := b.text) and isinstance(t, str) and not t.isspace()]
+        if not texts:
+            texts = [t for b in self.blocks if (t := b.text_like) and not t.isspace()]
         if self.role == "user" and len(texts) > 1:
             plain = [t for t in texts if not t.lstrip().startswith(CONTEXT_PREFIXES)]
             texts = plain or texts

@@ -259,3 +259,19 @@ def test_a_response_split_anyhow_is_one_message_with_every_block(resp):
     merged = msgs[1]
     assert [b.type for b in merged.blocks] == [b["type"] for b in blocks]
     assert merged.records == list(range(1, len(parts) + 1)) and merged.uuid == "a0"
+
+
+def test_a_reply_preview_shows_the_reply_not_the_thinking():
+    think = cc_assistant("a1", "p", None, ts=1, msg_id="m1")
+    think["message"]["content"] = [
+        {"type": "thinking", "thinking": "let me think", "signature": ""}
+    ]
+    (m_user, reply, alone) = _msgs(
+        cc_user("p", None, "go", ts=0),
+        think,
+        cc_assistant("a2", "a1", "the answer", ts=2, msg_id="m1"),
+        cc_assistant("a3", "a2", None, ts=3, msg_id="m2")
+        | {"message": {**think["message"], "id": "m2"}},
+    )
+    assert reply.block_types == ["thinking", "text"] and reply.preview() == "the answer"
+    assert alone.preview() == "let me think"  # no text at all: the thinking still says something
