@@ -228,6 +228,7 @@ class _Cut:
     leaf: int
     expect: list[Any] | None
     line: int | None  # settings records before this line are copied (None: all)
+    relink: dict[int, int] = field(default_factory=dict)  # record → its parent in the copy
 
 
 def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
@@ -292,6 +293,8 @@ def _choose(view: Any, cut: _Cut) -> tuple[list[dict[str, Any]], dict[str, int]]
                 continue
             if t == "file-history-snapshot" and d.get("messageId") not in copied:
                 d = {**d, "messageId": checkpoint_prompt(o)}  # an update's editor is not copied
+        elif i in cut.relink:
+            d = {**d, "parentUuid": objs[cut.relink[i]].uuid}
         elif o.parentUuid is not None:
             p = _parent_in(tree, i, keep)
             d = {**d, "parentUuid": objs[p].uuid if p is not None else None}
@@ -321,17 +324,31 @@ def prepare_fork(
         UsageError: a subagent file, nothing to copy, both ``before`` and ``tip``.
         ForkError: the copy would not resume as intended (nothing is written).
     """
-    from sidtui.core.claude.layout import ClaudeHome
-
     if view.file.kind != "main":
         raise UsageError("cannot fork a subagent transcript; fork its session")
     if before is not None and tip is not None:
         raise UsageError("fork at a prompt or at a branch, not both")
-    tr = view.transcript
-    tree, objs = tr.tree, tr.scan.objs
-    if tree.leaf is None:
+    if view.tree.leaf is None:
         raise UsageError(f"{view.file.path.name} has no conversation to fork")
-    cut = _cut(view, before, tip)
+    return prepare_cut(view, _cut(view, before, tip), session_id=session_id, new_uuid=new_uuid)
+
+
+def prepare_cut(
+    view: Any,
+    cut: _Cut,
+    *,
+    session_id: str | None = None,
+    new_uuid: Callable[[], str] = _new_uuid,
+) -> PreparedFork:
+    """:func:`prepare_fork` for a copy set made elsewhere (``repair``'s).
+
+    Raises:
+        ForkError: the copy would not resume as intended (nothing is written).
+    """
+    from sidtui.core.claude.layout import ClaudeHome
+
+    objs = view.scan.objs
+    tip = cut.leaf if cut.kind == "branch" else None
     home = view.home if view.home is not None else ClaudeHome(view.file.path.parent.parent.parent)
     folder = view.file.path.parent
     new_id = session_id or _fresh_session_id(folder, home.file_history_dir, new_uuid)
