@@ -108,6 +108,11 @@ def _remap_compact(v: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any]
     kept = d.get("preservedMessages")
     if isinstance(kept, list):
         d["preservedMessages"] = [_map(x, mapping) for x in kept]
+    elif isinstance(kept, dict):  # 2.1.332: {"anchorUuid", "uuids": [...], "allUuids": [...]}
+        d["preservedMessages"] = {
+            k: [_map(x, mapping) for x in x_] if isinstance(x_, list) else _map(x_, mapping)
+            for k, x_ in kept.items()
+        }
     return d
 
 

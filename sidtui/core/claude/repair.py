@@ -138,11 +138,20 @@ def _repair_cut(view: Any) -> tuple[_Cut, list[dict[str, Any]], int]:
     keep = set(tree.conversation) | set(tree.after_leaf)
     fixes: list[dict[str, Any]] = []
     relink: dict[int, int] = {}
-    for e, last in sorted(hidden_replies(view).items()):
+    hidden = hidden_replies(view)
+    kids: dict[int, list[int]] = {}
+    for i in keep:
+        if tree.parent[i] in hidden:
+            kids.setdefault(tree.parent[i], []).append(i)
+    for e, last in sorted(hidden.items()):
         t = tree.tip_of(last)
         assert t is not None
         keep |= _with_parallel(tree, set(t.records))
-        relink[e] = last
+        # what followed the error follows the reply; the error stays where it was, a side
+        # leaf (Claude Code leaves API errors out when it sends); an error nothing follows
+        # follows the reply itself
+        for c in kids.get(e, [e]):
+            relink[c] = last
         fixes.append(
             {
                 "what": "reply",
@@ -222,10 +231,11 @@ def _check_whole(view: Any, pf: PreparedFork, cut: _Cut) -> None:
     objs = view.scan.objs
     back = load_transcript(ClaudeFile(res.path, res.session_id, view.file.project), pf.data)
     got = len([i for i in back.tree.conversation if back.scan.objs[i].type in CONVERSATION_TYPES])
+    aside = {e for e in hidden_replies(view) if e not in cut.relink}  # errors left as side leaves
     want = sum(
         1
         for i in cut.keep
-        if objs[i].type in CONVERSATION_TYPES and objs[i].isSidechain is not True
+        if objs[i].type in CONVERSATION_TYPES and objs[i].isSidechain is not True and i not in aside
     )
     if got != want:
         raise ForkError(

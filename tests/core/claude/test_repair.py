@@ -52,8 +52,23 @@ def test_a_reply_behind_an_api_error_sibling_is_put_back(tmp_path):
     res = repair_session(view)
     assert view.file.path.read_bytes() == before  # the source is never written
     back = open_claude_session(h, file_for_path(res.fork.path))
-    assert _texts(back) == ["one", "the reply", "API Error: 500", "two", "ok"]
-    assert not back.tree.branches and [f["what"] for f in res.fixes] == ["reply"]
+    assert _texts(back) == ["one", "the reply", "two", "ok"]
+    # the error stays in the copy, a side leaf off the prompt it answered
+    (t,) = back.tree.branches
+    assert back.scan.objs[t.index].isApiErrorMessage is True
+    assert [f["what"] for f in res.fixes] == ["reply"]
+
+
+def test_an_api_error_nothing_follows_follows_the_reply(tmp_path):
+    recs = [
+        cc_user("u1", None, "one", 1),
+        cc_assistant("a1", "u1", "the reply", 2),
+        _api_error("err", "u1", 3),
+    ]
+    h, view = _open(tmp_path, cc_lines(*recs))
+    res = repair_session(view)
+    back = open_claude_session(h, file_for_path(res.fork.path))
+    assert _texts(back) == ["one", "the reply", "API Error: 500"] and not back.tree.branches
 
 
 def test_a_rewind_branch_is_no_hidden_reply(tmp_path):
