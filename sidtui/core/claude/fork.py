@@ -190,7 +190,7 @@ def _nearest_conversation(tree: Any, objs: list[Any], i: int, keep: set[int] | N
     return None
 
 
-def _with_parallel(tree: Any, base: set[int]) -> set[int]:
+def with_parallel(tree: Any, base: set[int]) -> set[int]:
     """``base`` plus every parallel-tool side branch hanging off it (at any depth)."""
     out = set(base)
     pending = [t for t in tree.tips if t.kind == PARALLEL]
@@ -225,7 +225,7 @@ def _fresh_session_id(folder: Path, blob_root: Path, new_uuid: Callable[[], str]
 
 
 @dataclass
-class _Cut:
+class Cut:
     """What a fork copies: the records kept, the leaf it resumes, the messages expected."""
 
     kind: str
@@ -236,7 +236,7 @@ class _Cut:
     relink: dict[int, int] = field(default_factory=dict)  # record → its parent in the copy
 
 
-def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
+def _cut(view: Any, before: int | None, tip: int | None) -> Cut:
     """The copy set of a fork (see :func:`prepare_fork`).
 
     Raises:
@@ -244,7 +244,7 @@ def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
     """
     tree, objs, lines = view.tree, view.scan.objs, view.scan.lines
     if tip is not None:
-        keep = _with_parallel(tree, set(tree.walk(tip)))
+        keep = with_parallel(tree, set(tree.walk(tip)))
         leaf = _nearest_conversation(tree, objs, tip, None)
         kind, expect, line = "branch", None, lines[tip]
     elif before is not None:
@@ -260,10 +260,10 @@ def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
         kind, expect, line = "whole", list(view.messages), None
     if leaf is None or not keep:
         raise UsageError("nothing to fork: no message comes before that point")
-    return _Cut(kind, keep, leaf, expect, line)
+    return Cut(kind, keep, leaf, expect, line)
 
 
-def _choose(view: Any, cut: _Cut) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def _choose(view: Any, cut: Cut) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The records to copy, decoded, file order (parents joined to copied records); and
     the count of records left out per type.
 
@@ -340,7 +340,7 @@ def prepare_fork(
 
 def prepare_cut(
     view: Any,
-    cut: _Cut,
+    cut: Cut,
     *,
     session_id: str | None = None,
     new_uuid: Callable[[], str] = _new_uuid,

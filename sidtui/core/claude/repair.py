@@ -37,8 +37,8 @@ from sidtui.core.claude.fork import (
     ClaudeForkResult,
     ForkError,
     PreparedFork,
-    _Cut,
-    _with_parallel,
+    Cut,
+    with_parallel,
     prepare_cut,
     write_fork,
 )
@@ -131,7 +131,7 @@ def _is_result_or_meta(o: Any) -> bool:
     return o.isMeta is True or user_kind(o) == TOOL_RESULTS
 
 
-def _repair_cut(view: Any) -> tuple[_Cut, list[dict[str, Any]], int]:
+def _repair_cut(view: Any) -> tuple[Cut, list[dict[str, Any]], int]:
     """The copy set: the conversation, what hangs below its leaf, hidden replies put back,
     inline sidechains; the fixes it makes; the branches left out."""
     tree, objs, lines = view.tree, view.scan.objs, view.scan.lines
@@ -146,7 +146,7 @@ def _repair_cut(view: Any) -> tuple[_Cut, list[dict[str, Any]], int]:
     for e, last in sorted(hidden.items()):
         t = tree.tip_of(last)
         assert t is not None
-        keep |= _with_parallel(tree, set(t.records))
+        keep |= with_parallel(tree, set(t.records))
         # what followed the error follows the reply; the error stays where it was, a side
         # leaf (Claude Code leaves API errors out when it sends); an error nothing follows
         # follows the reply itself
@@ -184,7 +184,7 @@ def _repair_cut(view: Any) -> tuple[_Cut, list[dict[str, Any]], int]:
                 }
             )
     branches = sum(1 for t in tree.branches if not any(k in keep for k in t.records))
-    cut = _Cut("repair", keep, tree.leaf, None, None, relink)
+    cut = Cut("repair", keep, tree.leaf, None, None, relink)
     return cut, fixes, branches
 
 
@@ -222,7 +222,7 @@ def prepare_repair(
     return PreparedRepair(rr, pf, files)
 
 
-def _check_whole(view: Any, pf: PreparedFork, cut: _Cut) -> None:
+def _check_whole(view: Any, pf: PreparedFork, cut: Cut) -> None:
     """The copy's conversation holds every main-side conversation record copied."""
     from sidtui.core.claude.layout import ClaudeFile
     from sidtui.core.claude.transcript import load_transcript
