@@ -35,11 +35,11 @@ from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.regular import read_regular
 from sidtui.core.claude.fork import (
     ClaudeForkResult,
+    Cut,
     ForkError,
     PreparedFork,
-    Cut,
-    with_parallel,
     prepare_cut,
+    with_parallel,
     write_fork,
 )
 from sidtui.core.claude.scan import CONVERSATION_TYPES
