@@ -335,7 +335,33 @@ def prepare_fork(
         raise UsageError("fork at a prompt or at a branch, not both")
     if view.tree.leaf is None:
         raise UsageError(f"{view.file.path.name} has no conversation to fork")
-    return prepare_cut(view, _cut(view, before, tip), session_id=session_id, new_uuid=new_uuid)
+    prepared = prepare_cut(view, _cut(view, before, tip), session_id=session_id, new_uuid=new_uuid)
+    if before is not None:
+        prepared.result.warnings[:0] = rewind_notes(view, before)
+    return prepared
+
+
+def rewind_notes(view: Any, before: int) -> list[str]:
+    """Where a copy ending before message ``before`` resumes otherwise than Claude Code's own
+    conversation rewind (``--resume-session-at`` the prompt's parent) of the source, as
+    measured with Claude Code 2.1.332 (docs/CLAUDE-CODE.md §10.6)."""
+    out = []
+    m = view.messages[before]
+    if m.compacted:
+        cb = view.tree.compactions[-1]
+        out.append(
+            f"Claude Code's own rewind cannot go back this far: the prompt at line {m.line} is before the "
+            f"compaction at line {view.scan.lines[cb]}, which Claude Code no longer loads (it "
+            "answers 'No message found'); this copy holds the conversation as it was before "
+            "that compaction"
+        )
+    if before and view.messages[before - 1].role == "user":
+        out.append(
+            "Claude Code may add a turn of its own ('No response requested.') when it resumes "
+            f"this copy: it ends on a {view.messages[before - 1].kind.replace('_', ' ')} "
+            "record, which Claude Code's own rewind sends with the next prompt instead"
+        )
+    return out
 
 
 def prepare_cut(

@@ -15,58 +15,9 @@ import pytest
 from sidtui.core.claude.layout import ClaudeHome, file_for_path, resolve_session
 from sidtui.core.claude.repair import repair_session
 from sidtui.core.claude.session import open_claude_session
-from tests.helpers import FIXTURES, cc_home
+from tests.helpers import FIXTURES, cc_home, lab_items, lab_sendable, missing_in_order
 
 CASES = sorted((FIXTURES / "claude-code-repair").glob("*.json"))
-
-
-def _sent(answer: dict) -> list[tuple[str, str]]:
-    """Claude Code's turns as (kind, text or tool id), in order."""
-    out = []
-    for m in answer["messages"]:
-        for b in m["blocks"]:
-            if b["type"] == "text":
-                out.append(("text", b["text"]))
-            elif b["type"] == "tool_use":
-                out.append(("tool_use", b["id"]))
-            elif b["type"] == "tool_result":
-                out.append(("tool_result", b["tool_use_id"]))
-    return out
-
-
-def _sendable(view) -> list[tuple[str, str]]:
-    """What the copy's conversation holds that Claude Code sends: text (no API error, not
-    before the last compaction), and tool uses whose result it also holds (and those results)."""
-    items = []
-    for m in view.messages:
-        if m.compacted or m.kind == "api_error":
-            continue
-        for b in m.blocks:
-            if b.type == "text" and isinstance(b.text, str) and b.text.strip():
-                items.append(("text", b.text))
-            elif b.type == "tool_use":
-                items.append(("tool_use", b.id))
-            elif b.type == "tool_result":
-                items.append(("tool_result", b.tool_use_id))
-    uses = {x for k, x in items if k == "tool_use"}
-    results = {x for k, x in items if k == "tool_result"}
-    return [(k, x) for k, x in items if k == "text" or (x in uses and x in results)]
-
-
-def _in_order(want: list, got: list) -> list:
-    """The items of ``want`` not found in ``got`` in order (a text may be part of one)."""
-    missing, k = [], 0
-    for kind, x in want:
-        j = k
-        while j < len(got) and not (
-            got[j][0] == kind and (got[j][1] == x or (kind == "text" and x.strip() in got[j][1]))
-        ):
-            j += 1
-        if j < len(got):
-            k = j + 1
-        else:
-            missing.append((kind, x))
-    return missing
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
@@ -80,8 +31,8 @@ def test_claude_code_resumes_the_whole_repair(case: Path, tmp_path):
     res = repair_session(view, new_uuid=lambda: str(uuid.UUID(int=next(n) + 1, version=4)))
     back = open_claude_session(h, file_for_path(res.fork.path))
     assert not back.scan.bad_lines and not back.tree.bridges
-    got = _sent(c["lab_resume_repair"])
-    assert _in_order(_sendable(back), got) == []
+    got = lab_items(c["lab_resume_repair"])
+    assert missing_in_order(lab_sendable(back), got) == []
     # and everything Claude Code sent for the repair is a record of the copy (a repair that
     # lost a record it once put back fails here), but for the turn it adds itself
     blocks = [b for m in back.messages for b in m.blocks]
@@ -98,6 +49,8 @@ def test_claude_code_resumes_the_whole_repair(case: Path, tmp_path):
     assert foreign in ([], ["No response requested."])
     before = c["lab_resume_input"]
     if before["ok"]:  # the repair never sends less than the damaged file
-        assert _in_order(_sent(before), got) == []
+        assert missing_in_order(lab_items(before), got) == []
     if c["damage"] != "none":  # and the damage cost something Claude Code got back
-        assert not before["ok"] or len(set(got) - set(_sent(before))) > 0 or c["damage"] == "drop"
+        assert (
+            not before["ok"] or len(set(got) - set(lab_items(before))) > 0 or c["damage"] == "drop"
+        )
