@@ -96,6 +96,14 @@ class Subagent:
     warmup: bool = False
     warnings: list[str] = field(default_factory=list)
     inline: list[int] | None = None
+    inline_line: int | None = None
+
+    @property
+    def label(self) -> str:
+        """How a listing names it: its id, else where its inline records start."""
+        if self.agent_id:
+            return self.agent_id
+        return f"inline at line {self.inline_line}" if self.inline_line is not None else "?"
 
     def to_json(self) -> dict[str, Any]:
         sp = self.spawn
@@ -103,6 +111,7 @@ class Subagent:
             "agent_id": self.agent_id,
             "path": str(self.file.path) if self.file else None,
             "layout": self.file.layout if self.file else "inline" if self.inline else None,
+            "inline_line": self.inline_line,
             "agent_type": self.agent_type,
             "description": self.description,
             "parent_agent_id": self.parent_agent_id,
@@ -363,6 +372,7 @@ def _inline_agent(main: ClaudeTranscript, g: list[int], sp: Spawn | None) -> Sub
         ended=ended,
         link="inline" if sp else None,
         inline=g,
+        inline_line=main.scan.lines[g[0]],
     )
 
 

@@ -244,6 +244,7 @@ def test_inline_sidechains_are_linked_as_subagents(tmp_path):
         ("completed", "inline", 2, "t2"),  # its result is written: completed, as for a file
     ]
     assert view.subagents[0].to_json()["layout"] == "inline"
+    assert view.subagents[0].label == "inline at line 3"
     assert not any("no transcript on disk" in w for w in view.warnings)
 
 
