@@ -213,6 +213,10 @@ def prepare_repair(
         if not any(view.scan.lines[i] == b.line for i in cut.keep)
     ]
     files = _sibling_files(view, res.session_id)
+    if view.liveness.live:  # as a conversation rewind: the copy is what was read
+        res.warnings.append(
+            "the session is live: the copy holds what was on disk when sidtui read it"
+        )
     if branches:
         res.warnings.append(
             f"{branches} branch(es) resume does not pick stay in the source "

@@ -187,3 +187,14 @@ def test_nothing_to_repair_is_a_usage_error(tmp_path):
     h, view = _open(tmp_path, cc_lines({"type": "summary", "summary": "s", "leafUuid": "x"}))
     with pytest.raises(UsageError, match="no conversation"):
         repair_session(view)
+
+
+def test_a_live_session_is_repaired_as_read_and_said(tmp_path):
+    from sidtui.core.resume.process import Liveness
+
+    h, view = _open(
+        tmp_path, cc_lines(cc_user("u1", None, "one", 1), cc_assistant("a1", "u1", "ok", 2))
+    )
+    view.liveness = Liveness(live=True)
+    res = repair_session(view, dry_run=True)
+    assert any("the session is live" in w for w in res.fork.warnings)
