@@ -933,3 +933,55 @@ def sidtui_resume(path: Path) -> dict:
     from sidtui.core.claude.transcript import load_transcript
 
     return predict_for(load_transcript(file_for_path(path))).to_json()
+# ---------------------------------------------------------------- the Claude Code lab
+# What the real Claude Code sent (vendored `lab resume` answers) against sidtui's reading.
+
+
+def lab_items(answer: dict) -> list[tuple[str, str]]:
+    """The turns of a ``lab resume`` answer as (kind, text or tool id), in order (text
+    right-stripped: Claude Code ends a text with a newline when it joins it to the next)."""
+    out = []
+    for m in answer["messages"]:
+        for b in m["blocks"]:
+            if b["type"] == "text":
+                out.append(("text", b["text"].rstrip()))
+            elif b["type"] == "tool_use":
+                out.append(("tool_use", b["id"]))
+            elif b["type"] == "tool_result":
+                out.append(("tool_result", b["tool_use_id"]))
+    return out
+
+
+def lab_sendable(view) -> list[tuple[str, str]]:
+    """What the copy's conversation holds that Claude Code sends: text (no API error, not
+    before the last compaction), and tool uses whose result it also holds (and those results)."""
+    items = []
+    for m in view.messages:
+        if m.compacted or m.kind == "api_error":
+            continue
+        for b in m.blocks:
+            if b.type == "text" and isinstance(b.text, str) and b.text.strip():
+                items.append(("text", b.text.rstrip()))
+            elif b.type == "tool_use":
+                items.append(("tool_use", b.id))
+            elif b.type == "tool_result":
+                items.append(("tool_result", b.tool_use_id))
+    uses = {x for k, x in items if k == "tool_use"}
+    results = {x for k, x in items if k == "tool_result"}
+    return [(k, x) for k, x in items if k == "text" or (x in uses and x in results)]
+
+
+def missing_in_order(want: list, got: list) -> list:
+    """The items of ``want`` not found in ``got`` in order (a text may be part of one)."""
+    missing, k = [], 0
+    for kind, x in want:
+        j = k
+        while j < len(got) and not (
+            got[j][0] == kind and (got[j][1] == x or (kind == "text" and x.strip() in got[j][1]))
+        ):
+            j += 1
+        if j < len(got):
+            k = j + 1
+        else:
+            missing.append((kind, x))
+    return missing

@@ -27,6 +27,7 @@ SUBCOMMANDS: list[str] = [
     "branch",
     "fork",
     "salvage",
+    "repair",
     "checkpoints",
     "undo",
     "restore",
@@ -38,7 +39,9 @@ SUBCOMMANDS: list[str] = [
 
 
 #: One-shot commands that build large object graphs and exit (GC paused while they run).
-_BATCH_COMMANDS = frozenset({"show", "ls", "check", "checkpoints", "search", "salvage", "fork"})
+_BATCH_COMMANDS = frozenset(
+    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "repair"}
+)
 
 
 class _Parser(argparse.ArgumentParser):

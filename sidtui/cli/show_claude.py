@@ -245,7 +245,7 @@ def _print_subagents(c: Any, subagents: list[Any]) -> None:
         for a in subagents:
             sp = a.spawn
             st.add_row(
-                Text(a.agent_id or "?"),
+                Text(a.label),
                 Text(a.agent_type or ""),
                 str(a.depth),
                 a.status,

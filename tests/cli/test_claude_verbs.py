@@ -252,6 +252,37 @@ def test_fork_and_branch(capsys, tmp_path):
     assert f"sidtui --claude-home {home} branch 0d3a8e6f" in flat and "--tip UUID_PREFIX" in flat
 
 
+def test_repair(capsys, tmp_path):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    h = ["--claude-home", str(home)]
+    src = home / SPOTTER
+    before = src.read_bytes()
+    rc, out, _ = run(capsys, *h, "repair", "491e126e", "--dry-run", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["kind"] == "repair" and doc["dry_run"] and doc["session_id"] is None
+    rc, out, _ = run(capsys, *h, "repair", "491e126e")
+    flat = " ".join(out.split())
+    new = flat.split("repaired into: ")[1].split()[0]
+    assert rc == 0 and f"claude --resume {new}" in flat
+    assert f"sidtui --claude-home {home} show {new}" in flat  # as it must be typed
+    assert src.read_bytes() == before and (src.parent / f"{new}.jsonl").is_file()
+    rc, _, err = run(
+        capsys,
+        *h,
+        "repair",
+        str(cc_path("-Users-dain-workspace-JSSoundRecorder/agent-388fb764.jsonl")),
+    )
+    assert rc == 2 and "subagent" in err
+
+
+def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(REAL_HOME, home)
+    rc, _, err = run(capsys, "--home", str(home), "repair", "20261130-052907-9ff3799b")
+    assert rc == 2 and "nothing to salvage" in err  # salvage's own word for a loadable session
+
+
 @pytest.mark.parametrize("verb", ["checkpoints", "undo", "redo"])
 def test_a_session_without_checkpoints_is_an_error(capsys, verb):
     rc, _, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, "07f2e15c")

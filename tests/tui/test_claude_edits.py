@@ -345,6 +345,28 @@ async def test_a_stranded_branch_is_forked_from_the_tips_tab(demo):
     assert src.resolve(demo.claude_cases["rewind"]).path.read_bytes() == original
 
 
+async def test_repair_is_the_fork_dialog_and_opens_the_new_session(demo):
+    src = _source(demo)
+    original = src.resolve(demo.claude_cases["rewind"]).path.read_bytes()
+    known = _sessions(demo)
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        s = await _open(app, pilot, demo, "rewind")
+        await pilot.press("M")
+        await settle(app, pilot)
+        f = app.screen
+        assert isinstance(f, ClaudeForkScreen) and f.repair
+        summary = widget_text(app, f.query_one("#fork-summary"))
+        assert "every complete record" in summary and "branch" in summary  # left in the source
+        await pilot.press("y")
+        await settle(app, pilot)
+        opened = app.screen
+        assert isinstance(opened, ClaudeSessionScreen) and opened is not s
+        assert _sessions(demo) - known == {opened.sf.session_id}
+        assert len(opened.view.messages) == len(s.view.messages)
+    assert src.resolve(demo.claude_cases["rewind"]).path.read_bytes() == original
+
+
 async def test_the_resume_leaf_is_not_offered_as_a_branch(demo):
     app = _app(demo)
     async with app.run_test(size=(140, 45)) as pilot:

@@ -16,6 +16,7 @@ tool use without a result, or a reply the user cut with ``[Request interrupted b
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,14 +96,33 @@ class ClaudeMessage(msgspec.Struct, gc=False):
         return [tool_name_text(b.name) for b in self.blocks if b.type == "tool_use"]
 
     def preview(self, width: int = 60) -> str:
-        """The first ``width`` characters of the first text or thinking block; a prompt's
-        context wrappers (``<ide_opened_file>``, ``<system-reminder>``…) are passed over
-        when more text follows."""
-        texts = [t for b in self.blocks if (t := b.text_like) and not t.isspace()]
+        """The first ``width`` characters of the first text block (a reply's thinking only
+        when it has no text: the reply is what was said); a prompt's context wrappers
+        (``<ide_opened_file>``, ``<system-reminder>``…) are passed over when more text
+        follows."""
+        texts = [t for b in self.blocks if (t := b.text) and isinstance(t, str) and not t.isspace()]
+        if not texts:
+            texts = [t for b in self.blocks if (t := b.text_like) and not t.isspace()]
         if self.role == "user" and len(texts) > 1:
             plain = [t for t in texts if not t.lstrip().startswith(CONTEXT_PREFIXES)]
             texts = plain or texts
+        if self.role == "user" and texts and texts[0].lstrip().startswith("<command-"):
+            return command_line(texts[0])[:width]
         return texts[0][:width] if texts else ""
+
+
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def command_line(text: str) -> str:
+    """A command record as the user typed it (``/name args``); the text itself when it
+    names no command."""
+    name = _COMMAND_NAME.search(text)
+    if name is None:
+        return text
+    args = _COMMAND_ARGS.search(text)
+    return " ".join(x for x in (name.group(1).strip(), args.group(1).strip() if args else "") if x)
 
 
 def build_messages(objs: list[CRecord], lines: Any, tree: ClaudeTree) -> list[ClaudeMessage]:
@@ -181,7 +201,24 @@ def build_messages(objs: list[CRecord], lines: Any, tree: ClaudeTree) -> list[Cl
                     compacted,
                 )
             )
+    _expanded_commands(out)
     return out
+
+
+def _expanded_commands(out: list[ClaudeMessage]) -> None:
+    """A ``<command-name>`` record the model is prompted by — the next message is the
+    command's expanded prompt (``isMeta`` text, no tag) — is a prompt (a custom command
+    written ``<command-name>`` first)."""
+    for k in range(len(out) - 1):
+        m, nxt = out[k], out[k + 1]
+        if m.kind != COMMAND or nxt.kind != META or nxt.role != "user":
+            continue
+        t = next((b.text for b in m.blocks if b.type == "text" and isinstance(b.text, str)), "")
+        body = next(
+            (b.text for b in nxt.blocks if b.type == "text" and isinstance(b.text, str)), ""
+        )
+        if t.lstrip().startswith("<command-name>") and body and not body.lstrip().startswith("<"):
+            m.kind = PROMPT
 
 
 @dataclass

@@ -118,6 +118,11 @@ def _remap_compact(v: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any]
     kept = d.get("preservedMessages")
     if isinstance(kept, list):
         d["preservedMessages"] = [_map(x, mapping) for x in kept]
+    elif isinstance(kept, dict):  # 2.1.332: {"anchorUuid", "uuids": [...], "allUuids": [...]}
+        d["preservedMessages"] = {
+            k: [_map(x, mapping) for x in x_] if isinstance(x_, list) else _map(x_, mapping)
+            for k, x_ in kept.items()
+        }
     return d
 
 
@@ -196,7 +201,7 @@ def _nearest_conversation(tree: Any, objs: list[Any], i: int, keep: set[int] | N
     return None
 
 
-def _with_parallel(tree: Any, base: set[int]) -> set[int]:
+def with_parallel(tree: Any, base: set[int]) -> set[int]:
     """``base`` plus every parallel-tool side branch hanging off it (at any depth)."""
     out = set(base)
     pending = [t for t in tree.tips if t.kind == PARALLEL]
@@ -231,7 +236,7 @@ def _fresh_session_id(folder: Path, blob_root: Path, new_uuid: Callable[[], str]
 
 
 @dataclass
-class _Cut:
+class Cut:
     """What a fork copies: the records kept, the leaf it resumes, the messages expected."""
 
     kind: str
@@ -239,9 +244,10 @@ class _Cut:
     leaf: int
     expect: list[Any] | None
     line: int | None  # settings records before this line are copied (None: all)
+    relink: dict[int, int] = field(default_factory=dict)  # record → its parent in the copy
 
 
-def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
+def _cut(view: Any, before: int | None, tip: int | None) -> Cut:
     """The copy set of a fork (see :func:`prepare_fork`).
 
     Raises:
@@ -249,7 +255,7 @@ def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
     """
     tree, objs, lines = view.tree, view.scan.objs, view.scan.lines
     if tip is not None:
-        keep = _with_parallel(tree, set(tree.walk(tip)))
+        keep = with_parallel(tree, set(tree.walk(tip)))
         leaf = _nearest_conversation(tree, objs, tip, None)
         kind, expect, line = "branch", None, lines[tip]
     elif before is not None:
@@ -265,10 +271,10 @@ def _cut(view: Any, before: int | None, tip: int | None) -> _Cut:
         kind, expect, line = "whole", list(view.messages), None
     if leaf is None or not keep:
         raise UsageError("nothing to fork: no message comes before that point")
-    return _Cut(kind, keep, leaf, expect, line)
+    return Cut(kind, keep, leaf, expect, line)
 
 
-def _choose(view: Any, cut: _Cut) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def _choose(view: Any, cut: Cut) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The records to copy, decoded, file order (parents joined to copied records); and
     the count of records left out per type.
 
@@ -303,6 +309,8 @@ def _choose(view: Any, cut: _Cut) -> tuple[list[dict[str, Any]], dict[str, int]]
                 continue
             if t == "file-history-snapshot" and d.get("messageId") not in copied:
                 d = {**d, "messageId": checkpoint_prompt(o)}  # an update's editor is not copied
+        elif i in cut.relink:
+            d = {**d, "parentUuid": objs[cut.relink[i]].uuid}
         elif o.parentUuid is not None:
             p = _parent_in(tree, i, keep)
             d = {**d, "parentUuid": objs[p].uuid if p is not None else None}
@@ -332,17 +340,57 @@ def prepare_fork(
         UsageError: a subagent file, nothing to copy, both ``before`` and ``tip``.
         ForkError: the copy would not resume as intended (nothing is written).
     """
-    from sidtui.core.claude.layout import ClaudeHome
-
     if view.file.kind != "main":
         raise UsageError("cannot fork a subagent transcript; fork its session")
     if before is not None and tip is not None:
         raise UsageError("fork at a prompt or at a branch, not both")
-    tr = view.transcript
-    tree, objs = tr.tree, tr.scan.objs
-    if tree.leaf is None:
+    if view.tree.leaf is None:
         raise UsageError(f"{view.file.path.name} has no conversation to fork")
-    cut = _cut(view, before, tip)
+    prepared = prepare_cut(view, _cut(view, before, tip), session_id=session_id, new_uuid=new_uuid)
+    if before is not None:
+        prepared.result.warnings[:0] = rewind_notes(view, before)
+    return prepared
+
+
+def rewind_notes(view: Any, before: int) -> list[str]:
+    """Where a copy ending before message ``before`` resumes otherwise than Claude Code's own
+    conversation rewind (``--resume-session-at`` the prompt's parent) of the source, as
+    measured with Claude Code 2.1.332 (docs/CLAUDE-CODE.md §10.6)."""
+    out = []
+    m = view.messages[before]
+    if m.compacted:
+        cb = view.tree.compactions[-1]
+        out.append(
+            f"Claude Code's own rewind cannot go back this far: the prompt at line {m.line} is before the "
+            f"compaction at line {view.scan.lines[cb]}, which Claude Code no longer loads (it "
+            "answers 'No message found'); this copy holds the conversation as it was before "
+            "that compaction"
+        )
+    if before and view.messages[before - 1].role == "user":
+        out.append(
+            "Claude Code may add a turn of its own ('No response requested.') when it resumes "
+            f"this copy: it ends on a {view.messages[before - 1].kind.replace('_', ' ')} "
+            "record, which Claude Code's own rewind sends with the next prompt instead"
+        )
+    return out
+
+
+def prepare_cut(
+    view: Any,
+    cut: Cut,
+    *,
+    session_id: str | None = None,
+    new_uuid: Callable[[], str] = _new_uuid,
+) -> PreparedFork:
+    """:func:`prepare_fork` for a copy set made elsewhere (``repair``'s).
+
+    Raises:
+        ForkError: the copy would not resume as intended (nothing is written).
+    """
+    from sidtui.core.claude.layout import ClaudeHome
+
+    objs = view.scan.objs
+    tip = cut.leaf if cut.kind == "branch" else None
     home = view.home if view.home is not None else ClaudeHome(view.file.path.parent.parent.parent)
     folder = view.file.path.parent
     new_id = session_id or _fresh_session_id(folder, home.file_history_dir, new_uuid)

@@ -4,7 +4,9 @@ A ``user`` record is a typed prompt only when it is none of the other things Cla
 writes as ``user``: tool results, injected text (``isMeta``: caveats, system reminders),
 the summary after a compaction (``isCompactSummary``), local commands and their output
 (``<command-name>``, ``<local-command-stdout>``, bash mode's ``<bash-input>``…), and the
-``[Request interrupted by user…]`` markers. Each test reads the scanned skeleton only.
+``[Request interrupted by user…]`` markers. A command that prompts the model (a user's own
+``/name``: ``<command-message>`` first, its expanded prompt after it as ``isMeta`` text) is a
+prompt: the model answers it. Each test reads the scanned skeleton only.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ COMMAND_PREFIXES = (
     "<bash-stdout>",
     "<bash-stderr>",
 )
+#: How a command that prompts the model opens (a custom ``/name``, a plugin's, ``/init``):
+#: Claude Code sends it and the expanded prompt after it as the user's turn (lab, 2.1.332).
+PROMPT_COMMAND_PREFIX = "<command-message>"
 #: What Claude Code writes when the user stops a turn (Esc).
 INTERRUPT_PREFIX = "[Request interrupted by user"
 #: Tool names that spawn a subagent (renamed from ``Task`` to ``Agent`` in 2.1.x).
@@ -82,7 +87,10 @@ def user_kind(rec: CRecord) -> str:
         if t.startswith(INTERRUPT_PREFIX):
             return INTERRUPT
         if t[:1] == "<" and t.startswith(COMMAND_PREFIXES):
-            return COMMAND
+            # a command that prompts the model (a user's own ``/name``, a plugin's, ``/init``)
+            # opens with ``<command-message>``; a built-in local command (``/model``,
+            # ``/clear``) with ``<command-name>`` (Claude Code 1.0–2.1)
+            return PROMPT if t.startswith(PROMPT_COMMAND_PREFIX) else COMMAND
     return PROMPT
 
 

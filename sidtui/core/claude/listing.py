@@ -50,7 +50,8 @@ def summarize(
     describe(view)
     it = tr.interruption
     has_messages = bool(tr.messages)
-    first = next((m for m in tr.messages if m.is_human_prompt), None)
+    main = cf.kind == "main"  # a main file's first prompt is never a sub-agent's
+    first = next((m for m in tr.messages if m.is_human_prompt and not (main and m.sidechain)), None)
     last_ts = next((o.timestamp for o in reversed(tr.scan.objs) if o.timestamp), None)
     s = SessionSummary(
         session_id=cf.session_id,

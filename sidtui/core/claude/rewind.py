@@ -224,6 +224,14 @@ def rewind(
                 "files not restored: the session has no file checkpoint at or after this prompt"
             )
         else:
+            if view.messages[pt.message_index].compacted:
+                cb = view.tree.compactions[-1]
+                res.warnings.append(
+                    f"Claude Code's own rewind cannot restore files to before this prompt: it "
+                    f"is before the compaction at line {view.scan.lines[cb]} ('No file "
+                    "checkpoint found for this message.'); sidtui restores them from the same "
+                    "backups"
+                )
             if not pt.exact:
                 res.warnings.append(
                     f"prompt {pt.id} has no checkpoint of its own: files go back to "

@@ -331,14 +331,14 @@ def _title(view: ClaudeSessionView) -> None:
         if s.on_conversation and s.text:
             view.title, view.title_source = s.text, "summary"
             return
-    p = first_prompt(view.messages)
+    p = first_prompt([m for m in view.messages if not m.sidechain])  # never a sub-agent's
     if p is not None:
         view.title, view.title_source = p.preview(200), "first-prompt"
         return
     # no typed prompt on the resumed conversation (it resumes a bash-mode or command
     # branch): the first prompt anywhere in the file still names the session
     for o in view.transcript.scan.objs:
-        if o.type == "user" and user_kind(o) == PROMPT:
+        if o.type == "user" and o.isSidechain is not True and user_kind(o) == PROMPT:
             view.title = first_text(o)
             view.title_source = "first-prompt-in-file"
             return

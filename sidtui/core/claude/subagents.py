@@ -57,6 +57,7 @@ class Spawn:
     result: str | None = None
     agent_id: str | None = None
     named_by: str | None = None
+    prompt: str | None = None
 
 
 @dataclass
@@ -76,7 +77,9 @@ class Subagent:
             whose transcript is not on disk).
         messages: its transcript's message count; ended: it ends on a finished reply.
         link: how it was linked: ``meta`` (toolUseId), ``result`` (toolUseResult.agentId),
-            ``trailer`` (``agentId:`` in the result text), or None.
+            ``trailer`` (``agentId:`` in the result text), ``inline`` (a sidechain in the
+            main file, pre-2.0: by its prompt, else by order), or None.
+        inline: for an inline sidechain, its records in the main file (scan indices).
     """
 
     agent_id: str | None
@@ -92,13 +95,23 @@ class Subagent:
     link: str | None = None
     warmup: bool = False
     warnings: list[str] = field(default_factory=list)
+    inline: list[int] | None = None
+    inline_line: int | None = None
+
+    @property
+    def label(self) -> str:
+        """How a listing names it: its id, else where its inline records start."""
+        if self.agent_id:
+            return self.agent_id
+        return f"inline at line {self.inline_line}" if self.inline_line is not None else "?"
 
     def to_json(self) -> dict[str, Any]:
         sp = self.spawn
         return {
             "agent_id": self.agent_id,
             "path": str(self.file.path) if self.file else None,
-            "layout": self.file.layout if self.file else None,
+            "layout": self.file.layout if self.file else "inline" if self.inline else None,
+            "inline_line": self.inline_line,
             "agent_type": self.agent_type,
             "description": self.description,
             "parent_agent_id": self.parent_agent_id,
@@ -142,6 +155,7 @@ def spawns_in(tr: ClaudeTranscript) -> list[Spawn]:
                 if isinstance(inp, dict):
                     sp.description = _s(inp.get("description"))
                     sp.subagent_type = _s(inp.get("subagent_type"))
+                    sp.prompt = _s(inp.get("prompt"))
     for i, o in enumerate(objs):
         if o.type != "user" or o.message is None or not isinstance(o.message.content, list):
             continue
@@ -268,6 +282,10 @@ def link_subagents(
     for a in agents:
         a.depth = _depth(a, ids)
         a.status = subagent_status(a, live)
+    for a in _inline(main, [sp for sp in spawns.values() if sp.tool_use_id not in linked]):
+        linked.add(a.spawn.tool_use_id if a.spawn else "")
+        a.status = subagent_status(a, live)
+        agents.append(a)
     for sp in spawns.values():
         if sp.tool_use_id not in linked:
             agents.append(
@@ -288,6 +306,74 @@ def link_subagents(
             a.depth = _depth(a, ids)
     agents.sort(key=lambda a: (a.depth, a.spawn.line if a.spawn else 1 << 60, a.agent_id or ""))
     return agents
+
+
+def inline_sidechains(tr: ClaudeTranscript) -> list[list[int]]:
+    """The sidechains written into a main file (the pre-2.0 layout: ``isSidechain: true``
+    records beside the conversation): each one's records, root first, in file order."""
+    objs, parent = tr.scan.objs, tr.tree.parent
+    if tr.file.kind != "main":
+        return []
+    groups: dict[int, list[int]] = {}
+    root_of: dict[int, int] = {}
+    for i, o in enumerate(objs):
+        if o.isSidechain is not True or parent[i] == -2:
+            continue
+        p = parent[i]
+        r = root_of.get(p, i) if p >= 0 and objs[p].isSidechain is True else i
+        root_of[i] = r
+        groups.setdefault(r, []).append(i)
+    return [g for g in groups.values() if any(objs[i].type in ("user", "assistant") for i in g)]
+
+
+def _inline(main: ClaudeTranscript, spawns: list[Spawn]) -> list[Subagent]:
+    """Inline sidechains linked to the spawns no transcript file claimed: by the spawn's
+    prompt (the sidechain's first prompt), then the rest in order."""
+    from sidtui.core.claude.kinds import first_text
+
+    groups = inline_sidechains(main)
+    if not groups:
+        return []
+    objs = main.scan.objs
+    left = sorted((sp for sp in spawns if sp.owner == main.file.session_id), key=lambda s: s.line)
+    out: list[Subagent] = []
+    pending: list[list[int]] = []
+    for g in groups:
+        text = first_text(objs[g[0]]) if objs[g[0]].type == "user" else None
+        sp = next((x for x in left if text is not None and x.prompt == text), None)
+        if sp is None:
+            pending.append(g)
+            continue
+        left.remove(sp)
+        out.append(_inline_agent(main, g, sp))
+    for g in pending:
+        sp = left.pop(0) if left else None
+        out.append(_inline_agent(main, g, sp))
+    return out
+
+
+def _inline_agent(main: ClaudeTranscript, g: list[int], sp: Spawn | None) -> Subagent:
+    objs = main.scan.objs
+    conv = [i for i in g if objs[i].type in ("user", "assistant")]
+    last = objs[conv[-1]]
+    ended = last.type == "assistant" and not any(
+        b.type == "tool_use"
+        for b in (
+            last.message.content if last.message and isinstance(last.message.content, list) else []
+        )
+    )
+    return Subagent(
+        sp.agent_id if sp else None,
+        None,
+        sp,
+        agent_type=sp.subagent_type if sp else None,
+        description=sp.description if sp else None,
+        messages=len(conv),
+        ended=ended,
+        link="inline" if sp else None,
+        inline=g,
+        inline_line=main.scan.lines[g[0]],
+    )
 
 
 def is_warmup(tr: ClaudeTranscript) -> bool:
@@ -320,7 +406,7 @@ def _depth(a: Subagent, ids: dict[str, Subagent]) -> int:
 
 
 def subagent_status(a: Subagent, live: bool) -> str:
-    if a.file is None:
+    if a.file is None and a.inline is None:
         return MISSING
     if a.spawn is None:
         if a.warmup:

@@ -31,8 +31,10 @@ class ClaudeForkScreen(ForkScreen):
         "backups of its prompts. The source is not changed."
     )
 
-    def __init__(self, view, *, tip: dict | None = None) -> None:
+    def __init__(self, view, *, tip: dict | None = None, repair: bool = False) -> None:
         self.tip = tip
+        self.repair = repair  # `sidtui repair`: every complete record, resumed whole
+        self.fixes: list[dict] = []
         super().__init__(view)
 
     @staticmethod
@@ -40,26 +42,30 @@ class ClaudeForkScreen(ForkScreen):
         return False  # Claude Code recovers a damaged file itself (ClaudeSource.mutations)
 
     def compose(self) -> ComposeResult:
-        if self.tip is None:
+        if self.tip is None and not self.repair:
             yield from super().compose()
             return
         with Vertical(classes="modal-box"):
-            yield Static(
-                plain(f"Fork the branch ending at line {self.tip['line']}"), classes="modal-title"
+            title = (
+                "Repair into a new session Claude Code resumes whole"
+                if self.repair
+                else f"Fork the branch ending at line {self.tip['line']}"  # type: ignore[index]
             )
+            yield Static(plain(title), classes="modal-title")
             yield Static("computing…", id="fork-summary", classes="modal-summary")
             with Horizontal(classes="modal-buttons"):
-                yield Button("Fork (y)", id="apply", variant="primary", disabled=True)
+                verb = "Repair (y)" if self.repair else "Fork (y)"
+                yield Button(verb, id="apply", variant="primary", disabled=True)
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self, event) -> None:
-        if self.tip is None:
+        if self.tip is None and not self.repair:
             return  # ForkScreen.on_mount runs next (Textual calls each class's handler)
         event.prevent_default()
         self.run(dry_run=True)
 
     def selected_point(self):
-        return None if self.tip is not None else super().selected_point()
+        return None if self.tip is not None or self.repair else super().selected_point()
 
     @work(
         thread=True,
@@ -79,7 +85,15 @@ class ClaudeForkScreen(ForkScreen):
         from sidtui.core.claude.fork import fork_session
 
         try:
-            if self.tip is not None:
+            if self.repair:
+                from sidtui.core.claude.repair import repair_session
+
+                rr = repair_session(self.view, dry_run=dry_run)
+                self.fixes = rr.fixes + [
+                    {"what": "lost", "line": b["line"], "detail": b["reason"]} for b in rr.lost
+                ]
+                res = rr.fork
+            elif self.tip is not None:
                 res = fork_session(self.view, tip=self.tip["index"], dry_run=dry_run)
             elif point is not None and point.message_index == 0:
                 raise SidtuiError("point 1 is the first message: a fork before it would be empty")
@@ -96,6 +110,9 @@ class ClaudeForkScreen(ForkScreen):
             return  # ForkScreen.on_fork_computed says it (and dismisses with the result)
         msg.prevent_default()
         res, tip = msg.result, self.tip or {}
+        if self.repair:
+            self._repair_summary(res)
+            return
         t = Text(
             printable(
                 f"A new session gets the {tip.get('kind', 'branch')} branch ending at line "
@@ -106,6 +123,24 @@ class ClaudeForkScreen(ForkScreen):
         )
         if tip.get("kind") == "branch":
             t.append("Resume never picks this branch: the fork makes it resumable.\n", style="dim")
+        for w in res.warnings:
+            t.append(printable(f"⚠ {w}\n"), style="yellow")
+        self.query_one("#fork-summary", Static).update(t)
+        self.query_one("#apply", Button).disabled = False
+
+    def _repair_summary(self, res) -> None:
+        t = Text(
+            printable(
+                f"A new session gets every complete record of the conversation, one per line: "
+                f"{plural(res.message_count, 'message')} ({plural(res.records_copied, 'record')}) "
+                f"from {res.source_session_id}, with the file-history backups and subagent "
+                "files; this session is not changed.\n"
+            )
+        )
+        if not self.fixes:
+            t.append("Nothing to mend: Claude Code already resumes it whole.\n", style="dim")
+        for f in self.fixes:
+            t.append(printable(f"• line {f['line']}: {f['what']}: {f['detail']}\n"))
         for w in res.warnings:
             t.append(printable(f"⚠ {w}\n"), style="yellow")
         self.query_one("#fork-summary", Static).update(t)

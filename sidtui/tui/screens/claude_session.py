@@ -154,6 +154,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         Binding("r", "rewind", "Rewind"),
         Binding("f", "fork", "Fork"),
         Binding("b", "fork_branch", "Fork branch", show=False),
+        Binding("M", "repair", "Repair…", show=False),
         Binding("u", "restore('undo')", "Undo…"),
         Binding("U", "restore('redo')", "Redo…", show=False),
         Binding("R", "restore('restore')", "Restore before…", show=False),
@@ -507,6 +508,14 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 
         self.app.push_screen(ClaudeForkScreen(self.view), self._after_fork)
+
+    def action_repair(self) -> None:
+        """`sidtui repair` in the fork dialog: a new session Claude Code resumes whole."""
+        if not self._require_view():
+            return
+        from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+
+        self.app.push_screen(ClaudeForkScreen(self.view, repair=True), self._after_fork)
 
     def action_fork_branch(self) -> None:
         """Fork the leaf under the Tips cursor (a stranded branch) into a new session."""

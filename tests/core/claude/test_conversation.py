@@ -259,3 +259,57 @@ def test_a_response_split_anyhow_is_one_message_with_every_block(resp):
     merged = msgs[1]
     assert [b.type for b in merged.blocks] == [b["type"] for b in blocks]
     assert merged.records == list(range(1, len(parts) + 1)) and merged.uuid == "a0"
+
+
+def test_a_reply_preview_shows_the_reply_not_the_thinking():
+    think = cc_assistant("a1", "p", None, ts=1, msg_id="m1")
+    think["message"]["content"] = [
+        {"type": "thinking", "thinking": "let me think", "signature": ""}
+    ]
+    (m_user, reply, alone) = _msgs(
+        cc_user("p", None, "go", ts=0),
+        think,
+        cc_assistant("a2", "a1", "the answer", ts=2, msg_id="m1"),
+        cc_assistant("a3", "a2", None, ts=3, msg_id="m2")
+        | {"message": {**think["message"], "id": "m2"}},
+    )
+    assert reply.block_types == ["thinking", "text"] and reply.preview() == "the answer"
+    assert alone.preview() == "let me think"  # no text at all: the thinking still says something
+
+
+def test_a_users_own_command_is_a_prompt_a_built_in_one_is_not():
+    # what Claude Code 2.1.332 wrote for `/orchestrator write b.txt` (a .claude/commands file)
+    # and `/model` (lab run): it sends both as user turns, but only the first prompts the
+    # model — and it keeps a file-history checkpoint for it, as for any prompt
+    custom = (
+        "<command-message>orchestrator</command-message>\n<command-name>/orchestrator"
+        "</command-name>\n<command-args>write b.txt</command-args>"
+    )
+    builtin = (
+        "<command-name>/model</command-name>\n            <command-message>model"
+        "</command-message>\n            <command-args></command-args>"
+    )
+    older = "<command-name>/orchestrator</command-name>\n<command-args>go</command-args>"
+    msgs = _msgs(
+        cc_user("c", None, custom, ts=0),
+        cc_user("x", "c", "You are the orchestrator. Do: write b.txt", ts=1, isMeta=True),
+        cc_assistant("a", "x", "orchestrated", ts=2),
+        cc_user("m", "a", builtin, ts=3),
+        cc_user("o", "m", "<local-command-stdout>Set model</local-command-stdout>", ts=4),
+        cc_user("c2", "o", older, ts=5),  # command-name first, then its expanded prompt
+        cc_user("x2", "c2", "Plan the work: go", ts=6, isMeta=True),
+        cc_assistant("a2", "x2", "planned", ts=7),
+    )
+    assert [m.kind for m in msgs] == [
+        PROMPT,
+        META,
+        "reply",
+        COMMAND,
+        COMMAND,
+        PROMPT,
+        META,
+        "reply",
+    ]
+    assert (
+        msgs[0].preview() == "/orchestrator write b.txt" and msgs[5].preview() == "/orchestrator go"
+    )

@@ -123,6 +123,33 @@ def test_remap_leaves_payloads_alone():
     assert c["message"] == recs[0]["message"] and c["toolUseResult"] == {"agentId": "u0"}
 
 
+def test_remap_follows_the_preserved_messages_of_2_1_332():
+    # Claude Code 2.1.332 writes preservedMessages as an object; left unmapped, the copy's
+    # boundary named records it does not hold and Claude Code resumed without the reply it
+    # keeps from before /compact (lab: the whole fork sent one turn fewer than the source)
+    meta = {
+        "preservedSegment": {"headUuid": "a", "anchorUuid": "s", "tailUuid": "a"},
+        "preservedMessages": {"anchorUuid": "s", "uuids": ["a"], "allUuids": ["a"]},
+    }
+    recs = [
+        {"type": "assistant", "uuid": "a", "parentUuid": None},
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "b",
+            "parentUuid": None,
+            "logicalParentUuid": "a",
+            "compactMetadata": meta,
+        },
+        {"type": "user", "uuid": "s", "parentUuid": "b", "isCompactSummary": True},
+    ]
+    n = iter(["A", "B", "S"])
+    copies, _ = remap_records(recs, "n", "o", lambda: next(n))
+    got = copies[1]["compactMetadata"]
+    assert got["preservedSegment"] == {"headUuid": "A", "anchorUuid": "S", "tailUuid": "A"}
+    assert got["preservedMessages"] == {"anchorUuid": "S", "uuids": ["A"], "allUuids": ["A"]}
+
+
 # --------------------------------------------------------------------------- real transcripts
 
 

@@ -212,3 +212,42 @@ def test_a_spawn_without_its_transcript_is_missing(tmp_path):
     v = open_claude_session(ClaudeHome(home), resolve_session(ClaudeHome(home), CC_SESSION))
     (a,) = v.subagents
     assert a.status == "missing" and a.spawn.result == "completed" and a.agent_id is None
+
+
+def _inline_session(tmp_path, first_prompt: str):
+    """A pre-2.0 layout main file: a Task whose sub-agent wrote its records inline
+    (``isSidechain: true``, the root's parent null) between the spawn and its result."""
+    spawn = cc_assistant("a1", "u1", None, 2, tools=(("t1", "Task"),))
+    spawn["message"]["content"][0]["input"] = {"description": "look", "prompt": "agent prompt"}
+    other = cc_assistant("a2", "r1", None, 7, tools=(("t2", "Task"),))
+    other["message"]["content"][0]["input"] = {"description": "again", "prompt": "second agent"}
+    recs = [
+        cc_user("u1", None, first_prompt, 1),
+        spawn,
+        cc_user("s1", None, "agent prompt", 3, isSidechain=True),
+        cc_assistant("s2", "s1", "agent reply", 4, isSidechain=True),
+        cc_results("r1", "a1", "t1", ts=5),
+        other,
+        cc_user("s3", None, "second agent", 8, isSidechain=True),
+        cc_assistant("s4", "s3", None, 9, isSidechain=True, tools=(("t9", "Read"),)),
+        cc_results("r2", "a2", "t2", ts=10),
+        cc_assistant("a3", "r2", "done", 11),
+    ]
+    h = ClaudeHome(cc_home(tmp_path, {"-p": {f"{CC_SESSION}.jsonl": cc_lines(*recs)}}))
+    return open_claude_session(h, resolve_session(h, CC_SESSION))
+
+
+def test_inline_sidechains_are_linked_as_subagents(tmp_path):
+    view = _inline_session(tmp_path, "main prompt")
+    assert [(a.status, a.link, a.messages, a.spawn.tool_use_id) for a in view.subagents] == [
+        ("completed", "inline", 2, "t1"),
+        ("completed", "inline", 2, "t2"),  # its result is written: completed, as for a file
+    ]
+    assert view.subagents[0].to_json()["layout"] == "inline"
+    assert view.subagents[0].label == "inline at line 3"
+    assert not any("no transcript on disk" in w for w in view.warnings)
+
+
+def test_a_title_never_comes_from_a_sidechain(tmp_path):
+    view = _inline_session(tmp_path, "<command-name>/model</command-name>")
+    assert view.title != "agent prompt" and view.title_source != "first-prompt-in-file"

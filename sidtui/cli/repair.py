@@ -1,0 +1,75 @@
+"""`sidtui repair SESSION`: a new session the agent resumes whole; the source is untouched.
+
+A Claude Code session gets :mod:`sidtui.core.claude.repair`; a sid-code session gets
+``salvage`` (the same idea for sid-code: a loadable copy of what is on disk).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sidtui.cli.common import print_json, stdout_console
+
+
+def register(subparsers, parents) -> None:
+    p = subparsers.add_parser(
+        "repair",
+        parents=parents,
+        help="write a new session the agent resumes whole (every complete record on disk); "
+        "the source is untouched",
+        description="Write a new session in the same project folder holding every complete "
+        "record of SESSION's conversation, one per line, so that the agent resumes all of it: "
+        "for Claude Code, parents never written are bridged, torn and glued lines split and "
+        "their complete records kept, replies hidden behind an API-error sibling put back, "
+        "file-history backups and subagent files carried over. For a sid-code session this is "
+        "`sidtui salvage`. The source file is unchanged.",
+    )
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.claude_dispatch import claude_target
+
+    target = claude_target(args)
+    if target is None:
+        from sidtui.cli import salvage
+
+        return salvage.run(args)
+    from sidtui.cli.claude_verbs import open_view
+    from sidtui.core.claude.repair import repair_session
+
+    view = open_view(target)
+    res = repair_session(view, dry_run=args.dry_run)
+    if args.json:
+        print_json(res.to_json())
+        return 0
+    render(args, res)
+    return 0
+
+
+def render(args: argparse.Namespace, rr: Any) -> None:
+    """Print a repair: the new session, what it mends, how to resume and read it."""
+    from rich.text import Text
+
+    from sidtui.cli.common import followup
+    from sidtui.cli.fork import render as render_fork
+
+    res = rr.fork
+    render_fork(
+        res,
+        "repaired into",
+        copied=f"{res.blobs_copied} file-history backups, {rr.files_copied} subagent and "
+        "tool-result files copied",
+        resume=f"claude --resume {res.session_id}",
+    )
+    c = stdout_console()
+    for f in rr.fixes:
+        c.print(Text(f"  {f['what']} line {f['line']}: {f['detail']}"))
+    for b in rr.lost:
+        c.print(Text(f"  lost: line {b['line']} ({b['reason']}): nothing complete in it"))
+    if not res.dry_run:
+        c.print(Text(f"  read it with: {followup(args, 'show', res.session_id)}", style="dim"))
