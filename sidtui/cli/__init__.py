@@ -34,11 +34,14 @@ SUBCOMMANDS: list[str] = [
     "demo",
     "search",
     "watch",
+    "usage",
 ]
 
 
 #: One-shot commands that build large object graphs and exit (GC paused while they run).
-_BATCH_COMMANDS = frozenset({"show", "ls", "check", "checkpoints", "search", "salvage", "fork"})
+_BATCH_COMMANDS = frozenset(
+    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "usage"}
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,39 @@
+"""``sidtui usage`` for any set of sources: their events through the one engine.
+
+Each source yields its transcripts' usage events (:meth:`~.base.Source.usage_events`);
+:func:`usage_report` hands them all to :func:`~sidtui.core.usage.aggregate.aggregate`, so a
+response recorded in two homes or files is still counted once. Nothing here knows which
+agent a source is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import tzinfo
+
+from sidtui.core.sources.base import Source
+from sidtui.core.usage.aggregate import UsageReport, aggregate
+from sidtui.core.usage.events import UsageEvent
+
+
+def usage_report(
+    sources: Sequence[Source],
+    by: str = "day",
+    *,
+    since: int | None = None,
+    until: int | None = None,
+    project: str | None = None,
+    tz: tzinfo | None = None,
+    errors: list[str] | None = None,
+    use_cache: bool = True,
+) -> UsageReport:
+    """The usage of ``sources`` grouped ``by`` (see :func:`aggregate` for the arguments).
+
+    The report's ``notes`` say what a source does not record (its ``usage_gaps``).
+    """
+    events: list[UsageEvent] = []
+    for src in sources:
+        events += src.usage_events(project, errors=errors, use_cache=use_cache)
+    report = aggregate(events, by, tz=tz, since=since, until=until, project=project)
+    report.notes += [f"{s.label}: {s.usage_gaps}" for s in sources if s.usage_gaps]
+    return report
