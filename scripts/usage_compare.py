@@ -123,6 +123,24 @@ def cases() -> dict[str, tuple[dict[str, list[Any]], str]]:
     )
     add("same-id-other-request-counts-twice", [rec(T, M, "m1", "r1", 1), rec(T, M, "m1", "r2", 2)])
     add("same-id-no-request-once", [rec(T, M, "m1", None, 1), rec(T, M, "m1", None, 2)])
+    add(
+        "no-request-deduped-per-recorded-session",
+        {
+            "p/a.jsonl": [
+                rec(T, M, "m1", None, 1, session="A"),
+                rec(T, M, "m1", None, 2, session="B"),
+                without(rec(T, M, "m2", None, 4), "sessionId"),
+            ],
+            "p/b.jsonl": [
+                rec(T, M, "m1", None, 8, session="A"),
+                without(rec(T, M, "m2", None, 16), "sessionId"),
+            ],
+            "q/c.jsonl": [
+                rec(T, M, "m3", "r3", 32, session="A"),
+                rec(T, M, "m3", "r3", 64, session="B"),
+            ],
+        },
+    )
     add("no-id-never-deduped", [rec(T, M, None, "r1", 1), rec(T, M, None, "r1", 2)])
     add("id-with-and-without-request", [rec(T, M, "m1", "r1", 1), rec(T, M, "m1", None, 2)])
     add(
@@ -367,7 +385,8 @@ def random_case(seed: int) -> tuple[dict[str, list[Any]], str]:
         toks = [r.choice([0, r.randint(1, 50), r.randint(100, 5000)]) for _ in range(4)]
         if r.random() < 0.05:
             toks[0] = r.randint(200001, 260000)
-        responses.append((ts, r.choice(models), f"msg_{seed}_{n}", f"req_{seed}_{n}", toks))
+        rid = f"req_{seed}_{n}" if r.random() > 0.2 else None
+        responses.append((ts, r.choice(models), f"msg_{seed}_{n}", rid, toks))
     files: dict[str, list[Any]] = {}
     for n, (ts, model, mid, rid, toks) in enumerate(responses):
         proj = f"-proj-{n % 3}"

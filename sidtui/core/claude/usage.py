@@ -2,7 +2,8 @@
 
 Every line whose ``message.usage`` holds counts is one event — any record type, as
 ccusage reads them (a response written over several lines repeats its ``message.id`` and
-``requestId``: the engine counts it once). A line is refused whole, as ccusage refuses it,
+``requestId`` — or, without a request id, its ``message.id`` in one ``sessionId``: the
+engine counts it once). A line is refused whole, as ccusage refuses it,
 when its timestamp is not ``YYYY-MM-DDTHH:MM:SS[.mmm]`` with a zone, ``input_tokens`` or
 ``output_tokens`` is missing or not an integer ≥ 0, a cache count or ``costUSD`` is there
 but not a number of its kind, or an id or the model is not a non-empty string. A
@@ -24,6 +25,7 @@ from sidtui.core.usage.events import (
     UsageEvent,
     count,
     optional_count,
+    response_key,
     text,
     timestamp_ms,
 )
@@ -151,7 +153,7 @@ def event_of(raw: Any, offset: int, session: str, project: str) -> UsageEvent | 
         mid, rid, model = text(msg.id), text(obj.requestId), text(msg.model)
     except Refused:
         return None
-    sid = obj.sessionId
+    sid = obj.sessionId if type(obj.sessionId) is str and obj.sessionId else None
     return UsageEvent(
         ts,
         model,
@@ -164,9 +166,10 @@ def event_of(raw: Any, offset: int, session: str, project: str) -> UsageEvent | 
         hour,
         None if cost is UNSET else float(cost),
         u.speed == "fast",
-        sid if type(sid) is str and sid else session,
+        sid or session,
         project,
         offset,
+        response_key(mid, rid, sid),
     )
 
 

@@ -29,7 +29,7 @@ from sidtui.core.usage.events import UsageEvent
 Reader = Callable[[str, str, list[str]], list[UsageEvent]]
 
 #: Bump when a reader's rules or :class:`UsageEvent` change: every file is read again.
-USAGE_FORMAT = "usage/1"
+USAGE_FORMAT = "usage/2"  # 2: response_key
 #: Read on forked workers when the files to read hold more than this many bytes.
 PARALLEL_BYTES = 32 << 20
 

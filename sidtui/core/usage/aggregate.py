@@ -1,7 +1,7 @@
 """The one usage engine: responses counted once, grouped, priced, totalled.
 
 Every source's reader yields :class:`~.events.UsageEvent`; :func:`dedupe` keeps one event
-per ``(message_id, request_id)`` (an API response written over several lines, replayed
+per response key (an API response written over several lines, replayed
 into a fork or copied into another file is billed once), :func:`aggregate` groups the
 rest by day, week, month, session, model or project in a time zone and totals them.
 Nothing here knows which agent wrote an event (docs/ARCHITECTURE.md "Usage").
@@ -32,21 +32,20 @@ def _rank(e: UsageEvent, cost: float | None) -> tuple[int, float]:
 def dedupe(
     events: Iterable[UsageEvent], table: PriceTable | None = None
 ) -> list[tuple[UsageEvent, float | None]]:
-    """One ``(event, cost)`` per response: events sharing ``(message_id, request_id)``
-    (both recorded, or the message id alone) are one response; the one kept has the most
-    tokens, then the highest cost, then the earliest ``(file, offset)`` — as ccusage keeps
-    them — so the result does not depend on the order of ``events``. Events without a
-    message id are all kept.
+    """One ``(event, cost)`` per response: events sharing a ``response_key`` are one
+    response; the one kept has the most tokens, then the highest cost, then the earliest
+    ``(file, offset)`` — as ccusage keeps them — so the result does not depend on the order
+    of ``events``. Events without a key are all kept.
     """
     table = table or default_table()
-    best: dict[tuple[str, str | None], tuple[UsageEvent, float | None]] = {}
+    best: dict[str, tuple[UsageEvent, float | None]] = {}
     out: list[tuple[UsageEvent, float | None]] = []
     for e in events:
         c = cost_of(e, table)
-        if e.message_id is None:
+        k = e.response_key
+        if k is None:
             out.append((e, c))
             continue
-        k = (e.message_id, e.request_id)
         held = best.get(k)
         if held is None:
             best[k] = (e, c)

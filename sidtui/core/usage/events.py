@@ -21,8 +21,7 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
     Attributes:
         ts_ms: when it was written, milliseconds since the epoch (UTC).
         model: the model id as recorded (None: not recorded).
-        message_id, request_id: the response's ids (None: not recorded); the engine
-            counts one response once across every line and file that repeats it.
+        message_id, request_id: the response's ids (None: not recorded).
         input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens: counts.
         cache_creation_1h_tokens: the part of ``cache_creation_tokens`` written to the
             one-hour cache (priced higher).
@@ -30,6 +29,9 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
         fast: sent in fast mode (priced by the table's multiplier; ``-fast`` on the model).
         session, project: the session id and project key it belongs to.
         offset: where its line starts in the file, bytes (ties keep the earliest).
+        response_key: what names the response across lines and files (:func:`response_key`;
+            None: nothing does, the event is never merged with another); the engine counts
+            one response once wherever it is repeated.
         file: the transcript's path (set when read, not stored in the cache).
     """
 
@@ -47,6 +49,7 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
     session: str = ""
     project: str = ""
     offset: int = 0
+    response_key: str | None = None
     file: str = ""
 
     @property
@@ -64,6 +67,19 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
         if self.model is None:
             return None
         return self.model + "-fast" if self.fast else self.model
+
+
+def response_key(message_id: str | None, request_id: str | None, session: str | None) -> str | None:
+    """What names one API response, as ccusage keys it: the message id with the request id,
+    or, without a request id, with the session id the line records; None without a message
+    id, or without both a request id and a recorded session (never merged)."""
+    if message_id is None:
+        return None
+    if request_id is not None:
+        return f"{message_id}\x00r\x00{request_id}"
+    if session is not None:
+        return f"{message_id}\x00s\x00{session}"
+    return None
 
 
 _U64 = 1 << 64

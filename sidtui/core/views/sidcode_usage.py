@@ -7,7 +7,7 @@ counts — the live chain's and abandoned branches' alike, as the API billed the
 records no request id, no one-hour cache split, no per-call cost and nothing for
 sub-agents (a sidechain's ``message`` records hold no usage) nor for a v1 ``.json``
 session: those count zero. A fork copies messages without their usage (no double count);
-a repeated ``msgId`` is still counted once by the engine.
+a ``msgId`` repeated in one session is still counted once by the engine.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from sidtui.core.usage.events import (
     UsageEvent,
     count,
     optional_count,
+    response_key,
     text,
     timestamp_ms,
 )
@@ -99,6 +100,7 @@ def event_of(
         session=session,
         project=project,
         offset=offset,
+        response_key=response_key(mid, None, session),
     )
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sidtui.core.base.errors import UsageError
 from sidtui.core.usage.aggregate import GROUPINGS, LocalDays, aggregate, dedupe, parse_day
-from sidtui.core.usage.events import UsageEvent
+from sidtui.core.usage.events import UsageEvent, response_key
 
 M = "claude-sonnet-4-20250514"
 
@@ -37,6 +37,7 @@ def ev(
     return UsageEvent(
         ms(ts), model, mid, rid, i, o, cw, cr,
         session=session, project=project, offset=offset, file=file,
+        response_key=response_key(mid, rid, session),
     )  # fmt: skip
 
 
@@ -54,8 +55,10 @@ def test_the_same_message_id_with_another_request_id_is_another_response() -> No
     assert r.totals.input_tokens == 3
 
 
-def test_a_message_id_without_a_request_id_is_deduped_alone_and_no_id_never() -> None:
+def test_a_message_id_without_a_request_id_is_deduped_in_its_session_and_no_id_never() -> None:
     assert aggregate([ev(rid=None, i=1), ev(rid=None, i=2)], tz=UTC0).totals.input_tokens == 2
+    two = [ev(rid=None, i=1, session="A"), ev(rid=None, i=2, session="B")]
+    assert aggregate(two, tz=UTC0).totals.input_tokens == 3
     assert aggregate([ev(mid=None, i=1), ev(mid=None, i=2)], tz=UTC0).totals.input_tokens == 3
     assert aggregate([ev(rid=None, i=1), ev(rid="r1", i=2)], tz=UTC0).totals.input_tokens == 3
 
