@@ -1,11 +1,13 @@
 """Each transcript's usage events, cached beside the catalog's rows (FORMAT.md §2.6).
 
-One table in the catalog's database, ``usage_files``: a row per file keyed by path,
-inode, size, mtime and ctime (the catalog's stat key) holding the file's events as
-msgpack. :func:`cached_usage` stats the home's files, re-reads only the ones whose key
-changed (a new, grown or replaced file) through the source's reader — on forked workers
-when there is much to read —, drops the rows of files gone, and returns every file's
-events. A cache that cannot be used is no failure: the files are read.
+One table in the catalog's database, ``usage_by_file``: a row per file keyed by path,
+inode, size, mtime and ctime (the catalog's stat key) holding the file's prepared events
+and their summary (response keys and parts: ``aggregate.FileUsage``) as msgpack.
+:func:`cached_usage` stats the home's files, re-reads only the ones whose key changed (a
+new, grown or replaced file) through the source's reader — on forked workers when there is
+much to read —, drops the rows of files gone, and returns every file's usage; events are
+decoded only for files that share a response with another. A cache that cannot be used is
+no failure: the files are read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -23,30 +26,49 @@ from sidtui.core.base.regular import NotRegularFile
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.index.database import db_text, py_text
 from sidtui.core.index.files import ClaudeFiles, SidCodeFiles, stat_key
+from sidtui.core.usage.aggregate import FileUsage, Part, prepare
 from sidtui.core.usage.events import UsageEvent
+from sidtui.core.usage.pricing import default_table
 
 #: A source's reader: ``(path, project, errors) -> events`` of one file, in file order.
 Reader = Callable[[str, str, list[str]], list[UsageEvent]]
 
 #: Bump when a reader's rules or :class:`UsageEvent` change: every file is read again.
-USAGE_FORMAT = "usage/2"  # 2: response_key
+USAGE_FORMAT = "usage/3"  # 3: priced and deduped in the file (prepare)
 #: Read on forked workers when the files to read hold more than this many bytes.
 PARALLEL_BYTES = 32 << 20
 
 TABLE = """
-CREATE TABLE IF NOT EXISTS usage_files(
+CREATE TABLE IF NOT EXISTS usage_by_file(
     path TEXT PRIMARY KEY,
     inode INTEGER NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL,
     format TEXT NOT NULL,
+    summary BLOB NOT NULL,
     events BLOB NOT NULL
 )
 """
 
+
+class _Summary(msgspec.Struct, array_like=True):
+    keys: list[str]
+    parts: list[Part]
+
+
 _ENCODE = msgspec.msgpack.Encoder().encode
 _DECODE = msgspec.msgpack.Decoder(list[UsageEvent]).decode
+_SUMMARY = msgspec.msgpack.Decoder(_Summary).decode
+
+#: A file's ``(summary, events)`` blobs.
+Blobs = tuple[bytes, bytes]
+
+
+def cache_format() -> str:
+    """The format a stored row must have: :data:`USAGE_FORMAT` and the price table's date
+    (its costs are stored)."""
+    return f"{USAGE_FORMAT}/{default_table().date}"
 
 
 def home_files(home: Home | ClaudeHome) -> Any:
@@ -60,7 +82,7 @@ class _Job:
     def __init__(self, reader: Reader) -> None:
         self.reader = reader
 
-    def __call__(self, item: tuple[str, str]) -> tuple[bytes | None, list[str]]:
+    def __call__(self, item: tuple[str, str]) -> tuple[Blobs | None, list[str]]:
         path, project = item
         errs: list[str] = []
         try:
@@ -70,13 +92,14 @@ class _Job:
         except (OSError, NotRegularFile) as exc:
             errs.append(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}")
             return None, errs
-        return _ENCODE(events), errs
+        f = FileUsage.of(path, prepare(events))
+        return (_ENCODE(_Summary(f.keys, f.parts)), _ENCODE(f.load())), errs
 
 
 def read_files(
     items: list[tuple[str, str]], reader: Reader, sizes: Iterable[int], workers: int | None = None
-) -> Iterable[tuple[bytes | None, list[str]]]:
-    """Each file's ``(encoded events or None when unreadable, error lines)``, in order;
+) -> Iterable[tuple[Blobs | None, list[str]]]:
+    """Each file's ``(encoded summary and events or None when unreadable, error lines)``, in order;
     on forked workers when the files hold more than :data:`PARALLEL_BYTES` together."""
     if workers is None:
         workers = cores() if sum(sizes) > PARALLEL_BYTES else 1
@@ -93,11 +116,29 @@ def _open(home: Home | ClaudeHome, db_path: str | os.PathLike[str] | None) -> An
 
 
 def _stored(cat: Any) -> dict[str, tuple[tuple[int, int, int, int], bytes]]:
+    """Every row's stat key and summary (events are read only for the files that need
+    them: :func:`_stored_events`)."""
     rows = cat.conn.execute(
-        "SELECT path, inode, size, mtime_ns, ctime_ns, events FROM usage_files WHERE format = ?",
-        (USAGE_FORMAT,),
+        "SELECT path, inode, size, mtime_ns, ctime_ns, summary FROM usage_by_file WHERE format = ?",
+        (cache_format(),),
     )
-    return {py_text(p): ((i, s, m, c), b) for p, i, s, m, c, b in rows}
+    return {py_text(p): ((i, s, m, c), a) for p, i, s, m, c, a in rows}
+
+
+def _stored_events(cat: Any, path: str) -> list[UsageEvent]:
+    """The events of one cached file (the row read now; its connection reopened when
+    closed). A row gone meanwhile reads as no events."""
+    row = cat.guarded(
+        lambda: cat.conn.execute(
+            "SELECT events FROM usage_by_file WHERE path = ?", (db_text(path),)
+        ).fetchone()
+    )
+    if row is None:
+        return []
+    events = _DECODE(row[0])
+    for e in events:
+        e.file = path
+    return events
 
 
 def cached_usage(
@@ -109,8 +150,9 @@ def cached_usage(
     db_path: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
     workers: int | None = None,
-) -> list[UsageEvent]:
-    """Every usage event of ``home``'s transcripts (``file`` set), files in path order.
+) -> list[FileUsage]:
+    """The usage of each of ``home``'s transcripts, files in path order (events with
+    ``file`` set).
 
     Args:
         home: a sid-code or Claude Code home.
@@ -150,8 +192,9 @@ def _collect(
     errs: list[str],
     prune: bool,
     workers: int | None,
-) -> list[UsageEvent]:
-    blobs: dict[str, bytes] = {}
+) -> list[FileUsage]:
+    blobs: dict[str, Blobs] = {}  # read now: summary and events
+    summaries: dict[str, bytes] = {}  # from the cache
     todo: list[tuple[str, str]] = []
     sizes: list[int] = []
     keys: dict[str, tuple[int, int, int, int]] = {}
@@ -161,7 +204,7 @@ def _collect(
         key = keys[path] = stat_key(st)
         held = stored.get(path)
         if held is not None and held[0] == key:
-            blobs[path] = held[1]
+            summaries[path] = held[1]
         else:
             todo.append((path, project))
             sizes.append(st.st_size)
@@ -173,23 +216,34 @@ def _collect(
         if blob is not None:
             blobs[path] = blob
             if not file_errs:  # a file with an unreadable line is read again next time
-                new_rows.append((db_text(path), *keys[path], USAGE_FORMAT, blob))
+                new_rows.append((db_text(path), *keys[path], cache_format(), *blob))
     if cat is not None:
         gone = [p for p in stored if p not in keys] if prune else []
         try:
             _write(cat, new_rows, gone)
         except (sqlite3.Error, OSError) as exc:
             errs.append(f"usage cache not updated ({exc})")
-    out: list[UsageEvent] = []
+    out: list[FileUsage] = []
     for path, _, _ in files:
-        blob = blobs.get(path)
-        if blob is None:
-            continue
+        pair = blobs.get(path)
+        if pair is not None:
+            summary = _SUMMARY(pair[0])
+            out.append(FileUsage(path, summary.keys, summary.parts, _loader(path, pair[1])))
+        elif path in summaries:
+            summary = _SUMMARY(summaries[path])
+            load = partial(_stored_events, cat, path)
+            out.append(FileUsage(path, summary.keys, summary.parts, load))
+    return out
+
+
+def _loader(path: str, blob: bytes) -> Callable[[], list[UsageEvent]]:
+    def load() -> list[UsageEvent]:
         events = _DECODE(blob)
         for e in events:
             e.file = path
-        out += events
-    return out
+        return events
+
+    return load
 
 
 def _write(cat: Any, rows: list[tuple], gone: list[str]) -> None:
@@ -199,9 +253,9 @@ def _write(cat: Any, rows: list[tuple], gone: list[str]) -> None:
     def write() -> None:
         with cat.write_lock, cat.conn as conn:
             conn.execute(TABLE)
-            conn.executemany("INSERT OR REPLACE INTO usage_files VALUES (?,?,?,?,?,?,?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO usage_by_file VALUES (?,?,?,?,?,?,?,?)", rows)
             conn.executemany(
-                "DELETE FROM usage_files WHERE path = ?", [(db_text(p),) for p in gone]
+                "DELETE FROM usage_by_file WHERE path = ?", [(db_text(p),) for p in gone]
             )
 
     cat.guarded(write)

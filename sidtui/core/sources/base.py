@@ -24,7 +24,7 @@ from sidtui.core.views.summary import SessionSummary
 
 if TYPE_CHECKING:
     from sidtui.core.checkpoints.journal import PendingJournal
-    from sidtui.core.usage.events import UsageEvent
+    from sidtui.core.usage.aggregate import FileUsage
 
 #: The changes a source may support (the CLI verbs that write).
 MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
@@ -234,12 +234,13 @@ class Source(ABC):
         *,
         errors: list[str] | None = None,
         use_cache: bool = True,
-    ) -> list[UsageEvent]:
-        """Every API response its transcripts recorded, one
-        :class:`~sidtui.core.usage.events.UsageEvent` per line that holds one (``file`` set;
-        repeats are for :func:`~sidtui.core.usage.aggregate.dedupe`): the source's reader
-        over its files, cached per file (:func:`~sidtui.core.index.usage_cache.cached_usage`).
-        ``errors`` gets a line per file or line that cannot be read."""
+    ) -> list[FileUsage]:
+        """The usage events of its transcripts, per file: one
+        :class:`~sidtui.core.usage.events.UsageEvent` per line that records a response
+        (``FileUsage.load()``; repeats are for :func:`~sidtui.core.usage.aggregate.dedupe`),
+        read by the source's reader and cached per file
+        (:func:`~sidtui.core.index.usage_cache.cached_usage`). ``errors`` gets a line per
+        file or line that cannot be read."""
 
     def checkpoints(self, model: SessionModel) -> Any:
         """The session's checkpoint store, or None when the source has none (yet)."""

@@ -109,7 +109,7 @@ class ClaudeSource(Source):
         errors: list[str] | None = None,
         use_cache: bool = True,
     ) -> list[Any]:
-        """Every response's usage (:mod:`sidtui.core.claude.usage`), cached per file."""
+        """Each transcript's usage (:mod:`sidtui.core.claude.usage`), cached per file."""
         from sidtui.core.claude.usage import read_usage
         from sidtui.core.index.usage_cache import cached_usage
 

@@ -116,7 +116,7 @@ class SidCodeSource(Source):
         errors: list[str] | None = None,
         use_cache: bool = True,
     ) -> list[Any]:
-        """Every call's usage (:mod:`sidtui.core.views.sidcode_usage`), cached per file."""
+        """Each transcript's usage (:mod:`sidtui.core.views.sidcode_usage`), cached per file."""
         from sidtui.core.index.usage_cache import cached_usage
         from sidtui.core.views.sidcode_usage import read_usage
 

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from datetime import tzinfo
 
 from sidtui.core.sources.base import Source
-from sidtui.core.usage.aggregate import UsageReport, aggregate
-from sidtui.core.usage.events import UsageEvent
+from sidtui.core.usage.aggregate import FileUsage, UsageReport, aggregate_files
 
 
 def usage_report(
@@ -27,13 +26,13 @@ def usage_report(
     errors: list[str] | None = None,
     use_cache: bool = True,
 ) -> UsageReport:
-    """The usage of ``sources`` grouped ``by`` (see :func:`aggregate` for the arguments).
+    """The usage of ``sources`` grouped ``by`` (see :func:`~sidtui.core.usage.aggregate.aggregate` for the arguments).
 
     The report's ``notes`` say what a source does not record (its ``usage_gaps``).
     """
-    events: list[UsageEvent] = []
+    files: list[FileUsage] = []
     for src in sources:
-        events += src.usage_events(project, errors=errors, use_cache=use_cache)
-    report = aggregate(events, by, tz=tz, since=since, until=until, project=project)
+        files += src.usage_events(project, errors=errors, use_cache=use_cache)
+    report = aggregate_files(files, by, tz=tz, since=since, until=until, project=project)
     report.notes += [f"{s.label}: {s.usage_gaps}" for s in sources if s.usage_gaps]
     return report

@@ -10,10 +10,14 @@ Nothing here knows which agent wrote an event (docs/ARCHITECTURE.md "Usage").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
+from itertools import chain
 from typing import Any
+
+import msgspec
 
 from sidtui.core.base.errors import UsageError
 from sidtui.core.usage.events import UsageEvent
@@ -25,8 +29,18 @@ GROUPINGS = ("day", "week", "month", "session", "model", "project")
 NO_MODEL = "(no model)"
 
 
-def _rank(e: UsageEvent, cost: float | None) -> tuple[int, float]:
-    return (e.total_tokens, -1.0 if cost is None else cost)
+def _priced(
+    events: Iterable[UsageEvent], table: PriceTable | None
+) -> Iterable[tuple[UsageEvent, float | None]]:
+    """``(event, cost)``: the cost :func:`prepare` stored, else priced now (always with a
+    ``table`` other than the vendored one)."""
+    if table is None or table is default_table():
+        t = default_table()
+        for e in events:
+            yield e, (e.usd if e.priced else cost_of(e, t))
+    else:
+        for e in events:
+            yield e, cost_of(e, table)
 
 
 def dedupe(
@@ -37,24 +51,112 @@ def dedupe(
     ``(file, offset)`` — as ccusage keeps them — so the result does not depend on the order
     of ``events``. Events without a key are all kept.
     """
-    table = table or default_table()
-    best: dict[str, tuple[UsageEvent, float | None]] = {}
+    best: dict[str, tuple[UsageEvent, float | None, int]] = {}
     out: list[tuple[UsageEvent, float | None]] = []
-    for e in events:
-        c = cost_of(e, table)
+    for e, c in _priced(events, table):
         k = e.response_key
         if k is None:
             out.append((e, c))
             continue
+        n = e.input_tokens + e.output_tokens + e.cache_creation_tokens + e.cache_read_tokens
         held = best.get(k)
         if held is None:
-            best[k] = (e, c)
+            best[k] = (e, c, n)
             continue
-        r, hr = _rank(e, c), _rank(held[0], held[1])
-        if r > hr or (r == hr and (e.file, e.offset) < (held[0].file, held[0].offset)):
-            best[k] = (e, c)
-    out += best.values()
+        h, hc, hn = held
+        if n > hn:
+            best[k] = (e, c, n)
+        elif n == hn:
+            c0, hc0 = -1.0 if c is None else c, -1.0 if hc is None else hc
+            if c0 > hc0 or (c0 == hc0 and (e.file, e.offset) < (h.file, h.offset)):
+                best[k] = (e, c, n)
+    out += [(e, c) for e, c, _ in best.values()]
     return out
+
+
+def prepare(events: list[UsageEvent]) -> list[UsageEvent]:
+    """One file's events as the cache keeps them: priced by the vendored table and
+    deduped within the file (:func:`dedupe`'s rule: the result of deduping every file's
+    prepared events is the same as deduping all of them), in file order."""
+    kept = []
+    for e, c in dedupe(events):
+        e.priced, e.usd = True, c
+        kept.append(e)
+    kept.sort(key=lambda e: e.offset)
+    return kept
+
+
+#: Parts are kept per quarter hour of UTC time: every zone changes offset on one.
+QUARTER_MS = 900_000
+
+
+class Part(msgspec.Struct, array_like=True):
+    """Responses of one quarter hour, model, session and project, summed.
+
+    Attributes:
+        quarter: ``ts_ms // QUARTER_MS``.
+        day: the local day's ordinal when the grouping zone was known (0: from ``quarter``).
+        model: the model as rows name it (``NO_MODEL`` when none was recorded).
+        listed: named among a row's models (not a ``<synthetic>`` reply).
+        unpriced: tokens of a model without a price (``usd`` holds nothing of them).
+    """
+
+    quarter: int
+    day: int
+    model: str
+    listed: bool
+    unpriced: bool
+    session: str
+    project: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cache_read_tokens: int = 0
+    usd: float = 0.0
+
+
+def parts_of(
+    pairs: Iterable[tuple[UsageEvent, float | None]], days: LocalDays | None = None
+) -> list[Part]:
+    """``(event, cost)`` pairs summed into :class:`Part` s (``days``: set ``day`` too)."""
+    groups: dict[tuple, Part] = {}
+    for e, c in pairs:
+        name = e.model_name
+        n = e.input_tokens + e.output_tokens + e.cache_creation_tokens + e.cache_read_tokens
+        unpriced = c is None and n > 0
+        q = e.ts_ms // QUARTER_MS
+        day = days.ordinal(e.ts_ms) if days is not None else 0
+        k = (q, day, name, e.model == SYNTHETIC, unpriced, e.session, e.project)
+        p = groups.get(k)
+        if p is None:
+            listed = name is not None and e.model != SYNTHETIC
+            p = groups[k] = Part(q, day, name or NO_MODEL, listed, unpriced, e.session, e.project)
+        p.input_tokens += e.input_tokens
+        p.output_tokens += e.output_tokens
+        p.cache_creation_tokens += e.cache_creation_tokens
+        p.cache_read_tokens += e.cache_read_tokens
+        if c is not None:
+            p.usd += c
+    return list(groups.values())
+
+
+@dataclass
+class FileUsage:
+    """One transcript's usage as the cache gives it: its events, prepared
+    (:func:`prepare`), loaded on demand, and their summary (``keys``: the response keys
+    it holds; ``parts``: its events summed, :func:`parts_of`)."""
+
+    path: str
+    keys: list[str]
+    parts: list[Part]
+    load: Callable[[], list[UsageEvent]]
+
+    @classmethod
+    def of(cls, path: str, prepared: list[UsageEvent]) -> FileUsage:
+        """From a file's prepared events (kept in memory)."""
+        keys = [e.response_key for e in prepared if e.response_key is not None]
+        parts = parts_of((e, e.usd) for e in prepared)
+        return cls(path, keys, parts, lambda: prepared)
 
 
 @dataclass
@@ -91,18 +193,16 @@ class UsageRow:
         """USD, or None when part of it is unknown."""
         return None if self.unpriced else self.cost_usd
 
-    def add(self, e: UsageEvent, cost: float | None) -> None:
-        self.input_tokens += e.input_tokens
-        self.output_tokens += e.output_tokens
-        self.cache_creation_tokens += e.cache_creation_tokens
-        self.cache_read_tokens += e.cache_read_tokens
-        name = e.model_name
-        if name is not None and e.model != SYNTHETIC:
-            self.models.add(name)
-        if cost is not None:
-            self.cost_usd += cost
-        elif e.total_tokens:
-            self.unpriced.add(name or NO_MODEL)
+    def add_part(self, p: Part) -> None:
+        self.input_tokens += p.input_tokens
+        self.output_tokens += p.output_tokens
+        self.cache_creation_tokens += p.cache_creation_tokens
+        self.cache_read_tokens += p.cache_read_tokens
+        self.cost_usd += p.usd
+        if p.listed:
+            self.models.add(p.model)
+        if p.unpriced:
+            self.unpriced.add(p.model)
 
     def merge(self, other: UsageRow) -> None:
         self.input_tokens += other.input_tokens
@@ -168,6 +268,11 @@ class LocalDays:
         off = datetime.fromtimestamp(secs, self.tz).utcoffset()
         return int(off.total_seconds()) if off is not None else 0
 
+    def varies(self, quarter: int) -> bool:
+        """The zone changes offset inside this quarter hour (never on a real zone)."""
+        self.ordinal(quarter * QUARTER_MS)
+        return self._offsets[quarter * QUARTER_MS // 1000 // self._Q] is None
+
     def ordinal(self, ts_ms: int) -> int:
         """The local day as a proleptic Gregorian ordinal (``date.fromordinal``)."""
         secs = ts_ms // 1000
@@ -202,10 +307,10 @@ def parse_day(s: str, what: str) -> int:
         raise UsageError(f"{what} must be a date as YYYY-MM-DD (got {s!r})") from None
 
 
-def _keyer(by: str) -> Callable[[UsageEvent, int], str]:
+def _keyer(by: str) -> Callable[[Part, int], str]:
     cache: dict[int, str] = {}
 
-    def day(e: UsageEvent, o: int) -> str:
+    def day(p: Part, o: int) -> str:
         try:
             return cache[o]
         except KeyError:
@@ -223,11 +328,11 @@ def _keyer(by: str) -> Callable[[UsageEvent, int], str]:
     if by in ("day", "week", "month"):
         return day
     if by == "session":
-        return lambda e, o: e.session
+        return lambda p, o: p.session
     if by == "project":
-        return lambda e, o: e.project
+        return lambda p, o: p.project
     if by == "model":
-        return lambda e, o: e.model_name or NO_MODEL
+        return lambda p, o: p.model
     raise UsageError(f"--by must be one of {', '.join(GROUPINGS)} (got {by!r})")
 
 
@@ -257,21 +362,72 @@ def aggregate(
     Raises:
         UsageError: an unknown ``by``.
     """
-    table = table or default_table()
     keyer = _keyer(by)
     days = LocalDays(tz)
+    parts = parts_of(dedupe(events, table), days)
+    return _report(parts, by, keyer, days, since, until, project, table or default_table())
+
+
+def aggregate_files(
+    files: Sequence[FileUsage],
+    by: str = "day",
+    *,
+    tz: tzinfo | None = None,
+    since: int | None = None,
+    until: int | None = None,
+    project: str | None = None,
+) -> UsageReport:
+    """:func:`aggregate` of every file's events, from their summaries where it can: a
+    file none of whose responses is in another file gives its stored parts; the files that
+    share a response (a fork, a sub-agent replayed in its parent) are read back and deduped
+    together. The same report as :func:`aggregate` of all their events."""
+    keyer = _keyer(by)
+    days = LocalDays(tz)
+    shared = _sharing(files)
+    parts: list[Part] = []
+    for n, f in enumerate(files):
+        if n in shared or any(days.varies(p.quarter) for p in f.parts):
+            shared.add(n)
+        else:
+            parts += f.parts
+    if shared:
+        events = [e for n in sorted(shared) for e in files[n].load()]
+        parts += parts_of(dedupe(events), days)
+    return _report(parts, by, keyer, days, since, until, project, default_table())
+
+
+def _sharing(files: Sequence[FileUsage]) -> set[int]:
+    """The files holding a response another file holds too (a file's own keys are
+    unique: :func:`prepare`). Set operations: no Python loop over keys when none is shared."""
+    keys = list(chain.from_iterable(f.keys for f in files))
+    if len(set(keys)) == len(keys):
+        return set()
+    twice = {k for k, n in Counter(keys).items() if n > 1}
+    return {i for i, f in enumerate(files) if not twice.isdisjoint(f.keys)}
+
+
+def _report(
+    parts: list[Part],
+    by: str,
+    keyer: Callable[[Part, int], str],
+    days: LocalDays,
+    since: int | None,
+    until: int | None,
+    project: str | None,
+    table: PriceTable,
+) -> UsageReport:
     rows: dict[str, UsageRow] = {}
-    for e, c in dedupe(events, table):
-        if project is not None and e.project != project:
+    for p in parts:
+        if project is not None and p.project != project:
             continue
-        o = days.ordinal(e.ts_ms)
+        o = p.day or days.ordinal(p.quarter * QUARTER_MS)
         if (since is not None and o < since) or (until is not None and o > until):
             continue
-        k = keyer(e, o)
+        k = keyer(p, o)
         row = rows.get(k)
         if row is None:
             row = rows[k] = UsageRow(k)
-        row.add(e, c)
+        row.add_part(p)
     kept = [r for r in rows.values() if r.total_tokens or r.cost_usd]
     if by in ("day", "week", "month"):
         kept.sort(key=lambda r: r.key)

@@ -32,6 +32,8 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
         response_key: what names the response across lines and files (:func:`response_key`;
             None: nothing does, the event is never merged with another); the engine counts
             one response once wherever it is repeated.
+        priced, usd: set by the engine (``aggregate.prepare``): the cost in USD by the
+            vendored table (None: unknown); stored with the event in the cache.
         file: the transcript's path (set when read, not stored in the cache).
     """
 
@@ -50,6 +52,8 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
     project: str = ""
     offset: int = 0
     response_key: str | None = None
+    priced: bool = False
+    usd: float | None = None
     file: str = ""
 
     @property

@@ -40,8 +40,12 @@ class Counting:
         return read_usage(path, project, errors)
 
 
-def _ids(events) -> list[tuple[str, str | None, int]]:
-    return [(Path(e.file).name, e.message_id, e.input_tokens) for e in events]
+def _events(files) -> list:
+    return [e for f in files for e in f.load()]
+
+
+def _ids(files) -> list[tuple[str, str | None, int]]:
+    return [(Path(e.file).name, e.message_id, e.input_tokens) for e in _events(files)]
 
 
 def test_a_warm_run_reads_no_file_and_gives_the_same_events(tmp_path) -> None:
@@ -53,7 +57,8 @@ def test_a_warm_run_reads_no_file_and_gives_the_same_events(tmp_path) -> None:
     second = cached_usage(home, warm, db_path=db)
     assert warm.read == []
     assert _ids(second) == _ids(first) == _ids(cached_usage(home, Counting(), use_cache=False))
-    assert [e.file for e in second] == [e.file for e in first]
+    assert [e.file for e in _events(second)] == [e.file for e in _events(first)]
+    assert [(f.keys, f.parts) for f in second] == [(f.keys, f.parts) for f in first]
 
 
 def test_a_grown_file_is_read_again_and_a_removed_one_forgotten(tmp_path) -> None:
@@ -72,7 +77,7 @@ def test_a_grown_file_is_read_again_and_a_removed_one_forgotten(tmp_path) -> Non
         ("b.jsonl", "m5", 5),
     ]
     cat = Catalog(home, db)
-    assert [p for (p,) in cat.conn.execute("SELECT path FROM usage_files ORDER BY path")] == [
+    assert [p for (p,) in cat.conn.execute("SELECT path FROM usage_by_file ORDER BY path")] == [
         str(home.projects_dir / "p" / "a.jsonl"),
         str(home.projects_dir / "p" / "b.jsonl"),
     ]
@@ -81,7 +86,7 @@ def test_a_grown_file_is_read_again_and_a_removed_one_forgotten(tmp_path) -> Non
 def test_a_project_filter_reads_only_its_files_and_forgets_nothing(tmp_path) -> None:
     home, db = _home(tmp_path), tmp_path / "cat.sqlite3"
     r = Counting()
-    assert [e.project for e in cached_usage(home, r, project="q", db_path=db)] == ["q"]
+    assert [e.project for e in _events(cached_usage(home, r, project="q", db_path=db))] == ["q"]
     assert r.read == ["c.jsonl"]
     again = Counting()
     cached_usage(home, again, db_path=db)
@@ -91,12 +96,12 @@ def test_a_project_filter_reads_only_its_files_and_forgets_nothing(tmp_path) -> 
 def test_a_corrupt_cache_is_rebuilt_and_the_catalog_still_lists(tmp_path) -> None:
     home, db = _home(tmp_path), tmp_path / "cat.sqlite3"
     db.write_bytes(b"not a database" * 100)
-    events = cached_usage(home, Counting(), db_path=db)
+    events = _events(cached_usage(home, Counting(), db_path=db))
     assert len(events) == 4
     cat = Catalog(home, db)
     cat.refresh()
     assert len(cat.rows()) == 3
-    assert len(cached_usage(home, Counting(), db_path=db)) == 4
+    assert len(_events(cached_usage(home, Counting(), db_path=db))) == 4
 
 
 def test_workers_give_the_same_events_in_the_same_order(tmp_path) -> None:
@@ -113,5 +118,5 @@ def test_an_unreadable_file_is_one_error_line(tmp_path) -> None:
     target.mkdir()  # a folder named like a transcript is no file to read
     (home.projects_dir / "p" / "z.jsonl").symlink_to(tmp_path / "nowhere")
     errors: list[str] = []
-    events = cached_usage(home, read_usage, errors=errors, use_cache=False)
+    events = _events(cached_usage(home, read_usage, errors=errors, use_cache=False))
     assert {e.message_id for e in events} == {"m1", "m2", "m4"}

@@ -10,7 +10,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.base.errors import UsageError
-from sidtui.core.usage.aggregate import GROUPINGS, LocalDays, aggregate, dedupe, parse_day
+from sidtui.core.usage.aggregate import (
+    GROUPINGS,
+    FileUsage,
+    LocalDays,
+    aggregate,
+    aggregate_files,
+    dedupe,
+    parse_day,
+    prepare,
+)
 from sidtui.core.usage.events import UsageEvent, response_key
 
 M = "claude-sonnet-4-20250514"
@@ -185,6 +194,13 @@ def test_json_shape() -> None:
     assert set(d["totals"]) == set(d["rows"][0]) - {"key"}
 
 
+def _placed(evs: list[UsageEvent]) -> list[UsageEvent]:
+    """Each event at its own place in its file (two lines never share one)."""
+    for n, e in enumerate(evs):
+        e.offset = n
+    return evs
+
+
 _events = st.lists(
     st.builds(
         ev,
@@ -209,7 +225,7 @@ _events = st.lists(
         project=st.sampled_from(["p1", "p2"]),
     ),
     max_size=25,
-)
+).map(_placed)
 
 
 @settings(max_examples=150, deadline=None)
@@ -238,3 +254,21 @@ def _canon(d: dict) -> dict:
 def test_dedupe_keeps_every_event_without_an_id() -> None:
     evs = [ev(mid=None, i=n + 1, offset=n) for n in range(3)]
     assert sorted(e.input_tokens for e, _ in dedupe(evs)) == [1, 2, 3]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_events, st.sampled_from(GROUPINGS))
+def test_per_file_summaries_give_the_same_report(evs, by) -> None:
+    """What the cache stores (each file prepared and summed) reports as all the events do."""
+    tz = ZoneInfo("Asia/Kathmandu")
+    want = _canon(aggregate(evs, by, tz=tz).to_json())
+    import copy
+
+    files: dict[str, list[UsageEvent]] = {}
+    for e in copy.deepcopy(evs):
+        files.setdefault(e.file, []).append(e)
+    summaries = [
+        FileUsage.of(path, prepare(sorted(fe, key=lambda e: e.offset)))
+        for path, fe in sorted(files.items())
+    ]
+    assert _canon(aggregate_files(summaries, by, tz=tz).to_json()) == want
