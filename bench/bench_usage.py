@@ -1,4 +1,4 @@
-"""``sidtui usage --by day`` beside ccusage, cold and warm, as the CLI runs (issue 28).
+"""``sidtui usage --by day`` beside ccusage, cold and warm, as the CLI runs.
 
 On a Claude Code home from :func:`bench.gen_claude.many_claude_home` (2,000 sessions, about
 1 GB; quick: 200) whose message and request ids are made unique per file (the generator
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,8 +44,17 @@ def unique_ids_home(src: Path, dst: Path) -> Path:
     return dst
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> None:
+#: CPU seconds (user + sys) of each child run, by side: the machine may be shared, and
+#: wall time then counts other processes' work too.
+CPU: dict[str, list[float]] = {}
+
+
+def _run(cmd: list[str], env: dict[str, str], side: str) -> None:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    CPU.setdefault(side, []).append(used)
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -61,10 +71,10 @@ def run(quick: bool = False) -> list[dict]:
 
     def cold() -> None:
         shutil.rmtree(cache, ignore_errors=True)
-        _run(sidtui, env)
+        _run(sidtui, env, "cold")
 
     def warm() -> None:
-        _run(sidtui, env)
+        _run(sidtui, env, "warm")
 
     fns = {"cold": cold, "warm": warm}
     ccusage = os.environ.get("SIDTUI_CCUSAGE")
@@ -72,9 +82,12 @@ def run(quick: bool = False) -> list[dict]:
         empty = tempfile.mkdtemp(prefix="sidtui-usage-bench-home-")
         cc_env = dict(os.environ, TZ="UTC", HOME=empty, CLAUDE_CONFIG_DIR=str(home))
         fns = {
-            "ccusage": lambda: _run([*ccusage.split(), "daily", "--offline", "--json"], cc_env),
+            "ccusage": lambda: _run(
+                [*ccusage.split(), "daily", "--offline", "--json"], cc_env, "ccusage"
+            ),
             **fns,
         }
+    CPU.clear()
     try:
         runs = side_by_side(fns, repeat)
     finally:
@@ -91,7 +104,24 @@ def run(quick: bool = False) -> list[dict]:
             extra=note,
         )
     ]
+    cpu = {k: v[-repeat:] for k, v in CPU.items()}  # the warm-up call left out
+    rows.append(
+        row(
+            f"reference: CPU time (user + sys) of usage warm vs cold, {what}",
+            cpu["warm"],
+            cpu["cold"],
+            None,
+        )
+    )
     if ccusage:
+        rows += [
+            row(
+                f"reference: CPU time (user + sys) of usage cold vs ccusage, {what}",
+                cpu["cold"],
+                cpu["ccusage"],
+                None,
+            )
+        ]
         rows = [
             row(
                 f"usage --by day cold (empty cache) vs ccusage daily --offline --json, {what}",
