@@ -25,14 +25,18 @@ def usage_report(
     tz: tzinfo | None = None,
     errors: list[str] | None = None,
     use_cache: bool = True,
+    by_model: bool = False,
 ) -> UsageReport:
     """The usage of ``sources`` grouped ``by`` (see :func:`~sidtui.core.usage.aggregate.aggregate` for the arguments).
 
-    The report's ``notes`` say what a source does not record (its ``usage_gaps``).
+    The report's ``notes`` say what a source does not record (its ``usage_gaps``);
+    ``by_model`` splits each row per model.
     """
     files: list[FileUsage] = []
     for src in sources:
         files += src.usage_events(project, errors=errors, use_cache=use_cache)
-    report = aggregate_files(files, by, tz=tz, since=since, until=until, project=project)
+    report = aggregate_files(
+        files, by, tz=tz, since=since, until=until, project=project, by_model=by_model
+    )
     report.notes += [f"{s.label}: {s.usage_gaps}" for s in sources if s.usage_gaps]
     return report

@@ -178,6 +178,8 @@ class UsageRow:
     cost_usd: float = 0.0
     models: set[str] = field(default_factory=set)
     unpriced: set[str] = field(default_factory=set)
+    #: the row per model (``by_model=True``), by model
+    by_model: dict[str, UsageRow] | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -203,6 +205,11 @@ class UsageRow:
             self.models.add(p.model)
         if p.unpriced:
             self.unpriced.add(p.model)
+        if self.by_model is not None:
+            sub = self.by_model.get(p.model)
+            if sub is None:
+                sub = self.by_model[p.model] = UsageRow(p.model)
+            sub.add_part(p)
 
     def merge(self, other: UsageRow) -> None:
         self.input_tokens += other.input_tokens
@@ -376,11 +383,13 @@ def aggregate_files(
     since: int | None = None,
     until: int | None = None,
     project: str | None = None,
+    by_model: bool = False,
 ) -> UsageReport:
     """:func:`aggregate` of every file's events, from their summaries where it can: a
     file none of whose responses is in another file gives its stored parts; the files that
     share a response (a fork, a sub-agent replayed in its parent) are read back and deduped
-    together. The same report as :func:`aggregate` of all their events."""
+    together. The same report as :func:`aggregate` of all their events. ``by_model``: each
+    row's ``by_model`` holds its part per model (the app's bars)."""
     keyer = _keyer(by)
     days = LocalDays(tz)
     shared = _sharing(files)
@@ -393,7 +402,7 @@ def aggregate_files(
     if shared:
         events = [e for n in sorted(shared) for e in files[n].load()]
         parts += parts_of(dedupe(events), days)
-    return _report(parts, by, keyer, days, since, until, project, default_table())
+    return _report(parts, by, keyer, days, since, until, project, default_table(), by_model)
 
 
 def _sharing(files: Sequence[FileUsage]) -> set[int]:
@@ -415,6 +424,7 @@ def _report(
     until: int | None,
     project: str | None,
     table: PriceTable,
+    by_model: bool = False,
 ) -> UsageReport:
     rows: dict[str, UsageRow] = {}
     for p in parts:
@@ -426,7 +436,7 @@ def _report(
         k = keyer(p, o)
         row = rows.get(k)
         if row is None:
-            row = rows[k] = UsageRow(k)
+            row = rows[k] = UsageRow(k, by_model={} if by_model else None)
         row.add_part(p)
     kept = [r for r in rows.values() if r.total_tokens or r.cost_usd]
     if by in ("day", "week", "month"):
