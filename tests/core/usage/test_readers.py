@@ -183,3 +183,11 @@ def test_sid_code_event_fields(tmp_path) -> None:
         5,
         0,
     )
+
+
+def test_a_line_with_spaces_after_its_colons_counts(tmp_path) -> None:
+    """ccusage skips such a line (docs/DECISIONS.md); it is valid JSON, and sidtui counts it."""
+    f = tmp_path / "projects/p/s.jsonl"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps(rec(T, M, "m1", "r1", 7)) + "\n")
+    assert [e.input_tokens for e in claude_usage(f, "p")] == [7]
