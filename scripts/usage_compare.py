@@ -196,7 +196,7 @@ def cases() -> dict[str, tuple[dict[str, list[Any]], str]]:
     )
     add("no-timestamp-skipped", [rec(None, M, "m1", "r1", 1), rec(T, M, "m2", "r2", 3)])
     add(
-        "synthetic-model-skipped",
+        "synthetic-reply-counts-unnamed",
         [rec(T, "<synthetic>", "m1", "r1", 1, isApiErrorMessage=True), rec(T, M, "m2", "r2", 10)],
     )
     add(
