@@ -35,12 +35,14 @@ SUBCOMMANDS: list[str] = [
     "demo",
     "search",
     "watch",
+    "usage",
 ]
 
 
 #: One-shot commands that build large object graphs and exit (GC paused while they run).
 _BATCH_COMMANDS = frozenset(
     {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "repair"}
+    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "usage"}
 )
 
 

@@ -47,6 +47,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
+        Binding("ctrl+u", "usage", "Usage", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("ctrl+q", "quit", "Quit"),
     ]
@@ -372,6 +373,13 @@ class SidtuiApp(ReportsWorkerErrors, App):
         if not isinstance(self.screen, SearchScreen):
             self.push_screen(SearchScreen())
 
+    def action_usage(self) -> None:
+        from sidtui.tui.screens.usage import UsageScreen
+
+        if not isinstance(self.screen, UsageScreen):
+            s = getattr(self.screen, "current_summary", lambda: None)()
+            self.push_screen(UsageScreen(getattr(s, "session_id", None)))
+
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
@@ -380,6 +388,11 @@ class SidtuiApp(ReportsWorkerErrors, App):
         yield SystemCommand("Help", "Every key binding of this screen (?)", self.action_help)
         yield SystemCommand(
             "Search sessions", "Full-text search across every session (/)", self.action_search
+        )
+        yield SystemCommand(
+            "Usage",
+            "Tokens and cost per day, by model, per project, the selected session's share (ctrl+u)",
+            self.action_usage,
         )
         yield SystemCommand(
             "Dark theme", "Switch to the dark theme", lambda: setattr(self, "theme", "textual-dark")

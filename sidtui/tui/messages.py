@@ -277,3 +277,15 @@ class ClaudeSessionLoaded(Message):
     starts: Any = None
     width: int | None = None
     seconds: float = 0.0
+
+
+@dataclass
+class UsageCounted(Message):
+    """The usage screen's numbers: ``days`` (a ``UsageReport`` by day, rows split by model,
+    over the window), ``projects`` (by project, same window), ``session`` (``(id, its
+    cost, every session's cost)`` over all time, or None), or an ``error``."""
+
+    days: Any = None
+    projects: Any = None
+    session: tuple[str, float | None, float | None] | None = None
+    error: str | None = None

@@ -4,7 +4,7 @@ A :class:`Source` wraps one home of one agent and answers everything the CLI and
 ask: find sessions (:meth:`~Source.discover`, :meth:`~Source.resolve`), read one into the
 common model (:meth:`~Source.open` → a :class:`SessionModel`), list and count them
 (:meth:`~Source.list_sessions`, :meth:`~Source.check`), who runs now
-(:meth:`~Source.registrations`), its checkpoints (:meth:`~Source.checkpoints`, None where
+(:meth:`~Source.registrations`), what its API calls used (:meth:`~Source.usage_events`), its checkpoints (:meth:`~Source.checkpoints`, None where
 the source has none yet), what killed sidtui writes left (:meth:`~Source.pending_journals`)
 and which changes it supports (:attr:`~Source.mutations`).
 The models themselves are the sources' own classes; :class:`SessionModel` and
@@ -24,6 +24,7 @@ from sidtui.core.views.summary import SessionSummary
 
 if TYPE_CHECKING:
     from sidtui.core.checkpoints.journal import PendingJournal
+    from sidtui.core.usage.aggregate import FileUsage
 
 #: The changes a source may support (the CLI verbs that write).
 MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
@@ -147,6 +148,7 @@ class Source(ABC):
         label: for people (``"sid-code"``, ``"Claude Code"``).
         mutations: the writing verbs it supports (a subset of :data:`MUTATIONS`).
         home_flag, home_env: the CLI flag and the environment variable naming its home.
+        usage_gaps: what its transcripts do not record of usage (said beside a report).
     """
 
     name: ClassVar[str]
@@ -154,6 +156,7 @@ class Source(ABC):
     mutations: ClassVar[frozenset[str]] = frozenset()
     home_flag: ClassVar[str]
     home_env: ClassVar[str]
+    usage_gaps: ClassVar[str | None] = None
 
     @property
     @abstractmethod
@@ -223,6 +226,21 @@ class Source(ABC):
     @abstractmethod
     def registrations(self, warnings: list[str] | None = None) -> Sequence[Registration]:
         """The registered agent processes, each with its liveness."""
+
+    @abstractmethod
+    def usage_events(
+        self,
+        project: str | None = None,
+        *,
+        errors: list[str] | None = None,
+        use_cache: bool = True,
+    ) -> list[FileUsage]:
+        """The usage events of its transcripts, per file: one
+        :class:`~sidtui.core.usage.events.UsageEvent` per line that records a response
+        (``FileUsage.load()``; repeats are for :func:`~sidtui.core.usage.aggregate.dedupe`),
+        read by the source's reader and cached per file
+        (:func:`~sidtui.core.index.usage_cache.cached_usage`). ``errors`` gets a line per
+        file or line that cannot be read."""
 
     def checkpoints(self, model: SessionModel) -> Any:
         """The session's checkpoint store, or None when the source has none (yet)."""

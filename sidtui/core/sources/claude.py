@@ -27,6 +27,7 @@ class ClaudeSource(Source):
     mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo"})
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
+    usage_gaps = None
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts
@@ -100,6 +101,21 @@ class ClaudeSource(Source):
 
     def registrations(self, warnings: list[str] | None = None) -> list[ClaudeRegistration]:
         return read_processes(self._home, warnings)
+
+    def usage_events(
+        self,
+        project: str | None = None,
+        *,
+        errors: list[str] | None = None,
+        use_cache: bool = True,
+    ) -> list[Any]:
+        """Each transcript's usage (:mod:`sidtui.core.claude.usage`), cached per file."""
+        from sidtui.core.claude.usage import read_usage
+        from sidtui.core.index.usage_cache import cached_usage
+
+        return cached_usage(
+            self._home, read_usage, project=project, errors=errors, use_cache=use_cache
+        )
 
     @property
     def journals_dir(self) -> Path:

@@ -28,6 +28,10 @@ class SidCodeSource(Source):
     mutations = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
+    usage_gaps = (
+        "sid-code records no usage for sub-agents or v1 .json sessions, no request ids and "
+        "no one-hour cache writes: those count zero"
+    )
 
     def __init__(self, home: Home) -> None:
         self._home = home
@@ -104,6 +108,21 @@ class SidCodeSource(Source):
 
     def registrations(self, warnings: list[str] | None = None) -> list[Registration]:
         return read_registrations(self._home, warnings)
+
+    def usage_events(
+        self,
+        project: str | None = None,
+        *,
+        errors: list[str] | None = None,
+        use_cache: bool = True,
+    ) -> list[Any]:
+        """Each transcript's usage (:mod:`sidtui.core.views.sidcode_usage`), cached per file."""
+        from sidtui.core.index.usage_cache import cached_usage
+        from sidtui.core.views.sidcode_usage import read_usage
+
+        return cached_usage(
+            self._home, read_usage, project=project, errors=errors, use_cache=use_cache
+        )
 
     @property
     def journals_dir(self) -> Path:
