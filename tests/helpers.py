@@ -804,6 +804,8 @@ def reading_paths(tmp, data: bytes, piece: int, streamed: bool) -> dict[str, tup
             scan_records(_piece_source(tmp, data), streamed=streamed)
         )
     return got
+
+
 # --------------------------------------------------------------------------- interrupted writes
 
 
@@ -908,6 +910,8 @@ def run_forked(argv: list[str], hook=None, *, stdin_null: bool = True) -> tuple[
     err.close()
     rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     return rc, text
+
+
 # --- Claude Code lab cases (tests/fixtures/claude-code-lab/README.md) ---------------------
 
 CLAUDE_LAB_CASES = FIXTURES / "claude-code-lab"
@@ -933,6 +937,8 @@ def sidtui_resume(path: Path) -> dict:
     from sidtui.core.claude.transcript import load_transcript
 
     return predict_for(load_transcript(file_for_path(path))).to_json()
+
+
 # ---------------------------------------------------------------- the Claude Code lab
 # What the real Claude Code sent (vendored `lab resume` answers) against sidtui's reading.
 

@@ -41,8 +41,7 @@ SUBCOMMANDS: list[str] = [
 
 #: One-shot commands that build large object graphs and exit (GC paused while they run).
 _BATCH_COMMANDS = frozenset(
-    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "repair"}
-    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "usage"}
+    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "repair", "usage"}
 )
 
 

@@ -410,6 +410,8 @@ def plan_files(
 
 
 _FAILED = "write failed: "
+
+
 def changed_since_plan(dir_fd: int, name: str, f: FileRestore) -> str | None:
     """Why ``f`` must not be replaced now: the file ``name`` in ``dir_fd`` is no longer
     what the plan read (``f.old``; a user saved it since, or created it), or it gained a
