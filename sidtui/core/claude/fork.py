@@ -347,6 +347,7 @@ def prepare_fork(
     if view.tree.leaf is None:
         raise UsageError(f"{view.file.path.name} has no conversation to fork")
     prepared = prepare_cut(view, _cut(view, before, tip), session_id=session_id, new_uuid=new_uuid)
+    prepared.request = {"before": before, "tip": tip}
     if before is not None:
         prepared.result.warnings[:0] = rewind_notes(view, before)
     return prepared
@@ -425,7 +426,7 @@ def prepare_cut(
         res.warnings.append(
             f"{len(subagents)} subagent transcript(s) stay with the source session (not copied)"
         )
-    return PreparedFork(res, data, blobs, home.file_history(new_id), {"before": before, "tip": tip})
+    return PreparedFork(res, data, blobs, home.file_history(new_id))
 
 
 def _verify(

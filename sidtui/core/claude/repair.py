@@ -295,7 +295,7 @@ def write_repair(prepared: PreparedRepair) -> RepairResult:
             f"cannot write {top}: {getattr(exc, 'strerror', None) or exc}; nothing was written"
         ) from None
     try:
-        write_fork(prepared.fork)
+        write_fork(prepared.fork, op="repair")
     except ForkError:
         if made:
             shutil.rmtree(top, ignore_errors=True)
