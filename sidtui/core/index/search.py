@@ -240,7 +240,9 @@ class SearchIndex:
             os.close(fd)
         end = data.rfind(b"\n") + 1
         chunk = data[:end]
-        rf = scan_records(chunk, start_line=line, base_offset=start)
+        # chain only: each record's documents come from its line (bounded decode), never
+        # from the scan's structs (a prompt of 4 M tiny blocks is 4 M of them)
+        rf = scan_records(chunk, start_line=line, base_offset=start, chain_only=True)
         docs: list[tuple[str | None, int, str, str]] = []
         for rec in rf.records:
             raw = chunk[rec.offset - start : rec.end - start]
@@ -258,7 +260,7 @@ class SearchIndex:
         """A sparse or huge file indexed again from the start through a :class:`FileSource`
         (its holes never read into memory); only complete lines are consumed."""
         src = FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size)
-        rf = scan_records(src)
+        rf = scan_records(src, chain_only=True)  # documents come from the lines, as above
         end, lines = st.st_size, rf.line_count
         if not rf.ends_with_newline:  # the last line may still grow: not consumed
             lines -= 1
