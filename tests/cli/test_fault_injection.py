@@ -9,6 +9,7 @@ small home with ``safefs.fault_hook`` set to act at point N (deterministic: no t
 * ``sigint``: a real SIGINT (Ctrl-C): exit 130 and one last line saying what state
   things are in;
 * ``sigkill``: the process dies there;
+* ``torn`` (at each ``write`` and ``append``): half the bytes land, then SIGKILL;
 * ``eio`` / ``enospc`` (at each ``fsync``, ``fsync-dir``, ``rename`` and ``link``): the
   step raises that ``OSError``: one clear line, exit 0 or 1, never a traceback.
 
@@ -58,6 +59,8 @@ LEGACY = "tmp-sidtui-fixture-projects-legacy-proj"
 JOURNAL = "sidtui-journal.json"
 #: the write steps an I/O error is injected at
 ERROR_KINDS = frozenset({"fsync", "fsync-dir", "rename", "link"})
+#: the write steps a torn write (half the bytes, then SIGKILL) is injected at
+TORN_KINDS = frozenset({"write", "append"})
 FAULTS = {"eio": errno.EIO, "enospc": errno.ENOSPC}
 
 
@@ -266,6 +269,15 @@ def fault_at(n: int, fault: str):
             os.kill(os.getpid(), signal.SIGINT)
         elif fault == "sigkill":
             os.kill(os.getpid(), signal.SIGKILL)
+        elif fault == "torn":
+            real = os.write
+
+            def half(fd: int, data) -> int:
+                real(fd, memoryview(data)[: max(1, len(data) // 2)])
+                os.kill(os.getpid(), signal.SIGKILL)
+                return 0  # never reached
+
+            os.write = half  # type: ignore[assignment]
         else:
             raise OSError(FAULTS[fault], os.strerror(FAULTS[fault]))
 
@@ -278,6 +290,8 @@ def trials(points: list[tuple[str, str]]) -> list[tuple[int, str]]:
         out += [(n, "sigint"), (n, "sigkill")]
         if kind in ERROR_KINDS:
             out += [(n, "eio"), (n, "enospc")]
+        if kind in TORN_KINDS:
+            out.append((n, "torn"))
     return out
 
 
@@ -286,7 +300,7 @@ def check_exit(fault: str, rc: int, err: str) -> None:
     if fault == "sigint":
         assert rc == 130, (rc, err)
         assert err.strip().splitlines()[-1].startswith("sidtui: interrupted"), err
-    elif fault == "sigkill":
+    elif fault in ("sigkill", "torn"):
         assert rc == -signal.SIGKILL, (rc, err)
     else:
         assert rc in (0, 1), (rc, err)
@@ -349,7 +363,10 @@ def run_case(tmp_path: Path, source: str, name: str, capsys) -> tuple[int, int]:
     ("source", "name"),
     [("sid", n) for n in SID_VERBS] + [("cc", n) for n in CC_VERBS],
 )
-def test_every_write_point_under_every_fault(tmp_path, source, name, capsys):
+def test_every_write_point_under_every_fault(tmp_path, source, name, capsys, monkeypatch):
+    import time
+
+    monkeypatch.setattr(time, "sleep", lambda _s: None)  # a torn tail's settle wait
     n, reruns = run_case(tmp_path, source, name, capsys)
     with capsys.disabled():  # the counts for a report (shown with -s)
         print(f"\n{source} {name}: {n} trials, {reruns} needed a re-run", end="")
