@@ -580,9 +580,11 @@ class CheckpointManager:
         ``safety``, so ``redo`` leaves them as they are (their ``latestFullMap`` goes back
         to their previous full entry). A failed save leaves it (redo then sees drift)."""
         paths = {f.path for f in files if f.raced}
+        if not paths or safety is None:
+            return  # the common case: no index read
         self.reload()
-        pos = self.index.index_of(safety) if safety is not None else -1
-        if pos < 0 or not paths:
+        pos = self.index.index_of(safety)
+        if pos < 0:
             return
         snap = self.index.snapshots[pos]
         snap["files"] = [

@@ -213,8 +213,7 @@ def _copy_records(
 
 
 def _inherit_checkpoints(
-    home,
-    source_id: str,
+    view,
     child_id: str,
     warnings: list[str],
     before_ms: int | None = None,
@@ -223,7 +222,9 @@ def _inherit_checkpoints(
     """Inherit the source's checkpoints into the child through the checkpoint layer (FORMAT.md §10.11);
     a fork at a point inherits only the snapshots taken before that point's prompt
     (``dry_run``: only count them). The safety snapshot of a journal pending in the source
-    is never inherited: the journal stays with the source (:func:`pending_journal`)."""
+    is never inherited: the journal stays with the source (:func:`pending_journal`). The
+    source's folder is ``view``'s (its file-name id, ``SessionFile.checkpoint_id``)."""
+    home, source_id = view.home, view.file.checkpoint_id
     token = (read_journal(home.checkpoint_folder(source_id)) or {}).get("token")
     now = int(time.time() * 1000)
     leave_out = token if isinstance(token, str) else None
@@ -296,12 +297,7 @@ def write_copy(
     if dry_run:  # what the real run inherits, counted (its new id is not known yet)
         if inherit:
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home,
-                view.file.checkpoint_id,
-                new_id,
-                result.warnings,
-                inherit_before_ms,
-                dry_run=True,
+                view, new_id, result.warnings, inherit_before_ms, dry_run=True
             )
         return result
     ckpt = view.home.checkpoint_folder(new_id)
@@ -312,7 +308,7 @@ def write_copy(
         if inherit:
             said = len(result.warnings)
             result.checkpoints_inherited = _inherit_checkpoints(
-                view.home, view.file.checkpoint_id, new_id, result.warnings, inherit_before_ms
+                view, new_id, result.warnings, inherit_before_ms
             )
             if before_rename is not None and len(result.warnings) > said:
                 # the file step restores through the inherited index: without it, no copy

@@ -392,7 +392,14 @@ def drift_of(result) -> list[tuple[str, str]]:
     """(path, warning) for each file ``result`` would change that is no longer what this
     session left there (the core's drift check: ``RestoreResult.drifted``)."""
     return [
-        (f.path, f"changed after this session ({f.drift.source})" if f.drift else DRIFTED)
+        (
+            f.path,
+            DRIFTED
+            if f.drift is None
+            else f"changed after this session ({f.drift.source})"
+            if f.drift.status == "changed"
+            else f"not provably unchanged since this session ({f.drift.source})",
+        )
         for f in result.drifted
     ]
 
