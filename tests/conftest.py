@@ -60,15 +60,31 @@ def real_home_with_projects(tmp_path) -> tuple[Path, Path]:
     return home, projects
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Outside the derandomized profile, one seed for the run's Hypothesis tests, chosen
+    here unless ``--hypothesis-seed`` gives it (xdist workers get the controller's through
+    the environment): the log names it, and ``--hypothesis-seed=N`` repeats the run."""
+    if settings.default.derandomize or config.getoption("hypothesis_seed") is not None:
+        return
+    import random
+
+    seed = os.environ.setdefault("SIDTUI_HYPOTHESIS_SEED", str(random.getrandbits(32)))
+    config.option.hypothesis_seed = seed
+
+
 def pytest_sessionstart(session):
-    """Say the Hypothesis profile in the log, even under ``-q`` (not in xdist workers)."""
+    """Say the Hypothesis profile (and seed) in the log, even under ``-q`` (not in xdist
+    workers)."""
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
     if tr is None or hasattr(session.config, "workerinput"):
         return
     p = settings.default
+    seed = session.config.getoption("hypothesis_seed")
     tr.write_line(
         f"hypothesis profile {settings.get_current_profile_name()!r}: derandomize={p.derandomize}, "
         f"database={'off' if p.database is None else 'on'}, print_blob={p.print_blob}"
+        + (f", seed {seed} (--hypothesis-seed={seed} repeats it)" if seed is not None else "")
     )
 
 
