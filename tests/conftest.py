@@ -15,12 +15,13 @@ from hypothesis import settings
 from tests.helpers import FIXTURES, copy_real_home
 
 # Hypothesis (CONTRIBUTING.md, "Hypothesis"): "ci" when $CI is set — derandomized (the same
-# examples on every run and machine), no example database, the failing example's blob
-# printed; "dev" elsewhere — random examples, the local database (.hypothesis/) replays a
-# failure found before, blob printed. $SIDTUI_HYPOTHESIS_PROFILE picks one by name. A
-# test's own @settings (max_examples, deadline) overrides only what it names.
+# examples on every run and machine); "dev" elsewhere — one random seed per run, named in the
+# log (pytest_configure below). Neither keeps an example database (a forced seed turns it
+# off anyway): a failure is repeated by its seed or its printed blob, and kept by an
+# @example. $SIDTUI_HYPOTHESIS_PROFILE picks one by name. A test's own @settings
+# (max_examples, deadline) overrides only what it names.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
-settings.register_profile("dev", print_blob=True, deadline=None)
+settings.register_profile("dev", database=None, print_blob=True, deadline=None)
 settings.load_profile(
     os.environ.get("SIDTUI_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
