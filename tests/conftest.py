@@ -15,12 +15,13 @@ from hypothesis import settings
 from tests.helpers import FIXTURES, copy_real_home
 
 # Hypothesis (CONTRIBUTING.md, "Hypothesis"): "ci" when $CI is set — derandomized (the same
-# examples on every run and machine), no example database, the failing example's blob
-# printed; "dev" elsewhere — random examples, the local database (.hypothesis/) replays a
-# failure found before, blob printed. $SIDTUI_HYPOTHESIS_PROFILE picks one by name. A
-# test's own @settings (max_examples, deadline) overrides only what it names.
+# examples on every run and machine); "dev" elsewhere — one random seed per run, named in the
+# log (pytest_configure below). Neither keeps an example database (a forced seed turns it
+# off anyway): a failure is repeated by its seed or its printed blob, and kept by an
+# @example. $SIDTUI_HYPOTHESIS_PROFILE picks one by name. A test's own @settings
+# (max_examples, deadline) overrides only what it names.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
-settings.register_profile("dev", print_blob=True, deadline=None)
+settings.register_profile("dev", database=None, print_blob=True, deadline=None)
 settings.load_profile(
     os.environ.get("SIDTUI_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
@@ -60,15 +61,31 @@ def real_home_with_projects(tmp_path) -> tuple[Path, Path]:
     return home, projects
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Outside the derandomized profile, one seed for the run's Hypothesis tests, chosen
+    here unless ``--hypothesis-seed`` gives it (xdist workers get the controller's through
+    the environment): the log names it, and ``--hypothesis-seed=N`` repeats the run."""
+    if settings.default.derandomize or config.getoption("hypothesis_seed") is not None:
+        return
+    import random
+
+    seed = os.environ.setdefault("SIDTUI_HYPOTHESIS_SEED", str(random.getrandbits(32)))
+    config.option.hypothesis_seed = seed
+
+
 def pytest_sessionstart(session):
-    """Say the Hypothesis profile in the log, even under ``-q`` (not in xdist workers)."""
+    """Say the Hypothesis profile (and seed) in the log, even under ``-q`` (not in xdist
+    workers)."""
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
     if tr is None or hasattr(session.config, "workerinput"):
         return
     p = settings.default
+    seed = session.config.getoption("hypothesis_seed")
     tr.write_line(
         f"hypothesis profile {settings.get_current_profile_name()!r}: derandomize={p.derandomize}, "
         f"database={'off' if p.database is None else 'on'}, print_blob={p.print_blob}"
+        + (f", seed {seed} (--hypothesis-seed={seed} repeats it)" if seed is not None else "")
     )
 
 
