@@ -51,6 +51,12 @@ class LiveSessionScreen:
     _load_seconds = 0.0  # how long the last read took
     _loaded_at = 0.0  # time.monotonic() when it ended
     _reload_timer = None
+    _reading = False  # a read started and its result not handed over yet
+
+    def load(self, reload: bool = False) -> None:
+        """Read the session in a worker (the screen's ``_load``, group :attr:`LOAD_GROUP`)."""
+        self._reading = True
+        self._load(reload, self._conv.content_width())
 
     def watch_live(self, line: FollowLine) -> None:
         """Show the conversation's follow state in ``line``; poll the file when the app
@@ -67,6 +73,7 @@ class LiveSessionScreen:
     def read_done(self, stat: tuple[int, int], seconds: float) -> None:
         """A read of ``stat`` ended after ``seconds``: re-read if the file changed meanwhile."""
         first, self._stat = self._stat is None, stat
+        self._reading = False
         if self._reload_pending:
             self._reload_pending = False
             self.call_after_refresh(self.reload_when_idle)
@@ -119,7 +126,9 @@ class LiveSessionScreen:
         their duration, so a huge session being written keeps at most a third of a core
         busy instead of re-reading back to back; quicker ones re-read at once.
         """
-        if any(
+        # a read whose result was handed over (read_done) is over even while its worker
+        # thread still winds down: a change then must re-read, not wait for it
+        if self._reading and any(
             w.node is self and w.group == self.LOAD_GROUP and not w.is_finished
             for w in self.workers
         ):

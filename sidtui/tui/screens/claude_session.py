@@ -229,10 +229,6 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     # ------------------------------------------------------------------ reading
 
-    def load(self, reload: bool = False) -> None:
-        """Read the session in a worker (:meth:`_load`)."""
-        self._load(reload, self._conv.content_width())
-
     @work(
         thread=True,
         exclusive=True,

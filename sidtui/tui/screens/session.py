@@ -141,10 +141,6 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     # ------------------------------------------------------------------ workers
 
-    def load(self, reload: bool = False) -> None:
-        """Read the session and build the tab models in a worker (:meth:`_load`)."""
-        self._load(reload, self._conv.content_width())
-
     @work(
         thread=True,
         exclusive=True,
