@@ -135,6 +135,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
     """
 
     CSS_PATH = "browser.tcss"
+    HELP_NAME = "session browser"  # what the help table calls it
     BINDINGS = [
         Binding("enter", "open_session", "Open", show=True),
         # the box and its "type to filter" are on screen: the footer keeps room for ^o

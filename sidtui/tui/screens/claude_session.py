@@ -148,6 +148,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     }
     """
 
+    HELP_NAME = "Claude Code session"  # what the help table calls it
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("backspace", "back", "Back", show=False),

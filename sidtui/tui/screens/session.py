@@ -61,6 +61,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     """
 
     CSS_PATH = "session.tcss"
+    HELP_NAME = "sid-code session"  # what the help table calls it
     BINDINGS = [
         Binding("escape", "escape", "Back (Esc Esc: rewind)"),
         Binding("backspace", "back", "Back", show=False),

@@ -134,6 +134,7 @@ class ChainView(ScrollView, can_focus=True):
     ChainView > .chain--cursor { background: $block-cursor-blurred-background; }
     ChainView:focus > .chain--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     """
+    HELP_NAME = "raw lines"  # what the help table calls it
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),

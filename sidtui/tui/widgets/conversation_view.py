@@ -177,6 +177,7 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
     ConversationView > .conversation--match { background: $warning; color: $background; text-style: bold; }
     """
 
+    HELP_NAME = "conversation"  # what the help table calls it
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),

@@ -1,0 +1,74 @@
+"""Pilot tests of the app's wording (issue 30): what help, dialogs and bars call things."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.sources import ClaudeSource
+from sidtui.tui.app import make_app
+from sidtui.tui.screens.help import HelpScreen
+from tests.tui_support import fresh_demo, settle
+
+pytestmark = pytest.mark.asyncio
+
+#: A class name on screen: two capitalised words run together (``SessionTable``).
+CLASS_NAME = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z]*\b")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return fresh_demo(tmp_path_factory.mktemp("polish"), claude=True)
+
+
+def _app(demo, **kw):
+    return make_app(
+        demo.home, poll_interval=0, catalog_path=":memory:", claude_home=demo.claude_home, **kw
+    )
+
+
+async def _help(app, pilot) -> tuple[str, list[tuple[str, str, str]]]:
+    """Open help; its title and rows (where, keys, does); close it."""
+    await pilot.press("question_mark")
+    await pilot.pause()
+    h = app.screen
+    assert isinstance(h, HelpScreen)
+    title = str(h.query_one(".modal-title").render())
+    t = h.query_one("#help-table")
+    rows = [tuple(str(t.get_cell_at((i, c))) for c in range(3)) for i in range(t.row_count)]
+    await pilot.press("escape")
+    await pilot.pause()
+    return title, rows
+
+
+def _keys(rows) -> list[str]:
+    return [k.strip() for _, keys, _ in rows for k in keys.split(",")]
+
+
+async def test_help_names_screens_and_panes_in_words_and_lists_each_key_once(demo):
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        title, rows = await _help(app, pilot)
+        assert title == "Keys — session browser"
+        assert {w for w, _, _ in rows} >= {"screen", "session list", "app"}
+        seen = []
+        src = ClaudeSource(ClaudeHome(demo.claude_home))
+        app.open_session(src.resolve(demo.claude_cases["checkpoints"]))
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        app.screen.query_one("#claude-checkpoints").focus()
+        await pilot.pause()
+        title, rows = await _help(app, pilot)
+        assert title == "Keys — Claude Code session"
+        seen.append((title, rows))
+        assert "list" in {w for w, _, _ in rows}
+        keys = _keys(rows)
+        assert keys.count("/") == 1, rows  # "Find" on this screen, not the app's "Search" too
+        for title, rows in seen:
+            assert not CLASS_NAME.search(title)
+            for where, _, _ in rows:
+                assert not CLASS_NAME.search(where), where
