@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from sidtui.cli.common import print_json, session_home, stderr_console, stdout_console
+from sidtui.fmt import refused_line
 
 
 def register(subparsers, parents) -> None:
@@ -224,7 +225,7 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
         for w in r.warnings:
             err.print(Text(f"warning: {w}", style="yellow"))
         if r.dry_run and r.refusal:
-            print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
+            print(f"sidtui: dry run: {refused_line(r.refusal)}", file=sys.stderr)
         return
     if r.mode != "conversation":
         root = r.root or "unknown"
@@ -271,7 +272,7 @@ def render_result(r, args: argparse.Namespace | None = None) -> None:
         if w not in said:
             err.print(Text(f"warning: {w}", style="yellow"))
     if r.dry_run and getattr(r, "refusal", None):
-        print(f"sidtui: dry run: a real run is refused: {r.refusal}", file=sys.stderr)
+        print(f"sidtui: dry run: {refused_line(r.refusal)}", file=sys.stderr)
     sid = r.fork.session_id if r.fork is not None else None
     if r.fork is not None and r.dry_run:  # its id is picked when it is written
         c.print(Text(f"new session: a new id, picked when it is written (in {r.fork.path.parent})"))

@@ -72,3 +72,35 @@ async def test_help_names_screens_and_panes_in_words_and_lists_each_key_once(dem
             assert not CLASS_NAME.search(title)
             for where, _, _ in rows:
                 assert not CLASS_NAME.search(where), where
+
+
+async def test_undo_redo_summaries_say_each_snapshot_once_and_a_done_dialog_has_no_button(
+    tmp_path,
+):
+    """Regression: "Redo takes back s1 (from s1)"; a finished dialog kept an inert
+    "Undo (y)" button beside "Close (Esc)"."""
+    from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+    from tests.tui_support import open_session
+
+    demo = fresh_demo(tmp_path)
+    app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await open_session(app, pilot, demo.cases["checkpoints"])
+        await pilot.press("3")
+        await settle(app, pilot)
+        for key in ("u", "U"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            d = app.screen
+            assert isinstance(d, RestorePreviewScreen)
+            said = " ".join(str(d.query_one("#undo-summary").render()).split())
+            assert "takes back" in said and "(from" not in said, said
+            assert d.query_one("#apply").display
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert d.applied
+            assert not d.query_one("#apply").display
+            assert str(d.query_one("#cancel").label) == "Close (Esc)"
+            await pilot.press("escape")
+            await settle(app, pilot)

@@ -63,29 +63,34 @@ class HelpScreen(ModalScreen[None]):
         t.add_column("where", key="where")
         t.add_column("key", key="key")
         t.add_column("does", key="does")
-        seen: set = set()
-        taken: set[str] = set()  # single keys already listed: a screen's shadows the app's
         sources = [("screen", self.under)]
-        focused = self.under.focused
-        node = focused
+        node = self.under.focused
         while node is not None and node is not self.under:
             sources.append((help_name(node), node))
             node = node.parent
         sources.append(("app", self.app))
+        listed = [
+            (where, obj, bindings_of(obj, own_only=obj is not self.app)) for where, obj in sources
+        ]
+        # Who a key reaches, as Textual dispatches it: the focused widget, its parents, the
+        # screen, the app. A key listed twice would name what it does not do.
+        owner: dict[str, int] = {}
+        for _, _, bs in [*listed[1:-1], listed[0], listed[-1]]:
+            for b in bs:
+                for k in b.key.split(","):
+                    owner.setdefault(k.strip(), id(b))
+        seen: set = set()
         t.add_row("app", "^p", "Command palette (every action)")
-        for where, obj in sources:
-            for b in bindings_of(obj, own_only=obj is not self.app):
+        for where, _, bs in listed:
+            for b in bs:
                 # the footer's short word, or the longer tooltip where a binding has one
                 desc = b.tooltip or b.description or b.action.replace("_", " ")
                 key, does = (b.key, desc), (b.key, b.action)  # a base class's same binding
                 skip = b.action.startswith("noop") or b.action == "help_quit"
-                if skip or key in seen or does in seen:
-                    continue
+                free = [k.strip() for k in b.key.split(",") if owner.get(k.strip()) == id(b)]
+                if skip or not free or key in seen or does in seen:
+                    continue  # (not free: every key of it does something nearer)
                 seen.update((key, does))
-                free = [k.strip() for k in b.key.split(",") if k.strip() not in taken]
-                if not free:  # every key of it already does something nearer
-                    continue
-                taken.update(free)
                 keys = ", ".join(self.app.get_key_display(Binding(k, b.action)) for k in free)
                 t.add_row(where, cell(keys), cell(desc))  # keys like '[' are literal
         t.focus()
