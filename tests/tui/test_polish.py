@@ -104,3 +104,36 @@ async def test_undo_redo_summaries_say_each_snapshot_once_and_a_done_dialog_has_
             assert str(d.query_one("#cancel").label) == "Close (Esc)"
             await pilot.press("escape")
             await settle(app, pilot)
+
+
+async def test_find_bar_names_the_keys_that_move_from_where_the_focus_is(tmp_path):
+    """Regression: the bar said "1/8 · n/N" while typing, where n types into the box."""
+    from tests.tui_support import demo_home_fixed, open_session
+
+    home, cases = demo_home_fixed()
+    app = make_app(home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        s = await open_session(app, pilot, cases["checkpoints"])
+        conv = s.query_one("#conversation-view")
+
+        def bar() -> str:
+            return str(s.query_one("#find-status").render())
+
+        await pilot.press("ctrl+f", *"reading threshold", "enter")
+        await settle(app, pilot)
+        f = conv.finder
+        assert f is not None and len(f.matches) >= 3 and conv.cursor == f.matches[0]
+        assert "1/" in bar() and "Enter/shift+Enter: next/previous" in bar(), bar()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert conv.cursor == f.matches[1] and "2/" in bar()
+        await pilot.press("shift+enter")  # back, still typing
+        await settle(app, pilot)
+        assert conv.cursor == f.matches[0] and s.focused is s.query_one("#find")
+        await pilot.press("escape")  # the box is left: now n/N move
+        await settle(app, pilot)
+        assert s.focused is conv and "n/N: next/previous" in bar(), bar()
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert conv.cursor == f.matches[1]
