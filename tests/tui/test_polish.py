@@ -137,3 +137,29 @@ async def test_find_bar_names_the_keys_that_move_from_where_the_focus_is(tmp_pat
         await pilot.press("n")
         await settle(app, pilot)
         assert conv.cursor == f.matches[1]
+
+
+async def test_first_launch_leaves_the_cursor_on_the_newest_session(tmp_path):
+    """Regression: sid-code's first rows came unsorted with the cursor on row 0; the sort
+    and the Claude Code rows (newer, above it) kept it on that session, the third row."""
+    from textual.widgets.data_table import RowKey
+
+    demo = fresh_demo(tmp_path, claude=True)
+    app = _app(demo)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot, rounds=6)
+        b = app.screen
+        table = b.query_one("#sessions")
+        assert table.row_count == len(b.summaries)
+        newest = b.visible_rows()[0]
+        assert table.cursor_row == 0
+        assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key == RowKey(
+            str(newest.path)
+        )
+        # a row the person picks stays picked when rows are rebuilt
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        picked = b.current_key()
+        b.refresh_table()
+        await settle(app, pilot)
+        assert b.current_key() == picked and table.cursor_row == 2
