@@ -132,6 +132,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         ],
         "trace_session_ids": v.trace_ids,
         "warnings": v.warnings,
+        "notes": v.notes,
         "records": materialize(record_rows(rf, v.chain.chain, encoded=lazy)) if rf else [],
     }
     if v.sidechain is not None:
