@@ -29,9 +29,35 @@ def project_relative(path: str, root: str | None) -> str:
     return path
 
 
-def plural(n: int, noun: str, many: str | None = None) -> str:
-    """``1 session`` / ``2 sessions`` (``many``: an irregular plural)."""
-    return f"{n} {noun if n == 1 else (many or noun + 's')}"
+def plural(n: int, noun: str, many: str | None = None, *, zero: str | None = None) -> str:
+    """``1 session`` / ``2 sessions`` (``many``: an irregular plural); with ``zero``, that
+    word for none (``plural(0, "file", zero="no")`` → ``no files``). Every count a person
+    reads, in the app and the CLI, goes through here."""
+    word = noun if n == 1 else (many or noun + "s")
+    return f"{zero} {word}" if n == 0 and zero is not None else f"{n} {word}"
+
+
+def cut_path(path: str, width: int) -> str:
+    """``path`` in at most ``width`` characters: whole when it fits, else the middle cut
+    and the file name kept (``/Users/me/…/src/app.py``); a name longer than the room
+    keeps its end (``…ng-file-name.py``). Nothing for ``width`` < 1."""
+    if len(path) <= width:
+        return path
+    if width < 1:
+        return ""
+    name = path.rsplit("/", 1)[-1]
+    tail = "/" + name if name != path else name
+    room = width - len(tail) - 1  # "…"
+    if room < 1:
+        return "…" + path[len(path) - width + 1 :] if width > 1 else "…"
+    return path[:room] + "…" + tail
+
+
+def refused_line(refusal: str) -> str:
+    """``a real run is refused: <why>`` for a dry run's refusal, without the doubled word
+    when the core's message already starts with ``refused:``."""
+    why = refusal.removeprefix("refused: ")
+    return f"a real run is refused: {why}"
 
 
 #: Control characters shown as escapes: C0 but newline and tab, DEL, C1. Session text is

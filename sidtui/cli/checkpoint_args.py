@@ -11,6 +11,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from sidtui.fmt import plural, refused_line
+
 
 def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
     """SESSION plus, for verbs that write files, the confinement and force flags."""
@@ -281,10 +283,7 @@ def report_finish(args: argparse.Namespace, res, said: str, *, doc: dict) -> int
     for f in skipped:
         print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
     if refusal:
-        print(
-            f"sidtui: dry run: a real run is refused: {followups_in(refusal, args)}",
-            file=sys.stderr,
-        )
+        print(f"sidtui: dry run: {refused_line(followups_in(refusal, args))}", file=sys.stderr)
     return code
 
 
@@ -343,9 +342,7 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
     if res.note and not res.files:
         print(res.note, file=err)
         if refusal:
-            print(
-                f"sidtui: dry run: a real run is refused: {followups_in(refusal, args)}", file=err
-            )
+            print(f"sidtui: dry run: {refused_line(followups_in(refusal, args))}", file=err)
         return code
     if res.drifted:
         names = ", ".join(f.path for f in res.drifted)
@@ -363,7 +360,7 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
         print_diffs(res.changed)
         n = len(res.changed)
         print(
-            f"dry run: {verb} would change {n} file{'s' * (n != 1)} "
+            f"dry run: {verb} would change {plural(n, 'file', zero='no')} "
             f"(back to before {res.target_snapshot_id}){' with --force' if refusal else ''}; "
             "nothing written",
             file=err,
@@ -392,5 +389,5 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
         if f.action == "skipped":
             print(f"skipped   {f.path}: {f.reason}", file=err)
     if refusal:
-        print(f"sidtui: dry run: a real run is refused: {followups_in(refusal, args)}", file=err)
+        print(f"sidtui: dry run: {refused_line(followups_in(refusal, args))}", file=err)
     return code

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sidtui.cli.common import print_json, stdout_console
+from sidtui.fmt import plural
 
 
 def register(subparsers, parents) -> None:
@@ -65,18 +66,20 @@ def render(res, verb: str, *, copied: str | None = None, resume: str | None = No
     elif res.dry_run:
         c.print(
             Text(
-                f"would write {res.message_count} messages ({res.records_copied} records) "
+                f"would write {plural(res.message_count, 'message')} "
+                f"({plural(res.records_copied, 'record')}) "
                 f"from {res.source_session_id} into a new session (dry run: nothing written)"
             )
         )
     else:
         if copied is None:
-            copied = f"{res.checkpoints_inherited} checkpoint snapshots inherited"
+            copied = f"{plural(res.checkpoints_inherited, 'checkpoint snapshot')} inherited"
         c.print(Text(f"{verb}: {res.session_id}", style="bold"))
         c.print(Text(f"  {res.path}"))
         c.print(
             Text(
-                f"  {res.message_count} messages, {res.records_copied} records copied from "
+                f"  {plural(res.message_count, 'message')}, "
+                f"{plural(res.records_copied, 'record')} copied from "
                 f"{res.source_session_id}; {copied}"
             )
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from sidtui.cli.common import print_json, session_home, stderr_console, stdout_console
+from sidtui.fmt import refused_line
 
 
 def register(subparsers, parents) -> None:
@@ -231,8 +232,7 @@ def render_result(
             err.print(Text(f"warning: {followups_in(w, args)}", style="yellow"))
         if r.dry_run and r.refusal:
             print(
-                f"sidtui: dry run: a real run is refused: {followups_in(r.refusal, args)}",
-                file=sys.stderr,
+                f"sidtui: dry run: {refused_line(followups_in(r.refusal, args))}", file=sys.stderr
             )
         return
     if r.mode != "conversation":
@@ -280,10 +280,7 @@ def render_result(
         if w not in said:
             err.print(Text(f"warning: {followups_in(w, args)}", style="yellow"))
     if r.dry_run and getattr(r, "refusal", None):
-        print(
-            f"sidtui: dry run: a real run is refused: {followups_in(r.refusal, args)}",
-            file=sys.stderr,
-        )
+        print(f"sidtui: dry run: {refused_line(followups_in(r.refusal, args))}", file=sys.stderr)
     sid = r.fork.session_id if r.fork is not None else None
     if r.fork is not None and r.dry_run:  # its id is picked when it is written
         c.print(Text(f"new session: a new id, picked when it is written (in {r.fork.path.parent})"))

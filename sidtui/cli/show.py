@@ -165,6 +165,8 @@ def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
     c.print(s)
     for w in j["warnings"]:
         c.print(Text.assemble(("warning:", "yellow"), " ", w))
+    for n in j.get("notes") or []:
+        c.print(Text.assemble(("note:", "dim"), " ", n))
 
 
 def _head_panel(j: dict):

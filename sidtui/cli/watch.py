@@ -10,9 +10,16 @@ from __future__ import annotations
 import argparse
 import os
 import queue
+import re
 import sys
 import threading
 from typing import Any
+
+
+def event_words(name: str) -> str:
+    """An event's class name as words for a person (``CheckpointIndexChanged`` →
+    ``checkpoint index changed``); ``--json`` keeps the class name as its ``event`` key."""
+    return " ".join(w.lower() for w in re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", name)) or name
 
 
 def register(subparsers, parents) -> None:
@@ -130,7 +137,7 @@ def event_lines(batch, as_json: bool) -> list[str]:
             d.pop("path", None)
             sid = d.pop("session_id", "")
             detail = f"{sid}  " + "  ".join(f"{k}={v}" for k, v in d.items() if v is not None)
-        out.append(f"-- {name}: {detail}")
+        out.append(f"-- {event_words(name)}: {detail}")
     return out
 
 

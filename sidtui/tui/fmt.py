@@ -14,9 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 
-from sidtui.fmt import human_size, pretty_json, printable, state_badge  # the CLI's own wording
+from sidtui.fmt import (  # the CLI's own wording
+    cut_path,
+    human_size,
+    pretty_json,
+    printable,
+    state_badge,
+)
 
 __all__ = [
     "human_size",
@@ -52,6 +60,24 @@ def one_line(text: str | None, width: int = 80) -> str:
             line = printable(line).expandtabs(4)
             return line if len(line) <= width else line[: width - 1] + "…"
     return ""
+
+
+class PathCell:
+    """A file path for a Rich table cell: on one line, the middle cut to the width it is
+    given (:func:`sidtui.fmt.cut_path`) so the file name stays, never wrapped mid-name."""
+
+    MIN = 12  # the narrowest a path column gets: "…/" and a short name
+
+    def __init__(self, path: str, style: str = "") -> None:
+        self.path = printable(path).expandtabs(4)
+        self.style = style
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        n = len(self.path)
+        return Measurement(min(n, self.MIN), n)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(cut_path(self.path, options.max_width), style=self.style, no_wrap=True)
 
 
 def cost(value: float | None) -> str:

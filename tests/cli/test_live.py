@@ -90,7 +90,10 @@ def test_watch_text_lines(tmp_path):
     )
     assert lines[1].startswith(f"{SID}  line 2") and "tune the ocelot" in lines[1]
     assert "[Bash]" in lines[2]
-    assert lines[-1].startswith("-- SessionBecameStale:") and "pid=123" in lines[-1]
+    # words, not the event's class name (which --json keeps)
+    assert lines[-1].startswith("-- session became stale:") and "pid=123" in lines[-1]
+    changed = event_lines([ev.CheckpointIndexChanged(SID, "p", 3)], False)
+    assert changed[0].startswith("-- checkpoint index changed:"), changed
 
 
 def test_watch_stops_cleanly_on_sigterm(tmp_path):

@@ -234,7 +234,13 @@ async def test_help_lists_bindings_and_palette_has_actions(demo):
         assert isinstance(help_screen, HelpScreen)
         t = help_screen.query_one("#help-table")
         does = {str(t.get_cell_at((i, 2))) for i in range(t.row_count)}
-        assert {"Rewind", "Fork/Salvage", "Undo…", "Find", "Help", "Search"} <= does
+        # "/" is this screen's Find; the app's "/ Search" does not apply here, so it is not
+        # listed (issue 30: help listed "/" twice)
+        assert {"Rewind", "Fork/Salvage", "Undo…", "Find", "Help"} <= does
+        keys = [
+            k.strip() for i in range(t.row_count) for k in str(t.get_cell_at((i, 1))).split(",")
+        ]
+        assert keys.count("/") == 1
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(s)}
         assert {

@@ -69,6 +69,22 @@ MAX_ENTRIES_PER_FILE = 50
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 
 
+def known_ids(ids: list[str]) -> str:
+    """Snapshot ids for an error line: all of a few (``s1, s2``); of many, the range when
+    they are numbered ``s1``…``sN`` in a row (``s1–s18``), else the first and last and the
+    count (``a1 … z9, 14 snapshots``). ``"none"`` for no ids."""
+    if not ids:
+        return "none"
+    if len(ids) <= 6:
+        return ", ".join(ids)
+    nums = [i[1:] for i in ids if i[:1] == "s" and i[1:].isdigit()]
+    if len(nums) == len(ids) and [int(n) for n in nums] == list(
+        range(int(nums[0]), int(nums[0]) + len(ids))
+    ):
+        return f"{ids[0]}–{ids[-1]}"
+    return f"{ids[0]} … {ids[-1]}, {len(ids)} snapshots"
+
+
 @dataclass(frozen=True)
 class SnapshotInfo:
     """A snapshot as listed (``/checkpoints``)."""
@@ -225,7 +241,7 @@ class CheckpointManager:
         """
         k = self.index.index_of(snapshot_id)
         if k < 0:
-            known = ", ".join(str(s.get("id")) for s in self.index.snapshots[-12:])
+            known = known_ids([str(s.get("id")) for s in self.index.snapshots])
             raise UsageError(f"no snapshot {snapshot_id!r} in {self.index_path} (have: {known})")
         return k
 

@@ -30,6 +30,11 @@ DIFF_LINES_ENV, DIFF_LINES_CEILING = "SIDTUI_MAX_DIFF_LINES", 200_000
 PREVIEW_LINE_CHARS = 1000
 
 
+def _fold_row(hidden: int) -> DiffRow:
+    """A fold row: ``hidden`` unchanged lines left out (``1 unchanged line``)."""
+    return DiffRow("fold", None, f"{hidden} unchanged line{'s' * (hidden != 1)}", None, None)
+
+
 def _size(text: str | bytes | None) -> tuple[int, int]:
     if not text:
         return 0, 0
@@ -184,7 +189,7 @@ def _fold(rows: list[DiffRow], context: int | None) -> list[DiffRow]:
     changed = [i for i, r in enumerate(rows) if r.tag != "equal"]
     if not changed:
         if len(rows) > 2 * context:
-            return [DiffRow("fold", None, f"{len(rows)} unchanged lines", None, None)]
+            return [_fold_row(len(rows))]
         return rows
     keep = [False] * len(rows)
     for c in changed:
@@ -195,13 +200,13 @@ def _fold(rows: list[DiffRow], context: int | None) -> list[DiffRow]:
     for r, k in zip(rows, keep, strict=True):
         if k:
             if hidden:
-                out.append(DiffRow("fold", None, f"{hidden} unchanged lines", None, None))
+                out.append(_fold_row(hidden))
                 hidden = 0
             out.append(r)
         else:
             hidden += 1
     if hidden:
-        out.append(DiffRow("fold", None, f"{hidden} unchanged lines", None, None))
+        out.append(_fold_row(hidden))
     return out
 
 

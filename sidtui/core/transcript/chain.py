@@ -315,7 +315,9 @@ class RecordTree:
                 f"{lines}): a resume or a reused session id restarted the chain; the agent "
                 "sees only the history reachable from the last line"
             )
-        shown = self.branches[:MAX_BRANCH_WARNINGS]
+        shown = [b for b in self.branches if own_marker_time(rf, b) is None]
+        more = len(shown) - MAX_BRANCH_WARNINGS
+        shown = shown[:MAX_BRANCH_WARNINGS]
         for b in shown:
             where = (
                 f"hangs off line {recs[b.joins_at].line}"
@@ -326,8 +328,7 @@ class RecordTree:
                 f"branch ending at line {recs[b.tip].line} ({b.skipped} records) {where}; "
                 "the agent skips it"
             )
-        if len(self.branches) > len(shown):
-            more = len(self.branches) - len(shown)
+        if more > 0:
             out.append(f"… and {more} more skipped branches (all listed in --json branches)")
         if self.duplicate_uuids:
             out.append(
@@ -335,6 +336,46 @@ class RecordTree:
                 f"(first: {self.duplicate_uuids[0]})"
             )
         return out
+
+    def notes(self, rf: RecordFile) -> list[str]:
+        """What is off the chain by sidtui's own doing, and no warning: each skipped branch
+        that is only sidtui's rewind or branch-switch markers (a rewind taken back with
+        ``branch``), as ``rewind taken back at <time> …``."""
+        out = []
+        for b in self.branches:
+            when = own_marker_time(rf, b)
+            if when is not None:
+                out.append(
+                    f"rewind taken back at {when or 'an unknown time'}: sidtui's own marker "
+                    f"(line {rf.records[b.tip].line}) is off the chain the agent resumes"
+                )
+        return out
+
+
+#: Keys of the markers sidtui appends (``rewind``, ``branch`` / the app's ``b``).
+OWN_MARKER_KEYS = ("rewind", "branch_switch")
+
+
+def own_marker_time(rf: RecordFile, b: Branch) -> str | None:
+    """The timestamp of ``b``'s tip when every record on ``b`` is a marker sidtui appended
+    (``metadata``, key in :data:`OWN_MARKER_KEYS`, ``value.by == "sidtui"``; "" without a
+    timestamp), else None. Branches of more than 4 records are never only markers."""
+    if not b.records or len(b.records) > 4:
+        return None
+    for i in b.records:
+        d = rf.decode_at(i)
+        v = d.get("value") if isinstance(d, dict) else None
+        if not (
+            isinstance(d, dict)
+            and d.get("type") == "metadata"
+            and d.get("key") in OWN_MARKER_KEYS
+            and isinstance(v, dict)
+            and v.get("by") == "sidtui"
+        ):
+            return None
+    tip = rf.decode_at(b.tip)
+    ts = tip.get("timestamp") if isinstance(tip, dict) else None
+    return ts if isinstance(ts, str) else ""
 
 
 def build_tree(rf: RecordFile, chain: ChainResult) -> RecordTree:

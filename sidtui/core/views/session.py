@@ -109,6 +109,12 @@ class SessionView:
         return self._tree
 
     @property
+    def notes(self) -> list[str]:
+        """What is off the chain by sidtui's own doing (a rewind taken back): said, not
+        counted as a warning (:meth:`RecordTree.notes`)."""
+        return self.tree.notes(self.rf) if self.rf is not None else []
+
+    @property
     def warnings(self) -> list[str]:
         """Every warning, worded for users: file, chain, tree, loader, state, process."""
         if self._warnings is None:

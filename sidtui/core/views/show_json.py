@@ -132,23 +132,29 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
         ],
         "trace_session_ids": v.trace_ids,
         "warnings": v.warnings,
+        "notes": v.notes,
         "records": materialize(record_rows(rf, v.chain.chain, encoded=lazy)) if rf else [],
     }
     if v.sidechain is not None:
         out["sidechain"] = _sidechain_json(v.sidechain)
     if v.sidechains:
-        out["sidechains"] = [
-            {
-                "agent_id": s.agent_id,
-                "agent_type": s.agent_type,
-                "path": str(s.path),
-                "ended": s.ended,
-                "status": s.status,
-                "messages": len(s.messages),
-            }
-            for s in v.sidechains
-        ]
+        out["sidechains"] = _sidechains_json(v)
     return out
+
+
+def _sidechains_json(v: SessionView) -> list[dict[str, Any]]:
+    """One row per sidechain file of the session (id, type, path, end, status, count)."""
+    return [
+        {
+            "agent_id": s.agent_id,
+            "agent_type": s.agent_type,
+            "path": str(s.path),
+            "ended": s.ended,
+            "status": s.status,
+            "messages": len(s.messages),
+        }
+        for s in v.sidechains
+    ]
 
 
 def _recovery_json(v: SessionView) -> tuple[list, dict[str, Any], dict[str, Any]]:

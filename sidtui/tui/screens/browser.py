@@ -135,6 +135,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
     """
 
     CSS_PATH = "browser.tcss"
+    HELP_NAME = "session browser"  # what the help table calls it
     BINDINGS = [
         Binding("enter", "open_session", "Open", show=True),
         # the box and its "type to filter" are on screen: the footer keeps room for ^o
@@ -158,6 +159,10 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
     def __init__(self) -> None:
         super().__init__()
         self.summaries: dict[str, object] = {}
+        # False until the person moves the cursor: till then it follows the newest session
+        # (row 0) as rows arrive and are sorted — Claude Code rows come after sid-code's
+        # first batches, and keeping "the row it was on" put it on the third row.
+        self.cursor_chosen = False
         self.project: str = ALL
         self.scanning = False
         self.filling = False
@@ -568,7 +573,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         key presses) without waiting for every row to be built.
         """
         table = self.query_one("#sessions", SessionTable)
-        current = self.current_key()
+        current = self.current_key() if self.cursor_chosen else None
         self._fill_generation += 1
         self.filling = True
         table.clear()
@@ -641,6 +646,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != 0:  # the app only ever leaves an unchosen cursor on row 0
+            self.cursor_chosen = True
         self._update_preview()
 
     @on(DataTable.RowSelected, "#sessions")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from textual import work
 
 from sidtui.core.checkpoints.drift import DRIFT_WORDING
-from sidtui.fmt import project_relative
+from sidtui.fmt import project_relative, refused_line
 from sidtui.tui.messages import RestorePlanned
 from sidtui.tui.screens.restore_preview import RestorePreviewScreen, drift_of
 
@@ -79,7 +79,7 @@ class ClaudeRestorePreviewScreen(RestorePreviewScreen):
         warnings = first + [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
         refusal = getattr(res, "refusal", None)
         if refusal and DRIFT_WORDING not in refusal and "changed after this session" not in refusal:
-            warnings.append(f"a real run is refused: {refusal}")
+            warnings.append(refused_line(refusal))
         self.post_message(
             RestorePlanned(res, applied=not dry_run, drift=drift_of(res), warnings=warnings)
         )

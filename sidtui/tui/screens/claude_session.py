@@ -148,6 +148,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     }
     """
 
+    HELP_NAME = "Claude Code session"  # what the help table calls it
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("backspace", "back", "Back", show=False),
@@ -415,11 +416,22 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     @on(ConversationView.FindMoved)
     def _find_moved(self, event: ConversationView.FindMoved) -> None:
-        self.query_one("#claude-find-status", Static).update(event.status())
+        self._find_event = event
+        self._find_status()
+
+    def _find_status(self) -> None:
+        """The find bar's count and the keys that move from here (typing or not)."""
+        event = getattr(self, "_find_event", None)
+        if event is not None:
+            typing = self.focused is self.query_one("#claude-find", Input)
+            self.query_one("#claude-find-status", Static).update(event.status(typing))
+
+    def on_descendant_focus(self) -> None:
+        self._find_status()  # into or out of the find box: n/N or Enter/shift+Enter
 
     def on_key(self, event) -> None:
         find = self.query_one("#claude-find", Input)
-        if self.focused is find and event.key in ("escape", "down", "up"):
+        if self.focused is find and event.key in ("escape", "down", "up", "shift+enter"):
             event.stop()
             event.prevent_default()
             if event.key == "escape":
@@ -427,6 +439,8 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                     self.set_class(False, "-finding")
                     self._conv.find("")
                 self._conv.focus()
+            elif event.key == "shift+enter":
+                self._conv.find_or_next(find.value.strip(), -1)
             else:
                 self._conv.next_match(1 if event.key == "down" else -1)
 
@@ -616,7 +630,7 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             ),
             (
                 "Find in session",
-                "Find words in the conversation (/, ctrl+f; n/N)",
+                "Find words in the conversation (/, ctrl+f; Enter/shift+Enter, then n/N)",
                 self.action_find,
             ),
             ("Copy…", "Copy the session id, path or a record (c)", self.action_copy),

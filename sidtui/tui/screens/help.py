@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -9,6 +11,18 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 from sidtui.tui.fmt import cell
+
+
+def help_name(obj) -> str:
+    """What ``obj`` is, in words, for the help table: its class's ``HELP_NAME`` (a screen:
+    "session browser"; a pane: "conversation"), else its class name split into lower-case
+    words without ``Screen``/``View`` ("restore preview") — never a bare class name."""
+    name = getattr(obj, "HELP_NAME", None)
+    if isinstance(name, str) and name:
+        return name
+    words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", type(obj).__name__)
+    words = [w.lower() for w in words if w not in ("Screen", "View", "Widget")]
+    return " ".join(words) or "pane"
 
 
 def bindings_of(obj, own_only: bool = True) -> list[Binding]:
@@ -37,9 +51,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(
-                f"Keys — {type(self.under).__name__.removesuffix('Screen')}", classes="modal-title"
-            )
+            yield Static(f"Keys — {help_name(self.under)}", classes="modal-title")
             yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
             yield Static(
                 "Mouse works everywhere; ctrl+p opens the command palette with every action.",
@@ -51,27 +63,35 @@ class HelpScreen(ModalScreen[None]):
         t.add_column("where", key="where")
         t.add_column("key", key="key")
         t.add_column("does", key="does")
-        seen = set()
         sources = [("screen", self.under)]
-        focused = self.under.focused
-        node = focused
+        node = self.under.focused
         while node is not None and node is not self.under:
-            sources.append((type(node).__name__, node))
+            sources.append((help_name(node), node))
             node = node.parent
         sources.append(("app", self.app))
+        listed = [
+            (where, obj, bindings_of(obj, own_only=obj is not self.app)) for where, obj in sources
+        ]
+        # Who a key reaches, as Textual dispatches it: the focused widget, its parents, the
+        # screen, the app. A key listed twice would name what it does not do.
+        owner: dict[str, int] = {}
+        for _, _, bs in [*listed[1:-1], listed[0], listed[-1]]:
+            for b in bs:
+                for k in b.key.split(","):
+                    owner.setdefault(k.strip(), id(b))
+        seen: set = set()
         t.add_row("app", "^p", "Command palette (every action)")
-        for where, obj in sources:
-            for b in bindings_of(obj, own_only=obj is not self.app):
+        for where, _, bs in listed:
+            for b in bs:
                 # the footer's short word, or the longer tooltip where a binding has one
                 desc = b.tooltip or b.description or b.action.replace("_", " ")
                 key, does = (b.key, desc), (b.key, b.action)  # a base class's same binding
                 skip = b.action.startswith("noop") or b.action == "help_quit"
-                if skip or key in seen or does in seen:
-                    continue
+                free = [k.strip() for k in b.key.split(",") if owner.get(k.strip()) == id(b)]
+                if skip or not free or key in seen or does in seen:
+                    continue  # (not free: every key of it does something nearer)
                 seen.update((key, does))
-                keys = ", ".join(
-                    self.app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(",")
-                )
+                keys = ", ".join(self.app.get_key_display(Binding(k, b.action)) for k in free)
                 t.add_row(where, cell(keys), cell(desc))  # keys like '[' are literal
         t.focus()
 

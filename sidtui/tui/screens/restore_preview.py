@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
 from sidtui.core.checkpoints.drift import DRIFT_WORDING
+from sidtui.core.checkpoints.manager import known_ids
 from sidtui.fmt import plural, printable, project_relative
 from sidtui.tui.fmt import cell, plain
 from sidtui.tui.messages import RestorePlanned
@@ -189,7 +190,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         if msg.applied:
             self.applied = True
             changed, skipped = len(res.changed), len(res.skipped)
-            lines = [f"Done: {plural(changed, 'file')} written, {skipped} skipped."]
+            lines = [f"Done: {plural(changed, 'file', zero='no')} written, {skipped} skipped."]
             if res.safety_snapshot_id:
                 lines.append(
                     f"Safety snapshot {res.safety_snapshot_id} holds the contents from before; "
@@ -199,6 +200,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
                 lines.append(res.note)
             summary.update(plain("\n".join(lines)))
             self.query_one("#apply", Button).disabled = True
+            self.query_one("#apply", Button).display = False  # done: nothing to press
             self.query_one("#cancel", Button).label = "Close (Esc)"
             self.notify(lines[0], title=self.verb.lower(), markup=False)
             return
@@ -221,12 +223,12 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         if res.note and not res.files:
             summary.update(plain(res.note))
         else:
-            reverts = ", ".join(res.reverts) if res.reverts else "—"
+            reverts = known_ids(res.reverts or [str(res.target_snapshot_id or "—")])
             text = Text(
                 printable(
-                    f"{self.verb} takes back {reverts} (from {res.target_snapshot_id}): "
-                    f"{plural(len(res.changed), 'file')} change, {len(res.skipped)} skipped. "
-                    "A safety snapshot is written first."
+                    f"{self.verb} takes back {reverts}: "
+                    f"{plural(len(res.changed), 'file', zero='no')} change, "
+                    f"{len(res.skipped)} skipped. A safety snapshot is written first."
                 )
             )
             drifted = [p for p in self.drift if any(f.path == p for f in res.changed)]
@@ -315,6 +317,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
             )
         )
         self.query_one("#apply", Button).disabled = True
+        self.query_one("#apply", Button).display = False  # done: nothing to press
         self.query_one("#cancel", Button).label = "Close (Esc)"
         self.notify(described, title=self.verb.lower(), markup=False)
 

@@ -24,8 +24,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
 from sidtui.core.checkpoints.drift import DRIFT_WORDING
-from sidtui.fmt import plural, printable, project_relative
-from sidtui.tui.fmt import cell, one_line, plain, short_time
+from sidtui.fmt import plural, printable, project_relative, refused_line
+from sidtui.tui.fmt import PathCell, cell, one_line, plain, short_time
 from sidtui.tui.messages import RewindComputed, RewindPointsListed
 from sidtui.tui.widgets.diff_view import diff_syntax
 from sidtui.tui.widgets.row_table import RowTable
@@ -213,6 +213,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         if msg.applied:
             self.applied = True
             self.query_one("#apply", Button).disabled = True
+            self.query_one("#apply", Button).display = False  # done: nothing to press
             self.query_one("#cancel", Button).label = "Close (Esc)"
             out.update(self._result_renderable(res))
             self.notify(
@@ -230,6 +231,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         """The real run only finished an interrupted earlier one (as the CLI does)."""
         self.applied = True
         self.query_one("#apply", Button).disabled = True
+        self.query_one("#apply", Button).display = False  # done: nothing to press
         self.query_one("#cancel", Button).label = "Close (Esc)"
         self.query_one("#rewind-preview", Static).update(
             Text(
@@ -253,7 +255,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             style="yellow",
         )
         if msg.refusal:
-            head.append(printable(f"⚠ a real run is refused: {msg.refusal}\n"), style="yellow")
+            head.append(printable(f"⚠ {refused_line(msg.refusal)}\n"), style="yellow")
         parts: list = [head]
         if msg.finishing_files:
             t = _files_table()
@@ -280,7 +282,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             changing = [f for f in res.files if f.get("action") in ("restored", "deleted")]
             skipped = [f for f in res.files if f.get("action") == "skipped"]
             head.append(
-                f"{plural(len(changing), 'file')} change, {len(skipped)} skipped\n",
+                f"{plural(len(changing), 'file', zero='no')} change, {len(skipped)} skipped\n",
                 style="yellow" if changing else "dim",
             )
             drifted = [f.get("path") for f in changing if f.get("path") in self.drift]
@@ -300,7 +302,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
         if res.refusal and DRIFT_WORDING not in res.refusal:  # drift is said above
-            head.append(printable(f"⚠ a real run is refused: {res.refusal}\n"), style="yellow")
+            head.append(printable(f"⚠ {refused_line(res.refusal)}\n"), style="yellow")
         for w in res.warnings:
             head.append(printable(f"⚠ {w}\n"), style="yellow")
         parts.append(head)
@@ -329,7 +331,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
                     why = f"drift unknown: {f.get('driftSource')}"
                 t.add_row(
                     plain(f.get("action")),
-                    plain(self._shown(res, f.get("path")), "bold yellow" if warn else ""),
+                    PathCell(self._shown(res, f.get("path")), "bold yellow" if warn else ""),
                     plain(why, "yellow" if warn else ""),
                 )
             parts.append(t)

@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sidtui.fmt import printable
+from sidtui.fmt import plural, printable
 
 MARKER_KEYS = ("rewind", "branch_switch")
 
@@ -102,7 +102,7 @@ class ChainIndex:
             br = self.view.tree.branches[self.branch_of[i]]
             tip_line = rf.records[br.tip].line
             glyph, cls = "╎", "skipped"
-            notes.append(f"skipped branch → line {tip_line} ({br.skipped} records)")
+            notes.append(f"skipped branch → line {tip_line} ({plural(br.skipped, 'record')})")
         else:
             glyph, cls = "·", "skipped"
         if any(n.endswith("marker") for n in notes):
@@ -134,6 +134,7 @@ class ChainView(ScrollView, can_focus=True):
     ChainView > .chain--cursor { background: $block-cursor-blurred-background; }
     ChainView:focus > .chain--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     """
+    HELP_NAME = "raw lines"  # what the help table calls it
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),

@@ -70,6 +70,7 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
     CheckpointsPanel #ckpt-note { height: auto; color: $text-muted; padding: 0 1; }
     CheckpointsPanel #ckpt-note.-bad { color: $text-error; }
     """  # the stacked layout at 100 columns or fewer: session.tcss
+    HELP_NAME = "checkpoints"  # what the help table calls it
     BINDINGS = [
         Binding("u", "undo_preview", "Undo…"),
         Binding("U", "redo_preview", "Redo…"),

@@ -177,6 +177,7 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
     ConversationView > .conversation--match { background: $warning; color: $background; text-style: bold; }
     """
 
+    HELP_NAME = "conversation"  # what the help table calls it
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),
@@ -216,15 +217,18 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
             self.position = position
             self.total = total
 
-        def status(self) -> str | Text:
-            """What a find bar's status shows for this state (empty: no query)."""
+        def status(self, typing: bool = False) -> str | Text:
+            """What a find bar's status shows for this state (empty: no query); the keys
+            that move between matches: Enter/shift+Enter while ``typing`` in the box (``n``
+            would type), ``n``/``N`` once the box is left."""
             if not self.query.strip():
                 return ""
             if not self.total:
                 return Text(" no match", style="bold red")
             if not self.position:
                 return f" {plural(self.total, 'match', 'matches')}"
-            return f" {self.position}/{self.total} · n/N"
+            keys = "Enter/shift+Enter" if typing else "n/N"
+            return f" {self.position}/{self.total} · {keys}: next/previous"
 
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
@@ -538,11 +542,12 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ find
 
-    def find_or_next(self, query: str) -> None:
-        """A find bar's Enter: the next match of the same words, else find ``query``."""
+    def find_or_next(self, query: str, direction: int = 1) -> None:
+        """A find bar's Enter (``direction`` 1) or shift+Enter (-1): the next or previous
+        match of the same words, else find ``query``."""
         finder = self.finder
         if finder is not None and finder.query == query and finder.matches:
-            self.next_match(1)
+            self.next_match(direction)
         else:
             self.find(query)
 

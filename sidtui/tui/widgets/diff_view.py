@@ -134,6 +134,7 @@ class DiffView(ScrollView, can_focus=True):
     DiffView > .diff--title { background: $panel; text-style: bold; }
     DiffView > .diff--hunk { background: $accent-muted; }
     """
+    HELP_NAME = "diff"  # what the help table calls it
     BINDINGS = [
         Binding("n", "hunk(1)", "Next hunk"),
         Binding("p", "hunk(-1)", "Prev hunk"),

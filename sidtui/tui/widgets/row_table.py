@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 class RowTable(DataTable):
     """A ``DataTable`` of rows (``cursor_type="row"``) with list-like Home/End."""
 
+    HELP_NAME = "list"  # what the help table calls it
     BINDINGS = [
         Binding("home", "first_row", "First row", show=False),
         Binding("end", "last_row", "Last row", show=False),

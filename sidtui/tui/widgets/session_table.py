@@ -87,6 +87,8 @@ class SessionTable(RowTable):
     """Sessions, newest activity first; row keys are file paths. Column widths are fixed
     (:data:`WIDTHS`) and fitted to the view's width on resize (:func:`fitted_widths`)."""
 
+    HELP_NAME = "session list"  # what the help table calls it
+
     def on_mount(self) -> None:
         self.zebra_stripes = True
         for key, label in COLUMNS:

@@ -148,6 +148,12 @@ def state_renderable(view, home_label: str | None = None) -> RenderableType:
         parts.append(w)
     else:
         parts.append(Text("No warnings.", style="dim"))
+    notes = getattr(view, "notes", None) or []
+    if notes:
+        n = Text("Notes\n", style="bold")
+        for line in notes:
+            n.append(printable(f"· {line}\n"), style="dim")
+        parts.append(n)
     return Group(*parts)
 
 

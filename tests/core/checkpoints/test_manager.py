@@ -6,11 +6,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+from sidtui.core.base.errors import UsageError
 from sidtui.core.checkpoints.evict import evict
-from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager, known_ids
 from sidtui.core.checkpoints.rebuild import chain_health, rebuild, rebuild_all
 
 
@@ -649,3 +651,17 @@ def test_a_full_entry_is_not_split_into_lines_unless_a_diff_needs_them(tmp_path,
     f.write_text("later\n")
     assert mgr.rebuild_at(str(f), "s2").content == "now\n"
     assert mgr.rebuild_at(str(f), "s1").content == "abc\n" * 1000
+
+
+def test_unknown_snapshot_names_the_whole_range_not_the_last_dozen(tmp_path):
+    mgr, root = make_manager(tmp_path)
+    f = root / "a.txt"
+    for k in range(18):
+        f.write_text(f"v{k}\n")
+        mgr.create_snapshot([str(f)], ["edit"], str(f))
+    with pytest.raises(UsageError) as e:
+        mgr.position("banana")
+    assert "(have: s1–s18)" in str(e.value)
+    assert known_ids([]) == "none"
+    assert known_ids(["s1", "s2"]) == "s1, s2"
+    assert known_ids([f"s{k}" for k in (1, 2, 3, 5, 6, 7, 8)]) == "s1 … s8, 7 snapshots"
