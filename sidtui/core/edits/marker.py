@@ -25,6 +25,7 @@ from typing import Any
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.base.regular import NotRegularFile, kind_of, open_regular
+from sidtui.core.base.safefs import fault_point
 from sidtui.core.transcript.writer import flush_pending_writes, iso_now, new_uuid
 
 _TAIL_PROBE = 64 * 1024
@@ -213,8 +214,10 @@ def _write_after_whole_record(
                 raise _torn(path, "a writer began a record while the marker was prepared")
             chunk = b"\n" + chunk
         view = memoryview(chunk)
+        fault_point("append", path)
         written = os.write(fd, view)
         while written < len(chunk):  # a short write (disk nearly full): finish or fail
+            fault_point("append", path)
             written += os.write(fd, view[written:])
     except OSError as exc:
         raise MarkerError(
