@@ -276,6 +276,14 @@ def test_repair(capsys, tmp_path):
     assert rc == 2 and "subagent" in err
 
 
+@pytest.mark.parametrize("verb", ["repair", "fork"])
+def test_a_text_dry_run_of_a_claude_code_session_says_what_it_would_write(capsys, tmp_path, verb):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    rc, out, err = run(capsys, "--claude-home", str(home), verb, "491e126e", "--dry-run")
+    assert rc == 0 and "would write" in out and "nothing written" in out and not err
+
+
 def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(REAL_HOME, home)

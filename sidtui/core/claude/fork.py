@@ -156,6 +156,9 @@ class ClaudeForkResult:
     blobs_missing: int = 0
     warnings: list[str] = field(default_factory=list)
     dry_run: bool = False
+    #: Always False: a Claude Code fork is written whole or not at all, never finished
+    #: from an interrupted run's copy (sid-code's ``ForkResult.resumed``; one renderer).
+    resumed: bool = field(default=False, init=False)
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` shape; a dry run's ``session_id``, ``path``, ``leaf_uuid`` and
