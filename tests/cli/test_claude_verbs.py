@@ -284,6 +284,23 @@ def test_a_text_dry_run_of_a_claude_code_session_says_what_it_would_write(capsys
     assert rc == 0 and "would write" in out and "nothing written" in out and not err
 
 
+@pytest.mark.parametrize("verb", ["repair", "salvage", "fork"])
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]])
+def test_a_stray_jsonl_of_neither_agent_is_refused_and_nothing_is_made(
+    capsys, tmp_path, monkeypatch, verb, dry
+):
+    stray = tmp_path / "x" / "min.jsonl"
+    stray.parent.mkdir()
+    stray.write_text('{"type":"user"}\n')
+    monkeypatch.setenv("SID_CONFIG_DIR", str(tmp_path / "nohome"))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    rc, out, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, str(stray), *dry)
+    assert rc == 2 and "not a session file of either agent" in err and not out
+    assert len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]  # no home, no checkpoints
+    assert [p.name for p in stray.parent.iterdir()] == ["min.jsonl"]
+
+
 def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(REAL_HOME, home)
