@@ -301,6 +301,20 @@ def test_a_stray_jsonl_of_neither_agent_is_refused_and_nothing_is_made(
     assert [p.name for p in stray.parent.iterdir()] == ["min.jsonl"]
 
 
+def test_repair_says_the_messages_claude_code_resumes_from_the_new_session(capsys, tmp_path):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    h = ["--claude-home", str(home)]
+    rc, out, _ = run(capsys, *h, "repair", "491e126e", "--json")
+    doc = json.loads(out)
+    rc, out, _ = run(capsys, *h, "show", doc["session_id"], "--json")
+    sent = len(json.loads(out)["resume"]["messages"])
+    assert doc["resume_messages"] == sent != doc["message_count"]  # turns merged on resume
+    rc, out, _ = run(capsys, *h, "repair", "491e126e")
+    flat = " ".join(out.split())
+    assert rc == 0 and f"{doc['message_count']} messages (claude --resume sends {sent})" in flat
+
+
 def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(REAL_HOME, home)
