@@ -23,6 +23,8 @@ def claude_target(args: argparse.Namespace, arg: str | None = None) -> tuple[Any
 
     Raises:
         AmbiguousSession: the id names sessions in both homes (exit 2).
+        SessionNotFound: an id found in no home when Claude Code's is the only one
+            (exit 2: ``no Claude Code session matches …``, as ``show`` says).
         UsageError: a home flag names a folder that is no home, or ``arg`` is a file
             outside any sid-code home whose content is a session of neither agent (exit 2:
             nothing is written for it, not even a checkpoints folder).
@@ -30,12 +32,13 @@ def claude_target(args: argparse.Namespace, arg: str | None = None) -> tuple[Any
     from sidtui.cli.common import read_session, sources_from_args
     from sidtui.core.base.errors import UsageError
     from sidtui.core.base.resolve import home_root_of, path_exists
-    from sidtui.core.sources import ClaudeSource, source_of_file
+    from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
 
     if arg is None:
         arg = getattr(args, "session", None)
     if not arg:
         return None
+    sid_code_too = True  # a session found nowhere: sid-code's words when it has a home
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
     if looks_like_path and arg != "latest" and path_exists(arg):
         p = os.path.expanduser(arg)
@@ -51,9 +54,12 @@ def claude_target(args: argparse.Namespace, arg: str | None = None) -> tuple[Any
         sources, _ = sources_from_args(args)
         if not any(isinstance(s, ClaudeSource) for s in sources):
             return None
+        sid_code_too = any(isinstance(s, SidCodeSource) for s in sources)
     try:
         src, f = read_session(args, arg)
     except SessionNotFound:
+        if not sid_code_too:  # only Claude Code's home: its words, as `show` says them
+            raise
         return None
     if isinstance(src, ClaudeSource):
         return src.home, f

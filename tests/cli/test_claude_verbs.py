@@ -315,6 +315,17 @@ def test_repair_says_the_messages_claude_code_resumes_from_the_new_session(capsy
     assert rc == 0 and f"{doc['message_count']} messages (claude --resume sends {sent})" in flat
 
 
+@pytest.mark.parametrize("verb", ["repair", "fork", "undo", "show"])
+def test_an_id_found_nowhere_with_only_a_claude_home_is_said_as_show_says_it(
+    capsys, tmp_path, monkeypatch, verb
+):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.sid-code
+    monkeypatch.delenv("SID_CONFIG_DIR", raising=False)
+    rc, out, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, "nosuch")
+    assert rc == 2 and "no Claude Code session matches 'nosuch'" in err and not out
+    assert "sid-code" not in err and list(tmp_path.iterdir()) == []
+
+
 def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(REAL_HOME, home)
