@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -324,6 +325,24 @@ def test_an_id_found_nowhere_with_only_a_claude_home_is_said_as_show_says_it(
     rc, out, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, "nosuch")
     assert rc == 2 and "no Claude Code session matches 'nosuch'" in err and not out
     assert "sid-code" not in err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("verb", ["repair", "fork"])
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]])
+def test_a_session_file_named_in_bytes_not_utf8_is_refused_in_one_line(capsys, tmp_path, verb, dry):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    src = home / SPOTTER
+    bad = src.parent / os.fsdecode(b"bad\xff\xfename.jsonl")
+    try:
+        shutil.copyfile(src, bad)
+    except OSError:  # a file system that only takes UTF-8 names
+        pytest.skip("no non-UTF-8 file names here")
+    before = sorted(os.listdir(home)), sorted(os.listdir(src.parent))
+    rc, out, err = run(capsys, "--claude-home", str(home), verb, str(bad), *dry)
+    assert rc == 1 and "not valid UTF-8" in err and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1 and "\\xff\\xfe" in err
+    assert (sorted(os.listdir(home)), sorted(os.listdir(src.parent))) == before
 
 
 def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):

@@ -394,10 +394,20 @@ def prepare_cut(
     """:func:`prepare_fork` for a copy set made elsewhere (``repair``'s).
 
     Raises:
-        ForkError: the copy would not resume as intended (nothing is written).
+        ForkError: the copy would not resume as intended, or the source's path is not
+            valid UTF-8 (docs/DECISIONS.md: such a name is refused, in the dry run too;
+            the journal and the copy's records name it); nothing is written.
     """
     from sidtui.core.claude.layout import ClaudeHome
 
+    try:
+        str(view.file.path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(view.file.path).decode("ascii", "backslashreplace")
+        raise ForkError(
+            f"the session file's path is not valid UTF-8 ({shown}): sidtui cannot tell "
+            "which file it names; nothing written (rename it to copy it)"
+        ) from None
     objs = view.scan.objs
     tip = cut.leaf if cut.kind == "branch" else None
     home = view.home if view.home is not None else ClaudeHome(view.file.path.parent.parent.parent)
