@@ -37,6 +37,16 @@ def plural(n: int, noun: str, many: str | None = None, *, zero: str | None = Non
     return f"{zero} {word}" if n == 0 and zero is not None else f"{n} {word}"
 
 
+def messages_said(res: Any) -> str:
+    """``N messages`` of a fork's result; for a Claude Code copy whose ``claude --resume``
+    sends another number: ``N messages (claude --resume sends M)``."""
+    said = plural(res.message_count, "message")
+    sent = getattr(res, "resume_messages", None)
+    if sent is not None and sent != res.message_count:
+        said += f" (claude --resume sends {sent})"
+    return said
+
+
 def cut_path(path: str, width: int) -> str:
     """``path`` in at most ``width`` characters: whole when it fits, else the middle cut
     and the file name kept (``/Users/me/…/src/app.py``); a name longer than the room

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sidtui.cli.common import print_json, stdout_console
-from sidtui.fmt import plural
+from sidtui.fmt import messages_said, plural
 
 
 def register(subparsers, parents) -> None:
@@ -66,8 +66,8 @@ def render(res, verb: str, *, copied: str | None = None, resume: str | None = No
     elif res.dry_run:
         c.print(
             Text(
-                f"would write {plural(res.message_count, 'message')} "
-                f"({plural(res.records_copied, 'record')}) "
+                f"would write {messages_said(res)} "
+                f"in {plural(res.records_copied, 'record')} "
                 f"from {res.source_session_id} into a new session (dry run: nothing written)"
             )
         )
@@ -78,7 +78,7 @@ def render(res, verb: str, *, copied: str | None = None, resume: str | None = No
         c.print(Text(f"  {res.path}"))
         c.print(
             Text(
-                f"  {plural(res.message_count, 'message')}, "
+                f"  {messages_said(res)}, "
                 f"{plural(res.records_copied, 'record')} copied from "
                 f"{res.source_session_id}; {copied}"
             )

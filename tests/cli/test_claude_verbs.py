@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -274,6 +275,74 @@ def test_repair(capsys, tmp_path):
         str(cc_path("-Users-dain-workspace-JSSoundRecorder/agent-388fb764.jsonl")),
     )
     assert rc == 2 and "subagent" in err
+
+
+@pytest.mark.parametrize("verb", ["repair", "fork"])
+def test_a_text_dry_run_of_a_claude_code_session_says_what_it_would_write(capsys, tmp_path, verb):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    rc, out, err = run(capsys, "--claude-home", str(home), verb, "491e126e", "--dry-run")
+    assert rc == 0 and "would write" in out and "nothing written" in out and not err
+
+
+@pytest.mark.parametrize("verb", ["repair", "salvage", "fork"])
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]])
+def test_a_stray_jsonl_of_neither_agent_is_refused_and_nothing_is_made(
+    capsys, tmp_path, monkeypatch, verb, dry
+):
+    stray = tmp_path / "x" / "min.jsonl"
+    stray.parent.mkdir()
+    stray.write_text('{"type":"user"}\n')
+    monkeypatch.setenv("SID_CONFIG_DIR", str(tmp_path / "nohome"))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    rc, out, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, str(stray), *dry)
+    assert rc == 2 and "not a session file of either agent" in err and not out
+    assert len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]  # no home, no checkpoints
+    assert [p.name for p in stray.parent.iterdir()] == ["min.jsonl"]
+
+
+def test_repair_says_the_messages_claude_code_resumes_from_the_new_session(capsys, tmp_path):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    h = ["--claude-home", str(home)]
+    rc, out, _ = run(capsys, *h, "repair", "491e126e", "--json")
+    doc = json.loads(out)
+    rc, out, _ = run(capsys, *h, "show", doc["session_id"], "--json")
+    sent = len(json.loads(out)["resume"]["messages"])
+    assert doc["resume_messages"] == sent != doc["message_count"]  # turns merged on resume
+    rc, out, _ = run(capsys, *h, "repair", "491e126e")
+    flat = " ".join(out.split())
+    assert rc == 0 and f"{doc['message_count']} messages (claude --resume sends {sent})" in flat
+
+
+@pytest.mark.parametrize("verb", ["repair", "fork", "undo", "show"])
+def test_an_id_found_nowhere_with_only_a_claude_home_is_said_as_show_says_it(
+    capsys, tmp_path, monkeypatch, verb
+):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.sid-code
+    monkeypatch.delenv("SID_CONFIG_DIR", raising=False)
+    rc, out, err = run(capsys, "--claude-home", str(CLAUDE_HOME), verb, "nosuch")
+    assert rc == 2 and "no Claude Code session matches 'nosuch'" in err and not out
+    assert "sid-code" not in err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("verb", ["repair", "fork"])
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]])
+def test_a_session_file_named_in_bytes_not_utf8_is_refused_in_one_line(capsys, tmp_path, verb, dry):
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    src = home / SPOTTER
+    bad = src.parent / os.fsdecode(b"bad\xff\xfename.jsonl")
+    try:
+        shutil.copyfile(src, bad)
+    except OSError:  # a file system that only takes UTF-8 names
+        pytest.skip("no non-UTF-8 file names here")
+    before = sorted(os.listdir(home)), sorted(os.listdir(src.parent))
+    rc, out, err = run(capsys, "--claude-home", str(home), verb, str(bad), *dry)
+    assert rc == 1 and "not valid UTF-8" in err and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1 and "\\xff\\xfe" in err
+    assert (sorted(os.listdir(home)), sorted(os.listdir(src.parent))) == before
 
 
 def test_repair_of_a_sid_code_session_is_salvage(capsys, tmp_path):

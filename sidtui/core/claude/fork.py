@@ -135,7 +135,10 @@ class ClaudeForkResult:
             real run picks its own id when it writes).
         source_session_id, source_path: where it was copied from.
         leaf_uuid: the new session's resume leaf; source_leaf_uuid: the record it copies.
-        message_count: messages of the new session's conversation.
+        message_count: messages of the new session's conversation (as sidtui reads it).
+        resume_messages: messages ``claude --resume`` of the new session sends (the resume
+            prediction, :mod:`~sidtui.core.claude.resume`: turns merged, before the last
+            compaction left out); None until the copy is verified.
         records_copied: records written; left_out: record types not copied → count.
         blobs_copied: file-history blobs copied into ``file-history/<session_id>/``.
         blobs_missing: backups the copied snapshots name whose blob was already gone.
@@ -156,6 +159,10 @@ class ClaudeForkResult:
     blobs_missing: int = 0
     warnings: list[str] = field(default_factory=list)
     dry_run: bool = False
+    resume_messages: int | None = None
+    #: Always False: a Claude Code fork is written whole or not at all, never finished
+    #: from an interrupted run's copy (sid-code's ``ForkResult.resumed``; one renderer).
+    resumed: bool = field(default=False, init=False)
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` shape; a dry run's ``session_id``, ``path``, ``leaf_uuid`` and
@@ -170,6 +177,7 @@ class ClaudeForkResult:
             "leaf_uuid": self.leaf_uuid if real else None,
             "source_leaf_uuid": self.source_leaf_uuid,
             "message_count": self.message_count,
+            "resume_messages": self.resume_messages,
             "records_copied": self.records_copied,
             "kind": self.kind,
             "left_out": self.left_out,
@@ -386,10 +394,20 @@ def prepare_cut(
     """:func:`prepare_fork` for a copy set made elsewhere (``repair``'s).
 
     Raises:
-        ForkError: the copy would not resume as intended (nothing is written).
+        ForkError: the copy would not resume as intended, or the source's path is not
+            valid UTF-8 (docs/DECISIONS.md: such a name is refused, in the dry run too;
+            the journal and the copy's records name it); nothing is written.
     """
     from sidtui.core.claude.layout import ClaudeHome
 
+    try:
+        str(view.file.path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(view.file.path).decode("ascii", "backslashreplace")
+        raise ForkError(
+            f"the session file's path is not valid UTF-8 ({shown}): sidtui cannot tell "
+            "which file it names; nothing written (rename it to copy it)"
+        ) from None
     objs = view.scan.objs
     tip = cut.leaf if cut.kind == "branch" else None
     home = view.home if view.home is not None else ClaudeHome(view.file.path.parent.parent.parent)
@@ -441,6 +459,7 @@ def _verify(
     """Read the copy back with the reader: one file, no damaged line, the intended leaf,
     the intended messages."""
     from sidtui.core.claude.layout import ClaudeFile
+    from sidtui.core.claude.resume import predict_for
     from sidtui.core.claude.transcript import load_transcript
 
     back = load_transcript(ClaudeFile(res.path, res.session_id, view.file.project), data)
@@ -453,6 +472,7 @@ def _verify(
             "side branch); nothing was written"
         )
     res.message_count = len(back.messages)
+    res.resume_messages = len(predict_for(back).messages)
     if expect is not None:
         want = [mapping.get(m.uuid or "") for m in expect]
         if [m.uuid for m in back.messages] != want:

@@ -64,7 +64,7 @@ class RepairResult:
     Attributes:
         fork: the new session (:class:`~sidtui.core.claude.fork.ClaudeForkResult`).
         fixes: what the copy mends, each ``{"what", "line", "detail"}`` — ``bridged`` (a
-            parent never written), ``salvaged`` (a record from a damaged line), ``reply``
+            parent never written, or on the damaged line named), ``salvaged`` (a record from a damaged line), ``reply``
             (a reply behind an API-error sibling, put back).
         lost: damaged lines with nothing complete to copy, ``{"line", "reason"}``.
         files_copied: subagent and tool-result files carried over (a dry run: to copy).
@@ -162,14 +162,20 @@ def _repair_cut(view: Any) -> tuple[Cut, list[dict[str, Any]], int]:
     side = [t for t in tree.tips if t.kind == SIDECHAIN]
     for t in side:
         keep.update(tree.walk(t.index))
+    damaged = [b.line for b in view.scan.bad_lines]
     for i in sorted(tree.bridges):
         if i in keep:
             p = tree.parent[i]
+            # a damaged line between the bridge and the record most likely held the parent
+            # (as the resume prediction says it; a record torn or zeroed keeps no uuid)
+            low = lines[p] if p >= 0 else 0
+            near = max((d for d in damaged if low < d < lines[i]), default=None)
+            where = "was never written" if near is None else f"is on damaged line {near}"
             fixes.append(
                 {
                     "what": "bridged",
                     "line": lines[i],
-                    "detail": f"its parent {tree.bridges[i]} was never written; it follows "
+                    "detail": f"its parent {tree.bridges[i]} {where}; it follows "
                     + (f"line {lines[p]}" if p >= 0 else "nothing (a root)"),
                 }
             )

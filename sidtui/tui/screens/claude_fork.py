@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from sidtui.fmt import plural, printable
+from sidtui.fmt import messages_said, plural, printable
 from sidtui.tui.fmt import plain
 from sidtui.tui.messages import ForkComputed, RewindPointsListed
 from sidtui.tui.screens.fork import ForkScreen
@@ -116,7 +116,7 @@ class ClaudeForkScreen(ForkScreen):
         t = Text(
             printable(
                 f"A new session gets the {tip.get('kind', 'branch')} branch ending at line "
-                f"{tip.get('line')}: {plural(res.message_count, 'message')} "
+                f"{tip.get('line')}: {messages_said(res)} "
                 f"({plural(res.records_copied, 'record')}) copied from {res.source_session_id}, "
                 f"uuids remapped; this session is not changed.\n"
             )
@@ -132,7 +132,7 @@ class ClaudeForkScreen(ForkScreen):
         t = Text(
             printable(
                 f"A new session gets every complete record of the conversation, one per line: "
-                f"{plural(res.message_count, 'message')} ({plural(res.records_copied, 'record')}) "
+                f"{messages_said(res)} in {plural(res.records_copied, 'record')} "
                 f"from {res.source_session_id}, with the file-history backups and subagent "
                 "files; this session is not changed.\n"
             )

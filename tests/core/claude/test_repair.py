@@ -198,3 +198,35 @@ def test_a_live_session_is_repaired_as_read_and_said(tmp_path):
     view.liveness = Liveness(live=True)
     res = repair_session(view, dry_run=True)
     assert any("the session is live" in w for w in res.fork.warnings)
+
+
+def test_a_parent_on_a_nul_line_is_named_by_its_line_not_as_never_written(tmp_path):
+    zeroed = cc_lines(cc_assistant("a2", "u2", "lost reply", 4))
+    data = (
+        cc_lines(cc_user("u1", None, "one", 1), cc_assistant("a1", "u1", "ok", 2))
+        + cc_lines(cc_user("u2", "a1", "two", 3))
+        + b"\0" * (len(zeroed) - 1)
+        + b"\n"
+        + cc_lines(cc_user("u3", "a2", "three", 5), cc_assistant("a3", "u3", "end", 6))
+    )
+    h, view = _open(tmp_path, data)
+    res = repair_session(view, dry_run=True)
+    bridged = [f for f in res.fixes if f["what"] == "bridged"]
+    assert [f["line"] for f in bridged] == [5]
+    assert "a2 is on damaged line 4; it follows line 3" in bridged[0]["detail"]
+    assert "never written" not in bridged[0]["detail"]
+
+
+def test_a_parent_with_no_damaged_line_before_it_was_never_written(tmp_path):
+    data = cc_lines(
+        cc_user("u1", None, "one", 1),
+        cc_assistant("a1", "u1", "ok", 2),
+        cc_user("u3", "gone", "three", 5),
+        cc_assistant("a3", "u3", "end", 6),
+    )
+    h, view = _open(tmp_path, data)
+    res = repair_session(view, dry_run=True)
+    bridged = [f for f in res.fixes if f["what"] == "bridged"]
+    assert [f["detail"] for f in bridged] == [
+        "its parent gone was never written; it follows line 2"
+    ]
