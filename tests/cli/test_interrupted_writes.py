@@ -250,3 +250,49 @@ def test_a_claude_code_rewind_both_killed_in_its_file_step_is_finished_whole(tmp
     assert file_tree(project) == file_tree(clean_project)
     assert len(list(folder.glob("*.jsonl"))) == 2  # the source and its fork
     assert not _leftovers(home, folder)
+
+
+def _interrupt(*_a, **_k):
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_parser_is_built_or_arguments_parsed_is_one_line(
+    tmp_path, capsys, monkeypatch
+):
+    import sidtui.cli as cli
+
+    for name in ("build_parser", "join_dash_values"):
+        with monkeypatch.context() as m:
+            m.setattr(cli, name, _interrupt)
+            assert main(["--home", str(tmp_path), "ls"]) == 130
+        err = capsys.readouterr().err
+        assert err.splitlines() == ["sidtui: interrupted: no write was left half done"], name
+
+
+def test_ctrl_c_as_the_command_returns_is_one_line_from_entry(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    import sidtui.cli as cli
+
+    monkeypatch.setattr(cli, "main", _interrupt)
+    with pytest.raises(SystemExit) as exc:
+        cli.entry()
+    assert exc.value.code == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "sidtui: interrupted: no write was left half done"
+    ]
+
+
+def test_a_ctrl_c_while_orjson_is_imported_is_raised_after_the_import():
+    """orjson's module init crashes the interpreter (SIGSEGV) when a KeyboardInterrupt is
+    raised inside it: the CLI holds Ctrl-C across that import and raises it after."""
+    import pytest
+
+    from sidtui.cli import _SigintHeld
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with _SigintHeld():
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("after the signal")
+    assert reached == ["after the signal"]
