@@ -239,6 +239,9 @@ def _main(argv: Sequence[str] | None) -> int:
             pass
     from sidtui.core.base.errors import SidtuiError
 
+    journal = sys.modules.get("sidtui.core.checkpoints.journal")
+    if journal is not None:  # an earlier run in this process (tests): its copies are not ours
+        journal.forget_runs()
     for stream in (sys.stdout, sys.stderr):
         # a C/ASCII locale must not turn "…" or a CJK prompt into a crash
         try:
