@@ -46,12 +46,14 @@ _BATCH_COMMANDS = frozenset(
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse exits with 2 on bad arguments already; keep its message one line."""
+    """argparse exits with 2 on bad arguments already; its message is one line here
+    (no usage block), naming ``--help``."""
 
     def error(self, message: str):  # type: ignore[override]
         if message == "argument --project: expected one argument":
             message += " (for a key that starts with '-', write --project=KEY)"
-        super().error(message)
+        # one line, as every other bad input (argparse would print the usage block first)
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
 
 
 class _Version(argparse.Action):
