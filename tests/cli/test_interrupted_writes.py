@@ -282,6 +282,7 @@ def test_ctrl_c_as_the_command_returns_is_one_line_from_entry(tmp_path, capsys, 
     import sidtui.cli as cli
 
     monkeypatch.setattr(cli, "main", _interrupt)
+    monkeypatch.setattr(cli, "_KEPT", [])  # an earlier test's `show`: entry would os._exit
     with pytest.raises(SystemExit) as exc:
         cli.entry()
     assert exc.value.code == 130
