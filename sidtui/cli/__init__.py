@@ -46,12 +46,14 @@ _BATCH_COMMANDS = frozenset(
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse exits with 2 on bad arguments already; keep its message one line."""
+    """argparse exits with 2 on bad arguments already; its message is one line here
+    (no usage block), naming ``--help``."""
 
     def error(self, message: str):  # type: ignore[override]
         if message == "argument --project: expected one argument":
             message += " (for a key that starts with '-', write --project=KEY)"
-        super().error(message)
+        # one line, as every other bad input (argparse would print the usage block first)
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
 
 
 class _Version(argparse.Action):
@@ -154,7 +156,10 @@ def entry() -> None:
     takes ~0.2 s and achieves nothing at exit, so then the streams are flushed and the
     process ends with ``os._exit`` (such commands are read-only: nothing else to close).
     """
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # between main's own handlers (e.g. while it returns)
+        code = _interrupted()
     if _KEPT:
         try:
             sys.stdout.flush()
@@ -165,10 +170,80 @@ def entry() -> None:
     sys.exit(code)
 
 
+def _interrupted() -> int:
+    """Ctrl-C: the one line saying what it left (a second Ctrl-C while it is written is
+    ignored, so it stays one line); returns 130."""
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to hold off
+        previous = None
+    try:
+        from sidtui.cli.common import report_interrupt
+
+        report_interrupt()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    return 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the process exit code (never raises on user errors)."""
+    """Run the CLI; return the process exit code (never raises on user errors).
+
+    A Ctrl-C at any point — while the parser is built (it imports every verb's module),
+    while arguments are parsed, or while a verb runs — is one line on stderr and 130.
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+class _SigintHeld:
+    """While it is entered, a Ctrl-C is noted, not raised; on exit it is raised then.
+
+    For imports of C extensions: orjson's module init, interrupted by a KeyboardInterrupt
+    raised in the Python code it calls, crashes the interpreter (SIGSEGV, exit 139) instead
+    of raising. Only the main thread can hold it (elsewhere it is a no-op).
+    """
+
+    def __enter__(self) -> None:
+        import signal
+
+        self._pending = False
+
+        def note(signum, frame) -> None:
+            self._pending = True
+
+        try:
+            self._previous = signal.signal(signal.SIGINT, note)
+        except ValueError:
+            self._previous = None
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        if self._pending and exc[0] is None:
+            raise KeyboardInterrupt
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    with _SigintHeld():
+        try:
+            import orjson  # noqa: F401 - see _SigintHeld; nearly every verb reads JSON
+        except ImportError:  # pragma: no cover - a declared dependency
+            pass
     from sidtui.core.base.errors import SidtuiError
 
+    journal = sys.modules.get("sidtui.core.checkpoints.journal")
+    if journal is not None:  # an earlier run in this process (tests): its copies are not ours
+        journal.forget_runs()
     for stream in (sys.stdout, sys.stderr):
         # a C/ASCII locale must not turn "…" or a CJK prompt into a crash
         try:
@@ -212,10 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  … and {len(candidates) - 20} more", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        from sidtui.cli.common import report_interrupt
-
-        report_interrupt()
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         # stdout closed early (e.g. `| head`): not an error for a CLI, and it never changes
         # the exit code — a verb that knows its code before printing sets args.exit_code.

@@ -91,16 +91,29 @@ def followup(args: argparse.Namespace, *words: object) -> str:
 _COMMAND_IN_TEXT = re.compile(r"`sidtui ([^`]+)`")
 
 
+#: Verbs whose first argument is SESSION (a follow-up without one fails in argparse).
+_SESSION_VERBS = frozenset(
+    {"show", "check", "rewind", "branch", "fork", "salvage", "repair", "checkpoints"}
+    | {"undo", "restore", "redo"}
+)
+
+
 def followups_in(text: str, args: argparse.Namespace) -> str:
     """``text`` (a core message) with each ```sidtui …``` command in it made runnable as
-    printed (:func:`followup`: this run's home and root flags added)."""
+    printed (:func:`followup`: this run's home and root flags added; a session verb named
+    without its SESSION gets this run's session)."""
     import shlex
+
+    session = getattr(args, "session", None)
 
     def one(m: re.Match[str]) -> str:
         try:
             words = shlex.split(m.group(1))
         except ValueError:
             return m.group(0)
+        bare = len(words) == 1 or (len(words) > 1 and words[1].startswith("-"))
+        if words and words[0] in _SESSION_VERBS and bare and isinstance(session, str):
+            words.insert(1, session_word(args, session))
         return f"`{followup(args, *words)}`"
 
     return _COMMAND_IN_TEXT.sub(one, text) if "`sidtui " in text else text

@@ -122,3 +122,45 @@ def test_a_command_inside_an_error_gets_this_runs_flags(tmp_path, capsys, monkey
     code, out = run(capsys, cmd)
     assert code == 0, out
     assert tree(project) == before
+
+
+def _parses(cmd: list[str]) -> bool:
+    from sidtui.cli import build_parser, join_dash_values
+
+    try:
+        build_parser().parse_args(join_dash_values(cmd))
+    except SystemExit:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("source", ["sid", "cc"])
+def test_a_refusals_printed_followups_carry_the_session_and_parse(tmp_path, capsys, source):
+    flags, project = (sid_env if source == "sid" else cc_env)(tmp_path)
+    session = S01 if source == "sid" else CC_SESSION[:8]
+    for p in sorted(project.rglob("*")):
+        if p.is_file():
+            p.write_bytes(p.read_bytes() + b"changed after the session\n")
+    verb = ["rewind", session, "--to", "2", "--mode", "both", "--allow-outside-root"]
+    code, text = run(capsys, [*verb, *flags])
+    assert code == 1 and "nothing was changed" in text, text
+    cmds = followups(text)
+    if source == "cc":  # sid-code's refusal names no command
+        assert any("redo" in c for c in cmds), text
+    for cmd in cmds:
+        assert _parses(cmd), f"{shlex.join(cmd)} as printed does not parse: {text}"
+        verb_at = next(i for i, w in enumerate(cmd) if w in ("redo", "salvage", "show"))
+        assert cmd[verb_at + 1].startswith(session[:8]), cmd
+
+
+def test_a_core_message_naming_a_session_verb_bare_gets_this_runs_session():
+    import argparse
+
+    from sidtui.cli.common import followups_in
+
+    args = argparse.Namespace(session="20261130-05")
+    assert followups_in("use `sidtui salvage` instead", args) == (
+        "use `sidtui salvage 20261130-05` instead"
+    )
+    assert followups_in("`sidtui redo --force`", args) == "`sidtui redo 20261130-05 --force`"
+    assert followups_in("`sidtui ls` shows it", args) == "`sidtui ls` shows it"

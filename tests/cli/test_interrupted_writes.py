@@ -9,8 +9,17 @@ import shutil
 import signal
 from pathlib import Path
 
+import pytest
+
 from sidtui.cli import main
-from tests.helpers import file_tree, lost_bytes, run_forked, small_home, snapshot_contents
+from tests.helpers import (
+    CC_SESSION,
+    file_tree,
+    lost_bytes,
+    run_forked,
+    small_home,
+    snapshot_contents,
+)
 
 S01 = "20261130-052907-9ff3799b"
 WEBAPP = "tmp-sidtui-fixture-projects-webapp"
@@ -250,3 +259,108 @@ def test_a_claude_code_rewind_both_killed_in_its_file_step_is_finished_whole(tmp
     assert file_tree(project) == file_tree(clean_project)
     assert len(list(folder.glob("*.jsonl"))) == 2  # the source and its fork
     assert not _leftovers(home, folder)
+
+
+def _interrupt(*_a, **_k):
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_parser_is_built_or_arguments_parsed_is_one_line(
+    tmp_path, capsys, monkeypatch
+):
+    import sidtui.cli as cli
+
+    for name in ("build_parser", "join_dash_values"):
+        with monkeypatch.context() as m:
+            m.setattr(cli, name, _interrupt)
+            assert main(["--home", str(tmp_path), "ls"]) == 130
+        err = capsys.readouterr().err
+        assert err.splitlines() == ["sidtui: interrupted: no write was left half done"], name
+
+
+def test_ctrl_c_as_the_command_returns_is_one_line_from_entry(tmp_path, capsys, monkeypatch):
+    import sidtui.cli as cli
+
+    monkeypatch.setattr(cli, "main", _interrupt)
+    monkeypatch.setattr(cli, "_KEPT", [])  # an earlier test's `show`: entry would os._exit
+    with pytest.raises(SystemExit) as exc:
+        cli.entry()
+    assert exc.value.code == 130
+    lines = capsys.readouterr().err.splitlines()  # (what it names is an earlier test's)
+    assert len(lines) == 1 and lines[0].startswith("sidtui: interrupted"), lines
+
+
+def test_a_ctrl_c_while_orjson_is_imported_is_raised_after_the_import():
+    """orjson's module init crashes the interpreter (SIGSEGV) when a KeyboardInterrupt is
+    raised inside it: the CLI holds Ctrl-C across that import and raises it after."""
+    from sidtui.cli import _SigintHeld
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with _SigintHeld():
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("after the signal")
+    assert reached == ["after the signal"]
+
+
+def _sweep_ctrl_c(tmp_path: Path, make, verb: list[str], capsys, monkeypatch):
+    """Run ``verb`` once per write point with a Ctrl-C raised at that point; yield
+    ``(exit code, stderr, new session ids)`` for each run that made a new session."""
+    from sidtui.core.base import safefs
+
+    n = 0
+    while True:
+        argv, folder = make(tmp_path / f"p{n}")
+        before = {p.stem for p in folder.glob("*.jsonl")}
+        seen = [0]
+
+        def hook(kind: str, where: str, n=n, seen=seen) -> None:
+            seen[0] += 1
+            if seen[0] == n + 1:
+                raise KeyboardInterrupt
+
+        monkeypatch.setattr(safefs, "fault_hook", hook)
+        capsys.readouterr()
+        rc = main([*argv, *verb])
+        monkeypatch.setattr(safefs, "fault_hook", None)
+        new = sorted({p.stem for p in folder.glob("*.jsonl")} - before)
+        if seen[0] <= n:  # the run passed every write point: it completed
+            assert rc == 0
+            return
+        err = capsys.readouterr().err
+        assert rc == 130 and len(err.splitlines()) == 1, (n, err)
+        if new:
+            yield n, err, new
+        n += 1
+
+
+def _cc_argv(root: Path):
+    home, _, folder = _cc(root, "h")
+    return ["--claude-home", str(home)], folder
+
+
+def _sid_argv(root: Path):
+    run = _run(root, "h")
+    return _argv(run), run / "home" / "sessions" / WEBAPP
+
+
+@pytest.mark.parametrize(
+    "make,verb",
+    [
+        (_cc_argv, ["rewind", CC_SESSION, "--to", "3", "--mode", "conversation", "--fork"]),
+        (_cc_argv, ["repair", CC_SESSION]),
+        (_sid_argv, ["fork", S01]),
+    ],
+    ids=["claude-rewind-fork", "claude-repair", "sid-code-fork"],
+)
+def test_ctrl_c_once_the_new_session_is_complete_names_it(
+    tmp_path, capsys, monkeypatch, make, verb
+):
+    made = list(_sweep_ctrl_c(tmp_path, make, verb, capsys, monkeypatch))
+    assert made  # some write points come after the new session is in place
+    for n, err, new in made:
+        assert len(new) == 1, (n, new)
+        assert err.strip() == (
+            f"sidtui: interrupted after writing the new session {new[0]} (complete); "
+            "nothing is half done"
+        ), (n, err)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sidtui.cli import main
@@ -299,3 +299,39 @@ def test_unescape_arg(tmp_path):
     literal = tmp_path / "x\\udce9y"
     literal.write_text("")
     assert unescape_arg(str(literal)) == str(literal)  # an existing name is taken as typed
+
+
+def test_usage_of_a_project_folder_whose_name_is_not_utf8(capsys, tmp_path):
+    import shutil
+
+    from tests.helpers import CLAUDE_HOME
+
+    home = tmp_path / "claude"
+    shutil.copytree(CLAUDE_HOME, home)
+    first = sorted((home / "projects").iterdir())[0]
+    odd = os.fsdecode(os.fsencode(home / "projects") + b"/-tmp-x\xff")
+    first.rename(odd)
+    key = os.path.basename(odd)
+    for _ in range(2):  # read, then from the usage cache
+        code, out, err = run(
+            capsys, "--claude-home", str(home), "usage", "--by", "project", "--json"
+        )
+        assert code == 0, err
+        assert key in [r["key"] for r in json.loads(out)["rows"]]
+    code, out, err = run(capsys, "--claude-home", str(home), "usage", "--by", "project")
+    assert code == 0 and "-tmp-x" in out, err
+
+
+@settings(max_examples=200)
+@given(st.text(st.characters(blacklist_categories=())), st.text())
+@example("-tmp-x\udcff", "")
+@example("\ue000", "\ud800")
+def test_usage_cache_blobs_keep_any_string(s, t):
+    from sidtui.core.index.usage_cache import _DECODE, _ENCODE, _SUMMARY, _Summary
+    from sidtui.core.usage.events import UsageEvent
+
+    e = UsageEvent(0, s, t, None, 1, 2, 3, 4, session=s, project=t)
+    (back,) = _DECODE(_ENCODE([e]))
+    assert back == e
+    summary = _SUMMARY(_ENCODE(_Summary([s, t, "\ue000" + s], [])))
+    assert summary.keys == [s, t, "\ue000" + s]

@@ -137,15 +137,23 @@ def test_an_unpriced_model_says_unknown(capsys, tmp_path, monkeypatch) -> None:
         ["--until", "tomorrow"],
         ["--since", "2025-03-02", "--until", "2025-03-01"],
         ["--by", "year"],
+        ["--source", "sid"],
         ["--project", "no-such-project"],
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(capsys, argv) -> None:
     assert _exit(["usage", "--claude-home", str(CLAUDE_HOME), "--no-cache", *argv]) == 2
     err = capsys.readouterr().err.strip()
-    assert "error:" in err.splitlines()[-1] and "Traceback" not in err  # argparse adds usage
+    assert len(err.splitlines()) == 1 and "error:" in err, err  # no argparse usage block
 
 
 def test_a_missing_home_is_exit_2(capsys, tmp_path) -> None:
     assert _exit(["usage", "--claude-home", str(tmp_path / "none")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["ls", "--bogus"], ["show"], ["rewind", "S", "--mode", "x"]])
+def test_any_verbs_bad_arguments_are_one_line(capsys, argv) -> None:
+    assert _exit(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "error:" in err and "--help" in err, err

@@ -32,6 +32,22 @@ VERSION = 1
 #: :func:`interrupted_line`).
 _WRITTEN: dict[str, None] = {}
 
+#: The new sessions (id -> transcript path) this process wrote complete: a Ctrl-C after
+#: that names them (:func:`interrupted_line`) — the run made them, whatever came after.
+_COMPLETED: dict[str, str] = {}
+
+
+def note_complete(session_id: str, transcript: Path) -> None:
+    """A new session (fork, repair, rewind --fork copy) is now complete on disk."""
+    _COMPLETED[session_id] = os.fspath(transcript)
+
+
+def forget_runs() -> None:
+    """Start of a CLI run: the journals and new sessions of an earlier run in this process
+    (tests run many) are not this run's to report."""
+    _WRITTEN.clear()
+    _COMPLETED.clear()
+
 
 def journal_path(folder: Path) -> Path:
     """The journal of the checkpoint folder ``folder`` (``checkpoints/<sessionId>/``)."""
@@ -177,11 +193,15 @@ def safety_written(folder: Path, journal: dict[str, Any] | None = None) -> bool:
 def interrupted_line() -> str:
     """What an interrupt (Ctrl-C) of this process left, in one line for the CLI: the
     journal it was in the middle of, whether files may be half written and which verb
-    finishes it, or that no write was left half done."""
+    finishes it, or that no write was left half done — naming the new session this run
+    wrote complete, if any (docs/DECISIONS.md, "Writes on a hostile disk")."""
+    complete = [sid for sid, path in _COMPLETED.items() if os.path.lexists(path)]
     for folder in reversed(list(_WRITTEN)):
         j = read_journal(Path(folder))
         if not isinstance(j, dict) or j.get("pid") != os.getpid():
             continue
+        if Path(folder).name in complete and not safety_written(Path(folder), j):
+            continue  # the copy's own journal, its copy complete: only its removal is left
         op = str(j.get("op") or "restore")
         fork = j.get("fork") if isinstance(j.get("fork"), dict) else None
         if fork is not None:
@@ -196,6 +216,11 @@ def interrupted_line() -> str:
                 f"safety snapshot keeps what they were, and {then} (`sidtui ls` shows it pending)"
             )
         return f"interrupted: the {who} had changed no file yet; {then} (or drops it)"
+    if complete:
+        return (
+            f"interrupted after writing the new session {complete[-1]} (complete); "
+            "nothing is half done"
+        )
     return "interrupted: no write was left half done"
 
 

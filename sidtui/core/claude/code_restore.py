@@ -447,7 +447,7 @@ class CodeRestorer:
                 DriftRefused(
                     f"{len(drifted)} file(s) changed after this session: {shown}{more}; "
                     "nothing was changed (pass --force to restore anyway: the safety "
-                    "snapshot keeps their current contents for `sidtui redo`)",
+                    f"snapshot keeps their current contents for `sidtui redo {self.session_id}`)",
                     res,
                 )
             )

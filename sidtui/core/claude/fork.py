@@ -26,6 +26,7 @@ from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.journal import (
+    note_complete,
     read_journal,
     remove_journal,
     write_journal,
@@ -637,6 +638,7 @@ def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
                 continue
             safefs.create_new(t, blob, st.st_mode)
             res.blobs_copied += 1
+        note_complete(res.session_id, res.path)  # once create_new linked it, complete
         safefs.create_new(res.path, prepared.data, 0o600)
     except BaseException as exc:
         if not os.path.lexists(res.path):

@@ -22,6 +22,7 @@ from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonparse import RawValue
 from sidtui.core.checkpoints.evict import inherit_from
 from sidtui.core.checkpoints.journal import (
+    note_complete,
     read_journal,
     remove_journal,
     safety_written,
@@ -331,6 +332,7 @@ def write_copy(
         with safefs.opened_dir(os.path.realpath(folder)) as dfd:
             if safefs.lstat_at(dfd, result.path.name) is not None:
                 raise ForkError(f"{result.path} appeared while it was being written")
+            note_complete(new_id, result.path)  # once the rename made it (it is atomic)
             safefs.rename_at(dfd, temp_name, result.path.name)
     except BaseException as exc:
         removed = _discard(temp, ckpt, result.path)

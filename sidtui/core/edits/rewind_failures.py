@@ -40,4 +40,4 @@ def step_failed(step: Any, session_id: str, fork_id: str | None = None) -> str:
         return f"{head}; fork {fork_id} was written; {held}" + (again if step.unfinished else "")
     if step.unfinished:
         return f"{head}; the conversation was left untouched; {held}{again}"
-    return f"{head}; the conversation was left untouched; {held} (`sidtui redo` takes it back)"
+    return f"{head}; the conversation was left untouched; {held} (`sidtui redo {session_id}` takes it back)"

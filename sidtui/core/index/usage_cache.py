@@ -57,9 +57,74 @@ class _Summary(msgspec.Struct, array_like=True):
     parts: list[Part]
 
 
-_ENCODE = msgspec.msgpack.Encoder().encode
-_DECODE = msgspec.msgpack.Decoder(list[UsageEvent]).decode
-_SUMMARY = msgspec.msgpack.Decoder(_Summary).decode
+_ENCODE_RAW = msgspec.msgpack.Encoder().encode
+_DECODE_RAW = msgspec.msgpack.Decoder(list[UsageEvent]).decode
+_SUMMARY_RAW = msgspec.msgpack.Decoder(_Summary).decode
+
+#: Starts a str stored as the hex of its ``surrogatepass`` bytes: msgpack holds UTF-8 only,
+#: and a project folder's name byte that is not UTF-8 (``os.listdir`` decodes it with
+#: ``surrogateescape``) or a ``"\ud800"`` escape in a transcript is a lone surrogate.
+_ESCAPED = "\ue000"
+_ESCAPED_BYTES = _ESCAPED.encode()
+
+
+def _escape(s: str) -> str:
+    if s.startswith(_ESCAPED):
+        return _ESCAPED + s.encode("utf-8", "surrogatepass").hex()
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ESCAPED + s.encode("utf-8", "surrogatepass").hex()
+    return s
+
+
+def _unescape(s: str) -> str:
+    if s.startswith(_ESCAPED):
+        try:
+            return bytes.fromhex(s[1:]).decode("utf-8", "surrogatepass")
+        except ValueError:  # not ours (a row of another version): as stored
+            return s
+    return s
+
+
+def _each_str(obj: Any, fn: Callable[[str], str]) -> Any:
+    """``obj`` (a struct, or a list of them / of str) with ``fn`` applied to each str field."""
+    if isinstance(obj, str):
+        return fn(obj)
+    if isinstance(obj, list):
+        return [_each_str(o, fn) for o in obj]
+    if isinstance(obj, msgspec.Struct):
+        changed = {}
+        for name in obj.__struct_fields__:
+            v = getattr(obj, name)
+            if isinstance(v, (str, list, msgspec.Struct)):
+                new = _each_str(v, fn)
+                if new is not v and new != v:
+                    changed[name] = new
+        return msgspec.structs.replace(obj, **changed) if changed else obj
+    return obj
+
+
+def _ENCODE(obj: Any) -> bytes:
+    """msgpack of ``obj``; a str UTF-8 cannot hold is stored escaped (:data:`_ESCAPED`)."""
+    try:
+        data = _ENCODE_RAW(obj)
+    except UnicodeEncodeError:
+        return _ENCODE_RAW(_each_str(obj, _escape))
+    if _ESCAPED_BYTES in data:  # a str that starts like an escaped one: escaped too
+        return _ENCODE_RAW(_each_str(obj, _escape))
+    return data
+
+
+def _DECODE(blob: bytes) -> list[UsageEvent]:
+    events = _DECODE_RAW(blob)
+    return _each_str(events, _unescape) if _ESCAPED_BYTES in blob else events
+
+
+def _SUMMARY(blob: bytes) -> _Summary:
+    summary = _SUMMARY_RAW(blob)
+    return _each_str(summary, _unescape) if _ESCAPED_BYTES in blob else summary
+
 
 #: A file's ``(summary, events)`` blobs.
 Blobs = tuple[bytes, bytes]
