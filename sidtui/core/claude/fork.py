@@ -25,14 +25,9 @@ from typing import Any
 from sidtui.core.base import safefs
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.base.jsonout import stringify
-from sidtui.core.checkpoints.journal import (
-    note_complete,
-    read_journal,
-    remove_journal,
-    write_journal,
-    writer_running,
-)
+from sidtui.core.checkpoints.journal import note_complete, write_journal
 from sidtui.core.claude.file_history import blob_name_ok, read_blob
+from sidtui.core.claude.fork_journal import clean_dead_forks, drop_journal, forks_dir
 from sidtui.core.claude.kinds import checkpoint_prompt
 from sidtui.core.claude.scan import CONVERSATION_TYPES, DAG_TYPES
 from sidtui.core.claude.tree import PARALLEL
@@ -520,70 +515,6 @@ def _blobs(
     return out, missing
 
 
-def forks_dir(blob_dir: Path) -> Path:
-    """``<claude home>/sidtui/forks/`` of a fork whose blobs go to ``blob_dir``
-    (``<claude home>/file-history/<new id>``): one folder per fork being written, holding
-    its journal (sidtui's own folder: Claude Code never reads it)."""
-    return blob_dir.parent.parent / "sidtui" / "forks"
-
-
-def _drop_journal(folder: Path) -> None:
-    """Remove a fork's journal and its folder, and ``sidtui/forks/`` and ``sidtui/``
-    when nothing else is left in them (a home sidtui leaves as it found it)."""
-    remove_journal(folder)
-    safefs.remove_stale_temps(folder)
-    for d in (folder, folder.parent, folder.parent.parent):
-        try:
-            d.rmdir()
-        except OSError:
-            return
-
-
-def clean_dead_forks(
-    blob_dir: Path, sessions_folder: Path
-) -> tuple[list[str], list[dict[str, Any]]]:
-    """Remove what killed sidtui forks left: for each journal in :func:`forks_dir` whose
-    writer is gone, the blob folder it made when its transcript never landed (a complete
-    copy keeps everything), then the journal; and the dead writers' temp files in
-    ``sessions_folder``. Never raises.
-
-    Returns:
-        ``(one sentence per copy removed, the complete copies: {id, op, part})``.
-    """
-    import shutil
-
-    notes: list[str] = []
-    complete: list[dict[str, Any]] = []
-    base = forks_dir(blob_dir)
-    try:
-        entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except OSError:
-        entries = []
-    for e in entries:
-        folder = Path(e.path)
-        j = read_journal(folder)
-        part = j.get("claudeFork") if isinstance(j, dict) else None
-        if j is None:  # killed while writing its journal: only a dead writer's temp
-            _drop_journal(folder)
-            continue
-        if not isinstance(part, dict) or (
-            j.get("pid") != os.getpid() and writer_running(j, folder)
-        ):
-            continue
-        transcript = Path(str(part.get("transcript")))
-        blobs = Path(str(part.get("blobDir")))
-        if not transcript.exists():
-            if part.get("madeDir") is True and blobs == blob_dir.parent / e.name:
-                shutil.rmtree(blobs, ignore_errors=True)
-            notes.append(f"removed the incomplete copy {e.name} a killed sidtui fork left")
-        else:
-            safefs.remove_stale_temps(blobs)
-            complete.append({"id": e.name, "op": j.get("op"), "part": part})
-        _drop_journal(folder)
-    safefs.remove_stale_temps(sessions_folder)
-    return notes, complete
-
-
 def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
     """Write a prepared fork: its blobs first, then the transcript (linked into place
     complete), under a journal in :func:`forks_dir`. A failure (an interrupt too) removes
@@ -623,7 +554,7 @@ def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
     try:
         write_journal(jfolder, {"op": op, "claudeFork": part})
     except (OSError, SidtuiError) as exc:
-        _drop_journal(jfolder)
+        drop_journal(jfolder)
         raise ForkError(
             f"cannot start the new session in {jfolder}: "
             f"{getattr(exc, 'strerror', None) or exc}; nothing was written"
@@ -645,14 +576,14 @@ def write_fork(prepared: PreparedFork, op: str = "fork") -> ClaudeForkResult:
             if made_dir:
                 shutil.rmtree(prepared.blob_dir, ignore_errors=True)
             res.blobs_copied = 0
-        _drop_journal(jfolder)
+        drop_journal(jfolder)
         if isinstance(exc, (OSError, safefs.UnsafePath)):
             raise ForkError(
                 f"cannot write the new session {res.path}: "
                 f"{getattr(exc, 'strerror', None) or exc}; nothing was written"
             ) from None
         raise
-    _drop_journal(jfolder)
+    drop_journal(jfolder)
     return res
 
 
