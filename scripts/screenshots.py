@@ -55,6 +55,9 @@ CLAUDE_SCENES: list[tuple[str, str | None, tuple[str, ...], str, tuple[int, int]
     ("claude-checkpoints-80", "checkpoints", ("3",), "dark", NARROW),
     ("claude-rewind", "checkpoints", ("r", "up", "up", "m"), "dark", WIDE),
     ("claude-rewind-80", "checkpoints", ("r", "up", "up", "m"), "dark", NARROW),
+    ("claude-repair", "checkpoints", ("M",), "dark", MID),
+    ("usage", None, ("ctrl+u",), "dark", WIDE),
+    ("usage-80", None, ("ctrl+u",), "dark", NARROW),
 ]
 
 
