@@ -4,6 +4,8 @@
     play    generate scenarios from a seed and play them with ``lab run``
     check   resume given transcripts with the lab and compare (exact); a report by class
     recheck compare the answers `check --save` kept with sidtui as it is now (no lab)
+    rename  sidtui's rename: does Claude Code find the session by the title and resume the
+            same conversation (``scripts/ccdifftest/rename.py``)
 
 The lab command comes from ``--lab CMD`` or ``SIDTUI_CLAUDE_LAB`` (never needed by the suite).
 """
@@ -112,6 +114,23 @@ def _recheck(a: argparse.Namespace) -> int:
     return 0
 
 
+def _rename(a: argparse.Namespace) -> int:
+    from scripts.ccdifftest.rename import check_rename
+
+    titles = a.title or ["Lab rename: first title", 'Zweiter Titel — "quoted" \\ 📝']
+    res = check_rename(lab_command(a.lab), [Path(f) for f in a.files], titles)
+    for r in res:
+        print(
+            ("agree " if r["agree"] else "DIFF  ")
+            + r["file"]
+            + ("" if r["agree"] else f"  {r['why']}")
+        )
+    print(f"{sum(r['agree'] for r in res)}/{len(res)} agree")
+    if a.save:
+        Path(a.save).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+    return 0 if all(r["agree"] for r in res) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scripts.ccdifftest")
     ap.add_argument("--lab", help="the lab command (else $SIDTUI_CLAUDE_LAB)")
@@ -137,6 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("saved", help="a JSONL file `check --save` wrote")
     r.add_argument("--index")
     r.set_defaults(fn=_recheck)
+    n = sub.add_parser("rename")
+    n.add_argument("files", nargs="+")
+    n.add_argument("--title", action="append", help="titles given in turn (default: two)")
+    n.add_argument("--save", help="write the results (JSON) here")
+    n.set_defaults(fn=_rename)
     a = ap.parse_args(argv)
     return a.fn(a)
 

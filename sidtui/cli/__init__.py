@@ -32,6 +32,7 @@ SUBCOMMANDS: list[str] = [
     "undo",
     "restore",
     "redo",
+    "rename",
     "demo",
     "search",
     "watch",

@@ -24,10 +24,11 @@ from sidtui.core.views.summary import SessionSummary
 
 if TYPE_CHECKING:
     from sidtui.core.checkpoints.journal import PendingJournal
+    from sidtui.core.transcript.title import Renamed
     from sidtui.core.usage.aggregate import FileUsage
 
 #: The changes a source may support (the CLI verbs that write).
-MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
+MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo", "rename"})
 
 
 @runtime_checkable
@@ -259,6 +260,48 @@ class Source(ABC):
 
         folder = self.journals_dir
         return [] if folder is None else pending_journals(folder, session_ids)
+
+    def title_of(self, model: SessionModel) -> str | None:
+        """The title the session was given (by a user or the agent), None when none was."""
+        return None
+
+    def write_title(self, model: SessionModel, title: str, *, policy: Any = None) -> int:
+        """Append what the agent itself writes to rename ``model``'s session; records
+        written. Only sources with ``"rename"`` in :attr:`mutations` implement it."""
+        raise NotImplementedError
+
+    def rename(
+        self, ref: SessionRef, title: str, *, force: bool = False, policy: Any = None
+    ) -> Renamed:
+        """Give the session ``title`` as the agent's own rename does (append-only).
+
+        Raises:
+            UsageError: the source cannot rename, or the title is not one line of text
+                (exit 2). SidtuiError: a running agent writes the session and ``force``
+                is not set, or the append was refused (a torn tail; exit 1).
+        """
+        from sidtui.core.base.errors import SidtuiError, UsageError
+        from sidtui.core.transcript.title import Renamed, clean_title
+
+        if not self.supports("rename"):
+            raise UsageError(f"{self.label} sessions cannot be renamed by sidtui")
+        title = clean_title(title)
+        if ref.kind == "sidechain":
+            raise UsageError(
+                f"{ref.path} is a sub-agent's transcript: it has no title of its own "
+                "(rename the session that spawned it)"
+            )
+        model = self.open(ref)
+        live = [r for r in model.liveness.registrations if getattr(r, "live", False)]
+        if model.liveness.live and not force:
+            pid = f" (pid {live[0].pid})" if live and getattr(live[0], "pid", None) else ""
+            raise SidtuiError(
+                f"{model.session_id} is being written by a running {self.label}{pid}: "
+                "its title could change under it; stop it first or pass --force"
+            )
+        previous = self.title_of(model)
+        written = 0 if previous == title else self.write_title(model, title, policy=policy)
+        return Renamed(self.name, model.session_id, ref.path, title, previous, written)
 
     def supports(self, mutation: str) -> bool:
         return mutation in self.mutations

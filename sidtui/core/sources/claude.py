@@ -24,7 +24,7 @@ class ClaudeSource(Source):
 
     name = "claude-code"
     label = "Claude Code"
-    mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo"})
+    mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo", "rename"})
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None
@@ -127,3 +127,13 @@ class ClaudeSource(Source):
         from sidtui.core.claude.file_history import read_file_history
 
         return read_file_history(model)
+
+    def title_of(self, model: Any) -> str | None:
+        from sidtui.core.claude.title import title_of
+
+        return title_of(model)
+
+    def write_title(self, model: Any, title: str, *, policy: Any = None) -> int:
+        from sidtui.core.claude.title import write_title
+
+        return write_title(model, title, policy=policy)

@@ -25,7 +25,9 @@ class SidCodeSource(Source):
 
     name = "sid-code"
     label = "sid-code"
-    mutations = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
+    mutations = frozenset(
+        {"rewind", "fork", "branch", "salvage", "undo", "restore", "redo", "rename"}
+    )
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
     usage_gaps = (
@@ -134,3 +136,13 @@ class SidCodeSource(Source):
         from sidtui.core.checkpoints.manager import CheckpointManager
 
         return CheckpointManager.for_session(self._home, model.file.checkpoint_id)
+
+    def title_of(self, model: Any) -> str | None:
+        from sidtui.core.edits.title import title_of
+
+        return title_of(model)
+
+    def write_title(self, model: Any, title: str, *, policy: Any = None) -> int:
+        from sidtui.core.edits.title import write_title
+
+        return write_title(model, title, policy=policy)
