@@ -194,19 +194,23 @@ def test_any_title_reads_back_exactly(tmp_path_factory, title) -> None:
 
 
 def test_claude_code_found_every_renamed_real_transcript_by_its_title(tmp_path) -> None:
-    """The vendored lab results: Claude Code resumed each renamed copy by its title with
+    """The vendored lab results (40 real transcripts, 60 the lab wrote or damaged, one
+    written by /rename itself): Claude Code resumed each renamed copy by its title with
     the conversation it sent for the original; sidtui reads the same title back and
     predicts the same resume before and after."""
     from tests.helpers import sidtui_resume
 
-    results = orjson.loads((RENAME / "results-real.json").read_bytes())
+    results = [
+        *orjson.loads((RENAME / "results-real.json").read_bytes()),
+        *orjson.loads((RENAME / "results-lab.json").read_bytes()),
+    ]
     real = [r for r in results if r["file"].startswith("tests/")]
-    assert len(real) >= 40 and all(r["agree"] for r in results)
+    assert len(real) >= 100 and all(r["agree"] for r in results)
     assert all(r["first_title_still_finds_it"] is False for r in results)
     repo = FIXTURES.parent.parent
-    for r in real:
+    for i, r in enumerate(real):
         f = repo / r["file"]
-        home = tmp_path / f.stem / "claude"
+        home = tmp_path / str(i) / "claude"
         dest = home / "projects" / "p" / f.name
         dest.parent.mkdir(parents=True)
         shutil.copyfile(f, dest)
