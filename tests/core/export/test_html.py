@@ -58,6 +58,7 @@ def test_claude_session_structure_and_escaping(tmp_path: Path) -> None:
     assert HOSTILE_RESULT in text
     assert "<script>alert" not in page and "<img" not in page and "<svg" not in page
     assert JS_URL in text
+    assert HOSTILE_TITLE_BIT.replace('"', '\\"') in text  # inside the input's JSON, as text
     assert f'content="{CSP}"' in page
     # facts, collapsible call and result, the edit as a diff, thinking collapsed
     assert "Claude Code" in text and "-tmp-cc" in text
