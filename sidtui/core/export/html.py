@@ -83,7 +83,7 @@ function run(){var q=box.value.toLowerCase(),n=0,first=null;msgs.forEach(functio
 var hit=!q||m.textContent.toLowerCase().indexOf(q)>=0;m.classList.toggle('miss',!hit);
 if(hit&&q){n++;if(!first)first=m;Array.prototype.forEach.call(m.querySelectorAll('details'),
 function(d){if(d.textContent.toLowerCase().indexOf(q)>=0)d.open=true;});}});
-out.textContent=q?(n+' message'+(n==1?'':'s')+' match'):'';if(first)first.scrollIntoView({block:'nearest'});}
+out.textContent=q?(n+(n==1?' message matches':' messages match')):'';if(first)first.scrollIntoView({block:'nearest'});}
 box.addEventListener('input',function(){clearTimeout(t);t=setTimeout(run,150);});
 try{var d=JSON.parse(document.getElementById('sidtui-session').textContent);
 box.placeholder='Find in '+d.session_id;}catch(e){}})();"""
