@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from sidtui.core.sources.base import ConversationItem, SessionFacts, SubagentLink
+from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
 
 #: What a user message that is no typed prompt is (kinds of :mod:`.kinds`).
 KIND_NOTES = {

@@ -17,7 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidtui.core.sources.base import ConversationItem, SessionFacts, Source, SubagentLink
+from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
+from sidtui.core.sources.base import Source
 
 #: How deep sub-agents are nested (an agent that spawns agents...); deeper ones are named only.
 MAX_DEPTH = 4

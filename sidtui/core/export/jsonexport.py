@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from sidtui.core.base.conversation import ConversationItem, SubagentLink
 from sidtui.core.export.blocks import TOOL_USE, json_text, kind_of
 from sidtui.core.export.document import Document, Tally
 from sidtui.core.export.sink import Sink
-from sidtui.core.sources.base import ConversationItem, SubagentLink
 
 SCHEMA = "sidtui.export"
 #: Bumped when a field changes meaning or goes away (adding a field does not bump it).

@@ -179,8 +179,8 @@ def _block(sink: Sink, doc: Document, b: Any, names, spawns, tally: Tally, level
     elif k == IMAGE:
         w("*[image]*\n\n")
     else:
-        t = b.get("type") if isinstance(b, dict) else None
-        _details(w, s(t if isinstance(t, str) else "value"), json_text(b), "json")
+        bt = b.get("type") if isinstance(b, dict) else None
+        _details(w, s(bt if isinstance(bt, str) else "value"), json_text(b), "json")
 
 
 def _subagent(sink: Sink, link, sub: Document | None, tally: Tally, level: int) -> None:
