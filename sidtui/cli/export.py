@@ -60,15 +60,16 @@ def _one(args: argparse.Namespace, fmt: str) -> int:
     from pathlib import Path
 
     from sidtui.cli.common import read_session
-    from sidtui.core.export import SUFFIX, Document, session_usages, write
+    from sidtui.core.export import SUFFIX, Document, write
+    from sidtui.core.export.document import usage_later
     from sidtui.core.export.files import export_file, file_stem
 
     source, ref = read_session(args)
     errors: list[str] = []
-    usage = None
-    if ref.kind == "main":
-        usage = session_usages(source, ref.project or None, errors).get(ref.session_id)
-    doc = Document(source, source.open(ref), usage)
+    # a sub-agent's usage is counted in its parent's session
+    usage = usage_later(source, ref.project or None, ref.session_id) if ref.kind == "main" else None
+    model = source.open(ref)
+    doc = Document(source, model, usage() if usage is not None else None)
     args.keep = doc  # read-only: the process exit frees it (sidtui.cli.entry)
     out = args.output
     if out is None and fmt == "html":

@@ -78,8 +78,12 @@ def tool_name(block: dict[str, Any]) -> str:
 
 
 def one_line(s: str, width: int = 120) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= width else s[: width - 1] + "…"
+    """``s`` on one line (runs of white space as one space), cut at ``width`` with "…"."""
+    head = s[: width * 4 + 16]  # only the head can show: a huge text is never split whole
+    out = " ".join(head.split())
+    if len(out) > width or len(head) < len(s):
+        return out[: width - 1] + "…"
+    return out
 
 
 def input_summary(inp: Any, width: int = 120) -> str:

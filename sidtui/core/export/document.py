@@ -13,7 +13,7 @@ agent wrote the session.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,48 @@ def session_usages(
         )
         for r in report.rows
     }
+
+
+def usage_later(source: Source, project: str | None, session_id: str) -> Callable[[], Usage | None]:
+    """One session's :class:`Usage`, counted in a forked child while the caller reads the
+    session (the usage engine reads the transcript again: on a 100 MB file that is half a
+    second the two cores share); in-process where forking is not safe (a process with
+    threads: the app). Call the result once to get it (None: nothing recorded).
+    """
+    from sidtui.core.base.pool import can_fork
+
+    if not can_fork():
+        u = session_usages(source, project).get(session_id)
+        return lambda: u
+    import os
+    import pickle
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: count, send, exit without running the parent's handlers
+        code = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            os.close(r)
+            data = memoryview(pickle.dumps(session_usages(source, project).get(session_id)))
+            while data:
+                data = data[os.write(w, data) :]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+
+    def result() -> Usage | None:
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) == 0 and data:
+            got = pickle.loads(data)  # our own child's
+            return got if isinstance(got, Usage) or got is None else None
+        return session_usages(source, project).get(session_id)  # the child failed: here
+
+    return result
 
 
 @dataclass

@@ -102,7 +102,7 @@ _JSON_ESCAPES = str.maketrans(
 
 def e(s: Any) -> str:
     """Text from the transcript as HTML text (quotes escaped too: safe in an attribute)."""
-    return escape(s if isinstance(s, str) else json_text(s), quote=True)
+    return escape(s) if type(s) is str else escape(json_text(s))  # quote=True: the default
 
 
 def script_json(value: Any) -> str:

@@ -38,6 +38,8 @@ _TICKS = re.compile(r"`+")
 
 def fence_for(text: str) -> str:
     """The backtick fence for ``text``: longer than any backtick run in it, at least 3."""
+    if "``" not in text:  # the usual case: no run of two or more
+        return "```"
     longest = max((len(m) for m in _TICKS.findall(text)), default=0)
     return "`" * max(3, longest + 1)
 

@@ -1,8 +1,9 @@
 """Where a writer's text goes: pieces gathered and written out as UTF-8 in chunks.
 
-A writer calls :meth:`Sink.write` with small strings; they are joined and encoded once
-about :data:`CHUNK` characters have gathered (one system write per chunk, never the whole
-output in memory). Text a transcript holds that UTF-8 cannot encode (a lone surrogate from
+A writer calls :meth:`Sink.write` (a list's ``append``: the hot path does nothing else)
+with small strings, and :meth:`Sink.maybe_flush` between messages; once :data:`PIECES`
+strings have gathered they are joined, encoded and written (one system write per chunk,
+never the whole output in memory: a chunk is bounded by the pieces and the message). Text a transcript holds that UTF-8 cannot encode (a lone surrogate from
 a JSON escape) is written as U+FFFD.
 """
 
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-#: Characters gathered before they are encoded and written.
-CHUNK = 1 << 20
+#: Strings gathered before they are encoded and written (between messages).
+PIECES = 8192
 
 
 class Sink:
@@ -20,17 +21,11 @@ class Sink:
     def __init__(self, out: BinaryIO) -> None:
         self._out = out
         self._parts: list[str] = []
-        self._size = 0
-
-    def write(self, s: str) -> None:
-        self._parts.append(s)
-        self._size += len(s)
-        if self._size >= CHUNK:
-            self.flush()
+        self.write = self._parts.append
 
     def maybe_flush(self) -> None:
-        """Flush when a chunk has gathered (between messages)."""
-        if self._size >= CHUNK:
+        """Flush when a chunk has gathered (call it between messages)."""
+        if len(self._parts) >= PIECES:
             self.flush()
 
     def flush(self) -> None:
@@ -38,7 +33,6 @@ class Sink:
             return
         text = "".join(self._parts)
         self._parts.clear()
-        self._size = 0
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
