@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -187,3 +188,34 @@ def test_lost_and_added_set_apart_and_subagent_nested() -> None:
     assert tags.within("sub-agent task")[-4:] == ["msg assistant", "subagent", "msg user", "text"]
     assert page.index("call <b>Task</b>") < page.index("sub-agent task") < page.index("note")
     assert "1 sub-agents" in page
+
+
+class _Chunks(io.RawIOBase):
+    """A stream that keeps only the size of each write."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        self.sizes.append(len(b))
+        return len(b)
+
+
+@pytest.mark.parametrize("fmt", ["html", "md", "json"])
+def test_written_in_bounded_chunks(fmt: str) -> None:
+    """A long session goes out in many writes, none near the whole output: the output is
+    never held whole (each chunk is bounded by the pieces gathered between messages)."""
+    from sidtui.core.export import write
+
+    items = (
+        ConversationItem("user", [{"type": "text", "text": f"message {n} " + "x" * 200}])
+        for n in range(40_000)
+    )
+    out = _Chunks()
+    write(Document(_Source(), _Model(items)), fmt, out)
+    total = sum(out.sizes)
+    assert total > 8_000_000 and len(out.sizes) > 10
+    assert max(out.sizes) < 1_000_000  # 64 messages of ~250 bytes, whatever the format
