@@ -117,3 +117,25 @@ def test_lost_messages_set_apart(tmp_path, capsys) -> None:
     assert page.index('<div class="lost">') < page.index("early prompt") < page.index("late prompt")
     assert "No response requested." in page  # the turn Claude Code adds: marked added
     assert page.index("late prompt") < page.index("added on resume")
+
+
+def test_claude_subagents_nested_under_their_spawn(capsys) -> None:
+    """A vendored Claude Code session with sub-agents: each linked one is read and nested
+    under the Task call that spawned it (JSON: its spawn_id is that call's id)."""
+    from tests.helpers import CLAUDE_HOME
+
+    assert _run(["export", "--claude-home", str(CLAUDE_HOME), "fa812bfe", "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    calls = {
+        b["id"]
+        for m in d["messages"]
+        for b in m["blocks"]
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+    read = [s for s in d["subagents"] if s["read"] and s["spawn_id"]]
+    assert read and all(s["spawn_id"] in calls for s in read)
+    assert all(s["transcript"]["messages"] for s in read)
+    assert _run(["export", "--claude-home", str(CLAUDE_HOME), "fa812bfe", "-o", "-"]) == 0
+    page = capsys.readouterr().out
+    spawn = page.index(f"sub-agent <b>{read[0]['agent']}</b>")
+    assert page.rindex("call <b>Task</b>", 0, spawn) > page.rindex("<section", 0, spawn)

@@ -253,7 +253,9 @@ def _block(sink: Sink, doc: Document, b: Any, names, spawns, tally: Tally) -> No
     w = sink.write
     k = kind_of(b)
     if k == TEXT:
-        w(f'<div class="text">{e(text_of(b))}</div>')
+        t = text_of(b)
+        if t.strip():  # an empty part of a reply says nothing
+            w(f'<div class="text">{e(t)}</div>')
     elif k == THINKING:
         w(
             f'<details class="thinking"><summary>thinking</summary><pre>{e(text_of(b))}</pre></details>'

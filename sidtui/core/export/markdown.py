@@ -151,7 +151,8 @@ def _block(sink: Sink, doc: Document, b: Any, names, spawns, tally: Tally, level
     k = kind_of(b)
     if k == TEXT:
         t = text_of(b)
-        w(t + ("\n\n" if not t.endswith("\n") else "\n"))
+        if t.strip():  # an empty part of a reply says nothing
+            w(t + ("\n\n" if not t.endswith("\n") else "\n"))
     elif k == THINKING:
         _details(w, "thinking", text_of(b))
     elif k == TOOL_USE:
