@@ -3,8 +3,10 @@
 The transcript is :func:`bench.gen_claude.huge_claude_home`'s (quick: 5 MB). Each side runs
 as its CLI in a fresh process and writes one file: ``sidtui export PATH -o out.html`` /
 ``--format md -o out.md`` against ``claude-code-log PATH -o out.html`` / ``-o out.md``
-(``--no-cache``; ``$HOME`` an empty folder so it reads and writes nothing of the user's),
-interleaved; wall time and peak RSS (``wait4``'s ``ru_maxrss``) of each. claude-code-log is
+(``--no-cache``; ``$HOME`` an empty folder so it reads and writes nothing of the user's;
+sidtui's usage cache emptied before each run), interleaved; wall time and peak RSS
+(``wait4``'s ``ru_maxrss``) of each, and their CPU time for reference (on a shared machine
+wall time counts other processes' work too). claude-code-log is
 found as ``$SIDTUI_CLAUDE_CODE_LOG``, else ``claude-code-log`` on ``PATH`` or beside this
 interpreter (``pip install claude-code-log`` into the bench's venv: never a dependency);
 without it the module reports nothing. Targets: HTML ≤ 0.1× claude-code-log's time and
@@ -36,8 +38,9 @@ def _claude_code_log() -> list[str] | None:
     return [found] if found else None
 
 
-def _child(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Run ``cmd``; its wall time (s) and peak RSS (MB)."""
+def _child(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Run ``cmd``; its wall time (s), peak RSS (MB) and CPU time (user + sys, s; its own
+    children's included: ``wait4`` reports them)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert p.stderr is not None
@@ -49,7 +52,7 @@ def _child(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
         raise RuntimeError(
             f"{cmd[:3]} exited {p.returncode}: {err[-500:].decode(errors='replace')}"
         )
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -75,14 +78,16 @@ def run(quick: bool = False) -> list[dict]:
     repeat = 1 if not quick else 2
     wall: dict[tuple[str, str], list[float]] = {k: [] for k in cmds}
     rss: dict[tuple[str, str], list[float]] = {k: [] for k in cmds}
+    cpu: dict[tuple[str, str], list[float]] = {k: [] for k in cmds}
     out_mb: dict[tuple[str, str], float] = {}
     try:
         for _ in range(repeat):
             for k, cmd in cmds.items():
                 shutil.rmtree(work / "cache", ignore_errors=True)
-                w, m = _child(cmd, env)
+                w, m, c = _child(cmd, env)
                 wall[k].append(w)
                 rss[k].append(m)
+                cpu[k].append(c)
                 out = work / (("s" if k[0] == "sidtui" else "c") + "." + k[1])
                 out_mb[k] = out.stat().st_size / 1e6 if out.exists() else 0.0
     finally:
@@ -112,4 +117,12 @@ def run(quick: bool = False) -> list[dict]:
         )
         mem["unit"] = "MB"
         rows.append(mem)
+        rows.append(
+            row(
+                f"reference: CPU time (user + sys) of export {name}: sidtui vs claude-code-log, {what}",
+                cpu[("sidtui", fmt)],
+                cpu[("ccl", fmt)],
+                None,
+            )
+        )
     return rows

@@ -52,8 +52,12 @@ def fenced(text: str, info: str = "") -> str:
 
 
 def s(text: Any) -> str:
-    """Text for a ``<summary>`` (HTML: escaped, one line)."""
-    return escape(one_line(text if isinstance(text, str) else json_text(text), 160))
+    """Text for a ``<summary>`` or a heading (HTML: escaped, one line)."""
+    if type(text) is not str:
+        text = json_text(text)
+    if len(text) > 160 or not text.isprintable() or "  " in text:
+        text = one_line(text, 160)
+    return escape(text)
 
 
 def write_markdown(doc: Document, out: BinaryIO) -> Tally:
@@ -143,7 +147,10 @@ def _conversation(sink: Sink, doc: Document, tally: Tally, level: int) -> None:
 
 
 def _details(w, summary: str, body: str, info: str = "") -> None:
-    w(f"<details><summary>{summary}</summary>\n\n{fenced(body, info)}\n</details>\n\n")
+    f = fence_for(body)  # the body is written as it is: never copied into a bigger string
+    w(f"<details><summary>{summary}</summary>\n\n{f}{info}\n")
+    w(body)
+    w(f"\n{f}\n\n</details>\n\n" if not body.endswith("\n") else f"{f}\n\n</details>\n\n")
 
 
 def _block(sink: Sink, doc: Document, b: Any, names, spawns, tally: Tally, level: int) -> None:
