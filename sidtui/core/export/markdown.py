@@ -34,6 +34,8 @@ from sidtui.core.export.document import Document, Tally
 from sidtui.core.export.sink import Sink
 
 _TICKS = re.compile(r"`+")
+#: A character :func:`html.escape` changes (most short texts have none: no call then).
+_SPECIAL = re.compile("[<>&\"']").search
 
 
 def fence_for(text: str) -> str:
@@ -57,7 +59,7 @@ def s(text: Any) -> str:
         text = json_text(text)
     if len(text) > 160 or not text.isprintable() or "  " in text:
         text = one_line(text, 160)
-    return escape(text)
+    return escape(text) if _SPECIAL(text) else text
 
 
 def write_markdown(doc: Document, out: BinaryIO) -> Tally:
