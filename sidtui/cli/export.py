@@ -16,7 +16,8 @@ def register(subparsers, parents) -> None:
         "spawned them, its tokens and cost — as one self-contained HTML page (no network), "
         "Markdown or JSON (docs/EXPORT.md). SESSION is a full id, a unique id prefix, a "
         "path, or `latest`. Markdown and JSON go to stdout unless -o names a file; HTML goes "
-        "to SESSION_ID.html in the current folder unless -o names one (-o - : stdout). "
+        "to SESSION_ID.html in the current folder unless -o names one (-o - : stdout); "
+        "without --format, the suffix of -o FILE (.md, .json, .jsonl, .html) says the format. "
         "--project KEY / --all write one file per session and an index into the folder -o.",
     )
     p.add_argument("session", metavar="SESSION", nargs="?")
@@ -32,6 +33,9 @@ def register(subparsers, parents) -> None:
     p.set_defaults(func=run)
 
 
+_BY_SUFFIX = {"md": "md", "markdown": "md", "json": "json", "jsonl": "json", "html": "html"}
+
+
 def _format(args: argparse.Namespace) -> str:
     from sidtui.core.base.errors import UsageError
 
@@ -41,6 +45,12 @@ def _format(args: argparse.Namespace) -> str:
                 f"--jsonl writes JSON Lines; it does not go with --format {args.format}"
             )
         return "json"
+    if args.format is None and args.output not in (None, "-") and args.session is not None:
+        # the file's suffix says the format when --format does not
+        suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
+        if suffix == "jsonl":
+            args.jsonl = True
+        return _BY_SUFFIX.get(suffix, "html")
     return args.format or "html"
 
 

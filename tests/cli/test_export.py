@@ -139,3 +139,15 @@ def test_claude_subagents_nested_under_their_spawn(capsys) -> None:
     page = capsys.readouterr().out
     spawn = page.index(f"sub-agent <b>{read[0]['agent']}</b>")
     assert page.rindex("call <b>Task</b>", 0, spawn) > page.rindex("<section", 0, spawn)
+
+
+def test_format_from_the_output_suffix(tmp_path, capsys) -> None:
+    home = sid_home(tmp_path / "sid")
+    for name, head in (("a.md", "# first prompt"), ("a.json", '{"schema"'), ("a.jsonl", '{"type"')):
+        assert _run(["export", "--home", str(home), SID, "-o", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).read_text().startswith(head), name
+    assert (
+        _run(["export", "--home", str(home), SID, "--format", "md", "-o", str(tmp_path / "b.json")])
+        == 0
+    )
+    assert (tmp_path / "b.json").read_text().startswith("# first prompt")  # --format wins
