@@ -35,6 +35,11 @@ def blocks_of(view: Any, m: Any) -> list[Any]:
     """Message ``m``'s content blocks decoded whole (dicts as written)."""
     if m.string_content:
         return [{"type": "text", "text": m.blocks[0].text if m.blocks else ""}]
+    if len(m.records) == 1:  # the usual message: its record's content as written
+        rec = view.full_record(m.records[0])
+        message = rec.get("message") if isinstance(rec, dict) else None
+        raws = message.get("content") if isinstance(message, dict) else None
+        return raws if isinstance(raws, list) else []
     objs = view.scan.objs
     seen: list[Any] = []
     out: list[Any] = []
@@ -45,8 +50,6 @@ def blocks_of(view: Any, m: Any) -> list[Any]:
         scanned = objs[ri].message.content if objs[ri].message is not None else None
         if not isinstance(raws, list) or not isinstance(scanned, list):
             continue
-        if len(m.records) == 1:
-            return raws
         for b, raw in zip(scanned, raws, strict=False):
             if b not in seen:  # the reader's merge rule (conversation.build_messages)
                 seen.append(b)
