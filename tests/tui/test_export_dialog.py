@@ -79,3 +79,31 @@ def test_export_dialog_snapshot(snap_compare, monkeypatch, size) -> None:
 
     app = make_app(home, poll_interval=0, catalog_path=":memory:", home_label="~/.sid-code")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.asyncio
+async def test_export_a_claude_code_session(tmp_path, monkeypatch) -> None:
+    """The same dialog for a Claude Code session (the source found from the open model):
+    the Markdown says which agent, and Enter in the path field writes it."""
+    from tests.tui_support import claude_demo_fixed
+
+    home, _ = demo_home_fixed()
+    claude, cases = claude_demo_fixed()
+    sid = cases["interrupted"]
+    monkeypatch.chdir(tmp_path)
+    app = make_app(home, poll_interval=0, catalog_path=":memory:", claude_home=claude)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        b.open_key(next(k for k, s in b.summaries.items() if s.session_id == sid))
+        await settle(app, pilot)
+        app.action_export()
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ExportScreen)
+        await pilot.click("#fmt-md")
+        dialog.query_one("#export-path").focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        md = (tmp_path / f"{sid}.md").read_text()
+        assert "- **Agent:** Claude Code" in md and f"- **Session:** {sid}" in md

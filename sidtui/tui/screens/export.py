@@ -130,6 +130,10 @@ class ExportScreen(ModalScreen[None]):
         elif bid == "export-close":
             self.action_close()
 
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self) -> None:
+        self.action_export()
+
     def pick(self, fmt: str) -> None:
         """Choose ``fmt``; the path's suffix follows unless the user typed another name."""
         old = self._default_path()
