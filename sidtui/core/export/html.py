@@ -296,8 +296,8 @@ def _block(sink: Sink, doc: Document, b: Any, names, spawns, tally: Tally) -> No
         media = src.get("media_type") if isinstance(src, dict) else None
         w(f"<p><i>[image{': ' + e(media) if isinstance(media, str) else ''}]</i></p>")
     else:
-        t = b.get("type") if isinstance(b, dict) else None
-        label = t if isinstance(t, str) else "value"
+        bt = b.get("type") if isinstance(b, dict) else None
+        label = bt if isinstance(bt, str) else "value"
         w(f"<details><summary>{e(label)}</summary><pre>{e(json_text(b))}</pre></details>")
 
 
