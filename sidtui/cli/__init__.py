@@ -37,12 +37,13 @@ SUBCOMMANDS: list[str] = [
     "search",
     "watch",
     "usage",
+    "export",
 ]
 
 
 #: One-shot commands that build large object graphs and exit (GC paused while they run).
 _BATCH_COMMANDS = frozenset(
-    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "repair", "usage"}
+    {"show", "ls", "check", "checkpoints", "search", "salvage", "fork", "repair", "usage", "export"}
 )
 
 

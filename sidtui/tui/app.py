@@ -48,6 +48,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("ctrl+u", "usage", "Usage", show=False),
+        Binding("ctrl+e", "export", "Export", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
         Binding("ctrl+q", "quit", "Quit"),
     ]
@@ -380,6 +381,11 @@ class SidtuiApp(ReportsWorkerErrors, App):
             s = getattr(self.screen, "current_summary", lambda: None)()
             self.push_screen(UsageScreen(getattr(s, "session_id", None)))
 
+    def action_export(self) -> None:
+        from sidtui.tui.screens.export import open_export
+
+        open_export(self)
+
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
@@ -393,6 +399,11 @@ class SidtuiApp(ReportsWorkerErrors, App):
             "Usage",
             "Tokens and cost per day, by model, per project, the selected session's share (ctrl+u)",
             self.action_usage,
+        )
+        yield SystemCommand(
+            "Export session",
+            "The open session as an HTML page, Markdown or JSON, then open it (ctrl+e)",
+            self.action_export,
         )
         yield SystemCommand(
             "Dark theme", "Switch to the dark theme", lambda: setattr(self, "theme", "textual-dark")

@@ -26,6 +26,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
 from sidtui.core.base.regular import NotRegularFile, open_regular, read_open
@@ -431,6 +432,47 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = N
     p = Path(path)
     with opened_dir(os.path.realpath(p.parent), create_below=0) as dfd:
         replace_at(dfd, p.name, data, mode, where=str(p))
+
+
+@contextmanager
+def streamed_replace(path: str | os.PathLike[str], mode: int | None = None) -> Iterator[Any]:
+    """Write ``path`` through a binary file object as :func:`write_atomic` does: a temp file
+    (``O_EXCL | O_NOFOLLOW``) filled while the caller writes, fsynced, the final name
+    checked, renamed. An exception in the block (or a killed process) leaves the old file,
+    or nothing, never half a file under the final name (a dead process's temp file is
+    :func:`stale_temps`'). For output too big to hold whole (an export).
+
+    Raises:
+        UnsafePath / OSError: as :func:`replace_at` (the temp file is removed).
+    """
+    p = Path(path)
+    with opened_dir(os.path.realpath(p.parent), create_below=0) as dfd:
+        where = str(p)
+        st = _check_final(dfd, p.name, where)
+        fd, tmp = create_temp(dfd, p.name)
+        try:
+            with os.fdopen(fd, "wb", buffering=1 << 20, closefd=False) as out:
+                yield out
+            fault_point("fsync", where)
+            umask = os.umask(0)
+            os.umask(umask)
+            bits = st.st_mode if mode is None and st is not None else (mode or 0o644 & ~umask)
+            os.fchmod(fd, permission_bits(bits))
+            os.fsync(fd)
+            os.close(fd)
+            fd = -1
+            _check_final(dfd, p.name, where)
+            fault_point("rename", where)
+            os.rename(tmp, p.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        _fsync_dir(dfd)
 
 
 def create_new(path: str | os.PathLike[str], data: bytes, mode: int = 0o600) -> None:

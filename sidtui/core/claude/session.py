@@ -203,6 +203,21 @@ class ClaudeSessionView:
         """The ``sidtui show --json`` object of a Claude Code session."""
         return session_to_json(self)
 
+    def conversation_items(self) -> Any:  # export's walk (:mod:`.export_items`)
+        from sidtui.core.claude.export_items import conversation_items
+
+        return conversation_items(self)
+
+    def subagent_links(self) -> Any:
+        from sidtui.core.claude.export_items import subagent_links
+
+        return subagent_links(self)
+
+    def facts(self) -> Any:
+        from sidtui.core.claude.export_items import facts
+
+        return facts(self)
+
 
 def open_claude_session(
     home: ClaudeHome | None,

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
 from sidtui.core.resume.process import Liveness, Registration
 from sidtui.core.views.summary import SessionSummary
 
@@ -126,6 +127,13 @@ class SessionModel(Protocol):
     def full_record(self, index: int) -> Any: ...
 
     def to_json(self) -> dict[str, Any]: ...
+
+    # export (sidtui.core.export): the conversation on disk in order, what resume does with it
+    def conversation_items(self) -> Iterator[ConversationItem]: ...
+
+    def subagent_links(self) -> list[SubagentLink]: ...
+
+    def facts(self) -> SessionFacts: ...
 
 
 class CheckResult(Protocol):

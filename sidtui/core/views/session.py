@@ -198,6 +198,21 @@ class SessionView:
     def bad_lines(self) -> list[Any]:
         return self.rf.bad_lines if self.rf is not None else []
 
+    def conversation_items(self) -> Any:  # export's walk (:mod:`.export_items`)
+        from sidtui.core.views.export_items import conversation_items
+
+        return conversation_items(self)
+
+    def subagent_links(self) -> Any:
+        from sidtui.core.views.export_items import subagent_links
+
+        return subagent_links(self)
+
+    def facts(self) -> Any:
+        from sidtui.core.views.export_items import facts
+
+        return facts(self)
+
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:
