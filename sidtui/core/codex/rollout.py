@@ -1,0 +1,159 @@
+"""Reading one rollout file into records (docs/CODEX.md §2).
+
+Each line is one JSON object ``{"timestamp", "type", "payload"}`` (0.169.0 adds
+``ordinal``, and ``metadata`` on ``response_item`` lines). Codex skips what it cannot
+read and keeps going: so does :func:`read_rollout`: a line that is no JSON object with a
+string ``type`` and an object ``payload`` is a :class:`BadLine` (the last one, without its
+newline, a torn tail: a write cut short); blank lines are nothing; a record of a type this
+reader does not know is kept (``known`` False) and plays no part in the conversation, as
+Codex ignores it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from sidtui.core.base.errors import UnreadableInput
+
+#: The record types of 0.169.0 rollouts.
+KNOWN_TYPES = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "world_state",
+        "token_usage_record",
+        "compacted",
+    }
+)
+
+
+@dataclass
+class Record:
+    """One line that is a record.
+
+    Attributes:
+        index: its place among the file's records; line: 1-based line number;
+        offset: where the line starts, bytes; type, payload, timestamp: as written.
+    """
+
+    index: int
+    line: int
+    offset: int
+    type: str
+    payload: dict[str, Any]
+    timestamp: str | None
+
+    @property
+    def known(self) -> bool:
+        return self.type in KNOWN_TYPES
+
+    @property
+    def sub(self) -> str | None:
+        """The payload's own ``type`` (an event's or item's kind)."""
+        t = self.payload.get("type")
+        return t if isinstance(t, str) else None
+
+
+@dataclass
+class BadLine:
+    """A line Codex cannot read: where, why, and whether it is the torn tail."""
+
+    line: int
+    offset: int
+    reason: str
+    torn: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "offset": self.offset, "reason": self.reason, "torn": self.torn}
+
+
+@dataclass
+class Rollout:
+    """A rollout read whole: records in file order, the lines it could not read."""
+
+    path: Path
+    records: list[Record] = field(default_factory=list)
+    bad_lines: list[BadLine] = field(default_factory=list)
+    size: int = 0
+    lines: int = 0
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The first ``session_meta`` payload ({} when there is none)."""
+        for r in self.records:
+            if r.type == "session_meta":
+                return r.payload
+        return {}
+
+    @property
+    def unknown_types(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.records:
+            if not r.known:
+                out[r.type] = out.get(r.type, 0) + 1
+        return out
+
+
+_DECODE = msgspec.json.Decoder().decode
+
+
+def parse(data: bytes, path: Path | None = None) -> Rollout:
+    """``data`` (a whole rollout) as records and bad lines."""
+    out = Rollout(path or Path(""), size=len(data))
+    pos = 0
+    n = 0
+    end = len(data)
+    while pos < end:
+        nl = data.find(b"\n", pos)
+        stop = end if nl < 0 else nl
+        raw = data[pos:stop]
+        n += 1
+        if raw.strip():
+            _one(out, raw, n, pos, torn=nl < 0)
+        pos = stop + 1
+    out.lines = n
+    return out
+
+
+def _one(out: Rollout, raw: bytes, n: int, offset: int, *, torn: bool) -> None:
+    try:
+        obj = _DECODE(raw)
+    except (msgspec.DecodeError, ValueError) as exc:
+        reason = "cut short (torn tail)" if torn else f"not JSON ({_short(exc)})"
+        out.bad_lines.append(BadLine(n, offset, reason, torn))
+        return
+    if not isinstance(obj, dict):
+        out.bad_lines.append(BadLine(n, offset, "not a JSON object"))
+        return
+    t, payload = obj.get("type"), obj.get("payload")
+    if not isinstance(t, str) or not isinstance(payload, dict):
+        out.bad_lines.append(BadLine(n, offset, "no record type or payload"))
+        return
+    ts = obj.get("timestamp")
+    out.records.append(
+        Record(len(out.records), n, offset, t, payload, ts if isinstance(ts, str) else None)
+    )
+
+
+def _short(exc: Exception) -> str:
+    s = str(exc)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def read_rollout(path: Path) -> Rollout:
+    """The rollout at ``path``.
+
+    Raises:
+        UnreadableInput: the file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse(data, path)
