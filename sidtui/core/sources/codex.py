@@ -26,6 +26,9 @@ class CodexSource(Source):
     mutations = frozenset()
     home_flag = "--codex-home"
     home_env = "CODEX_HOME"
+    #: only when ``--codex-home`` names it, until every read verb is source-blind (the
+    #: verbs that still branch on the sid-code and Claude Code homes cannot read it)
+    found_unnamed = False
     usage_gaps = "Codex records no request ids: a response copied into two rollouts counts twice"
 
     def __init__(self, home: CodexHome) -> None:
