@@ -139,6 +139,22 @@ SCENARIOS: dict[str, list[dict]] = {
             "turns": [{"output": [{"text": "SUMMARY again"}]}, {"output": [{"text": "ok"}]}],
         },
     ],
+    "fork": [
+        {
+            "do": "exec",
+            "prompt": "first",
+            "turns": [{"output": [sh("echo one")]}, {"output": [{"text": "one done"}]}],
+        },
+        {"do": "resume", "prompt": "second", "turns": [{"output": [{"text": "two done"}]}]},
+        {"do": "fork", "prompt": "forked", "turns": [{"output": [{"text": "fork done"}]}]},
+        {"do": "resume", "prompt": "parent grows", "turns": [{"output": [{"text": "grown"}]}]},
+        {
+            "do": "resume",
+            "target": "fork",
+            "prompt": "fork again",
+            "turns": [{"output": [{"text": "fork again done"}]}],
+        },
+    ],
     "kill-term": [
         {
             "do": "exec",
@@ -257,20 +273,31 @@ def run_scenario(out: Path, name: str) -> None:
     lab = Lab(root)
     for f, text in (("a.txt", "alpha\n"), ("b.txt", "beta\n")):
         (lab.work / f).write_text(text)
-    sid = None
+    ids: dict[str, str] = {}
     for step in SCENARIOS[name]:
         kill = step.get("kill")
         if step["do"] == "kill":
             kill = step.get("signal", "INT")
-        if sid is None:
+        before = set(lab.rollouts())
+        target = ids.get(step.get("target", "main"))
+        if not ids:
             lab.run([step["prompt"]], step["turns"], kill)
-            sid = session_id_of(lab.rollouts()[0])
+            ids["main"] = session_id_of(lab.rollouts()[0])
+        elif step["do"] == "fork":
+            lab.run(["fork", ids["main"], step["prompt"]], step["turns"], kill)
+            new = [r for r in lab.rollouts() if r not in before]
+            ids["fork"] = session_id_of(new[0])
         else:
-            lab.run(["resume", sid, step["prompt"]], step["turns"], kill)
-        # a copy of the rollout after each step: the input of the next resume
-        shutil.copy(lab.rollouts()[0], root / f"after-step{lab.step}.jsonl")
-    (root / "session_id").write_text(sid or "")
-    print(name, sid, len(list(lab.req.iterdir())), "requests")
+            lab.run(["resume", target or ids["main"], step["prompt"]], step["turns"], kill)
+        # the rollouts after each step: the input of the next resume
+        snap = root / f"after-step{lab.step}"
+        snap.mkdir()
+        for r in lab.rollouts():
+            shutil.copy(r, snap / f"{session_id_of(r)}.jsonl")
+        shutil.copy(snap / f"{ids['main']}.jsonl", root / f"after-step{lab.step}.jsonl")
+    (root / "session_id").write_text(ids["main"])
+    (root / "ids.json").write_text(json.dumps(ids))
+    print(name, ids, len(list(lab.req.iterdir())), "requests")
 
 
 def rollout_name(rollout: Path) -> str:

@@ -22,9 +22,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lab
 
 
-def vendor(dest: Path, rollout_text: str, request: Path, prompt: str) -> None:
+def vendor(
+    dest: Path,
+    rollout_text: str,
+    request: Path,
+    prompt: str,
+    bases: list[Path] = (),  # type: ignore[assignment]
+) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     (dest / "rollout.jsonl").write_text(rollout_text)
+    for b in bases:
+        (dest / "bases").mkdir(exist_ok=True)
+        shutil.copy(b, dest / "bases" / b.name)
     body = json.loads(request.read_text())
     inp = body["input"]
     (dest / "request.json").write_text(
@@ -81,19 +90,17 @@ def main(argv: list[str]) -> int:
     ):
         if sc.name.startswith("_"):
             continue
+        ids = json.loads((sc / "ids.json").read_text())
         for req in sorted((sc / "requests").glob("step*-request-001.json")):
             k = int(req.name[4:].split("-")[0])
-            if k == 1:
+            step = lab.SCENARIOS[sc.name][k - 1] if k <= len(lab.SCENARIOS[sc.name]) else None
+            if k == 1 or step is None or step["do"] == "fork":
                 continue
-            script = json.loads((sc / "server" / f"step{k}" / "script.json").read_text())
-            del script
-            prompt = lab.SCENARIOS[sc.name][k - 1]["prompt"]
-            vendor(
-                fixtures / f"{sc.name}-{k}",
-                (sc / f"after-step{k - 1}.jsonl").read_text(),
-                req,
-                prompt,
-            )
+            sid = ids[step.get("target", "main")]
+            snap = sc / f"after-step{k - 1}"
+            others = sorted(p for p in snap.iterdir() if p.name != f"{sid}.jsonl")
+            text = (snap / f"{sid}.jsonl").read_text()
+            vendor(fixtures / f"{sc.name}-{k}", text, req, step["prompt"], others)
             n += 1
     work = labout / "_variants"
     only = argv[2:] or ["shell", "parallel", "compact", "kill-text", "patch", "multi"]

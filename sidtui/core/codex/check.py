@@ -74,7 +74,7 @@ def run_codex_check(
         if progress is not None:
             progress(i, len(files), str(f.path))
         try:
-            v = open_codex_session(f, regs)
+            v = open_codex_session(f, regs, home)
         except UnreadableInput as exc:
             rep.unreadable.append(str(exc))
             continue

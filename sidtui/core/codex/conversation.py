@@ -59,8 +59,9 @@ class Block:
 class CodexMessage:
     """One message of the conversation (the :class:`~sidtui.core.sources.base.MessageLike`
     of Codex). ``items``: indices into the prediction's items; ``record``/``line``: the
-    first item's record (None for an item Codex adds); ``compacted``: from a compaction's
-    replacement history."""
+    first item's record (None for an item Codex adds or one from a fork's base);
+    ``compacted``: from a compaction's replacement history; ``base``: the session whose
+    rollout holds it when this one is a fork of it ("": this rollout)."""
 
     index: int
     role: str
@@ -73,6 +74,7 @@ class CodexMessage:
     prompt: bool = False
     context: bool = False
     compacted: bool = False
+    base: str = ""
 
     @property
     def is_human_prompt(self) -> bool:
@@ -104,6 +106,7 @@ class CodexMessage:
             "prompt": self.prompt,
             "context": self.context,
             "compacted": self.compacted,
+            "base": self.base or None,
             "blocks": [b.to_json() for b in self.blocks],
         }
 
@@ -185,7 +188,7 @@ def build_messages(rollout: Rollout, items: list[Item]) -> list[CodexMessage]:
     recs = rollout.records
     for i, it in enumerate(items):
         role, blocks = blocks_of(it.payload)
-        rec = recs[it.record] if it.record is not None else None
+        rec = recs[it.record] if it.record is not None and not it.base else None
         raw = rec.payload if rec is not None and not it.compacted else None
         merge = out and out[-1].role == role and role in ("assistant", "tool")
         if merge:
@@ -208,6 +211,7 @@ def build_messages(rollout: Rollout, items: list[Item]) -> list[CodexMessage]:
                 prompt=role == "user" and not ctx,
                 context=ctx,
                 compacted=it.compacted,
+                base=it.base,
             )
         )
     return out

@@ -136,6 +136,21 @@ def discover(
     return found
 
 
+def find_rollout(home: CodexHome, session_id: str) -> Path | None:
+    """The rollout of ``session_id`` under ``sessions/`` (else ``archived_sessions/``), by
+    its file name alone (None: not there)."""
+    tail = f"-{session_id}.jsonl"
+    for top in (home.sessions_dir, home.archived_dir):
+        if not top.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.startswith("rollout-") and name.endswith(tail):
+                    return Path(dirpath) / name
+    return None
+
+
 def resolve_session(
     home: CodexHome, arg: str, files: list[CodexFile] | None = None, cwd: Path | None = None
 ) -> CodexFile:

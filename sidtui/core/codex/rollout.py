@@ -48,6 +48,7 @@ class Record:
     type: str
     payload: dict[str, Any]
     timestamp: str | None
+    ordinal: int | None = None
 
     @property
     def known(self) -> bool:
@@ -90,6 +91,31 @@ class Rollout:
             if r.type == "session_meta":
                 return r.payload
         return {}
+
+    @property
+    def history_base(self) -> tuple[str, int | None, int | None] | None:
+        """``(thread id, end ordinal, end byte offset)`` of the session whose history this
+        one continues (a fork: ``session_meta.history_base``), or None."""
+        hb = self.meta.get("history_base")
+        if not isinstance(hb, dict) or not isinstance(hb.get("thread_id"), str):
+            return None
+        ords, offs = hb.get("end_ordinal_exclusive"), hb.get("end_byte_offset")
+        return (
+            hb["thread_id"],
+            ords if isinstance(ords, int) and not isinstance(ords, bool) else None,
+            offs if isinstance(offs, int) and not isinstance(offs, bool) else None,
+        )
+
+    def cut(self, end_ordinal: int | None, end_offset: int | None) -> Rollout:
+        """The records before ``end_offset`` bytes (else before ``end_ordinal``): the part
+        of this session a fork's history starts with."""
+        if end_offset is not None:
+            keep = [r for r in self.records if r.offset < end_offset]
+        elif end_ordinal is not None:
+            keep = [r for r in self.records if r.ordinal is not None and r.ordinal < end_ordinal]
+        else:
+            keep = list(self.records)
+        return Rollout(self.path, keep, [], self.size, self.lines)
 
     @property
     def unknown_types(self) -> dict[str, int]:
@@ -136,8 +162,17 @@ def _one(out: Rollout, raw: bytes, n: int, offset: int, *, torn: bool) -> None:
         out.bad_lines.append(BadLine(n, offset, "no record type or payload"))
         return
     ts = obj.get("timestamp")
+    o = obj.get("ordinal")
     out.records.append(
-        Record(len(out.records), n, offset, t, payload, ts if isinstance(ts, str) else None)
+        Record(
+            len(out.records),
+            n,
+            offset,
+            t,
+            payload,
+            ts if isinstance(ts, str) else None,
+            o if isinstance(o, int) and not isinstance(o, bool) else None,
+        )
     )
 
 

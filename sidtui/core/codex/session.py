@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.codex.conversation import (
     CodexMessage,
     Interruption,
@@ -23,8 +24,8 @@ from sidtui.core.codex.conversation import (
     interruption,
     read_turns,
 )
-from sidtui.core.codex.history import ResumePrediction, predict
-from sidtui.core.codex.layout import SOURCE, CodexFile
+from sidtui.core.codex.history import Loader, ResumePrediction, predict
+from sidtui.core.codex.layout import SOURCE, CodexFile, CodexHome, find_rollout
 from sidtui.core.codex.liveness import session_liveness
 from sidtui.core.codex.rollout import BadLine, Rollout, read_rollout
 from sidtui.core.resume.process import Liveness, Registration
@@ -183,19 +184,39 @@ class CodexSessionView:
 
 
 def open_codex_session(
-    cf: CodexFile, registrations: list[Registration] | None = None
+    cf: CodexFile,
+    registrations: list[Registration] | None = None,
+    home: CodexHome | None = None,
 ) -> CodexSessionView:
-    """Read one rollout completely.
+    """Read one rollout completely (and, for a fork, the part of the sessions it was forked
+    from that its history starts with, found in ``home``).
 
     Raises:
         UnreadableInput: the file cannot be read.
     """
     ro = read_rollout(Path(cf.path))
-    return view_of(cf, ro, registrations or [])
+    return view_of(cf, ro, registrations or [], loader(home) if home is not None else None)
 
 
-def view_of(cf: CodexFile, ro: Rollout, registrations: list[Registration]) -> CodexSessionView:
-    pred = predict(ro)
+def loader(home: CodexHome) -> Loader:
+    """Reads a session's rollout from ``home`` by id (None: not there or unreadable)."""
+
+    def load(session_id: str) -> Rollout | None:
+        p = find_rollout(home, session_id)
+        if p is None:
+            return None
+        try:
+            return read_rollout(p)
+        except UnreadableInput:
+            return None
+
+    return load
+
+
+def view_of(
+    cf: CodexFile, ro: Rollout, registrations: list[Registration], load: Loader | None = None
+) -> CodexSessionView:
+    pred = predict(ro, load)
     messages = build_messages(ro, pred.items)
     turns = read_turns(ro)
     meta = ro.meta
@@ -238,8 +259,16 @@ def warnings_of(view: CodexSessionView) -> list[str]:
     for t, n in sorted(ro.unknown_types.items()):
         out.append(f"{n} record(s) of unknown type {t!r}: Codex 0.169.0 ignores them")
     for lost in view.resume.lost:
-        line = ro.records[lost["record"]].line if lost["record"] is not None else "?"
-        out.append(f"line {line}: {lost['reason']}; a resume drops it")
+        where = (
+            f"session {lost['base']}" if lost["base"] else f"line {ro.records[lost['record']].line}"
+        )
+        out.append(f"{where}: {lost['reason']}; a resume drops it")
+    for base in view.resume.bases:
+        if not base["found"]:
+            out.append(
+                f"forked from session {base['session_id']}, whose rollout is not in this home: "
+                "its part of the history cannot be shown"
+            )
     if view.resume.added:
         out.append(
             f'{len(view.resume.added)} call(s) without an output: a resume sends them as "aborted"'

@@ -1,5 +1,6 @@
 """The Codex CLI source: ``$CODEX_HOME`` (``~/.codex``) read by :mod:`sidtui.core.codex`
-(docs/CODEX.md). It reads; it writes nothing yet (``mutations`` is empty)."""
+(docs/CODEX.md). It reads, and writes forks as Codex does (:mod:`sidtui.core.codex.fork`);
+Codex keeps no file states, so there is no code rewind."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class CodexSource(Source):
 
     name = "codex"
     label = "Codex CLI"
-    mutations = frozenset()
+    mutations = frozenset({"fork"})
     home_flag = "--codex-home"
     home_env = "CODEX_HOME"
     #: only when ``--codex-home`` names it, until every read verb is source-blind (the
@@ -69,7 +70,7 @@ class CodexSource(Source):
 
     def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> CodexSessionView:
         assert isinstance(ref, CodexFile)
-        return open_codex_session(ref, read_locks(self._home))
+        return open_codex_session(ref, read_locks(self._home), self._home)
 
     def list_sessions(
         self,
@@ -86,7 +87,7 @@ class CodexSource(Source):
             if progress is not None:
                 progress(i, len(files))
             try:
-                rows.append(open_codex_session(f, regs).summary())
+                rows.append(open_codex_session(f, regs, self._home).summary())
             except UnreadableInput as exc:
                 errors.append(str(exc))
         if progress is not None:
@@ -103,6 +104,14 @@ class CodexSource(Source):
     ) -> CodexCheckReport:
         assert session is None or isinstance(session, CodexFile)
         return run_codex_check(self._home, project=project, session=session, progress=progress)
+
+    def write_fork(self, model: CodexSessionView, before_prompt: int | None) -> tuple[str, Path]:
+        """A new session whose history is ``model``'s before typed prompt
+        ``before_prompt`` (None: all of it), as ``codex exec fork`` writes one; returns
+        ``(new session id, its rollout)``."""
+        from sidtui.core.codex.fork import write_fork
+
+        return write_fork(self._home, model, before_prompt)
 
     def registrations(self, warnings: list[str] | None = None) -> list[Registration]:
         return read_locks(self._home, warnings)
