@@ -248,7 +248,10 @@ def read_turns(rollout: Rollout) -> list[Turn]:
     for r in rollout.records:
         if r.type != "event_msg":
             continue
-        sub, tid = r.sub, r.payload.get("turn_id")
+        sub = r.sub
+        if sub not in ("task_started", "task_complete", "turn_aborted"):
+            continue
+        tid = r.payload.get("turn_id")
         if not isinstance(tid, str):
             continue
         if sub == "task_started":

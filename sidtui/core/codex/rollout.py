@@ -11,6 +11,7 @@ Codex ignores it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,22 +34,43 @@ KNOWN_TYPES = frozenset(
 )
 
 
-@dataclass
 class Record:
     """One line that is a record.
 
     Attributes:
         index: its place among the file's records; line: 1-based line number;
-        offset: where the line starts, bytes; type, payload, timestamp: as written.
+        offset: where the line starts, bytes; type, timestamp, ordinal: as written.
+        payload: the payload, decoded when first asked for (most of a big rollout's bytes
+            are events nothing here reads: they stay undecoded).
     """
 
-    index: int
-    line: int
-    offset: int
-    type: str
-    payload: dict[str, Any]
-    timestamp: str | None
-    ordinal: int | None = None
+    __slots__ = ("_payload", "_raw", "index", "line", "offset", "ordinal", "timestamp", "type")
+
+    def __init__(
+        self,
+        index: int,
+        line: int,
+        offset: int,
+        type: str,
+        payload: dict[str, Any] | bytes,
+        timestamp: str | None,
+        ordinal: int | None = None,
+    ) -> None:
+        self.index, self.line, self.offset, self.type = index, line, offset, type
+        self.timestamp, self.ordinal = timestamp, ordinal
+        if isinstance(payload, dict):
+            self._payload: dict[str, Any] | None = payload
+            self._raw = b""
+        else:
+            self._payload, self._raw = None, payload
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        if self._payload is None:
+            obj = _DECODE(self._raw)
+            self._payload = obj if isinstance(obj, dict) else {}
+            self._raw = b""
+        return self._payload
 
     @property
     def known(self) -> bool:
@@ -57,6 +79,10 @@ class Record:
     @property
     def sub(self) -> str | None:
         """The payload's own ``type`` (an event's or item's kind)."""
+        if self._payload is None:
+            m = _SUB.match(self._raw)
+            if m is not None:
+                return m.group(1).decode()
         t = self.payload.get("type")
         return t if isinstance(t, str) else None
 
@@ -127,6 +153,18 @@ class Rollout:
 
 
 _DECODE = msgspec.json.Decoder().decode
+#: ``"type":"x"`` first in a payload (how Codex writes events): its kind without decoding it
+_SUB = re.compile(rb'\{"type":"([A-Za-z0-9_]+)"[,}]')
+
+
+class _Line(msgspec.Struct):
+    timestamp: Any = None
+    ordinal: Any = None
+    type: Any = None
+    payload: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b""))
+
+
+_DECODE_LINE = msgspec.json.Decoder(_Line).decode
 
 
 def parse(data: bytes, path: Path | None = None) -> Rollout:
@@ -149,31 +187,38 @@ def parse(data: bytes, path: Path | None = None) -> Rollout:
 
 def _one(out: Rollout, raw: bytes, n: int, offset: int, *, torn: bool) -> None:
     try:
-        obj = _DECODE(raw)
+        obj = _DECODE_LINE(raw)
+    except msgspec.ValidationError:
+        try:
+            _DECODE(raw)
+        except (msgspec.DecodeError, ValueError) as exc:
+            out.bad_lines.append(BadLine(n, offset, _why(exc, torn), torn))
+            return
+        out.bad_lines.append(BadLine(n, offset, "not a JSON object", torn))
+        return
     except (msgspec.DecodeError, ValueError) as exc:
-        reason = "cut short (torn tail)" if torn else f"not JSON ({_short(exc)})"
-        out.bad_lines.append(BadLine(n, offset, reason, torn))
+        out.bad_lines.append(BadLine(n, offset, _why(exc, torn), torn))
         return
-    if not isinstance(obj, dict):
-        out.bad_lines.append(BadLine(n, offset, "not a JSON object"))
+    t, payload = obj.type, obj.payload
+    if not isinstance(t, str) or bytes(payload)[:1] != b"{":
+        out.bad_lines.append(BadLine(n, offset, "no record type or payload", torn))
         return
-    t, payload = obj.get("type"), obj.get("payload")
-    if not isinstance(t, str) or not isinstance(payload, dict):
-        out.bad_lines.append(BadLine(n, offset, "no record type or payload"))
-        return
-    ts = obj.get("timestamp")
-    o = obj.get("ordinal")
+    ts, o = obj.timestamp, obj.ordinal
     out.records.append(
         Record(
             len(out.records),
             n,
             offset,
             t,
-            payload,
+            bytes(payload),
             ts if isinstance(ts, str) else None,
             o if isinstance(o, int) and not isinstance(o, bool) else None,
         )
     )
+
+
+def _why(exc: Exception, torn: bool) -> str:
+    return "cut short (torn tail)" if torn else f"not JSON ({_short(exc)})"
 
 
 def _short(exc: Exception) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.codex.conversation import (
     CodexMessage,
     Interruption,
@@ -31,6 +32,8 @@ from sidtui.core.codex.rollout import BadLine, Rollout, read_rollout
 from sidtui.core.resume.process import Liveness, Registration
 from sidtui.core.views.summary import SessionSummary
 
+#: A view with more containers than this is frozen out of later GC passes (the app keeps it).
+FREEZE_ABOVE = 100_000
 #: Damaged lines named one by one in warnings (``--json`` lists all).
 MAX_LISTED = 20
 
@@ -194,8 +197,9 @@ def open_codex_session(
     Raises:
         UnreadableInput: the file cannot be read.
     """
-    ro = read_rollout(Path(cf.path))
-    return view_of(cf, ro, registrations or [], loader(home) if home is not None else None)
+    with gc_paused(freeze=True, freeze_above=FREEZE_ABOVE):
+        ro = read_rollout(Path(cf.path))
+        return view_of(cf, ro, registrations or [], loader(home) if home is not None else None)
 
 
 def loader(home: CodexHome) -> Loader:
