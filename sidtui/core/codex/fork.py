@@ -27,10 +27,12 @@ from sidtui.core.codex.layout import CodexHome
 from sidtui.core.codex.session import CodexSessionView
 
 
-def uuid7(now_ms: int | None = None) -> str:
-    """A UUIDv7 (time-ordered, as Codex names sessions)."""
+def uuid7(now_ms: int | None = None, rand: int | None = None) -> str:
+    """A UUIDv7 (time-ordered, as Codex names sessions); ``rand``: its 80 random bits
+    (default: from the OS)."""
     ms = int(time.time() * 1000) if now_ms is None else now_ms
-    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    if rand is None:
+        rand = int.from_bytes(secrets.token_bytes(10), "big")
     n = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64
     n |= 0b10 << 62 | (rand & ((1 << 62) - 1))
     h = f"{n:032x}"
@@ -76,7 +78,13 @@ def plan_fork(view: CodexSessionView, before_prompt: int | None) -> ForkPlan:
     return ForkPlan(view.session_id, ordinal, rec.offset, m.items[0])
 
 
-def fork_meta(view: CodexSessionView, plan: ForkPlan, new_id: str, now: datetime) -> dict[str, Any]:
+def fork_meta(
+    view: CodexSessionView,
+    plan: ForkPlan,
+    new_id: str,
+    now: datetime,
+    window_id: str | None = None,
+) -> dict[str, Any]:
     """The new rollout's ``session_meta`` line (the original's, renamed and pointed at its
     base)."""
     payload = dict(view.rollout.meta)
@@ -94,7 +102,7 @@ def fork_meta(view: CodexSessionView, plan: ForkPlan, new_id: str, now: datetime
                 "end_ordinal_exclusive": plan.ordinal,
                 "end_byte_offset": plan.offset,
             },
-            "context_window": {"window_id": uuid7()},
+            "context_window": {"window_id": window_id or uuid7()},
         }
     )
     return {"timestamp": stamp, "ordinal": plan.ordinal, "type": "session_meta", "payload": payload}
