@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,7 +28,7 @@ def vendor(
     rollout_text: str,
     request: Path,
     prompt: str,
-    bases: list[Path] = (),  # type: ignore[assignment]
+    bases: Sequence[Path] = (),
 ) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     (dest / "rollout.jsonl").write_text(rollout_text)
