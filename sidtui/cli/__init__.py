@@ -260,7 +260,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from sidtui.cli.common import unescape_arg
 
     # as copied from JSON output (see unescape_arg)
-    for name in ("session", "project", "home", "claude_home"):
+    for name in ("session", "project", "home", "claude_home", "codex_home"):
         value = getattr(args, name, None)
         if isinstance(value, str):
             setattr(args, name, unescape_arg(value))

@@ -350,7 +350,12 @@ def sources_from_args(args: argparse.Namespace) -> tuple[list[Any], bool]:
     flags name, else every home that exists. Returns ``(sources, named by a flag)``."""
     from sidtui.core.sources import homes
 
-    return homes(getattr(args, "home", None), getattr(args, "claude_home", None), os.environ)
+    return homes(
+        getattr(args, "home", None),
+        getattr(args, "claude_home", None),
+        os.environ,
+        getattr(args, "codex_home", None),
+    )
 
 
 def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any, Any]:

@@ -195,6 +195,8 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
                 f"  Claude Code: {claude_home} ({len(demo.claude_cases)} sessions; projects in "
                 f"{root / 'claude-projects'})"
             )
+        if demo.codex_home is not None:
+            _err(f"  Codex CLI:   {demo.codex_home} ({len(demo.codex_cases)} sessions)")
     if args.live:
         pid = start_live(root, home, args.seed, args.rate).pid
         _err(

@@ -38,9 +38,14 @@ def register(subparsers, parents) -> None:
     p.add_argument("--project", metavar="KEY", help="only this project folder")
     p.add_argument(
         "--source",
-        choices=["sid-code", "claude-code"],
+        choices=["sid-code", "claude-code", "codex"],
         default=None,
         help="only this agent's sessions (default: every home that is there)",
+    )
+    p.add_argument(
+        "--codex-home",
+        metavar="DIR",
+        help="Codex CLI home to read (only this verb reads one yet)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(

@@ -52,6 +52,8 @@ class DemoHome:
         claude_home: the Claude Code home beside it (``root/claude``; pass as
             ``--claude-home``), None when not built.
         claude_cases: its case → session id (:mod:`sidtui.demo.claude`).
+        codex_home, codex_cases: the Codex CLI home (``root/codex``; pass as
+            ``--codex-home``) and its cases (:mod:`sidtui.demo.codex`).
     """
 
     root: Path
@@ -62,6 +64,8 @@ class DemoHome:
     seed: int = 0
     claude_home: Path | None = None
     claude_cases: dict[str, str] = field(default_factory=dict)
+    codex_home: Path | None = None
+    codex_cases: dict[str, str] = field(default_factory=dict)
 
 
 def find_dead_pid(rng: random.Random) -> int:
@@ -1360,6 +1364,10 @@ def build_demo_home(
 
         cc = build_claude_demo(rootp, seed, use_git=use_git)
         demo.claude_home, demo.claude_cases = cc.home, cc.cases
+        from sidtui.demo.codex import build_codex_demo
+
+        cx = build_codex_demo(rootp, seed)
+        demo.codex_home, demo.codex_cases = cx.home, cx.cases
     return demo
 
 

@@ -1,7 +1,8 @@
 """The agents whose homes sidtui reads, behind one interface (docs/ARCHITECTURE.md "Sources").
 
-:class:`~.base.Source` is the interface; :class:`~.sidcode.SidCodeSource` (``~/.sid-code``)
-and :class:`~.claude.ClaudeSource` (``~/.claude``) implement it. :func:`homes` picks the
+:class:`~.base.Source` is the interface; :class:`~.sidcode.SidCodeSource` (``~/.sid-code``),
+:class:`~.claude.ClaudeSource` (``~/.claude``) and :class:`~.codex.CodexSource` (``~/.codex``)
+implement it. :func:`homes` picks the
 sources a command reads from the home flags and the environment; :func:`source_of_file`
 tells which agent wrote a transcript from its content.
 """
@@ -14,12 +15,14 @@ from pathlib import Path
 
 from sidtui.core.sources.base import MUTATIONS, SessionModel, SessionRef, Source
 from sidtui.core.sources.claude import ClaudeSource
+from sidtui.core.sources.codex import CodexSource
 from sidtui.core.sources.sidcode import SidCodeSource
 
 __all__ = [
     "MUTATIONS",
     "SOURCES",
     "ClaudeSource",
+    "CodexSource",
     "SessionModel",
     "SessionRef",
     "SidCodeSource",
@@ -30,11 +33,12 @@ __all__ = [
 ]
 
 #: Every source, in listing order.
-SOURCES: tuple[type[SidCodeSource] | type[ClaudeSource], ...] = (SidCodeSource, ClaudeSource)
+SourceClass = type[SidCodeSource] | type[ClaudeSource] | type[CodexSource]
+SOURCES: tuple[SourceClass, ...] = (SidCodeSource, ClaudeSource, CodexSource)
 
 
-def by_name(name: str) -> type[SidCodeSource] | type[ClaudeSource]:
-    """The source class called ``name`` (``sid-code``, ``claude-code``).
+def by_name(name: str) -> SourceClass:
+    """The source class called ``name`` (``sid-code``, ``claude-code``, ``codex``).
 
     Raises:
         KeyError: no such source.
@@ -49,12 +53,14 @@ def homes(
     sid_home: str | os.PathLike[str] | None,
     claude_home: str | os.PathLike[str] | None,
     env: Mapping[str, str],
+    codex_home: str | os.PathLike[str] | None = None,
 ) -> tuple[list[Source], bool]:
     """The sources a command reads, and whether they were named.
 
-    A home flag names its source (both flags: both). With neither, every source whose
-    home (from its environment variable, else its default place) exists; when none
-    exists, the sid-code one (so the usual "no home" message names it).
+    A home flag names its source (several flags: those). With none, every source whose
+    home (from its environment variable, else its default place) exists and that is
+    read without being named (a source may say ``found_unnamed = False``); when none exists,
+    the sid-code one (so the usual "no home" message names it).
 
     Returns:
         ``(sources, named)``: ``named`` is True when a flag chose them.
@@ -64,10 +70,16 @@ def homes(
         named.append(SidCodeSource.resolve_home(sid_home, env))
     if claude_home is not None:
         named.append(ClaudeSource.resolve_home(claude_home, env))
+    if codex_home is not None:
+        named.append(CodexSource.resolve_home(codex_home, env))
     if named:
         return named, True
     found: list[Source] = [
-        s for s in (cls.resolve_home(None, env) for cls in SOURCES) if s.exists()
+        s
+        for s in (
+            cls.resolve_home(None, env) for cls in SOURCES if getattr(cls, "found_unnamed", True)
+        )
+        if s.exists()
     ]
     return (found or [SidCodeSource.resolve_home(None, env)]), False
 
