@@ -603,12 +603,11 @@ class Watcher:
                     )
         return out
 
-    def _checkpoint_id(self) -> str | None:
+    def _checkpoint_id(self) -> str:
         """The followed session's checkpoint folder name (FORMAT.md §10.13: the file name's
-        id; a sidechain's parent's), None when no session is followed."""
-        if self.session is None:
-            return None
-        return getattr(self.session, "checkpoint_id", self.session.session_id)
+        id; a sidechain's parent's); only asked when a session is followed."""
+        assert self.session is not None
+        return str(getattr(self.session, "checkpoint_id", self.session.session_id))
 
     def _checkpoint_event(self, p: str) -> Batch:
         sid = Path(p).parent.name
