@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--out PATH] [--only NAME]``: run every benchmark.
+"""``python -m bench [--quick | --smoke] [--out PATH] [--only NAME]``: run every benchmark.
 
 Every module ``bench/bench_*.py`` exposes ``run(quick: bool) -> list[dict]`` (keys in
 :mod:`bench.harness`); each figure is measured side by side with its baseline in the same
@@ -9,7 +9,9 @@ ratio with its target and pass/fail. A module that fails is reported as an error
 others still run.
 
 ``--quick`` is a CI-sized smoke run on small data: it never fails on a timing (exit 0 unless
-a module raised). A full run exits 1 when a judged target is missed.
+a module raised). ``--smoke`` is ``--quick`` on the least data that takes the same code paths
+(about a tenth), one timed run a side: the test suite's check that every module still runs
+(seconds). A full run exits 1 when a judged target is missed.
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ def _cell(r: dict, side: str) -> str:
     return text
 
 
+def _smoke() -> bool:
+    """Whether this is a ``--smoke`` run (bench.harness.SMOKE, read when rendering)."""
+    return os.environ.get("SIDTUI_BENCH_SMOKE") == "1"
+
+
 def _result(r: dict, quick: bool) -> str:
     if r.get("error"):
         return "ERROR"
@@ -110,7 +117,10 @@ def render(results: dict[str, list[dict]], docs: dict[str, str], meta: dict, qui
         "# Benchmarks",
         "",
         f"Written by `{meta['command']}` on {meta['date']} in {meta['elapsed']:.0f} s"
-        + (" — **quick mode: small data, timings not judged**" if quick else "")
+        + (
+            (" — **smoke mode: tiny data, figures meaningless**" if _smoke() else "")
+            or (" — **quick mode: small data, timings not judged**" if quick else "")
+        )
         + ".",
         "",
         "| machine | |",
@@ -192,6 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small data, timings never fail")
     ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="--quick on the least data that takes the same code paths, one timed run a side "
+        "(the test suite's smoke run; its figures mean nothing)",
+    )
+    ap.add_argument(
         "--out",
         default=None,
         help="report path (default: BENCHMARKS.md for a full run; a --quick or --only run "
@@ -202,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--rows-to", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.smoke:  # every module's interpreter reads it (bench.harness.SMOKE)
+        os.environ["SIDTUI_BENCH_SMOKE"] = "1"
+        args.quick = True
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     if args.one is not None:

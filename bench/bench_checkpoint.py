@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from bench.harness import sized
 from sidtui.core.checkpoints.diff import apply_ops, compute_diff, split_lines
 from sidtui.core.checkpoints.index import CheckpointIndex, encode_full
 from sidtui.core.checkpoints.rebuild import rebuild
@@ -100,7 +101,7 @@ def bench_diff_10k_vs_split(quick: bool = False) -> dict:
     """Diff of a 10,000-line pair (10 lines differ) vs splitting both (≤ 3×)."""
     a, b = _pair(10_000)
     tw, tb = _time_pair(
-        lambda: compute_diff(a, b), lambda: (a.split("\n"), b.split("\n")), 15 if quick else 41
+        lambda: compute_diff(a, b), lambda: (a.split("\n"), b.split("\n")), sized(quick, 41, 15, 2)
     )
     return _row("diff_10k_vs_split", tw, tb, 3.0)
 
@@ -108,7 +109,7 @@ def bench_diff_10k_vs_split(quick: bool = False) -> dict:
 def _diff_scale(name: str, repeats_text: bool, quick: bool) -> dict:
     a10, b10 = _pair(10_000, repeats=repeats_text)
     a100, b100 = _pair(100_000, repeats=repeats_text)
-    reps = 7 if quick else 21
+    reps = sized(quick, 21, 7, 2)
     tw, tb = _time_pair(lambda: compute_diff(a100, b100), lambda: compute_diff(a10, b10), reps)
     row = _row(name, tw, tb, 12.0)
     # The floor: how splitting alone scales from 10k to 100k lines on this machine
@@ -183,7 +184,7 @@ def bench_rebuild_50th_vs_apply(quick: bool = False) -> dict:
 
     expect = "\n".join(apply_in_memory())
     assert rebuild(idx, path, pos).content == expect
-    tw, tb = _time_pair(lambda: rebuild(idx, path, pos), apply_in_memory, 15 if quick else 41)
+    tw, tb = _time_pair(lambda: rebuild(idx, path, pos), apply_in_memory, sized(quick, 41, 15, 2))
     return _row("rebuild_50th_vs_apply", tw, tb, 2.0)
 
 

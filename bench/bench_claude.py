@@ -19,15 +19,15 @@ import os
 import time
 
 from bench.gen_claude import huge_claude_home, many_claude_home
-from bench.harness import data_dir, row, side_by_side
+from bench.harness import data_dir, row, side_by_side, sized, tier
 
 
 def _huge(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.claude.layout import ClaudeHome, file_for_path
     from sidtui.core.claude.session import open_claude_session
 
-    target = 5_000_000 if quick else 100_000_000
-    root = data_dir("claude", "quick" if quick else "full", "huge-home")
+    target = sized(quick, 100_000_000, 5_000_000)
+    root = data_dir("claude", tier(quick), "huge-home")
     t0 = time.perf_counter()
     path = huge_claude_home(root, target)
     gen_s = time.perf_counter() - t0
@@ -62,15 +62,15 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.claude.layout import ClaudeHome
     from sidtui.core.index.catalog import Catalog
 
-    n = 200 if quick else 10_000
-    root = data_dir("claude", "quick" if quick else "full", f"many-{n}")
+    n = sized(quick, 10_000, 200)
+    root = data_dir("claude", tier(quick), f"many-{n}")
     t0 = time.perf_counter()
     many_claude_home(root, n)
     gen_s = time.perf_counter() - t0
     home = ClaudeHome(root)
     files = sorted(root.glob("projects/*/*.jsonl"))
     total = sum(p.stat().st_size for p in files)
-    db = data_dir("claude", "quick" if quick else "full", "cache") / f"catalog-{n}.sqlite3"
+    db = data_dir("claude", tier(quick), "cache") / f"catalog-{n}.sqlite3"
     cat = Catalog(home, db_path=db)
     t1 = time.perf_counter()
     cold = cat.refresh()
@@ -108,5 +108,5 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
 
 
 def run(quick: bool = False) -> list[dict]:
-    repeat = 2 if quick else 7
+    repeat = sized(quick, 7, 2)
     return [*_huge(quick, repeat), *_ls(quick, repeat)]

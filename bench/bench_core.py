@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from bench.gen import huge_home, many_home
-from bench.harness import data_dir, row, side_by_side
+from bench.harness import data_dir, row, side_by_side, sized, tier
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -77,8 +77,8 @@ def _huge(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
-    n_records = 7_000 if quick else 142_000
-    root = data_dir("core", "quick" if quick else "full", "huge-home")
+    n_records = sized(quick, 142_000, 7_000)
+    root = data_dir("core", tier(quick), "huge-home")
     t0 = time.perf_counter()
     path = huge_home(root, n_records)
     gen_s = time.perf_counter() - t0
@@ -214,9 +214,9 @@ def _odd(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.transcript.source import read_transcript
     from sidtui.core.views.session import open_session
 
-    n_records = 7_000 if quick else 142_000
-    src = huge_home(data_dir("core", "quick" if quick else "full", "huge-home"), n_records)
-    root = data_dir("core", "quick" if quick else "full", "odd-home")
+    n_records = sized(quick, 142_000, 7_000)
+    src = huge_home(data_dir("core", tier(quick), "huge-home"), n_records)
+    root = data_dir("core", tier(quick), "odd-home")
     rows = []
     cases = (
         (None, False, True, False),
@@ -300,8 +300,8 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
     from sidtui.core.views.check import run_check
     from sidtui.core.views.listing import list_sessions
 
-    n = 200 if quick else 10_000
-    root = data_dir("core", "quick" if quick else "full", "many-home")
+    n = sized(quick, 10_000, 200)
+    root = data_dir("core", tier(quick), "many-home")
     t0 = time.perf_counter()
     many_home(root, n)
     gen_s = time.perf_counter() - t0
@@ -476,7 +476,7 @@ def _ls(quick: bool, repeat: int) -> list[dict]:
 
 def run(quick: bool = False) -> list[dict]:
     """Every reading-core benchmark (see the module docstring). Quick: small data."""
-    repeat = 2 if quick else 5
+    repeat = sized(quick, 5, 2)
     return _huge(quick, repeat) + _odd(quick, repeat) + _ls(quick, 3 if not quick else 1)
 
 

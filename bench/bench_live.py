@@ -37,7 +37,7 @@ from pathlib import Path
 import orjson
 
 from bench.gen import huge_home, many_home
-from bench.harness import data_dir, row, side_by_side
+from bench.harness import data_dir, row, side_by_side, sized, tier
 
 
 def _record(uuid: str, parent: str, i: int) -> bytes:
@@ -77,8 +77,8 @@ def _append_bench(quick: bool, tmp: Path) -> list[dict]:
     from sidtui.core.transcript.chain import rebuild_chain
     from sidtui.core.transcript.scan import scan_records
 
-    n_records = 7_000 if quick else 142_000
-    src = huge_home(data_dir("core", "quick" if quick else "full", "huge-home"), n_records)
+    n_records = sized(quick, 142_000, 7_000)
+    src = huge_home(data_dir("core", tier(quick), "huge-home"), n_records)
     home = tmp / "huge"
     (home / "sessions" / "bench-huge").mkdir(parents=True)
     path = home / "sessions" / "bench-huge" / src.name
@@ -96,7 +96,7 @@ def _append_bench(quick: bool, tmp: Path) -> list[dict]:
         fh.write(_record("warm-0", parent, 0))
     w.process_paths([str(path)])
     parent = "warm-0"
-    appends = 200 if quick else 1000
+    appends = sized(quick, 1000, 200)
     runs: list[float] = []
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
@@ -113,7 +113,7 @@ def _append_bench(quick: bool, tmp: Path) -> list[dict]:
     finally:
         os.close(fd)
     assert not w.tails[str(path)].chain.linear
-    base = side_by_side({"full": full_rebuild}, 3 if quick else 5)["full"]
+    base = side_by_side({"full": full_rebuild}, sized(quick, 5, 3))["full"]
     r = row(
         "append_one_vs_full_rebuild",
         runs,
@@ -131,7 +131,7 @@ def _latency(quick: bool, tmp: Path, polling: bool) -> dict:
     from sidtui.core.live import events as ev
     from sidtui.core.live.watcher import Watcher
 
-    n = (20 if quick else 50) if polling else (100 if quick else 1000)
+    n = (sized(quick, 50, 20)) if polling else (sized(quick, 1000, 100))
     home = tmp / ("lat-poll" if polling else "lat")
     folder = home / "sessions" / "p"
     folder.mkdir(parents=True)
@@ -196,8 +196,8 @@ def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
     from sidtui.core.index.files import scan_session_files
     from sidtui.core.index.search import SearchIndex
 
-    n = 200 if quick else 10_000
-    root = data_dir("core", "quick" if quick else "full", "many-home")
+    n = sized(quick, 10_000, 200)
+    root = data_dir("core", tier(quick), "many-home")
     many_home(root, n)
     home = Home(root)
     # the home is shared with other benchmarks, which may have added sessions: count them
@@ -223,7 +223,7 @@ def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
         assert len(cat.rows()) == n
         cat.close()
 
-    reps = 3 if quick else 3
+    reps = sized(quick, 3, 3)
     runs = side_by_side({"warm": warm, "cold": cold}, reps)
     out = [
         row(
@@ -256,7 +256,7 @@ def _catalog_and_search(quick: bool, tmp: Path) -> list[dict]:
                 hits += 1
         assert hits
 
-    runs = side_by_side({"search": search, "scan": scan}, 5 if quick else 3)
+    runs = side_by_side({"search": search, "scan": scan}, sized(quick, 3, 5))
     out.append(
         row(
             "search_vs_scan",

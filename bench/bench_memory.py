@@ -30,6 +30,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 CEILING_MB = 1024
+#: ``python -m bench --smoke`` (bench.harness.SMOKE; this file also runs on its own)
+SMOKE = os.environ.get("SIDTUI_BENCH_SMOKE") == "1"
 S01 = "20261130-052907-9ff3799b"
 CC_SESSION = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
 FIXTURES = REPO / "tests" / "fixtures"
@@ -119,7 +121,7 @@ def measure(tree: Path, data: Path, quick: bool, only: str | None = None) -> lis
     for shape, full in FULL_MB.items():
         if only and shape != only:
             continue
-        mb = full / 10 if quick else full
+        mb = full if not quick else full / 1000 if SMOKE else full / 10
         work = data / f"{shape}-{mb:g}"
         if not (work / ".built").exists():
             shutil.rmtree(work, ignore_errors=True)

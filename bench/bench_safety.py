@@ -76,7 +76,9 @@ def _agent_edits(root: Path) -> None:
         p.write_text("\n".join(lines))
 
 
-def measure(tree: Path, work: Path, files: int = FILES, size: int = FILE_BYTES) -> dict:
+def measure(
+    tree: Path, work: Path, files: int = FILES, size: int = FILE_BYTES, ops: int = OPS
+) -> dict:
     """Index sizes (bytes) and peak RSS (bytes) of each operation with ``tree``'s sidtui."""
     if work.exists():
         shutil.rmtree(work)
@@ -88,7 +90,7 @@ def measure(tree: Path, work: Path, files: int = FILES, size: int = FILE_BYTES) 
     subprocess.run([sys.executable, "-c", _SETUP, str(index), str(root)], check=True, **run_in)
     _agent_edits(root)
     sizes, rss = [index.stat().st_size], []
-    for n in range(OPS):
+    for n in range(ops):
         op = "undo" if n % 2 == 0 else "redo"
         out = subprocess.run(
             [sys.executable, "-c", _OP, str(index), str(root), op],
@@ -106,12 +108,13 @@ def measure(tree: Path, work: Path, files: int = FILES, size: int = FILE_BYTES) 
 
 
 def run(quick: bool = False) -> list[dict]:
-    from bench.harness import data_dir
+    from bench.harness import data_dir, sized
 
-    files = 60 if quick else FILES
-    m = measure(REPO, data_dir("safety") / "run", files=files)
+    files = sized(quick, FILES, 60, 6)
+    ops = sized(quick, OPS, OPS, 2)
+    m = measure(REPO, data_dir("safety") / "run", files=files, ops=ops)
     mb = 1024 * 1024
-    label = f"{files} files, {m['project'] / mb:.1f} MB, {OPS} undo/redo"
+    label = f"{files} files, {m['project'] / mb:.1f} MB, {ops} undo/redo"
     growth = (m["index"][-1] - m["index"][0]) / mb
     return [
         {
@@ -126,7 +129,7 @@ def run(quick: bool = False) -> list[dict]:
             "baseline: the project's size",
         },
         {
-            "name": f"peak RSS of the {OPS}th operation vs the 1st, {label}",
+            "name": f"peak RSS of the {ops}th operation vs the 1st, {label}",
             "value_s": m["rss"][-1] / mb,
             "baseline_s": m["rss"][0] / mb,
             "ratio": m["rss"][-1] / m["rss"][0],

@@ -34,7 +34,7 @@ from types import SimpleNamespace
 from textual import events
 
 from bench.gen import many_home
-from bench.harness import data_dir, row
+from bench.harness import data_dir, row, sized, tier
 
 SIZE = (120, 40)
 
@@ -91,14 +91,14 @@ def _launch(quick: bool, tmp: Path) -> dict:
     from sidtui.core.base.home import Home
     from sidtui.core.index.catalog import Catalog
 
-    n = 300 if quick else 10_000
-    root = data_dir("core", "quick" if quick else "full", "many-home")
+    n = sized(quick, 10_000, 300)
+    root = data_dir("core", tier(quick), "many-home")
     many_home(root, n)
     db = tmp / "catalog.sqlite3"
     cat = Catalog(Home(root), db)
     cat.refresh()
     cat.close()
-    reps = 3 if quick else 5
+    reps = sized(quick, 5, 3)
     app_runs, base_runs = [], []
     asyncio.run(_first_rows(root, db))  # warm imports and caches once
     asyncio.run(_minimal_launch())
@@ -160,8 +160,9 @@ async def _key_latency(home: Path, sid: str, presses: int, while_loading: bool) 
 def _keys(quick: bool, tmp: Path) -> dict:
     from sidtui.demo.scale import huge_session_path, write_huge_session
 
-    size = 8 * 1024 * 1024 if quick else 100 * 1024 * 1024
-    home = data_dir("tui", "quick" if quick else "full", "huge-home")
+    # smoke too: presses must land while it loads (a smaller one can load before the first)
+    size = sized(quick, 100 * 1024 * 1024, 8 * 1024 * 1024, 8 * 1024 * 1024)
+    home = data_dir("tui", tier(quick), "huge-home")
     path = huge_session_path(home)
     if not path.exists() or abs(path.stat().st_size - size) > size // 5:
         write_huge_session(path, size)
@@ -212,8 +213,8 @@ async def _claude_open(sid_home: Path, claude_root: Path, path: Path) -> float:
 def _claude(quick: bool, tmp: Path) -> dict:
     from bench.gen_claude import huge_claude_home
 
-    target = 5_000_000 if quick else 100_000_000
-    path = huge_claude_home(data_dir("claude", "quick" if quick else "full", "huge-home"), target)
+    target = sized(quick, 100_000_000, 5_000_000)
+    path = huge_claude_home(data_dir("claude", tier(quick), "huge-home"), target)
     sid_home = tmp / "empty-sid-home"
     (sid_home / "sessions").mkdir(parents=True, exist_ok=True)
     opens, floors = [], []
@@ -296,8 +297,8 @@ async def _render_cost(n: int, reps: int) -> tuple[list[float], float]:
 
 
 def _render(quick: bool) -> list[dict]:
-    big = 20_000 if quick else 100_000
-    reps = 41
+    big = sized(quick, 100_000, 20_000)
+    reps = sized(quick, 41, 41, 2)
     small_runs, small_layout = asyncio.run(_render_cost(1_000, reps))
     big_runs, big_layout = asyncio.run(_render_cost(big, reps))
     return [

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench.gen_claude import many_claude_home
-from bench.harness import data_dir, row, side_by_side
+from bench.harness import data_dir, row, side_by_side, sized, tier
 
 _ID = re.compile(rb'"(msg|req)_([0-9a-f]{24})"')
 
@@ -58,9 +58,9 @@ def _run(cmd: list[str], env: dict[str, str], side: str) -> None:
 
 
 def run(quick: bool = False) -> list[dict]:
-    n = 200 if quick else 2_000
-    repeat = 2 if quick else 5
-    base = data_dir("claude", "quick" if quick else "full")
+    n = sized(quick, 2_000, 200)
+    repeat = sized(quick, 5, 2)
+    base = data_dir("claude", tier(quick))
     t0 = time.perf_counter()
     home = unique_ids_home(many_claude_home(base / f"many-{n}", n), base / f"usage-{n}")
     gen_s = time.perf_counter() - t0

@@ -116,10 +116,10 @@ def _floor(recs: list[dict], folder: Path) -> None:
 
 
 def run(quick: bool = False) -> list[dict]:
-    from bench.harness import row, side_by_side
+    from bench.harness import row, side_by_side, sized
 
-    n = 20_000 if quick else 100_000
-    repeat = 3 if quick else 5
+    n = sized(quick, 100_000, 20_000)
+    repeat = sized(quick, 5, 3)
     msgs = _messages(n)
     recs = _records(msgs)
     tenth = msgs[: n // 10]

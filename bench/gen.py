@@ -20,6 +20,8 @@ from pathlib import Path
 
 import orjson
 
+from bench.harness import SMOKE
+
 GEN_VERSION = 1
 _WORDS = (
     "the session file chain parent record tool result edit write read bash grep glob login "
@@ -33,7 +35,9 @@ _WORDS = (
 class Corpus:
     """Seeded text: ``take(n)`` returns ~n characters of words."""
 
-    def __init__(self, seed: int, size: int = 1 << 20) -> None:
+    def __init__(self, seed: int, size: int | None = None) -> None:
+        if size is None:  # a smoke run's templates draw from 64 KiB (a 1 MiB corpus: 0.12 s each)
+            size = 1 << 16 if SMOKE else 1 << 20
         rng = random.Random(seed)
         parts: list[str] = []
         n = 0

@@ -10,12 +10,33 @@ the figures are not seconds, e.g. ``"MB"``) and ``extra`` (free text).
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "_data"
+
+#: ``python -m bench --smoke`` (the test suite's smoke run; the variable carries it to each
+#: module's interpreter): ``--quick``'s code paths on the least data that still takes them,
+#: one timed run a side. Never judged, never a figure to quote.
+SMOKE = os.environ.get("SIDTUI_BENCH_SMOKE") == "1"
+
+
+def sized(quick: bool, full: int, small: int, smoke: int | None = None) -> int:
+    """A size or repeat count: ``full``, ``small`` for ``--quick``, ``smoke`` for
+    ``--smoke`` (default: a tenth of ``small``, at least 1)."""
+    if not quick:
+        return full
+    if SMOKE:
+        return max(1, small // 10) if smoke is None else smoke
+    return small
+
+
+def tier(quick: bool) -> str:
+    """The data folder of a size tier: ``full``, ``quick`` or ``smoke``."""
+    return "full" if not quick else "smoke" if SMOKE else "quick"
 
 
 def data_dir(*parts: str) -> Path:

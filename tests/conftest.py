@@ -6,13 +6,16 @@ Paths and builders live in ``tests/helpers.py``; test modules import them from t
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from tests.helpers import FIXTURES, copy_real_home
+from tests.helpers import FIXTURES, copy_real_home, short_folder
 
 # Hypothesis (CONTRIBUTING.md, "Hypothesis"): "ci" when $CI is set — derandomized (the same
 # examples on every run and machine); "dev" elsewhere — one random seed per run, named in the
@@ -27,22 +30,60 @@ settings.load_profile(
 )
 
 
+#: The deepest temporary folder (bytes) under which a test's demo projects still have keys
+#: that fit a folder name: the agent names a project's session folder after its whole path
+#: and cannot make it past 255 bytes (FORMAT.md §1.3); a test's ``tmp_path`` adds ~40, a
+#: demo project ~35.
+SHORT_BASE_MAX = 120
+
+
+@pytest.fixture(scope="session")
+def short_base(tmp_path_factory) -> Iterator[Path]:
+    """A folder for tests whose projects' keys must fit a folder name (``sessions/<key>/``
+    folders made from the project's path): the run's temporary folder when it is shallow
+    enough, else (a ``TMPDIR`` ~200 characters deep) a fresh folder under ``/tmp``, removed
+    at the end. While a test uses it, HOME is this folder (``_no_real_home``)."""
+    base = tmp_path_factory.getbasetemp()
+    if len(os.fsencode(base)) <= SHORT_BASE_MAX:
+        yield base
+        return
+    short = Path(tempfile.mkdtemp(prefix="sidtui-short-", dir="/tmp"))
+    try:
+        yield short
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+@pytest.fixture
+def short_tmp_path(short_base, tmp_path, request) -> Path:
+    """``tmp_path``, or a fresh folder under :func:`short_base` when ``tmp_path`` is too deep
+    for a project key made from it to fit a folder name (tests that are not about long
+    paths)."""
+    if short_base in tmp_path.parents:
+        return tmp_path
+    return short_folder(short_base, request.node.name)
+
+
 @pytest.fixture(autouse=True)
-def _no_real_home(monkeypatch, tmp_path_factory):
+def _no_real_home(monkeypatch, tmp_path_factory, request):
     """Point HOME and SID_CONFIG_DIR away from the user's real ~/.sid-code.
 
     HOME is the folder holding every ``tmp_path``: a project a test makes there is inside
     the user's home, as real projects are (a root outside it is refused unless it is a
-    git work tree: ``project_root_for``).
+    git work tree: ``project_root_for``). A test using :func:`short_base` (directly or
+    through a fixture) whose short folder is elsewhere gets that folder as HOME.
     """
     fake = tmp_path_factory.mktemp("fakehome")
+    home = tmp_path_factory.getbasetemp()
+    if "short_base" in request.fixturenames:
+        home = request.getfixturevalue("short_base")
     # The terminal: every test sees what a pipe gets (:func:`sidtui.cli.common._piped_width`:
     # tables 200 wide, text never wrapped), whatever the caller's terminal, whether xdist
     # set COLUMNS=80/LINES=24 in its workers, and whatever an earlier test left behind; a
     # test that wants a width sets COLUMNS itself.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp()))
+    monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SID_CONFIG_DIR", str(fake / ".sid-code-must-not-be-used"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(fake / ".cache"))
 

@@ -991,3 +991,11 @@ def missing_in_order(want: list, got: list) -> list:
         else:
             missing.append((kind, x))
     return missing
+
+
+def short_folder(short_base: Path, name: str) -> Path:
+    """A fresh folder named after ``name`` under ``short_base`` (the ``short_base`` fixture
+    of tests/conftest.py: a folder shallow enough for project keys made from it)."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix=name[:20] + "-", dir=short_base))

@@ -3,7 +3,8 @@
 * :func:`demo_home_fixed` builds the deterministic demo home once per source version at a
   fixed path (so absolute project paths inside it, and therefore snapshots, never change
   between runs); it is only ever *read* by the tests that use it.
-* :func:`fresh_demo` builds a private demo home under ``tmp_path`` for tests that write.
+* :func:`fresh_demo` builds a private demo home under a test's folder for tests that write
+  (``short_tmp_path``: the demo's project keys must fit a folder name).
 * :func:`kill_fixture_pids` rewrites every registration PID to one no process can have.
 * :func:`claude_live_records`, :func:`append_lines`, :func:`register_claude_live`: a
   Claude Code session being written (its next records, and this process as its writer).
@@ -112,7 +113,8 @@ def claude_demo_fixed(seed: int = 0) -> tuple[Path, dict[str, str]]:
 
 
 def fresh_demo(tmp_path: Path, seed: int = 0, *, claude: bool = False):
-    """A private demo home under ``tmp_path`` (writable); returns the ``DemoHome``
+    """A private demo home under ``tmp_path`` (writable; pass ``short_tmp_path``: a demo
+    project's key is its whole path); returns the ``DemoHome``
     (the Claude Code home beside it only with ``claude``: it costs ~0.5 s a build)."""
     from sidtui.demo.scenarios import build_demo_home
 

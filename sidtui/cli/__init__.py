@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -158,6 +159,7 @@ def entry() -> None:
     takes ~0.2 s and achieves nothing at exit, so then the streams are flushed and the
     process ends with ``os._exit`` (such commands are read-only: nothing else to close).
     """
+    _whole_writes_to_stdout()
     try:
         code = main()
     except KeyboardInterrupt:  # between main's own handlers (e.g. while it returns)
@@ -172,9 +174,86 @@ def entry() -> None:
     sys.exit(code)
 
 
+class _WholeWrites(io.RawIOBase):
+    """stdout's descriptor for a piped run of the console script: a write that a Ctrl-C
+    interrupts is finished first, then the KeyboardInterrupt is raised in the caller.
+
+    CPython's buffered stdout drops the rest of a write to a full pipe when the signal
+    handler raises during it (what ``print`` or Rich had handed over never reaches the
+    reader, and the next flush writes after a gap). Here the bytes go out with
+    ``os.write`` in a loop under a SIGINT handler that only notes the first Ctrl-C (a
+    raising one could land between a write and the count of its bytes, which writes them
+    twice); it is re-raised with ``_thread.interrupt_main`` once the write has returned,
+    so the buffer above stays consistent. A second Ctrl-C during the same write gives up
+    on a reader that does not read.
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, b) -> int:  # type: ignore[override]
+        import signal
+
+        data = memoryview(b).cast("B")
+        noted: list[int] = []
+
+        def note(signum, frame) -> None:  # never between os.write and counting its bytes
+            if noted:
+                raise KeyboardInterrupt  # the second: give up
+            noted.append(signum)
+
+        try:
+            previous = signal.signal(signal.SIGINT, note)
+        except ValueError:  # not the main thread
+            previous = None
+        done = 0
+        try:
+            while done < len(data):
+                done += os.write(self._fd, data[done:])
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        if noted:
+            import _thread
+
+            _thread.interrupt_main()  # raised in the caller, after this write returned
+        return done
+
+
+def _whole_writes_to_stdout() -> None:
+    """Give a piped stdout :class:`_WholeWrites` (a terminal, or a test's capture, keeps
+    its stream: the app draws on it)."""
+    try:
+        fd = sys.stdout.fileno()
+        if os.isatty(fd):
+            return
+        sys.stdout.flush()
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(_WholeWrites(fd), buffer_size=1 << 16),
+            encoding=sys.stdout.encoding,
+            errors=sys.stdout.errors,
+            line_buffering=sys.stdout.line_buffering,
+            write_through=False,
+        )
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return
+
+
 def _interrupted() -> int:
     """Ctrl-C: the one line saying what it left (a second Ctrl-C while it is written is
-    ignored, so it stays one line); returns 130."""
+    ignored, so it stays one line), then what the verb had printed and stdout still holds
+    is written (a second Ctrl-C there gives up on a reader that does not read); returns
+    130. Every verb's Ctrl-C ends here."""
     import signal
 
     try:
@@ -190,7 +269,23 @@ def _interrupted() -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+    try:
+        sys.stdout.flush()
+    except KeyboardInterrupt:  # given up: the exit must not block on the same write
+        _stdout_to_devnull()
+    except (OSError, ValueError):
+        pass
     return 130
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout's descriptor at /dev/null, so the interpreter's final flush neither
+    fails nor blocks (a reader gone away, or one that does not read)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -294,11 +389,7 @@ def _main(argv: Sequence[str] | None) -> int:
         # stdout closed early (e.g. `| head`): not an error for a CLI, and it never changes
         # the exit code — a verb that knows its code before printing sets args.exit_code.
         # Point the fd at /dev/null so the interpreter's final flush does not fail (120).
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _stdout_to_devnull()
         return int(getattr(args, "exit_code", 0) or 0)
     except Exception as exc:  # last resort: a message, never a traceback
         if os.environ.get("SIDTUI_DEBUG"):

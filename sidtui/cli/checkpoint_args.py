@@ -352,8 +352,8 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
                 print("--force: a real run replaces them (kept in its safety snapshot)", file=err)
         else:
             print(
-                f"replaced {len(res.drifted)} file(s) changed after this session (kept in "
-                f"safety snapshot {res.safety_snapshot_id}): {names}",
+                f"replaced {_drift_kinds(res.drifted)} (kept in safety snapshot "
+                f"{res.safety_snapshot_id}): {names}",
                 file=err,
             )
     if res.dry_run:
@@ -391,3 +391,18 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
     if refusal:
         print(f"sidtui: dry run: {refused_line(followups_in(refusal, args))}", file=err)
     return code
+
+
+def _drift_kinds(drifted: list) -> str:
+    """What is known of the files a forced restore replaced: changed after this session
+    (proven), or whose last change by this session cannot be proven (a shell command ran,
+    a result is missing): never "changed" for a change not proven."""
+    changed = sum(1 for f in drifted if f.drift is None or f.drift.status == "changed")
+    parts = []
+    if changed:
+        parts.append(f"{changed} file(s) changed after this session")
+    if len(drifted) - changed:
+        parts.append(
+            f"{len(drifted) - changed} file(s) whose last change by this session cannot be proven"
+        )
+    return " and ".join(parts)

@@ -132,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
             f"--scale needs a number of sessions from 1 to {SCALE_MAX:,} (got {args.scale:,})"
         )
     root = Path(args.dir).expanduser().absolute() if args.dir else _fresh_dir()
+    if (args.scale is None and not args.huge) or args.live:  # --scale/--huge: fixed paths
+        from sidtui.demo.scenarios import check_demo_root
+
+        check_demo_root(root)  # before anything is made: a refusal leaves nothing behind
     _make_root(root)
     try:
         return _build_and_open(args, root)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from sidtui.core.base.home import Home
+from sidtui.core.base.project import ProjectKeyTooLong, check_key_fits
 from sidtui.demo.agent import (
     SimAgent,
     SubAgentPlan,
@@ -27,7 +28,7 @@ from sidtui.demo.agent import (
     write,
 )
 from sidtui.demo.clock import SeededIds, SimClock
-from sidtui.demo.projects import Project, project_key
+from sidtui.demo.projects import Project
 
 LIVE_FILES = {
     "README.md": "# live-app\n\nA project the live demo agent keeps editing.\n",
@@ -51,7 +52,7 @@ def live_project(root: Path) -> Project:
     """The :class:`Project` for an existing folder (git when it has ``.git``)."""
     root = root.absolute()
     is_git = (root / ".git").exists()
-    return Project(root.name, root, project_key(root), is_git, "main" if is_git else None)
+    return Project(root.name, root, check_key_fits(root), is_git, "main" if is_git else None)
 
 
 def _read(p: Path) -> str:
@@ -218,9 +219,12 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    runner = LiveRunner(
-        Home(Path(args.home)), live_project(Path(args.project)), args.seed, args.rate, stop
-    )
+    try:
+        project = live_project(Path(args.project))
+    except ProjectKeyTooLong as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    runner = LiveRunner(Home(Path(args.home)), project, args.seed, args.rate, stop)
     runner.run(args.max_seconds)
     return 0
 

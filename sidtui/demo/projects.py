@@ -102,6 +102,9 @@ def create_project(
     on PATH the folder becomes a repository with one commit on ``main``; if any git step
     fails the folder is left as a plain folder.
 
+    The project's key is not checked here (a Claude Code project has its own rule): a
+    sid-code demo checks its folders first (``scenarios.check_demo_root``).
+
     Raises:
         OSError: the folder or a file cannot be written.
     """

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sidtui.core.base.jsonout import stringify
+from sidtui.core.base.project import project_key
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, iso_ms
-from sidtui.demo.projects import project_key
 
 P50_BYTES = 76 * 1024
 P95_BYTES = 626 * 1024

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sidtui.core.base.home import Home
+from sidtui.core.base.project import check_key_fits, project_key
 from sidtui.core.transcript.writer import SessionStore, flush_pending_writes
 from sidtui.demo import content as C
 from sidtui.demo import crafted
@@ -32,7 +33,7 @@ from sidtui.demo.agent import (
     write,
 )
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock, iso_ms
-from sidtui.demo.projects import Project, create_project, project_key
+from sidtui.demo.projects import Project, create_project
 from sidtui.demo.registry import write_summary
 
 HOUR = 3_600_000
@@ -1304,6 +1305,25 @@ def _set_mtimes(home: Home) -> None:
             os.utime(p, (when / 1000, when / 1000))
 
 
+#: The folders under ``projects/`` the demo makes (``live-app`` only with ``--live``).
+DEMO_PROJECTS = ("webshop", "pytool", "笔记 notes", "datalab", "oldproj", "live-app")
+
+
+def check_demo_root(root: str | os.PathLike[str]) -> None:
+    """Refuse a demo folder so deep that a project's key is longer than a folder name.
+
+    The agent names a project's session folder after the project's whole path and cannot
+    make it past 255 bytes (FORMAT.md §1.3): a demo built there would be one the agent
+    could never have written.
+
+    Raises:
+        ProjectKeyTooLong: one of :data:`DEMO_PROJECTS` would have such a key.
+    """
+    projects = Path(root).absolute() / "projects"
+    for name in DEMO_PROJECTS:
+        check_key_fits(projects / name)
+
+
 def build_demo_home(
     root: str | os.PathLike[str], seed: int = 0, *, use_git: bool = True, claude: bool = True
 ) -> DemoHome:
@@ -1324,9 +1344,12 @@ def build_demo_home(
 
     Raises:
         FileExistsError: ``root`` exists and is not empty.
+        ProjectKeyTooLong: ``root`` is so deep that a project's key is longer than a folder
+            name (:func:`check_demo_root`); nothing is written.
         OSError: a file cannot be written.
     """
     rootp = Path(root).absolute()
+    check_demo_root(rootp)
     if rootp.exists() and any(rootp.iterdir()):
         raise FileExistsError(f"{rootp} is not empty")
     rootp.mkdir(parents=True, exist_ok=True)

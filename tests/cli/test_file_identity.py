@@ -278,3 +278,6 @@ def test_a_file_whose_last_batch_cannot_be_proven_needs_force(real_home_with_pro
     rc, _, err = run(capsys, "--home", str(home), "undo", S10, "--force")
     assert rc == 0, err
     assert not css.read_bytes().endswith(b"/* my later edit */\n")
+    # worded as what is known: its change after this session is not proven
+    assert "replaced 1 file(s) whose last change by this session cannot be proven" in err
+    assert "changed after this session" not in err

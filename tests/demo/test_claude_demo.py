@@ -17,11 +17,12 @@ from sidtui.core.claude.layout import ClaudeHome, discover, resolve_session
 from sidtui.core.claude.session import open_claude_session
 from sidtui.demo import build_demo_home
 from sidtui.demo.claude import build_claude_demo, claude_slug
+from tests.helpers import short_folder
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo_home(tmp_path_factory.mktemp("cdemo") / "d", seed=0, use_git=False)
+def demo(short_base):
+    return build_demo_home(short_folder(short_base, "cdemo") / "d", seed=0, use_git=False)
 
 
 def _view(demo, case):
@@ -111,7 +112,9 @@ def test_rewind_and_redo_on_the_demo(tmp_path, capsys):
     assert app.read_bytes() == now
 
 
-def test_the_sid_code_home_is_the_same_bytes_with_or_without_claude(tmp_path):
+def test_the_sid_code_home_is_the_same_bytes_with_or_without_claude(short_tmp_path):
+    tmp_path = short_tmp_path
+
     def snap(root: Path) -> dict[str, bytes]:
         return {
             str(p.relative_to(root)): re.sub(rb'"pid": \d+', b'"pid": 0', p.read_bytes())

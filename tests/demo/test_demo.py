@@ -18,6 +18,7 @@ from sidtui.cli import main
 from sidtui.core.base.discover import discover
 from sidtui.core.base.home import Home
 from sidtui.core.base.jsonparse import js_json_parse
+from sidtui.core.base.project import ProjectKeyTooLong
 from sidtui.core.base.resolve import resolve_session
 from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.edits.batches import apply_structured_patch
@@ -25,11 +26,14 @@ from sidtui.core.resume.process import read_file_intents, read_registrations
 from sidtui.core.views.session import open_session
 from sidtui.demo import build_demo_home
 from sidtui.demo.agent import NO_NEWLINE, structured_patch
+from sidtui.demo.live import main as live_main
+from sidtui.demo.scenarios import DEMO_PROJECTS
+from tests.helpers import short_folder
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo_home(tmp_path_factory.mktemp("demo") / "d", seed=0)
+def demo(short_base):
+    return build_demo_home(short_folder(short_base, "demo") / "d", seed=0)
 
 
 def view(demo, case):
@@ -211,8 +215,8 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return out
 
 
-def test_same_seed_same_bytes(tmp_path):
-    root = tmp_path / "d"
+def test_same_seed_same_bytes(short_tmp_path):
+    root = short_tmp_path / "d"
     a = build_demo_home(root, seed=7, use_git=False)
     first = _snapshot(root)
     shutil.rmtree(root)
@@ -224,8 +228,8 @@ def test_same_seed_same_bytes(tmp_path):
     assert other.cases["clean"] != a.cases["clean"]
 
 
-def test_without_git(tmp_path):
-    d = build_demo_home(tmp_path / "d", seed=0, use_git=False)
+def test_without_git(short_tmp_path):
+    d = build_demo_home(short_tmp_path / "d", seed=0, use_git=False)
     assert not any((p.root / ".git").exists() for p in d.projects.values())
     first = (d.home / "sessions").rglob(f"{d.cases['clean']}.jsonl").__next__().read_bytes()
     assert b"gitBranch" not in first
@@ -240,7 +244,9 @@ def test_demo_is_core_level():
     assert out.stdout.strip() == "False"
 
 
-def test_cli_demo(tmp_path, capsys, monkeypatch):
+def test_cli_demo(short_tmp_path, capsys, monkeypatch):
+    tmp_path = short_tmp_path
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / ".cache"))  # the fresh folder's place
     monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))  # a machine without git
     target = tmp_path / "x"
     assert main(["demo", "--dir", str(target), "--no-open"]) == 0
@@ -366,7 +372,8 @@ def test_demo_undo_example_has_no_false_drift(demo, capsys):
     assert "todo.md" in out.out and "changed after" not in out.out + out.err
 
 
-def test_cli_demo_dir_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypatch):
+def test_cli_demo_dir_that_cannot_be_made_is_one_line(short_tmp_path, capsys, monkeypatch):
+    tmp_path = short_tmp_path
     (tmp_path / "f").write_text("a file in the way")
     assert main(["demo", "--dir", str(tmp_path / "f" / "x"), "--no-open"]) == 1
     err = capsys.readouterr().err
@@ -380,3 +387,36 @@ def test_cli_demo_dir_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypa
     err = capsys.readouterr().err
     assert err.startswith(f"sidtui: error: cannot build the demo in {tmp_path / 'd'}: No space")
     assert len(err.splitlines()) == 1
+
+
+def test_the_demo_names_every_project_folder_it_makes(demo):
+    """``check_demo_root`` checks DEMO_PROJECTS before anything is written: the list must
+    be the demo's folders (live-app is made by --live)."""
+    made = {p.root.name for p in demo.projects.values()}
+    assert made | {"live-app"} == set(DEMO_PROJECTS)
+
+
+def test_a_demo_folder_too_deep_for_a_project_key_is_refused_in_one_line(tmp_path, capsys):
+    """Regression: from a ``--dir`` so deep that a project's key (its whole path) is longer
+    than a folder name, the demo failed half-way with "File name too long" after writing
+    projects; sid-code cannot store sessions for such a project (its mkdir fails: FORMAT.md
+    §1.3), so the demo refuses before writing anything."""
+    deep = tmp_path / ("d" * 120) / ("e" * 120)
+    assert main(["demo", "--dir", str(deep), "--no-open"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert "sid-code cannot store sessions for it; use a shorter folder" in err
+    assert f"{deep / 'projects'}" in err and "a folder name holds 255" in err
+    assert not deep.exists()
+    with pytest.raises(ProjectKeyTooLong):
+        build_demo_home(deep, seed=0, use_git=False)
+    assert not deep.exists()
+
+
+def test_the_live_agent_refuses_a_project_too_deep_for_its_key(tmp_path, capsys):
+    deep = tmp_path / ("d" * 150) / ("e" * 150)
+    deep.mkdir(parents=True)
+    assert live_main(["--home", str(tmp_path / "home"), "--project", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "sid-code cannot store sessions for it" in err
+    assert not (tmp_path / "home").exists()

@@ -48,8 +48,8 @@ def _records(home: Home) -> list[dict]:
 
 
 @pytest.fixture
-def live(tmp_path):
-    root = tmp_path / "demo"
+def live(short_tmp_path):
+    root = short_tmp_path / "demo"
     root.mkdir()
     home = Home(root / "home")
     proc = start_live(root, home.root, seed=3, rate=40)

@@ -25,8 +25,8 @@ pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture
-def demo(tmp_path):
-    return fresh_demo(tmp_path)
+def demo(short_tmp_path):
+    return fresh_demo(short_tmp_path)
 
 
 async def _open(app, pilot, sid):

@@ -15,6 +15,7 @@ from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+from tests.helpers import short_folder
 from tests.tui_support import (
     append_lines,
     claude_live_records,
@@ -29,8 +30,8 @@ pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return fresh_demo(tmp_path_factory.mktemp("claude-app"), claude=True)
+def demo(short_base):
+    return fresh_demo(short_folder(short_base, "claude-app"), claude=True)
 
 
 def _app(demo, **kw):
@@ -316,10 +317,10 @@ async def test_copy_puts_the_id_path_or_record_on_the_clipboard(demo):
         assert orjson.loads(app.clipboard)["uuid"] == s.view.conversation[0].uuid
 
 
-async def test_a_growing_file_is_read_again(tmp_path):
+async def test_a_growing_file_is_read_again(short_tmp_path):
     import orjson
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
@@ -388,13 +389,13 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         assert s.query_one("TabbedContent").active == "tips"
 
 
-async def test_the_watcher_brings_appended_records_on_screen(tmp_path):
+async def test_the_watcher_brings_appended_records_on_screen(short_tmp_path):
     """A running Claude Code session appends whole lines (a prompt, then the reply); the
     app's watcher batch for the file re-reads it and the reply is drawn at the end."""
     from sidtui.core.live import Watcher
     from sidtui.core.live.events import RecordsAppended
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
@@ -417,14 +418,14 @@ async def test_the_watcher_brings_appended_records_on_screen(tmp_path):
         watcher.stop(1.0)
 
 
-async def test_a_watcher_batch_during_the_first_read_is_not_lost(tmp_path, monkeypatch):
+async def test_a_watcher_batch_during_the_first_read_is_not_lost(short_tmp_path, monkeypatch):
     """Regression: records appended after the first read had read the file, and announced
     while it still ran, were dropped (no stat to compare with yet) until the next append."""
     import threading
 
     from sidtui.core.live import Watcher
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     src = ClaudeSource(ClaudeHome(demo.claude_home))
     cf = src.resolve(demo.claude_cases["rewind"])
     records = claude_live_records(src.open(cf))
@@ -472,13 +473,13 @@ async def _append_and_deliver(app, pilot, s, watcher, batch: int) -> list[dict]:
     return records
 
 
-async def test_a_live_session_follows_the_end_or_counts_new_records(tmp_path):
+async def test_a_live_session_follows_the_end_or_counts_new_records(short_tmp_path):
     """The follow key of sid-code's screen on a live Claude Code session: on, the view
     sticks to the end as records arrive; off (t), the line under the conversation counts
     them until End; the header says live."""
     from sidtui.core.live import Watcher
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     sid = demo.claude_cases["rewind"]
     src = ClaudeSource(ClaudeHome(demo.claude_home))
     register_claude_live(demo.claude_home, sid, src.open(src.resolve(sid)).cwd)
@@ -524,7 +525,7 @@ async def test_a_live_session_follows_the_end_or_counts_new_records(tmp_path):
             watcher.stop(1.0)
 
 
-async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(tmp_path):
+async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(short_tmp_path):
     """Regression: a process that exits without writing again left the session shown live
     (header, follow key) until the next append; a registration change re-reads it now."""
     import os
@@ -532,7 +533,7 @@ async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(
     from sidtui.core.live import Watcher
     from sidtui.core.live.events import SessionBecameLive, SessionUnregistered
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     sid = demo.claude_cases["rewind"]
     src = ClaudeSource(ClaudeHome(demo.claude_home))
     cwd = src.open(src.resolve(sid)).cwd
@@ -567,13 +568,13 @@ async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(
             watcher.stop(1.0)
 
 
-async def test_following_reaches_the_end_when_records_first_outgrow_the_view(tmp_path):
+async def test_following_reaches_the_end_when_records_first_outgrow_the_view(short_tmp_path):
     """Regression: the first records that made a conversation taller than its view came
     before the layout showed a scrollbar, and the follow's scroll to the end was ignored
     (the view stayed lines short of the end until something else scrolled it)."""
     from sidtui.tui.claude_conversation_model import ClaudeConversationModel
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     src = ClaudeSource(ClaudeHome(demo.claude_home))
     cf = src.resolve(demo.claude_cases["rewind"])
     app = _app(demo)
@@ -590,12 +591,12 @@ async def test_following_reaches_the_end_when_records_first_outgrow_the_view(tmp
         assert conv.max_scroll_y > 0 and conv.is_vertical_scroll_end
 
 
-async def test_a_session_nothing_writes_offers_no_follow_but_counts_what_arrives(tmp_path):
+async def test_a_session_nothing_writes_offers_no_follow_but_counts_what_arrives(short_tmp_path):
     """As on sid-code's screen: no follow key nor words where no process writes the file,
     and records that arrive below a reader who scrolled up are counted."""
     from sidtui.core.live import Watcher
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     src = ClaudeSource(ClaudeHome(demo.claude_home))
     app = _app(demo)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -686,7 +687,7 @@ async def test_the_find_bar_narrows_a_claude_session_and_finds_merged_blocks(dem
         assert second in conv.finder.matches
 
 
-async def test_find_reads_no_fifo_put_in_place_of_the_transcript(tmp_path, monkeypatch):
+async def test_find_reads_no_fifo_put_in_place_of_the_transcript(short_tmp_path, monkeypatch):
     """The prefilter reads the transcript as the core reads a hostile disk: a FIFO put in
     its place after the load is refused (a plain read would wait for a writer forever) and
     find decodes every entry instead."""
@@ -696,7 +697,7 @@ async def test_find_reads_no_fifo_put_in_place_of_the_transcript(tmp_path, monke
     from sidtui.tui.find import Finder, find_entries
 
     monkeypatch.setattr("sidtui.tui.find.PREFILTER_FROM", 0)
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)

@@ -29,8 +29,8 @@ pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture
-def demo(tmp_path):
-    return fresh_demo(tmp_path, claude=True)
+def demo(short_tmp_path):
+    return fresh_demo(short_tmp_path, claude=True)
 
 
 def _app(demo):

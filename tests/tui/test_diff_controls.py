@@ -52,7 +52,8 @@ def test_diff_data_is_printable():
 
 
 @pytest.fixture
-def home(tmp_path):
+def home(short_tmp_path):
+    tmp_path = short_tmp_path  # the project's key is its whole path: a folder name must hold it
     clock = SimClock(DEMO_EPOCH_MS, rng=random.Random(1))
     project = create_project(
         tmp_path / "projects", "ctl", {"f.py": "one\ntwo\n"}, when_ms=clock.ms(), use_git=False

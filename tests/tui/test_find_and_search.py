@@ -146,13 +146,13 @@ async def test_find_in_the_session_moves_between_matches(demo):
         assert any(word in line.lower() for line in screen_lines(app))
 
 
-async def test_search_survives_another_spelling_of_the_home(tmp_path, monkeypatch):
+async def test_search_survives_another_spelling_of_the_home(short_tmp_path, monkeypatch):
     """Regression: the app on /abs/home searched, then ``sidtui ls --home rel/home`` on
     the same home refreshed its catalog with relative paths, which dropped the app's
     documents: 0 results until restarted."""
     from sidtui.cli import main as cli_main
 
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     monkeypatch.chdir(demo.home.parent)
     app = make_app(demo.home.resolve(), poll_interval=0)  # the default catalog database
     async with app.run_test(size=(120, 40)) as pilot:

@@ -185,10 +185,10 @@ async def test_40_columns_by_12_lines_still_shows_rows(demo):
         assert "Rewind (y)" in drawn and "Both" in drawn
 
 
-async def test_counts_agree_after_a_new_session_and_follow_the_filter(tmp_path):
+async def test_counts_agree_after_a_new_session_and_follow_the_filter(short_tmp_path):
     """Regression: after a new session file the projects pane said 30 while the status
     line said 28; the status line ignored the filter (28 while 4 rows matched)."""
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -215,10 +215,10 @@ async def test_counts_agree_after_a_new_session_and_follow_the_filter(tmp_path):
         assert str(b.query_one("#sessions").border_title).endswith(f"· {shown}")
 
 
-async def test_a_wrong_home_says_where_the_home_is(tmp_path):
+async def test_a_wrong_home_says_where_the_home_is(tmp_path, short_tmp_path):
     """Regression: ``sidtui --home DIR`` on a demo's --dir (the home is DIR/home) showed a
     blank table."""
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home.parent, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(200, 40)) as pilot:
         await settle(app, pilot)

@@ -74,7 +74,8 @@ def assert_shown(app, *literals: str) -> None:
 
 
 @pytest.fixture
-def home(tmp_path):
+def home(short_tmp_path):
+    tmp_path = short_tmp_path  # the project's key is its whole path: a folder name must hold it
     clock = SimClock(DEMO_EPOCH_MS, rng=random.Random(1))
     project = create_project(
         tmp_path / "projects",

@@ -10,6 +10,7 @@ from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.help import HelpScreen
+from tests.helpers import short_folder
 from tests.tui_support import fresh_demo, settle
 
 pytestmark = pytest.mark.asyncio
@@ -19,8 +20,8 @@ CLASS_NAME = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z]*\b")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return fresh_demo(tmp_path_factory.mktemp("polish"), claude=True)
+def demo(short_base):
+    return fresh_demo(short_folder(short_base, "polish"), claude=True)
 
 
 def _app(demo, **kw):
@@ -75,14 +76,14 @@ async def test_help_names_screens_and_panes_in_words_and_lists_each_key_once(dem
 
 
 async def test_undo_redo_summaries_say_each_snapshot_once_and_a_done_dialog_has_no_button(
-    tmp_path,
+    short_tmp_path,
 ):
     """Regression: "Redo takes back s1 (from s1)"; a finished dialog kept an inert
     "Undo (y)" button beside "Close (Esc)"."""
     from sidtui.tui.screens.restore_preview import RestorePreviewScreen
     from tests.tui_support import open_session
 
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -139,12 +140,12 @@ async def test_find_bar_names_the_keys_that_move_from_where_the_focus_is(tmp_pat
         assert conv.cursor == f.matches[1]
 
 
-async def test_first_launch_leaves_the_cursor_on_the_newest_session(tmp_path):
+async def test_first_launch_leaves_the_cursor_on_the_newest_session(short_tmp_path):
     """Regression: sid-code's first rows came unsorted with the cursor on row 0; the sort
     and the Claude Code rows (newer, above it) kept it on that session, the third row."""
     from textual.widgets.data_table import RowKey
 
-    demo = fresh_demo(tmp_path, claude=True)
+    demo = fresh_demo(short_tmp_path, claude=True)
     app = _app(demo)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot, rounds=6)

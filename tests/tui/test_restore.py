@@ -69,10 +69,10 @@ async def test_checkpoint_keys_work_from_the_lists_and_are_listed():
         assert files.get_cell_at((0, 1)).overflow == "ellipsis"
 
 
-async def test_undo_then_redo_in_the_app_with_dialogs_named_after_what_they_do(tmp_path):
+async def test_undo_then_redo_in_the_app_with_dialogs_named_after_what_they_do(short_tmp_path):
     """Regression: the undo dialog said "(redo takes it back)" but the app had no redo;
     the restore dialog was titled "Undo preview" with an "Undo (y)" button."""
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -120,13 +120,13 @@ def _read(path: str) -> bytes | None:
     return p.read_bytes() if p.exists() else None
 
 
-async def test_drifted_files_are_named_and_asked_about_again(tmp_path):
+async def test_drifted_files_are_named_and_asked_about_again(short_tmp_path):
     """A file changed after the session's last batch (a hand edit) is marked in the undo
     preview with the core's drift wording, and confirming asks a second time before it is
     replaced (then applied with force, as ``sidtui undo --force``)."""
     from sidtui.core.checkpoints.drift import DRIFT_WORDING
 
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
@@ -161,13 +161,13 @@ async def test_drifted_files_are_named_and_asked_about_again(tmp_path):
         assert undo.applied and _read(path) != edited
 
 
-async def test_a_drifted_file_in_the_rewind_preview_is_asked_about_again(tmp_path):
+async def test_a_drifted_file_in_the_rewind_preview_is_asked_about_again(short_tmp_path):
     """The rewind dialog's code step marks a hand-edited file with the core's drift
     wording; confirming asks again, and "no" leaves the file and the transcript alone."""
     from sidtui.core.checkpoints.drift import DRIFT_WORDING
     from sidtui.tui.screens.rewind import RewindScreen
 
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
@@ -216,11 +216,11 @@ async def test_a_drifted_file_in_the_rewind_preview_is_asked_about_again(tmp_pat
         assert modal.applied and _read(path) != edited
 
 
-async def test_a_file_changed_after_the_preview_is_shown_and_asked_about(tmp_path):
+async def test_a_file_changed_after_the_preview_is_shown_and_asked_about(short_tmp_path):
     """A file edited while the undo preview is open: applying is refused by the core
     (nothing written), the plan is shown again with the file marked, and confirming now
     asks about it."""
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
@@ -247,7 +247,7 @@ class _Killed(BaseException):
     """Stands for a kill between the safety snapshot and the file writes."""
 
 
-def _kill_an_undo(tmp_path, monkeypatch):
+def _kill_an_undo(short_tmp_path, monkeypatch):
     """A demo whose checkpoints session has an undo killed after its safety snapshot:
     ``(demo, sid, manager, {path: bytes the undo writes})``, no file written yet."""
     from sidtui.core.base.home import Home
@@ -256,7 +256,7 @@ def _kill_an_undo(tmp_path, monkeypatch):
     from sidtui.core.edits.rewind import project_root
     from sidtui.core.views.session import open_session as open_view
 
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     sid = demo.cases["checkpoints"]
     home = Home(demo.home)
     view = open_view(home, resolve_session(home, sid))
@@ -280,11 +280,11 @@ def _kill_an_undo(tmp_path, monkeypatch):
     return demo, sid, mgr, targets
 
 
-async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypatch):
+async def test_an_interrupted_undo_is_said_and_finished_first(short_tmp_path, monkeypatch):
     """An undo killed after its safety snapshot leaves a journal: the app's undo preview
     says so, and applying finishes that undo (its files written) and does nothing else,
     as ``sidtui undo`` does."""
-    demo, sid, mgr, targets = _kill_an_undo(tmp_path, monkeypatch)
+    demo, sid, mgr, targets = _kill_an_undo(short_tmp_path, monkeypatch)
     snapshots = len(mgr.reload().snapshots)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
@@ -312,13 +312,13 @@ async def test_an_interrupted_undo_is_said_and_finished_first(tmp_path, monkeypa
     assert len(mgr.reload().snapshots) == snapshots  # no second safety snapshot
 
 
-async def test_the_rewind_preview_is_the_finish_of_an_interrupted_undo(tmp_path, monkeypatch):
+async def test_the_rewind_preview_is_the_finish_of_an_interrupted_undo(short_tmp_path, monkeypatch):
     """While a killed undo is pending, the rewind dialog's preview is what applying does
     (as `sidtui rewind --dry-run` says it): that undo finished, its files and diffs, and
     nothing else; applying does just that and leaves the conversation alone."""
     from sidtui.tui.screens.rewind import RewindScreen
 
-    demo, sid, mgr, targets = _kill_an_undo(tmp_path, monkeypatch)
+    demo, sid, mgr, targets = _kill_an_undo(short_tmp_path, monkeypatch)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
@@ -341,10 +341,10 @@ async def test_the_rewind_preview_is_the_finish_of_an_interrupted_undo(tmp_path,
     assert s.sf.path.stat().st_size == size  # no rewind marker
 
 
-async def test_undo_of_the_file_selected_in_the_file_list(tmp_path):
+async def test_undo_of_the_file_selected_in_the_file_list(short_tmp_path):
     """``u`` with the Files list focused previews (then runs) the core's ``undo_file`` of
     that file only, as ``sidtui undo --file``; the dialog names it relative to the project."""
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)
@@ -372,11 +372,11 @@ async def test_undo_of_the_file_selected_in_the_file_list(tmp_path):
         assert {f: _read(f) for f in others} == others
 
 
-async def test_a_pending_restore_is_said_in_the_session_header(tmp_path, monkeypatch):
+async def test_a_pending_restore_is_said_in_the_session_header(short_tmp_path, monkeypatch):
     """A killed undo's journal is said when its session opens, as `ls` and `show` say it:
     the header's state gains "(restore pending)", counted as a warning, and a toast says
     what it left."""
-    demo, sid, mgr, targets = _kill_an_undo(tmp_path, monkeypatch)
+    demo, sid, mgr, targets = _kill_an_undo(short_tmp_path, monkeypatch)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot)

@@ -161,11 +161,11 @@ async def test_dropped_block_shows_its_layer_and_reason(demo):
                 assert " ".join(f"dropped by {layer_reason}".split()) in drawn
 
 
-async def test_deleted_session_file_is_worded(tmp_path):
+async def test_deleted_session_file_is_worded(short_tmp_path):
     """Regression: a session deleted between listing and opening showed ``[Errno 2] …``."""
     from tests.tui_support import fresh_demo
 
-    demo = fresh_demo(tmp_path)
+    demo = fresh_demo(short_tmp_path)
     app = make_app(demo.home, poll_interval=0, catalog_path=":memory:")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

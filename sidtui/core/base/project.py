@@ -159,6 +159,41 @@ def project_key(root: str | os.PathLike[str]) -> str:
     return key
 
 
+#: The longest folder name a file system takes (bytes). The agent never cuts a project key:
+#: a key longer than this is a folder it cannot make (FORMAT.md §1.3).
+KEY_MAX_BYTES = 255
+
+
+def check_key_fits(root: str | os.PathLike[str]) -> str:
+    """The project key of ``root``, for a writer that makes ``sessions/<key>/``.
+
+    The agent keeps the whole path in the key, however long (sid-code 0.1.601, observed:
+    a 230-character key is made as is; past 255 bytes its ``mkdir`` fails with
+    ENAMETOOLONG and it stores no session for that project). sidtui never shortens it
+    either: a folder with another name is not where the agent's ``-c`` looks.
+
+    Raises:
+        ProjectKeyTooLong: the key is longer than :data:`KEY_MAX_BYTES`.
+    """
+    key = project_key(root)
+    if len(key.encode()) > KEY_MAX_BYTES:
+        raise ProjectKeyTooLong(os.fspath(root), len(key.encode()))
+    return key
+
+
+class ProjectKeyTooLong(UsageError):
+    """A project whose session folder name would be longer than a file name may be."""
+
+    def __init__(self, root: str, size: int) -> None:
+        super().__init__(
+            f"{root}: sid-code names a project's session folder after its whole path, "
+            f"{size} bytes here, and a folder name holds {KEY_MAX_BYTES}: sid-code cannot "
+            "store sessions for it; use a shorter folder"
+        )
+        self.root = root
+        self.size = size
+
+
 @dataclass(frozen=True)
 class ProjectLookup:
     """Where the agent's ``-c`` looks for the current directory (FORMAT.md §1.5).

@@ -365,11 +365,24 @@ def _scan_run(sc: ClaudeScan, buf: Any, cut: int, base: int, last: bool) -> None
             except FAST_DECODE_ERRORS:
                 part = None
     n_lines = count_lines(buf, cut)
-    if part is not None and len(part) == n_lines:
+    if part is not None and len(part) == n_lines and _one_a_line(buf, cut, n_lines):
         _add_fast(sc, buf, cut, base, part)
     else:
         _scan_lines(sc, buf, cut, base)
     sc.line_count += n_lines
+
+
+def _one_a_line(buf: Any, cut: int, n_lines: int) -> bool:
+    """Whether as many values as lines are one a line: ``decode_lines`` reads a glued ``{a}{b}``
+    as two and a blank line as none, which cancel out. Each line starting with ``{`` and ending
+    with ``}`` (before a ``\r``) rules out blank lines, and a value over two lines (``}`` then
+    ``{`` across a newline never occurs inside one JSON value): one ``bytes.count`` a run."""
+    end = cut - (buf[cut - 1] == 10)
+    end -= end > 0 and buf[end - 1] == 13
+    if not end or buf[0] != 123 or buf[end - 1] != 125:
+        return False
+    k = buf.count(b"}\n{", 0, end)
+    return k == n_lines - 1 or k + buf.count(b"}\r\n{", 0, end) == n_lines - 1
 
 
 def _add_fast(sc: ClaudeScan, buf: Any, cut: int, base: int, part: list) -> None:

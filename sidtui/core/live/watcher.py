@@ -421,7 +421,7 @@ class Watcher:
             if not lay.chain:  # a Claude Code session's subagents sit in <stem>/subagents/
                 add(own.parent / own.stem / "subagents", lambda n: n.endswith(".jsonl"), 0)
             if lay.checkpoints is not None:
-                add(lay.checkpoints / self.session.session_id, lambda n: n == "index.json", 0)
+                add(lay.checkpoints / self._checkpoint_id(), lambda n: n == "index.json", 0)
         else:
             add(lay.transcripts, lambda n: n.endswith(".jsonl"), lay.depth)
             if lay.checkpoints is not None:
@@ -603,9 +603,15 @@ class Watcher:
                     )
         return out
 
+    def _checkpoint_id(self) -> str:
+        """The followed session's checkpoint folder name (FORMAT.md §10.13: the file name's
+        id; a sidechain's parent's); only asked when a session is followed."""
+        assert self.session is not None
+        return str(getattr(self.session, "checkpoint_id", self.session.session_id))
+
     def _checkpoint_event(self, p: str) -> Batch:
         sid = Path(p).parent.name
-        if self.session is not None and sid != self.session.session_id:
+        if self.session is not None and sid != self._checkpoint_id():
             return []
         try:
             size = os.stat(p).st_size

@@ -12,7 +12,13 @@ import pytest
 
 from sidtui.core.base.errors import SessionNotFound
 from sidtui.core.base.home import Home
-from sidtui.core.base.project import latest_in_project, lookup_project, project_key
+from sidtui.core.base.project import (
+    ProjectKeyTooLong,
+    check_key_fits,
+    latest_in_project,
+    lookup_project,
+    project_key,
+)
 from sidtui.core.base.resolve import resolve_session
 from tests.helpers import REAL_HOME
 
@@ -73,12 +79,12 @@ def _two_projects(tmp_path):
     return Home(home), projects
 
 
-def test_a_cwd_whose_key_is_too_long_for_a_folder_name_has_no_folder(tmp_path):
+def test_a_cwd_whose_key_is_too_long_for_a_folder_name_has_no_folder(short_tmp_path):
     """Regression: from a folder nested so deep that its key is longer than a file name may
     be (255 bytes), ``latest`` failed with an internal error (ENAMETOOLONG); the agent
     cannot have made that folder, so there is none, and a folder whose session ran there
     still stands for it."""
-    home, projects = _two_projects(tmp_path)
+    home, projects = _two_projects(short_tmp_path)
     deep = projects / ("d" * 200) / ("e" * 100)
     assert len(project_key(deep)) > 255
     found = lookup_project(home, deep)
@@ -88,9 +94,9 @@ def test_a_cwd_whose_key_is_too_long_for_a_folder_name_has_no_folder(tmp_path):
 
 
 @pytest.mark.parametrize("where", ["/", "parent", "projects", "home"])
-def test_latest_outside_any_project_picks_no_other_project(tmp_path, where):
-    home, projects = _two_projects(tmp_path)
-    cwd = {"/": Path("/"), "parent": tmp_path, "projects": projects, "home": home.root}[where]
+def test_latest_outside_any_project_picks_no_other_project(short_tmp_path, where):
+    home, projects = _two_projects(short_tmp_path)
+    cwd = {"/": Path("/"), "parent": short_tmp_path, "projects": projects, "home": home.root}[where]
     assert lookup_project(home, cwd).folder is None
     assert latest_in_project(home, cwd) is None
     with pytest.raises(SessionNotFound) as exc:
@@ -106,8 +112,8 @@ def test_latest_outside_any_project_picks_no_other_project(tmp_path, where):
         ]
 
 
-def test_latest_uses_the_computed_folder_even_when_another_is_newer(tmp_path):
-    home, projects = _two_projects(tmp_path)
+def test_latest_uses_the_computed_folder_even_when_another_is_newer(short_tmp_path):
+    home, projects = _two_projects(short_tmp_path)
     assert resolve_session(home, "latest", cwd=projects / "a").session_id.endswith("00000000")
     assert resolve_session(home, "latest", cwd=projects / "b").session_id.endswith("00000001")
     # a plain subfolder of a non-git project is its own project for the agent
@@ -121,9 +127,32 @@ def test_latest_uses_the_computed_folder_even_when_another_is_newer(tmp_path):
     )
 
 
-def test_latest_empty_project_folder_is_not_found(tmp_path):
-    home, projects = _two_projects(tmp_path)
+def test_latest_empty_project_folder_is_not_found(short_tmp_path):
+    home, projects = _two_projects(short_tmp_path)
     (projects / "c").mkdir()
     (home.sessions_dir / project_key((projects / "c").resolve())).mkdir()
     with pytest.raises(SessionNotFound, match="no session of the project for"):
         resolve_session(home, "latest", cwd=projects / "c")
+
+
+def test_the_agent_keeps_the_whole_path_in_a_key_however_long():
+    """What sid-code 0.1.601 does with a long project path (its loader run from a folder
+    whose key is 228 characters made ``sessions/<that key>/`` as is; from one of 331 its
+    ``mkdir`` failed with ENAMETOOLONG, once, with no shorter name tried): the key is never
+    cut, and a writer refuses a key a folder name cannot hold."""
+    long_root = "/tmp/i32k/" + "/".join(["ffffffffff"] * 18) + "/sid-oracle-I0sqQz/cwd"
+    key = project_key(long_root)
+    assert len(key) == 228
+    assert key == "tmp-i32k-" + "-".join(["ffffffffff"] * 18) + "-sid-oracle-I0sqQz-cwd"
+    assert check_key_fits(long_root) == key
+    too_long = "/tmp/" + "/".join(["d" * 50] * 6) + "/sid-oracle-31G3I8/cwd"
+    assert len(project_key(too_long)) == 331
+    with pytest.raises(ProjectKeyTooLong) as exc:
+        check_key_fits(too_long)
+    assert exc.value.exit_code == 2 and "331 bytes here" in str(exc.value)
+    # the boundary is the file system's: 255 bytes fit, 256 do not (the hash suffix counts)
+    assert check_key_fits("/" + "a" * 255) == "a" * 255
+    with pytest.raises(ProjectKeyTooLong):
+        check_key_fits("/" + "a" * 256)
+    with pytest.raises(ProjectKeyTooLong):
+        check_key_fits("/" + "a" * 249 + "/é")  # 249 + "-" + 6 hex digits

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sidtui.core.claude import scan as scan_mod
@@ -356,3 +356,62 @@ def test_a_sparse_transcript_is_read_without_its_hole(tmp_path, monkeypatch):
     (bad,) = sc.bad_lines
     assert bad.length == 256 << 20 and "NUL bytes" in bad.reason and bad.lost_bytes == 0
     assert peak < 4 << 20, f"{peak:,} bytes held for a 256 MiB hole"
+
+
+def _line_by_line(data: bytes) -> scan_mod.ClaudeScan:
+    """The reference: every line decoded on its own (the tolerant path)."""
+    sc = scan_mod.ClaudeScan(data=data)
+    if data:
+        scan_mod._scan_lines(sc, data, len(data), 0)
+        sc.line_count += scan_mod.count_lines(data, len(data))
+    return sc
+
+
+def _shape(sc: scan_mod.ClaudeScan) -> tuple:
+    return (
+        [o.uuid for o in sc.objs],
+        list(sc.lines),
+        list(sc.starts),
+        list(sc.ends),
+        [(b.line, b.offset, b.recovered, b.lost_bytes) for b in sc.bad_lines],
+        sc.blank_lines,
+        sc.non_records,
+        sc.line_count,
+    )
+
+
+_PIECES = {
+    "rec": lambda r: _raw(r),
+    "glued": lambda r: _raw(r) + _raw(dict(r, uuid=f"{r['uuid']}-g")),
+    "glued-space": lambda r: _raw(r) + b" \t" + _raw(dict(r, uuid=f"{r['uuid']}-s")),
+    "blank": lambda r: b"",
+    "spaces": lambda r: b"  \t",
+    "cr": lambda r: _raw(r) + b"\r",
+    "split": lambda r: _raw(r).replace(b',"', b',\n"', 1),  # one record over two lines
+    "pretty": lambda r: orjson.dumps(r, option=orjson.OPT_INDENT_2),
+}
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(sorted(_PIECES)), st.integers(0, 2)), min_size=1, max_size=12
+    ),
+    st.booleans(),
+)
+@example([("glued", 0), ("blank", 0)], True)  # {a}{b} + a blank line: 2 values on 2 lines
+@example([("rec", 0), ("glued", 1), ("spaces", 0), ("rec", 2)], True)
+@example([("glued-space", 0), ("split", 1)], False)  # 3 values on 3 lines, one over two
+@example([("pretty", 0), ("glued", 1), ("glued", 2), ("glued", 0)], True)
+def test_the_fast_scan_agrees_with_the_line_by_line_scan(pieces, final_newline):
+    """Regression: ``decode_lines`` reads whitespace-separated values, so a glued ``{a}{b}``
+    line (two values) and a blank line (none) in one run cancelled out in the line count:
+    both records were taken as whole lines, every line number after them shifted and the
+    glued line was not reported as damaged. Any mix of glued, blank, whitespace-only, CR
+    and multi-line records reads exactly as the line-by-line scan reads it."""
+    recs = [A, B, C]
+    lines = [
+        _PIECES[kind](dict(recs[i], uuid=f"{recs[i]['uuid']}{n}"))
+        for n, (kind, i) in enumerate(pieces)
+    ]
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    assert _shape(scan(data)) == _shape(_line_by_line(data))

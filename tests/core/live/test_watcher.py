@@ -288,3 +288,28 @@ def test_unreadable_file_is_a_warning_not_a_crash(home, monkeypatch):
     assert w.process_paths([p]) == [] and "Permission denied" in w.warnings[0]
     monkeypatch.setattr(os, "open", real_open)
     assert [r.ref.uuid for r in w.process_paths([p])[0].records] == ["u2"]
+
+
+def test_following_a_sidechain_watches_its_parents_checkpoint_folder(home):
+    """Regression: following one session watched ``checkpoints/<session_id>/``, but the
+    folder is named by the checkpoint id (FORMAT.md §10.13: a sidechain's is its parent's),
+    so a sidechain's checkpoint changes were never seen, in either watching mode."""
+    from sidtui.core.base.discover import discover
+
+    side = home.sessions_dir / "proj" / f"{SID}-agent1.jsonl"
+    side.write_bytes(
+        line({"type": "sidechain_start", "sessionId": SID, "agentId": "agent1", "timestamp": "t"})
+    )
+    [sf] = [f for f in discover(home) if f.kind == "sidechain"]
+    assert sf.session_id == f"{SID}-agent1" and sf.checkpoint_id == SID
+    w = Watcher(home, session=sf, force_polling=True)
+    w.prime()
+    idx = home.checkpoint_index(SID)
+    idx.parent.mkdir(parents=True)
+    idx.write_bytes(orjson.dumps({"sessionId": SID, "snapshots": [{"id": "s1", "files": []}]}))
+    assert str(idx) in w._signatures()  # polled
+    assert w.process_paths([str(idx)]) == [ev.CheckpointIndexChanged(SID, str(idx), 1)]
+    other = home.checkpoint_index("20260101-000009-cccccccc")
+    other.parent.mkdir(parents=True)
+    other.write_bytes(orjson.dumps({"sessionId": "x", "snapshots": []}))
+    assert w.process_paths([str(other)]) == []  # another session's index: not followed

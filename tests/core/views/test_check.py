@@ -356,12 +356,12 @@ def test_counts_equal_recount_on_real_home(real_home_copy, capsys):
     assert code == 1
 
 
-def test_counts_equal_recount_on_demo_home(tmp_path, capsys):
+def test_counts_equal_recount_on_demo_home(short_tmp_path, capsys):
     """The goal as worded: on the demo home (lone surrogate, half line, torn/glued line,
     reused id, fork, legacy files, checkpoints) every count equals the recount."""
     from sidtui.demo.scenarios import build_demo_home
 
-    demo = build_demo_home(tmp_path / "demo", 0, use_git=False)
+    demo = build_demo_home(short_tmp_path / "demo", 0, use_git=False)
     code, report = run_json(capsys, "--home", str(demo.home), "check", "--json")
     rc = recount(demo.home)
     assert_matches(report, rc)
