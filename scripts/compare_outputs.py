@@ -102,7 +102,13 @@ def _claude_files(inputs: Path) -> list[Path]:
 def _run(pythonpath: Path, inputs: Path, args: list[str]) -> tuple[int, bytes, float, int]:
     """``sidtui ARGS`` in a subprocess: exit code, stdout, wall seconds, peak RSS (kB)."""
     cache = tempfile.mkdtemp(prefix="sidtui-compare-cache-")
-    env = dict(os.environ, PYTHONPATH=str(pythonpath), XDG_CACHE_HOME=cache, HOME=cache, TZ="UTC")
+    # HOME is one empty folder of the inputs (the same path every run: a file outside any
+    # home prints paths under it), the catalog cache a fresh folder per run
+    user = inputs / "user-home"
+    user.mkdir(exist_ok=True)
+    env = dict(
+        os.environ, PYTHONPATH=str(pythonpath), XDG_CACHE_HOME=cache, HOME=str(user), TZ="UTC"
+    )
     env.pop("SID_CONFIG_DIR", None)
     env.pop("CLAUDE_CONFIG_DIR", None)
     code = (
