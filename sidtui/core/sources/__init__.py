@@ -26,6 +26,7 @@ __all__ = [
     "Source",
     "by_name",
     "homes",
+    "sniff",
     "source_of_file",
 ]
 
@@ -76,10 +77,32 @@ def source_of_file(path: str | os.PathLike[str]) -> str | None:
     """Which agent wrote the transcript at ``path``: ``"claude-code"``, ``"sid-code"``, or
     None when its content does not tell (empty, unreadable, neither); an empty file in a
     Claude Code home's ``projects/<slug>/`` is Claude Code's."""
-    from sidtui.core.claude.layout import home_of, read_head, sniff
+    from sidtui.core.claude.layout import home_of, read_head
 
     p = Path(path)
     found = sniff(read_head(p))
     if found is None and p.suffix == ".jsonl" and home_of(p) is not None:
         return "claude-code"
     return found
+
+
+def sniff(head: bytes) -> str | None:
+    """Which agent wrote a transcript, from its first lines: the :attr:`~.base.Source.name`
+    of the first source whose :meth:`~.base.Source.claims_record` takes one of the first 50
+    JSON object lines, or None (empty, or nothing that tells)."""
+    import orjson
+
+    for raw in head.split(b"\n")[:50]:
+        raw = raw.strip()
+        if not raw.startswith(b"{"):
+            continue
+        try:
+            d = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(d, dict):
+            continue
+        for cls in SOURCES:
+            if cls.claims_record(d):
+                return cls.name
+    return None

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, runtime_checkable
 
+from sidtui.core.base.roots import HomeRoot
 from sidtui.core.resume.process import Liveness, Registration
 from sidtui.core.views.summary import SessionSummary
 
@@ -242,6 +243,12 @@ class Source(ABC):
         (:func:`~sidtui.core.index.usage_cache.cached_usage`). ``errors`` gets a line per
         file or line that cannot be read."""
 
+    @staticmethod
+    def claims_record(d: dict[str, Any]) -> bool:
+        """This agent wrote the decoded record ``d`` (a type only it writes): how
+        :func:`~sidtui.core.sources.sniff` tells a transcript's agent from its first lines."""
+        return False
+
     def checkpoints(self, model: SessionModel) -> Any:
         """The session's checkpoint store, or None when the source has none (yet)."""
         return None
@@ -269,3 +276,85 @@ class Source(ABC):
             return Path(other).expanduser().resolve() == self.root.expanduser().resolve()
         except (OSError, RuntimeError):
             return False
+
+
+class HomeSource(Source):
+    """A :class:`Source` over one home object (a :class:`~sidtui.core.base.roots.HomeRoot`)
+    whose readers are plain functions of the home: the adapter names them
+    (:meth:`_lister`, :meth:`_checker`, :meth:`_usage_reader`; imported only when called)
+    and this class calls them the one way every source is called."""
+
+    #: The adapter's home class (``Home``, ``ClaudeHome``).
+    home_class: ClassVar[type[HomeRoot]]
+
+    def __init__(self, home: Any) -> None:
+        self._home = home
+
+    @classmethod
+    def resolve_home(cls, flag: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Self:
+        """The source of the home ``flag`` names, else its variable in ``env``, else the
+        default place (:meth:`~sidtui.core.base.roots.HomeRoot.resolve`)."""
+        return cls(cls.home_class.resolve(flag, env))
+
+    @property
+    def home(self) -> Any:
+        return self._home
+
+    @property
+    def root(self) -> Path:
+        return self._home.root
+
+    def require(self) -> Self:
+        self._home.require()
+        return self
+
+    def _lister(self) -> Callable[..., tuple[list[SessionSummary], list[str]]]:
+        """``list_sessions(home, project, *, include_sidechains, progress)``."""
+        raise NotImplementedError
+
+    def _checker(self) -> Callable[..., Any]:
+        """``run_check(home, *, project, session, progress, **self._check_options())``."""
+        raise NotImplementedError
+
+    def _check_options(self) -> dict[str, Any]:
+        return {}
+
+    def _usage_reader(self) -> Callable[..., Any]:
+        """``read_usage(path, project, errors)`` of one transcript."""
+        raise NotImplementedError
+
+    def list_sessions(
+        self,
+        project: str | None = None,
+        *,
+        include_sidechains: bool = False,
+        progress: Progress | None = None,
+    ) -> tuple[list[SessionSummary], list[str]]:
+        return self._lister()(
+            self._home, project, include_sidechains=include_sidechains, progress=progress
+        )
+
+    def check(
+        self,
+        *,
+        project: str | None = None,
+        session: SessionRef | None = None,
+        progress: CheckProgress | None = None,
+    ) -> Any:
+        return self._checker()(
+            self._home, project=project, session=session, progress=progress, **self._check_options()
+        )
+
+    def usage_events(
+        self,
+        project: str | None = None,
+        *,
+        errors: list[str] | None = None,
+        use_cache: bool = True,
+    ) -> list[Any]:
+        """Each transcript's usage (:meth:`_usage_reader`), cached per file."""
+        from sidtui.core.index.usage_cache import cached_usage
+
+        return cached_usage(
+            self._home, self._usage_reader(), project=project, errors=errors, use_cache=use_cache
+        )

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sidtui.core.claude.check import BackupCheck, ClaudeCheckReport, run_claude_check
-from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, resolve_session
+from sidtui.core.claude.layout import (
+    ClaudeFile,
+    ClaudeHome,
+    claims_record,
+    discover,
+    resolve_session,
+)
 from sidtui.core.claude.listing import list_sessions
 from sidtui.core.claude.liveness import ClaudeRegistration, read_processes
 from sidtui.core.claude.session import ClaudeSessionView, open_claude_session
-from sidtui.core.sources.base import CheckProgress, Progress, SessionRef, Source
-from sidtui.core.views.summary import SessionSummary
+from sidtui.core.sources.base import HomeSource, SessionRef
 
 
-class ClaudeSource(Source):
+class ClaudeSource(HomeSource):
     """One Claude Code home: reading (:mod:`sidtui.core.claude`), checkpoints
     (:mod:`~sidtui.core.claude.file_history`) and the writing verbs, which never edit a
     transcript (:mod:`~sidtui.core.claude.code_restore`, :mod:`~sidtui.core.claude.rewind`,
@@ -28,34 +32,22 @@ class ClaudeSource(Source):
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None
+    home_class = ClaudeHome
+    claims_record = staticmethod(claims_record)
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts
 
-        self._home = home
+        super().__init__(home)
         #: counts unrecoverable checkpoint backups in ``check`` (the checkpoint layer's)
         self.backups = backups if backups is not None else backup_counts
-
-    @classmethod
-    def resolve_home(
-        cls, flag: str | os.PathLike[str] | None, env: Mapping[str, str]
-    ) -> ClaudeSource:
-        return cls(ClaudeHome.resolve(flag, env))
 
     @property
     def home(self) -> ClaudeHome:
         return self._home
 
-    @property
-    def root(self) -> Path:
-        return self._home.root
-
     def exists(self) -> bool:
         return self._home.exists
-
-    def require(self) -> ClaudeSource:
-        self._home.require()
-        return self
 
     def discover(
         self,
@@ -76,46 +68,23 @@ class ClaudeSource(Source):
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)
 
-    def list_sessions(
-        self,
-        project: str | None = None,
-        *,
-        include_sidechains: bool = False,
-        progress: Progress | None = None,
-    ) -> tuple[list[SessionSummary], list[str]]:
-        return list_sessions(
-            self._home, project, include_sidechains=include_sidechains, progress=progress
-        )
+    def _lister(self) -> Callable[..., Any]:
+        return list_sessions
 
-    def check(
-        self,
-        *,
-        project: str | None = None,
-        session: SessionRef | None = None,
-        progress: CheckProgress | None = None,
-    ) -> ClaudeCheckReport:
-        assert session is None or isinstance(session, ClaudeFile)
-        return run_claude_check(
-            self._home, project=project, session=session, progress=progress, backups=self.backups
-        )
+    def _checker(self) -> Callable[..., ClaudeCheckReport]:
+        return run_claude_check
+
+    def _check_options(self) -> dict[str, Any]:
+        return {"backups": self.backups}
+
+    def _usage_reader(self) -> Callable[..., Any]:
+        """:func:`sidtui.core.claude.usage.read_usage`."""
+        from sidtui.core.claude.usage import read_usage
+
+        return read_usage
 
     def registrations(self, warnings: list[str] | None = None) -> list[ClaudeRegistration]:
         return read_processes(self._home, warnings)
-
-    def usage_events(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        use_cache: bool = True,
-    ) -> list[Any]:
-        """Each transcript's usage (:mod:`sidtui.core.claude.usage`), cached per file."""
-        from sidtui.core.claude.usage import read_usage
-        from sidtui.core.index.usage_cache import cached_usage
-
-        return cached_usage(
-            self._home, read_usage, project=project, errors=errors, use_cache=use_cache
-        )
 
     @property
     def journals_dir(self) -> Path:
