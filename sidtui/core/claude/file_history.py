@@ -30,6 +30,8 @@ from sidtui.core.base.regular import (
     open_regular,
     read_open,
 )
+from sidtui.core.base.values import json_int as _int
+from sidtui.core.base.values import json_str as _s
 from sidtui.core.checkpoints.index import INFLATE_CEILING, INFLATE_ENV
 
 SNAPSHOT = "file-history-snapshot"
@@ -360,20 +362,6 @@ class FileHistory:
                 if b.name is not None and not b.present and b.name not in seen:
                     seen[b.name] = b
         return list(seen.values())
-
-
-def _int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 def _absolute(key: str, cwds: list[str], name: str | None) -> tuple[str | None, bool | None]:

@@ -18,7 +18,6 @@ from typing import Any
 
 import msgspec
 
-from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.usage.events import (
     Refused,
     UsageEvent,
@@ -28,9 +27,7 @@ from sidtui.core.usage.events import (
     text,
     timestamp_ms,
 )
-from sidtui.core.usage.lines import lines_with
-
-UNSET: Any = msgspec.UNSET
+from sidtui.core.usage.lines import UNSET, decode_line, lines_with
 
 
 class _Usage(msgspec.Struct):
@@ -52,18 +49,11 @@ class _Record(msgspec.Struct):
 
 
 _DECODE = msgspec.json.Decoder(_Record).decode
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 
 
 def _record(raw: bytes) -> _Record | None:
-    try:
-        return _DECODE(raw)
-    except _ERRORS:
-        try:  # what JSON.parse reads and msgspec does not (a lone surrogate escape)
-            obj = parse_line_slow(raw)
-            return msgspec.convert(obj, _Record) if isinstance(obj, dict) else None
-        except (JSONParseError, ValueError, RecursionError, *_ERRORS):
-            return None
+    r: _Record | None = decode_line(_DECODE, raw, _Record)
+    return r
 
 
 def event_of(
