@@ -280,15 +280,38 @@ class Source(ABC):
 
 class HomeSource(Source):
     """A :class:`Source` over one home object (a :class:`~sidtui.core.base.roots.HomeRoot`)
-    whose readers are plain functions of the home: the adapter names them
-    (:meth:`_lister`, :meth:`_checker`, :meth:`_usage_reader`; imported only when called)
-    and this class calls them the one way every source is called."""
+    whose readers are plain functions of the home. The adapter names them as
+    ``"module:function"`` (imported only when called: ``ls`` never loads the checker) and
+    this class calls each the one way every source is called:
+
+    - ``discoverer(home, project, errors, *, include_sidechains)`` → the transcript files;
+    - ``resolver(home, arg, *, cwd)`` → one file, or ``SessionNotFound``/``AmbiguousSession``;
+    - ``lister(home, project, *, include_sidechains, progress)`` → ``ls`` rows and errors;
+    - ``checker(home, *, project, session, progress, **check_options())`` → a check report;
+    - ``usage_reader(path, project, errors)`` → one transcript's usage events;
+    - ``registry(home, warnings)`` → the registered agent processes.
+    """
 
     #: The adapter's home class (``Home``, ``ClaudeHome``).
     home_class: ClassVar[type[HomeRoot]]
+    discoverer: ClassVar[str]
+    resolver: ClassVar[str]
+    lister: ClassVar[str]
+    checker: ClassVar[str]
+    usage_reader: ClassVar[str]
+    registry: ClassVar[str]
 
     def __init__(self, home: Any) -> None:
         self._home = home
+
+    @staticmethod
+    def reader(spec: str) -> Callable[..., Any]:
+        """The function ``"module:function"`` names."""
+        from importlib import import_module
+
+        module, _, name = spec.partition(":")
+        fn: Callable[..., Any] = getattr(import_module(module), name)
+        return fn
 
     @classmethod
     def resolve_home(cls, flag: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Self:
@@ -308,20 +331,24 @@ class HomeSource(Source):
         self._home.require()
         return self
 
-    def _lister(self) -> Callable[..., tuple[list[SessionSummary], list[str]]]:
-        """``list_sessions(home, project, *, include_sidechains, progress)``."""
-        raise NotImplementedError
-
-    def _checker(self) -> Callable[..., Any]:
-        """``run_check(home, *, project, session, progress, **self._check_options())``."""
-        raise NotImplementedError
-
-    def _check_options(self) -> dict[str, Any]:
+    def check_options(self) -> dict[str, Any]:
+        """More keyword arguments for the checker (none by default)."""
         return {}
 
-    def _usage_reader(self) -> Callable[..., Any]:
-        """``read_usage(path, project, errors)`` of one transcript."""
-        raise NotImplementedError
+    def discover(
+        self,
+        project: str | None = None,
+        *,
+        errors: list[str] | None = None,
+        include_sidechains: bool = True,
+    ) -> list[SessionRef]:
+        found: list[SessionRef] = self.reader(self.discoverer)(
+            self._home, project, errors, include_sidechains=include_sidechains
+        )
+        return found
+
+    def resolve(self, arg: str, *, cwd: Path | None = None) -> Any:
+        return self.reader(self.resolver)(self._home, arg, cwd=cwd)
 
     def list_sessions(
         self,
@@ -330,9 +357,10 @@ class HomeSource(Source):
         include_sidechains: bool = False,
         progress: Progress | None = None,
     ) -> tuple[list[SessionSummary], list[str]]:
-        return self._lister()(
+        rows: tuple[list[SessionSummary], list[str]] = self.reader(self.lister)(
             self._home, project, include_sidechains=include_sidechains, progress=progress
         )
+        return rows
 
     def check(
         self,
@@ -341,9 +369,13 @@ class HomeSource(Source):
         session: SessionRef | None = None,
         progress: CheckProgress | None = None,
     ) -> Any:
-        return self._checker()(
-            self._home, project=project, session=session, progress=progress, **self._check_options()
+        return self.reader(self.checker)(
+            self._home, project=project, session=session, progress=progress, **self.check_options()
         )
+
+    def registrations(self, warnings: list[str] | None = None) -> Sequence[Registration]:
+        regs: Sequence[Registration] = self.reader(self.registry)(self._home, warnings)
+        return regs
 
     def usage_events(
         self,
@@ -352,9 +384,13 @@ class HomeSource(Source):
         errors: list[str] | None = None,
         use_cache: bool = True,
     ) -> list[Any]:
-        """Each transcript's usage (:meth:`_usage_reader`), cached per file."""
+        """Each transcript's usage (the ``usage_reader``), cached per file."""
         from sidtui.core.index.usage_cache import cached_usage
 
         return cached_usage(
-            self._home, self._usage_reader(), project=project, errors=errors, use_cache=use_cache
+            self._home,
+            self.reader(self.usage_reader),
+            project=project,
+            errors=errors,
+            use_cache=use_cache,
         )

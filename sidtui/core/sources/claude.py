@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.claude.check import BackupCheck, ClaudeCheckReport, run_claude_check
-from sidtui.core.claude.layout import (
-    ClaudeFile,
-    ClaudeHome,
-    claims_record,
-    discover,
-    resolve_session,
-)
-from sidtui.core.claude.listing import list_sessions
-from sidtui.core.claude.liveness import ClaudeRegistration, read_processes
+from sidtui.core.claude.check import BackupCheck
+from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, claims_record
 from sidtui.core.claude.session import ClaudeSessionView, open_claude_session
 from sidtui.core.sources.base import HomeSource, SessionRef
 
@@ -34,6 +25,12 @@ class ClaudeSource(HomeSource):
     usage_gaps = None
     home_class = ClaudeHome
     claims_record = staticmethod(claims_record)
+    discoverer = "sidtui.core.claude.layout:discover"
+    resolver = "sidtui.core.claude.layout:resolve_session"
+    lister = "sidtui.core.claude.listing:list_sessions"
+    checker = "sidtui.core.claude.check:run_claude_check"
+    usage_reader = "sidtui.core.claude.usage:read_usage"
+    registry = "sidtui.core.claude.liveness:read_processes"
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts
@@ -49,42 +46,13 @@ class ClaudeSource(HomeSource):
     def exists(self) -> bool:
         return self._home.exists
 
-    def discover(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        include_sidechains: bool = True,
-    ) -> list[SessionRef]:
-        files: list[SessionRef] = []
-        files += discover(self._home, project, errors, include_sidechains=include_sidechains)
-        return files
-
-    def resolve(self, arg: str, *, cwd: Path | None = None) -> ClaudeFile:
-        return resolve_session(self._home, arg, cwd=cwd)
-
     def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> ClaudeSessionView:
         assert isinstance(ref, ClaudeFile)
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)
 
-    def _lister(self) -> Callable[..., Any]:
-        return list_sessions
-
-    def _checker(self) -> Callable[..., ClaudeCheckReport]:
-        return run_claude_check
-
-    def _check_options(self) -> dict[str, Any]:
+    def check_options(self) -> dict[str, Any]:
         return {"backups": self.backups}
-
-    def _usage_reader(self) -> Callable[..., Any]:
-        """:func:`sidtui.core.claude.usage.read_usage`."""
-        from sidtui.core.claude.usage import read_usage
-
-        return read_usage
-
-    def registrations(self, warnings: list[str] | None = None) -> list[ClaudeRegistration]:
-        return read_processes(self._home, warnings)
 
     @property
     def journals_dir(self) -> Path:

@@ -1,20 +1,16 @@
 """The sid-code source: ``~/.sid-code`` read by the core's own modules (docs/FORMAT.md).
 
-Nothing is copied here: each method is the function the CLI and the app already call
+Nothing is copied here: each reader is the function the CLI and the app already call
 (``discover``, ``resolve_session``, ``open_session``, ``list_sessions``, ``run_check``,
 ``read_registrations``, ``CheckpointManager``), reached through the source interface.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.discover import discover
 from sidtui.core.base.home import Home, SessionFile
-from sidtui.core.base.resolve import resolve_session
-from sidtui.core.resume.process import Registration, read_registrations
 from sidtui.core.sources.base import HomeSource, SessionRef
 from sidtui.core.transcript.records import claims_record
 
@@ -33,6 +29,12 @@ class SidCodeSource(HomeSource):
     )
     home_class = Home
     claims_record = staticmethod(claims_record)
+    discoverer = "sidtui.core.base.discover:discover"
+    resolver = "sidtui.core.base.resolve:resolve_session"
+    lister = "sidtui.core.views.listing:list_sessions"
+    checker = "sidtui.core.views.check:run_check"
+    usage_reader = "sidtui.core.views.sidcode_usage:read_usage"
+    registry = "sidtui.core.resume.process:read_registrations"
 
     @property
     def home(self) -> Home:
@@ -41,46 +43,11 @@ class SidCodeSource(HomeSource):
     def exists(self) -> bool:
         return self._home.sessions_dir.is_dir()
 
-    def discover(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        include_sidechains: bool = True,
-    ) -> list[SessionRef]:
-        return [
-            f
-            for f in discover(self._home, project, errors)
-            if include_sidechains or f.kind == "main"
-        ]
-
-    def resolve(self, arg: str, *, cwd: Path | None = None) -> SessionFile:
-        return resolve_session(self._home, arg, cwd=cwd)
-
     def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> Any:
         from sidtui.core.views.session import open_session
 
         assert isinstance(ref, SessionFile)
         return open_session(self._home, ref, current_cwd=current_cwd)
-
-    def _lister(self) -> Callable[..., Any]:
-        from sidtui.core.views.listing import list_sessions
-
-        return list_sessions
-
-    def _checker(self) -> Callable[..., Any]:
-        from sidtui.core.views.check import run_check
-
-        return run_check
-
-    def _usage_reader(self) -> Callable[..., Any]:
-        """:func:`sidtui.core.views.sidcode_usage.read_usage`."""
-        from sidtui.core.views.sidcode_usage import read_usage
-
-        return read_usage
-
-    def registrations(self, warnings: list[str] | None = None) -> list[Registration]:
-        return read_registrations(self._home, warnings)
 
     @property
     def journals_dir(self) -> Path:
