@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base import safefs
+from sidtui.core.base.chain_health import LinkChain
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.regular import (
     NotRegularFile,
@@ -232,22 +233,21 @@ class FileChainLink:
     backup: Backup
     checkpoints: tuple[str, ...]
 
+    @property
+    def label(self) -> str:
+        return self.backup.label
+
+    @property
+    def rebuilds(self) -> bool:
+        return self.backup.restorable
+
 
 @dataclass(frozen=True)
-class FileChain:
-    """A tracked file's distinct backups, oldest first (the chain-health view)."""
+class FileChain(LinkChain):
+    """A tracked file's distinct backups, oldest first (the chain-health view): its
+    drawing is ``"absent → v1 → v2 ✗ → v3"`` (``✗``: the blob is gone)."""
 
-    file_path: str
     links: tuple[FileChainLink, ...]
-
-    @property
-    def drawing(self) -> str:
-        """``"absent → v1 → v2 ✗ → v3"`` (``✗``: the blob is gone)."""
-        return " → ".join(link.backup.label for link in self.links)
-
-    @property
-    def healthy(self) -> bool:
-        return all(link.backup.restorable for link in self.links)
 
     def to_json(self) -> dict[str, Any]:
         return {
