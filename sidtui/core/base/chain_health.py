@@ -22,10 +22,12 @@ class ChainEntry(Protocol):
     @property
     def rebuilds(self) -> bool: ...
 
+    def to_json(self) -> dict[str, Any]: ...
+
 
 @dataclass(frozen=True)
 class LinkChain:
-    """A tracked file's entries, oldest first (the store's subclass adds its ``to_json``)."""
+    """A tracked file's entries, oldest first (each a :class:`ChainEntry`)."""
 
     file_path: str
     links: Sequence[Any]
@@ -39,3 +41,12 @@ class LinkChain:
     def healthy(self) -> bool:
         """Every entry rebuilds."""
         return all(link.rebuilds for link in self.links)
+
+    def to_json(self) -> dict[str, Any]:
+        """``filePath``, ``drawing``, ``healthy`` and each entry's own ``to_json()``."""
+        return {
+            "filePath": self.file_path,
+            "drawing": self.drawing,
+            "healthy": self.healthy,
+            "entries": [link.to_json() for link in self.links],
+        }

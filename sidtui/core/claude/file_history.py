@@ -241,6 +241,17 @@ class FileChainLink:
     def rebuilds(self) -> bool:
         return self.backup.restorable
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "snapshotId": self.checkpoints[0],
+            "checkpoints": list(self.checkpoints),
+            "backupFileName": self.backup.name,
+            "version": self.backup.version,
+            "existedBefore": self.backup.existed,
+            "rebuilds": self.backup.restorable,
+            "reason": self.backup.reason,
+        }
+
 
 @dataclass(frozen=True)
 class FileChain(LinkChain):
@@ -248,25 +259,6 @@ class FileChain(LinkChain):
     drawing is ``"absent → v1 → v2 ✗ → v3"`` (``✗``: the blob is gone)."""
 
     links: tuple[FileChainLink, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "filePath": self.file_path,
-            "drawing": self.drawing,
-            "healthy": self.healthy,
-            "entries": [
-                {
-                    "snapshotId": link.checkpoints[0],
-                    "checkpoints": list(link.checkpoints),
-                    "backupFileName": link.backup.name,
-                    "version": link.backup.version,
-                    "existedBefore": link.backup.existed,
-                    "rebuilds": link.backup.restorable,
-                    "reason": link.backup.reason,
-                }
-                for link in self.links
-            ],
-        }
 
 
 @dataclass
