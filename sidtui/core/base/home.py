@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sidtui.core.base.errors import SidtuiError
-from sidtui.core.base.roots import HomeRoot, TranscriptFile
+from sidtui.core.base.roots import Folder, HomeRoot, TranscriptFile
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -73,25 +73,11 @@ class Home(HomeRoot):
     def place(cls, p: str | os.PathLike[str]) -> Path:
         return absolute_path(p)
 
-    @property
-    def sessions_dir(self) -> Path:
-        return self.root / "sessions"
-
-    @property
-    def checkpoints_dir(self) -> Path:
-        return self.root / "checkpoints"
-
-    @property
-    def active_sessions_dir(self) -> Path:
-        return self.root / "active-sessions"
-
-    @property
-    def file_intents_dir(self) -> Path:
-        return self.root / "file-intents"
-
-    @property
-    def history_path(self) -> Path:
-        return self.root / "history.jsonl"
+    sessions_dir = Folder("sessions")
+    checkpoints_dir = Folder("checkpoints")
+    active_sessions_dir = Folder("active-sessions")
+    file_intents_dir = Folder("file-intents")
+    history_path = Folder("history.jsonl")
 
     def checkpoint_folder(self, session_id: str) -> Path:
         """``checkpoints/<sessionId>/`` (an index, the journal of a write in progress).

@@ -14,9 +14,28 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self, overload
 
 from sidtui.core.base.errors import UsageError
+
+
+class Folder:
+    """A path below a home's root, read as an attribute of the home:
+    ``sessions_dir = Folder("sessions")`` gives ``home.root / "sessions"``."""
+
+    def __init__(self, *parts: str) -> None:
+        self.parts = parts
+
+    @overload
+    def __get__(self, home: None, owner: Any = None) -> Folder: ...
+
+    @overload
+    def __get__(self, home: HomeRoot, owner: Any = None) -> Path: ...
+
+    def __get__(self, home: HomeRoot | None, owner: Any = None) -> Path | Folder:
+        if home is None:
+            return self
+        return home.root.joinpath(*self.parts)
 
 
 @dataclass(frozen=True)

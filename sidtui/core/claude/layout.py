@@ -26,7 +26,7 @@ import orjson
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
 from sidtui.core.base.home import require_plain_name
 from sidtui.core.base.resolve import refuse_unreadable
-from sidtui.core.base.roots import HomeRoot, TranscriptFile
+from sidtui.core.base.roots import Folder, HomeRoot, TranscriptFile
 
 #: Bytes of a transcript's head read to sniff its format or find its ``cwd``/``sessionId``.
 HEAD_BYTES = 64 << 10
@@ -68,18 +68,10 @@ class ClaudeHome(HomeRoot):
     env_var = "CLAUDE_CONFIG_DIR"
     default_dir = ".claude"
 
-    @property
-    def projects_dir(self) -> Path:
-        return self.root / "projects"
-
-    @property
-    def sessions_dir(self) -> Path:
-        """``sessions/<pid>.json``: one file per running Claude Code process."""
-        return self.root / "sessions"
-
-    @property
-    def file_history_dir(self) -> Path:
-        return self.root / "file-history"
+    projects_dir = Folder("projects")
+    #: ``sessions/<pid>.json``: one file per running Claude Code process.
+    sessions_dir = Folder("sessions")
+    file_history_dir = Folder("file-history")
 
     def file_history(self, session_id: str) -> Path:
         """``file-history/<sessionId>/``: the checkpoint blobs of one session.
@@ -89,12 +81,10 @@ class ClaudeHome(HomeRoot):
         """
         return self.file_history_dir / require_plain_name(session_id)
 
-    @property
-    def restores_dir(self) -> Path:
-        """``sidtui/restores/`` (sidtui's own folder: Claude Code never reads it): per
-        ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
-        progress."""
-        return self.root / "sidtui" / "restores"
+    #: ``sidtui/restores/`` (sidtui's own folder: Claude Code never reads it): per
+    #: ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
+    #: progress.
+    restores_dir = Folder("sidtui", "restores")
 
     def restore_folder(self, session_id: str) -> Path:
         """``sidtui/restores/<sessionId>/``.
