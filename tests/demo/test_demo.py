@@ -380,3 +380,33 @@ def test_cli_demo_dir_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypa
     err = capsys.readouterr().err
     assert err.startswith(f"sidtui: error: cannot build the demo in {tmp_path / 'd'}: No space")
     assert len(err.splitlines()) == 1
+
+
+def test_hand_made_sessions_open_with_one_session_start():
+    from sidtui.demo.projects import session_start_record
+
+    rec = session_start_record("s1", "m", "/w")
+    assert list(rec) == [
+        "type",
+        "version",
+        "schemaCompat",
+        "sessionId",
+        "model",
+        "provider",
+        "cwd",
+    ]
+    assert rec["type"] == "session_start" and rec["sessionId"] == "s1" and rec["cwd"] == "/w"
+    assert session_start_record("s1", "m", "/w") is not rec  # a fresh dict each time
+
+
+def test_a_dead_pid_is_seeded_and_not_running():
+    import random
+
+    import psutil
+
+    from sidtui.demo import scenarios
+    from sidtui.demo.clock import find_dead_pid
+
+    pid = find_dead_pid(random.Random("x"))
+    assert pid == find_dead_pid(random.Random("x")) and not psutil.pid_exists(pid)
+    assert scenarios.find_dead_pid is find_dead_pid  # still importable where it was
