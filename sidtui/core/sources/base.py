@@ -144,12 +144,24 @@ CheckProgress = Callable[[int, int, str], None]
 class Source(ABC):
     """One home of one agent (see the module docstring).
 
+    An adapter's binding (``core/sources/<agent>.py``) declares what it is and names its
+    reader functions as ``"module:function"`` (imported when first called: ``ls`` never
+    loads the checker); this class calls each the one way every source is called. Only
+    :meth:`open` and :meth:`exists` are the adapter's own code.
+
     Class attributes:
         name: the id in ``--json`` (``"sid-code"``, ``"claude-code"``).
         label: for people (``"sid-code"``, ``"Claude Code"``).
         mutations: the writing verbs it supports (a subset of :data:`MUTATIONS`).
         home_flag, home_env: the CLI flag and the environment variable naming its home.
         usage_gaps: what its transcripts do not record of usage (said beside a report).
+        home_class: its :class:`~sidtui.core.base.roots.HomeRoot` (``Home``, ``ClaudeHome``).
+        discoverer: ``(home, project, errors, *, include_sidechains) -> [file]``.
+        resolver: ``(home, arg, *, cwd) -> file`` (``SessionNotFound``/``AmbiguousSession``).
+        lister: ``(home, project, *, include_sidechains, progress) -> (rows, errors)``.
+        checker: ``(home, *, project, session, progress, **check_options()) -> report``.
+        usage_reader: ``(path, project, errors) -> [UsageEvent]`` of one transcript.
+        registry: ``(home, warnings) -> [Registration]``.
     """
 
     name: ClassVar[str]
@@ -158,141 +170,6 @@ class Source(ABC):
     home_flag: ClassVar[str]
     home_env: ClassVar[str]
     usage_gaps: ClassVar[str | None] = None
-
-    @property
-    @abstractmethod
-    def root(self) -> Path:
-        """The home's root folder."""
-
-    @property
-    @abstractmethod
-    def home(self) -> Any:
-        """The source's own home object (``Home``, ``ClaudeHome``)."""
-
-    @abstractmethod
-    def exists(self) -> bool:
-        """A home of this source is at :attr:`root` (it has sessions to list)."""
-
-    @abstractmethod
-    def require(self) -> Source:
-        """Self, or :class:`~sidtui.core.base.errors.UsageError` when the home is missing."""
-
-    @abstractmethod
-    def discover(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        include_sidechains: bool = True,
-    ) -> list[SessionRef]:
-        """Every transcript (main files, and sidechains unless asked not to)."""
-
-    @abstractmethod
-    def resolve(self, arg: str, *, cwd: Path | None = None) -> SessionRef:
-        """A session argument (path, id, unique id prefix, ``latest``) as a file.
-
-        Raises:
-            SessionNotFound, AmbiguousSession: exit 2.
-        """
-
-    @abstractmethod
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> SessionModel:
-        """Read one session completely into the common model.
-
-        Raises:
-            UnreadableInput: the file cannot be read.
-        """
-
-    @abstractmethod
-    def list_sessions(
-        self,
-        project: str | None = None,
-        *,
-        include_sidechains: bool = False,
-        progress: Progress | None = None,
-    ) -> tuple[list[SessionSummary], list[str]]:
-        """Every session's ``ls`` row (``source`` set), newest activity first, and one
-        error line per file that cannot be read."""
-
-    @abstractmethod
-    def check(
-        self,
-        *,
-        project: str | None = None,
-        session: SessionRef | None = None,
-        progress: CheckProgress | None = None,
-    ) -> CheckResult:
-        """Count what is on disk (the source's own counts); faults give exit code 1."""
-
-    @abstractmethod
-    def registrations(self, warnings: list[str] | None = None) -> Sequence[Registration]:
-        """The registered agent processes, each with its liveness."""
-
-    @abstractmethod
-    def usage_events(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        use_cache: bool = True,
-    ) -> list[FileUsage]:
-        """The usage events of its transcripts, per file: one
-        :class:`~sidtui.core.usage.events.UsageEvent` per line that records a response
-        (``FileUsage.load()``; repeats are for :func:`~sidtui.core.usage.aggregate.dedupe`),
-        read by the source's reader and cached per file
-        (:func:`~sidtui.core.index.usage_cache.cached_usage`). ``errors`` gets a line per
-        file or line that cannot be read."""
-
-    @staticmethod
-    def claims_record(d: dict[str, Any]) -> bool:
-        """This agent wrote the decoded record ``d`` (a type only it writes): how
-        :func:`~sidtui.core.sources.sniff` tells a transcript's agent from its first lines."""
-        return False
-
-    def checkpoints(self, model: SessionModel) -> Any:
-        """The session's checkpoint store, or None when the source has none (yet)."""
-        return None
-
-    @property
-    def journals_dir(self) -> Path | None:
-        """The folder whose ``<session>/`` folders hold sidtui's journals of this source's
-        sessions (None: sidtui writes none)."""
-        return None
-
-    def pending_journals(self, session_ids: Iterable[str] | None = None) -> list[PendingJournal]:
-        """What killed sidtui writes left pending in this home (all, or these sessions'):
-        :func:`~sidtui.core.checkpoints.journal.pending_journals`."""
-        from sidtui.core.checkpoints.journal import pending_journals  # read verbs: only then
-
-        folder = self.journals_dir
-        return [] if folder is None else pending_journals(folder, session_ids)
-
-    def supports(self, mutation: str) -> bool:
-        return mutation in self.mutations
-
-    def same_root(self, other: str | os.PathLike[str]) -> bool:
-        """``other`` is this home's root (resolved)."""
-        try:
-            return Path(other).expanduser().resolve() == self.root.expanduser().resolve()
-        except (OSError, RuntimeError):
-            return False
-
-
-class HomeSource(Source):
-    """A :class:`Source` over one home object (a :class:`~sidtui.core.base.roots.HomeRoot`)
-    whose readers are plain functions of the home. The adapter names them as
-    ``"module:function"`` (imported only when called: ``ls`` never loads the checker) and
-    this class calls each the one way every source is called:
-
-    - ``discoverer(home, project, errors, *, include_sidechains)`` → the transcript files;
-    - ``resolver(home, arg, *, cwd)`` → one file, or ``SessionNotFound``/``AmbiguousSession``;
-    - ``lister(home, project, *, include_sidechains, progress)`` → ``ls`` rows and errors;
-    - ``checker(home, *, project, session, progress, **check_options())`` → a check report;
-    - ``usage_reader(path, project, errors)`` → one transcript's usage events;
-    - ``registry(home, warnings)`` → the registered agent processes.
-    """
-
-    #: The adapter's home class (``Home``, ``ClaudeHome``).
     home_class: ClassVar[type[HomeRoot]]
     discoverer: ClassVar[str]
     resolver: ClassVar[str]
@@ -321,15 +198,28 @@ class HomeSource(Source):
 
     @property
     def home(self) -> Any:
+        """The source's own home object (``Home``, ``ClaudeHome``)."""
         return self._home
 
     @property
     def root(self) -> Path:
-        return self._home.root
+        """The home's root folder."""
+        return Path(self._home.root)
+
+    @abstractmethod
+    def exists(self) -> bool:
+        """A home of this source is at :attr:`root` (it has sessions to list)."""
 
     def require(self) -> Self:
+        """Self, or :class:`~sidtui.core.base.errors.UsageError` when the home is missing."""
         self._home.require()
         return self
+
+    @staticmethod
+    def claims_record(d: dict[str, Any]) -> bool:
+        """This agent wrote the decoded record ``d`` (a type only it writes): how
+        :func:`~sidtui.core.sources.sniff` tells a transcript's agent from its first lines."""
+        return False
 
     def check_options(self) -> dict[str, Any]:
         """More keyword arguments for the checker (none by default)."""
@@ -342,13 +232,27 @@ class HomeSource(Source):
         errors: list[str] | None = None,
         include_sidechains: bool = True,
     ) -> list[SessionRef]:
+        """Every transcript (main files, and sidechains unless asked not to)."""
         found: list[SessionRef] = self.reader(self.discoverer)(
             self._home, project, errors, include_sidechains=include_sidechains
         )
         return found
 
     def resolve(self, arg: str, *, cwd: Path | None = None) -> Any:
+        """A session argument (path, id, unique id prefix, ``latest``) as a file.
+
+        Raises:
+            SessionNotFound, AmbiguousSession: exit 2.
+        """
         return self.reader(self.resolver)(self._home, arg, cwd=cwd)
+
+    @abstractmethod
+    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> SessionModel:
+        """Read one session completely into the common model.
+
+        Raises:
+            UnreadableInput: the file cannot be read.
+        """
 
     def list_sessions(
         self,
@@ -357,6 +261,8 @@ class HomeSource(Source):
         include_sidechains: bool = False,
         progress: Progress | None = None,
     ) -> tuple[list[SessionSummary], list[str]]:
+        """Every session's ``ls`` row (``source`` set), newest activity first, and one
+        error line per file that cannot be read."""
         rows: tuple[list[SessionSummary], list[str]] = self.reader(self.lister)(
             self._home, project, include_sidechains=include_sidechains, progress=progress
         )
@@ -369,11 +275,14 @@ class HomeSource(Source):
         session: SessionRef | None = None,
         progress: CheckProgress | None = None,
     ) -> Any:
+        """Count what is on disk (the source's own counts, a :class:`CheckResult`); faults
+        give exit code 1."""
         return self.reader(self.checker)(
             self._home, project=project, session=session, progress=progress, **self.check_options()
         )
 
     def registrations(self, warnings: list[str] | None = None) -> Sequence[Registration]:
+        """The registered agent processes, each with its liveness."""
         regs: Sequence[Registration] = self.reader(self.registry)(self._home, warnings)
         return regs
 
@@ -383,8 +292,13 @@ class HomeSource(Source):
         *,
         errors: list[str] | None = None,
         use_cache: bool = True,
-    ) -> list[Any]:
-        """Each transcript's usage (the ``usage_reader``), cached per file."""
+    ) -> list[FileUsage]:
+        """The usage events of its transcripts, per file: one
+        :class:`~sidtui.core.usage.events.UsageEvent` per line that records a response
+        (``FileUsage.load()``; repeats are for :func:`~sidtui.core.usage.aggregate.dedupe`),
+        read by the ``usage_reader`` and cached per file
+        (:func:`~sidtui.core.index.usage_cache.cached_usage`). ``errors`` gets a line per
+        file or line that cannot be read."""
         from sidtui.core.index.usage_cache import cached_usage
 
         return cached_usage(
@@ -394,3 +308,31 @@ class HomeSource(Source):
             errors=errors,
             use_cache=use_cache,
         )
+
+    def checkpoints(self, model: SessionModel) -> Any:
+        """The session's checkpoint store, or None when the source has none (yet)."""
+        return None
+
+    @property
+    def journals_dir(self) -> Path | None:
+        """The folder whose ``<session>/`` folders hold sidtui's journals of this source's
+        sessions (None: sidtui writes none)."""
+        return None
+
+    def pending_journals(self, session_ids: Iterable[str] | None = None) -> list[PendingJournal]:
+        """What killed sidtui writes left pending in this home (all, or these sessions'):
+        :func:`~sidtui.core.checkpoints.journal.pending_journals`."""
+        from sidtui.core.checkpoints.journal import pending_journals  # read verbs: only then
+
+        folder = self.journals_dir
+        return [] if folder is None else pending_journals(folder, session_ids)
+
+    def supports(self, mutation: str) -> bool:
+        return mutation in self.mutations
+
+    def same_root(self, other: str | os.PathLike[str]) -> bool:
+        """``other`` is this home's root (resolved)."""
+        try:
+            return Path(other).expanduser().resolve() == self.root.expanduser().resolve()
+        except (OSError, RuntimeError):
+            return False

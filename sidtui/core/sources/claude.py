@@ -8,10 +8,10 @@ from typing import Any
 from sidtui.core.claude.check import BackupCheck
 from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, claims_record
 from sidtui.core.claude.session import ClaudeSessionView, open_claude_session
-from sidtui.core.sources.base import HomeSource, SessionRef
+from sidtui.core.sources.base import SessionRef, Source
 
 
-class ClaudeSource(HomeSource):
+class ClaudeSource(Source):
     """One Claude Code home: reading (:mod:`sidtui.core.claude`), checkpoints
     (:mod:`~sidtui.core.claude.file_history`) and the writing verbs, which never edit a
     transcript (:mod:`~sidtui.core.claude.code_restore`, :mod:`~sidtui.core.claude.rewind`,

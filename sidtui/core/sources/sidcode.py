@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base.home import Home, SessionFile
-from sidtui.core.sources.base import HomeSource, SessionRef
+from sidtui.core.sources.base import SessionRef, Source
 from sidtui.core.transcript.records import claims_record
 
 
-class SidCodeSource(HomeSource):
+class SidCodeSource(Source):
     """One sid-code home: reading, checkpoints and every writing verb."""
 
     name = "sid-code"

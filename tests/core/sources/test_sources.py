@@ -11,7 +11,7 @@ from sidtui.core.base.home import Home
 from sidtui.core.claude import layout
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import SOURCES, ClaudeSource, SidCodeSource, sniff, source_of_file
-from sidtui.core.sources.base import HomeSource
+from sidtui.core.sources.base import Source
 from sidtui.core.transcript import records
 from tests.helpers import CLAUDE_HOME, REAL_HOME, cc_assistant, cc_home, cc_lines, cc_user, jsonl
 from tests.helpers import start as sid_start
@@ -67,9 +67,9 @@ def test_sid_code_discover_leaves_sidechains_out_when_asked():
 
 def test_the_readers_a_binding_names_exist_and_take_the_home(tmp_path):
     for cls in SOURCES:
-        assert issubclass(cls, HomeSource)
+        assert issubclass(cls, Source)
         for attr in ("discoverer", "resolver", "lister", "checker", "usage_reader", "registry"):
-            assert callable(HomeSource.reader(getattr(cls, attr))), (cls.name, attr)
+            assert callable(Source.reader(getattr(cls, attr))), (cls.name, attr)
 
 
 def test_both_sources_answer_through_the_same_calls(tmp_path):
