@@ -221,6 +221,11 @@ class Source(ABC):
         :func:`~sidtui.core.sources.sniff` tells a transcript's agent from its first lines."""
         return False
 
+    @staticmethod
+    def claims_place(path: Path) -> bool:
+        """A file whose content does not tell (empty) is this agent's by where it lies."""
+        return False
+
     def check_options(self) -> dict[str, Any]:
         """More keyword arguments for the checker (none by default)."""
         return {}

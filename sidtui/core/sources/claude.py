@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.claude.check import BackupCheck
-from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, claims_record
+from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, claims_record, home_of
 from sidtui.core.claude.session import ClaudeSessionView, open_claude_session
 from sidtui.core.sources.base import SessionRef, Source
 
@@ -31,6 +31,12 @@ class ClaudeSource(Source):
     checker = "sidtui.core.claude.check:run_claude_check"
     usage_reader = "sidtui.core.claude.usage:read_usage"
     registry = "sidtui.core.claude.liveness:read_processes"
+
+    @staticmethod
+    def claims_place(path: Path) -> bool:
+        """A ``.jsonl`` in a Claude Code home's ``projects/<slug>/`` (an empty transcript is a
+        normal session with no messages)."""
+        return path.suffix == ".jsonl" and home_of(path) is not None
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts

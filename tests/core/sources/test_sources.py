@@ -110,3 +110,29 @@ def test_a_missing_home_is_the_source_s_own_usage_error(tmp_path):
         SidCodeSource(Home(tmp_path / "none")).require()
     assert not ClaudeSource(ClaudeHome(tmp_path)).exists()
     assert not SidCodeSource(Home(Path(tmp_path))).exists()
+
+
+def test_the_flags_name_their_sources_by_each_source_s_flag(tmp_path):
+    from sidtui.core.sources import homes, homes_from_flags
+
+    sid, cc = tmp_path / "s", tmp_path / "c"
+    both, named = homes_from_flags({"--claude-home": str(cc), "--home": str(sid)}, {})
+    assert named and [(s.name, s.root) for s in both] == [("sid-code", sid), ("claude-code", cc)]
+    one, named = homes_from_flags({"--claude-home": str(cc), "--home": None}, {})
+    assert named and [s.name for s in one] == ["claude-code"]
+    assert [s.root for s in homes(None, str(cc), {})[0]] == [cc]
+    # no flag: every home that exists; none: the first source's, so its message names it
+    none, named = homes_from_flags({}, {"HOME": str(tmp_path)})
+    assert not named and [(s.name, s.root) for s in none] == [("sid-code", tmp_path / ".sid-code")]
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)
+    found, named = homes_from_flags({}, {"HOME": str(tmp_path)})
+    assert not named and [s.name for s in found] == ["claude-code"]
+
+
+def test_an_empty_transcript_is_claimed_by_its_place(tmp_path):
+    home = cc_home(tmp_path / "c", {"p": {"s.jsonl": b"", "n.txt": b""}})
+    assert ClaudeSource.claims_place(home / "projects" / "p" / "s.jsonl")
+    assert not ClaudeSource.claims_place(home / "projects" / "p" / "n.txt")
+    assert not ClaudeSource.claims_place(tmp_path / "s.jsonl")
+    assert not SidCodeSource.claims_place(home / "projects" / "p" / "s.jsonl")
+    assert source_of_file(tmp_path / "missing.jsonl") is None
