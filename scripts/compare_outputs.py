@@ -1,4 +1,4 @@
-"""Prove a change keeps ``show --json``, ``ls --json`` and ``check --json`` byte-identical.
+"""Prove a change keeps ``show``, ``ls``, ``check`` and ``checkpoints`` ``--json`` byte-identical.
 
 Usage::
 
@@ -6,12 +6,17 @@ Usage::
     .venv/bin/python scripts/compare_outputs.py compare OUT [--rev REV] [--home H] [--file F]
 
 ``record`` builds the inputs in ``OUT/inputs`` (a copy of ``tests/fixtures/real-home`` with its
-projects remapped and its PIDs pointed at one that cannot exist, and the demo home) and writes
-every output to ``OUT/outputs``; ``compare`` reruns them on the same inputs (same paths, inodes,
-mtimes, working directory) and prints ``same``/``DIFF`` per output (wall time and peak RSS for
-files over 10 MB), exit 1 if any differs. Every session file is shown; each home is listed
-(catalog cold, ``--no-cache``, ``--sidechains``) and checked. ``--rev`` runs a git revision's
-package (``git archive`` into a temp folder) instead of the working tree's.
+projects remapped and its PIDs pointed at one that cannot exist; the demo home and the demo's
+Claude Code home; a copy of the vendored Claude Code home ``tests/fixtures/claude-code``; and the
+vendored loose Claude Code transcripts of ``claude-code-lab/``, ``claude-code-repair/`` and
+``claude-code-rewind/``) and writes every output to ``OUT/outputs``; ``compare`` reruns them on
+the same inputs (same paths, inodes, mtimes, working directory) and prints ``same``/``DIFF`` per
+output (wall time and peak RSS for files over 10 MB), exit 1 if any differs. Every session file
+is shown and its checkpoints listed (``checkpoints FILE --json``; for sid-code also every
+``checkpoints/<id>/`` folder by id); each home is listed (catalog cold, ``--no-cache``,
+``--sidechains``) and checked. A loose transcript is read with no home at all. An output is
+the exit code and stdout. ``--rev`` runs a git revision's package (``git archive`` into a temp
+folder) instead of the working tree's.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,6 +42,8 @@ FIXTURE_PREFIX = b"/tmp/sidtui-fixture-projects"
 # Above PID_MAX_LIMIT (2**22) on Linux: never a running process, the same on every run.
 NO_PID = 2**22 + 1
 BIG = 10_000_000
+#: Vendored Claude Code transcripts outside a home, shown and listed with no home flag.
+CLAUDE_FILES = ("claude-code-lab", "claude-code-repair", "claude-code-rewind")
 
 
 def _unpack(rev: str, dest: Path) -> None:
@@ -67,6 +75,9 @@ def _build_inputs(pythonpath: Path, inputs: Path) -> None:
     shutil.rmtree(inputs, ignore_errors=True)
     (inputs / "cwd").mkdir(parents=True)
     _fixture_home(inputs)
+    shutil.copytree(FIXTURES / "claude-code", inputs / "claude-code")
+    for name in CLAUDE_FILES:
+        shutil.copytree(FIXTURES / name, inputs / "claude-files" / name)
     demo = inputs / "demo"
     rc, out, _, _ = _run(pythonpath, inputs, ["demo", "--dir", str(demo), "--no-open"])
     if rc or Path(out.decode().strip()) != demo / "home":
@@ -77,11 +88,29 @@ def _homes(inputs: Path) -> list[tuple[str, Path]]:
     return [("real-home", inputs / "real-home"), ("demo", inputs / "demo" / "home")]
 
 
+def _claude_homes(inputs: Path) -> list[tuple[str, Path]]:
+    homes = [("claude-code", inputs / "claude-code")]
+    if (inputs / "demo" / "claude").is_dir():
+        homes.append(("demo-claude", inputs / "demo" / "claude"))
+    return homes
+
+
+def _claude_files(inputs: Path) -> list[Path]:
+    return sorted((inputs / "claude-files").rglob("*.jsonl"))
+
+
 def _run(pythonpath: Path, inputs: Path, args: list[str]) -> tuple[int, bytes, float, int]:
     """``sidtui ARGS`` in a subprocess: exit code, stdout, wall seconds, peak RSS (kB)."""
     cache = tempfile.mkdtemp(prefix="sidtui-compare-cache-")
-    env = dict(os.environ, PYTHONPATH=str(pythonpath), XDG_CACHE_HOME=cache, HOME=cache, TZ="UTC")
+    # HOME is one empty folder of the inputs (the same path every run: a file outside any
+    # home prints paths under it), the catalog cache a fresh folder per run
+    user = inputs / "user-home"
+    user.mkdir(exist_ok=True)
+    env = dict(
+        os.environ, PYTHONPATH=str(pythonpath), XDG_CACHE_HOME=cache, HOME=str(user), TZ="UTC"
+    )
     env.pop("SID_CONFIG_DIR", None)
+    env.pop("CLAUDE_CONFIG_DIR", None)
     code = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
@@ -115,21 +144,50 @@ def _sessions(home: Path) -> list[Path]:
 
 
 def _jobs(
-    homes: list[tuple[str, Path]], files: list[Path]
+    homes: list[tuple[str, Path]],
+    files: list[Path],
+    claude_homes: Sequence[tuple[str, Path]] = (),
+    claude_files: Sequence[Path] = (),
+    claude_root: Path | None = None,
 ) -> list[tuple[str, list[str], Path | None]]:
     """(output name, sidtui arguments, the shown file or None) for every output."""
     jobs: list[tuple[str, list[str], Path | None]] = []
-    for name, home in homes:
-        h = ["--home", str(home)]
+
+    def listings(name: str, h: list[str]) -> None:
         jobs.append((f"{name}/ls.json", [*h, "ls", "--json"], None))
         jobs.append((f"{name}/ls-no-cache.json", [*h, "ls", "--json", "--no-cache"], None))
         jobs.append(
             (f"{name}/ls-sidechains.json", [*h, "ls", "--json", "--no-cache", "--sidechains"], None)
         )
         jobs.append((f"{name}/check.json", [*h, "check", "--json"], None))
+
+    def per_file(name: str, h: list[str], p: Path, rel: Path) -> None:
+        jobs.append((f"{name}/show/{rel}.json", [*h, "show", str(p), "--json"], p))
+        jobs.append((f"{name}/checkpoints/{rel}.json", [*h, "checkpoints", str(p), "--json"], p))
+
+    for name, home in homes:
+        h = ["--home", str(home)]
+        listings(name, h)
         for p in _sessions(home):
-            rel = p.relative_to(home / "sessions")
-            jobs.append((f"{name}/show/{rel}.json", [*h, "show", str(p), "--json"], p))
+            per_file(name, h, p, p.relative_to(home / "sessions"))
+        if (home / "checkpoints").is_dir():
+            for d in sorted((home / "checkpoints").iterdir()):
+                if d.is_dir():
+                    jobs.append(
+                        (
+                            f"{name}/checkpoints-id/{d.name}.json",
+                            [*h, "checkpoints", d.name, "--json"],
+                            None,
+                        )
+                    )
+    for name, home in claude_homes:
+        h = ["--claude-home", str(home)]
+        listings(name, h)
+        for p in sorted((home / "projects").rglob("*.jsonl")):
+            per_file(name, h, p, p.relative_to(home / "projects"))
+    for p in claude_files:
+        assert claude_root is not None
+        per_file("claude-files", [], p, p.relative_to(claude_root))
     for f in files:
         f = f.resolve()
         jobs.append(
@@ -166,7 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         elif not outputs.is_dir():
             sys.exit(f"compare_outputs: nothing recorded in {out} (run record first)")
         homes = _homes(inputs) + [(h.name, h.resolve()) for h in args.home]
-        jobs = _jobs(homes, args.file)
+        jobs = _jobs(
+            homes,
+            args.file,
+            _claude_homes(inputs),
+            _claude_files(inputs),
+            inputs / "claude-files",
+        )
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda j: _run(pythonpath, inputs, j[1]), jobs))
     bad = 0

@@ -21,7 +21,7 @@ from typing import Any
 
 from sidtui.core.base.jsonout import stringify
 from sidtui.demo.agent import structured_patch
-from sidtui.demo.clock import DEMO_EPOCH_MS, iso_ms
+from sidtui.demo.clock import DEMO_EPOCH_MS, find_dead_pid, iso_ms
 from sidtui.demo.projects import Project, create_project
 
 #: The Claude Code home's timeline starts a day after the sid-code one.
@@ -827,8 +827,6 @@ def build_claude_demo(root: Path, seed: int = 0, *, use_git: bool = True) -> Cla
     Raises:
         OSError: a file cannot be written.
     """
-    from sidtui.demo.scenarios import find_dead_pid
-
     b = _Builder(Path(root).absolute(), seed, use_git)
     b.demo.dead_pid = find_dead_pid(random.Random(f"claude-pid-{seed}"))
     notes = b.project("notes-app", {"app.py": _APP_PY, "README.md": "# Notes\n"})

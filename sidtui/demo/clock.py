@@ -24,6 +24,17 @@ def iso_ms(ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{rest:03d}Z"
 
 
+def find_dead_pid(rng: random.Random) -> int:
+    """A PID no process has now (for a stale registration: the demo's own
+    and its Claude Code home's), chosen from ``rng``."""
+    import psutil
+
+    pid = 4_190_000 + rng.randint(0, 4_000)
+    while psutil.pid_exists(pid):
+        pid += 1
+    return pid
+
+
 class SimClock:
     """A clock in ms since the epoch.
 

@@ -12,6 +12,7 @@ from typing import Any
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.index import CheckpointIndex
 from sidtui.demo.clock import SeededIds, SimClock
+from sidtui.demo.projects import session_start_record
 from sidtui.demo.registry import write_pretty
 
 
@@ -113,13 +114,7 @@ def _cycle_opening(session_id: str, model: str, cwd: str, ts, u: list[str]) -> l
     """The cycle session's ``session_start`` and first prompt."""
     return [
         {
-            "type": "session_start",
-            "version": "3.0",
-            "schemaCompat": "claude-code-like/v3",
-            "sessionId": session_id,
-            "model": model,
-            "provider": "anthropic",
-            "cwd": cwd,
+            **session_start_record(session_id, model, cwd),
             "timestamp": ts(0),
             "uuid": u[0],
             "parentUuid": None,

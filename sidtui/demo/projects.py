@@ -126,3 +126,16 @@ def create_project(
         if not is_git:
             shutil.rmtree(root / ".git", ignore_errors=True)
     return Project(name, root, project_key(root), is_git, "main" if is_git else None)
+
+
+def session_start_record(session_id: str, model: str, cwd: str) -> dict:
+    """The ``session_start`` a hand-made demo session opens with (v3; more keys may follow)."""
+    return {
+        "type": "session_start",
+        "version": "3.0",
+        "schemaCompat": "claude-code-like/v3",
+        "sessionId": session_id,
+        "model": model,
+        "provider": "anthropic",
+        "cwd": cwd,
+    }

@@ -21,6 +21,7 @@ from pathlib import Path
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.base.project import project_key
 from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, iso_ms
+from sidtui.demo.projects import session_start_record
 
 P50_BYTES = 76 * 1024
 P95_BYTES = 626 * 1024
@@ -131,16 +132,7 @@ def _write_session(
     pool: str | None = None,
 ) -> _Writer:
     w = _Writer(fh, rng, ids, t_ms, pool or word_pool(rng))
-    start = {
-        "type": "session_start",
-        "version": "3.0",
-        "schemaCompat": "claude-code-like/v3",
-        "sessionId": session_id,
-        "model": model,
-        "provider": "anthropic",
-        "cwd": cwd,
-    }
-    w.put(start)
+    w.put(session_start_record(session_id, model, cwd))
     first = True
     while w.bytes < target:
         prompt = w.text(20, 240).strip() or "continue"

@@ -32,7 +32,7 @@ from sidtui.demo.agent import (
     todo_write,
     write,
 )
-from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock, iso_ms
+from sidtui.demo.clock import DEMO_EPOCH_MS, SeededIds, SimClock, find_dead_pid, iso_ms
 from sidtui.demo.projects import Project, create_project
 from sidtui.demo.registry import write_summary
 
@@ -67,16 +67,6 @@ class DemoHome:
     claude_cases: dict[str, str] = field(default_factory=dict)
     codex_home: Path | None = None
     codex_cases: dict[str, str] = field(default_factory=dict)
-
-
-def find_dead_pid(rng: random.Random) -> int:
-    """A PID no process has now (for the stale registration), chosen from ``rng``."""
-    import psutil
-
-    pid = 4_190_000 + rng.randint(0, 4_000)
-    while psutil.pid_exists(pid):
-        pid += 1
-    return pid
 
 
 class _Builder:

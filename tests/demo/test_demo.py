@@ -420,3 +420,33 @@ def test_the_live_agent_refuses_a_project_too_deep_for_its_key(tmp_path, capsys)
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "sid-code cannot store sessions for it" in err
     assert not (tmp_path / "home").exists()
+
+
+def test_hand_made_sessions_open_with_one_session_start():
+    from sidtui.demo.projects import session_start_record
+
+    rec = session_start_record("s1", "m", "/w")
+    assert list(rec) == [
+        "type",
+        "version",
+        "schemaCompat",
+        "sessionId",
+        "model",
+        "provider",
+        "cwd",
+    ]
+    assert rec["type"] == "session_start" and rec["sessionId"] == "s1" and rec["cwd"] == "/w"
+    assert session_start_record("s1", "m", "/w") is not rec  # a fresh dict each time
+
+
+def test_a_dead_pid_is_seeded_and_not_running():
+    import random
+
+    import psutil
+
+    from sidtui.demo import scenarios
+    from sidtui.demo.clock import find_dead_pid
+
+    pid = find_dead_pid(random.Random("x"))
+    assert pid == find_dead_pid(random.Random("x")) and not psutil.pid_exists(pid)
+    assert scenarios.find_dead_pid is find_dead_pid  # still importable where it was

@@ -303,7 +303,11 @@ def candidate_files(
 
 
 def discover(
-    home: Home, project: str | None = None, errors: list[str] | None = None
+    home: Home,
+    project: str | None = None,
+    errors: list[str] | None = None,
+    *,
+    include_sidechains: bool = True,
 ) -> list[SessionFile]:
     """Every transcript under ``sessions/``, main files and sidechains.
 
@@ -312,6 +316,7 @@ def discover(
         project: only this project folder (its name under ``sessions/``; ``""`` for the
             flat files of the old layout).
         errors: if given, one line is appended per folder that could not be read.
+        include_sidechains: also list sidechain files (else main files only).
 
     Returns:
         SessionFiles sorted by project then file name. Unreadable folders are skipped
@@ -320,7 +325,7 @@ def discover(
     found: list[SessionFile] = []
     for path, name in candidate_files(home, project, errors):
         sf = classify_file(path, name)
-        if sf is not None:
+        if sf is not None and (include_sidechains or sf.kind == "main"):
             found.append(sf)
     return found
 

@@ -6,6 +6,8 @@ Exit codes (the CLI contract): 0 success, 1 unreadable input / structural fault,
 
 from __future__ import annotations
 
+import os
+
 
 class SidtuiError(Exception):
     """Base of every error sidtui reports to a user instead of a traceback.
@@ -47,3 +49,15 @@ class UnreadableInput(SidtuiError):
     """A file could not be read at all (permission, I/O error, not a file): exit 1."""
 
     exit_code = 1
+
+
+def unreadable(path: os.PathLike[str] | str, exc: OSError) -> UnreadableInput:
+    """The one-line error for a session file that cannot be read (every reader's wording):
+    a folder, no permission, gone while reading, else the system's reason."""
+    if isinstance(exc, IsADirectoryError):
+        return UnreadableInput(f"{path} is a directory, not a session file")
+    if isinstance(exc, PermissionError):
+        return UnreadableInput(f"permission denied reading {path}")
+    if isinstance(exc, FileNotFoundError):
+        return UnreadableInput(f"{path} does not exist (deleted while reading?)")
+    return UnreadableInput(f"cannot read {path}: {exc.strerror or exc}")

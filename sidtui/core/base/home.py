@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sidtui.core.base.errors import SidtuiError, UsageError
+from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.roots import Folder, HomeRoot, TranscriptFile
 
 SESSION_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 _SAFE_ID_RE = re.compile(r"[^A-Za-z0-9_-]")
@@ -55,52 +55,29 @@ def absolute_path(p: str | os.PathLike[str]) -> Path:
 
 
 @dataclass(frozen=True)
-class Home:
-    """A sid-code home root. All paths derive from here (injected, never global)."""
+class Home(HomeRoot):
+    """A sid-code home root. All paths derive from here (injected, never global).
 
-    root: Path
+    :meth:`~HomeRoot.resolve`: ``home`` if given, else ``$SID_CONFIG_DIR``, else
+    ``~/.sid-code``, made absolute once, here (a relative home means the folder sidtui was
+    started in, for every verb: a watcher's events and printed paths are absolute).
+    """
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "root", Path(self.root))
+    label = "sid-code"
+    flag = "--home"
+    env_var = "SID_CONFIG_DIR"
+    default_dir = ".sid-code"
+    missing_hint = "; `sidtui demo` builds one to explore"
 
     @classmethod
-    def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Home:
-        """``home`` if given, else ``env["SID_CONFIG_DIR"]``, else ``~/.sid-code``, made
-        absolute once, here (a relative home means the folder sidtui was started in, for
-        every verb: a watcher's events and printed paths are absolute).
+    def place(cls, p: str | os.PathLike[str]) -> Path:
+        return absolute_path(p)
 
-        Raises:
-            UsageError: ``home`` is an empty string (``--home ""``, e.g. an unset
-                variable): never silently the default home.
-        """
-        if home is not None:
-            if not os.fspath(home).strip():
-                raise UsageError("--home needs a folder (it was given an empty string)")
-            return cls(absolute_path(home))
-        configured = env.get("SID_CONFIG_DIR")
-        if configured:
-            return cls(absolute_path(configured))
-        return cls(absolute_path(Path(env.get("HOME") or Path.home()) / ".sid-code"))
-
-    @property
-    def sessions_dir(self) -> Path:
-        return self.root / "sessions"
-
-    @property
-    def checkpoints_dir(self) -> Path:
-        return self.root / "checkpoints"
-
-    @property
-    def active_sessions_dir(self) -> Path:
-        return self.root / "active-sessions"
-
-    @property
-    def file_intents_dir(self) -> Path:
-        return self.root / "file-intents"
-
-    @property
-    def history_path(self) -> Path:
-        return self.root / "history.jsonl"
+    sessions_dir = Folder("sessions")
+    checkpoints_dir = Folder("checkpoints")
+    active_sessions_dir = Folder("active-sessions")
+    file_intents_dir = Folder("file-intents")
+    history_path = Folder("history.jsonl")
 
     def checkpoint_folder(self, session_id: str) -> Path:
         """``checkpoints/<sessionId>/`` (an index, the journal of a write in progress).
@@ -117,39 +94,16 @@ class Home:
         """``checkpoints/<sessionId>/index.json`` (:meth:`checkpoint_folder`'s)."""
         return self.checkpoint_folder(session_id) / "index.json"
 
-    def require(self) -> Home:
-        """Raise :class:`UsageError` (exit 2) when the root is not a readable directory."""
-        if not self.root.exists():
-            raise UsageError(
-                f"no sid-code home at {self.root} (pass --home DIR or set SID_CONFIG_DIR; "
-                "`sidtui demo` builds one to explore)"
-            )
-        if not self.root.is_dir():
-            raise UsageError(f"sid-code home {self.root} is not a directory")
-        return self
-
 
 @dataclass(frozen=True)
-class SessionFile:
-    """One transcript file found under ``sessions/``.
+class SessionFile(TranscriptFile):
+    """One transcript file found under ``sessions/`` (fields: :class:`TranscriptFile`).
 
-    Attributes:
-        path: the file.
-        session_id: for a main file its stem; for a sidechain ``<parentId>-<agentId>``.
-        project: the folder name under ``sessions/`` (``_legacy``, or ``""`` for a flat file).
-        kind: ``"main"`` or ``"sidechain"``.
-        container: ``"jsonl"`` or ``"json"`` (v1 whole-file JSON).
-        parent_session_id: for a sidechain, the parent's id (from its first record).
-        agent_id: for a sidechain, the agent id (from its first record).
+    ``session_id`` is a main file's stem, a sidechain's ``<parentId>-<agentId>``;
+    ``project`` the folder under ``sessions/`` (``_legacy``, or ``""`` for a flat file);
+    ``container`` ``"json"`` for a v1 whole-file session; a sidechain's
+    ``parent_session_id`` and ``agent_id`` come from its first record.
     """
-
-    path: Path
-    session_id: str
-    project: str
-    kind: str = "main"
-    container: str = "jsonl"
-    parent_session_id: str | None = None
-    agent_id: str | None = None
 
     @property
     def checkpoint_id(self) -> str:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from sidtui.core.base.chain_health import LinkChain
 from sidtui.core.base.jsonout import stringify
 from sidtui.core.checkpoints.diff import (
     apply_ops,
@@ -296,6 +297,19 @@ class ChainLink:
     rebuilds: bool
     reason: str | None
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "snapshotId": self.snapshot_id,
+            "type": self.type,
+            "compressed": self.compressed,
+            "binary": self.binary,
+            "existedBefore": self.existed_before,
+            "storedChars": self.stored_chars,
+            "ops": self.ops,
+            "rebuilds": self.rebuilds,
+            "reason": self.reason,
+        }
+
     @property
     def label(self) -> str:
         if self.type == "full":
@@ -310,41 +324,11 @@ class ChainLink:
 
 
 @dataclass(frozen=True)
-class FileChain:
-    """A tracked file's entries, oldest first."""
+class FileChain(LinkChain):
+    """A tracked file's entries, oldest first: ``"full·gz → diff → diff"`` (``✗`` marks
+    entries that do not rebuild)."""
 
-    file_path: str
     links: tuple[ChainLink, ...]
-
-    @property
-    def drawing(self) -> str:
-        """``"full·gz → diff → diff"`` (``✗`` marks entries that do not rebuild)."""
-        return " → ".join(link.label for link in self.links)
-
-    @property
-    def healthy(self) -> bool:
-        return all(link.rebuilds for link in self.links)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "filePath": self.file_path,
-            "drawing": self.drawing,
-            "healthy": self.healthy,
-            "entries": [
-                {
-                    "snapshotId": link.snapshot_id,
-                    "type": link.type,
-                    "compressed": link.compressed,
-                    "binary": link.binary,
-                    "existedBefore": link.existed_before,
-                    "storedChars": link.stored_chars,
-                    "ops": link.ops,
-                    "rebuilds": link.rebuilds,
-                    "reason": link.reason,
-                }
-                for link in self.links
-            ],
-        }
 
 
 def _stored_chars(entry: dict[str, Any]) -> int:

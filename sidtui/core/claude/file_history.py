@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sidtui.core.base import safefs
+from sidtui.core.base.chain_health import LinkChain
 from sidtui.core.base.errors import UsageError
 from sidtui.core.base.regular import (
     NotRegularFile,
@@ -30,6 +31,8 @@ from sidtui.core.base.regular import (
     open_regular,
     read_open,
 )
+from sidtui.core.base.values import json_int as _int
+from sidtui.core.base.values import json_str as _s
 from sidtui.core.checkpoints.index import INFLATE_CEILING, INFLATE_ENV
 
 SNAPSHOT = "file-history-snapshot"
@@ -230,41 +233,32 @@ class FileChainLink:
     backup: Backup
     checkpoints: tuple[str, ...]
 
-
-@dataclass(frozen=True)
-class FileChain:
-    """A tracked file's distinct backups, oldest first (the chain-health view)."""
-
-    file_path: str
-    links: tuple[FileChainLink, ...]
+    @property
+    def label(self) -> str:
+        return self.backup.label
 
     @property
-    def drawing(self) -> str:
-        """``"absent → v1 → v2 ✗ → v3"`` (``✗``: the blob is gone)."""
-        return " → ".join(link.backup.label for link in self.links)
-
-    @property
-    def healthy(self) -> bool:
-        return all(link.backup.restorable for link in self.links)
+    def rebuilds(self) -> bool:
+        return self.backup.restorable
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "filePath": self.file_path,
-            "drawing": self.drawing,
-            "healthy": self.healthy,
-            "entries": [
-                {
-                    "snapshotId": link.checkpoints[0],
-                    "checkpoints": list(link.checkpoints),
-                    "backupFileName": link.backup.name,
-                    "version": link.backup.version,
-                    "existedBefore": link.backup.existed,
-                    "rebuilds": link.backup.restorable,
-                    "reason": link.backup.reason,
-                }
-                for link in self.links
-            ],
+            "snapshotId": self.checkpoints[0],
+            "checkpoints": list(self.checkpoints),
+            "backupFileName": self.backup.name,
+            "version": self.backup.version,
+            "existedBefore": self.backup.existed,
+            "rebuilds": self.backup.restorable,
+            "reason": self.backup.reason,
         }
+
+
+@dataclass(frozen=True)
+class FileChain(LinkChain):
+    """A tracked file's distinct backups, oldest first (the chain-health view): its
+    drawing is ``"absent → v1 → v2 ✗ → v3"`` (``✗``: the blob is gone)."""
+
+    links: tuple[FileChainLink, ...]
 
 
 @dataclass
@@ -360,20 +354,6 @@ class FileHistory:
                 if b.name is not None and not b.present and b.name not in seen:
                     seen[b.name] = b
         return list(seen.values())
-
-
-def _int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 def _absolute(key: str, cwds: list[str], name: str | None) -> tuple[str | None, bool | None]:

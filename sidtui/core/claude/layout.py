@@ -7,7 +7,8 @@ session id is the file stem), subagents in ``<session>/subagents/agent-<id>.json
 beside the sessions. A slug is never computed from a path to find anything (Claude Code's
 rule is lossy and changed over versions): folders are listed and a session's place is
 matched by the ``cwd`` its records carry. A zero-byte transcript is a normal session with
-no messages. :func:`sniff` tells a Claude Code transcript from a sid-code one by content.
+no messages. :func:`claims_record` tells a Claude Code record from a sid-code one (for
+:func:`sidtui.core.sources.sniff`).
 """
 
 from __future__ import annotations
@@ -15,36 +16,24 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
 from sidtui.core.base.home import require_plain_name
 from sidtui.core.base.resolve import refuse_unreadable
+from sidtui.core.base.roots import Folder, HomeRoot, TranscriptFile
 
 #: Bytes of a transcript's head read to sniff its format or find its ``cwd``/``sessionId``.
 HEAD_BYTES = 64 << 10
 SOURCE = "claude-code"
 
-_SID_CODE_TYPES = frozenset(
-    {
-        "session_start",
-        "user_message",
-        "assistant_message",
-        "tool_result",
-        "context_compact",
-        "metadata",
-        "session_end",
-        "sidechain_start",
-        "sidechain_end",
-        "message",
-    }
-)
 #: Types only Claude Code writes (none of them is a sid-code type).
-_CLAUDE_ONLY_TYPES = frozenset(
+CLAUDE_ONLY_TYPES = frozenset(
     {
         "user",
         "assistant",
@@ -67,42 +56,22 @@ _CLAUDE_ONLY_TYPES = frozenset(
 
 
 @dataclass(frozen=True)
-class ClaudeHome:
-    """A Claude Code home root (``~/.claude``); every path derives from here."""
+class ClaudeHome(HomeRoot):
+    """A Claude Code home root (``~/.claude``); every path derives from here.
 
-    root: Path
+    :meth:`~sidtui.core.base.roots.HomeRoot.resolve`: ``home`` if given, else
+    ``$CLAUDE_CONFIG_DIR``, else ``~/.claude`` (``~`` expanded, kept relative).
+    """
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "root", Path(self.root))
+    label = "Claude Code"
+    flag = "--claude-home"
+    env_var = "CLAUDE_CONFIG_DIR"
+    default_dir = ".claude"
 
-    @classmethod
-    def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> ClaudeHome:
-        """``home`` if given, else ``env["CLAUDE_CONFIG_DIR"]``, else ``~/.claude``.
-
-        Raises:
-            UsageError: ``home`` is an empty string (``--claude-home ""``).
-        """
-        if home is not None:
-            if not os.fspath(home).strip():
-                raise UsageError("--claude-home needs a folder (it was given an empty string)")
-            return cls(Path(home).expanduser())
-        configured = env.get("CLAUDE_CONFIG_DIR")
-        if configured:
-            return cls(Path(configured).expanduser())
-        return cls(Path(env.get("HOME") or Path.home()) / ".claude")
-
-    @property
-    def projects_dir(self) -> Path:
-        return self.root / "projects"
-
-    @property
-    def sessions_dir(self) -> Path:
-        """``sessions/<pid>.json``: one file per running Claude Code process."""
-        return self.root / "sessions"
-
-    @property
-    def file_history_dir(self) -> Path:
-        return self.root / "file-history"
+    projects_dir = Folder("projects")
+    #: ``sessions/<pid>.json``: one file per running Claude Code process.
+    sessions_dir = Folder("sessions")
+    file_history_dir = Folder("file-history")
 
     def file_history(self, session_id: str) -> Path:
         """``file-history/<sessionId>/``: the checkpoint blobs of one session.
@@ -112,12 +81,10 @@ class ClaudeHome:
         """
         return self.file_history_dir / require_plain_name(session_id)
 
-    @property
-    def restores_dir(self) -> Path:
-        """``sidtui/restores/`` (sidtui's own folder: Claude Code never reads it): per
-        ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
-        progress."""
-        return self.root / "sidtui" / "restores"
+    #: ``sidtui/restores/`` (sidtui's own folder: Claude Code never reads it): per
+    #: ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
+    #: progress.
+    restores_dir = Folder("sidtui", "restores")
 
     def restore_folder(self, session_id: str) -> Path:
         """``sidtui/restores/<sessionId>/``.
@@ -132,43 +99,22 @@ class ClaudeHome:
         """The root holds a ``projects/`` folder (what makes it a Claude Code home here)."""
         return self.projects_dir.is_dir()
 
-    def require(self) -> ClaudeHome:
-        """Raise :class:`UsageError` (exit 2) when the root is not a readable directory."""
-        if not self.root.exists():
-            raise UsageError(
-                f"no Claude Code home at {self.root} (pass --claude-home DIR or set "
-                "CLAUDE_CONFIG_DIR)"
-            )
-        if not self.root.is_dir():
-            raise UsageError(f"Claude Code home {self.root} is not a directory")
-        return self
-
 
 @dataclass(frozen=True)
-class ClaudeFile:
-    """One transcript file (the attributes a sid-code ``SessionFile`` has, same meaning).
+class ClaudeFile(TranscriptFile):
+    """One Claude Code transcript file (fields: :class:`TranscriptFile`, and ``layout``).
+
+    ``session_id`` is the file stem: the session id for a main file, ``agent-<id>`` for a
+    subagent; ``project`` the folder under ``projects/`` (the slug, as Claude Code named
+    it; ``""`` for a file outside a home); ``container`` always ``"jsonl"``; a subagent's
+    ``parent_session_id`` is its folder's session (or its records' ``sessionId``), its
+    ``agent_id`` from its file name.
 
     Attributes:
-        path: the file.
-        session_id: the file stem: the session id for a main file, ``agent-<id>`` for a
-            subagent.
-        project: the folder under ``projects/`` (the slug, as Claude Code named it; ``""``
-            for a file outside a home).
-        kind: ``"main"`` or ``"sidechain"`` (a subagent transcript).
-        container: always ``"jsonl"``.
-        parent_session_id: a subagent's session (its folder, or its records' ``sessionId``).
-        agent_id: a subagent's id (from its file name).
         layout: a subagent's place: ``"subagents"`` (``<session>/subagents/``) or
             ``"flat"`` (beside the sessions, before 2.1.2); None for a main file.
     """
 
-    path: Path
-    session_id: str
-    project: str
-    kind: str = "main"
-    container: str = "jsonl"
-    parent_session_id: str | None = None
-    agent_id: str | None = None
     layout: str | None = None
 
     @property
@@ -214,34 +160,18 @@ def head_cwd(head: bytes) -> str | None:
     return v if isinstance(v, str) else None
 
 
-def sniff(head: bytes) -> str | None:
-    """Which agent wrote a transcript, from its first lines: ``"claude-code"``,
-    ``"sid-code"`` or None (empty, or nothing that tells).
-
-    A record of a type only one of them writes decides; Claude Code's ``user``/``assistant``
-    records also carry ``sessionId`` with ``isSidechain`` or ``userType`` (sid-code's never do).
-    """
-    for raw in head.split(b"\n")[:50]:
-        raw = raw.strip()
-        if not raw.startswith(b"{"):
-            continue
-        try:
-            d = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(d, dict):
-            continue
-        t = d.get("type")
-        if t in _SID_CODE_TYPES:
-            return "sid-code"
-        if t in _CLAUDE_ONLY_TYPES and (
-            t not in ("user", "assistant", "system")
-            or "sessionId" in d
-            or "isSidechain" in d
-            or "userType" in d
-        ):
-            return SOURCE
-    return None
+def claims_record(d: dict[str, Any]) -> bool:
+    """Claude Code wrote this decoded record (how :func:`sidtui.core.sources.sniff` tells
+    the agents' transcripts apart): a type only Claude Code writes, and a ``user`` /
+    ``assistant`` / ``system`` record also carries ``sessionId``, ``isSidechain`` or
+    ``userType`` (sid-code's never do)."""
+    t = d.get("type")
+    return t in CLAUDE_ONLY_TYPES and (
+        t not in ("user", "assistant", "system")
+        or "sessionId" in d
+        or "isSidechain" in d
+        or "userType" in d
+    )
 
 
 def _entries(folder: Path, errors: list[str] | None) -> list[os.DirEntry[str]]:

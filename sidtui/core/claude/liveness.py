@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.values import json_int
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.resume.process import (
     Liveness,
@@ -63,18 +64,6 @@ def _text(v: Any) -> str | None:
         return str(v)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
-    return None
-
-
-def _int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, str) and v.isdigit():
-        return int(v)
     return None
 
 
@@ -128,7 +117,7 @@ def read_processes(
             if reg is not None:
                 out.append(reg)
             continue
-        pid = _int(d.get("pid"))
+        pid = json_int(d.get("pid"), digits=True)
         if pid is None:
             pid = int(p.name[: -len(".json")])
         sid = d.get("sessionId")
@@ -138,7 +127,7 @@ def read_processes(
             pid=pid,
             kind=d.get("kind") if isinstance(d.get("kind"), str) else None,
             cwd=d.get("cwd") if isinstance(d.get("cwd"), str) else None,
-            started_at=_int(d.get("startedAt")),
+            started_at=json_int(d.get("startedAt"), digits=True),
             proc_start=_text(d.get("procStart")),
             status=d.get("status") if isinstance(d.get("status"), str) else None,
             entrypoint=d.get("entrypoint") if isinstance(d.get("entrypoint"), str) else None,

@@ -25,6 +25,7 @@ from typing import Any
 import msgspec
 
 from sidtui.core.base.jsonparse import JSONParseError, is_blank, parse_line
+from sidtui.core.claude.layout import CLAUDE_ONLY_TYPES
 from sidtui.core.transcript.decode import count_lines
 from sidtui.core.transcript.source import (
     PIECE_BYTES,
@@ -41,37 +42,30 @@ DAG_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 #: The conversation's own records; the other DAG types are transparent links.
 CONVERSATION_TYPES = frozenset({"user", "assistant"})
 #: Every record type known when this was written; any other is kept as an opaque record.
-KNOWN_TYPES = DAG_TYPES | frozenset(
-    {
-        "summary",
-        "file-history-snapshot",
-        "file-history-delta",
-        "queue-operation",
-        "custom-title",
-        "ai-title",
-        "agent-name",
-        "agent-setting",
-        "last-prompt",
-        "permission-mode",
-        "mode",
-        "pr-link",
-        "worktree-state",
-        "bridge-session",
-        "fork-context-ref",
-        "frame-link",
-        "relocated",
-        "atis-latch",
-        "saved_hook_context",
-        "started",
-        "result",
-        "cost-state",
-        # 2.1.332 (the lab): the API requests it made, their shared blobs and shapes, and
-        # the tools each used; outside the DAG, never sent on resume
-        "api-request",
-        "api-request-blob",
-        "api-request-shape",
-        "tools-used",
-    }
+KNOWN_TYPES = (
+    DAG_TYPES
+    | CLAUDE_ONLY_TYPES
+    | frozenset(
+        {
+            "agent-setting",
+            "worktree-state",
+            "bridge-session",
+            "fork-context-ref",
+            "frame-link",
+            "relocated",
+            "atis-latch",
+            "saved_hook_context",
+            "started",
+            "result",
+            "cost-state",
+            # 2.1.332 (the lab): the API requests it made, their shared blobs and shapes, and
+            # the tools each used; outside the DAG, never sent on resume
+            "api-request",
+            "api-request-blob",
+            "api-request-shape",
+            "tools-used",
+        }
+    )
 )
 
 

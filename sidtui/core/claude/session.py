@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.gcpause import gc_paused
+from sidtui.core.base.values import json_str as _s
 from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_prompt
 from sidtui.core.claude.kinds import PROMPT, checkpoint_prompt, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
@@ -398,10 +399,6 @@ def _self_link(home: ClaudeHome | None, cf: ClaudeFile, tr: ClaudeTranscript) ->
     return None
 
 
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
-
-
 def _warnings(view: ClaudeSessionView) -> list[str]:
     tr = view.transcript
     sc, tree = tr.scan, tr.tree
@@ -647,19 +644,7 @@ def session_to_json(v: ClaudeSessionView) -> dict[str, Any]:
                 for s in v.snapshots
             ]
         },
-        "live": v.liveness.live,
-        "stale": v.liveness.stale,
-        "registrations": [
-            {
-                "session_id": r.session_id,
-                "pid": r.pid,
-                "live": r.live,
-                "reason": r.reason,
-                "path": str(r.path),
-                "status": getattr(r, "status", None),
-            }
-            for r in v.liveness.registrations
-        ],
+        **v.liveness.to_json(with_status=True),
     }
     if v.file.kind == "main":
         out["subagents"] = [a.to_json() for a in v.subagents]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.values import json_str as _s
 from sidtui.core.claude.kinds import SPAWN_TOOLS
 from sidtui.core.claude.layout import ClaudeFile
 from sidtui.core.claude.transcript import ClaudeTranscript, load_transcript
@@ -207,10 +208,6 @@ def _text_of(c: Any) -> str:
             b.get("text", "") for b in c if isinstance(b, dict) and isinstance(b.get("text"), str)
         )
     return ""
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 def read_meta(cf: ClaudeFile) -> dict[str, Any]:

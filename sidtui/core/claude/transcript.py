@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.errors import unreadable
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.claude.conversation import (
     ClaudeMessage,
@@ -83,14 +83,8 @@ def read_bytes(path: Path) -> bytes | FileSource:
     """
     try:
         return read_transcript(path, whole_max())
-    except IsADirectoryError:
-        raise UnreadableInput(f"{path} is a directory, not a session file") from None
-    except PermissionError:
-        raise UnreadableInput(f"permission denied reading {path}") from None
-    except FileNotFoundError:
-        raise UnreadableInput(f"{path} does not exist (deleted while reading?)") from None
     except OSError as exc:
-        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise unreadable(path, exc) from None
 
 
 def load_transcript(cf: ClaudeFile, data: bytes | FileSource | None = None) -> ClaudeTranscript:

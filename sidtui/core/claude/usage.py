@@ -19,7 +19,6 @@ from typing import Any
 
 import msgspec
 
-from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.usage.events import (
     Refused,
     UsageEvent,
@@ -29,9 +28,7 @@ from sidtui.core.usage.events import (
     text,
     timestamp_ms,
 )
-from sidtui.core.usage.lines import lines_with
-
-UNSET: Any = msgspec.UNSET
+from sidtui.core.usage.lines import UNSET, decode_line, lines_with
 
 
 class _Usage(msgspec.Struct):
@@ -191,16 +188,8 @@ def read_usage(
     session = p.parent.parent.name if p.parent.name == "subagents" else stem
     out: list[UsageEvent] = []
     for n, raw in lines_with(path, b'"usage"', errors):
-        try:
-            obj: Any = _DECODE(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            try:  # what JSON.parse reads and msgspec does not (a lone surrogate escape)
-                obj = parse_line_slow(raw)
-            except (JSONParseError, ValueError, RecursionError):
-                continue
-            if not isinstance(obj, dict):
-                continue
-        e = event_of(obj, n, session, project)
+        obj = decode_line(_DECODE, raw)
+        e = None if obj is None else event_of(obj, n, session, project)
         if e is not None:
             out.append(e)
     return out

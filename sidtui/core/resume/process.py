@@ -21,6 +21,8 @@ import orjson
 from sidtui.core.base.home import Home, safe_id
 from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.base.regular import NotRegularFile, TooBig, read_regular
+from sidtui.core.base.values import json_int as _int
+from sidtui.core.base.values import json_str as _s
 
 INTENT_EXPIRY_MS = 5 * 60 * 1000
 #: Slack between a process's create time (10 ms ticks) and its own ``startedAt``.
@@ -108,6 +110,24 @@ class Liveness:
     stale: bool = False
     registrations: list[Registration] = field(default_factory=list)
 
+    def to_json(self, *, with_status: bool = False) -> dict[str, Any]:
+        """``live``, ``stale`` and each registration's ``session_id``, ``pid``, ``live``,
+        ``reason``, ``path`` (and ``status``, None where absent, ``with_status``: the
+        agents that record one), as ``show --json`` prints them."""
+        regs = []
+        for r in self.registrations:
+            d: dict[str, Any] = {
+                "session_id": r.session_id,
+                "pid": r.pid,
+                "live": r.live,
+                "reason": r.reason,
+                "path": str(r.path),
+            }
+            if with_status:
+                d["status"] = getattr(r, "status", None)
+            regs.append(d)
+        return {"live": self.live, "stale": self.stale, "registrations": regs}
+
 
 def pid_alive(pid: int, started_at_ms: int | None = None) -> tuple[bool, str]:
     """Is ``pid`` our agent's process still running?
@@ -176,20 +196,6 @@ def read_json_tolerant(path: Path, warnings: list[str] | None = None) -> Any:
     if why is not None and warnings is not None:
         warnings.append(f"{path}: {why}; ignored")
     return value
-
-
-def _int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 #: ``startedAt`` below this is not ms since the epoch (seconds, or another unit): 2001-09-09.

@@ -29,8 +29,13 @@ __all__ = [
     "Source",
     "by_name",
     "homes",
+    "homes_from_flags",
+    "sniff",
     "source_of_file",
 ]
+
+#: Bytes of a transcript's head read to tell its agent.
+HEAD_BYTES = 64 << 10
 
 #: Every source, in listing order.
 SourceClass = type[SidCodeSource] | type[ClaudeSource] | type[CodexSource]
@@ -55,23 +60,31 @@ def homes(
     env: Mapping[str, str],
     codex_home: str | os.PathLike[str] | None = None,
 ) -> tuple[list[Source], bool]:
+    """:func:`homes_from_flags` with ``--home``, ``--claude-home`` and ``--codex-home``."""
+    flags = {"--home": sid_home, "--claude-home": claude_home, "--codex-home": codex_home}
+    return homes_from_flags(flags, env)
+
+
+def homes_from_flags(
+    flags: Mapping[str, str | os.PathLike[str] | None], env: Mapping[str, str]
+) -> tuple[list[Source], bool]:
     """The sources a command reads, and whether they were named.
 
-    A home flag names its source (several flags: those). With none, every source whose
-    home (from its environment variable, else its default place) exists and that is
-    read without being named (a source may say ``found_unnamed = False``); when none exists,
-    the sid-code one (so the usual "no home" message names it).
+    ``flags`` maps a source's :attr:`~.base.Source.home_flag` to the flag's value (None or
+    absent: not given). A home flag names its source (several flags: each, in
+    :data:`SOURCES` order). With none, every source whose home (from its environment
+    variable, else its default place) exists and that is read without being named (a source
+    may say ``found_unnamed = False``); when none exists, the first source's (so the
+    usual "no home" message names it).
 
     Returns:
         ``(sources, named)``: ``named`` is True when a flag chose them.
     """
-    named: list[Source] = []
-    if sid_home is not None:
-        named.append(SidCodeSource.resolve_home(sid_home, env))
-    if claude_home is not None:
-        named.append(ClaudeSource.resolve_home(claude_home, env))
-    if codex_home is not None:
-        named.append(CodexSource.resolve_home(codex_home, env))
+    named: list[Source] = [
+        cls.resolve_home(flag, env)
+        for cls in SOURCES
+        if (flag := flags.get(cls.home_flag)) is not None
+    ]
     if named:
         return named, True
     found: list[Source] = [
@@ -81,17 +94,44 @@ def homes(
         )
         if s.exists()
     ]
-    return (found or [SidCodeSource.resolve_home(None, env)]), False
+    return (found or [SOURCES[0].resolve_home(None, env)]), False
 
 
 def source_of_file(path: str | os.PathLike[str]) -> str | None:
-    """Which agent wrote the transcript at ``path``: ``"claude-code"``, ``"sid-code"``, or
-    None when its content does not tell (empty, unreadable, neither); an empty file in a
-    Claude Code home's ``projects/<slug>/`` is Claude Code's."""
-    from sidtui.core.claude.layout import home_of, read_head, sniff
-
+    """Which agent wrote the transcript at ``path``: the :attr:`~.base.Source.name` of the
+    source :func:`sniff` names from its first bytes, else of the first source that claims
+    the file by its place (:meth:`~.base.Source.claims_place`: an empty file in a Claude
+    Code home's ``projects/<slug>/`` is Claude Code's), else None (empty, unreadable,
+    neither)."""
     p = Path(path)
-    found = sniff(read_head(p))
-    if found is None and p.suffix == ".jsonl" and home_of(p) is not None:
-        return "claude-code"
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        head = b""
+    found = sniff(head)
+    if found is None:
+        found = next((cls.name for cls in SOURCES if cls.claims_place(p)), None)
     return found
+
+
+def sniff(head: bytes) -> str | None:
+    """Which agent wrote a transcript, from its first lines: the :attr:`~.base.Source.name`
+    of the first source whose :meth:`~.base.Source.claims_record` takes one of the first 50
+    JSON object lines, or None (empty, or nothing that tells)."""
+    import orjson
+
+    for raw in head.split(b"\n")[:50]:
+        raw = raw.strip()
+        if not raw.startswith(b"{"):
+            continue
+        try:
+            d = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(d, dict):
+            continue
+        for cls in SOURCES:
+            if cls.claims_record(d):
+                return cls.name
+    return None

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, runtime_checkable
 
 from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
+from sidtui.core.base.roots import HomeRoot
 from sidtui.core.resume.process import Liveness, Registration
 from sidtui.core.views.summary import SessionSummary
 
@@ -152,12 +153,24 @@ CheckProgress = Callable[[int, int, str], None]
 class Source(ABC):
     """One home of one agent (see the module docstring).
 
+    An adapter's binding (``core/sources/<agent>.py``) declares what it is and names its
+    reader functions as ``"module:function"`` (imported when first called: ``ls`` never
+    loads the checker); this class calls each the one way every source is called. Only
+    :meth:`open` and :meth:`exists` are the adapter's own code.
+
     Class attributes:
         name: the id in ``--json`` (``"sid-code"``, ``"claude-code"``).
         label: for people (``"sid-code"``, ``"Claude Code"``).
         mutations: the writing verbs it supports (a subset of :data:`MUTATIONS`).
         home_flag, home_env: the CLI flag and the environment variable naming its home.
         usage_gaps: what its transcripts do not record of usage (said beside a report).
+        home_class: its :class:`~sidtui.core.base.roots.HomeRoot` (``Home``, ``ClaudeHome``).
+        discoverer: ``(home, project, errors, *, include_sidechains) -> [file]``.
+        resolver: ``(home, arg, *, cwd) -> file`` (``SessionNotFound``/``AmbiguousSession``).
+        lister: ``(home, project, *, include_sidechains, progress) -> (rows, errors)``.
+        checker: ``(home, *, project, session, progress, **check_options()) -> report``.
+        usage_reader: ``(path, project, errors) -> [UsageEvent]`` of one transcript.
+        registry: ``(home, warnings) -> [Registration]``.
     """
 
     name: ClassVar[str]
@@ -166,26 +179,66 @@ class Source(ABC):
     home_flag: ClassVar[str]
     home_env: ClassVar[str]
     usage_gaps: ClassVar[str | None] = None
+    home_class: ClassVar[type[HomeRoot]]
+    discoverer: ClassVar[str]
+    resolver: ClassVar[str]
+    lister: ClassVar[str]
+    checker: ClassVar[str]
+    usage_reader: ClassVar[str]
+    registry: ClassVar[str]
+
+    def __init__(self, home: Any) -> None:
+        self._home = home
+
+    @staticmethod
+    def reader(spec: str) -> Callable[..., Any]:
+        """The function ``"module:function"`` names."""
+        from importlib import import_module
+
+        module, _, name = spec.partition(":")
+        fn: Callable[..., Any] = getattr(import_module(module), name)
+        return fn
+
+    @classmethod
+    def resolve_home(cls, flag: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Self:
+        """The source of the home ``flag`` names, else its variable in ``env``, else the
+        default place (:meth:`~sidtui.core.base.roots.HomeRoot.resolve`)."""
+        return cls(cls.home_class.resolve(flag, env))
 
     @property
-    @abstractmethod
-    def root(self) -> Path:
-        """The home's root folder."""
-
-    @property
-    @abstractmethod
     def home(self) -> Any:
         """The source's own home object (``Home``, ``ClaudeHome``)."""
+        return self._home
+
+    @property
+    def root(self) -> Path:
+        """The home's root folder."""
+        return Path(self._home.root)
 
     @abstractmethod
     def exists(self) -> bool:
         """A home of this source is at :attr:`root` (it has sessions to list)."""
 
-    @abstractmethod
-    def require(self) -> Source:
+    def require(self) -> Self:
         """Self, or :class:`~sidtui.core.base.errors.UsageError` when the home is missing."""
+        self._home.require()
+        return self
 
-    @abstractmethod
+    @staticmethod
+    def claims_record(d: dict[str, Any]) -> bool:
+        """This agent wrote the decoded record ``d`` (a type only it writes): how
+        :func:`~sidtui.core.sources.sniff` tells a transcript's agent from its first lines."""
+        return False
+
+    @staticmethod
+    def claims_place(path: Path) -> bool:
+        """A file whose content does not tell (empty) is this agent's by where it lies."""
+        return False
+
+    def check_options(self) -> dict[str, Any]:
+        """More keyword arguments for the checker (none by default)."""
+        return {}
+
     def discover(
         self,
         project: str | None = None,
@@ -194,14 +247,18 @@ class Source(ABC):
         include_sidechains: bool = True,
     ) -> list[SessionRef]:
         """Every transcript (main files, and sidechains unless asked not to)."""
+        found: list[SessionRef] = self.reader(self.discoverer)(
+            self._home, project, errors, include_sidechains=include_sidechains
+        )
+        return found
 
-    @abstractmethod
-    def resolve(self, arg: str, *, cwd: Path | None = None) -> SessionRef:
+    def resolve(self, arg: str, *, cwd: Path | None = None) -> Any:
         """A session argument (path, id, unique id prefix, ``latest``) as a file.
 
         Raises:
             SessionNotFound, AmbiguousSession: exit 2.
         """
+        return self.reader(self.resolver)(self._home, arg, cwd=cwd)
 
     @abstractmethod
     def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> SessionModel:
@@ -211,7 +268,6 @@ class Source(ABC):
             UnreadableInput: the file cannot be read.
         """
 
-    @abstractmethod
     def list_sessions(
         self,
         project: str | None = None,
@@ -221,22 +277,29 @@ class Source(ABC):
     ) -> tuple[list[SessionSummary], list[str]]:
         """Every session's ``ls`` row (``source`` set), newest activity first, and one
         error line per file that cannot be read."""
+        rows: tuple[list[SessionSummary], list[str]] = self.reader(self.lister)(
+            self._home, project, include_sidechains=include_sidechains, progress=progress
+        )
+        return rows
 
-    @abstractmethod
     def check(
         self,
         *,
         project: str | None = None,
         session: SessionRef | None = None,
         progress: CheckProgress | None = None,
-    ) -> CheckResult:
-        """Count what is on disk (the source's own counts); faults give exit code 1."""
+    ) -> Any:
+        """Count what is on disk (the source's own counts, a :class:`CheckResult`); faults
+        give exit code 1."""
+        return self.reader(self.checker)(
+            self._home, project=project, session=session, progress=progress, **self.check_options()
+        )
 
-    @abstractmethod
     def registrations(self, warnings: list[str] | None = None) -> Sequence[Registration]:
         """The registered agent processes, each with its liveness."""
+        regs: Sequence[Registration] = self.reader(self.registry)(self._home, warnings)
+        return regs
 
-    @abstractmethod
     def usage_events(
         self,
         project: str | None = None,
@@ -247,9 +310,18 @@ class Source(ABC):
         """The usage events of its transcripts, per file: one
         :class:`~sidtui.core.usage.events.UsageEvent` per line that records a response
         (``FileUsage.load()``; repeats are for :func:`~sidtui.core.usage.aggregate.dedupe`),
-        read by the source's reader and cached per file
+        read by the ``usage_reader`` and cached per file
         (:func:`~sidtui.core.index.usage_cache.cached_usage`). ``errors`` gets a line per
         file or line that cannot be read."""
+        from sidtui.core.index.usage_cache import cached_usage
+
+        return cached_usage(
+            self._home,
+            self.reader(self.usage_reader),
+            project=project,
+            errors=errors,
+            use_cache=use_cache,
+        )
 
     def checkpoints(self, model: SessionModel) -> Any:
         """The session's checkpoint store, or None when the source has none (yet)."""

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.claude.check import BackupCheck, ClaudeCheckReport, run_claude_check
-from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, resolve_session
-from sidtui.core.claude.listing import list_sessions
-from sidtui.core.claude.liveness import ClaudeRegistration, read_processes
+from sidtui.core.claude.check import BackupCheck
+from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, claims_record, home_of
 from sidtui.core.claude.session import ClaudeSessionView, open_claude_session
-from sidtui.core.sources.base import CheckProgress, Progress, SessionRef, Source
-from sidtui.core.views.summary import SessionSummary
+from sidtui.core.sources.base import SessionRef, Source
 
 
 class ClaudeSource(Source):
@@ -28,94 +23,42 @@ class ClaudeSource(Source):
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None
+    home_class = ClaudeHome
+    claims_record = staticmethod(claims_record)
+    discoverer = "sidtui.core.claude.layout:discover"
+    resolver = "sidtui.core.claude.layout:resolve_session"
+    lister = "sidtui.core.claude.listing:list_sessions"
+    checker = "sidtui.core.claude.check:run_claude_check"
+    usage_reader = "sidtui.core.claude.usage:read_usage"
+    registry = "sidtui.core.claude.liveness:read_processes"
+
+    @staticmethod
+    def claims_place(path: Path) -> bool:
+        """A ``.jsonl`` in a Claude Code home's ``projects/<slug>/`` (an empty transcript is a
+        normal session with no messages)."""
+        return path.suffix == ".jsonl" and home_of(path) is not None
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts
 
-        self._home = home
+        super().__init__(home)
         #: counts unrecoverable checkpoint backups in ``check`` (the checkpoint layer's)
         self.backups = backups if backups is not None else backup_counts
-
-    @classmethod
-    def resolve_home(
-        cls, flag: str | os.PathLike[str] | None, env: Mapping[str, str]
-    ) -> ClaudeSource:
-        return cls(ClaudeHome.resolve(flag, env))
 
     @property
     def home(self) -> ClaudeHome:
         return self._home
 
-    @property
-    def root(self) -> Path:
-        return self._home.root
-
     def exists(self) -> bool:
         return self._home.exists
-
-    def require(self) -> ClaudeSource:
-        self._home.require()
-        return self
-
-    def discover(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        include_sidechains: bool = True,
-    ) -> list[SessionRef]:
-        files: list[SessionRef] = []
-        files += discover(self._home, project, errors, include_sidechains=include_sidechains)
-        return files
-
-    def resolve(self, arg: str, *, cwd: Path | None = None) -> ClaudeFile:
-        return resolve_session(self._home, arg, cwd=cwd)
 
     def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> ClaudeSessionView:
         assert isinstance(ref, ClaudeFile)
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)
 
-    def list_sessions(
-        self,
-        project: str | None = None,
-        *,
-        include_sidechains: bool = False,
-        progress: Progress | None = None,
-    ) -> tuple[list[SessionSummary], list[str]]:
-        return list_sessions(
-            self._home, project, include_sidechains=include_sidechains, progress=progress
-        )
-
-    def check(
-        self,
-        *,
-        project: str | None = None,
-        session: SessionRef | None = None,
-        progress: CheckProgress | None = None,
-    ) -> ClaudeCheckReport:
-        assert session is None or isinstance(session, ClaudeFile)
-        return run_claude_check(
-            self._home, project=project, session=session, progress=progress, backups=self.backups
-        )
-
-    def registrations(self, warnings: list[str] | None = None) -> list[ClaudeRegistration]:
-        return read_processes(self._home, warnings)
-
-    def usage_events(
-        self,
-        project: str | None = None,
-        *,
-        errors: list[str] | None = None,
-        use_cache: bool = True,
-    ) -> list[Any]:
-        """Each transcript's usage (:mod:`sidtui.core.claude.usage`), cached per file."""
-        from sidtui.core.claude.usage import read_usage
-        from sidtui.core.index.usage_cache import cached_usage
-
-        return cached_usage(
-            self._home, read_usage, project=project, errors=errors, use_cache=use_cache
-        )
+    def check_options(self) -> dict[str, Any]:
+        return {"backups": self.backups}
 
     @property
     def journals_dir(self) -> Path:

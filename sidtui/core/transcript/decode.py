@@ -31,6 +31,29 @@ _SHARED: dict[str, str] = {}
 _SHARED_MAX = 512
 
 
+def _share_names(part: list) -> None:
+    """Each record's ``type`` and message ``role`` replaced by the one shared copy."""
+    shared = _SHARED
+    get = shared.get
+    for o in part:
+        t = o.type
+        if t is not None:
+            c = get(t)
+            if c is None and len(shared) < _SHARED_MAX:
+                c = shared.setdefault(t, t)
+            if c is not None:
+                o.type = c
+        m = o.message
+        if m is not None:
+            r = m.role
+            if r is not None:
+                c = get(r)
+                if c is None and len(shared) < _SHARED_MAX:
+                    c = shared.setdefault(r, r)
+                if c is not None:
+                    m.role = c
+
+
 class ChainDigest:
     """What one pass over freshly decoded records learns and tidies, in the same pass.
 
@@ -51,50 +74,9 @@ class ChainDigest:
         self.count = 0
 
     def feed(self, part: list, full: bool) -> None:
-        if (
-            not full
-        ):  # short-lived or small (a chain-only scan, a file under 16 MiB): the chain test
-            self._feed_chain(part)
-            return
-        shared = _SHARED
-        get = shared.get
-        prev = self.prev
-        whole = self.whole
-        add = self.seen.add
-        for o in part:
-            t = o.type
-            if t is not None:
-                c = get(t)
-                if c is None and len(shared) < _SHARED_MAX:
-                    c = shared.setdefault(t, t)
-                if c is not None:
-                    o.type = c
-            u = o.uuid
-            p = o.parentUuid
-            if p is not None and p == prev:
-                o.parentUuid = prev
-            elif whole and (p is not None or prev is not None):
-                whole = False
-            if whole:
-                if u is None:
-                    whole = False
-                else:
-                    add(u)
-            prev = u
-            m = o.message
-            if m is not None:
-                r = m.role
-                if r is not None:
-                    c = get(r)
-                    if c is None and len(shared) < _SHARED_MAX:
-                        c = shared.setdefault(r, r)
-                    if c is not None:
-                        m.role = c
-        self.prev = prev
-        self.whole = whole
-        self.count += len(part)
-        if not whole:
-            self.seen = set()
+        if full:  # a full scan of a big file: one copy of each record type and role
+            _share_names(part)
+        self._feed_chain(part)
 
     def _feed_chain(self, part: list) -> None:
         prev = self.prev

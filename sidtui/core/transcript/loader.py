@@ -33,20 +33,10 @@ from sidtui.core.transcript.messages import (
     message_from_struct,
     odd_message,
 )
-from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.records import DEFINED_RECORD_TYPES, RecordFile
 from sidtui.core.transcript.structs import RecordS
 
-KNOWN_RECORD_TYPES = frozenset(
-    {
-        "session_start",
-        "user_message",
-        "assistant_message",
-        "tool_result",
-        "context_compact",
-        "metadata",
-        "session_end",
-    }
-)
+KNOWN_RECORD_TYPES = frozenset(DEFINED_RECORD_TYPES)
 
 
 __all__ = [

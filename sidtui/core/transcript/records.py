@@ -28,6 +28,26 @@ from sidtui.core.transcript.structs import (
     RecordRef,
 )
 
+#: Record types FORMAT.md §3 defines, in its order (anything else is kept as an opaque record).
+DEFINED_RECORD_TYPES = (
+    "session_start",
+    "user_message",
+    "assistant_message",
+    "tool_result",
+    "context_compact",
+    "metadata",
+    "session_end",
+)
+#: The record types of a sidechain file (FORMAT.md §7).
+SIDECHAIN_RECORD_TYPES = ("sidechain_start", "sidechain_end", "message")
+_OWN_TYPES = frozenset(DEFINED_RECORD_TYPES + SIDECHAIN_RECORD_TYPES)
+
+
+def claims_record(d: dict[str, Any]) -> bool:
+    """sid-code wrote this decoded record: its ``type`` is one only sid-code writes (how
+    :func:`sidtui.core.sources.sniff` tells the agents' transcripts apart)."""
+    return d.get("type") in _OWN_TYPES
+
 
 def _FIRST(piece: tuple[int, int, int]) -> int:
     return piece[2]

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from sidtui.core.base.errors import UsageError
-from sidtui.core.usage.events import UsageEvent
+from sidtui.core.usage.events import TokenCounts, UsageEvent
 from sidtui.core.usage.pricing import SYNTHETIC, PriceTable, cost_of, default_table
 
 #: What a report can be grouped by.
@@ -58,7 +58,7 @@ def dedupe(
         if k is None:
             out.append((e, c))
             continue
-        n = e.input_tokens + e.output_tokens + e.cache_creation_tokens + e.cache_read_tokens
+        n = e.total_tokens
         held = best.get(k)
         if held is None:
             best[k] = (e, c, n)
@@ -122,7 +122,7 @@ def parts_of(
     groups: dict[tuple, Part] = {}
     for e, c in pairs:
         name = e.model_name
-        n = e.input_tokens + e.output_tokens + e.cache_creation_tokens + e.cache_read_tokens
+        n = e.total_tokens
         unpriced = c is None and n > 0
         q = e.ts_ms // QUARTER_MS
         day = days.ordinal(e.ts_ms) if days is not None else 0
@@ -160,7 +160,7 @@ class FileUsage:
 
 
 @dataclass
-class UsageRow:
+class UsageRow(TokenCounts):
     """One row of a report (or its totals).
 
     Attributes:
@@ -180,15 +180,6 @@ class UsageRow:
     unpriced: set[str] = field(default_factory=set)
     #: the row per model (``by_model=True``), by model
     by_model: dict[str, UsageRow] | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_creation_tokens
-            + self.cache_read_tokens
-        )
 
     @property
     def cost(self) -> float | None:

@@ -15,7 +15,28 @@ from typing import Any
 import msgspec
 
 
-class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
+class TokenCounts:
+    """The four token counts of an event, a part or a row, and their sum (a mixin: the
+    class holds ``input_tokens``, ``output_tokens``, ``cache_creation_tokens`` and
+    ``cache_read_tokens``)."""
+
+    __slots__ = ()
+    input_tokens: int
+    output_tokens: int
+    cache_creation_tokens: int
+    cache_read_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_creation_tokens
+            + self.cache_read_tokens
+        )
+
+
+class UsageEvent(msgspec.Struct, TokenCounts, array_like=True, omit_defaults=True):
     """One API response (stored in the usage cache as an array: keep the field order).
 
     Attributes:
@@ -55,15 +76,6 @@ class UsageEvent(msgspec.Struct, array_like=True, omit_defaults=True):
     priced: bool = False
     usd: float | None = None
     file: str = ""
-
-    @property
-    def total_tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_creation_tokens
-            + self.cache_read_tokens
-        )
 
     @property
     def model_name(self) -> str | None:

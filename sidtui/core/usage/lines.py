@@ -11,10 +11,39 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
+import msgspec
+
+from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
 from sidtui.core.base.regular import open_regular
 from sidtui.core.transcript.source import line_ceiling
+
+#: A field a line leaves out (``msgspec.UNSET``), for the readers' structs.
+UNSET: Any = msgspec.UNSET
+_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+
+
+def decode_line(
+    decode: Callable[[bytes], Any], raw: bytes, struct: type | None = None
+) -> Any | None:
+    """One line as a reader's struct: ``decode(raw)``; else what JSON.parse reads and
+    msgspec does not (a lone surrogate escape), by the slow parser: a JSON object as a
+    dict, or converted to ``struct`` when given; None when the line is no JSON object (or
+    does not convert).
+    """
+    try:
+        return decode(raw)
+    except _ERRORS:
+        pass
+    try:
+        obj = parse_line_slow(raw)
+        if not isinstance(obj, dict):
+            return None
+        return msgspec.convert(obj, struct) if struct is not None else obj
+    except (JSONParseError, ValueError, RecursionError, *_ERRORS):
+        return None
 
 
 def lines_with(

@@ -26,14 +26,13 @@ from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.messages import LoaderFails, message_from_record
-from sidtui.core.transcript.records import RecordFile
+from sidtui.core.transcript.records import DEFINED_RECORD_TYPES, RecordFile
 from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import FileSource, read_transcript
 from sidtui.core.transcript.structs import RecordRef
 from sidtui.core.views.check_checkpoints import checkpoint_totals, coverage
 from sidtui.core.views.check_report import (
     DEFINED_METADATA_KEYS,
-    DEFINED_RECORD_TYPES,
     BadLineReport,
     CheckReport,
     FileCounts,

@@ -11,18 +11,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Record types FORMAT.md §3 defines (anything else is kept as an opaque record).
-DEFINED_RECORD_TYPES = (
-    "session_start",
-    "user_message",
-    "assistant_message",
-    "tool_result",
-    "context_compact",
-    "metadata",
-    "session_end",
-)
-
-
 #: Metadata keys FORMAT.md §3.7 defines.
 DEFINED_METADATA_KEYS = (
     "kind",

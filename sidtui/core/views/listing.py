@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from sidtui.core.base.discover import FIRST_LINE_CAP, candidate_files, classify_file, first_line_of
-from sidtui.core.base.errors import SidtuiError, UnreadableInput
+from sidtui.core.base.errors import SidtuiError, UnreadableInput, unreadable
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonparse import is_blank
 from sidtui.core.base.pool import can_fork, cores, ordered_map
@@ -130,17 +130,6 @@ def _full_summary(
     return s
 
 
-def _unreadable(path: os.PathLike[str] | str, exc: OSError) -> UnreadableInput:
-    """The error ``show`` gives for a file it cannot read (same wording)."""
-    if isinstance(exc, IsADirectoryError):
-        return UnreadableInput(f"{path} is a directory, not a session file")
-    if isinstance(exc, PermissionError):
-        return UnreadableInput(f"permission denied reading {path}")
-    if isinstance(exc, FileNotFoundError):
-        return UnreadableInput(f"{path} does not exist (deleted while reading?)")
-    return UnreadableInput(f"cannot read {path}: {exc.strerror or exc}")
-
-
 #: The first read of a file in a listing: a sidechain not listed is not read further.
 HEAD_READ = 256 * 1024
 
@@ -194,7 +183,7 @@ def read_file(path: os.PathLike[str] | str) -> tuple[bytes | FileSource, os.stat
     try:
         fd = os.open(path, _O_RDONLY)
     except OSError as exc:
-        raise _unreadable(path, exc) from None
+        raise unreadable(path, exc) from None
     try:
         st = os.fstat(fd)
         _regular(path, st)
@@ -202,7 +191,7 @@ def read_file(path: os.PathLike[str] | str) -> tuple[bytes | FileSource, os.stat
             return FileSource(path, os.fdopen(os.dup(fd), "rb", buffering=0), st.st_size), st
         return _read_rest(fd, [], st.st_size + 1), st
     except OSError as exc:
-        raise _unreadable(path, exc) from None
+        raise unreadable(path, exc) from None
     finally:
         os.close(fd)
 
@@ -334,7 +323,7 @@ class _Job:
             except OSError as exc:
                 fd = exc
         if isinstance(fd, OSError):
-            raise _unreadable(path, fd) from None
+            raise unreadable(path, fd) from None
         try:
             st = os.fstat(fd)
             _regular(path, st)
@@ -350,7 +339,7 @@ class _Job:
                 return None, st
             data = first if whole else _read_rest(fd, [first], max(st.st_size + 1 - want, 1))
         except OSError as exc:
-            raise _unreadable(path, exc) from None
+            raise unreadable(path, exc) from None
         finally:
             os.close(fd)
         folder = os.path.dirname(path)

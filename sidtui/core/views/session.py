@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import UnreadableInput
+from sidtui.core.base.errors import UnreadableInput, unreadable
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.regular import read_regular
@@ -217,14 +217,8 @@ class SessionView:
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:
         return read_transcript(path) if pieces else read_regular(path)
-    except IsADirectoryError:
-        raise UnreadableInput(f"{path} is a directory, not a session file") from None
-    except PermissionError:
-        raise UnreadableInput(f"permission denied reading {path}") from None
-    except FileNotFoundError:
-        raise UnreadableInput(f"{path} does not exist (deleted while reading?)") from None
     except OSError as exc:
-        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise unreadable(path, exc) from None
 
 
 def _format_version(rf: RecordFile, loaded: LoadedSession, chain: ChainResult) -> str:

@@ -118,18 +118,7 @@ def session_to_json(v: SessionView, *, lazy: bool = False) -> dict[str, Any]:
             }
             for it in v.state.items
         ],
-        "live": v.liveness.live,
-        "stale": v.liveness.stale,
-        "registrations": [
-            {
-                "session_id": r.session_id,
-                "pid": r.pid,
-                "live": r.live,
-                "reason": r.reason,
-                "path": str(r.path),
-            }
-            for r in v.liveness.registrations
-        ],
+        **v.liveness.to_json(),
         "trace_session_ids": v.trace_ids,
         "warnings": v.warnings,
         "notes": v.notes,

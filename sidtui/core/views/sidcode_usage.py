@@ -18,19 +18,9 @@ from typing import Any
 
 import msgspec
 
-from sidtui.core.base.jsonparse import JSONParseError, parse_line_slow
-from sidtui.core.usage.events import (
-    Refused,
-    UsageEvent,
-    count,
-    optional_count,
-    response_key,
-    text,
-    timestamp_ms,
-)
-from sidtui.core.usage.lines import lines_with
-
-UNSET: Any = msgspec.UNSET
+from sidtui.core.usage import events
+from sidtui.core.usage.events import UsageEvent
+from sidtui.core.usage.lines import UNSET, decode_line, lines_with
 
 
 class _Usage(msgspec.Struct):
@@ -52,18 +42,11 @@ class _Record(msgspec.Struct):
 
 
 _DECODE = msgspec.json.Decoder(_Record).decode
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 
 
 def _record(raw: bytes) -> _Record | None:
-    try:
-        return _DECODE(raw)
-    except _ERRORS:
-        try:  # what JSON.parse reads and msgspec does not (a lone surrogate escape)
-            obj = parse_line_slow(raw)
-            return msgspec.convert(obj, _Record) if isinstance(obj, dict) else None
-        except (JSONParseError, ValueError, RecursionError, *_ERRORS):
-            return None
+    r: _Record | None = decode_line(_DECODE, raw, _Record)
+    return r
 
 
 def event_of(
@@ -73,20 +56,20 @@ def event_of(
     missing or null cache count is 0: some providers leave them out)."""
     if r.type != "assistant_message" or not isinstance(r.usage, dict):
         return None
-    ts = timestamp_ms(r.timestamp, strict=False)
+    ts = events.timestamp_ms(r.timestamp, strict=False)
     if ts is None:
         return None
     try:
         u = msgspec.convert(r.usage, _Usage)
-        i, o = count(u.inputTokens), count(u.outputTokens)
-        cw = optional_count(u.cacheCreationInputTokens, null_is_zero=True)
-        cr = optional_count(u.cacheReadInputTokens, null_is_zero=True)
-        mid = text(r.msgId)
-    except (Refused, msgspec.ValidationError):
+        i, o = events.count(u.inputTokens), events.count(u.outputTokens)
+        cw = events.optional_count(u.cacheCreationInputTokens, null_is_zero=True)
+        cr = events.optional_count(u.cacheReadInputTokens, null_is_zero=True)
+        mid = events.text(r.msgId)
+    except (events.Refused, msgspec.ValidationError):
         return None
     try:
-        own_model = text(r.model)
-    except Refused:
+        own_model = events.text(r.model)
+    except events.Refused:
         own_model = None
     return UsageEvent(
         ts,
@@ -100,7 +83,7 @@ def event_of(
         session=session,
         project=project,
         offset=offset,
-        response_key=response_key(mid, None, session),
+        response_key=events.response_key(mid, None, session),
     )
 
 

@@ -15,9 +15,9 @@ from sidtui.core.claude.layout import (
     home_of,
     latest_for_cwd,
     resolve_session,
-    sniff,
     subagent_files,
 )
+from sidtui.core.sources import sniff
 from tests.helpers import (
     CC_PROJECTS,
     CLAUDE_HOME,
