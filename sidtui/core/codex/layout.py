@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from sidtui.core.base.errors import (
     UnreadableInput,
     UsageError,
 )
+from sidtui.core.base.roots import Folder, HomeRoot
 
 SOURCE = "codex"
 #: ``rollout-2026-12-02T09-27-20-<uuid>.jsonl``
@@ -34,40 +34,30 @@ HEAD_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
-class CodexHome:
-    """A Codex CLI home root (``~/.codex``)."""
+class CodexHome(HomeRoot):
+    """A Codex CLI home root (``~/.codex``).
 
-    root: Path
+    :meth:`~sidtui.core.base.roots.HomeRoot.resolve`: ``home`` if given, else
+    ``$CODEX_HOME``, else ``~/.codex``.
+    """
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "root", Path(self.root))
+    label = "Codex CLI"
+    flag = "--codex-home"
+    env_var = "CODEX_HOME"
+    default_dir = ".codex"
 
-    @classmethod
-    def resolve(cls, home: str | os.PathLike[str] | None, env: Mapping[str, str]) -> CodexHome:
-        """``home`` if given, else ``env["CODEX_HOME"]``, else ``~/.codex``."""
-        if home is not None:
-            return cls(Path(home).expanduser())
-        configured = env.get("CODEX_HOME")
-        if configured:
-            return cls(Path(configured).expanduser())
-        return cls(Path(env.get("HOME") or Path.home()) / ".codex")
-
-    @property
-    def sessions_dir(self) -> Path:
-        return self.root / "sessions"
-
-    @property
-    def archived_dir(self) -> Path:
-        """``archived_sessions/``: where Codex moves archived rollouts (flat)."""
-        return self.root / "archived_sessions"
+    sessions_dir = Folder("sessions")
+    #: ``archived_sessions/``: where Codex moves archived rollouts (flat).
+    archived_dir = Folder("archived_sessions")
 
     @property
     def exists(self) -> bool:
         return self.sessions_dir.is_dir()
 
-    def require(self) -> None:
+    def require(self) -> CodexHome:
         if not self.exists:
             raise UsageError(f"no Codex CLI home at {self.root} (no sessions/ folder)")
+        return self
 
 
 @dataclass(frozen=True)
@@ -199,3 +189,15 @@ def resolve_session(
             )
     near = [f.session_id for f in files if f.session_id[:4] == key[:4]][:5]
     raise SessionNotFound(f"no Codex CLI session {key!r} under {home.sessions_dir}", near)
+
+
+def discover_files(
+    home: CodexHome,
+    project: str | None = None,
+    errors: list[str] | None = None,
+    *,
+    include_sidechains: bool = True,
+) -> list[CodexFile]:
+    """:func:`discover` as every source's discoverer is called (Codex keeps no
+    sub-agent transcripts of its own: ``include_sidechains`` changes nothing)."""
+    return discover(home, project, errors)

@@ -284,3 +284,33 @@ def warnings_of(view: CodexSessionView) -> list[str]:
     elif view.liveness.stale:
         out.append("a Codex process that stopped left its writer lock")
     return out
+
+
+def list_sessions(
+    home: CodexHome,
+    project: str | None = None,
+    *,
+    include_sidechains: bool = False,
+    progress: Any = None,
+) -> tuple[list[SessionSummary], list[str]]:
+    """Every rollout's ``ls`` row, newest activity first, and one error line per rollout
+    that cannot be read (Codex keeps no sub-agent transcripts: ``include_sidechains``
+    changes nothing)."""
+    from sidtui.core.codex.layout import discover
+    from sidtui.core.codex.liveness import read_locks
+
+    errors: list[str] = []
+    files = discover(home, project, errors)
+    regs = read_locks(home, errors)
+    rows: list[SessionSummary] = []
+    for i, f in enumerate(files):
+        if progress is not None:
+            progress(i, len(files))
+        try:
+            rows.append(open_codex_session(f, regs, home).summary())
+        except UnreadableInput as exc:
+            errors.append(str(exc))
+    if progress is not None:
+        progress(len(files), len(files))
+    rows.sort(key=lambda r: (r.last_activity or "", r.session_id), reverse=True)
+    return rows, errors

@@ -41,7 +41,7 @@ def test_sniff_asks_every_source_line_by_line():
     assert sniff(cc_lines(cc_user("u", None)) + jsonl(sid_start())) == "claude-code"
     # only the first 50 lines are looked at
     assert sniff(b"{}\n" * 50 + jsonl(sid_start())) is None
-    assert [cls.name for cls in SOURCES] == ["sid-code", "claude-code"]
+    assert [cls.name for cls in SOURCES] == ["sid-code", "claude-code", "codex"]
 
 
 def test_source_of_file_on_the_vendored_homes(tmp_path):
