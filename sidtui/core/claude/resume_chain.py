@@ -4,7 +4,10 @@ Claude Code reads every line ``JSON.parse`` accepts (a damaged line and every re
 are gone), picks the leaf and walks ``parentUuid`` back. Where a parent is not loaded (never
 written, or on a damaged line) it joins the record to the loaded record written just before
 it **in time** — when that one is less than :data:`BRIDGE_SECONDS` older; otherwise the walk
-stops there and everything before is not sent. A compact boundary (``parentUuid: null``)
+stops there and everything before is not sent. Either way, when the walk breaks before it
+reaches the record the last ``last-prompt`` record names (2.1.332 writes one each time it
+finishes a prompt: the leaf then), and that record is loaded, the walk starts again from it
+instead (lab). A compact boundary (``parentUuid: null``)
 ends the walk too; 2.1.332 puts the messages it preserved after the summary
 (``compactMetadata.preservedMessages`` / ``preservedSegment``). Parallel tool calls' side
 branches (more parts of a response on the walk, their results) are spliced in as the
@@ -66,10 +69,37 @@ def loaded_chain(
         return out
     out.leaf = leaf
     walk = _walk(objs, gone, tree, leaf, out)
+    if out.cut_at is not None or out.bridges:
+        # the walk breaks before the record of the last finished prompt: that record is
+        # the leaf instead (lab)
+        hint = _last_prompt_leaf(objs, gone)
+        at = {r: k for k, r in enumerate(walk)}
+        brk = max(at[r] for r in [*out.bridges, out.cut_at] if r is not None)
+        if hint is not None and hint not in walk[brk:]:
+            out = LoadedChain(leaf=hint)
+            walk = _walk(objs, gone, tree, hint, out)
     out.records = _spliced(tree, walk, gone)
     if full is not None:
         out.records = _with_preserved(objs, gone, out.records, full)
     return out
+
+
+def _last_prompt_leaf(objs: list[CRecord], gone: set[int]) -> int | None:
+    """The record the last ``last-prompt`` record names (``leafUuid``: the leaf when Claude
+    Code 2.1.332 last finished a prompt), if it is a user or assistant record it loads (a
+    ``prompt_snapshot`` attachment named there is not one: lab)."""
+    want = None
+    for i in range(len(objs) - 1, -1, -1):
+        o = objs[i]
+        if o.type == "last-prompt" and i not in gone:
+            want = o.leafUuid
+            break
+    if not isinstance(want, str):
+        return None
+    for i, o in enumerate(objs):
+        if o.uuid == want and o.type in ("user", "assistant") and i not in gone:
+            return i
+    return None
 
 
 def _loaded(objs: list[CRecord], gone: set[int]) -> list[int]:
