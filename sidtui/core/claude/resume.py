@@ -58,11 +58,6 @@ REMINDER_PREFIX = "<system-reminder>"
 
 #: The model of the replies Claude Code writes itself (errors, ``No response requested.``).
 SYNTHETIC = "<synthetic>"
-#: Attachment types that count as the conversation's last message (then Claude Code adds no
-#: turn of its own): the files it re-reads into context after /compact. Every other type
-#: seen (environment, model, date, skill_listing, prompt_snapshot, …: context for the
-#: system side) does not count (lab).
-TURN_ATTACHMENTS = frozenset({"file"})
 #: The records of a command the user ran in Claude Code itself (``/compact``, ``/model``…):
 #: the caveat it writes first, then the command and its output.
 CAVEAT = "<local-command-caveat>"
@@ -330,7 +325,7 @@ def _items(
     a user record (system records after it do not count)."""
     out: list[tuple[int, str, list[dict[str, Any]]]] = []
     ends_on, ends_at = "", 0
-    marks: list[tuple[int, int]] = []  # user/assistant/attachment records, items before them
+    marks: list[tuple[int, int]] = []  # user/assistant records, items before them
     for i in chain:
         o = objs[i]
         role, blocks = _turn_blocks(o, i, full)
@@ -350,16 +345,10 @@ def _items(
             # an error reply is one until it is dropped on the way out (lab)
             if all(b["type"] in THINKING for b in blocks):
                 continue
-        if o.type == "user" or o.type == "assistant" or o.type == "attachment":
+        if o.type == "user" or o.type == "assistant":
             marks.append((i, len(out)))
-    # the last of these decides; a file Claude Code re-read into context (after /compact)
-    # is not a turn left unanswered; other attachments do not count
-    while marks and objs[marks[-1][0]].type == "attachment":
-        rec = full(marks[-1][0]) if full is not None else None
-        a = rec.get("attachment") if isinstance(rec, dict) else None
-        if isinstance(a, dict) and a.get("type") in TURN_ATTACHMENTS:
-            break
-        marks.pop()
+    # the last of these decides; attachments (even the files Claude Code re-reads into
+    # context after /compact) do not count: a command led by its caveat does (lab)
     if marks:
         ends_on, ends_at = objs[marks[-1][0]].type or "", marks[-1][1]
         if ends_on == "user" and _ends_on_local_command(objs, [i for i, _ in marks], full):
