@@ -77,10 +77,34 @@ def loaded_chain(
         brk = max(at[r] for r in [*out.bridges, out.cut_at] if r is not None)
         if hint is not None and hint not in walk[brk:]:
             out = LoadedChain(leaf=hint)
-            walk = _walk(objs, gone, tree, hint, out)
+            walk = _walk(objs, gone, tree, hint, out) + _answers(objs, gone, hint)
     out.records = _spliced(tree, walk, gone)
     if full is not None:
         out.records = _with_preserved(objs, gone, out.records, full)
+    return out
+
+
+def _answers(objs: list[CRecord], gone: set[int], leaf: int) -> list[int]:
+    """The loaded user records just below an assistant ``leaf`` that answer its tool uses
+    (Claude Code sends them with it when it resumes from that record: lab)."""
+    o = objs[leaf]
+    if o.type != "assistant" or o.message is None or not isinstance(o.message.content, list):
+        return []
+    ids = {b.id for b in o.message.content if b.type == "tool_use"}
+    if not ids:
+        return []
+    out = []
+    for i in range(leaf + 1, len(objs)):
+        r = objs[i]
+        c = r.message.content if r.message is not None else None
+        if (
+            r.type == "user"
+            and r.parentUuid == o.uuid
+            and i not in gone
+            and isinstance(c, list)
+            and any(b.type == "tool_result" and b.tool_use_id in ids for b in c)
+        ):
+            out.append(i)
     return out
 
 
