@@ -79,14 +79,40 @@ def loaded_chain(
             out = LoadedChain(leaf=hint)
             walk = _walk(objs, gone, tree, hint, out) + _answers(objs, gone, hint)
     out.records = _spliced(tree, walk, gone)
+    if out.bridges:
+        out.records = _with_answers(objs, gone, out.records)
     if full is not None:
         out.records = _with_preserved(objs, gone, out.records, full)
     return out
 
 
-def _answers(objs: list[CRecord], gone: set[int], leaf: int) -> list[int]:
-    """The loaded user records just below an assistant ``leaf`` that answer its tool uses
-    (Claude Code sends them with it when it resumes from that record: lab)."""
+def _with_answers(objs: list[CRecord], gone: set[int], records: list[int]) -> list[int]:
+    """``records`` with the tool results just below their assistant records that they lack
+    (after a join the display's own splice of parallel tool calls can miss them: the
+    result of a call whose sibling was lost hangs off a branch there), each after the
+    assistant record it answers (lab)."""
+    have = set(records)
+    want: dict[str, list[int]] = {}
+    for i, o in enumerate(objs):
+        if o.type == "user" and i not in have and i not in gone and isinstance(o.parentUuid, str):
+            want.setdefault(o.parentUuid, []).append(i)
+    if not want:
+        return records
+    out: list[int] = []
+    for r in records:
+        out.append(r)
+        o = objs[r]
+        if o.type == "assistant" and o.uuid in want:
+            out.extend(c for c in _answers(objs, gone, r, want[o.uuid]) if c not in have)
+    return out
+
+
+def _answers(
+    objs: list[CRecord], gone: set[int], leaf: int, below: list[int] | None = None
+) -> list[int]:
+    """The loaded user records just below an assistant ``leaf`` (among ``below``, else
+    the records after it) that answer its tool uses (Claude Code sends them with it when it
+    resumes from that record: lab)."""
     o = objs[leaf]
     if o.type != "assistant" or o.message is None or not isinstance(o.message.content, list):
         return []
@@ -94,7 +120,7 @@ def _answers(objs: list[CRecord], gone: set[int], leaf: int) -> list[int]:
     if not ids:
         return []
     out = []
-    for i in range(leaf + 1, len(objs)):
+    for i in below if below is not None else range(leaf + 1, len(objs)):
         r = objs[i]
         c = r.message.content if r.message is not None else None
         if (
