@@ -78,7 +78,7 @@ def loaded_chain(
         if hint is not None and hint not in walk[brk:]:
             out = LoadedChain(leaf=hint)
             walk = _walk(objs, gone, tree, hint, out) + _answers(objs, gone, hint)
-    out.records = _spliced(tree, walk, gone)
+    out.records = _spliced(tree, walk, gone, objs)
     if out.bridges:
         out.records = _with_answers(objs, gone, out.records)
     if full is not None:
@@ -233,10 +233,11 @@ class _Times:
         return None
 
 
-def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
+def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int], objs: list[CRecord]) -> list[int]:
     """``walk`` with the display tree's side records (parallel tool calls) whose branch
     hangs off a walk record, in the display conversation's order, and the transparent
-    records below the leaf at the end."""
+    records below the leaf at the end. A part of a response on the display chain that the
+    walk passed by (it went up a sibling part's branch) is one of them too."""
     chain = tree.chain
     if walk and len(walk) <= len(chain) and chain[len(chain) - len(walk)] == walk[0]:
         if chain[len(chain) - len(walk) :] == walk:  # the display's own chain, or its end
@@ -255,7 +256,11 @@ def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
         last = float(pos[w]) if w in pos and pos[w] > last else last + 1e-6
         keyed.append((last, w))
     for r in tree.conversation:
-        if r in on_chain or r in on_walk:
+        if r in on_walk:
+            continue
+        if r in on_chain:
+            if _same_response(objs, r, parent[r]) and parent[r] in on_walk:
+                keyed.append((float(pos[r]), r))
             continue
         a = parent[r]
         for _ in range(10_000):
@@ -269,6 +274,21 @@ def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
     if walk and walk[-1] == tree.leaf:
         out.extend(tree.after_leaf)
     return [i for i in out if i not in gone]
+
+
+def _same_response(objs: list[CRecord], r: int, p: int) -> bool:
+    """Records ``r`` and ``p`` are assistant parts of one response (one ``message.id``)."""
+    if p < 0:
+        return False
+    a, b = objs[r], objs[p]
+    return (
+        a.type == "assistant"
+        and b.type == "assistant"
+        and a.message is not None
+        and b.message is not None
+        and a.message.id is not None
+        and a.message.id == b.message.id
+    )
 
 
 def _with_preserved(
