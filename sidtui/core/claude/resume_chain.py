@@ -1,7 +1,8 @@
 """The records Claude Code 2.1.332 loads on ``--resume``: its parent walk (docs/CLAUDE-CODE.md §11.2).
 
 Claude Code reads every line ``JSON.parse`` accepts (a damaged line and every record on it
-are gone), picks the leaf and walks ``parentUuid`` back. Where a parent is not loaded (never
+are gone), picks the leaf — the user/assistant record nothing follows that is written last
+in the file, not the latest in time — and walks ``parentUuid`` back. Where a parent is not loaded (never
 written, or on a damaged line) it joins the record to the loaded record written just before
 it **in time** — when that one is less than :data:`BRIDGE_SECONDS` older; otherwise the walk
 stops there and everything before is not sent. Either way, when the walk breaks before it
@@ -58,13 +59,12 @@ def loaded_chain(
     """The walk of ``objs`` as Claude Code does it (see the module docstring); ``gone``:
     the records Claude Code does not read (on damaged lines). Never raises."""
     out = LoadedChain()
-    leaf = tree.leaf if tree.leaf is not None and tree.leaf not in gone else None
-    if leaf is None:
-        loaded = _loaded(objs, gone)
-        by_uuid: dict[str, int] = {}
-        for i in loaded:
-            by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
-        leaf = _leaf(objs, loaded, by_uuid)
+    # the leaf written last in the file (not the display's, the latest in time: lab)
+    loaded = _loaded(objs, gone)
+    by_uuid: dict[str, int] = {}
+    for i in loaded:
+        by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
+    leaf = _leaf(objs, loaded, by_uuid)
     if leaf is None:
         return out
     out.leaf = leaf
@@ -388,8 +388,9 @@ def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> li
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
-    """The main user/assistant record with no user/assistant descendant and the latest
-    timestamp (then the later line)."""
+    """The main user/assistant record with no user/assistant descendant written last in the
+    file — not the latest in time (lab: an older branch appended last is resumed, and so is
+    a /compact command written after its summary with an earlier timestamp)."""
     below = set()  # records with a user/assistant record below them
     conv = {i for i in loaded if objs[i].type in ("user", "assistant")}
     for i in reversed(loaded):
@@ -401,13 +402,7 @@ def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> in
             continue
         if i in conv or i in below:
             below.add(j)
-    best = None
-    best_key: Any = None
-    for i in conv:
-        o = objs[i]
-        if i in below or o.isSidechain is True:
-            continue
-        key = (time_key(o.timestamp), i)
-        if best_key is None or key > best_key:
-            best, best_key = i, key
-    return best
+    for i in reversed(loaded):
+        if i in conv and i not in below and objs[i].isSidechain is not True:
+            return i
+    return None
