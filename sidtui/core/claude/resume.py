@@ -345,8 +345,8 @@ def _items(
             # an error reply is one until it is dropped on the way out (lab)
             if all(b["type"] in THINKING for b in blocks):
                 continue
-        if o.type == "user" or o.type == "assistant":
-            marks.append((i, len(out)))
+        if (o.type == "user" and o.rowSource != "recorded") or o.type == "assistant":
+            marks.append((i, len(out)))  # a record kept for the transcript only is none
     # the last of these decides; attachments (even the files Claude Code re-reads into
     # context after /compact) do not count: a command led by its caveat does (lab)
     if marks:

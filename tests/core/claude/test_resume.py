@@ -466,3 +466,17 @@ def test_a_walk_broken_before_the_last_prompt_leaf_resumes_from_that_leaf(tmp_pa
     ]
     del recs[2]  # no last-prompt: the join by time (0.1 s) keeps step 1
     assert _shape(_predict(tmp_path, *recs))[2] == ("user", ["step 1"])
+
+
+def test_a_record_kept_for_the_transcript_only_is_not_the_last_message(tmp_path) -> None:
+    """A task notification stored ``rowSource: "recorded"`` is not sent, and a conversation
+    that ends on it does not end on a user turn: no ``No response requested.`` (lab:
+    lab-written/m70326)."""
+    pred = _after_reply(
+        tmp_path,
+        cc_user(
+            "n1", "a1", "<task-notification>stopped</task-notification>", ts=3, rowSource="recorded"
+        ),
+    )
+    assert _shape(pred) == [("user", ["hello"]), ("assistant", ["hi"])]
+    assert pred.added == []
