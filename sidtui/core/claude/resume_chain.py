@@ -75,7 +75,12 @@ def loaded_chain(
         hint = _last_prompt_leaf(objs, gone)
         at = {r: k for k, r in enumerate(walk)}
         brk = max(at[r] for r in [*out.bridges, out.cut_at] if r is not None)
-        if hint is not None and hint not in walk[brk:]:
+        if (
+            hint is not None
+            and hint not in walk[brk:]
+            # an attachment named there that the walk joins to anyway: the join stands
+            and not (objs[hint].type == "attachment" and out.bridges.get(walk[brk]) == hint)
+        ):
             out = LoadedChain(leaf=hint)
             walk = _walk(objs, gone, tree, hint, out) + _answers(objs, gone, hint)
     out.records = _spliced(tree, walk, gone, objs)
@@ -136,8 +141,7 @@ def _answers(
 
 def _last_prompt_leaf(objs: list[CRecord], gone: set[int]) -> int | None:
     """The record the last ``last-prompt`` record names (``leafUuid``: the leaf when Claude
-    Code 2.1.332 last finished a prompt), if it is a user or assistant record it loads (a
-    ``prompt_snapshot`` attachment named there is not one: lab)."""
+    Code 2.1.332 last finished a prompt, an attachment too), if it is loaded."""
     want = None
     for i in range(len(objs) - 1, -1, -1):
         o = objs[i]
@@ -147,7 +151,7 @@ def _last_prompt_leaf(objs: list[CRecord], gone: set[int]) -> int | None:
     if not isinstance(want, str):
         return None
     for i, o in enumerate(objs):
-        if o.uuid == want and o.type in ("user", "assistant") and i not in gone:
+        if o.uuid == want and o.type in _NODE_TYPES and i not in gone:
             return i
     return None
 
