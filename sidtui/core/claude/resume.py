@@ -58,11 +58,10 @@ REMINDER_PREFIX = "<system-reminder>"
 
 #: The model of the replies Claude Code writes itself (errors, ``No response requested.``).
 SYNTHETIC = "<synthetic>"
-#: Attachment types that count as the conversation's last message (then Claude Code adds no
-#: turn of its own): the files it re-reads into context after /compact. Every other type
-#: seen (environment, model, date, skill_listing, prompt_snapshot, …: context for the
-#: system side) does not count (lab).
-TURN_ATTACHMENTS = frozenset({"file"})
+#: The records of a command the user ran in Claude Code itself (``/compact``, ``/model``…):
+#: the caveat it writes first, then the command and its output.
+CAVEAT = "<local-command-caveat>"
+LOCAL_COMMAND_PARTS = ("<command-name>", "<local-command-stdout>", "<local-command-stderr>")
 #: Tool names Claude Code sends under their new name (``Task`` became ``Agent`` in 2.1.x).
 RENAMED = {"Task": "Agent"}
 
@@ -258,20 +257,13 @@ def _build_messages(
                 mine.append((turns[-1], "ends_on_user_turn", blocks))
             continue
         if turns and turns[-1]["role"] == role:
-            have = turns[-1]["blocks"]
-            if (
-                role == "user"
-                and have[-1]["type"] == "text"
-                and blocks[0]["type"] == "text"
-                and not _is_orphan(have[-1])  # a result, when the turns were joined
-                and not _is_orphan(blocks[0])
-            ):
-                have[-1] = {"type": "text", "text": have[-1]["text"] + "\n"}
-            have.extend(blocks)
+            _join(turns[-1]["blocks"], blocks)
         else:
             turns.append({"role": role, "blocks": blocks})
         if i < 0:
             mine.append((turns[-1], "ends_on_user_turn" if i == -1 else "pending_tool_use", blocks))
+    turns, moved = _without_thinking_only(turns)
+    mine = [(moved.get(id(t), t), why, blocks) for t, why, blocks in mine]
     for t in turns:  # orphan results: dropped beside other content, else one placeholder
         if t["role"] == "user" and len(t["blocks"]) > 1:
             keep = [b for b in t["blocks"] if not _is_orphan(b)]
@@ -279,17 +271,47 @@ def _build_messages(
                 t["blocks"] = keep
             elif not keep:
                 t["blocks"] = t["blocks"][:1]
-    # an assistant turn left with only thinking blocks is not sent
-    pred.messages = [
-        t
-        for t in turns
-        if t["role"] != "assistant" or any(b["type"] not in THINKING for b in t["blocks"])
-    ]
+    pred.messages = turns
     at = {id(t): k for k, t in enumerate(pred.messages)}
     pred.added = [
         {"index": at.get(id(t)), "why": why, "role": t["role"], "blocks": blocks}
         for t, why, blocks in mine
     ]
+
+
+def _join(have: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
+    """Append ``blocks`` to a turn of the same role; user text followed by text gets
+    ``"\n"`` at its end."""
+    if (
+        have[-1]["type"] == "text"
+        and blocks[0]["type"] == "text"
+        and not _is_orphan(have[-1])  # a result, when the turns were joined
+        and not _is_orphan(blocks[0])
+    ):
+        have[-1] = {"type": "text", "text": have[-1]["text"] + "\n"}
+    have.extend(blocks)
+
+
+def _without_thinking_only(
+    turns: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]:
+    """``turns`` without the responses that hold only thinking (Claude Code drops them
+    before it joins the turns: the user turns on both sides become one, lab), and which
+    turn each joined turn went into."""
+    out: list[dict[str, Any]] = []
+    moved: dict[int, dict[str, Any]] = {}
+    dropped = False
+    for t in turns:
+        if t["role"] == "assistant" and all(b["type"] in THINKING for b in t["blocks"]):
+            dropped = True
+            continue
+        if dropped and out and out[-1]["role"] == "user" and t["role"] == "user":
+            _join(out[-1]["blocks"], t["blocks"])
+            moved[id(t)] = out[-1]
+        else:
+            out.append(t)
+        dropped = False
+    return out, moved
 
 
 def _items(
@@ -303,7 +325,7 @@ def _items(
     a user record (system records after it do not count)."""
     out: list[tuple[int, str, list[dict[str, Any]]]] = []
     ends_on, ends_at = "", 0
-    marks: list[tuple[int, int]] = []  # user/assistant/attachment records, items before them
+    marks: list[tuple[int, int]] = []  # user/assistant records, items before them
     for i in chain:
         o = objs[i]
         role, blocks = _turn_blocks(o, i, full)
@@ -323,23 +345,53 @@ def _items(
             # an error reply is one until it is dropped on the way out (lab)
             if all(b["type"] in THINKING for b in blocks):
                 continue
-        if o.type == "user" or o.type == "assistant" or o.type == "attachment":
-            marks.append((i, len(out)))
-    # the last of these decides; a file Claude Code re-read into context (after /compact)
-    # is not a turn left unanswered; other attachments do not count
-    while marks and objs[marks[-1][0]].type == "attachment":
-        rec = full(marks[-1][0]) if full is not None else None
-        a = rec.get("attachment") if isinstance(rec, dict) else None
-        if isinstance(a, dict) and a.get("type") in TURN_ATTACHMENTS:
-            break
-        marks.pop()
+        if (o.type == "user" and o.rowSource != "recorded") or o.type == "assistant":
+            marks.append((i, len(out)))  # a record kept for the transcript only is none
+    # the last of these decides; attachments (even the files Claude Code re-reads into
+    # context after /compact) do not count: a command led by its caveat does (lab)
     if marks:
         ends_on, ends_at = objs[marks[-1][0]].type or "", marks[-1][1]
+        if ends_on == "user" and _ends_on_local_command(objs, [i for i, _ in marks], full):
+            ends_on = "local_command"
     ends_on, ends_at = _tool_pairs(pred, objs, out, ends_on, ends_at)
     if ends_on == "user":
         out.insert(ends_at, (-1, "assistant", [{"type": "text", "text": NO_RESPONSE}]))
         pred.added_after.append(next((r for r, _, _ in reversed(out[:ends_at]) if r >= 0), -1))
     return out
+
+
+def _ends_on_local_command(
+    objs: list[CRecord], marks: list[int], full: Callable[[int], Any] | None
+) -> bool:
+    """The conversation ends on a command the user ran in Claude Code itself: from the last
+    record back over the command's own records (``<command-name>``, its
+    ``<local-command-stdout>``/``-stderr``) to the caveat Claude Code wrote before them (a
+    meta record, no ``promptSource``). Then it adds no turn of its own (lab: a caveat
+    rewritten as a prompt, given a ``promptSource`` or followed by a prompt, and the
+    command's records without their caveat, all get ``No response requested.``)."""
+    if full is None:
+        return False
+    for i in reversed(marks):
+        o = objs[i]
+        if o.type != "user":
+            return False
+        text = _first_text(o)
+        if text.startswith(LOCAL_COMMAND_PARTS):
+            continue
+        if o.isMeta is True and text.startswith(CAVEAT):
+            rec = full(i)
+            return isinstance(rec, dict) and "promptSource" not in rec
+        return False
+    return False
+
+
+def _first_text(o: CRecord) -> str:
+    c = o.message.content if o.message is not None else None
+    if isinstance(c, str):
+        return c
+    if c and c[0].type == "text" and isinstance(c[0].text, str):
+        return c[0].text
+    return ""
 
 
 def _tool_pairs(

@@ -1,10 +1,14 @@
 """The records Claude Code 2.1.332 loads on ``--resume``: its parent walk (docs/CLAUDE-CODE.md §11.2).
 
 Claude Code reads every line ``JSON.parse`` accepts (a damaged line and every record on it
-are gone), picks the leaf and walks ``parentUuid`` back. Where a parent is not loaded (never
+are gone), picks the leaf — the user/assistant record nothing follows that is written last
+in the file, not the latest in time — and walks ``parentUuid`` back. Where a parent is not loaded (never
 written, or on a damaged line) it joins the record to the loaded record written just before
 it **in time** — when that one is less than :data:`BRIDGE_SECONDS` older; otherwise the walk
-stops there and everything before is not sent. A compact boundary (``parentUuid: null``)
+stops there and everything before is not sent. Either way, when the walk breaks before it
+reaches the record the last ``last-prompt`` record names (2.1.332 writes one each time it
+finishes a prompt: the leaf then), and that record is loaded, the walk starts again from it
+instead (lab). A compact boundary (``parentUuid: null``)
 ends the walk too; 2.1.332 puts the messages it preserved after the summary
 (``compactMetadata.preservedMessages`` / ``preservedSegment``). Parallel tool calls' side
 branches (more parts of a response on the walk, their results) are spliced in as the
@@ -55,21 +59,101 @@ def loaded_chain(
     """The walk of ``objs`` as Claude Code does it (see the module docstring); ``gone``:
     the records Claude Code does not read (on damaged lines). Never raises."""
     out = LoadedChain()
-    leaf = tree.leaf if tree.leaf is not None and tree.leaf not in gone else None
-    if leaf is None:
-        loaded = _loaded(objs, gone)
-        by_uuid: dict[str, int] = {}
-        for i in loaded:
-            by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
-        leaf = _leaf(objs, loaded, by_uuid)
+    # the leaf written last in the file (not the display's, the latest in time: lab)
+    loaded = _loaded(objs, gone)
+    by_uuid: dict[str, int] = {}
+    for i in loaded:
+        by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
+    leaf = _leaf(objs, loaded, by_uuid)
     if leaf is None:
         return out
     out.leaf = leaf
     walk = _walk(objs, gone, tree, leaf, out)
-    out.records = _spliced(tree, walk, gone)
+    if out.cut_at is not None or out.bridges:
+        # the walk breaks before the record of the last finished prompt: that record is
+        # the leaf instead (lab)
+        hint = _last_prompt_leaf(objs, gone)
+        at = {r: k for k, r in enumerate(walk)}
+        brk = max(at[r] for r in [*out.bridges, out.cut_at] if r is not None)
+        if (
+            hint is not None
+            and hint not in walk[brk:]
+            # an attachment named there that the walk joins to anyway: the join stands
+            and not (objs[hint].type == "attachment" and out.bridges.get(walk[brk]) == hint)
+        ):
+            out = LoadedChain(leaf=hint)
+            walk = _walk(objs, gone, tree, hint, out) + _answers(objs, gone, hint)
+    out.records = _spliced(tree, walk, gone, objs)
+    if out.bridges:
+        out.records = _with_answers(objs, gone, out.records)
     if full is not None:
         out.records = _with_preserved(objs, gone, out.records, full)
     return out
+
+
+def _with_answers(objs: list[CRecord], gone: set[int], records: list[int]) -> list[int]:
+    """``records`` with the tool results just below their assistant records that they lack
+    (after a join the display's own splice of parallel tool calls can miss them: the
+    result of a call whose sibling was lost hangs off a branch there), each after the
+    assistant record it answers (lab)."""
+    have = set(records)
+    want: dict[str, list[int]] = {}
+    for i, o in enumerate(objs):
+        if o.type == "user" and i not in have and i not in gone and isinstance(o.parentUuid, str):
+            want.setdefault(o.parentUuid, []).append(i)
+    if not want:
+        return records
+    out: list[int] = []
+    for r in records:
+        out.append(r)
+        o = objs[r]
+        if o.type == "assistant" and o.uuid in want:
+            out.extend(c for c in _answers(objs, gone, r, want[o.uuid]) if c not in have)
+    return out
+
+
+def _answers(
+    objs: list[CRecord], gone: set[int], leaf: int, below: list[int] | None = None
+) -> list[int]:
+    """The loaded user records just below an assistant ``leaf`` (among ``below``, else
+    the records after it) that answer its tool uses (Claude Code sends them with it when it
+    resumes from that record: lab)."""
+    o = objs[leaf]
+    if o.type != "assistant" or o.message is None or not isinstance(o.message.content, list):
+        return []
+    ids = {b.id for b in o.message.content if b.type == "tool_use"}
+    if not ids:
+        return []
+    out = []
+    for i in below if below is not None else range(leaf + 1, len(objs)):
+        r = objs[i]
+        c = r.message.content if r.message is not None else None
+        if (
+            r.type == "user"
+            and r.parentUuid == o.uuid
+            and i not in gone
+            and isinstance(c, list)
+            and any(b.type == "tool_result" and b.tool_use_id in ids for b in c)
+        ):
+            out.append(i)
+    return out
+
+
+def _last_prompt_leaf(objs: list[CRecord], gone: set[int]) -> int | None:
+    """The record the last ``last-prompt`` record names (``leafUuid``: the leaf when Claude
+    Code 2.1.332 last finished a prompt, an attachment too), if it is loaded."""
+    want = None
+    for i in range(len(objs) - 1, -1, -1):
+        o = objs[i]
+        if o.type == "last-prompt" and i not in gone:
+            want = o.leafUuid
+            break
+    if not isinstance(want, str):
+        return None
+    for i, o in enumerate(objs):
+        if o.uuid == want and o.type in _NODE_TYPES and i not in gone:
+            return i
+    return None
 
 
 def _loaded(objs: list[CRecord], gone: set[int]) -> list[int]:
@@ -153,10 +237,11 @@ class _Times:
         return None
 
 
-def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
+def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int], objs: list[CRecord]) -> list[int]:
     """``walk`` with the display tree's side records (parallel tool calls) whose branch
     hangs off a walk record, in the display conversation's order, and the transparent
-    records below the leaf at the end."""
+    records below the leaf at the end. A part of a response on the display chain that the
+    walk passed by (it went up a sibling part's branch) is one of them too."""
     chain = tree.chain
     if walk and len(walk) <= len(chain) and chain[len(chain) - len(walk)] == walk[0]:
         if chain[len(chain) - len(walk) :] == walk:  # the display's own chain, or its end
@@ -175,7 +260,11 @@ def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
         last = float(pos[w]) if w in pos and pos[w] > last else last + 1e-6
         keyed.append((last, w))
     for r in tree.conversation:
-        if r in on_chain or r in on_walk:
+        if r in on_walk:
+            continue
+        if r in on_chain:
+            if _same_response(objs, r, parent[r]) and parent[r] in on_walk:
+                keyed.append((float(pos[r]), r))
             continue
         a = parent[r]
         for _ in range(10_000):
@@ -189,6 +278,21 @@ def _spliced(tree: ClaudeTree, walk: list[int], gone: set[int]) -> list[int]:
     if walk and walk[-1] == tree.leaf:
         out.extend(tree.after_leaf)
     return [i for i in out if i not in gone]
+
+
+def _same_response(objs: list[CRecord], r: int, p: int) -> bool:
+    """Records ``r`` and ``p`` are assistant parts of one response (one ``message.id``)."""
+    if p < 0:
+        return False
+    a, b = objs[r], objs[p]
+    return (
+        a.type == "assistant"
+        and b.type == "assistant"
+        and a.message is not None
+        and b.message is not None
+        and a.message.id is not None
+        and a.message.id == b.message.id
+    )
 
 
 def _with_preserved(
@@ -288,8 +392,9 @@ def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> li
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
-    """The main user/assistant record with no user/assistant descendant and the latest
-    timestamp (then the later line)."""
+    """The main user/assistant record with no user/assistant descendant written last in the
+    file — not the latest in time (lab: an older branch appended last is resumed, and so is
+    a /compact command written after its summary with an earlier timestamp)."""
     below = set()  # records with a user/assistant record below them
     conv = {i for i in loaded if objs[i].type in ("user", "assistant")}
     for i in reversed(loaded):
@@ -301,13 +406,7 @@ def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> in
             continue
         if i in conv or i in below:
             below.add(j)
-    best = None
-    best_key: Any = None
-    for i in conv:
-        o = objs[i]
-        if i in below or o.isSidechain is True:
-            continue
-        key = (time_key(o.timestamp), i)
-        if best_key is None or key > best_key:
-            best, best_key = i, key
-    return best
+    for i in reversed(loaded):
+        if i in conv and i not in below and objs[i].isSidechain is not True:
+            return i
+    return None

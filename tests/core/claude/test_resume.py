@@ -393,5 +393,90 @@ def test_messages_a_compaction_preserved_are_sent_again_after_its_summary(tmp_pa
         ("user", ["summary of it"]),
         ("assistant", ["last reply before"]),
         ("user", ["<command-name>/compact</command-name>"]),
+        ("assistant", ["No response requested."]),  # a file re-read does not count (lab)
     ]
-    assert pred.added == []  # a file re-read into context is the last message
+    assert [a["why"] for a in pred.added] == ["ends_on_user_turn"]
+
+
+def test_a_response_of_thinking_alone_is_dropped_and_the_user_turns_around_it_join(
+    tmp_path,
+) -> None:
+    """2.1.332 drops a response holding only thinking before it joins turns: the prompt
+    and the interruption marker around it become one user turn (lab)."""
+    think = cc_assistant("a1", "u1", None, ts=2, msg_id="m1")
+    think["message"]["content"] = [{"type": "thinking", "thinking": "hm", "signature": "s"}]
+    think["message"]["model"] = "claude-opus-4-6"  # a model whose thinking is sent again
+    pred = _predict(
+        tmp_path,
+        cc_user("u1", None, "do it", ts=1),
+        think,
+        cc_user("u2", "a1", "[Request interrupted by user]", ts=3),
+    )
+    assert _shape(pred)[0] == ("user", ["do it\n", "[Request interrupted by user]"])
+
+
+_CAVEAT = "<local-command-caveat>Caveat: the command below was run locally.</local-command-caveat>"
+
+
+def _after_reply(tmp_path, *tail):
+    return _predict(
+        tmp_path,
+        cc_user("u1", None, "hello", ts=1),
+        cc_assistant("a1", "u1", "hi", ts=2),
+        *tail,
+    )
+
+
+def test_no_turn_is_added_after_a_local_command_led_by_its_caveat(tmp_path) -> None:
+    """2.1.332 adds no ``No response requested.`` when the conversation ends on a command
+    run in Claude Code itself: its caveat (meta, no promptSource), then the command and
+    its output (lab: experiments/x12-*)."""
+    cav = cc_user("c0", "a1", _CAVEAT, ts=3, isMeta=True)
+    cmd = cc_user("c1", "c0", "<command-name>/model</command-name>", ts=4)
+    out = cc_user("c2", "c1", "<local-command-stdout>Set model</local-command-stdout>", ts=5)
+    assert _after_reply(tmp_path, cav, cmd, out).added == []
+    assert _after_reply(tmp_path, cav).added == []
+
+
+def test_a_turn_is_added_after_a_command_without_its_caveat_or_after_a_prompt(tmp_path) -> None:
+    cmd = cc_user("c1", "a1", "<command-name>/model</command-name>", ts=4)
+    assert _shape(_after_reply(tmp_path, cmd))[-1] == ("assistant", [NO_RESPONSE])
+    cav = cc_user("c0", "a1", _CAVEAT, ts=3, isMeta=True)
+    prompt = cc_user("p1", "c0", "and now?", ts=4)
+    assert _shape(_after_reply(tmp_path, cav, prompt))[-1] == ("assistant", [NO_RESPONSE])
+    typed = cc_user("c0", "a1", _CAVEAT, ts=3, isMeta=True, promptSource="sdk")
+    assert _shape(_after_reply(tmp_path, typed))[-1] == ("assistant", [NO_RESPONSE])
+
+
+def test_a_walk_broken_before_the_last_prompt_leaf_resumes_from_that_leaf(tmp_path) -> None:
+    """2.1.332 writes ``last-prompt`` (leafUuid) each time it finishes a prompt; when the
+    walk from the latest leaf breaks before reaching that record, it resumes from it, even
+    where a join by time was possible (lab: experiments/x13-*)."""
+    recs = [
+        cc_user("u1", None, "step 0", ts=1),
+        cc_assistant("a1", "u1", "done 0", ts=2),
+        {"type": "last-prompt", "lastPrompt": "step 0", "leafUuid": "a1", "sessionId": CC_SESSION},
+        cc_user("u2", "a1", "step 1", ts=3),
+        cc_assistant("a2", "u2", "working", ts=3.1),
+        cc_user("u3", "never-written", "[Request interrupted by user]", ts=3.2),
+    ]
+    assert _shape(_predict(tmp_path, *recs)) == [
+        ("user", ["step 0"]),
+        ("assistant", ["done 0"]),
+    ]
+    del recs[2]  # no last-prompt: the join by time (0.1 s) keeps step 1
+    assert _shape(_predict(tmp_path, *recs))[2] == ("user", ["step 1"])
+
+
+def test_a_record_kept_for_the_transcript_only_is_not_the_last_message(tmp_path) -> None:
+    """A task notification stored ``rowSource: "recorded"`` is not sent, and a conversation
+    that ends on it does not end on a user turn: no ``No response requested.`` (lab:
+    lab-written/m70326)."""
+    pred = _after_reply(
+        tmp_path,
+        cc_user(
+            "n1", "a1", "<task-notification>stopped</task-notification>", ts=3, rowSource="recorded"
+        ),
+    )
+    assert _shape(pred) == [("user", ["hello"]), ("assistant", ["hi"])]
+    assert pred.added == []
