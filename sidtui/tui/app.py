@@ -26,15 +26,11 @@ from textual.screen import Screen
 
 from sidtui.core.base.home import Home
 from sidtui.core.claude.layout import ClaudeHome
+from sidtui.tui.fmt import NARROW_MAX, SHORT_BELOW
 from sidtui.tui.messages import LiveChanged, WatcherStarted
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
-#: Terminals this wide or narrower get the compact layouts (``-narrow`` on every screen):
-#: a hidden projects pane, stacked dialogs, unified diffs.
-NARROW_MAX = 100
-#: Terminals lower than this get ``-short``: one-line inputs, buttons and headers.
-SHORT_BELOW = 20
 
 
 class SidtuiApp(ReportsWorkerErrors, App):
@@ -123,17 +119,32 @@ class SidtuiApp(ReportsWorkerErrors, App):
         find: str | None = None,
         at_line: int | None = None,
     ) -> None:
-        """Push a Session screen for ``sf`` (a ``SessionFile``; a ``ClaudeFile``: the
-        ``ClaudeSessionScreen``); see ``SessionScreen``."""
-        from sidtui.core.claude.layout import ClaudeFile
+        """Push the Session screen for ``sf`` (any source's file; see ``SessionScreen``)."""
         from sidtui.tui.screens.session import SessionScreen
 
-        if isinstance(sf, ClaudeFile):
-            from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+        src = self.source_for(sf)
+        self.push_screen(SessionScreen(sf, source=src, then=then, find=find, at_line=at_line))
 
-            self.push_screen(ClaudeSessionScreen(sf, then=then, find=find, at_line=at_line))
-            return
-        self.push_screen(SessionScreen(sf, then=then, find=find, at_line=at_line))
+    # ------------------------------------------------------------------ sources
+
+    @property
+    def sources(self) -> list:
+        """The :class:`~sidtui.core.sources.base.Source` of each home the app reads
+        (sid-code's, then the Claude Code one's when there is one)."""
+        from sidtui.core.sources import ClaudeSource, SidCodeSource
+
+        out: list = [SidCodeSource(self.home)]
+        if self.claude_home is not None:
+            out.append(ClaudeSource(self.claude_home))
+        return out
+
+    def source_for(self, sf):
+        """The source whose session file ``sf`` is."""
+        return next(s for s in self.sources if s.owns(sf))
+
+    def source_named(self, name: str):
+        """The source called ``name`` (``SessionSummary.source``, a search hit's)."""
+        return next(s for s in self.sources if s.name == name)
 
     # ------------------------------------------------------------------ $PAGER, $EDITOR
 

@@ -203,6 +203,12 @@ class ClaudeSessionView:
         """The ``sidtui show --json`` object of a Claude Code session."""
         return session_to_json(self)
 
+    def reading(self) -> Any:
+        """The conversation as a screen draws it (:mod:`.reading`)."""
+        from sidtui.core.claude.reading import reading
+
+        return reading(self)
+
 
 def open_claude_session(
     home: ClaudeHome | None,

@@ -25,6 +25,8 @@ class ClaudeSource(Source):
     name = "claude-code"
     label = "Claude Code"
     mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo"})
+    views = frozenset({"leaves", "file-history"})
+    conversation_rewind = "new-session"
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None
@@ -127,3 +129,17 @@ class ClaudeSource(Source):
         from sidtui.core.claude.file_history import read_file_history
 
         return read_file_history(model)
+
+    def owns(self, ref: Any) -> bool:
+        return isinstance(ref, ClaudeFile)
+
+    def file_at(self, path: str | os.PathLike[str], project: str | None = None) -> ClaudeFile:
+        from sidtui.core.claude.layout import file_for_path
+
+        return file_for_path(Path(path))
+
+    def leaves(self, model: Any) -> list[dict[str, Any]]:
+        """Every leaf (:func:`~sidtui.core.claude.fork.branch_tips`)."""
+        from sidtui.core.claude.fork import branch_tips
+
+        return branch_tips(model)

@@ -26,6 +26,8 @@ class SidCodeSource(Source):
     name = "sid-code"
     label = "sid-code"
     mutations = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
+    views = frozenset({"records", "state", "sidechains", "snapshots"})
+    conversation_rewind = "marker"
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
     usage_gaps = (
@@ -134,3 +136,13 @@ class SidCodeSource(Source):
         from sidtui.core.checkpoints.manager import CheckpointManager
 
         return CheckpointManager.for_session(self._home, model.file.checkpoint_id)
+
+    def owns(self, ref: Any) -> bool:
+        return isinstance(ref, SessionFile)
+
+    def file_at(
+        self, path: str | os.PathLike[str], project: str | None = None
+    ) -> SessionFile | None:
+        from sidtui.core.base.discover import classify_file
+
+        return classify_file(Path(path), project or "")

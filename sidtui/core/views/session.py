@@ -198,6 +198,12 @@ class SessionView:
     def bad_lines(self) -> list[Any]:
         return self.rf.bad_lines if self.rf is not None else []
 
+    def reading(self) -> Any:
+        """The conversation as a screen draws it (:mod:`.reading`)."""
+        from sidtui.core.views.reading import reading
+
+        return reading(self)
+
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:
     try:

@@ -31,6 +31,7 @@ from sidtui.core.checkpoints.sidebyside import (
     word_spans,
 )
 from sidtui.fmt import printable
+from sidtui.tui.fmt import NARROW_MAX
 
 MAX_HIGHLIGHT_CHARS = 2_000_000
 
@@ -179,8 +180,6 @@ class DiffView(ScrollView, can_focus=True):
         self.unified = not self.unified
 
     def _follow_width(self) -> None:
-        from sidtui.tui.app import NARROW_MAX
-
         if not self.chosen_mode:
             self.unified = self.app.size.width <= NARROW_MAX
 
