@@ -199,8 +199,8 @@ class ClaudeSessionView:
     def bad_lines(self) -> list[DamagedLine]:
         return self.scan.bad_lines
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object of a Claude Code session."""
+    def to_json(self, lazy: bool = False) -> dict[str, Any]:
+        """The ``sidtui show --json`` object of a Claude Code session (built whole)."""
         return session_to_json(self)
 
     def reading(self) -> Any:

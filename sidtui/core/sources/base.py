@@ -177,7 +177,9 @@ class SessionModel(Protocol):
 
     def full_record(self, index: int) -> Any: ...
 
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self, lazy: bool = False) -> dict[str, Any]:
+        """The ``show --json`` object (``lazy``: long lists as iterators, streamed)."""
+        ...
 
     def reading(self) -> ConversationReading: ...
 
@@ -261,8 +263,17 @@ class Source(ABC):
         """
 
     @abstractmethod
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> SessionModel:
-        """Read one session completely into the common model.
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> SessionModel:
+        """Read one session completely into the common model (``terminal_tool_names``:
+        the tools that end a turn where the agent has such a setting; ``warn``: called
+        with each line worth a warning about the agent's process registrations).
 
         Raises:
             UnreadableInput: the file cannot be read.

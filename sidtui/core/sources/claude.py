@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,14 @@ class ClaudeSource(Source):
     def resolve(self, arg: str, *, cwd: Path | None = None) -> ClaudeFile:
         return resolve_session(self._home, arg, cwd=cwd)
 
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> ClaudeSessionView:
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> ClaudeSessionView:
         assert isinstance(ref, ClaudeFile)
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)

@@ -8,7 +8,7 @@ Nothing is copied here: each method is the function the CLI and the app already 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +77,26 @@ class SidCodeSource(Source):
     def resolve(self, arg: str, *, cwd: Path | None = None) -> SessionFile:
         return resolve_session(self._home, arg, cwd=cwd)
 
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> Any:
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> Any:
         from sidtui.core.views.session import open_session
 
         assert isinstance(ref, SessionFile)
-        return open_session(self._home, ref, current_cwd=current_cwd)
+        opts: dict[str, Any] = {}
+        if terminal_tool_names is not None:
+            opts["terminal_tool_names"] = terminal_tool_names
+        if warn is not None:
+            warnings: list[str] = []
+            opts["registrations"] = read_registrations(self._home, warnings)
+            for line in warnings:
+                warn(line)
+        return open_session(self._home, ref, current_cwd=current_cwd, **opts)
 
     def list_sessions(
         self,
