@@ -51,6 +51,13 @@ def matches(query: str, s) -> bool:
     return bool(filter_rows(query, [s]))
 
 
+#: Keys typed in the filter box that move the list's cursor instead (its actions).
+LIST_KEYS = {
+    "down": "cursor_down",
+    "up": "cursor_up",
+    "pagedown": "page_down",
+    "pageup": "page_up",
+}
 CLAUDE = "claude-code"
 #: The project pane's key prefix of a Claude Code project (its slugs and sid-code's folder
 #: names could coincide).
@@ -685,8 +692,15 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             self.action_open_session()
 
     def on_key(self, event) -> None:
-        # Type-to-filter: a printable key in the table goes to the filter box.
+        # Type-to-filter: a printable key in the table goes to the filter box; the arrows
+        # in the box move the list's cursor (and the focus) as they would in the list.
         table = self.query_one("#sessions", SessionTable)
+        if self.focused is self.query_one("#filter", Input) and event.key in LIST_KEYS:
+            table.focus()
+            getattr(table, f"action_{LIST_KEYS[event.key]}")()
+            event.stop()
+            event.prevent_default()
+            return
         if (
             self.focused is table
             and event.is_printable

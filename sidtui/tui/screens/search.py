@@ -85,7 +85,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
             yield Static(
                 "Search every session (all words required; word* = prefix)", classes="modal-title"
             )
-            yield Input(placeholder="search words…", id="search-input")
+            yield Input(placeholder="search words…", id="search-input", select_on_focus=False)
             yield Static("", id="search-status")
             yield RowTable(id="search-results", zebra_stripes=True)
 
@@ -100,6 +100,21 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
         if self.app.size.width <= 100:  # the app's narrow breakpoint
             return ("session", "line", "kind", "snippet")
         return ("session", "started", "line", "kind", "snippet")
+
+    def on_key(self, event) -> None:
+        """Typing in the results list goes on in the search box (the list keeps Enter,
+        the arrows, Home and End)."""
+        box = self.query_one("#search-input", Input)
+        if (
+            self.focused is self.query_one("#search-results")
+            and event.is_printable
+            and event.character
+        ):
+            box.focus()
+            box.cursor_position = len(box.value)
+            box.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
