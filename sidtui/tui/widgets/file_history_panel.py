@@ -1,6 +1,11 @@
 """The Checkpoints tab of a source whose checkpoints are a file history (``file-history``
 in :attr:`~sidtui.core.sources.base.Source.views`: a backup of each file the agent edits,
-taken before each prompt): the checkpoints, and the files of the selected one.
+taken before each prompt): the checkpoints, the files of the selected one, and the diff of
+the selected file, as the snapshots' tab has it
+(:class:`~sidtui.tui.widgets.checkpoints_panel.CheckpointsPanel`): the file before that
+prompt against its backup at the next checkpoint that has it, or the file on disk now when
+none does (``d`` switches to "vs disk now" at any time); ``n`` / ``p`` / ``s`` drive the
+diff from anywhere in the tab.
 
 The session screen reads the history in its load worker
 (:meth:`~sidtui.core.sources.base.Source.checkpoints`) and hands it down
@@ -11,14 +16,18 @@ checkpoint, ``u`` undoes the latest prompt (with the file list focused: that fil
 
 from __future__ import annotations
 
-from textual import on
+from textual import on, work
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
 from sidtui.fmt import plural, project_relative
 from sidtui.tui.fmt import cell, plain, short_time
+from sidtui.tui.messages import DiffComputed
 from sidtui.tui.widgets.checkpoints_panel import PATH_CELL, left_cut
+from sidtui.tui.widgets.diff_view import DiffData, DiffView
 from sidtui.tui.widgets.row_table import RowTable
+from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 
 def checkpoint_rows(history) -> list[tuple]:
@@ -38,35 +47,47 @@ def checkpoint_rows(history) -> list[tuple]:
     return rows
 
 
-class FileHistoryPanel(Vertical, can_focus=False):
-    """A note, the checkpoints (left) and the selected one's files (right); stacked at
-    100 columns or fewer (session.tcss)."""
+def _text(data: bytes | None) -> str:
+    return "" if data is None else data.decode("utf-8", errors="replace")
+
+
+class FileHistoryPanel(ReportsWorkerErrors, Vertical, can_focus=False):
+    """A note; the checkpoints and the selected one's files (left), the diff (right);
+    stacked, with a unified diff, at 100 columns or fewer (session.tcss)."""
 
     DEFAULT_CSS = """
     FileHistoryPanel { height: 1fr; }
     FileHistoryPanel #fh-note { height: auto; padding: 0 1; }
     FileHistoryPanel #fh-body { height: 1fr; }
+    FileHistoryPanel #fh-left { width: 66; }
     FileHistoryPanel #fh-checkpoints, FileHistoryPanel #fh-files {
         height: 1fr; border: round $panel-lighten-2;
     }
-    FileHistoryPanel #fh-checkpoints { width: 2fr; }
-    FileHistoryPanel #fh-files { width: 3fr; }
-    FileHistoryPanel #fh-checkpoints:focus, FileHistoryPanel #fh-files:focus {
-        border: round $primary; border-title-color: $primary;
-    }
+    FileHistoryPanel #fh-diff { width: 1fr; border: round $panel-lighten-2; }
+    FileHistoryPanel #fh-checkpoints:focus, FileHistoryPanel #fh-files:focus,
+    FileHistoryPanel #fh-diff:focus { border: round $primary; border-title-color: $primary; }
     """
     HELP_NAME = "checkpoints"
+    BINDINGS = [
+        Binding("d", "toggle_disk", "vs disk/next"),
+        Binding("n", "hunk(1)", "Next hunk"),
+        Binding("p", "hunk(-1)", "Prev hunk"),
+        Binding("s", "toggle_diff_mode", "Unified/side-by-side"),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.history = None
         self.root: str | None = None
+        self.vs_disk = False
 
     def compose(self):
         yield Static("", id="fh-note")
         with Horizontal(id="fh-body"):
-            yield RowTable(id="fh-checkpoints")
-            yield RowTable(id="fh-files")
+            with Vertical(id="fh-left"):
+                yield RowTable(id="fh-checkpoints")
+                yield RowTable(id="fh-files")
+            yield DiffView(id="fh-diff")
 
     def on_mount(self) -> None:
         table = self.query_one("#fh-checkpoints", DataTable)
@@ -77,6 +98,7 @@ class FileHistoryPanel(Vertical, can_focus=False):
         for label in ("file", "before", "note"):
             files.add_column(label, key=label)
         files.border_title = "Files (u: undo the selected file)"
+        self.query_one("#fh-diff", DiffView).border_title = "Diff"
 
     def focus(self, scroll_visible: bool = True):
         self.query_one("#fh-checkpoints", DataTable).focus(scroll_visible)
@@ -126,6 +148,10 @@ class FileHistoryPanel(Vertical, can_focus=False):
     def _checkpoint_highlighted(self) -> None:
         self._fill_files()
 
+    @on(DataTable.RowHighlighted, "#fh-files")
+    def _file_highlighted(self) -> None:
+        self._load_diff()
+
     def _fill_files(self) -> None:
         """The selected checkpoint's files: what the agent backed up before that prompt
         (``absent``: the file did not exist; ``✗``: the backup is lost), as ``sidtui
@@ -135,6 +161,7 @@ class FileHistoryPanel(Vertical, can_focus=False):
         keep = self.selected_file()
         files.clear()
         if cp is None:
+            self._load_diff()
             return
         for path, b in cp.backups.items():
             files.add_row(
@@ -145,3 +172,77 @@ class FileHistoryPanel(Vertical, can_focus=False):
             )
         if keep in cp.backups:
             files.move_cursor(row=list(cp.backups).index(keep), animate=False)
+        self._load_diff()
+
+    # ------------------------------------------------------------------ the diff
+
+    def _load_diff(self) -> None:
+        cp, path = self.selected_checkpoint(), self.selected_file()
+        if cp is None or path is None or self.history is None:
+            self.query_one("#fh-diff", DiffView).show(None)
+            return
+        self.compute_diff(
+            self.history, cp.position, path, self.vs_disk, self.app.current_theme.dark
+        )
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="checkpoint-diff",
+        exit_on_error=False,
+        description="computing the diff",
+    )
+    def compute_diff(self, history, position: int, path: str, vs_disk: bool, dark: bool) -> None:
+        """The file before checkpoint ``position`` against its next backup, or the disk."""
+        import os
+
+        from sidtui.core.checkpoints.restore import read_current
+
+        cps = history.checkpoints
+        cp = cps[position]
+        b = cp.backups[path]
+        shown = project_relative(path, self.root)
+        notes = []
+        old = ""
+        try:
+            old = _text(b.read()) if b.existed else ""
+        except OSError as exc:
+            notes.append(f"✗ the backup at {cp.id} cannot be read: {exc}")
+        later = next((c for c in cps[position + 1 :] if path in c.backups), None)
+        if later is not None and not vs_disk:
+            after = later.backups[path]
+            new = ""
+            try:
+                new = _text(after.read()) if after.existed else ""
+            except OSError as exc:
+                notes.append(f"✗ the backup at {later.id} cannot be read: {exc}")
+            title = f"{shown}  {cp.id} → {later.id}"
+        elif b.path is None or not os.path.isabs(b.path):
+            new, title = "", f"{shown}  {cp.id} → disk now (the path is unknown)"
+        else:
+            exists, data, err, _mode, _st = read_current(os.path.realpath(b.path))
+            new = _text(data) if exists else ""
+            title = f"{shown}  {cp.id} → disk now" + ("" if exists else " (absent)")
+            if err:
+                notes.append(f"disk: {err}")
+        note = "; ".join(notes) or None
+        self.post_message(DiffComputed(DiffData.build(title, old, new, path, dark, note)))
+
+    def on_diff_computed(self, msg: DiffComputed) -> None:
+        msg.stop()
+        self.query_one("#fh-diff", DiffView).show(msg.data)
+
+    def action_toggle_disk(self) -> None:
+        self.vs_disk = not self.vs_disk
+        self.notify(
+            "diff against the file on disk now"
+            if self.vs_disk
+            else "diff against the next checkpoint"
+        )
+        self._load_diff()
+
+    def action_hunk(self, direction: int) -> None:
+        self.query_one("#fh-diff", DiffView).action_hunk(direction)
+
+    def action_toggle_diff_mode(self) -> None:
+        self.query_one("#fh-diff", DiffView).action_toggle_mode()
