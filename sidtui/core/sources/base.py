@@ -211,6 +211,11 @@ class Source(ABC):
     name: ClassVar[str]
     label: ClassVar[str]
     mutations: ClassVar[frozenset[str]] = frozenset()
+    #: The word of the browser's ``source:WORD`` filter (``sid``, ``claude``).
+    short: ClassVar[str] = ""
+    #: The mark its sessions and projects carry beside the others' in a list (None: the
+    #: unmarked source, sid-code's own).
+    badge: ClassVar[str | None] = None
     #: What its reader gives beyond the conversation (the session screen's tabs, said on
     #: screen): ``records`` (every record in file order, raw; a branch made live by an
     #: appended marker), ``leaves`` (every leaf of the record tree; a branch forked into a
@@ -351,6 +356,10 @@ class Source(ABC):
         Raises:
             OSError, ValueError: the path cannot be read as one.
         """
+
+    @abstractmethod
+    def file_of(self, summary: SessionSummary) -> SessionRef:
+        """The session file of one of its ``ls`` rows (no I/O)."""
 
     def leaves(self, model: SessionModel) -> list[dict[str, Any]]:
         """Every leaf of the record tree as rows (``live``, ``kind``, ``line``,

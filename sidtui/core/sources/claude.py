@@ -25,6 +25,8 @@ class ClaudeSource(Source):
     name = "claude-code"
     label = "Claude Code"
     mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo"})
+    short = "claude"
+    badge = "claude"
     views = frozenset({"leaves", "file-history"})
     conversation_rewind = "new-session"
     home_flag = "--claude-home"
@@ -150,3 +152,12 @@ class ClaudeSource(Source):
         from sidtui.core.claude.fork import branch_tips
 
         return branch_tips(model)
+
+    def file_of(self, summary: SessionSummary) -> ClaudeFile:
+        return ClaudeFile(
+            Path(summary.path),
+            summary.session_id,
+            summary.project or "",
+            kind=summary.kind,
+            parent_session_id=summary.parent_session_id,
+        )

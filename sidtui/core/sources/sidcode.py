@@ -26,6 +26,7 @@ class SidCodeSource(Source):
     name = "sid-code"
     label = "sid-code"
     mutations = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
+    short = "sid"
     views = frozenset({"records", "state", "sidechains", "snapshots"})
     conversation_rewind = "marker"
     home_flag = "--home"
@@ -161,3 +162,13 @@ class SidCodeSource(Source):
         from sidtui.core.base.discover import classify_file
 
         return classify_file(Path(path), project or "")
+
+    def file_of(self, summary: SessionSummary) -> SessionFile:
+        return SessionFile(
+            Path(summary.path),
+            summary.session_id,
+            summary.project,
+            kind=summary.kind,
+            container=summary.container,
+            parent_session_id=summary.parent_session_id,
+        )

@@ -193,14 +193,11 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
     def _open(self, event: DataTable.RowSelected) -> None:
         i = int(event.row_key.value)
         h = self.hits[i]
-        from sidtui.core.base.discover import classify_file
-
-        if i < len(self.sources) and self.sources[i] == "claude-code":
-            from sidtui.core.claude.layout import file_for_path
-
-            sf = file_for_path(Path(h.path)) if Path(h.path).is_file() else None
-        else:
-            sf = classify_file(Path(h.path), h.project)
+        src = self.app.source_named(self.sources[i])
+        try:
+            sf = src.file_at(Path(h.path), h.project) if Path(h.path).is_file() else None
+        except (OSError, ValueError):
+            sf = None
         if sf is None:
             self.notify(f"{h.path} is no longer a session file", severity="error", markup=False)
             return
