@@ -357,6 +357,15 @@ class Source(ABC):
             OSError, ValueError: the path cannot be read as one.
         """
 
+    @property
+    @abstractmethod
+    def projects_dir(self) -> Path:
+        """The folder whose sub-folders are its projects (``--project NAME``)."""
+
+    @abstractmethod
+    def project_folders(self) -> list[str]:
+        """The names of its project folders, sorted."""
+
     @abstractmethod
     def file_of(self, summary: SessionSummary) -> SessionRef:
         """The session file of one of its ``ls`` rows (no I/O)."""

@@ -161,3 +161,12 @@ class ClaudeSource(Source):
             kind=summary.kind,
             parent_session_id=summary.parent_session_id,
         )
+
+    @property
+    def projects_dir(self) -> Path:
+        return self._home.projects_dir
+
+    def project_folders(self) -> list[str]:
+        from sidtui.core.claude.layout import project_folders
+
+        return project_folders(self._home)

@@ -172,3 +172,12 @@ class SidCodeSource(Source):
             container=summary.container,
             parent_session_id=summary.parent_session_id,
         )
+
+    @property
+    def projects_dir(self) -> Path:
+        return self._home.sessions_dir
+
+    def project_folders(self) -> list[str]:
+        from sidtui.core.base.discover import project_folders
+
+        return project_folders(self._home)
