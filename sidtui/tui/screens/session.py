@@ -693,8 +693,15 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         return ClaudeForkScreen(self.view, tip=tip, repair=repair)
 
     def restore_dialog(self, op: str, *, snapshot_id: str | None = None, path: str | None = None):
-        """The restore preview of a file history (``undo``, ``undo-file``, ``redo``,
-        ``restore`` before ``snapshot_id``); snapshots preview in their own panel."""
+        """The restore preview (``undo``, ``undo-file`` of ``path``, ``redo``, ``restore``
+        before ``snapshot_id``)."""
+        if self.has("snapshots"):
+            from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+
+            manager = self.query_one("#checkpoints-panel", CheckpointsPanel).manager
+            return RestorePreviewScreen(
+                manager, op, path=path, snapshot_id=snapshot_id, home=self.view.home
+            )
         from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
 
         return ClaudeRestorePreviewScreen(self.view, op, snapshot_id=snapshot_id, path=path)

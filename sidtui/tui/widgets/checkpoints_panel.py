@@ -393,27 +393,16 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to undo", severity="warning")
             return
-        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
-
         files = self.query_one("#ckpt-files", DataTable)
         path = self.selected_file() if self.screen.focused is files else None
-        self.app.push_screen(
-            RestorePreviewScreen(
-                self.manager, "undo-file" if path else "undo", path=path, home=self.view.home
-            ),
-            self._after_undo,
-        )
+        self._preview("undo-file" if path else "undo", path=path)
 
     def action_redo_preview(self) -> None:
         """Preview taking back the last undo or restore (the core's ``redo``)."""
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to redo", severity="warning")
             return
-        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
-
-        self.app.push_screen(
-            RestorePreviewScreen(self.manager, "redo", home=self.view.home), self._after_undo
-        )
+        self._preview("redo")
 
     def action_restore_preview(self) -> None:
         """Preview putting every file back to how it was before the selected snapshot."""
@@ -421,12 +410,11 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or snap is None:
             self.notify("no checkpoints: nothing to restore", severity="warning")
             return
-        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+        self._preview("restore", snapshot_id=snap.id)
 
-        self.app.push_screen(
-            RestorePreviewScreen(self.manager, "restore", snapshot_id=snap.id, home=self.view.home),
-            self._after_undo,
-        )
+    def _preview(self, op: str, **where) -> None:
+        """The session screen's restore dialog (``restore_dialog``) for ``op``."""
+        self.app.push_screen(self.screen.restore_dialog(op, **where), self._after_undo)
 
     def _after_undo(self, result) -> None:
         if result:
