@@ -25,7 +25,7 @@ from sidtui.fmt import plural, project_relative
 from sidtui.tui.fmt import cell, plain, short_time
 from sidtui.tui.messages import DiffComputed
 from sidtui.tui.widgets.checkpoints_panel import PATH_CELL, left_cut
-from sidtui.tui.widgets.diff_view import DiffData, DiffView
+from sidtui.tui.widgets.diff_view import DiffData, DiffPane, DiffView
 from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
@@ -51,7 +51,7 @@ def _text(data: bytes | None) -> str:
     return "" if data is None else data.decode("utf-8", errors="replace")
 
 
-class FileHistoryPanel(ReportsWorkerErrors, Vertical, can_focus=False):
+class FileHistoryPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False):
     """A note; the checkpoints and the selected one's files (left), the diff (right);
     stacked, with a unified diff, at 100 columns or fewer (session.tcss)."""
 
@@ -68,6 +68,8 @@ class FileHistoryPanel(ReportsWorkerErrors, Vertical, can_focus=False):
     FileHistoryPanel #fh-diff:focus { border: round $primary; border-title-color: $primary; }
     """
     HELP_NAME = "checkpoints"
+    DIFF_ID = "fh-diff"
+    NEXT_WORDS = "the next checkpoint"
     BINDINGS = [
         Binding("d", "toggle_disk", "vs disk/next"),
         Binding("n", "hunk(1)", "Next hunk"),
@@ -79,7 +81,6 @@ class FileHistoryPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         super().__init__(id=id)
         self.history = None
         self.root: str | None = None
-        self.vs_disk = False
 
     def compose(self):
         yield Static("", id="fh-note")
@@ -227,22 +228,3 @@ class FileHistoryPanel(ReportsWorkerErrors, Vertical, can_focus=False):
                 notes.append(f"disk: {err}")
         note = "; ".join(notes) or None
         self.post_message(DiffComputed(DiffData.build(title, old, new, path, dark, note)))
-
-    def on_diff_computed(self, msg: DiffComputed) -> None:
-        msg.stop()
-        self.query_one("#fh-diff", DiffView).show(msg.data)
-
-    def action_toggle_disk(self) -> None:
-        self.vs_disk = not self.vs_disk
-        self.notify(
-            "diff against the file on disk now"
-            if self.vs_disk
-            else "diff against the next checkpoint"
-        )
-        self._load_diff()
-
-    def action_hunk(self, direction: int) -> None:
-        self.query_one("#fh-diff", DiffView).action_hunk(direction)
-
-    def action_toggle_diff_mode(self) -> None:
-        self.query_one("#fh-diff", DiffView).action_toggle_mode()
