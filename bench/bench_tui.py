@@ -11,7 +11,7 @@ and the conversation view's render cost against message count.
   absolute (a key answered within a frame or three).
 * ``tui_claude_open_100mb`` — from asking the app to open a ~100 MB Claude Code session
   (:mod:`bench.gen_claude`) to its conversation's first rows on screen
-  (``ClaudeSessionScreen.conversation_shown_at``), against reading the file and splitting
+  (``SessionScreen.conversation_shown_at``), against reading the file and splitting
   its lines. Median of 3; target ≤ 3 s (absolute).
 * ``tui_render_100k_vs_1k`` — drawing one 40-line screen of the Conversation view (strip
   cache cleared) with 100,000 messages against 1,000 messages: virtualised drawing must

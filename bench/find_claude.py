@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from sidtui.core.base.gcpause import gc_paused
     from sidtui.core.claude.layout import ClaudeHome, file_for_path
     from sidtui.core.sources import ClaudeSource
-    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+    from sidtui.tui.conversation_model import ConversationModel
     from sidtui.tui.find import Finder, find_entries, loaded_bytes
 
     target = 5_000_000 if args.quick else 100_000_000
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     path = huge_claude_home(data_dir("claude", kind, "huge-home"), target)
     with gc_paused(freeze=True):
         view = ClaudeSource(ClaudeHome(path.parents[2])).open(file_for_path(path))
-    entries = len(ClaudeConversationModel.from_view(view).entries)
+    entries = len(ConversationModel.from_view(view).entries)
     print(
         f"{path.stat().st_size / 1e6:.0f} MB, {len(view.conversation)} messages, {entries} entries"
     )
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.repeat):
             for prefilter in (False, True):
                 with gc_paused(freeze=True):
-                    model = ClaudeConversationModel.from_view(view)
+                    model = ConversationModel.from_view(view)
                 t0 = time.perf_counter()
                 raw = loaded_bytes(model) if prefilter else None
                 found = find_entries(model, Finder.of(q), None, raw)

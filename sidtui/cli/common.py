@@ -277,9 +277,8 @@ def require_project(home: Home, project: str | None) -> None:
 
 def has_project_folder(src, project: str) -> bool:
     """Whether ``src`` (a source) has the project folder ``project`` (False: unreadable)."""
-    folder = src.home.sessions_dir if src.name == "sid-code" else src.home.projects_dir
     try:
-        return (folder / project).is_dir()
+        return (src.projects_dir / project).is_dir()
     except OSError:
         return False
 
@@ -302,18 +301,13 @@ def no_claude_project(src, project: str) -> None:
 def no_project_in_any(sources: list, project: str) -> None:
     """``--project`` names a folder of neither home: one usage error naming both homes
     and the folders of each."""
-    from sidtui.core.base.discover import project_folders as sid_folders
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.claude.layout import project_folders as claude_folders
 
     if "/" in project or project in ("", ".", ".."):
         raise UsageError("--project takes a project folder name, not a path")
     wheres, lists = [], []
     for src in sources:
-        if src.name == "sid-code":
-            where, names = src.home.sessions_dir, sid_folders(src.home)
-        else:
-            where, names = src.home.projects_dir, claude_folders(src.home)
+        where, names = src.projects_dir, src.project_folders()
         shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
         wheres.append(str(where))
         lists.append(f"{src.name}: {shown or 'none'}")

@@ -60,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
         sources = [s for s in sources if s.name == args.source]
         if not sources:
             from sidtui.core.base.errors import UsageError
+            from sidtui.core.sources import by_name
 
-            raise UsageError(
-                f"no {args.source} home to list (pass {'--home' if args.source == 'sid-code' else '--claude-home'} DIR)"
-            )
+            flag = by_name(args.source).home_flag
+            raise UsageError(f"no {args.source} home to list (pass {flag} DIR)")
     summaries: list = []
     errors: list[str] = []
     wheres: list[str] = []

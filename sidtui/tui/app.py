@@ -25,16 +25,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from sidtui.core.base.home import Home
-from sidtui.core.claude.layout import ClaudeHome
+from sidtui.tui.fmt import NARROW_MAX, SHORT_BELOW
 from sidtui.tui.messages import LiveChanged, WatcherStarted
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
-#: Terminals this wide or narrower get the compact layouts (``-narrow`` on every screen):
-#: a hidden projects pane, stacked dialogs, unified diffs.
-NARROW_MAX = 100
-#: Terminals lower than this get ``-short``: one-line inputs, buttons and headers.
-SHORT_BELOW = 20
 
 
 class SidtuiApp(ReportsWorkerErrors, App):
@@ -61,7 +56,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         home_label: str | None = None,
         poll_interval: float = 2.0,
         catalog_path: str | None = None,
-        claude_home: ClaudeHome | None = None,
+        claude_home=None,
     ) -> None:
         super().__init__()
         # One spelling of the home for every path the app compares (catalog rows, watcher
@@ -71,7 +66,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self._catalog = None
         # The Claude Code home read beside the sid-code one (None: none given or found).
         self.claude_home = (
-            ClaudeHome(Path(os.path.realpath(claude_home.root))) if claude_home else None
+            type(claude_home)(Path(os.path.realpath(claude_home.root))) if claude_home else None
         )
         self._claude_catalog = None
         self._search = None
@@ -124,17 +119,32 @@ class SidtuiApp(ReportsWorkerErrors, App):
         find: str | None = None,
         at_line: int | None = None,
     ) -> None:
-        """Push a Session screen for ``sf`` (a ``SessionFile``; a ``ClaudeFile``: the
-        ``ClaudeSessionScreen``); see ``SessionScreen``."""
-        from sidtui.core.claude.layout import ClaudeFile
+        """Push the Session screen for ``sf`` (any source's file; see ``SessionScreen``)."""
         from sidtui.tui.screens.session import SessionScreen
 
-        if isinstance(sf, ClaudeFile):
-            from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+        src = self.source_for(sf)
+        self.push_screen(SessionScreen(sf, source=src, then=then, find=find, at_line=at_line))
 
-            self.push_screen(ClaudeSessionScreen(sf, then=then, find=find, at_line=at_line))
-            return
-        self.push_screen(SessionScreen(sf, then=then, find=find, at_line=at_line))
+    # ------------------------------------------------------------------ sources
+
+    @property
+    def sources(self) -> list:
+        """The :class:`~sidtui.core.sources.base.Source` of each home the app reads
+        (sid-code's, then the Claude Code one's when there is one)."""
+        from sidtui.core.sources import ClaudeSource, SidCodeSource
+
+        out: list = [SidCodeSource(self.home)]
+        if self.claude_home is not None:
+            out.append(ClaudeSource(self.claude_home))
+        return out
+
+    def source_for(self, sf):
+        """The source whose session file ``sf`` is."""
+        return next(s for s in self.sources if s.owns(sf))
+
+    def source_named(self, name: str):
+        """The source called ``name`` (``SessionSummary.source``, a search hit's)."""
+        return next(s for s in self.sources if s.name == name)
 
     # ------------------------------------------------------------------ $PAGER, $EDITOR
 
@@ -433,12 +443,19 @@ def make_app(home: Home | str, **opts) -> SidtuiApp:
     if not isinstance(home, Home):
         home = Home(home)
     ch = opts.get("claude_home")
-    if ch is not None and not isinstance(ch, ClaudeHome):
-        opts["claude_home"] = ClaudeHome(Path(ch))
+    if isinstance(ch, (str, os.PathLike)):
+        opts["claude_home"] = _claude_home(ch)
     return SidtuiApp(home, **opts)
 
 
-def run(home: Home, theme: str | None = None, claude_home: ClaudeHome | Path | None = None) -> int:
+def _claude_home(path: str | os.PathLike[str]):
+    """The Claude Code home at ``path`` (through its source)."""
+    from sidtui.core.sources import ClaudeSource
+
+    return ClaudeSource.resolve_home(path, {}).home
+
+
+def run(home: Home, theme: str | None = None, claude_home=None) -> int:
     """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code.
 
     A missing sid-code home is no refusal: the app lists the Claude Code home alone, and
@@ -449,8 +466,8 @@ def run(home: Home, theme: str | None = None, claude_home: ClaudeHome | Path | N
     """
     if home.root.exists():
         home.require()
-    if claude_home is not None and not isinstance(claude_home, ClaudeHome):
-        claude_home = ClaudeHome(Path(claude_home))
+    if isinstance(claude_home, (str, os.PathLike)):
+        claude_home = _claude_home(claude_home)
     label = str(home.root)
     if not home.root.exists() and claude_home is not None and claude_home.exists:
         label = f"{claude_home.root} (Claude Code)"

@@ -1,21 +1,21 @@
-"""The Conversation tab's rows: a session view laid out as collapsible entries (no Textual).
+"""The Conversation tab's rows: any source's session laid out as collapsible entries (no Textual).
 
-One :class:`Entry` per message header and per content block, in the loader's order, so the
-view shows every message the loader returns; recovery's verdicts are attached, never
-recomputed: a message or block that cleaning drops is marked with its layer and reason
-(shown dimmed), the prompt an ``interrupted_prompt`` re-queues is marked, and a final
-banner carries the interruption state and the resume note (all from
-:class:`sidtui.core.resume.recovery.RecoveryResult`).
+One :class:`Entry` per message header and per content block, in the reader's order, so the
+view shows every message the source's reader returns. What the reader says of them is
+attached, never recomputed (:meth:`~sidtui.core.sources.base.SessionModel.reading`): a
+message or block not sent on resume is marked with the reason (shown dimmed: sid-code's
+cleaning layer, a Claude Code compaction or what its ``--resume`` leaves out), a header's
+note (a re-queued prompt, a local command), compaction markers, and the final banner with
+the interruption state and what resume does.
 
 Bodies are produced lazily: tool inputs and tool-result contents are decoded from the
 record only when an entry is drawn (:meth:`ConversationModel.body`), so opening a 100 MB
-session costs one pass over the loader's messages, not a decode of every record.
+session costs one pass over the reader's messages, not a decode of every record.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from sidtui.core.transcript.messages import tool_name_text
@@ -61,8 +61,9 @@ class ConversationModel:
 
     Attributes:
         entries: rows in display order.
-        messages: the loader's messages (``sidtui.core.transcript.messages.Message``) or a sidechain's.
-        view: the :class:`sidtui.core.views.session.SessionView`.
+        messages: the reader's messages (``reading.messages``).
+        view: the session model (:class:`~sidtui.core.sources.base.SessionModel`).
+        reading: its :class:`~sidtui.core.sources.base.ConversationReading`.
         message_entry: for each message index, the index of its header entry.
     """
 
@@ -72,6 +73,7 @@ class ConversationModel:
     message_entry: dict[int, int] = field(default_factory=dict)
     banner: list[str] = field(default_factory=list)
     banner_kind: str = "none"
+    reading: Any = None
 
     def __repr__(self) -> str:  # the default would print every entry
         return f"ConversationModel({len(self.messages)} messages, {len(self.entries)} entries)"
@@ -80,46 +82,17 @@ class ConversationModel:
 
     @classmethod
     def from_view(cls, view) -> ConversationModel:
-        """Lay out ``view`` (a SessionView). O(messages + blocks), no record decoding."""
-        model = cls(view=view)
-        if view.sidechain is not None:
-            model.messages = list(view.sidechain.messages)
-            for i, m in enumerate(model.messages):
-                model.add_message(i, m, None, {}, None)
-            status = view.sidechain.status or ("unfinished" if view.sidechain.unfinished else "")
-            model.banner = [
-                f"Sub-agent {view.sidechain.agent_type or ''}: {status or 'no end record'}"
-            ]
-            model.banner_kind = "none" if view.sidechain.ended else "interrupted_turn"
-            model.entries.append(Entry("banner", None))
-            return model
-        model.messages = list(view.loaded.messages)
-        rec = view.recovery
-        whole: dict[int, str] = {}
-        blocks: dict[tuple[int, int], str] = {}
-        changed: set[int] = set()
-        requeued = None
-        if rec is not None:
-            for d in rec.dropped:
-                text = f"{d.layer}: {d.reason}"
-                if d.block is None:
-                    whole.setdefault(d.index, text)
-                else:
-                    blocks.setdefault((d.index, d.block), text)
-            changed = {c.src_index for c in rec.messages if c.changed}
-            if rec.interruption.message is not None:
-                requeued = rec.interruption.message.src_index
-        compacts = _compact_positions(view, model.messages)
+        """Lay out ``view`` (any source's session model) from its
+        :meth:`~sidtui.core.sources.base.SessionModel.reading`: O(messages + blocks), no
+        record decoding."""
+        r = view.reading()
+        model = cls(view=view, reading=r)
+        model.messages = r.messages
         for i, m in enumerate(model.messages):
-            for rec_index in compacts.get(i, ()):
+            for rec_index in r.compacts.get(i, ()):
                 model.entries.append(Entry("compact", None, rec_index))
-            note = None
-            if i == requeued:
-                note = "re-queued as the next prompt on resume (interrupted prompt)"
-            elif i in changed:
-                note = "changed by cleaning"
-            model.add_message(i, m, whole.get(i), blocks, note)
-        model.banner, model.banner_kind = _banner(view)
+            model.add_message(i, m, r.dropped.get(i), r.block_dropped, r.notes.get(i))
+        model.banner, model.banner_kind = r.banner, r.banner_kind
         model.entries.append(Entry("banner", None))
         return model
 
@@ -149,17 +122,19 @@ class ConversationModel:
     def source(self) -> tuple[Any, int] | None:
         """``(path, bytes read)`` of the transcript whose lines :meth:`lines_of` names, as
         it was loaded (None: lines unknown), for find's byte prefilter."""
-        rf = getattr(self.view, "rf", None)
-        return (self.view.file.path, rf.size) if rf is not None else None
+        return self.reading.span()
 
     def lines_of(self, msg: int) -> tuple[int, ...]:
         """The file lines message ``msg`` is read from (empty: unknown)."""
-        line = getattr(self.messages[msg], "line", None)
-        return (line,) if line is not None else ()
+        return self.reading.lines_of(msg)
 
     def raw_block(self, msg: int, block: int) -> dict[str, Any] | None:
-        """The block's full JSON object, decoded from its record on demand."""
-        return _raw_block(self, msg, block)
+        """The block's full JSON object, decoded from its record(s) on demand."""
+        content = self.reading.content(msg)
+        if isinstance(content, list) and 0 <= block < len(content):
+            b = content[block]
+            return b if isinstance(b, dict) else None
+        return None
 
     def tool_name_for(self, tool_use_id: str | None) -> str | None:
         """The tool name of the ``tool_use`` a result answers (searched backwards)."""
@@ -212,13 +187,7 @@ class ConversationModel:
         if e.kind == "banner":
             return self.banner[0] if self.banner else ""
         if e.kind == "compact":
-            rf = self.view.rf
-            rec = rf.decode(rf.records[e.block]) if rf is not None else {}
-            removed = rec.get("removedCount") if isinstance(rec, dict) else None
-            return (
-                f"── context compacted here (line {rf.records[e.block].line}, removedCount "
-                f"{removed}): a marker only, the agent still restores every message above ──"
-            )
+            return self.reading.compact_text(e.block)
         m = self.messages[e.msg]
         if e.kind == "header":
             role = m.role or "?"
@@ -271,67 +240,6 @@ class ConversationModel:
         return pretty_json(raw)
 
 
-def _compact_positions(view, messages) -> dict[int, list[int]]:
-    """``context_compact`` records on the chain, keyed by the message they come before."""
-    compacts = getattr(view.loaded, "compacts", None) or []
-    if not compacts or view.rf is None:
-        return {}
-    pos = {ri: p for p, ri in enumerate(view.chain.chain)}
-    msg_pos = [
-        (pos.get(m.record, -1), i)
-        for i, m in enumerate(messages)
-        if getattr(m, "record", None) is not None
-    ]
-    out: dict[int, list[int]] = {}
-    for c in compacts:
-        cp = pos.get(c)
-        if cp is None:
-            continue
-        after = next((i for p, i in msg_pos if p > cp), None)
-        if after is not None:
-            out.setdefault(after, []).append(c)
-    return out
-
-
-def _banner(view) -> tuple[list[str], str]:
-    if view.file.kind == "main" and not view.loaded.loadable:
-        return (
-            [
-                "On resume: the agent sees NOTHING",
-                view.loaded.load_failure or "the chain never reaches session_start",
-                "Press f to salvage a loadable copy (the file itself is never changed).",
-            ],
-            "unloadable",
-        )
-    rec = view.recovery
-    if rec is None:
-        return (["On resume: —"], "none")
-    if rec.failure is not None:
-        return (
-            [
-                "On resume: the agent cannot resume this session",
-                rec.failure,
-                "Press f to salvage a copy it can resume (the file itself is never changed).",
-            ],
-            "unloadable",
-        )
-    kind = rec.interruption.kind
-    tools = ", ".join(rec.interruption.tool_names)
-    head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")
-    lines = [
-        head,
-        f"{len(rec.messages)} messages are sent; {len(rec.dropped)} removals by cleaning",
-    ]
-    if rec.interruption.message is not None:
-        lines.append(
-            "Re-queued prompt: " + one_line(rec.interruption.message.message.preview(200), 200)
-        )
-    if rec.resume_note:
-        lines.append("Resume note the agent injects:")
-        lines.append(rec.resume_note)
-    return lines, kind
-
-
 def tool_input_summary(inp: Any, width: int = 100) -> str:
     """One line for a tool input: the path, command or pattern it acts on."""
     if not isinstance(inp, dict):
@@ -364,47 +272,3 @@ def result_text(content: Any) -> str:
     if content is None:
         return ""
     return pretty_json(content)
-
-
-def _raw_block(model: ConversationModel, msg: int, block: int) -> dict[str, Any] | None:
-    cache = getattr(model, "_raw_cache", None)
-    if cache is None:
-        cache = model._raw_cache = _make_cache(model)
-    content = cache(msg)
-    if isinstance(content, list) and 0 <= block < len(content):
-        b = content[block]
-        return b if isinstance(b, dict) else None
-    return None
-
-
-def _make_cache(model: ConversationModel):
-    view = model.view
-    rf = view.rf
-    by_line: dict[int, Any] = {}
-    if rf is not None and view.sidechain is not None:
-        by_line = {r.line: r for r in rf.records}
-
-    @lru_cache(maxsize=512)
-    def content_of(msg: int) -> Any:
-        m = model.messages[msg]
-        raw = getattr(m, "raw", None)
-        if raw is not None:
-            return raw.get("content")
-        if rf is None:
-            return None
-        rec_index = getattr(m, "record", None)
-        if rec_index is not None:
-            rec = rf.decode(rf.records[rec_index])
-        else:
-            ref = by_line.get(getattr(m, "line", -1))
-            if ref is None:
-                return None
-            rec = rf.decode(ref)
-        if not isinstance(rec, dict):
-            return None
-        message = rec.get("message")
-        if isinstance(message, dict):
-            return message.get("content")
-        return rec.get("content")
-
-    return content_of

@@ -26,6 +26,12 @@ from sidtui.fmt import (  # the CLI's own wording
     state_badge,
 )
 
+#: Terminals this wide or narrower get the compact layouts (``-narrow`` on every screen):
+#: a hidden projects pane, stacked dialogs, unified diffs.
+NARROW_MAX = 100
+#: Terminals lower than this get ``-short``: one-line inputs, buttons and headers.
+SHORT_BELOW = 20
+
 __all__ = [
     "human_size",
     "state_badge",

@@ -55,6 +55,9 @@ class SessionLoaded(Message):
         reload: a re-read of the open session (keep the reader's position).
         pending: the journals killed sidtui writes of it left (``PendingJournal``; the
             next undo, redo, restore or rewind finishes them).
+        tips: every leaf (:meth:`Source.leaves`; empty where the reader has none).
+        history, history_error: a file history's checkpoints (:meth:`Source.checkpoints`)
+            and why it could not be read (None where checkpoints are snapshots).
     """
 
     view: Any
@@ -66,6 +69,9 @@ class SessionLoaded(Message):
     seconds: float
     reload: bool = False
     pending: list = field(default_factory=list)
+    tips: list = field(default_factory=list)
+    history: Any = None
+    history_error: str | None = None
 
 
 @dataclass
@@ -247,36 +253,6 @@ class FileVersionFetched(Message):
     name: str
     text: str
     purpose: str
-
-
-@dataclass
-class ClaudeSessionLoaded(Message):
-    """A Claude Code session read in a worker, with every line the screen shows.
-
-    Attributes:
-        view: the ``ClaudeSessionView``.
-        head: the header's lines (resume leaf, tips, interruption).
-        model: the Conversation tab's ``ClaudeConversationModel``; starts, width: its line
-            layout and the width it was measured at.
-        history: the session's ``FileHistory`` (None when it could not be read).
-        checkpoints: the Checkpoints table's rows; checkpoints_error: why there are none.
-        tips: every leaf (:func:`sidtui.core.claude.fork.branch_tips`).
-        stat: ``(size, mtime_ns)`` of the file read; reload: a re-read of an open screen.
-        seconds: how long the read took (spaces the re-reads of a live session).
-    """
-
-    view: Any
-    head: list[str]
-    model: Any
-    history: Any
-    checkpoints: list[tuple]
-    checkpoints_error: str | None = None
-    tips: list[dict[str, Any]] = field(default_factory=list)
-    stat: tuple[int, int] | None = None
-    reload: bool = False
-    starts: Any = None
-    width: int | None = None
-    seconds: float = 0.0
 
 
 @dataclass

@@ -14,7 +14,7 @@ from sidtui.tui.find import entry_text, loaded_bytes
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
-from sidtui.tui.screens.claude_session import ClaudeSessionScreen
+from sidtui.tui.screens.session import SessionScreen
 from tests.helpers import short_folder
 from tests.tui_support import (
     append_lines,
@@ -114,14 +114,14 @@ async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
         b.open_key(_key(b, sid))
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and s.view is not None
-        head = widget_text(app, s.query_one("#claude-head"))
+        assert isinstance(s, SessionScreen) and s.view is not None
+        head = widget_text(app, s.query_one("#session-head"))
         resume = next(t for t in view.tip_rows if t["resume"])
         assert f"resume continues from line {resume['line']}" in head
         assert f"{len(view.tip_rows)} tip" in head
         assert "interrupted" in head
         # every message in order, one header entry each, and the banner last
-        conv = s.query_one("#claude-conversation")
+        conv = s.query_one("#conversation-view")
         model = conv.model
         heads = [e.msg for e in model.entries if e.kind == "header"]
         assert heads == list(range(len(view.conversation)))
@@ -139,7 +139,7 @@ async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is s
-        await pilot.press("escape")
+        await pilot.press("backspace")  # Esc: back after the double-press window
         await settle(app, pilot)
         assert isinstance(app.screen, BrowserScreen)
 
@@ -158,7 +158,7 @@ async def test_fork_key_from_the_browser_opens_the_fork_dialog(demo):
         assert isinstance(f, ClaudeForkScreen) and f.view.session_id == sid
         await pilot.press("escape")
         await settle(app, pilot)
-        assert isinstance(app.screen, ClaudeSessionScreen)
+        assert isinstance(app.screen, SessionScreen)
 
 
 async def test_checkpoints_tab_lists_the_file_history(demo):
@@ -175,10 +175,10 @@ async def test_checkpoints_tab_lists_the_file_history(demo):
         await pilot.press("3")
         await settle(app, pilot)
         s = app.screen
-        table = s.query_one("#claude-checkpoints")
+        table = s.query_one("#fh-checkpoints")
         assert table.row_count == len(history.checkpoints)
         assert [r.value for r in table.rows] == [c.id for c in history.checkpoints]
-        note = widget_text(app, s.query_one("#claude-checkpoints-note"))
+        note = widget_text(app, s.query_one("#fh-note"))
         assert f"{len(history.checkpoints)} checkpoint" in note and "R restores" in note
 
 
@@ -271,10 +271,10 @@ async def test_find_marks_the_messages_and_n_moves_between_them(demo):
         await settle(app, pilot)
         s = app.screen
         await pilot.press("slash")
-        assert s.has_class("-finding") and s.focused is s.query_one("#claude-find")
+        assert s.has_class("-finding") and s.focused is s.query_one("#find")
         await pilot.press(*"case-insensitive", "enter")
         await settle(app, pilot)
-        conv = s.query_one("#claude-conversation")
+        conv = s.query_one("#conversation-view")
         model = conv.model
         f = conv.finder
         assert f is not None and f.matches
@@ -283,7 +283,7 @@ async def test_find_marks_the_messages_and_n_moves_between_them(demo):
         assert model.message_entry[prompt.index] in f.matches or any(
             model.entries[i].msg == prompt.index for i in f.matches
         )
-        assert "/" in widget_text(app, s.query_one("#claude-find-status"))
+        assert "/" in widget_text(app, s.query_one("#find-status"))
         assert conv.cursor == f.matches[f.position]
         await pilot.press("escape")  # back to the conversation, the words stay marked
         assert s.focused is conv
@@ -310,7 +310,7 @@ async def test_copy_puts_the_id_path_or_record_on_the_clipboard(demo):
         assert app.clipboard == sid
         await pilot.press("c", "p")
         assert app.clipboard == str(s.sf.path)
-        conv = s.query_one("#claude-conversation")
+        conv = s.query_one("#conversation-view")
         conv.action_first()  # the first message's header
         await pilot.press("c", "r")
         await settle(app, pilot)
@@ -344,7 +344,7 @@ async def test_a_growing_file_is_read_again(short_tmp_path):
         s.check_file()
         await settle(app, pilot)
         assert len(s.view.conversation) == n + 1
-        model = s.query_one("#claude-conversation").model
+        model = s.query_one("#conversation-view").model
         assert model.messages[-1].preview(60) == "one more prompt, appended live"
 
 
@@ -368,12 +368,12 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         await pilot.press("enter")
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and s.sf.session_id == sid
-        conv = s.query_one("#claude-conversation")
+        assert isinstance(s, SessionScreen) and s.sf.session_id == sid
+        conv = s.query_one("#conversation-view")
         assert conv.finder is not None and conv.finder.query == "install section"
         assert conv.finder.matches and conv.cursor in conv.finder.matches
         # a hit on the stranded branch: not in the conversation, the Tips tab says where
-        await pilot.press("escape")
+        await pilot.press("backspace")
         await settle(app, pilot)
         await pilot.press("slash")
         await settle(app, pilot)
@@ -385,7 +385,7 @@ async def test_search_finds_claude_code_sessions_and_opens_at_the_hit(demo):
         await pilot.press("enter")
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen)
+        assert isinstance(s, SessionScreen)
         assert s.query_one("TabbedContent").active == "tips"
 
 
@@ -403,7 +403,7 @@ async def test_the_watcher_brings_appended_records_on_screen(short_tmp_path):
         b.open_key(_key(b, demo.claude_cases["rewind"]))
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and s.view is not None
+        assert isinstance(s, SessionScreen) and s.view is not None
         watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
         watcher.prime()  # what the app's watcher does when it starts
         records = claude_live_records(s.view)
@@ -450,7 +450,7 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(short_tmp_path,
         b.open_key(_key(b, demo.claude_cases["rewind"]))
         assert await asyncio.to_thread(read.wait, 30)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and s.view is None
+        assert isinstance(s, SessionScreen) and s.view is None
         append_lines(s.sf.path, records)
         app._on_live_batch(watcher.process_paths([str(s.sf.path)]))
         await pilot.pause()
@@ -489,9 +489,9 @@ async def test_a_live_session_follows_the_end_or_counts_new_records(short_tmp_pa
         app.open_session(src.resolve(sid))
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and s.view is not None and s.is_live()
-        conv, line = s.query_one("#claude-conversation"), s.query_one("#claude-new-records")
-        assert "live: " in widget_text(app, s.query_one("#claude-head"))
+        assert isinstance(s, SessionScreen) and s.view is not None and s.is_live()
+        conv, line = s.query_one("#conversation-view"), s.query_one("#new-records")
+        assert "live: " in widget_text(app, s.query_one("#session-head"))
         assert " t Follow " in screen_lines(app)[-1]
         assert widget_text(app, line) == "following the end (t)"
         watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
@@ -543,8 +543,8 @@ async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(
         app.open_session(src.resolve(sid))
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and not s.is_live()
-        head, line = s.query_one("#claude-head"), s.query_one("#claude-new-records")
+        assert isinstance(s, SessionScreen) and not s.is_live()
+        head, line = s.query_one("#session-head"), s.query_one("#new-records")
         watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
         watcher.prime()
         try:
@@ -572,7 +572,7 @@ async def test_following_reaches_the_end_when_records_first_outgrow_the_view(sho
     """Regression: the first records that made a conversation taller than its view came
     before the layout showed a scrollbar, and the follow's scroll to the end was ignored
     (the view stayed lines short of the end until something else scrolled it)."""
-    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+    from sidtui.tui.conversation_model import ConversationModel
 
     demo = fresh_demo(short_tmp_path, claude=True)
     src = ClaudeSource(ClaudeHome(demo.claude_home))
@@ -583,10 +583,10 @@ async def test_following_reaches_the_end_when_records_first_outgrow_the_view(sho
         app.open_session(cf)
         await settle(app, pilot)
         s = app.screen
-        conv = s.query_one("#claude-conversation")
+        conv = s.query_one("#conversation-view")
         assert conv.max_scroll_y == 0 and conv.follow  # it fits: no scrollbar yet
         append_lines(cf.path, claude_live_records(s.view))
-        grown = ClaudeConversationModel.from_view(src.open(cf))
+        grown = ConversationModel.from_view(src.open(cf))
         conv.set_model(grown, keep_position=True)  # what a re-read hands the view
         assert conv.max_scroll_y > 0 and conv.is_vertical_scroll_end
 
@@ -604,11 +604,11 @@ async def test_a_session_nothing_writes_offers_no_follow_but_counts_what_arrives
         app.open_session(src.resolve(demo.claude_cases["rewind"]))
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen) and not s.is_live()
-        conv, line = s.query_one("#claude-conversation"), s.query_one("#claude-new-records")
+        assert isinstance(s, SessionScreen) and not s.is_live()
+        conv, line = s.query_one("#conversation-view"), s.query_one("#new-records")
         assert not line.display and s.check_action("toggle_follow", ()) is False
         assert "Follow" not in screen_lines(app)[-1]
-        assert "live" not in widget_text(app, s.query_one("#claude-head"))
+        assert "live" not in widget_text(app, s.query_one("#session-head"))
         await pilot.press("t")  # not bound here: nothing changes
         assert conv.follow
         await pilot.press("home")
@@ -639,12 +639,12 @@ async def test_narrowing_a_claude_session_by_its_bytes_finds_the_same_entries(na
     import re
 
     from sidtui.core.claude.layout import file_for_path
-    from sidtui.tui.claude_conversation_model import ClaudeConversationModel
+    from sidtui.tui.conversation_model import ConversationModel
     from sidtui.tui.find import Finder, find_entries
     from tests.helpers import CLAUDE_HOME
 
     path = CLAUDE_HOME / "projects" / name
-    model = ClaudeConversationModel.from_view(
+    model = ConversationModel.from_view(
         ClaudeSource(ClaudeHome(CLAUDE_HOME)).open(file_for_path(path))
     )
     merged = [i for i, m in enumerate(model.messages) if len(set(model.lines_of(i))) > 1]
@@ -677,7 +677,7 @@ async def test_the_find_bar_narrows_a_claude_session_and_finds_merged_blocks(dem
         b.open_key(_key(b, demo.claude_cases["checkpoints"]))
         await settle(app, pilot)
         s = app.screen
-        conv = s.query_one("#claude-conversation")
+        conv = s.query_one("#conversation-view")
         model = conv.model
         merged = next(i for i, m in enumerate(model.messages) if len(m.records) > 1)
         second = next(k for k, e in enumerate(model.entries) if e.msg == merged and e.block == 1)
@@ -705,7 +705,7 @@ async def test_find_reads_no_fifo_put_in_place_of_the_transcript(short_tmp_path,
         b.open_key(_key(b, demo.claude_cases["checkpoints"]))
         await settle(app, pilot)
         s = app.screen
-        conv = s.query_one("#claude-conversation")
+        conv = s.query_one("#conversation-view")
         path = s.sf.path
         path.unlink()
         os.mkfifo(path)
@@ -724,7 +724,8 @@ async def test_find_reads_no_fifo_put_in_place_of_the_transcript(short_tmp_path,
 async def test_the_conversation_dims_what_claude_codes_resume_does_not_load(tmp_path):
     """Messages before a chain break are dimmed with why; the banner says it (§11)."""
     from sidtui.core.claude.layout import file_for_path
-    from sidtui.tui.claude_conversation_model import NOT_LOADED, ClaudeConversationModel
+    from sidtui.core.claude.reading import NOT_LOADED
+    from sidtui.tui.conversation_model import ConversationModel
     from tests.helpers import CC_SESSION, cc_assistant, cc_home, cc_lines, cc_user
 
     data = cc_lines(
@@ -736,9 +737,7 @@ async def test_the_conversation_dims_what_claude_codes_resume_does_not_load(tmp_
     )
     home = cc_home(tmp_path / "home", {"-p": {f"{CC_SESSION}.jsonl": data}})
     path = home / "projects" / "-p" / f"{CC_SESSION}.jsonl"
-    model = ClaudeConversationModel.from_view(
-        ClaudeSource(ClaudeHome(home)).open(file_for_path(path))
-    )
+    model = ConversationModel.from_view(ClaudeSource(ClaudeHome(home)).open(file_for_path(path)))
     dims = [e.dropped for e in model.entries if e.kind == "header"]
     assert dims == [NOT_LOADED, NOT_LOADED, None, None, None]
     assert any("Claude Code will not load the 2 messages above" in line for line in model.banner)

@@ -15,8 +15,8 @@ from sidtui.tui.app import make_app
 from sidtui.tui.screens.claude_fork import ClaudeForkScreen
 from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
 from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
-from sidtui.tui.screens.claude_session import ClaudeSessionScreen
 from sidtui.tui.screens.confirm import ConfirmScreen
+from sidtui.tui.screens.session import SessionScreen
 from tests.tui_support import (
     fresh_demo,
     register_claude_live,
@@ -43,12 +43,12 @@ def _source(demo) -> ClaudeSource:
     return ClaudeSource(ClaudeHome(demo.claude_home))
 
 
-async def _open(app, pilot, demo, case: str) -> ClaudeSessionScreen:
+async def _open(app, pilot, demo, case: str) -> SessionScreen:
     await settle(app, pilot)
     app.open_session(_source(demo).resolve(demo.claude_cases[case]))
     await settle(app, pilot)
     s = app.screen
-    assert isinstance(s, ClaudeSessionScreen) and s.view is not None
+    assert isinstance(s, SessionScreen) and s.view is not None
     return s
 
 
@@ -160,7 +160,7 @@ async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
         await settle(app, pilot)
         assert _project_files(demo, "checkpoints") == before
         await pilot.press("3")
-        s.query_one("#claude-checkpoints").move_cursor(row=0)
+        s.query_one("#fh-checkpoints").move_cursor(row=0)
         await pilot.press("R")
         await settle(app, pilot)
         r = app.screen
@@ -175,13 +175,13 @@ async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
         assert "search.py" not in after and "tests/test_search.py" not in after
 
 
-async def _undo_file(app, pilot, s: ClaudeSessionScreen, name: str) -> ClaudeRestorePreviewScreen:
+async def _undo_file(app, pilot, s: SessionScreen, name: str) -> ClaudeRestorePreviewScreen:
     """``u`` on ``name`` in the Checkpoints tab's file list (the latest checkpoint)."""
     await pilot.press("3")
-    table = s.query_one("#claude-checkpoints")
+    table = s.query_one("#fh-checkpoints")
     table.move_cursor(row=table.row_count - 1)
     await settle(app, pilot)
-    files = s.query_one("#claude-checkpoint-files")
+    files = s.query_one("#fh-files")
     files.focus()
     rows = [str(files.get_cell_at((i, 0))) for i in range(files.row_count)]
     files.move_cursor(row=rows.index(name))
@@ -198,9 +198,9 @@ async def test_the_file_list_names_each_checkpoints_backups(demo):
     async with app.run_test(size=(140, 45)) as pilot:
         s = await _open(app, pilot, demo, "checkpoints")
         await pilot.press("3")
-        s.query_one("#claude-checkpoints").move_cursor(row=1)  # c2: app.py's backup is lost
+        s.query_one("#fh-checkpoints").move_cursor(row=1)  # c2: app.py's backup is lost
         await settle(app, pilot)
-        files = s.query_one("#claude-checkpoint-files")
+        files = s.query_one("#fh-files")
         cells = {
             str(files.get_cell_at((i, 0))): str(files.get_cell_at((i, 1)))
             for i in range(files.row_count)
@@ -309,7 +309,7 @@ async def test_fork_at_a_point_opens_the_new_session(demo):
         await pilot.press("y")
         await settle(app, pilot)
         s = app.screen
-        assert isinstance(s, ClaudeSessionScreen)
+        assert isinstance(s, SessionScreen)
         new = _sessions(demo) - known
         assert len(new) == 1 and s.sf.session_id in new
         assert len(s.view.prompts) == len(f.points) - 2
@@ -324,10 +324,12 @@ async def test_a_stranded_branch_is_forked_from_the_tips_tab(demo):
         s = await _open(app, pilot, demo, "rewind")
         await pilot.press("2")
         await settle(app, pilot)
-        stranded = [i for i, t in enumerate(s.tips) if t["kind"] == "branch"]
-        assert stranded, s.tips
-        assert "stranded branch" in widget_text(app, s.query_one("#claude-tips-note"))
-        s.query_one("#claude-tips").move_cursor(row=stranded[0])
+        stranded = [
+            i for i, t in enumerate(s.query_one("#tips-panel").tips) if t["kind"] == "branch"
+        ]
+        assert stranded, s.query_one("#tips-panel").tips
+        assert "stranded branch" in widget_text(app, s.query_one("#tips-note"))
+        s.query_one("#tips-table").move_cursor(row=stranded[0])
         await pilot.press("b")
         await settle(app, pilot)
         f = app.screen
@@ -337,7 +339,7 @@ async def test_a_stranded_branch_is_forked_from_the_tips_tab(demo):
         await pilot.press("y")
         await settle(app, pilot)
         opened = app.screen
-        assert isinstance(opened, ClaudeSessionScreen) and opened is not s
+        assert isinstance(opened, SessionScreen) and opened is not s
         new = _sessions(demo) - known
         assert new == {opened.sf.session_id}
         texts = [m.preview(60) for m in opened.view.conversation]
@@ -361,7 +363,7 @@ async def test_repair_is_the_fork_dialog_and_opens_the_new_session(demo):
         await pilot.press("y")
         await settle(app, pilot)
         opened = app.screen
-        assert isinstance(opened, ClaudeSessionScreen) and opened is not s
+        assert isinstance(opened, SessionScreen) and opened is not s
         assert _sessions(demo) - known == {opened.sf.session_id}
         assert len(opened.view.messages) == len(s.view.messages)
     assert src.resolve(demo.claude_cases["rewind"]).path.read_bytes() == original
@@ -371,8 +373,8 @@ async def test_the_resume_leaf_is_not_offered_as_a_branch(demo):
     app = _app(demo)
     async with app.run_test(size=(140, 45)) as pilot:
         s = await _open(app, pilot, demo, "rewind")
-        live = next(i for i, t in enumerate(s.tips) if t["live"])
-        s.query_one("#claude-tips").move_cursor(row=live)
+        live = next(i for i, t in enumerate(s.query_one("#tips-panel").tips) if t["live"])
+        s.query_one("#tips-table").move_cursor(row=live)
         await pilot.press("b")
         await settle(app, pilot)
         assert app.screen is s

@@ -61,7 +61,7 @@ async def test_help_names_screens_and_panes_in_words_and_lists_each_key_once(dem
         await settle(app, pilot)
         await pilot.press("3")
         await settle(app, pilot)
-        app.screen.query_one("#claude-checkpoints").focus()
+        app.screen.query_one("#fh-checkpoints").focus()
         await pilot.pause()
         title, rows = await _help(app, pilot)
         assert title == "Keys — Claude Code session"

@@ -200,8 +200,8 @@ class ClaudeSessionView:
     def bad_lines(self) -> list[DamagedLine]:
         return self.scan.bad_lines
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object of a Claude Code session."""
+    def to_json(self, lazy: bool = False) -> dict[str, Any]:
+        """The ``sidtui show --json`` object of a Claude Code session (built whole)."""
         return session_to_json(self)
 
     def conversation_items(self) -> Any:  # export's walk (:mod:`.export_items`)
@@ -218,6 +218,12 @@ class ClaudeSessionView:
         from sidtui.core.claude.export_items import facts
 
         return facts(self)
+
+    def reading(self) -> Any:
+        """The conversation as a screen draws it (:mod:`.reading`)."""
+        from sidtui.core.claude.reading import reading
+
+        return reading(self)
 
 
 def open_claude_session(

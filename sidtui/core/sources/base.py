@@ -75,6 +75,59 @@ class MessageLike(Protocol):
     def preview(self, width: int = 60) -> str: ...
 
 
+class ConversationReading(Protocol):
+    """A session's conversation as a screen draws it (``SessionModel.reading()``).
+
+    Attributes:
+        messages: the messages drawn, in order (each with ``role``, ``blocks``…).
+        dropped: message index → why it is not sent on resume (drawn dimmed).
+        block_dropped: ``(message, block)`` → why that block is not sent.
+        notes: message index → words for its header (a re-queued prompt, a command…).
+        compacts: message index → compaction marker records drawn before it.
+        banner, banner_kind: the final banner's lines and the interruption kind.
+        head: the screen header, ``(title, facts)``: ``title`` is ``(text, tone)`` pieces
+            (tone: ``strong``, ``ok``, ``warn``, ``bad``, ``fatal``, ``live``, ``side``,
+            ``muted`` or None), ``facts`` the second line's items: a string, or
+            ``("count", n, noun)``, ``("size",)`` (the file's size), ``("started", iso)``,
+            ``("warnings", n)``.
+        where: the session's place in words, for the screen's title.
+    """
+
+    messages: list[Any]
+    dropped: dict[int, str]
+    block_dropped: dict[tuple[int, int], str]
+    notes: dict[int, str]
+    compacts: dict[int, list[int]]
+    banner: list[str]
+    banner_kind: str
+    head: tuple[list[tuple[str, str | None]], list[Any]]
+    where: str
+
+    def content(self, msg: int) -> Any:
+        """Message ``msg``'s content blocks as in its record(s), decoded on demand."""
+        ...
+
+    def lines_of(self, msg: int) -> tuple[int, ...]:
+        """The file lines message ``msg`` is read from (empty: unknown)."""
+        ...
+
+    def span(self) -> tuple[Any, int] | None:
+        """``(path, bytes read)`` of the transcript (None: lines unknown)."""
+        ...
+
+    def compact_text(self, rec_index: int) -> str:
+        """The line a compaction marker record is drawn as."""
+        ...
+
+    def record_of(self, msg: int) -> int | None:
+        """The record index message ``msg`` is read from (None: none)."""
+        ...
+
+    def record_text(self, index: int) -> tuple[int, str]:
+        """``(line, JSON text)`` of record ``index`` (copy, ``$PAGER``)."""
+        ...
+
+
 class SessionModel(Protocol):
     """One session read into the common model (``show``, ``--json``, the app's screens).
 
@@ -127,7 +180,11 @@ class SessionModel(Protocol):
 
     def full_record(self, index: int) -> Any: ...
 
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self, lazy: bool = False) -> dict[str, Any]:
+        """The ``show --json`` object (``lazy``: long lists as iterators, streamed)."""
+        ...
+
+    def reading(self) -> ConversationReading: ...
 
     # export (sidtui.core.export): the conversation on disk in order, what resume does with it
     def conversation_items(self) -> Iterator[ConversationItem]: ...
@@ -176,6 +233,22 @@ class Source(ABC):
     name: ClassVar[str]
     label: ClassVar[str]
     mutations: ClassVar[frozenset[str]] = frozenset()
+    #: The word of the browser's ``source:WORD`` filter (``sid``, ``claude``).
+    short: ClassVar[str] = ""
+    #: The mark its sessions and projects carry beside the others' in a list (None: the
+    #: unmarked source, sid-code's own).
+    badge: ClassVar[str | None] = None
+    #: What its reader gives beyond the conversation (the session screen's tabs, said on
+    #: screen): ``records`` (every record in file order, raw; a branch made live by an
+    #: appended marker), ``leaves`` (every leaf of the record tree; a branch forked into a
+    #: session of its own), ``state`` (the restored state items), ``sidechains`` (its
+    #: sub-agent transcripts listed), ``snapshots`` (checkpoints: snapshots of the files,
+    #: with a diff per file) or ``file-history`` (checkpoints: a backup of each file before
+    #: each prompt).
+    views: ClassVar[frozenset[str]] = frozenset()
+    #: How a conversation rewind writes: ``marker`` (a marker appended to the session
+    #: file) or ``new-session`` (a new session file; the old one is never edited).
+    conversation_rewind: ClassVar[str] = "marker"
     home_flag: ClassVar[str]
     home_env: ClassVar[str]
     usage_gaps: ClassVar[str | None] = None
@@ -261,8 +334,17 @@ class Source(ABC):
         return self.reader(self.resolver)(self._home, arg, cwd=cwd)
 
     @abstractmethod
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> SessionModel:
-        """Read one session completely into the common model.
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> SessionModel:
+        """Read one session completely into the common model (``terminal_tool_names``:
+        the tools that end a turn where the agent has such a setting; ``warn``: called
+        with each line worth a warning about the agent's process registrations).
 
         Raises:
             UnreadableInput: the file cannot be read.
@@ -382,6 +464,40 @@ class Source(ABC):
         previous = self.title_of(model)
         written = 0 if previous == title else self.write_title(model, title, policy=policy)
         return Renamed(self.name, model.session_id, ref.path, title, previous, written)
+
+    @abstractmethod
+    def owns(self, ref: Any) -> bool:
+        """``ref`` is one of this source's session files (its kind, any home)."""
+
+    @abstractmethod
+    def file_at(
+        self, path: str | os.PathLike[str], project: str | None = None
+    ) -> SessionRef | None:
+        """The session file at ``path`` (a fork just written, a sub-agent's transcript;
+        ``project``: the session's it came from), None when it is no transcript of it.
+
+        Raises:
+            OSError, ValueError: the path cannot be read as one.
+        """
+
+    @property
+    @abstractmethod
+    def projects_dir(self) -> Path:
+        """The folder whose sub-folders are its projects (``--project NAME``)."""
+
+    @abstractmethod
+    def project_folders(self) -> list[str]:
+        """The names of its project folders, sorted."""
+
+    @abstractmethod
+    def file_of(self, summary: SessionSummary) -> SessionRef:
+        """The session file of one of its ``ls`` rows (no I/O)."""
+
+    def leaves(self, model: SessionModel) -> list[dict[str, Any]]:
+        """Every leaf of the record tree as rows (``live``, ``kind``, ``line``,
+        ``messages``, ``records``, ``timestamp``, ``uuid``) where ``"leaves"`` is in
+        :attr:`views`; else none."""
+        return []
 
     def supports(self, mutation: str) -> bool:
         return mutation in self.mutations

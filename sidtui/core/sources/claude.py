@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,10 @@ class ClaudeSource(Source):
     name = "claude-code"
     label = "Claude Code"
     mutations = frozenset({"rewind", "fork", "branch", "undo", "restore", "redo", "rename"})
+    short = "claude"
+    badge = "claude"
+    views = frozenset({"leaves", "file-history"})
+    conversation_rewind = "new-session"
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None
@@ -52,7 +58,14 @@ class ClaudeSource(Source):
     def exists(self) -> bool:
         return self._home.exists
 
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> ClaudeSessionView:
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> ClaudeSessionView:
         assert isinstance(ref, ClaudeFile)
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)
@@ -80,3 +93,35 @@ class ClaudeSource(Source):
         from sidtui.core.claude.title import write_title
 
         return write_title(model, title, policy=policy)
+
+    def owns(self, ref: Any) -> bool:
+        return isinstance(ref, ClaudeFile)
+
+    def file_at(self, path: str | os.PathLike[str], project: str | None = None) -> ClaudeFile:
+        from sidtui.core.claude.layout import file_for_path
+
+        return file_for_path(Path(path))
+
+    def leaves(self, model: Any) -> list[dict[str, Any]]:
+        """Every leaf (:func:`~sidtui.core.claude.fork.branch_tips`)."""
+        from sidtui.core.claude.fork import branch_tips
+
+        return branch_tips(model)
+
+    def file_of(self, summary: Any) -> ClaudeFile:
+        return ClaudeFile(
+            Path(summary.path),
+            summary.session_id,
+            summary.project or "",
+            kind=summary.kind,
+            parent_session_id=summary.parent_session_id,
+        )
+
+    @property
+    def projects_dir(self) -> Path:
+        return self._home.projects_dir
+
+    def project_folders(self) -> list[str]:
+        from sidtui.core.claude.layout import project_folders
+
+        return project_folders(self._home)

@@ -4,6 +4,8 @@ Codex keeps no file states, so there is no code rewind."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,10 @@ class CodexSource(Source):
     name = "codex"
     label = "Codex CLI"
     mutations = frozenset({"fork"})
+    short = "codex"
+    badge = "codex"
+    views = frozenset({"leaves"})
+    conversation_rewind = "new-session"
     home_flag = "--codex-home"
     home_env = "CODEX_HOME"
     #: only when ``--codex-home`` names it, until every read verb is source-blind (the
@@ -47,7 +53,14 @@ class CodexSource(Source):
     def exists(self) -> bool:
         return self._home.exists
 
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> CodexSessionView:
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> CodexSessionView:
         assert isinstance(ref, CodexFile)
         return open_codex_session(ref, read_locks(self._home), self._home)
 
@@ -81,3 +94,23 @@ class CodexSource(Source):
                 continue
             out.append(FileUsage.of(str(f.path), prepare(events)))
         return out
+
+    def owns(self, ref: Any) -> bool:
+        return isinstance(ref, CodexFile)
+
+    def file_at(self, path: str | os.PathLike[str], project: str | None = None) -> CodexFile:
+        from sidtui.core.codex.layout import file_for_path
+
+        return file_for_path(Path(path), project)
+
+    def file_of(self, summary: Any) -> CodexFile:
+        return CodexFile(Path(summary.path), summary.session_id, summary.project or "")
+
+    @property
+    def projects_dir(self) -> Path:
+        """``sessions/``: Codex files sessions by day; a session's project is its ``cwd``."""
+        return self._home.sessions_dir
+
+    def project_folders(self) -> list[str]:
+        """The projects its sessions name (their ``cwd``: Codex keeps no project folders)."""
+        return sorted({f.project for f in discover(self._home) if f.project})

@@ -7,6 +7,8 @@ Nothing is copied here: each reader is the function the CLI and the app already 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ class SidCodeSource(Source):
     mutations = frozenset(
         {"rewind", "fork", "branch", "salvage", "undo", "restore", "redo", "rename"}
     )
+    short = "sid"
+    views = frozenset({"records", "state", "sidechains", "snapshots"})
+    conversation_rewind = "marker"
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
     usage_gaps = (
@@ -45,11 +50,27 @@ class SidCodeSource(Source):
     def exists(self) -> bool:
         return self._home.sessions_dir.is_dir()
 
-    def open(self, ref: SessionRef, *, current_cwd: Path | None = None) -> Any:
+    def open(
+        self,
+        ref: SessionRef,
+        *,
+        current_cwd: Path | None = None,
+        terminal_tool_names: frozenset[str] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> Any:
+        from sidtui.core.resume.process import read_registrations
         from sidtui.core.views.session import open_session
 
         assert isinstance(ref, SessionFile)
-        return open_session(self._home, ref, current_cwd=current_cwd)
+        opts: dict[str, Any] = {}
+        if terminal_tool_names is not None:
+            opts["terminal_tool_names"] = terminal_tool_names
+        if warn is not None:
+            warnings: list[str] = []
+            opts["registrations"] = read_registrations(self._home, warnings)
+            for line in warnings:
+                warn(line)
+        return open_session(self._home, ref, current_cwd=current_cwd, **opts)
 
     @property
     def journals_dir(self) -> Path:
@@ -71,3 +92,32 @@ class SidCodeSource(Source):
         from sidtui.core.edits.title import write_title
 
         return write_title(model, title, policy=policy)
+
+    def owns(self, ref: Any) -> bool:
+        return isinstance(ref, SessionFile)
+
+    def file_at(
+        self, path: str | os.PathLike[str], project: str | None = None
+    ) -> SessionFile | None:
+        from sidtui.core.base.discover import classify_file
+
+        return classify_file(Path(path), project or "")
+
+    def file_of(self, summary: Any) -> SessionFile:
+        return SessionFile(
+            Path(summary.path),
+            summary.session_id,
+            summary.project,
+            kind=summary.kind,
+            container=summary.container,
+            parent_session_id=summary.parent_session_id,
+        )
+
+    @property
+    def projects_dir(self) -> Path:
+        return self._home.sessions_dir
+
+    def project_folders(self) -> list[str]:
+        from sidtui.core.base.discover import project_folders
+
+        return project_folders(self._home)

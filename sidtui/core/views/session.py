@@ -144,9 +144,10 @@ class SessionView:
             return None
         return self.rf.decode(self.rf.records[record_index])
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`)."""
-        return session_to_json(self)
+    def to_json(self, lazy: bool = False) -> dict[str, Any]:
+        """The ``sidtui show --json`` object (:func:`sidtui.core.views.show_json.session_to_json`;
+        ``lazy``: long lists as iterators, for the streamed writer)."""
+        return session_to_json(self, lazy=lazy)
 
     # --- the common model (sidtui.core.sources.base.SessionModel) ---------------------
 
@@ -212,6 +213,12 @@ class SessionView:
         from sidtui.core.views.export_items import facts
 
         return facts(self)
+
+    def reading(self) -> Any:
+        """The conversation as a screen draws it (:mod:`.reading`)."""
+        from sidtui.core.views.reading import reading
+
+        return reading(self)
 
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:

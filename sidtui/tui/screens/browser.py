@@ -51,16 +51,47 @@ def matches(query: str, s) -> bool:
     return bool(filter_rows(query, [s]))
 
 
-CLAUDE = "claude-code"
-#: The project pane's key prefix of a Claude Code project (its slugs and sid-code's folder
-#: names could coincide).
-CLAUDE_KEY = "claude:"
+#: Keys typed in the filter box that move the list's cursor instead (its actions).
+LIST_KEYS = {
+    "down": "cursor_down",
+    "up": "cursor_up",
+    "pagedown": "page_down",
+    "pageup": "page_up",
+}
+
+
+def _badge(source: str) -> str | None:
+    """The mark of a source's rows and projects (None: unmarked)."""
+    from sidtui.core.sources import by_name
+
+    try:
+        return by_name(source).badge
+    except KeyError:
+        return None
 
 
 def project_key(s) -> str:
-    """The projects pane's id of a summary's project: grouped per source."""
+    """The projects pane's id of a summary's project: grouped per source (a marked
+    source's keys start with ``BADGE:``: its folder names and another's could coincide)."""
     name = s.project or "(flat)"
-    return CLAUDE_KEY + name if getattr(s, "source", "") == CLAUDE else name
+    badge = _badge(getattr(s, "source", ""))
+    return f"{badge}:{name}" if badge else name
+
+
+def _sources():
+    from sidtui.core.sources import SOURCES
+
+    return SOURCES
+
+
+def _label(source: str) -> str:
+    return next((c.label for c in _sources() if c.name == source), source)
+
+
+def _key_badge(key: str) -> str:
+    """The badge a project key starts with (``""``: an unmarked source's)."""
+    badge, sep, _ = key.partition(":")
+    return badge if sep and any(c.badge == badge for c in _sources()) else ""
 
 
 def split_source(query: str) -> tuple[list[str], str]:
@@ -517,9 +548,10 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         return counts
 
     def refresh_projects(self) -> None:
-        # sid-code's projects first, then Claude Code's (each by name)
+        # the unmarked source's projects first, then each marked one's (each by name)
+        marks = [""] + [c.badge for c in _sources() if c.badge]
         counts = sorted(
-            self._project_counts().items(), key=lambda kv: (kv[0].startswith(CLAUDE_KEY), kv[0])
+            self._project_counts().items(), key=lambda kv: (marks.index(_key_badge(kv[0])), kv[0])
         )
         if counts == self._projects_shown:
             return
@@ -536,17 +568,17 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     def _project_label(self, name: str) -> str:
         """A project key without the prefix every key of its source shares, cut from the
-        left; a Claude Code project's starts with ``claude·``."""
-        claude = name.startswith(CLAUDE_KEY)
-        same = [n for n, _ in self._projects_shown if n.startswith(CLAUDE_KEY) == claude]
-        if claude:
-            name = name[len(CLAUDE_KEY) :]
-            same = [n[len(CLAUDE_KEY) :] for n in same]
+        left; a marked source's project starts with its badge (``claude·``)."""
+        badge, sep, rest = name.partition(":")
+        if not sep or not any(cls.badge == badge for cls in _sources()):
+            badge, rest = "", name
+        mark = f"{badge}:" if badge else ""
+        same = [n[len(mark) :] for n, _ in self._projects_shown if _key_badge(n) == badge]
         prefix = common_key_prefix(same)
-        label = name[len(prefix) :] if prefix and name.startswith(prefix) else name
-        if claude:
+        label = rest[len(prefix) :] if prefix and rest.startswith(prefix) else rest
+        if badge:
             label = label if len(label) <= 15 else "…" + label[-14:]
-            return f"claude·{label}"
+            return f"{badge}·{label}"
         return label if len(label) <= 22 else "…" + label[-21:]
 
     def _visible(self, s, query: str) -> bool:
@@ -629,8 +661,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         label, colour = state_badge(s)
         text = s.title or s.first_prompt or "(no prompt)"
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
-        if s.source == CLAUDE:
-            extra = "  ·  Claude Code"
+        if _badge(s.source):
+            extra = f"  ·  {_label(s.source)}"
         # Session text goes in as template variables: literal, never read as markup.
         preview.update(
             Content.from_markup(
@@ -685,8 +717,15 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             self.action_open_session()
 
     def on_key(self, event) -> None:
-        # Type-to-filter: a printable key in the table goes to the filter box.
+        # Type-to-filter: a printable key in the table goes to the filter box; the arrows
+        # in the box move the list's cursor (and the focus) as they would in the list.
         table = self.query_one("#sessions", SessionTable)
+        if self.focused is self.query_one("#filter", Input) and event.key in LIST_KEYS:
+            table.focus()
+            getattr(table, f"action_{LIST_KEYS[event.key]}")()
+            event.stop()
+            event.prevent_default()
+            return
         if (
             self.focused is table
             and event.is_printable
@@ -716,15 +755,15 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         self.query_one("#sessions", SessionTable).focus()
 
     def action_cycle_source(self) -> None:
-        """Filter by source in turn: every source, sid-code's, Claude Code's (the filter
-        box's ``source:`` word, so what is shown is what is typed)."""
+        """Filter by source in turn: every source, then each source's (the filter box's
+        ``source:`` word, so what is shown is what is typed)."""
         inp = self.query_one("#filter", Input)
         wanted, rest = split_source(inp.value)
-        order = ["", "source:sid", "source:claude"]
+        label = {"": "every source"} | {f"source:{c.short}": c.label for c in _sources()}
+        order = list(label)
         now = f"source:{wanted[0]}" if len(wanted) == 1 else ""
-        nxt = order[(order.index(now) + 1) % 3] if now in order else ""
+        nxt = order[(order.index(now) + 1) % len(order)] if now in order else ""
         inp.value = " ".join(x for x in (nxt, rest) if x)
-        label = {"": "every source", "source:sid": "sid-code", "source:claude": "Claude Code"}
         self.notify(f"showing {label[nxt]}'s sessions", timeout=2)
 
     def action_rescan(self) -> None:
@@ -749,32 +788,11 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             self.open_key(key)
 
     def session_file(self, key: str):
-        """The ``SessionFile`` of a row (built from its summary)."""
-        from pathlib import Path
-
-        from sidtui.core.base.home import SessionFile
-
+        """The session file of a row (built from its summary by its source)."""
         s = self.summaries.get(key)
         if s is None:
             return None
-        if s.source == CLAUDE:
-            from sidtui.core.claude.layout import ClaudeFile
-
-            return ClaudeFile(
-                Path(s.path),
-                s.session_id,
-                s.project or "",
-                kind=s.kind,
-                parent_session_id=s.parent_session_id,
-            )
-        return SessionFile(
-            Path(s.path),
-            s.session_id,
-            s.project,
-            kind=s.kind,
-            container=s.container,
-            parent_session_id=s.parent_session_id,
-        )
+        return self.app.source_named(s.source).file_of(s)
 
     def open_key(self, key: str) -> None:
         sf = self.session_file(key)

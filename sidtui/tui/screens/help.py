@@ -27,7 +27,8 @@ def help_name(obj) -> str:
 
 def bindings_of(obj, own_only: bool = True) -> list[Binding]:
     """Bindings declared on ``obj``'s classes (only sidtui's own when ``own_only``: the
-    generic scrolling keys of Textual's base widgets would bury the useful ones)."""
+    generic scrolling keys of Textual's base widgets would bury the useful ones), less
+    those for what ``obj`` lacks (``lacks``: a session whose source has no such thing)."""
     out = []
     for cls in type(obj).__mro__:
         if own_only and not cls.__module__.startswith("sidtui."):
@@ -35,8 +36,26 @@ def bindings_of(obj, own_only: bool = True) -> list[Binding]:
         for b in cls.__dict__.get("BINDINGS", []):
             if isinstance(b, tuple):
                 b = Binding(*b)
+            if own_only and not applies(obj, b):
+                continue
             out.append(b)
     return out
+
+
+def applies(obj, b: Binding) -> bool:
+    """``obj`` does not lack what ``b`` does (its ``lacks(action, parameters)``)."""
+    from textual.actions import ActionError, parse
+
+    lacks = getattr(obj, "lacks", None)
+    if lacks is None:
+        return True
+    try:
+        destination, name, params = parse(b.action)
+    except ActionError:
+        return True
+    if destination:
+        return True  # another node's action (``screen.…``, ``app.…``)
+    return not lacks(name, params)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -85,7 +85,7 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
             yield Static(
                 "Search every session (all words required; word* = prefix)", classes="modal-title"
             )
-            yield Input(placeholder="search words…", id="search-input")
+            yield Input(placeholder="search words…", id="search-input", select_on_focus=False)
             yield Static("", id="search-status")
             yield RowTable(id="search-results", zebra_stripes=True)
 
@@ -100,6 +100,21 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
         if self.app.size.width <= 100:  # the app's narrow breakpoint
             return ("session", "line", "kind", "snippet")
         return ("session", "started", "line", "kind", "snippet")
+
+    def on_key(self, event) -> None:
+        """Typing in the results list goes on in the search box (the list keeps Enter,
+        the arrows, Home and End)."""
+        box = self.query_one("#search-input", Input)
+        if (
+            self.focused is self.query_one("#search-results")
+            and event.is_printable
+            and event.character
+        ):
+            box.focus()
+            box.cursor_position = len(box.value)
+            box.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -178,14 +193,11 @@ class SearchScreen(ReportsWorkerErrors, ModalScreen[None]):
     def _open(self, event: DataTable.RowSelected) -> None:
         i = int(event.row_key.value)
         h = self.hits[i]
-        from sidtui.core.base.discover import classify_file
-
-        if i < len(self.sources) and self.sources[i] == "claude-code":
-            from sidtui.core.claude.layout import file_for_path
-
-            sf = file_for_path(Path(h.path)) if Path(h.path).is_file() else None
-        else:
-            sf = classify_file(Path(h.path), h.project)
+        src = self.app.source_named(self.sources[i])
+        try:
+            sf = src.file_at(Path(h.path), h.project) if Path(h.path).is_file() else None
+        except (OSError, ValueError):
+            sf = None
         if sf is None:
             self.notify(f"{h.path} is no longer a session file", severity="error", markup=False)
             return

@@ -1,14 +1,23 @@
-"""Session screen: one session in tabs — Conversation, Chain, Checkpoints, State, Sidechains.
+"""Session screen: one session of any source, in tabs.
 
-The file is read in a thread worker through :func:`sidtui.core.views.session.open_session` (the
-function ``sidtui show`` uses); the tab models are built in the same worker and handed to
+Every source gets the same screen (:class:`SessionScreen`): the file is read in a thread
+worker through :meth:`Source.open <sidtui.core.sources.base.Source.open>` (the call
+``sidtui show`` makes), the Conversation is laid out from the model's
+:meth:`~sidtui.core.sources.base.SessionModel.reading` in the same worker and handed to
 the widgets in :class:`~sidtui.tui.messages.SessionLoaded` (attributes down), so a 100 MB
-session never blocks input. A live session is re-read in full when its file changes and the
-Conversation follows its end (``t``), as :mod:`sidtui.tui.live_session` does for both sources.
+session never blocks input. A live session is re-read in full when its file changes and
+the Conversation follows its end (``t``), as :mod:`sidtui.tui.live_session` does.
 
-``Esc Esc`` (two presses within half a second) or ``r`` opens the Rewind modal; a single
+Tabs differ only where the source's reader gives something the other does not
+(:attr:`~sidtui.core.sources.base.Source.views`, said in each tab's note): Chain (every
+record in file order with its raw JSON; ``b`` makes a branch live with a marker) or Tips
+(every leaf; ``b`` forks one into a session of its own); Checkpoints as snapshots with a
+diff pane or as a file history; State and Sidechains where the reader has them.
+
+``Esc Esc`` (two presses within half a second) or ``r`` opens the Rewind dialog; a single
 ``Esc`` (or Backspace) goes back to the browser. ``/`` or ``ctrl+f`` finds words in the
-conversation (``n`` / ``N``: next / previous match).
+conversation (``n`` / ``N``: next / previous match). The pane a key names gets the focus
+(``1``–``5`` the tab's first list), so arrows reach the list on screen.
 """
 
 from __future__ import annotations
@@ -40,20 +49,56 @@ from sidtui.tui.messages import (
 from sidtui.tui.widgets.chain_view import ChainIndex, ChainView
 from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
+from sidtui.tui.widgets.file_history_panel import FileHistoryPanel
 from sidtui.tui.widgets.follow_line import FollowLine
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from sidtui.tui.widgets.state_panel import StatePanel
+from sidtui.tui.widgets.tips_panel import TipsPanel
 from sidtui.tui.worker_errors import ReportsWorkerErrors, describe_failure
 
 DOUBLE_ESCAPE_SECONDS = 0.5
-TABS = ("conversation", "chain", "checkpoints", "state", "sidechains")
+#: Every tab a session screen may have, in order: ``(id, title, the reader's view it
+#: needs)`` (None: every source has it).
+ALL_TABS = (
+    ("conversation", "Conversation", None),
+    ("chain", "Chain", "records"),
+    ("tips", "Tips", "leaves"),
+    ("checkpoints", "Checkpoints", None),
+    ("state", "State", "state"),
+    ("sidechains", "Sidechains", "sidechains"),
+)
+#: What a tab key focuses in each tab (the pane it names).
+TAB_FOCUS = {
+    "conversation": "#conversation-view",
+    "chain": "#chain-view",
+    "tips": "#tips-panel",
+    "checkpoints": "#checkpoints-panel",
+    "state": "#state-panel",
+    "sidechains": "#sidechains-table",
+}
+#: Tones of the header's pieces (:attr:`ConversationReading.head`) as Rich styles.
+TONES = {
+    "strong": "bold",
+    "ok": "green",
+    "warn": "yellow",
+    "bad": "red",
+    "fatal": "bold red",
+    "live": "bold magenta",
+    "side": "cyan",
+    "muted": "dim",
+    "pending": "bold yellow",
+}
+#: Keys of the actions that need a reader's view or a capability (see ``check_action``).
+NEEDS_VIEW = {"switch_branch": "records", "fork_branch": "leaves"}
 
 
 class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
-    """Everything about one session file.
+    """Everything about one session file, of any source.
 
     Args:
-        sf: the ``SessionFile``.
+        sf: the session file (a :class:`~sidtui.core.sources.base.SessionRef`).
+        source: its :class:`~sidtui.core.sources.base.Source` (default: the app's
+            source that owns ``sf``).
         then: an action to run once loaded (``"fork"`` from the browser).
         find: words to find in the conversation once loaded (a search hit's query).
         at_line: the file line to open at (a search hit's record); with ``find``, the
@@ -61,12 +106,12 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     """
 
     CSS_PATH = "session.tcss"
-    HELP_NAME = "sid-code session"  # what the help table calls it
     BINDINGS = [
         Binding("escape", "escape", "Back (Esc Esc: rewind)"),
         Binding("backspace", "back", "Back", show=False),
         Binding("r", "rewind", "Rewind"),
         Binding("f", "fork", "Fork/Salvage"),
+        Binding("f", "fork_session", "Fork"),
         Binding("u", "undo_preview", "Undo…"),
         Binding("U", "redo_preview", "Redo…", show=False),
         Binding("slash,ctrl+f", "find", "Find"),
@@ -80,22 +125,28 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         Binding("E", "collapse_all", "Collapse all", show=False),
         Binding("1", "show_tab('conversation')", "Conversation", show=False),
         Binding("2", "show_tab('chain')", "Chain", show=False),
+        Binding("2", "show_tab('tips')", "Tips", show=False),
         Binding("3", "show_tab('checkpoints')", "Checkpoints", show=False),
         Binding("4", "show_tab('state')", "State", show=False),
         Binding("5", "show_tab('sidechains')", "Sidechains", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
+        Binding("b", "fork_branch", "Fork branch", show=False),
+        Binding("M", "repair", "Repair…", show=False),
+        Binding("R", "restore_before", "Restore before…", show=False),
     ]
 
     def __init__(
         self,
         sf,
         *,
+        source=None,
         then: str | None = None,
         find: str | None = None,
         at_line: int | None = None,
     ) -> None:
         super().__init__()
         self.sf = sf
+        self._source = source
         self.view = None
         self.pending: list = []  # journals killed sidtui writes of this session left
         self.then = then
@@ -103,6 +154,28 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         self.at_line = at_line
         self._last_escape = 0.0
         self._escape_timer = None
+        #: ``time.perf_counter()`` when the conversation's first rows were first drawn
+        self.conversation_shown_at: float | None = None
+
+    @property
+    def source(self):
+        """The :class:`~sidtui.core.sources.base.Source` the session is read through."""
+        if self._source is None:
+            self._source = self.app.source_for(self.sf)
+        return self._source
+
+    @property
+    def HELP_NAME(self) -> str:
+        return f"{self.source.label} session"
+
+    def has(self, view: str) -> bool:
+        """The source's reader gives ``view`` (:attr:`Source.views`)."""
+        return view in self.source.views
+
+    @property
+    def tabs(self) -> list[str]:
+        """This screen's tabs, in order (keys 1, 2…)."""
+        return [tab for tab, _, needs in ALL_TABS if needs is None or self.has(needs)]
 
     # ------------------------------------------------------------------ layout
 
@@ -113,32 +186,62 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             with TabPane("Conversation", id="conversation"):
                 yield ConversationView(id="conversation-view")
                 yield FollowLine(id="new-records")
-            with TabPane("Chain", id="chain"):
-                with Horizontal(id="chain-panes"):
-                    yield ChainView(id="chain-view")
-                    with VerticalScroll(id="raw"):
-                        yield Static("", id="raw-json")
+            if self.has("records"):
+                with TabPane("Chain", id="chain"):
+                    with Horizontal(id="chain-panes"):
+                        yield ChainView(id="chain-view")
+                        with VerticalScroll(id="raw"):
+                            yield Static("", id="raw-json")
+            if self.has("leaves"):
+                with TabPane("Tips", id="tips"):
+                    yield TipsPanel(id="tips-panel")
             with TabPane("Checkpoints", id="checkpoints"):
-                yield CheckpointsPanel(id="checkpoints-panel")
-            with TabPane("State", id="state"):
-                yield StatePanel(id="state-panel")
-            with TabPane("Sidechains", id="sidechains"):
-                with Vertical():
-                    yield SidechainsTable(id="sidechains-table")
-                    yield Static("", id="sidechains-note")
+                if self.has("file-history"):
+                    yield FileHistoryPanel(id="checkpoints-panel")
+                else:
+                    yield CheckpointsPanel(id="checkpoints-panel")
+            if self.has("state"):
+                with TabPane("State", id="state"):
+                    yield StatePanel(id="state-panel")
+            if self.has("sidechains"):
+                with TabPane("Sidechains", id="sidechains"):
+                    with Vertical():
+                        yield SidechainsTable(id="sidechains-table")
+                        yield Static("", id="sidechains-note")
         with Horizontal(id="find-bar"):
             yield Input(placeholder="find in this session: words…", id="find")
             yield Static("", id="find-status")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = printable(f"{self.sf.project or '(flat)'} / {self.sf.session_id}")
+        self.sub_title = printable(self.sf.session_id)  # the reader's words once read
         self.query_one("#tabs").loading = True
-        self.query_one("#chain-view", ChainView).border_title = "Records (line order)"
-        self.query_one("#raw", VerticalScroll).border_title = "Selected record"
+        if self.has("records"):
+            self.query_one("#chain-view", ChainView).border_title = "Records (line order)"
+            self.query_one("#raw", VerticalScroll).border_title = "Selected record"
         self._conv = self.query_one("#conversation-view", ConversationView)
         self.watch_live(self.query_one(FollowLine))
         self.load()
+
+    def lacks(self, action: str, parameters: tuple[object, ...] = ()) -> bool:
+        """``action`` needs what this source's reader or writer does not have (its key is
+        off: not in the footer, the help nor the command palette)."""
+        if action == "show_tab":
+            return bool(parameters) and parameters[0] not in self.tabs
+        if action in NEEDS_VIEW:
+            return not self.has(NEEDS_VIEW[action])
+        if action in ("fork", "fork_session"):
+            return self.source.supports("salvage") != (action == "fork")
+        if action == "restore_before":
+            return not self.has("file-history")
+        if action == "repair":
+            return self.source.conversation_rewind != "new-session"
+        return False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.lacks(action, parameters):
+            return False
+        return super().check_action(action, parameters)
 
     # ------------------------------------------------------------------ workers
 
@@ -153,25 +256,33 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         from textual.worker import get_current_worker
 
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.sources.sidcode import SidCodeSource
-        from sidtui.core.views.session import open_session
 
+        src = self.source
         t0 = time.monotonic()
         try:
             st = self.sf.path.stat()
+            # the cyclic GC walking millions of new objects would cost more than the read
             with gc_paused(freeze=True):
-                view = open_session(self.app.home, self.sf)
+                view = src.open(self.sf)
                 conversation = ConversationModel.from_view(view)
-                chain = ChainIndex(view)
+                chain = ChainIndex(view) if self.has("records") else None
                 # The layout (line of every entry) is O(messages): done here, not in the UI.
                 starts = layout(conversation, width)
+                tips = src.leaves(view)
             # the read verbs' own call (`ls`, `show`): what killed sidtui writes left
-            pending = SidCodeSource(self.app.home).pending_journals([self.sf.session_id])
+            pending = src.pending_journals([self.sf.session_id])
         except (SidtuiError, OSError) as exc:
             self.post_message(SessionLoadFailed(load_error_text(self.sf, exc)))
             return
         if get_current_worker().is_cancelled:
             return  # a newer load replaced this one
+        history = history_error = None
+        if self.has("file-history"):  # read here; snapshots: the panel reads its own
+            try:
+                with gc_paused(freeze=True):
+                    history = src.checkpoints(view)
+            except (SidtuiError, OSError) as exc:
+                history_error = f"cannot read the file history: {exc}"
         self.post_message(
             SessionLoaded(
                 view,
@@ -183,6 +294,9 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 time.monotonic() - t0,
                 reload,
                 pending,
+                tips=tips,
+                history=history,
+                history_error=history_error,
             )
         )
 
@@ -210,30 +324,51 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 self.notify(p.describe(), title="a killed sidtui write", severity="warning")
         self.read_done(msg.stat, msg.seconds)
         self.query_one("#tabs").loading = False
-        self._show_head()
+        self.sub_title = printable(msg.conversation.reading.where)
+        self._show_head(msg.conversation.reading)
         conv = self._conv
         conv.set_model(
             msg.conversation, keep_position=msg.reload, starts=msg.starts, width=msg.width
         )
-        self.query_one("#chain-view", ChainView).set_index(msg.chain)
+        self._show_panes(msg)
         if not msg.reload:
             conv.focus()
             self._place_reader(conv)
+            self.call_after_refresh(self._shown)
         elif conv.finder is not None:
             conv.find(conv.finder.query)  # new records may hold the words
-        if msg.view.rf is None:
-            self.query_one("#raw-json", Static).update(
-                "A v1 whole-file JSON session: no records, no chain (the agent reads it in one piece)."
-            )
-        self.query_one("#state-panel", StatePanel).show(msg.view)
-        self.query_one("#sidechains-table", SidechainsTable).show(msg.view)
-        self.query_one("#sidechains-note", Static).update(
-            "" if msg.view.sidechains else " no sub-agent transcripts for this session"
-        )
-        self.query_one("#checkpoints-panel", CheckpointsPanel).show(msg.view)
         if not msg.reload and self.then:
             then, self.then = self.then, None
             getattr(self, f"action_{then}")()
+
+    def _shown(self) -> None:
+        if self.conversation_shown_at is None:
+            self.conversation_shown_at = time.perf_counter()
+
+    def _show_panes(self, msg: SessionLoaded) -> None:
+        """Hand the read down to the tabs this source has."""
+        view = msg.view
+        if self.has("records"):
+            self.query_one("#chain-view", ChainView).set_index(msg.chain)
+            if view.rf is None:
+                self.query_one("#raw-json", Static).update(
+                    "A v1 whole-file JSON session: no records, no chain "
+                    "(the agent reads it in one piece)."
+                )
+        if self.has("leaves"):
+            self.query_one("#tips-panel", TipsPanel).show(msg.tips or [])
+        if self.has("state"):
+            self.query_one("#state-panel", StatePanel).show(view)
+        if self.has("sidechains"):
+            self.query_one("#sidechains-table", SidechainsTable).show(view)
+            self.query_one("#sidechains-note", Static).update(
+                "" if view.sidechains else " no sub-agent transcripts for this session"
+            )
+        panel = self.query_one("#checkpoints-panel")
+        if isinstance(panel, FileHistoryPanel):
+            panel.show(msg.history, msg.history_error, getattr(view, "cwd", None))
+        else:
+            panel.show(view)
 
     def _place_reader(self, conv: ConversationView) -> None:
         """Where a freshly opened session starts: at a search hit, else at the end.
@@ -258,53 +393,49 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     def _show_line_in_chain(self, line: int) -> None:
         """A record the conversation does not draw (a skipped branch, metadata): the Chain
-        tab, with that line selected."""
-        self.action_show_tab("chain")
-        self.query_one("#chain-view", ChainView).select_line(line)
-        self.notify(
-            f"line {line} is not a message of the conversation the agent resumes: "
-            "shown in the Chain tab",
-            markup=False,
-        )
+        tab with that line selected, or the Tips tab, which lists every leaf."""
+        if self.has("records"):
+            self.action_show_tab("chain")
+            self.query_one("#chain-view", ChainView).select_line(line)
+            self.notify(
+                f"line {line} is not a message of the conversation the agent resumes: "
+                "shown in the Chain tab",
+                markup=False,
+            )
+        elif self.has("leaves"):
+            self.action_show_tab("tips")
+            self.notify(
+                f"line {line} is not a message of the conversation resume loads (a branch "
+                "resume does not pick, or metadata): the Tips tab lists every leaf",
+                severity="warning",
+                markup=False,
+            )
 
-    def _show_head(self) -> None:
-        v = self.view
-        if v.file.kind == "sidechain":
-            state, colour = "sidechain", "cyan"
-        elif not v.loaded.loadable:
-            state, colour = "the agent cannot load it", "bold red"
-        elif v.recovery is not None:
-            state = v.recovery.interruption.kind
-            state = "clean" if state == "none" else state.replace("_", " ")
-            colour = {"clean": "green", "interrupted prompt": "yellow"}.get(state, "red")
-        else:
-            state, colour = "—", "dim"
-        if v.liveness.live:
-            state, colour = "live: " + state, "bold magenta"
-        elif v.liveness.stale:
-            state += " (stale)"  # a dead process left its registration, as `ls` says
-        if self.pending:
-            state, colour = state + " (restore pending)", "bold yellow"  # as `ls` says
-        size = human_size(self._stat[0] if self._stat else 0)
-        records = len(v.rf.records) if v.rf is not None else len(v.loaded.messages)
-        model = v.loaded.model
-        if v.sidechain is not None:
-            messages = len(v.sidechain.messages)
-            started = v.sidechain.started_at
-            model = model or v.sidechain.model
-        else:
-            messages, started = len(v.loaded.messages), v.loaded.created_at
+    def _show_head(self, reading) -> None:
+        """The two header lines the reader gives (:attr:`ConversationReading.head`), with
+        the file's size and the pending journals said as ``ls`` says them."""
+        title, facts = reading.head
+        title = list(title)
+        if self.pending and title:  # as `ls` says
+            text, _tone = title[-1]
+            title[-1] = (text + " (restore pending)", "pending")
         line1 = Text.assemble(
-            (f" {printable(v.session_id)}", "bold"),
-            f"  {v.format_version or ''}  {printable(model or '')}  ",
-            (state, colour),
+            *[(printable(t), TONES.get(tone or "", "")) for t, tone in title],
             no_wrap=True,
             overflow="ellipsis",
         )
-        parts = [plural(records, "record"), size, plural(messages, "message")]
-        if started:
-            parts.append(f"started {short_time(started)}")
-        parts.append(plural(len(v.warnings) + len(self.pending), "warning"))
+        parts = []
+        for f in facts:
+            if isinstance(f, str):
+                parts.append(printable(f))
+            elif f[0] == "count":
+                parts.append(plural(f[1], f[2]))
+            elif f[0] == "size":
+                parts.append(human_size(self._stat[0] if self._stat else 0))
+            elif f[0] == "started":
+                parts.append(f"started {short_time(f[1])}")
+            elif f[0] == "warnings":
+                parts.append(plural(f[1] + len(self.pending), "warning"))
         line2 = Text(" " + " · ".join(parts), style="dim", no_wrap=True, overflow="ellipsis")
         self.query_one("#session-head", Static).update(Text("\n").join([line1, line2]))
 
@@ -340,9 +471,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     @on(SidechainsTable.SidechainOpened)
     def _open_sidechain(self, event: SidechainsTable.SidechainOpened) -> None:
-        from sidtui.core.base.discover import classify_file
-
-        sf = classify_file(Path(event.path), self.sf.project)
+        sf = self.source.file_at(Path(event.path), self.sf.project)
         if sf is None:
             self.notify(f"{event.path} is not a transcript", severity="error", markup=False)
             return
@@ -401,8 +530,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     def _selected_record_index(self) -> int | None:
         """The record under the cursor: the Chain tab's row, else the conversation's message."""
-        v = self.view
-        if v is None or v.rf is None:
+        if self.view is None:
             return None
         if self.query_one("#tabs", TabbedContent).active == "chain":
             chain = self.query_one("#chain-view", ChainView)
@@ -416,12 +544,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         e = model.entries[min(self._conv.cursor, len(model.entries) - 1)]
         if e.msg is None:
             return None
-        m = model.messages[e.msg]
-        rec = getattr(m, "record", None)
-        if rec is not None:
-            return rec
-        line = getattr(m, "line", None)
-        return next((r.index for r in v.rf.records if r.line == line), None)
+        return model.reading.record_of(e.msg)
 
     @work(
         thread=True,
@@ -433,13 +556,13 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     def _fetch_record(self, index: int, purpose: str) -> None:
         from sidtui.core.base.jsonparse import parse_line_slow
 
-        rf = self.view.rf
-        rec = rf.records[index]
-        raw = rf.raw(rec)
-        text = raw.decode("utf-8", errors="replace")
+        line, text = self._conv.model.reading.record_text(index)
         if purpose != "copy":  # a person reads it: indented
-            text = pretty_json(parse_line_slow(raw))
-        self.post_message(RecordFetched(f"line-{rec.line}.json", text, purpose))
+            try:
+                text = pretty_json(parse_line_slow(text.encode("utf-8")))
+            except ValueError:
+                pass  # shown as it is
+        self.post_message(RecordFetched(f"line-{line}.json", text, purpose))
 
     def on_record_fetched(self, msg: RecordFetched) -> None:
         if msg.purpose == "copy":
@@ -511,17 +634,13 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             self.app.pop_screen()
 
     def action_show_tab(self, tab: str) -> None:
+        """Show ``tab`` and focus the pane it names (its first list): arrows, Home and End
+        reach what is on screen, and the tab keys keep working from there."""
+        if tab not in self.tabs:
+            return
         self.query_one("#tabs", TabbedContent).active = tab
         # Focus must move into the new pane: TabbedContent follows the focus.
-        focus = {
-            "conversation": "#conversation-view",
-            "chain": "#chain-view",
-            "checkpoints": "#checkpoints-panel",
-            "state": "#state-panel",
-            "sidechains": "#sidechains-table",
-        }.get(tab)
-        if focus:
-            self.query_one(focus).focus()
+        self.query_one(TAB_FOCUS[tab]).focus()
 
     def action_expand_all(self) -> None:
         self._conv.set_all_collapsed(False)
@@ -533,36 +652,135 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         self.load(True)
 
     def _require_view(self) -> bool:
+        """The session is read and is one a write may change (no sub-agent transcript)."""
         if self.view is None:
             self.notify("the session is still loading", severity="warning")
             return False
+        if self.sf.kind != "main" and self.source.conversation_rewind == "new-session":
+            parent = getattr(self.sf, "parent_session_id", None)
+            self.notify(
+                printable(
+                    f"a subagent transcript cannot be changed: open its session "
+                    f"({parent or 'unknown'})"
+                ),
+                severity="warning",
+                markup=False,
+            )
+            return False
         return True
+
+    # ------------------------------------------------------------------ the write dialogs
+    # One method per dialog: what it opens for this source's writer.
+
+    def rewind_dialog(self):
+        """The Rewind dialog for this session."""
+        if self.source.conversation_rewind == "marker":
+            from sidtui.tui.screens.rewind import RewindScreen
+
+            return RewindScreen(self.view)
+        from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
+
+        return ClaudeRewindScreen(self.view)
+
+    def fork_dialog(self, *, tip: dict | None = None, repair: bool = False):
+        """The Fork dialog (``tip``: fork that leaf; ``repair``: a copy resumed whole)."""
+        if self.source.conversation_rewind == "marker":
+            from sidtui.tui.screens.fork import ForkScreen
+
+            return ForkScreen(self.view)
+        from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+
+        return ClaudeForkScreen(self.view, tip=tip, repair=repair)
+
+    def restore_dialog(self, op: str, *, snapshot_id: str | None = None, path: str | None = None):
+        """The restore preview (``undo``, ``undo-file`` of ``path``, ``redo``, ``restore``
+        before ``snapshot_id``)."""
+        if self.has("snapshots"):
+            from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+
+            manager = self.query_one("#checkpoints-panel", CheckpointsPanel).manager
+            return RestorePreviewScreen(
+                manager, op, path=path, snapshot_id=snapshot_id, home=self.view.home
+            )
+        from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
+
+        return ClaudeRestorePreviewScreen(self.view, op, snapshot_id=snapshot_id, path=path)
 
     def action_rewind(self) -> None:
         if not self._require_view():
             return
-        from sidtui.tui.screens.rewind import RewindScreen
-
-        self.app.push_screen(RewindScreen(self.view), self._after_write)
+        self.app.push_screen(self.rewind_dialog(), self._after_write)
 
     def action_fork(self) -> None:
         if not self._require_view():
             return
-        from sidtui.tui.screens.fork import ForkScreen
+        self.app.push_screen(self.fork_dialog(), self._after_fork)
 
-        self.app.push_screen(ForkScreen(self.view), self._after_fork)
+    def action_fork_session(self) -> None:
+        self.action_fork()
+
+    def action_repair(self) -> None:
+        """`sidtui repair` in the fork dialog: a new session the agent resumes whole."""
+        if not self._require_view():
+            return
+        self.app.push_screen(self.fork_dialog(repair=True), self._after_fork)
+
+    def action_fork_branch(self) -> None:
+        """Fork the leaf under the Tips cursor (a stranded branch) into a new session."""
+        if not self._require_view():
+            return
+        self.action_show_tab("tips")
+        tip = self.query_one("#tips-panel", TipsPanel).selected()
+        if tip is None:
+            self.notify("no leaves to fork", severity="warning")
+            return
+        if tip["live"]:
+            self.notify(
+                "this is the leaf resume already picks: f forks the whole conversation",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(self.fork_dialog(tip=tip), self._after_fork)
 
     def action_undo_preview(self) -> None:
-        if not self._require_view():
-            return
-        self.query_one("#tabs", TabbedContent).active = "checkpoints"
-        self.query_one("#checkpoints-panel", CheckpointsPanel).action_undo_preview()
+        self._restore("undo")
 
     def action_redo_preview(self) -> None:
+        self._restore("redo")
+
+    def action_restore_before(self) -> None:
+        self._restore("restore")
+
+    def _restore(self, op: str) -> None:
+        """Preview ``undo`` (the latest prompt or batch; with a file list focused, that
+        file only), ``redo`` or ``restore`` (before the selected checkpoint)."""
         if not self._require_view():
             return
-        self.query_one("#tabs", TabbedContent).active = "checkpoints"
-        self.query_one("#checkpoints-panel", CheckpointsPanel).action_redo_preview()
+        panel = self.query_one("#checkpoints-panel")
+        if isinstance(panel, CheckpointsPanel):
+            self.query_one("#tabs", TabbedContent).active = "checkpoints"
+            if op == "undo":
+                panel.action_undo_preview()
+            elif op == "redo":
+                panel.action_redo_preview()
+            else:
+                panel.action_restore_preview()
+            return
+        assert isinstance(panel, FileHistoryPanel)
+        if panel.history is None or not panel.history.checkpoints:
+            self.notify("no file checkpoints: nothing to restore", severity="warning")
+            return
+        snapshot = path = None
+        if op == "undo" and panel.files_focused():
+            path = panel.selected_file()
+            op = "undo-file" if path is not None else op
+        if op == "restore":
+            self.action_show_tab("checkpoints")
+            cp = panel.selected_checkpoint()
+            snapshot = cp.id if cp is not None else None
+        self.app.push_screen(
+            self.restore_dialog(op, snapshot_id=snapshot, path=path), self._after_write
+        )
 
     def action_switch_branch(self) -> None:
         """Make the record under the Chain cursor the live tip (append-only marker)."""
@@ -643,81 +861,90 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     def _after_write(self, result) -> None:
         if result:
+            self.app.refresh_browser()
             self.load(True)
 
     def _after_fork(self, result) -> None:
         if result is None:
             return
         self.app.refresh_browser()
-        from sidtui.core.base.discover import classify_file
-
-        sf = classify_file(Path(result.path), self.sf.project)
+        try:
+            sf = self.source.file_at(Path(result.path), self.sf.project)
+        except (OSError, ValueError) as exc:
+            self.notify(f"cannot open the fork: {exc}", severity="warning", markup=False)
+            return
         if sf is not None:
             self.app.open_session(sf)
 
     def command_entries(self):
-        return [
+        """(title, help, callback) for the command palette: what this source can do."""
+        salvage = self.source.supports("salvage")
+        entries = [
+            ("rewind", "Rewind…", "Rewind conversation, code or both to a prompt (Esc Esc, r)"),
             (
-                "Rewind…",
-                "Rewind conversation, code or both to a prompt (Esc Esc, r)",
-                self.action_rewind,
+                "fork",
+                "Fork / salvage…" if salvage else "Fork…",
+                "Fork this session at a point (salvage if unloadable) (f)"
+                if salvage
+                else "Fork this session into a new one (f)",
+            ),
+            ("fork_branch", "Fork branch…", "Fork the leaf under the Tips cursor (b)"),
+            ("repair", "Repair…", "A new session the agent resumes whole (M)"),
+            ("undo_preview", "Undo…", "Preview undoing the latest prompt's file edits (u)"),
+            ("redo_preview", "Redo…", "Preview taking the last undo or restore back (U)"),
+            (
+                "restore_before",
+                "Restore before checkpoint…",
+                "Every file back to before the selected checkpoint (R)",
             ),
             (
-                "Fork / salvage…",
-                "Fork this session at a point (salvage if unloadable) (f)",
-                self.action_fork,
-            ),
-            (
-                "Undo…",
-                "Preview /undo of the latest agent batch, then confirm (u)",
-                self.action_undo_preview,
-            ),
-            (
-                "Redo…",
-                "Preview taking the last undo or restore back, then confirm (U)",
-                self.action_redo_preview,
-            ),
-            (
+                "find",
                 "Find in session",
                 "Find words in the conversation (/, ctrl+f; Enter/shift+Enter, then n/N)",
-                self.action_find,
             ),
-            ("Copy session id", "Copy the session id to the clipboard (c)", self.action_copy_id),
-            ("Copy session path", "Copy the session file's path (c)", self.action_copy_path),
+            ("copy_id", "Copy session id", "Copy the session id to the clipboard (c)"),
+            ("copy_path", "Copy session path", "Copy the session file's path (c)"),
+            ("copy_record", "Copy record JSON", "Copy the selected record's JSON line (c)"),
             (
-                "Copy record JSON",
-                "Copy the selected record's JSON line (c)",
-                self.action_copy_record,
-            ),
-            (
+                "open_record(False)",
                 "Open record in $PAGER",
                 "The selected record, indented, in your pager (o)",
-                lambda: self.action_open_record(False),
             ),
             (
+                "open_record(True)",
                 "Open record in $EDITOR",
                 "The selected record in your editor, read-only copy (O)",
-                lambda: self.action_open_record(True),
             ),
-            self.follow_command(),
             (
+                "expand_all",
                 "Expand all",
                 "Expand every thinking block, tool call and result (e)",
-                self.action_expand_all,
             ),
-            ("Collapse all", "Collapse every block (E)", self.action_collapse_all),
-            ("Reload session", "Read the file again (ctrl+r)", self.action_reload),
+            ("collapse_all", "Collapse all", "Collapse every block (E)"),
+            ("reload", "Reload session", "Read the file again (ctrl+r)"),
             (
+                "switch_branch",
                 "Make branch live…",
                 "Make the record under the Chain cursor the live tip (b in Chain)",
-                self.action_switch_branch,
             ),
-            ("Back to browser", "Return to the session list (Esc)", self.action_back),
-        ] + [
+            ("back", "Back to browser", "Return to the session list (Esc)"),
+        ]
+        out = []
+        for action, title, help_text in entries:
+            name, _, arg = action.partition("(")
+            if self.lacks(name):
+                continue
+            if name == "expand_all":
+                out.append(self.follow_command())
+            if arg:
+                out.append((title, help_text, lambda a=arg: self.action_open_record(a == "True)")))
+            else:
+                out.append((title, help_text, getattr(self, f"action_{name}")))
+        return out + [
             (
                 f"Show {t} tab",
                 f"Switch to the {t} tab ({i + 1})",
                 lambda t=t: self.action_show_tab(t),
             )
-            for i, t in enumerate(TABS)
+            for i, t in enumerate(self.tabs)
         ]

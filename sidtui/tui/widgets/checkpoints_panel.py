@@ -26,7 +26,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from sidtui.fmt import plural, printable, project_relative
 from sidtui.tui.fmt import cell, one_line
 from sidtui.tui.messages import CheckpointsLoaded, DiffComputed, FileVersionFetched
-from sidtui.tui.widgets.diff_view import DiffData, DiffView
+from sidtui.tui.widgets.diff_view import DiffData, DiffPane, DiffView
 from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
@@ -54,7 +54,7 @@ def left_cut(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
+class CheckpointsPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False):
     """Snapshots and the files of the selected one (left), the diff (right); stacked, with
     a unified diff, at 100 columns or fewer."""
 
@@ -71,6 +71,8 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
     CheckpointsPanel #ckpt-note.-bad { color: $text-error; }
     """  # the stacked layout at 100 columns or fewer: session.tcss
     HELP_NAME = "checkpoints"  # what the help table calls it
+    DIFF_ID = "ckpt-diff"
+    NEXT_WORDS = "the next snapshot"
     BINDINGS = [
         Binding("u", "undo_preview", "Undo…"),
         Binding("U", "redo_preview", "Redo…"),
@@ -333,26 +335,7 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
                 note = (note + "; " if note else "") + f"disk: {err}"
         self.post_message(DiffComputed(DiffData.build(title, old, new, path, dark, note)))
 
-    def on_diff_computed(self, msg: DiffComputed) -> None:
-        msg.stop()
-        self.query_one("#ckpt-diff", DiffView).show(msg.data)
-
     # ------------------------------------------------------------------ actions
-
-    def action_toggle_disk(self) -> None:
-        self.vs_disk = not self.vs_disk
-        self.notify(
-            "diff against the file on disk now"
-            if self.vs_disk
-            else "diff against the next snapshot"
-        )
-        self._load_diff()
-
-    def action_hunk(self, direction: int) -> None:
-        self.query_one("#ckpt-diff", DiffView).action_hunk(direction)
-
-    def action_toggle_diff_mode(self) -> None:
-        self.query_one("#ckpt-diff", DiffView).action_toggle_mode()
 
     def action_open_version(self, editor: bool) -> None:
         """The selected file as it was before the selected snapshot, in $PAGER/$EDITOR."""
@@ -393,27 +376,16 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to undo", severity="warning")
             return
-        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
-
         files = self.query_one("#ckpt-files", DataTable)
         path = self.selected_file() if self.screen.focused is files else None
-        self.app.push_screen(
-            RestorePreviewScreen(
-                self.manager, "undo-file" if path else "undo", path=path, home=self.view.home
-            ),
-            self._after_undo,
-        )
+        self._preview("undo-file" if path else "undo", path=path)
 
     def action_redo_preview(self) -> None:
         """Preview taking back the last undo or restore (the core's ``redo``)."""
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to redo", severity="warning")
             return
-        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
-
-        self.app.push_screen(
-            RestorePreviewScreen(self.manager, "redo", home=self.view.home), self._after_undo
-        )
+        self._preview("redo")
 
     def action_restore_preview(self) -> None:
         """Preview putting every file back to how it was before the selected snapshot."""
@@ -421,12 +393,11 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or snap is None:
             self.notify("no checkpoints: nothing to restore", severity="warning")
             return
-        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+        self._preview("restore", snapshot_id=snap.id)
 
-        self.app.push_screen(
-            RestorePreviewScreen(self.manager, "restore", snapshot_id=snap.id, home=self.view.home),
-            self._after_undo,
-        )
+    def _preview(self, op: str, **where) -> None:
+        """The session screen's restore dialog (``restore_dialog``) for ``op``."""
+        self.app.push_screen(self.screen.restore_dialog(op, **where), self._after_undo)
 
     def _after_undo(self, result) -> None:
         if result:

@@ -31,6 +31,7 @@ from sidtui.core.checkpoints.sidebyside import (
     word_spans,
 )
 from sidtui.fmt import printable
+from sidtui.tui.fmt import NARROW_MAX
 
 MAX_HIGHLIGHT_CHARS = 2_000_000
 
@@ -179,8 +180,6 @@ class DiffView(ScrollView, can_focus=True):
         self.unified = not self.unified
 
     def _follow_width(self) -> None:
-        from sidtui.tui.app import NARROW_MAX
-
         if not self.chosen_mode:
             self.unified = self.app.size.width <= NARROW_MAX
 
@@ -336,3 +335,33 @@ class DiffView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._follow_width()
         self._relayout()
+
+
+class DiffPane:
+    """Mixin for a Checkpoints panel with a :class:`DiffView` (``#DIFF_ID``) and a
+    ``_load_diff()``: the diff arrives in a ``DiffComputed`` message; ``d`` switches
+    between the next state (:attr:`NEXT_WORDS`) and the disk now, ``n``/``p`` move
+    between hunks, ``s`` toggles unified / side by side (each panel binds the keys)."""
+
+    DIFF_ID = "diff"
+    NEXT_WORDS = "the next state"
+    vs_disk = False
+
+    def on_diff_computed(self, msg) -> None:
+        msg.stop()
+        self.query_one(f"#{self.DIFF_ID}", DiffView).show(msg.data)  # type: ignore[attr-defined]
+
+    def action_toggle_disk(self) -> None:
+        self.vs_disk = not self.vs_disk
+        self.notify(  # type: ignore[attr-defined]
+            "diff against the file on disk now"
+            if self.vs_disk
+            else f"diff against {self.NEXT_WORDS}"
+        )
+        self._load_diff()  # type: ignore[attr-defined]
+
+    def action_hunk(self, direction: int) -> None:
+        self.query_one(f"#{self.DIFF_ID}", DiffView).action_hunk(direction)  # type: ignore[attr-defined]
+
+    def action_toggle_diff_mode(self) -> None:
+        self.query_one(f"#{self.DIFF_ID}", DiffView).action_toggle_mode()  # type: ignore[attr-defined]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from rich.text import Text
 from textual.widgets.data_table import ColumnKey
 
@@ -42,12 +44,21 @@ def _when(iso: str | None) -> str:
     return (iso or "")[5:16].replace("T", " ")
 
 
+@cache
+def _badges() -> dict[str, str | None]:
+    """Each source's marker by its name (:attr:`~sidtui.core.sources.base.Source.badge`)."""
+    from sidtui.core.sources import SOURCES
+
+    return {c.name: c.badge for c in SOURCES}
+
+
 def row_cells(s) -> tuple:
     """The cells of one summary (times as written in the file, UTC; session text literal)."""
     label, colour = state_badge(s)
     state = Text(label, style=colour)
-    if getattr(s, "source", "") == "claude-code":  # the source marker: sid-code's rows carry none
-        state = Text.assemble(("claude ", "bold cyan"), state)
+    badge = _badges().get(getattr(s, "source", ""))
+    if badge:  # the source's marker (sid-code's rows carry none)
+        state = Text.assemble((f"{badge} ", "bold cyan"), state)
     return (
         cell(s.session_id),
         state,
