@@ -59,6 +59,13 @@ class ClaudeRewindPoint:
         """The checkpoint a code rewind restores (sid-code's name for it)."""
         return self.checkpoint
 
+    @property
+    def code_from(self) -> str:
+        """Where a code rewind restores from, in words (the points table's cell)."""
+        if not self.checkpoint:
+            return "— (no checkpoint)"
+        return self.checkpoint if self.exact else f"{self.checkpoint} (a later one)"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

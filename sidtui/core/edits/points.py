@@ -63,6 +63,11 @@ class RewindPoint:
     snapshot_id: str = ""
     restore_from: str | None = None
 
+    @property
+    def code_from(self) -> str:
+        """Where a code rewind restores from, in words (the points table's cell)."""
+        return self.restore_from or "— (no snapshot after it)"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -17,6 +17,7 @@ from sidtui.core.sources.claude import ClaudeSource
 from sidtui.core.sources.sidcode import SidCodeSource
 
 __all__ = [
+    "DEFAULT",
     "MUTATIONS",
     "SOURCES",
     "ClaudeSource",
@@ -31,6 +32,10 @@ __all__ = [
 
 #: Every source, in listing order.
 SOURCES: tuple[type[SidCodeSource] | type[ClaudeSource], ...] = (SidCodeSource, ClaudeSource)
+
+#: The source whose home is the default one (``--home``, ``$SID_CONFIG_DIR``): a session
+#: argument no other source claims is resolved by its rules and said in its words.
+DEFAULT = SidCodeSource
 
 
 def by_name(name: str) -> type[SidCodeSource] | type[ClaudeSource]:

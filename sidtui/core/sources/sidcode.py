@@ -17,17 +17,25 @@ from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.resolve import resolve_session
 from sidtui.core.resume.process import Registration, read_registrations
 from sidtui.core.sources.base import CheckProgress, Progress, SessionRef, Source
+from sidtui.core.sources.writes import MARKER, TOOL_BATCH, WriteOptions
 from sidtui.core.views.summary import SessionSummary
 
 
 class SidCodeSource(Source):
-    """One sid-code home: reading, checkpoints and every writing verb."""
+    """One sid-code home: reading, checkpoints and every writing verb (the engines of
+    :mod:`sidtui.core.edits` and :mod:`sidtui.core.checkpoints`): a conversation rewind
+    appends a marker to the same file, a checkpoint is a snapshot before each tool batch."""
 
     name = "sid-code"
     label = "sid-code"
     mutations = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo"})
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
+    conversation_rewind = MARKER
+    checkpoint_unit = TOOL_BATCH
+    rewind_finishes_interrupted = True
+    tags_json = False
+    no_points_reason = "no human prompts on the live chain"
     usage_gaps = (
         "sid-code records no usage for sub-agents or v1 .json sessions, no request ids and "
         "no one-hour cache writes: those count zero"
@@ -134,3 +142,104 @@ class SidCodeSource(Source):
         from sidtui.core.checkpoints.manager import CheckpointManager
 
         return CheckpointManager.for_session(self._home, model.file.checkpoint_id)
+
+    # ------------------------------------------------------------------ writing
+
+    def open_for_write(self, ref: SessionRef) -> Any:
+        """The session without its sidechains, after flushing sidtui's own queued writes."""
+        from sidtui.core.transcript.writer import flush_pending_writes
+        from sidtui.core.views.session import open_session
+
+        assert isinstance(ref, SessionFile)
+        flush_pending_writes(ref.path)
+        return open_session(self._home, ref, with_sidechains=False)
+
+    def rewind_points(self, model: Any) -> list[Any]:
+        from sidtui.core.edits.points import rewind_points
+
+        return rewind_points(model)
+
+    def rewind(
+        self,
+        model: Any,
+        to: int,
+        mode: str,
+        *,
+        as_fork: bool = False,
+        options: WriteOptions,
+    ) -> Any:
+        from sidtui.core.base.project import explicit_root, user_home
+        from sidtui.core.edits.rewind import rewind
+
+        root = options.root
+        return rewind(
+            model,
+            to,
+            mode,
+            as_fork=as_fork,
+            force=options.force,
+            dry_run=options.dry_run,
+            allow_outside_root=options.allow_outside_root,
+            root=explicit_root(root, user_home(os.environ)) if root else None,
+        )
+
+    def fork(self, model: Any, at: int | None, *, dry_run: bool = False) -> Any:
+        from sidtui.core.edits.fork import fork
+        from sidtui.core.edits.points import get_point
+
+        point = get_point(model, at) if at is not None else None
+        return fork(model, point, dry_run=dry_run)
+
+    def branch_tips(self, model: Any) -> list[dict[str, Any]]:
+        """Every tip of the record tree with the length of its conversation (``live``: the
+        agent loads it; ``last_line``: the tip of the last line)."""
+        from sidtui.core.transcript.chain import ancestors
+
+        rf = model.rf
+        if rf is None or model.chain.linear:
+            return []
+        out = []
+        kinds = ("user_message", "assistant_message", "tool_result")
+        for tip in model.tree.tips:
+            rec = rf.records[tip]
+            chain = ancestors(rf, tip)
+            out.append(
+                {
+                    "uuid": rec.uuid,
+                    "line": rec.line,
+                    "type": rec.type,
+                    "live": tip == model.chain.tail and model.loaded.loadable,
+                    "last_line": tip == model.chain.tail,
+                    "messages": sum(1 for i in chain if rf.records[i].type in kinds),
+                }
+            )
+        return out
+
+    def switch_branch(
+        self, model: Any, tip: str, *, force: bool = False, dry_run: bool = False
+    ) -> Any:
+        from sidtui.core.edits.rewind import switch_branch
+
+        return switch_branch(model, tip, force=force, dry_run=dry_run)
+
+    def salvage(self, model: Any, *, dry_run: bool = False) -> Any:
+        from sidtui.core.edits.salvage import salvage
+
+        return salvage(model, dry_run=dry_run)
+
+    def code_store(
+        self, session: SessionRef | str, *, writes: bool = False, options: WriteOptions
+    ) -> Any:
+        """A transcript, or an id (or unique prefix) with only a checkpoint folder."""
+        from sidtui.core.edits.store import SidCodeStore
+
+        arg = session if isinstance(session, str) else str(session.path)
+        return SidCodeStore(
+            self._home,
+            arg,
+            writes=writes,
+            root=options.root,
+            allow_outside_root=options.allow_outside_root,
+            force=options.force,
+            dry_run=options.dry_run,
+        )
