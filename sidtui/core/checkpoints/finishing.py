@@ -22,6 +22,7 @@ class Finishing:
         doc: the real run's ``--json`` object.
         report: a real run reports this result in full, as an undo's (None: the short
             form: ``said``, ``doc`` with ``--json``, each skipped file).
+        finished: what the app says after a real run finished it (default: ``said``).
     """
 
     said: str
@@ -31,6 +32,10 @@ class Finishing:
     files: Any = None
     doc: dict[str, Any] = field(default_factory=dict)
     report: Any = None
+    finished: str = ""
+
+    def __post_init__(self) -> None:
+        self.finished = self.finished or self.said
 
 
 @dataclass

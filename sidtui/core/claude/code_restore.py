@@ -15,11 +15,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.errors import SessionLive, SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
 from sidtui.core.checkpoints.journal import journal_refusal, remove_journal, write_journal
 from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.restore import (
+    DriftRefused as PlanDriftRefused,
+)
 from sidtui.core.checkpoints.restore import (
     FileRestore,
     RestoreResult,
@@ -47,21 +50,17 @@ class CodeRestoreError(SidtuiError):
     """A code restore was refused or failed before any file was written (exit 1)."""
 
 
-class SessionIsLive(CodeRestoreError):
+class SessionIsLive(CodeRestoreError, SessionLive):
     """A running Claude Code process writes the session (refused unless forced)."""
 
 
-class DriftRefused(CodeRestoreError):
+class DriftRefused(CodeRestoreError, PlanDriftRefused):
     """Files changed after this session would be replaced; refused without ``force``.
 
     Attributes:
         result: the plan (a :class:`CodeRestoreResult` naming the drifted files; nothing
-            was written).
+            was written; the attribute of :class:`PlanDriftRefused`).
     """
-
-    def __init__(self, message: str, result: CodeRestoreResult) -> None:
-        super().__init__(message)
-        self.result = result
 
 
 def journal_path(home: ClaudeHome, session_id: str) -> Path:

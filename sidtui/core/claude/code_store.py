@@ -26,6 +26,7 @@ class ClaudeCodeStore:
             the restore result says what matters).
         root, allow_outside_root: the confinement flags (``--root``: a usage error when
             not a folder).
+        file_history: the file history already read (else read on first use).
     """
 
     root_first = True
@@ -39,16 +40,36 @@ class ClaudeCodeStore:
         writes: bool = False,
         root: str | None = None,
         allow_outside_root: bool = False,
+        file_history: FileHistory | None = None,
     ) -> None:
         self.view = view
-        self.fh: FileHistory = read_file_history(view)
-        self.session_id = self.fh.session_id
+        self._fh: FileHistory | None = file_history
         self._writes = writes
         self._root = root or None
         self._allow = allow_outside_root
         self._restorer: Any = None
         if writes:  # a bad --root is said before a missing checkpoint
             _ = self.restorer
+
+    @property
+    def fh(self) -> FileHistory:
+        """The session's file history (read on first use)."""
+        if self._fh is None:
+            self._fh = read_file_history(self.view)
+        return self._fh
+
+    @property
+    def session_id(self) -> str:
+        return self.fh.session_id
+
+    @property
+    def shown_root(self) -> str | None:
+        """The root paths are shown relative to (the session's cwd until the restorer has
+        its root)."""
+        if self._restorer is None:
+            return self.view.cwd
+        root = self._restorer.root
+        return str(root) if root is not None else None
 
     @property
     def restorer(self) -> Any:
@@ -107,6 +128,7 @@ class ClaudeCodeStore:
             files=done,
             doc=doc,
             report=None if dry_run else done,
+            finished=done.describe(),
         )
 
     def undo(self, *, dry_run: bool, force: bool, path: str | None = None) -> Any:

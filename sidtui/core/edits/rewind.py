@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import SidtuiError, UsageError
+from sidtui.core.base.errors import SessionLive, SidtuiError, UsageError
 from sidtui.core.base.project import project_root_for, user_home
 from sidtui.core.checkpoints.journal import read_journal, remove_journal
 from sidtui.core.checkpoints.manager import CheckpointManager
@@ -51,7 +51,7 @@ class RewindError(SidtuiError):
         self.result = result
 
 
-class SessionIsLive(RewindError):
+class SessionIsLive(RewindError, SessionLive):
     """The session is being written by a running agent; refused unless forced (exit 1)."""
 
 

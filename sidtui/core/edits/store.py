@@ -135,6 +135,38 @@ class SidCodeStore:
     """
 
     root_first = False
+    project: ProjectRoot | None
+
+    @classmethod
+    def of_view(cls, view: Any, manager: CheckpointManager | None = None) -> SidCodeStore:
+        """The store of a session open in the app (``manager``: the one already read, with
+        its project root; else one is made as the Checkpoints tab makes it). No live
+        check: the engine refuses nothing live, the app says it."""
+        from sidtui.core.edits.batches import post_image_of
+        from sidtui.core.edits.rewind import project_root
+
+        st = cls.__new__(cls)
+        st.home = view.home
+        st.session_id = st.followup_id = view.file.checkpoint_id
+        st.dry_refusal = None
+        if manager is None:
+            root = project_root(view)
+            manager = CheckpointManager.for_session(
+                view.home,
+                view.file.checkpoint_id,
+                project_root=root.path,
+                root_refusal=root.refusal,
+                post_image=post_image_of(view.rf),
+            )
+        st.manager = manager
+        st.project = None
+        return st
+
+    @property
+    def shown_root(self) -> str | None:
+        """The root paths are shown relative to."""
+        root = self.manager.project_root
+        return str(root) if root else None
 
     def __init__(
         self,
@@ -198,6 +230,9 @@ class SidCodeStore:
         from sidtui.core.edits.interrupted import finish_interrupted
 
         mgr = self.manager
+        if self.home is None:  # the core refuses a real run while a journal is pending
+            mgr.require_no_journal()
+            return None
         done = finish_interrupted(
             self.home, mgr.session_id, dry_run=dry_run, project_root=mgr.project_root
         )
@@ -258,7 +293,7 @@ class SidCodeStore:
         """The machine-readable listing (snapshots + chain health)."""
         mgr = self.manager
         health = {c.file_path: c for c in mgr.chain_health()}
-        rebuilds = {
+        rebuilds: dict[tuple[str, Any], Any] = {
             (link.snapshot_id, c.file_path): link for c in health.values() for link in c.links
         }
         snaps = []

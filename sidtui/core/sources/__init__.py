@@ -27,6 +27,7 @@ __all__ = [
     "Source",
     "by_name",
     "homes",
+    "source_for",
     "source_of_file",
 ]
 
@@ -48,6 +49,12 @@ def by_name(name: str) -> type[SidCodeSource] | type[ClaudeSource]:
         if cls.name == name:
             return cls
     raise KeyError(name)
+
+
+def source_for(model: SessionModel) -> Source:
+    """The source of a session read into the common model (``model.source``): the writer
+    the app's dialogs drive."""
+    return by_name(model.source).of_model(model)
 
 
 def homes(

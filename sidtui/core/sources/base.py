@@ -355,10 +355,11 @@ class Source(ABC):
         return self._refuse("branch")
 
     def switch_branch(
-        self, model: Any, tip: str, *, force: bool = False, dry_run: bool = False
+        self, model: Any, tip: str | int, *, force: bool = False, dry_run: bool = False
     ) -> Any:
-        """Make the branch ending at the record ``tip`` (a uuid prefix) the one resume
-        picks, as :attr:`conversation_rewind` says (a marker, or a new session)."""
+        """Make the branch ending at the record ``tip`` (a uuid prefix; an int: the
+        record's index in the model, where the source has one) the one resume picks, as
+        :attr:`conversation_rewind` says (a marker, or a new session)."""
         return self._refuse("branch")
 
     def repair(self, model: Any, *, dry_run: bool = False) -> Any:
@@ -375,3 +376,12 @@ class Source(ABC):
         """The session's checkpoints with the restore engine (``session``: a file, or an
         argument this source resolves by its own rules)."""
         return self._refuse("restore")
+
+    def restore_store(self, model: Any, checkpoints: Any = None) -> CodeStore:
+        """The code store of a session open in the app (``checkpoints``: what
+        :meth:`checkpoints` or the Checkpoints tab already read for it, else read now)."""
+        return self._refuse("restore")
+
+    def rewind_unavailable(self, model: Any) -> str:
+        """Why a session has no rewind point, for the app's rewind dialog."""
+        return self.no_points_reason

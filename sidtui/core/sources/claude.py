@@ -210,13 +210,16 @@ class ClaudeSource(Source):
         return [{k: v for k, v in t.items() if k != "index"} for t in branch_tips(model)]
 
     def switch_branch(
-        self, model: Any, tip: str, *, force: bool = False, dry_run: bool = False
+        self, model: Any, tip: str | int, *, force: bool = False, dry_run: bool = False
     ) -> Any:
-        """The branch ending at ``tip`` forked into a session of its own."""
+        """The branch ending at ``tip`` forked into a session of its own (an int: the
+        record's index, a row of :meth:`branch_tips` in the app)."""
         from sidtui.core.base.errors import UsageError
         from sidtui.core.claude.fork import fork_session
         from sidtui.core.claude.scan import DAG_TYPES
 
+        if isinstance(tip, int):
+            return fork_session(model, tip=tip, dry_run=dry_run)
         objs = model.scan.objs
         hits = sorted(
             {
@@ -254,3 +257,17 @@ class ClaudeSource(Source):
         return ClaudeCodeStore(
             view, writes=writes, root=options.root, allow_outside_root=options.allow_outside_root
         )
+
+    def restore_store(self, model: Any, checkpoints: Any = None) -> Any:
+        from sidtui.core.claude.code_store import ClaudeCodeStore
+
+        return ClaudeCodeStore(model, file_history=checkpoints)
+
+    def rewind_unavailable(self, model: Any) -> str:
+        return "no typed prompt in the conversation resume loads"
+
+    @classmethod
+    def of_model(cls, model: Any) -> ClaudeSource:
+        """The source of an open session (its writer reads the model; a session read
+        without its home gets the default one, which the writer does not use)."""
+        return cls(model.home if model.home is not None else ClaudeHome.resolve(None, {}))

@@ -216,11 +216,11 @@ class SidCodeSource(Source):
         return out
 
     def switch_branch(
-        self, model: Any, tip: str, *, force: bool = False, dry_run: bool = False
+        self, model: Any, tip: str | int, *, force: bool = False, dry_run: bool = False
     ) -> Any:
         from sidtui.core.edits.rewind import switch_branch
 
-        return switch_branch(model, tip, force=force, dry_run=dry_run)
+        return switch_branch(model, str(tip), force=force, dry_run=dry_run)
 
     def salvage(self, model: Any, *, dry_run: bool = False) -> Any:
         from sidtui.core.edits.salvage import salvage
@@ -243,3 +243,18 @@ class SidCodeSource(Source):
             force=options.force,
             dry_run=options.dry_run,
         )
+
+    def restore_store(self, model: Any, checkpoints: Any = None) -> Any:
+        from sidtui.core.edits.store import SidCodeStore
+
+        return SidCodeStore.of_view(model, checkpoints)
+
+    def rewind_unavailable(self, model: Any) -> str:
+        if not model.loaded.loadable:
+            return str(model.loaded.load_failure)
+        return "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
+
+    @classmethod
+    def of_model(cls, model: Any) -> SidCodeSource:
+        """The source of an open session (its home)."""
+        return cls(model.home)

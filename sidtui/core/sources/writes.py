@@ -86,6 +86,10 @@ class CodeStore(Protocol):
     @property
     def warnings(self) -> Sequence[str]: ...
 
+    @property
+    def shown_root(self) -> str | None:
+        """The folder paths are shown relative to (the project root as known so far)."""
+
     def require(self) -> None:
         """Raise :class:`~sidtui.core.base.errors.SidtuiError` when there are no checkpoints."""
 

@@ -508,24 +508,28 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     def action_rewind(self) -> None:
         if not self._require_view():
             return
-        from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
+        from sidtui.core.sources import source_for
+        from sidtui.tui.screens.rewind import RewindScreen
 
-        self.app.push_screen(ClaudeRewindScreen(self.view), self._after_rewind)
+        self.app.push_screen(RewindScreen(source_for(self.view), self.view), self._after_rewind)
 
     def action_fork(self) -> None:
         if not self._require_view():
             return
-        from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+        from sidtui.core.sources import source_for
+        from sidtui.tui.screens.fork import ForkScreen
 
-        self.app.push_screen(ClaudeForkScreen(self.view), self._after_fork)
+        self.app.push_screen(ForkScreen(source_for(self.view), self.view), self._after_fork)
 
     def action_repair(self) -> None:
         """`sidtui repair` in the fork dialog: a new session Claude Code resumes whole."""
         if not self._require_view():
             return
-        from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+        from sidtui.core.sources import source_for
+        from sidtui.tui.screens.fork import ForkScreen
 
-        self.app.push_screen(ClaudeForkScreen(self.view, repair=True), self._after_fork)
+        src = source_for(self.view)
+        self.app.push_screen(ForkScreen(src, self.view, repair=True), self._after_fork)
 
     def action_fork_branch(self) -> None:
         """Fork the leaf under the Tips cursor (a stranded branch) into a new session."""
@@ -543,9 +547,11 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 severity="warning",
             )
             return
-        from sidtui.tui.screens.claude_fork import ClaudeForkScreen
+        from sidtui.core.sources import source_for
+        from sidtui.tui.screens.fork import ForkScreen
 
-        self.app.push_screen(ClaudeForkScreen(self.view, tip=tip), self._after_fork)
+        src = source_for(self.view)
+        self.app.push_screen(ForkScreen(src, self.view, tip=tip), self._after_fork)
 
     def action_restore(self, op: str) -> None:
         """Preview ``undo``, ``redo`` or ``restore`` (before the selected checkpoint);
@@ -555,7 +561,8 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         if self.history is None or not self.history.checkpoints:
             self.notify("no file checkpoints: nothing to restore", severity="warning")
             return
-        from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
+        from sidtui.core.sources import source_for
+        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
         snapshot = path = None
         if op == "undo" and self.focused is self.query_one("#claude-checkpoint-files"):
@@ -567,7 +574,14 @@ class ClaudeSessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             cps = self.history.checkpoints
             snapshot = cps[min(table.cursor_row, len(cps) - 1)].id
         self.app.push_screen(
-            ClaudeRestorePreviewScreen(self.view, op, snapshot_id=snapshot, path=path),
+            RestorePreviewScreen(
+                source_for(self.view),
+                self.view,
+                op,
+                snapshot_id=snapshot,
+                path=path,
+                checkpoints=self.history,
+            ),
             self._after_restore,
         )
 

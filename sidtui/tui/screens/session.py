@@ -541,16 +541,18 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     def action_rewind(self) -> None:
         if not self._require_view():
             return
+        from sidtui.core.sources import source_for
         from sidtui.tui.screens.rewind import RewindScreen
 
-        self.app.push_screen(RewindScreen(self.view), self._after_write)
+        self.app.push_screen(RewindScreen(source_for(self.view), self.view), self._after_write)
 
     def action_fork(self) -> None:
         if not self._require_view():
             return
+        from sidtui.core.sources import source_for
         from sidtui.tui.screens.fork import ForkScreen
 
-        self.app.push_screen(ForkScreen(self.view), self._after_fork)
+        self.app.push_screen(ForkScreen(source_for(self.view), self.view), self._after_fork)
 
     def action_undo_preview(self) -> None:
         if not self._require_view():

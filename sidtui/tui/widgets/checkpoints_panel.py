@@ -393,13 +393,18 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to undo", severity="warning")
             return
+        from sidtui.core.sources import source_for
         from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
         files = self.query_one("#ckpt-files", DataTable)
         path = self.selected_file() if self.screen.focused is files else None
         self.app.push_screen(
             RestorePreviewScreen(
-                self.manager, "undo-file" if path else "undo", path=path, home=self.view.home
+                source_for(self.view),
+                self.view,
+                "undo-file" if path else "undo",
+                path=path,
+                checkpoints=self.manager,
             ),
             self._after_undo,
         )
@@ -409,10 +414,14 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or not self.snapshots:
             self.notify("no checkpoints: nothing to redo", severity="warning")
             return
+        from sidtui.core.sources import source_for
         from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
         self.app.push_screen(
-            RestorePreviewScreen(self.manager, "redo", home=self.view.home), self._after_undo
+            RestorePreviewScreen(
+                source_for(self.view), self.view, "redo", checkpoints=self.manager
+            ),
+            self._after_undo,
         )
 
     def action_restore_preview(self) -> None:
@@ -421,10 +430,17 @@ class CheckpointsPanel(ReportsWorkerErrors, Vertical, can_focus=False):
         if self.manager is None or snap is None:
             self.notify("no checkpoints: nothing to restore", severity="warning")
             return
+        from sidtui.core.sources import source_for
         from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
         self.app.push_screen(
-            RestorePreviewScreen(self.manager, "restore", snapshot_id=snap.id, home=self.view.home),
+            RestorePreviewScreen(
+                source_for(self.view),
+                self.view,
+                "restore",
+                snapshot_id=snap.id,
+                checkpoints=self.manager,
+            ),
             self._after_undo,
         )
 
