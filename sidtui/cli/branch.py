@@ -27,7 +27,7 @@ def register(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.target import write_target
-    from sidtui.core.sources.writes import NEW_SESSION
+    from sidtui.core.sources.writes import NEW_SESSION, WriteOptions
 
     t = write_target(args)
     src = t.source
@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             _render_tips(view, tips)
         return 0
-    res = src.switch_branch(view, args.tip, force=args.force, dry_run=args.dry_run)
+    opts = WriteOptions(force=args.force, dry_run=args.dry_run)
+    res = src.switch_branch(view, args.tip, opts)
     if new_session:  # a branch is switched to by forking it into a session of its own
         from sidtui.cli.fork import render
 

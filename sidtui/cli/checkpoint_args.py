@@ -61,8 +61,9 @@ def store(args: argparse.Namespace, writes: bool = False, target=None):
         allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
         force=bool(getattr(args, "force", False)),
         dry_run=bool(getattr(args, "dry_run", False)),
+        writes=writes,
     )
-    st = t.source.code_store(t.store_arg(), writes=writes, options=opts)
+    st = t.source.code_store(t.store_arg(), opts)
     if st.followup_id is not None:
         args.session_id = st.followup_id  # printed follow-ups name the session by its full id
     if st.dry_refusal is not None:

@@ -96,18 +96,14 @@ def run(args: argparse.Namespace) -> int:
             return done
         if getattr(args, "_reopen", False):
             view = t.open()
-    result = src.rewind(
-        view,
-        args.to,
-        mode,
+    opts = WriteOptions(
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
+        force=args.force,
+        dry_run=args.dry_run,
         as_fork=args.fork,
-        options=WriteOptions(
-            root=args.root,
-            allow_outside_root=args.allow_outside_root,
-            force=args.force,
-            dry_run=args.dry_run,
-        ),
     )
+    result = src.rewind(view, args.to, mode, opts)
     code = exit_code(result)  # the one rule (dry run or not)
     args.exit_code = code  # kept when stdout is closed early (`| head`)
     if args.json:
@@ -140,11 +136,8 @@ def _finish_first(args: argparse.Namespace, t) -> int | None:
     from sidtui.cli.checkpoint_args import finish_first
     from sidtui.core.sources.writes import WriteOptions
 
-    st = t.source.code_store(
-        t.resolve(),
-        writes=True,
-        options=WriteOptions(root=args.root, allow_outside_root=args.allow_outside_root),
-    )
+    opts = WriteOptions(root=args.root, allow_outside_root=args.allow_outside_root, writes=True)
+    st = t.source.code_store(t.resolve(), opts)
     pending = st.pending_journal()
     done = finish_first(args, st, "rewind")
     if done is None:

@@ -19,11 +19,9 @@ from sidtui.core.base.errors import SessionLive, SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
 from sidtui.core.checkpoints.journal import journal_refusal, remove_journal, write_journal
-from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.checkpoints.restore import (
-    DriftRefused as PlanDriftRefused,
-)
-from sidtui.core.checkpoints.restore import (
+    CheckpointError,
     FileRestore,
     RestoreResult,
     clean_temps,
@@ -34,6 +32,9 @@ from sidtui.core.checkpoints.restore import (
     path_refusal,
     read_current,
     write_files,
+)
+from sidtui.core.checkpoints.restore import (
+    DriftRefused as PlanDriftRefused,
 )
 from sidtui.core.claude.drift import LastEdits
 from sidtui.core.claude.file_history import Checkpoint, FileHistory, read_file_history
@@ -454,39 +455,22 @@ class CodeRestorer:
     def _safety(
         self, res: CodeRestoreResult, cp: Checkpoint, paths: list[str] | None, op: str, token: str
     ) -> str | None:
-        """Save the current contents of every file about to change; its journal id."""
-        todo = res.changed
-        ids = res.reverts
-        summary = f"sidtui {op} (claude-code): back to before {cp.id}"
+        """Save the current contents of every file about to change (the checkpoint
+        manager's safety snapshot, in sidtui's own folder); its id."""
+        one = {"sidtuiFile": paths[0]} if paths is not None and len(paths) == 1 else {}
         try:
-            safety = self.journal.create_snapshot(
-                [f.path for f in todo],
-                RESTORE_TOOL,
-                summary,
+            return self.journal.save_safety(
+                op,
+                res.reverts,
+                res.changed,
+                token,
+                one,
+                summary=f"sidtui {op} (claude-code): back to before {cp.id}",
                 message_id=cp.message_id,
-                contents={f.path: f.old for f in todo},
-                extra={
-                    "sidtuiReverts": ids,
-                    "sidtuiOp": op,
-                    "source": "claude-code",
-                    "claudeCheckpoint": cp.id,
-                    "sidtuiJournal": token,
-                    "sidtuiModes": {f.path: f.old_mode for f in todo if f.old_mode is not None},
-                    "sidtuiTargets": {
-                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
-                    },
-                    **({"sidtuiFile": paths[0]} if paths is not None and len(paths) == 1 else {}),
-                },
-                force_entries=True,
-                evict=False,
+                tags={"source": "claude-code", "claudeCheckpoint": cp.id},
             )
-        except (OSError, SidtuiError) as exc:
-            remove_journal(self.journal_path.parent)
-            raise CodeRestoreError(
-                f"cannot save the safety snapshot to {self.journal_path} "
-                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
-            ) from None
-        return safety
+        except CheckpointError as exc:
+            raise CodeRestoreError(str(exc)) from None
 
     def _write(self, res: CodeRestoreResult) -> None:
         """Write (or delete) every planned file through ``safefs`` (no symlink followed; a

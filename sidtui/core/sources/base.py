@@ -332,15 +332,7 @@ class Source(ABC):
         RewindPointLike`), oldest first."""
         return self._refuse("rewind")
 
-    def rewind(
-        self,
-        model: Any,
-        to: int,
-        mode: str,
-        *,
-        as_fork: bool = False,
-        options: WriteOptions,
-    ) -> Any:
+    def rewind(self, model: Any, to: int, mode: str, options: WriteOptions) -> Any:
         """Rewind the conversation, the code or both to before point ``to`` (``mode``:
         ``conversation`` / ``code`` / ``both``), as :attr:`conversation_rewind` says; the
         result has sid-code's ``RewindResult`` attributes."""
@@ -354,9 +346,7 @@ class Source(ABC):
         """Every leaf of the record tree with the length of its conversation."""
         return self._refuse("branch")
 
-    def switch_branch(
-        self, model: Any, tip: str | int, *, force: bool = False, dry_run: bool = False
-    ) -> Any:
+    def switch_branch(self, model: Any, tip: str | int, options: WriteOptions) -> Any:
         """Make the branch ending at the record ``tip`` (a uuid prefix; an int: the
         record's index in the model, where the source has one) the one resume picks, as
         :attr:`conversation_rewind` says (a marker, or a new session)."""
@@ -370,9 +360,7 @@ class Source(ABC):
         """A loadable copy of a session the agent cannot load or resume."""
         return self._refuse("salvage")
 
-    def code_store(
-        self, session: SessionRef | str, *, writes: bool = False, options: WriteOptions
-    ) -> CodeStore:
+    def code_store(self, session: SessionRef | str, options: WriteOptions) -> CodeStore:
         """The session's checkpoints with the restore engine (``session``: a file, or an
         argument this source resolves by its own rules)."""
         return self._refuse("restore")

@@ -168,15 +168,7 @@ class ClaudeSource(Source):
 
         return rewind_points(model)
 
-    def rewind(
-        self,
-        model: Any,
-        to: int,
-        mode: str,
-        *,
-        as_fork: bool = False,
-        options: WriteOptions,
-    ) -> Any:
+    def rewind(self, model: Any, to: int, mode: str, options: WriteOptions) -> Any:
         """``as_fork`` changes nothing (the conversation is always a new session)."""
         from sidtui.core.claude.rewind import rewind
 
@@ -189,7 +181,7 @@ class ClaudeSource(Source):
             allow_outside_root=options.allow_outside_root,
             root=options.root,
         )
-        if as_fork and res.mode == "code":
+        if options.as_fork and res.mode == "code":
             res.warnings.append("--fork: a code rewind writes no session (nothing to fork)")
         return res
 
@@ -209,9 +201,7 @@ class ClaudeSource(Source):
 
         return [{k: v for k, v in t.items() if k != "index"} for t in branch_tips(model)]
 
-    def switch_branch(
-        self, model: Any, tip: str | int, *, force: bool = False, dry_run: bool = False
-    ) -> Any:
+    def switch_branch(self, model: Any, tip: str | int, options: WriteOptions) -> Any:
         """The branch ending at ``tip`` forked into a session of its own (an int: the
         record's index, a row of :meth:`branch_tips` in the app)."""
         from sidtui.core.base.errors import UsageError
@@ -219,7 +209,7 @@ class ClaudeSource(Source):
         from sidtui.core.claude.scan import DAG_TYPES
 
         if isinstance(tip, int):
-            return fork_session(model, tip=tip, dry_run=dry_run)
+            return fork_session(model, tip=tip, dry_run=options.dry_run)
         objs = model.scan.objs
         hits = sorted(
             {
@@ -240,22 +230,23 @@ class ClaudeSource(Source):
             raise UsageError(
                 f"{objs[i].uuid} is the leaf resume already picks (use `sidtui fork` for a copy)"
             )
-        return fork_session(model, tip=i, dry_run=dry_run)
+        return fork_session(model, tip=i, dry_run=options.dry_run)
 
     def repair(self, model: Any, *, dry_run: bool = False) -> Any:
         from sidtui.core.claude.repair import repair_session
 
         return repair_session(model, dry_run=dry_run)
 
-    def code_store(
-        self, session: SessionRef | str, *, writes: bool = False, options: WriteOptions
-    ) -> Any:
+    def code_store(self, session: SessionRef | str, options: WriteOptions) -> Any:
         from sidtui.core.claude.code_store import ClaudeCodeStore
 
         ref = self.resolve(session) if isinstance(session, str) else session
-        view = self.open_for_write(ref) if writes else self.open(ref)
+        view = self.open_for_write(ref) if options.writes else self.open(ref)
         return ClaudeCodeStore(
-            view, writes=writes, root=options.root, allow_outside_root=options.allow_outside_root
+            view,
+            writes=options.writes,
+            root=options.root,
+            allow_outside_root=options.allow_outside_root,
         )
 
     def restore_store(self, model: Any, checkpoints: Any = None) -> Any:

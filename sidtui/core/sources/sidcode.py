@@ -159,15 +159,7 @@ class SidCodeSource(Source):
 
         return rewind_points(model)
 
-    def rewind(
-        self,
-        model: Any,
-        to: int,
-        mode: str,
-        *,
-        as_fork: bool = False,
-        options: WriteOptions,
-    ) -> Any:
+    def rewind(self, model: Any, to: int, mode: str, options: WriteOptions) -> Any:
         from sidtui.core.base.project import explicit_root, user_home
         from sidtui.core.edits.rewind import rewind
 
@@ -176,7 +168,7 @@ class SidCodeSource(Source):
             model,
             to,
             mode,
-            as_fork=as_fork,
+            as_fork=options.as_fork,
             force=options.force,
             dry_run=options.dry_run,
             allow_outside_root=options.allow_outside_root,
@@ -215,21 +207,17 @@ class SidCodeSource(Source):
             )
         return out
 
-    def switch_branch(
-        self, model: Any, tip: str | int, *, force: bool = False, dry_run: bool = False
-    ) -> Any:
+    def switch_branch(self, model: Any, tip: str | int, options: WriteOptions) -> Any:
         from sidtui.core.edits.rewind import switch_branch
 
-        return switch_branch(model, str(tip), force=force, dry_run=dry_run)
+        return switch_branch(model, str(tip), force=options.force, dry_run=options.dry_run)
 
     def salvage(self, model: Any, *, dry_run: bool = False) -> Any:
         from sidtui.core.edits.salvage import salvage
 
         return salvage(model, dry_run=dry_run)
 
-    def code_store(
-        self, session: SessionRef | str, *, writes: bool = False, options: WriteOptions
-    ) -> Any:
+    def code_store(self, session: SessionRef | str, options: WriteOptions) -> Any:
         """A transcript, or an id (or unique prefix) with only a checkpoint folder."""
         from sidtui.core.edits.store import SidCodeStore
 
@@ -237,7 +225,7 @@ class SidCodeSource(Source):
         return SidCodeStore(
             self._home,
             arg,
-            writes=writes,
+            writes=options.writes,
             root=options.root,
             allow_outside_root=options.allow_outside_root,
             force=options.force,

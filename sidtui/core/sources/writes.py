@@ -121,10 +121,12 @@ class CodeStore(Protocol):
 
 @dataclass
 class WriteOptions:
-    """How a verb that writes files is confined (the CLI's ``--root``, ``--allow-outside-root``,
-    ``--force``, ``--dry-run``)."""
+    """How a writing verb runs (the CLI's ``--root``, ``--allow-outside-root``, ``--force``,
+    ``--dry-run``, ``--fork``)."""
 
     root: str | None = None
     allow_outside_root: bool = False
     force: bool = False
     dry_run: bool = False
+    as_fork: bool = False  # a rewind writes its result as a new session (``--fork``)
+    writes: bool = False  # a code store for undo/redo/restore (the live and drift checks)

@@ -24,7 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
-from sidtui.core.sources.writes import PROMPT, TOOL_BATCH
+from sidtui.core.sources.writes import PROMPT, TOOL_BATCH, WriteOptions
 from sidtui.fmt import messages_said, plural, printable
 from sidtui.tui.fmt import cell, one_line, plain, short_time
 from sidtui.tui.messages import ForkComputed, RewindPointsListed
@@ -169,7 +169,8 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
                 ]
                 res = rr.fork
             elif self.tip is not None:
-                res = src.switch_branch(self.view, self.tip["index"], dry_run=dry_run)
+                opts = WriteOptions(dry_run=dry_run)
+                res = src.switch_branch(self.view, self.tip["index"], opts)
             elif self.salvage:
                 res = src.salvage(self.view, dry_run=dry_run)
             else:

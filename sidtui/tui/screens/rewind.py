@@ -186,7 +186,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
                         )
                     return
             opts = WriteOptions(force=force, dry_run=dry_run)
-            res = src.rewind(self.view, point, mode, options=opts)
+            res = src.rewind(self.view, point, mode, opts)
         except SessionLive as exc:
             self.post_message(RewindComputed(None, str(exc), live=True))
             return
