@@ -26,12 +26,10 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.target import write_target
+    from sidtui.cli.target import opened
     from sidtui.core.sources.writes import NEW_SESSION, WriteOptions
 
-    t = write_target(args)
-    src = t.source
-    view = t.open()
+    src, view = opened(args)
     new_session = src.conversation_rewind == NEW_SESSION
     if args.tip is None:
         tips = src.branch_tips(view)

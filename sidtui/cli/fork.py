@@ -25,11 +25,9 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.target import write_target
+    from sidtui.cli.target import opened
 
-    t = write_target(args)
-    src = t.source
-    view = t.open()
+    src, view = opened(args)
     res = src.fork(view, args.at, dry_run=args.dry_run)
     if args.json:
         print_json(res.to_json())

@@ -255,7 +255,8 @@ def render_result(
     stdout, each skipped file once on stderr, follow-up commands runnable as printed.
 
     ``safety_session``: the session whose checkpoints hold the safety snapshot when it is
-    not the one the result names (Claude Code keeps it with the source, never the fork);
+    not the one the result names (a source whose rewind writes a new session keeps it with
+    the original, never the new one);
     default: the fork's for a rewind ``--fork``, else the session's."""
     import sys
 

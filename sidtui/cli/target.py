@@ -44,6 +44,12 @@ class Target:
         return self.ref if self.ref is not None else self.arg
 
 
+def opened(args: argparse.Namespace) -> tuple[Any, Any]:
+    """``(source, session)``: ``args.session`` read for a writing verb."""
+    t = write_target(args)
+    return t.source, t.open()
+
+
 def write_target(args: argparse.Namespace, arg: str | None = None) -> Target:
     """The :class:`Target` of ``arg`` (default ``args.session``).
 

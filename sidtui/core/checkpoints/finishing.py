@@ -48,17 +48,34 @@ class Shown:
     error: str | None = None
 
 
-def one_ending(tracked: Any, given: str, missing: str) -> str:
-    """The one tracked path ending in ``/given``.
+def match_tracked(tracked: Any, given: str, candidates: list[str], missing: str) -> str:
+    """The tracked path ``given`` names: as stored, else the first of ``candidates`` (the
+    store's own readings of it: joined to a root, made absolute) tracked, else the one
+    tracked path ending in ``/given``.
 
     Raises:
         UsageError: none (``given`` then ``missing`` say it), or several.
     """
     from sidtui.core.base.errors import UsageError
 
+    if given in tracked:
+        return given
+    for cand in candidates:
+        if cand in tracked:
+            return cand
     hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
     if len(hits) == 1:
         return hits[0]
     if len(hits) > 1:
         raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
     raise UsageError(f"{given!r} {missing}")
+
+
+def split_spec(spec: str, example: str) -> tuple[str, str]:
+    """``PATH@ID`` as ``(PATH, ID)`` (UsageError: malformed, ``example`` shows one)."""
+    from sidtui.core.base.errors import UsageError
+
+    path, sep, cid = spec.rpartition("@")
+    if not sep or not path or not cid:
+        raise UsageError(f"--show takes {example}")
+    return path, cid

@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
-from sidtui.core.checkpoints.finishing import Finishing, Shown, one_ending
+from sidtui.core.checkpoints.finishing import Finishing, Shown, match_tracked, split_spec
 from sidtui.core.claude.file_history import FileHistory, read_file_history
 
 
@@ -143,20 +143,16 @@ class ClaudeCodeStore:
     def match_path(self, given: str) -> str:
         """As stored, relative to the session's cwd or the current folder, or the one
         tracked path ending in it."""
-        tracked = self.fh.tracked()
-        if given in tracked:
-            return given
-        for base in (self.view.cwd, os.getcwd()):
-            if base:
-                cand = os.path.join(base, given)
-                if cand in tracked:
-                    return cand
-        return one_ending(tracked, given, f"is not tracked in the checkpoints of {self.session_id}")
+        bases = (self.view.cwd, os.getcwd())
+        return match_tracked(
+            self.fh.tracked(),
+            given,
+            [os.path.join(base, given) for base in bases if base],
+            f"is not tracked in the checkpoints of {self.session_id}",
+        )
 
     def show(self, spec: str) -> Shown:
-        path, sep, cid = spec.rpartition("@")
-        if not sep or not path or not cid:
-            raise UsageError("--show takes PATH@CHECKPOINT, e.g. src/app.py@c3")
+        path, cid = split_spec(spec, "PATH@CHECKPOINT, e.g. src/app.py@c3")
         cp = self.fh.get(cid)
         p = self.match_path(path)
         state = self.fh.state_before(cp.position)

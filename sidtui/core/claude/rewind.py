@@ -122,23 +122,14 @@ class ClaudeRewindResult(RewindResult):
     code: CodeRestoreResult | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """sid-code's keys it has, in their order, named by source; root and refusal last."""
+        doc = super().to_json()
+        head = ("session_id", "root", "rootRefused", "refusal", "drift", "resumed")
+        rest = {k: v for k, v in doc.items() if k not in head}
         return {
             "source": "claude-code",
             "session_id": self.session_id,
-            "point": self.point.to_json(),
-            "mode": self.mode,
-            "messages_dropped": self.messages_dropped,
-            "files_restored": self.files_restored,
-            "file_restore_skipped": self.file_restore_skipped,
-            "safety_snapshot": self.safety_snapshot,
-            "marker_uuid": None,
-            "fork": self.fork.to_json() if self.fork is not None else None,
-            "dropped": self.dropped,
-            "files": self.files,
-            "diffs": self.diffs,
-            "warnings": self.warnings,
-            "dry_run": self.dry_run,
-            "abandoned_tip": None,
+            **rest,
             "root": self.root,
             "refusal": self.refusal,
         }

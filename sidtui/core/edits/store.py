@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, SidtuiError, UsageError
+from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, SidtuiError
 from sidtui.core.base.home import Home
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
-from sidtui.core.checkpoints.finishing import Finishing, Shown, one_ending
+from sidtui.core.checkpoints.finishing import Finishing, Shown, match_tracked, split_spec
 from sidtui.core.checkpoints.manager import CheckpointManager
 
 
@@ -264,22 +264,19 @@ class SidCodeStore:
             UsageError: no tracked path, or several, match.
         """
         mgr = self.manager
-        tracked = mgr.index.tracked_files()
-        if given in tracked:
-            return given
-        if mgr.project_root is not None:
-            cand = os.path.join(str(mgr.project_root), given)
-            if cand in tracked:
-                return cand
-        absolute = os.path.abspath(given)
-        if absolute in tracked:
-            return absolute
-        return one_ending(tracked, given, f"is not tracked in {mgr.index_path}")
+        root = mgr.project_root
+        return match_tracked(
+            mgr.index.tracked_files(),
+            given,
+            [
+                *([os.path.join(str(root), given)] if root is not None else []),
+                os.path.abspath(given),
+            ],
+            f"is not tracked in {mgr.index_path}",
+        )
 
     def show(self, spec: str) -> Shown:
-        path, sep, sid = spec.rpartition("@")
-        if not sep or not path or not sid:
-            raise UsageError("--show takes PATH@SNAPSHOT, e.g. src/login.ts@s3")
+        path, sid = split_spec(spec, "PATH@SNAPSHOT, e.g. src/login.ts@s3")
         r = self.manager.rebuild_at(self.match_path(path), sid)
         what = f"{r.file_path} at {r.snapshot_id}"
         if not r.recoverable:
