@@ -295,25 +295,9 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def _ask_force(self, reason: str) -> None:
         """A live session refused the real run: ask whether to force it."""
-        from sidtui.tui.screens.confirm import ConfirmScreen
+        from sidtui.tui.screens.confirm import ask_force
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._run(force=True)
-            else:
-                self.query_one("#undo-summary", Static).update(
-                    Text(printable(f"Refused: {reason}"), style="bold red")
-                )
-                self.query_one("#apply", Button).disabled = False
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"{reason}\n\n{self.verb} anyway (force)? The running agent may overwrite it.",
-                yes=f"Force {self.verb.lower()}",
-                danger=True,
-            ),
-            answered,
-        )
+        ask_force(self, reason, self.verb, "#undo-summary", lambda: self._run(force=True))
 
     def _finished(self, described: str) -> None:
         """Applying only finished an interrupted earlier run (as the CLI does)."""

@@ -424,27 +424,16 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
         return t
 
     def _ask_force(self, reason: str | None) -> None:
-        from sidtui.tui.screens.confirm import ConfirmScreen
+        from sidtui.tui.screens.confirm import ask_force
 
         p = self.selected_point()
+        if p is None:
+            return
 
-        def answered(yes: bool | None) -> None:
-            if yes and p is not None:
-                self.run_rewind(p.id, self.mode, dry_run=False, force=True)
-            else:
-                self.query_one("#rewind-preview", Static).update(
-                    Text(printable(f"Refused: {reason}"), style="bold red")
-                )
-                self.query_one("#apply", Button).disabled = False
+        def run() -> None:
+            self.run_rewind(p.id, self.mode, dry_run=False, force=True)
 
-        self.app.push_screen(
-            ConfirmScreen(
-                f"{reason}\n\nRewind anyway (force)? The running agent may overwrite it.",
-                yes="Force rewind",
-                danger=True,
-            ),
-            answered,
-        )
+        ask_force(self, reason, "Rewind", "#rewind-preview", run)
 
     # ------------------------------------------------------------------ events
 
