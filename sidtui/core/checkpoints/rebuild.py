@@ -308,17 +308,30 @@ class ChainLink:
             text = "diff" if self.ops else "diff(∅)"
         return text if self.rebuilds else text + " ✗"
 
+    def entry_json(self) -> dict[str, Any]:
+        return {
+            "snapshotId": self.snapshot_id,
+            "type": self.type,
+            "compressed": self.compressed,
+            "binary": self.binary,
+            "existedBefore": self.existed_before,
+            "storedChars": self.stored_chars,
+            "ops": self.ops,
+            "rebuilds": self.rebuilds,
+            "reason": self.reason,
+        }
 
-@dataclass(frozen=True)
-class FileChain:
-    """A tracked file's entries, oldest first."""
+
+class ChainHealth:
+    """A tracked file's chain, oldest first, for every source's checkpoints: each link has
+    a ``label`` (``✗``: it does not rebuild), ``rebuilds`` and its ``entry_json()``."""
 
     file_path: str
-    links: tuple[ChainLink, ...]
+    links: tuple[Any, ...]
 
     @property
     def drawing(self) -> str:
-        """``"full·gz → diff → diff"`` (``✗`` marks entries that do not rebuild)."""
+        """The links' labels joined by arrows (``"full·gz → diff → diff ✗"``)."""
         return " → ".join(link.label for link in self.links)
 
     @property
@@ -330,21 +343,16 @@ class FileChain:
             "filePath": self.file_path,
             "drawing": self.drawing,
             "healthy": self.healthy,
-            "entries": [
-                {
-                    "snapshotId": link.snapshot_id,
-                    "type": link.type,
-                    "compressed": link.compressed,
-                    "binary": link.binary,
-                    "existedBefore": link.existed_before,
-                    "storedChars": link.stored_chars,
-                    "ops": link.ops,
-                    "rebuilds": link.rebuilds,
-                    "reason": link.reason,
-                }
-                for link in self.links
-            ],
+            "entries": [link.entry_json() for link in self.links],
         }
+
+
+@dataclass(frozen=True)
+class FileChain(ChainHealth):
+    """A tracked file's entries, oldest first."""
+
+    file_path: str
+    links: tuple[ChainLink, ...]
 
 
 def _stored_chars(entry: dict[str, Any]) -> int:

@@ -31,6 +31,7 @@ from sidtui.core.base.regular import (
     read_open,
 )
 from sidtui.core.checkpoints.index import INFLATE_CEILING, INFLATE_ENV
+from sidtui.core.checkpoints.rebuild import ChainHealth
 
 SNAPSHOT = "file-history-snapshot"
 DELTA = "file-history-delta"
@@ -230,41 +231,34 @@ class FileChainLink:
     backup: Backup
     checkpoints: tuple[str, ...]
 
+    @property
+    def label(self) -> str:
+        """``absent``, ``v2``; ``✗``: the blob is gone."""
+        return self.backup.label
+
+    @property
+    def rebuilds(self) -> bool:
+        return self.backup.restorable
+
+    def entry_json(self) -> dict[str, Any]:
+        b = self.backup
+        return {
+            "snapshotId": self.checkpoints[0],
+            "checkpoints": list(self.checkpoints),
+            "backupFileName": b.name,
+            "version": b.version,
+            "existedBefore": b.existed,
+            "rebuilds": b.restorable,
+            "reason": b.reason,
+        }
+
 
 @dataclass(frozen=True)
-class FileChain:
+class FileChain(ChainHealth):
     """A tracked file's distinct backups, oldest first (the chain-health view)."""
 
     file_path: str
     links: tuple[FileChainLink, ...]
-
-    @property
-    def drawing(self) -> str:
-        """``"absent → v1 → v2 ✗ → v3"`` (``✗``: the blob is gone)."""
-        return " → ".join(link.backup.label for link in self.links)
-
-    @property
-    def healthy(self) -> bool:
-        return all(link.backup.restorable for link in self.links)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "filePath": self.file_path,
-            "drawing": self.drawing,
-            "healthy": self.healthy,
-            "entries": [
-                {
-                    "snapshotId": link.checkpoints[0],
-                    "checkpoints": list(link.checkpoints),
-                    "backupFileName": link.backup.name,
-                    "version": link.backup.version,
-                    "existedBefore": link.backup.existed,
-                    "rebuilds": link.backup.restorable,
-                    "reason": link.backup.reason,
-                }
-                for link in self.links
-            ],
-        }
 
 
 @dataclass
