@@ -10,7 +10,7 @@ Design notes: docs/ARCHITECTURE.md, “core/checkpoints/rebuild.py”.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sidtui.core.base.jsonout import stringify
@@ -309,17 +309,8 @@ class ChainLink:
         return text if self.rebuilds else text + " ✗"
 
     def entry_json(self) -> dict[str, Any]:
-        return {
-            "snapshotId": self.snapshot_id,
-            "type": self.type,
-            "compressed": self.compressed,
-            "binary": self.binary,
-            "existedBefore": self.existed_before,
-            "storedChars": self.stored_chars,
-            "ops": self.ops,
-            "rebuilds": self.rebuilds,
-            "reason": self.reason,
-        }
+        """Every field but ``position``, camelCased, in order (``snapshotId`` … ``reason``)."""
+        return {_camel(f.name): getattr(self, f.name) for f in fields(self) if f.name != "position"}
 
 
 class ChainHealth:
@@ -353,6 +344,10 @@ class FileChain(ChainHealth):
 
     file_path: str
     links: tuple[ChainLink, ...]
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)
 
 
 def _stored_chars(entry: dict[str, Any]) -> int:
