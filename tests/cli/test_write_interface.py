@@ -154,3 +154,28 @@ def test_write_options_default_to_a_plain_run():
         False,
         False,
     )
+
+
+@pytest.mark.parametrize("columns", ["80", "50"])
+def test_one_points_table_for_every_source_keeps_the_number_and_the_message_whole(
+    capsys, monkeypatch, tmp_path, columns
+):
+    """A Claude Code session's points go through the one table, whose number (what
+    ``--to`` takes) and message index never shrink: its own table squeezed both columns to
+    nothing at 50 columns, and cut ``message`` to ``messa…`` beside a long prompt. The
+    note under it says how a conversation rewind is written there."""
+    from sidtui.cli import main
+    from tests.helpers import CC_SESSION, cc_edit_session
+
+    home = tmp_path / "claude"
+    cc_edit_session(home, tmp_path / "work" / "app")
+    monkeypatch.setenv("COLUMNS", columns)
+    assert main(["--claude-home", str(home), "rewind", CC_SESSION]) == 0
+    out = capsys.readouterr().out
+    head = "msg" if columns == "50" else "message"
+    assert f" {head} " in out
+    assert "messa…" not in out
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert [r.split("│")[1].strip() for r in rows] == ["1", "2", "3"]
+    assert "a conversation rewind writes a new session" in out.replace("\n", " ")
+    assert all(len(line) <= int(columns) for line in out.splitlines())
