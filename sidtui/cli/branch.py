@@ -26,41 +26,79 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
+    from sidtui.cli.target import opened
+    from sidtui.core.sources.writes import NEW_SESSION, WriteOptions
 
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
+    src, view = opened(args)
+    new_session = src.conversation_rewind == NEW_SESSION
+    if args.tip is None:
+        tips = src.branch_tips(view)
+        if args.json:
+            print_json({**src.json_head(), "session_id": view.session_id, "tips": tips})
+        elif new_session:
+            _render_kinds(args, view, tips)
+        else:
+            _render_tips(view, tips)
+        return 0
+    opts = WriteOptions(force=args.force, dry_run=args.dry_run)
+    res = src.switch_branch(view, args.tip, opts)
+    if new_session:  # a branch is switched to by forking it into a session of its own
+        from sidtui.cli.fork import render
 
-        return claude_verbs.branch(args, target)
+        if args.json:
+            print_json(res.to_json())
+            return 0
+        copied, resume = src.fork_copied(res), src.resume_command(res.session_id)
+        render(res, "forked the branch into", copied=copied, resume=resume)
+        return 0
+    return _report_switch(args, view, res)
+
+
+def _render_tips(view, tips: list[dict]) -> None:
+    """The tips of one file: which the agent loads (the last line's), each one's length."""
     from rich.text import Text
 
-    from sidtui.cli.rewind import open_view
-    from sidtui.core.edits.rewind import switch_branch
-
-    view = open_view(args)
-    if args.tip is None:
-        tips = list_tips(view)
-        if args.json:
-            print_json({"session_id": view.session_id, "tips": tips})
+    c = stdout_console()
+    loads = view.loaded.loadable
+    for t in tips:
+        n = t["messages"]
+        if t["last_line"]:
+            # the last line's tip: what the agent loads — nothing, if it cannot load
+            live = "  (live)" if loads else "  (last line: the agent loads nothing)"
         else:
-            c = stdout_console()
-            loads = view.loaded.loadable
-            for t in tips:
-                n = t["messages"]
-                if t["last_line"]:
-                    # the last line's tip: what the agent loads — nothing, if it cannot load
-                    live = "  (live)" if loads else "  (last line: the agent loads nothing)"
-                else:
-                    live = ""
-                c.print(
-                    Text(
-                        f"{t['uuid']}  line {t['line']}  {t['type']}  "
-                        f"{n} message{'s' * (n != 1)}{live}"
-                    )
-                )
-        return 0
-    res = switch_branch(view, args.tip, force=args.force, dry_run=args.dry_run)
+            live = ""
+        c.print(
+            Text(f"{t['uuid']}  line {t['line']}  {t['type']}  {n} message{'s' * (n != 1)}{live}")
+        )
+
+
+def _render_kinds(args: argparse.Namespace, view, tips: list[dict]) -> None:
+    """The leaves of a record tree with each one's kind (the one resume picks, a branch,
+    a rewind); a branch resume will not pick can be forked into a session of its own."""
+    from rich.text import Text
+
+    from sidtui.cli.common import followup
+
+    c = stdout_console()
+    for t in tips:
+        note = "  (resume picks this)" if t["live"] else f"  ({t['kind']})"
+        if t["rewind"]:
+            note += " rewind"
+        c.print(Text(f"{t['uuid']}  line {t['line']}  {t['type']}  {t['messages']} messages{note}"))
+    if any(t["kind"] == "branch" for t in tips):
+        c.print(
+            Text(
+                "a branch resume will not pick can be forked into a session of its own: "
+                + followup(args, "branch", view.session_id, "--tip", "UUID_PREFIX"),
+                style="dim",
+            )
+        )
+
+
+def _report_switch(args: argparse.Namespace, view, res) -> int:
+    """A marker switch: what leaves and joins the conversation, and how to switch back."""
+    from rich.text import Text
+
     # finishing an interrupted run that skips a file is exit 1, as for undo (dry run too)
     code = 1 if res.resumed is not None and res.resumed.skipped else 0
     if args.json:
@@ -100,31 +138,3 @@ def run(args: argparse.Namespace) -> int:
             Text(f"marker {res.marker_uuid[:8]} appended (switch back: `{back}`)"), soft_wrap=True
         )
     return 0
-
-
-def list_tips(view) -> list[dict]:
-    """Every tip of the record tree with the length of its conversation."""
-    from sidtui.core.transcript.chain import ancestors
-
-    rf = view.rf
-    if rf is None or view.chain.linear:
-        return []
-    out = []
-    for tip in view.tree.tips:
-        rec = rf.records[tip]
-        chain = ancestors(rf, tip)
-        out.append(
-            {
-                "uuid": rec.uuid,
-                "line": rec.line,
-                "type": rec.type,
-                "live": tip == view.chain.tail and view.loaded.loadable,
-                "last_line": tip == view.chain.tail,
-                "messages": sum(
-                    1
-                    for i in chain
-                    if rf.records[i].type in ("user_message", "assistant_message", "tool_result")
-                ),
-            }
-        )
-    return out

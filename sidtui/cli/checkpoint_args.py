@@ -1,4 +1,6 @@
-"""Shared by `checkpoints`, `undo`, `restore`, `redo`: session → checkpoint manager.
+"""Shared by `checkpoints`, `undo`, `restore`, `redo`, `rewind`: session → code store
+(:meth:`sidtui.core.sources.base.Source.code_store`), finishing an interrupted write, and
+the report of a restore.
 
 Not a subcommand module (it is not in ``SUBCOMMANDS``).
 """
@@ -6,10 +8,8 @@ Not a subcommand module (it is not in ``SUBCOMMANDS``).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from datetime import datetime
-from pathlib import Path
 
 from sidtui.fmt import plural, refused_line
 
@@ -45,208 +45,72 @@ def add_session_args(p: argparse.ArgumentParser, writes: bool) -> None:
         )
 
 
-def resolve(args: argparse.Namespace):
-    """``(home, session_id, ProjectRoot, SessionFile | None)`` for ``args.session``.
+def store(args: argparse.Namespace, writes: bool = False, target=None):
+    """The session's code store (:class:`~sidtui.core.sources.writes.CodeStore`), its
+    warnings said, with the follow-up id and a dry run's live refusal kept on ``args``.
 
     Raises:
-        SessionNotFound / AmbiguousSession: nothing (or several) match, neither as a
-        transcript nor as a checkpoint folder.
+        SidtuiError: the session has no checkpoints.
     """
-    from sidtui.cli.common import session_home
-    from sidtui.core.base.discover import session_cwd
-    from sidtui.core.base.errors import AmbiguousSession, SessionNotFound
-    from sidtui.core.base.project import ProjectRoot, project_root_for, user_home
-    from sidtui.core.base.resolve import resolve_session
+    from sidtui.cli.target import write_target
+    from sidtui.core.sources.writes import WriteOptions
 
-    arg = args.session
-    home = session_home(args, arg)
-    unknown = ProjectRoot(None, "no transcript", "no project root is known (no transcript)")
-    try:
-        sf = resolve_session(home, arg)
-    except SessionNotFound:
-        ids = _checkpoint_ids(home)
-        if arg in ids:
-            return home, arg, unknown, None
-        hits = [i for i in ids if i.startswith(arg)]
-        if len(hits) == 1:
-            return home, hits[0], unknown, None
-        if len(hits) > 1:
-            raise AmbiguousSession(
-                f"{arg!r} matches {len(hits)} checkpoint folders", hits
-            ) from None
-        raise
-    sid = sf.checkpoint_id
-    cwd = session_cwd(sf) if sf.container == "jsonl" else _v1_cwd(sf.path)
-    return home, sid, project_root_for(cwd, user_home(os.environ)), sf
-
-
-def _v1_cwd(path: Path) -> str | None:
-    """``cwd`` (else the first of ``directories``) of a v1 whole-file JSON session."""
-    import orjson
-
-    from sidtui.core.base.errors import UnreadableInput
-    from sidtui.core.base.regular import read_regular
-
-    try:
-        data = orjson.loads(read_regular(path))
-    except (OSError, UnreadableInput, orjson.JSONDecodeError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    cwd = data.get("cwd")
-    if isinstance(cwd, str) and cwd:
-        return cwd
-    dirs = data.get("directories")
-    if isinstance(dirs, list) and dirs and isinstance(dirs[0], str):
-        return dirs[0]
-    return None
-
-
-def refuse_live(home, session_id: str, sf) -> None:
-    """Refuse to write while an agent process has this session open (FORMAT.md §11.6).
-
-    The agent keeps its checkpoint index in memory and rewrites ``index.json`` on its next
-    snapshot, which would drop our safety snapshot.
-
-    Raises:
-        SidtuiError: the session is live.
-    """
-    from sidtui.core.base.discover import session_ids
-    from sidtui.core.base.errors import SidtuiError, UnreadableInput
-    from sidtui.core.resume.process import (
-        live_refusal,
-        liveness_for,
-        read_registrations,
-        trace_session_ids_in_file,
-    )
-
-    trace: list[str] = []
-    ids = {session_id}
-    if sf is not None:
-        ids |= session_ids(sf)
-        try:
-            trace = trace_session_ids_in_file(sf.path)
-        except (OSError, UnreadableInput):
-            trace = []
-    lv = liveness_for(ids, trace, read_registrations(home))
-    if lv.live:
-        raise SidtuiError(live_refusal(session_id, lv, "it would overwrite index.json from memory"))
-
-
-def _checkpoint_ids(home) -> list[str]:
-    def has_index(e: os.DirEntry[str]) -> bool:
-        try:  # a symlink loop or an unreadable folder is not one (and hides no other)
-            return e.is_dir() and os.path.exists(os.path.join(e.path, "index.json"))
-        except OSError:
-            return False
-
-    try:
-        with os.scandir(home.checkpoints_dir) as it:
-            return sorted(e.name for e in it if has_index(e))
-    except OSError:
-        return []
-
-
-def manager(args: argparse.Namespace, writes: bool = False):
-    """The session's :class:`~sidtui.core.checkpoints.manager.CheckpointManager`.
-
-    Raises:
-        SidtuiError: no checkpoint index for the session.
-    """
-    from sidtui.core.base.errors import SidtuiError
-    from sidtui.core.base.project import explicit_root, user_home
-    from sidtui.core.checkpoints.manager import CheckpointManager
-
-    home, sid, root, sf = resolve(args)
-    args.session_id = sid  # printed follow-ups name the session by its full id
-    if writes and getattr(args, "root", None):
-        root = explicit_root(args.root, user_home(os.environ))
-    if writes and not args.force:
-        try:
-            refuse_live(home, sid, sf)
-        except SidtuiError as exc:
-            if not args.dry_run:
-                raise
-            args._dry_refusal = str(exc)  # a dry run says it, exit 1, as the real run would
-    mgr = CheckpointManager.for_session(
-        home,
-        sid,
-        project_root=root.path,
-        root_refusal=root.refusal,
+    t = target if target is not None else write_target(args)
+    opts = WriteOptions(
+        root=getattr(args, "root", None) if writes else None,
         allow_outside_root=bool(getattr(args, "allow_outside_root", False)),
-        post_image=_post_images(sf) if writes else None,
+        force=bool(getattr(args, "force", False)),
+        dry_run=bool(getattr(args, "dry_run", False)),
+        writes=writes,
     )
-    args._home, args._root_info = home, root
-    if not mgr.exists:
-        raise SidtuiError(
-            f"session {sid} has no file checkpoints ({mgr.index_path} does not exist)"
-        )
-    for line in mgr.index.malformed_entries():  # load now: a corrupt index fails first
+    st = t.source.code_store(t.store_arg(), opts)
+    if st.followup_id is not None:
+        args.session_id = st.followup_id  # printed follow-ups name the session by its full id
+    if st.dry_refusal is not None:
+        args._dry_refusal = st.dry_refusal  # a dry run says it, exit 1, as the real run would
+    for line in st.warnings:  # loads the index now: a corrupt one fails first
         print(f"sidtui: warning: {line}", file=sys.stderr)
-    return mgr
+    st.require()
+    return st
 
 
-def _post_images(sf):
-    """The drift check's ``post_image``, reading ``sf``'s transcript on first use."""
-    from sidtui.core.edits.batches import post_image_of
-
-    return post_image_of(sf.path if sf is not None and sf.container == "jsonl" else None)
-
-
-def prepare(args: argparse.Namespace):
-    """``(manager, exit code | None)`` for undo/redo/restore: the manager, after finishing
+def prepare(args: argparse.Namespace, verb: str, target=None):
+    """``(store, exit code | None)`` for undo/redo/restore: the store, after finishing
     what an interrupted earlier run of this session left (then the exit code is set and
     that is all this run does; a dry run says that, with the real run's exit code)."""
+    st = store(args, writes=True, target=target)
+    return st, finish_first(args, st, verb)
+
+
+def finish_first(args: argparse.Namespace, st, verb: str) -> int | None:
+    """Finish what a killed sidtui write of this session left (its journal): then that is
+    all this run does (its exit code); None when nothing was pending, or when it had
+    changed nothing (said, and dropped: the run goes on). A dry run says what the real run
+    does there, with its exit code."""
     from sidtui.cli.common import print_json
-    from sidtui.core.edits.interrupted import finish_interrupted
 
-    mgr = manager(args, writes=True)
-    done = finish_interrupted(
-        args._home, mgr.session_id, dry_run=args.dry_run, project_root=mgr.project_root
-    )
+    done = st.finish_interrupted(dry_run=args.dry_run)
     if done is None:
-        return mgr, None
-    if args.dry_run and done.changed:  # what the real run does, and only that
-        doc = {"resumed": done.to_json()}
-        res = done.restore
-        return mgr, report_finish(args, res, done.describe(), doc=doc)
-    print(f"sidtui: {'dry run: ' if args.dry_run else ''}{done.describe()}", file=sys.stderr)
+        return None
+    dry = "dry run: " if args.dry_run else ""
     if not done.changed:
-        return mgr, None
+        print(f"sidtui: {dry}{done.said}", file=sys.stderr)
+        if done.note:
+            print(f"sidtui: {done.note}", file=sys.stderr)
+        return None  # it had changed nothing (said above): this run does what was asked
+    if args.dry_run:  # what the real run does, and only that
+        for w in done.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        return report_finish(args, done.files, done.said, doc=done.doc)
+    print(f"sidtui: {done.said}", file=sys.stderr)
+    if done.report is not None:
+        return report(args, done.report, verb, st)
     if args.json:
-        print_json({"resumed": done.to_json()})
-    skipped = done.restore is not None and bool(done.restore.skipped)
-    if done.restore is not None:
-        for f in done.restore.skipped:
-            print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
-    return mgr, 1 if skipped else 0
-
-
-def match_path(mgr, given: str) -> str:
-    """The tracked path ``given`` names: as stored, relative to the project root, absolute,
-    or the one tracked path ending in it.
-
-    Raises:
-        UsageError: no tracked path, or several, match.
-    """
-    from sidtui.core.base.errors import UsageError
-
-    tracked = mgr.index.tracked_files()
-    if given in tracked:
-        return given
-    if mgr.project_root is not None:
-        cand = os.path.join(str(mgr.project_root), given)
-        if cand in tracked:
-            return cand
-    absolute = os.path.abspath(given)
-    if absolute in tracked:
-        return absolute
-    hits = [t for t in tracked if t.endswith("/" + given.lstrip("/"))]
-    if len(hits) == 1:
-        return hits[0]
-    if len(hits) > 1:
-        raise UsageError(f"{given!r} matches several tracked files: {', '.join(hits)}")
-    raise UsageError(f"{given!r} is not tracked in {mgr.index_path}")
+        print_json(done.doc)
+    skipped = done.files.skipped if done.files is not None else []
+    for f in skipped:
+        print(f"skipped   {f.path}: {f.reason}", file=sys.stderr)
+    return 1 if skipped else 0
 
 
 def fmt_time(ms: int) -> str:
@@ -306,12 +170,10 @@ def print_diffs(files) -> None:
     sys.stdout.flush()
 
 
-def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
-    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult` of either source
-    (a Claude Code one is a ``CodeRestoreResult``); exit 1 when files were skipped.
-
-    ``project``: a source's :class:`~sidtui.core.base.project.ProjectRoot`, described
-    first (then the result's warnings)."""
+def report(args: argparse.Namespace, res, verb: str, st) -> int:
+    """Print a :class:`~sidtui.core.checkpoints.restore.RestoreResult` of any source's
+    code store ``st``; exit 1 when files were skipped. The project root is described
+    before the result's warnings or after them, as the store says (``root_first``)."""
     from sidtui.cli.common import followup, followups_in, print_json, session_word, stdout_console
     from sidtui.core.views.rewind_text import unified_diff
 
@@ -332,13 +194,12 @@ def report(args: argparse.Namespace, res, verb: str, project=None) -> int:
 
     c = stdout_console()
     err = sys.stderr
-    if project is not None:
-        print(project.describe(), file=err)
+    if st.root_first:
+        print(st.project.describe(), file=err)
     for w in res.warnings:
         print(f"warning: {w}", file=err)
-    if project is None:  # else said above
-        root = getattr(args, "_root_info", None)
-        print(root.describe() if root is not None else f"project root: {res.root}", file=err)
+    if not st.root_first:
+        print(st.project.describe(), file=err)
     if res.note and not res.files:
         print(res.note, file=err)
         if refusal:

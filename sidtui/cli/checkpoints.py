@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sidtui.cli.checkpoint_args import add_session_args, fmt_time, manager, match_path
+from sidtui.cli.checkpoint_args import add_session_args, fmt_time, store
 
 
 def register(subparsers, parents) -> None:
@@ -37,98 +37,44 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
-
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
-
-        return claude_verbs.checkpoints(args, target)
-    mgr = manager(args)
     from sidtui.cli.common import warn_pending
-    from sidtui.core.checkpoints.journal import pending_journals
+    from sidtui.cli.target import write_target
+    from sidtui.core.sources.writes import PROMPT
 
+    t = write_target(args)
+    st = store(args, target=t)
     # a killed sidtui undo/restore of this session: its files may be half restored
-    pending = warn_pending(pending_journals(mgr.index_path.parent.parent, [mgr.session_id]))
+    pending = warn_pending(st.pending())
     if args.show:
-        return _show(mgr, args.show, args.full)
+        return _show(st, args.show, args.full)
+    doc = {**st.listing()}
     if args.json:
         from sidtui.cli.common import print_json
 
-        doc = to_json(mgr)
         if pending:
             doc["pendingJournal"] = pending[0].to_json()
         print_json(doc)
         return 0
-    render(mgr)
+    if t.source.checkpoint_unit == PROMPT:
+        render_prompt_checkpoints(doc)
+    else:
+        render(doc)
     return 0
 
 
-def _show(mgr, spec: str, full: bool = False) -> int:
-    from sidtui.core.base.errors import UsageError
-
-    path, sep, sid = spec.rpartition("@")
-    if not sep or not path or not sid:
-        raise UsageError("--show takes PATH@SNAPSHOT, e.g. src/login.ts@s3")
-    r = mgr.rebuild_at(match_path(mgr, path), sid)
-    if not r.recoverable:
-        what = "unknown" if r.uncertain else "unrecoverable"
-        print(f"sidtui: {what}: {r.file_path} at {r.snapshot_id}: {r.reason}", file=sys.stderr)
-        return 1
-    if not r.exists:
-        print(f"sidtui: {r.file_path} did not exist before {r.snapshot_id}", file=sys.stderr)
+def _show(st, spec: str, full: bool = False) -> int:
+    shown = st.show(spec)
+    if shown.error is not None:
+        print(f"sidtui: {shown.error}", file=sys.stderr)
         return 1
     from sidtui.cli.common import write_stored
 
-    content = r.content if r.content is not None else b""
-    return write_stored(content, f"{r.file_path} at {r.snapshot_id}", full=full)
+    return write_stored(shown.content, shown.what, full=full)
 
 
-def to_json(mgr) -> dict:
-    """The machine-readable listing (snapshots + chain health)."""
-    health = {c.file_path: c for c in mgr.chain_health()}
-    rebuilds = {(link.snapshot_id, c.file_path): link for c in health.values() for link in c.links}
-    snaps = []
-    for s in mgr.list_snapshots():
-        files = []
-        for e in s.files:
-            link = rebuilds.get((s.id, e.get("filePath")))
-            files.append(
-                {
-                    "filePath": e.get("filePath"),
-                    "type": e.get("type"),
-                    "existedBefore": e.get("existedBefore") is not False,
-                    "compressed": bool(e.get("compressed")),
-                    "binary": bool(e.get("binary")),
-                    "storedChars": link.stored_chars if link else None,
-                    "rebuilds": link.rebuilds if link else None,
-                    "reason": link.reason if link else None,
-                }
-            )
-        snaps.append(
-            {
-                "id": s.id,
-                "timestamp": s.timestamp,
-                "toolName": s.tool_name,
-                "toolSummary": s.tool_summary,
-                "reverts": list(s.reverts),
-                "reverted": s.reverted,
-                "files": files,
-            }
-        )
-    idx = mgr.index
-    return {
-        "sessionId": idx.session_id,
-        "index": str(mgr.index_path),
-        "legacyMigrated": idx.migrated,
-        "nextId": idx.data.get("nextId"),
-        "projectRoot": str(mgr.project_root) if mgr.project_root else None,
-        "snapshots": snaps,
-        "files": [c.to_json() for c in health.values()],
-    }
-
-
-def render(mgr) -> None:
+def render(doc: dict) -> None:
+    """The listing of a store whose checkpoints are snapshots before each tool batch:
+    each with its tools, the batches it reverts, and each file's stored type and size."""
     from rich.table import Table
     from rich.text import Text
 
@@ -136,7 +82,6 @@ def render(mgr) -> None:
     from sidtui.fmt import project_relative
 
     c = stdout_console()
-    doc = to_json(mgr)
     root = doc["projectRoot"]
 
     def short(p: str | None) -> str:
@@ -163,6 +108,16 @@ def render(mgr) -> None:
         sid = Text(s["id"], style="dim strike" if s["reverted"] else "bold")
         t.add_row(sid, fmt_time(s["timestamp"]), Text(tools), Text("\n".join(parts)))
     c.print(t)
+    render_chains(c, doc, short)
+    if doc["legacyMigrated"]:
+        c.print(Text("(legacy index format, read through the migration)", style="dim"))
+
+
+def render_chains(c, doc: dict, short) -> None:
+    """Each file's chain (its drawing, green when every entry rebuilds) and each entry
+    that does not, with why."""
+    from rich.text import Text
+
     c.print(Text("chains", style="bold"))
     for f in doc["files"]:
         style = "green" if f["healthy"] else "red"
@@ -170,5 +125,52 @@ def render(mgr) -> None:
         for e in f["entries"]:
             if not e["rebuilds"]:
                 c.print(Text(f"      {e['reason']}", style="red"))
-    if doc["legacyMigrated"]:
-        c.print(Text("(legacy index format, read through the migration)", style="dim"))
+
+
+def render_prompt_checkpoints(doc: dict) -> None:
+    """The listing of a store whose checkpoints are the files before each typed prompt:
+    each with its rewind point and the version of each file (``✗``: its backup does not
+    rebuild)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from sidtui.cli.common import stdout_console
+    from sidtui.fmt import local_time
+
+    c = stdout_console()
+    root = doc["projectRoot"]
+
+    def short(p: str) -> str:
+        if root and p.startswith(root.rstrip("/") + "/"):
+            return p[len(root.rstrip("/")) + 1 :]
+        return p
+
+    t = Table(title=f"checkpoints of {doc['sessionId']}", title_justify="left")
+    for col in ("id", "time", "prompt", "files"):
+        t.add_column(col, style="bold" if col == "id" else None)
+    for s in doc["snapshots"]:
+        parts = []
+        for f in s["files"]:
+            kind = "absent" if not f["existedBefore"] else f"v{f['version']}"
+            bad = "" if f["rebuilds"] else " ✗"
+            parts.append(f"{short(f['absPath'] or f['filePath'])} ({kind}){bad}")
+        prompt = f"#{s['point']}" if s["point"] else ("—" if s["promptInFile"] else "(not here)")
+        extra = []
+        if s["updates"]:
+            extra.append(f"{s['updates']} update{'s' * (s['updates'] != 1)}")
+        if s["deltas"]:
+            extra.append(f"{s['deltas']} delta{'s' * (s['deltas'] != 1)}")
+        if extra:
+            prompt += f" ({', '.join(extra)})"
+        t.add_row(
+            s["id"],
+            local_time(s["timestamp"], seconds=True) or "—",
+            Text(prompt),
+            Text("\n".join(parts) or "(no files)"),
+        )
+    c.print(t)
+    render_chains(c, doc, short)
+    if not doc["folderExists"] and doc["snapshots"]:
+        c.print(
+            Text(f"(no blob folder {doc['index']}: every backup is unrecoverable)", style="dim")
+        )

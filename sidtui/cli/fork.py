@@ -25,35 +25,25 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
+    from sidtui.cli.target import opened
 
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
-
-        return claude_verbs.fork(args, target)
-    from sidtui.cli.rewind import open_view
-    from sidtui.core.edits.fork import fork
-    from sidtui.core.edits.points import get_point
-
-    view = open_view(args)
-    point = get_point(view, args.at) if args.at is not None else None
-    res = fork(view, point, dry_run=args.dry_run)
+    src, view = opened(args)
+    res = src.fork(view, args.at, dry_run=args.dry_run)
     if args.json:
         print_json(res.to_json())
         return 0
-    render(res, "fork")
+    render(res, "fork", copied=src.fork_copied(res), resume=src.resume_command(res.session_id))
     return 0
 
 
 def render(res, verb: str, *, copied: str | None = None, resume: str | None = None) -> None:
-    """Print a fork's result (sid-code's or Claude Code's: the same attributes).
+    """Print a fork's result (every source's has the same attributes).
 
     Args:
         res: the fork (or salvage) result.
         verb: what was done (``fork``, ``salvaged``, ``forked the branch into``).
         copied: what else was copied, in words (default: the checkpoint snapshots
-            inherited, sid-code's).
+            inherited).
         resume: the command that resumes the new session, printed when given.
     """
     from rich.text import Text

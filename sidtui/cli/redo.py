@@ -21,15 +21,8 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
-
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
-
-        return claude_verbs.redo(args, target)
-    mgr, done = prepare(args)
+    st, done = prepare(args, "redo")
     if done is not None:
         return done
-    res = mgr.redo(dry_run=args.dry_run, force=args.force)
-    return report(args, res, "redo")
+    res = st.redo(dry_run=args.dry_run, force=args.force)
+    return report(args, res, "redo", st)

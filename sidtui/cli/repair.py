@@ -1,7 +1,7 @@
 """`sidtui repair SESSION`: a new session the agent resumes whole; the source is untouched.
 
-A Claude Code session gets :mod:`sidtui.core.claude.repair`; a sid-code session gets
-``salvage`` (the same idea for sid-code: a loadable copy of what is on disk).
+The session's source repairs it (:meth:`sidtui.core.sources.base.Source.repair`); a source
+without a repair gets ``salvage`` (the same idea: a loadable copy of what is on disk).
 """
 
 from __future__ import annotations
@@ -32,26 +32,24 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
+    from sidtui.cli.target import write_target
 
-    target = claude_target(args)
-    if target is None:
+    t = write_target(args)
+    src = t.source
+    if not src.supports("repair"):  # its salvage is the same idea: a loadable copy
         from sidtui.cli import salvage
 
-        return salvage.run(args)
-    from sidtui.cli.claude_verbs import open_view
-    from sidtui.core.claude.repair import repair_session
-
-    view = open_view(target)
-    res = repair_session(view, dry_run=args.dry_run)
+        return salvage.run(args, t)
+    view = t.open()
+    res = src.repair(view, dry_run=args.dry_run)
     if args.json:
         print_json(res.to_json())
         return 0
-    render(args, res)
+    render(args, res, src.resume_command(res.fork.session_id))
     return 0
 
 
-def render(args: argparse.Namespace, rr: Any) -> None:
+def render(args: argparse.Namespace, rr: Any, resume: str | None) -> None:
     """Print a repair: the new session, what it mends, how to resume and read it."""
     from rich.text import Text
 
@@ -64,7 +62,7 @@ def render(args: argparse.Namespace, rr: Any) -> None:
         "repaired into",
         copied=f"{res.blobs_copied} file-history backups, {rr.files_copied} subagent and "
         "tool-result files copied",
-        resume=f"claude --resume {res.session_id}",
+        resume=resume,
     )
     c = stdout_console()
     for f in rr.fixes:

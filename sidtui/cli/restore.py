@@ -23,15 +23,8 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
-
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
-
-        return claude_verbs.restore(args, target)
-    mgr, done = prepare(args)
+    st, done = prepare(args, "restore")
     if done is not None:
         return done
-    res = mgr.restore_before(args.before, dry_run=args.dry_run, force=args.force)
-    return report(args, res, "restore")
+    res = st.restore_before(args.before, dry_run=args.dry_run, force=args.force)
+    return report(args, res, "restore", st)

@@ -7,8 +7,9 @@ that would drop and unified diffs of the files that would change, and writes not
 from __future__ import annotations
 
 import argparse
+import sys
 
-from sidtui.cli.common import print_json, session_home, stderr_console, stdout_console
+from sidtui.cli.common import print_json, stderr_console, stdout_console
 from sidtui.fmt import refused_line
 
 
@@ -54,18 +55,6 @@ def register(subparsers, parents) -> None:
     p.set_defaults(func=run)
 
 
-def open_view(args: argparse.Namespace):
-    """Resolve ``args.session`` under the home and open it (flushing our own queue first)."""
-    from sidtui.core.base.resolve import resolve_session
-    from sidtui.core.transcript.writer import flush_pending_writes
-    from sidtui.core.views.session import open_session
-
-    home = session_home(args)
-    sf = resolve_session(home, args.session)
-    flush_pending_writes(sf.path)
-    return open_session(home, sf, with_sidechains=False)
-
-
 #: Flags that only mean something with --to (given without it: a usage error, not ignored).
 _NEED_TO = (
     ("mode", "--mode"),
@@ -77,9 +66,9 @@ _NEED_TO = (
 
 
 def run(args: argparse.Namespace) -> int:
+    from sidtui.cli.target import write_target
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.edits.points import rewind_points
-    from sidtui.core.edits.rewind import rewind
+    from sidtui.core.sources.writes import NEW_SESSION, WriteOptions
 
     if args.to is None:
         given = [flag for name, flag in _NEED_TO if getattr(args, name) not in (None, False)]
@@ -88,43 +77,89 @@ def run(args: argparse.Namespace) -> int:
                 f"{', '.join(given)} need{'s' * (len(given) == 1)} --to N (the rewind point); "
                 "without --to, rewind lists the points"
             )
-    from sidtui.cli.claude_dispatch import claude_target
-
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
-
-        return claude_verbs.rewind(args, target)
-    view = open_view(args)
+    t = write_target(args)
+    src = t.source
+    view = t.open()
     args.session_id = view.file.session_id  # what printed follow-ups look up
     if args.to is None:
-        points = rewind_points(view)
+        points = src.rewind_points(view)
         if args.json:
-            print_json({"session_id": view.session_id, "points": [p.to_json() for p in points]})
+            doc = {"session_id": view.session_id, "points": [p.to_json() for p in points]}
+            print_json({**src.json_head(), **doc})
             return 0
-        render_points(view, points)
+        render_points(view, points, src)
         return 0
-    import os
-
-    from sidtui.core.base.project import explicit_root, user_home
-
-    result = rewind(
-        view,
-        args.to,
-        args.mode or "both",
-        as_fork=args.fork,
+    mode = args.mode or "both"
+    if not src.rewind_finishes_interrupted and mode != "conversation":
+        done = _finish_first(args, t)
+        if done is not None:
+            return done
+        if getattr(args, "_reopen", False):
+            view = t.open()
+    opts = WriteOptions(
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
         force=args.force,
         dry_run=args.dry_run,
-        allow_outside_root=args.allow_outside_root,
-        root=explicit_root(args.root, user_home(os.environ)) if args.root else None,
+        as_fork=args.fork,
     )
-    code = exit_code(result)
+    result = src.rewind(view, args.to, mode, opts)
+    code = exit_code(result)  # the one rule (dry run or not)
     args.exit_code = code  # kept when stdout is closed early (`| head`)
     if args.json:
         print_json(result.to_json())
         return code
-    render_result(result, args)
+    new_session = src.conversation_rewind == NEW_SESSION
+    # a rewind writing a new session keeps the safety snapshot with the source, never it
+    render_result(result, args, safety_session=view.session_id if new_session else None)
+    if new_session and result.fork is not None:
+        resume = src.resume_command(result.fork.session_id)
+        if result.dry_run:
+            print(
+                "would write the rewound conversation as a new session (the original is "
+                f"unchanged); the real run prints its `{src.resume_command('').strip()}` command",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                "wrote the rewound conversation as a new session (the original is unchanged); "
+                f"resume it with: {resume}",
+                file=sys.stderr,
+            )
     return code
+
+
+def _finish_first(args: argparse.Namespace, t) -> int | None:
+    """For a source whose rewind does not finish a killed write itself: finish the code
+    store's journal first (then that is all, unless it was this very rewind, whose
+    conversation step is still due: ``args._reopen``)."""
+    from sidtui.cli.checkpoint_args import finish_first
+    from sidtui.core.sources.writes import WriteOptions
+
+    opts = WriteOptions(root=args.root, allow_outside_root=args.allow_outside_root, writes=True)
+    st = t.source.code_store(t.resolve(), opts)
+    pending = st.pending_journal()
+    done = finish_first(args, st, "rewind")
+    if done is None:
+        return None
+    if args.dry_run or done != 0 or not _same_rewind(pending, args):
+        return done
+    # the interrupted run was this very rewind: its conversation step is still due
+    print("sidtui: the rest of that rewind follows (the conversation)", file=sys.stderr)
+    args._reopen = True
+    return None
+
+
+def _same_rewind(journal: dict | None, args: argparse.Namespace) -> bool:
+    """Whether ``journal`` (a pending restore's) is of a rewind with this point and mode
+    whose conversation step was still to do when it was interrupted."""
+    from sidtui.core.views.rewind_text import normalize_mode
+
+    part = journal.get("rewind") if isinstance(journal, dict) else None
+    if not isinstance(part, dict) or part.get("point") != args.to:
+        return False
+    mode = normalize_mode(args.mode or "both")
+    return part.get("mode") == mode and mode != "code"
 
 
 def exit_code(result) -> int:
@@ -137,13 +172,17 @@ def exit_code(result) -> int:
     return 1 if skipped or getattr(result, "refusal", None) else 0
 
 
-def render_points(view, points) -> None:
+def render_points(view, points, src) -> None:
+    """The rewind points as a table; the note under it says how this source writes a
+    conversation rewind when that is a new session (else what the message column is)."""
     from rich.table import Table
     from rich.text import Text
 
+    from sidtui.core.sources.writes import NEW_SESSION
+
     c = stdout_console()
     if not points:
-        c.print(Text(f"{view.session_id}: no rewind points (no human prompts on the live chain)"))
+        c.print(Text(f"{view.session_id}: no rewind points ({src.no_points_reason})"))
         return
     from sidtui.fmt import local_time
 
@@ -159,7 +198,7 @@ def render_points(view, points) -> None:
     )
     num_w = max(len(str(p.id)) for p in points)
     msg_w = max(len(heads[1]), *(len(str(p.message_index)) for p in points))
-    files = [p.restore_from or "— (no snapshot after it)" for p in points]
+    files = [p.code_from for p in points]
     times = [local_time(p.timestamp, seconds=True) or "—" for p in points]
     time_w = max(len(heads[0]), *(len(x) for x in times))
     files_w = max(len(heads[2]), *(len(x) for x in files))
@@ -179,6 +218,12 @@ def render_points(view, points) -> None:
         cells = [str(p.id), when, str(p.message_index), Text(what)]
         t.add_row(*cells, *([Text(p.preview or "")] if with_prompt else []))
     c.print(t)
+    if src.conversation_rewind == NEW_SESSION:
+        c.print(
+            "[dim]a conversation rewind writes a new session (the original is never edited); "
+            f"{heads[2]}: the checkpoint whose backups a code rewind writes back[/]"
+        )
+        return
     c.print(
         f"[dim]{heads[1]}: messages before the prompt that a conversation rewind keeps; "
         f"{heads[2]}: the snapshot whose pre-images a code rewind writes back[/]"
@@ -210,7 +255,8 @@ def render_result(
     stdout, each skipped file once on stderr, follow-up commands runnable as printed.
 
     ``safety_session``: the session whose checkpoints hold the safety snapshot when it is
-    not the one the result names (Claude Code keeps it with the source, never the fork);
+    not the one the result names (a source whose rewind writes a new session keeps it with
+    the original, never the new one);
     default: the fork's for a rewind ``--fork``, else the session's."""
     import sys
 

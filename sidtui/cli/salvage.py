@@ -25,23 +25,18 @@ def register(subparsers, parents) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, target=None) -> int:
     from rich.text import Text
 
-    from sidtui.cli.claude_dispatch import claude_target
     from sidtui.cli.fork import render
-    from sidtui.cli.rewind import open_view
+    from sidtui.cli.target import write_target
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.edits.salvage import salvage
 
-    if claude_target(args) is not None:  # never a sid-code file written into a Claude home
-        raise UsageError(
-            f"{args.session} is a Claude Code session: salvage is for sid-code sessions "
-            "(sidtui reads a damaged Claude Code transcript as Claude Code does; "
-            "`sidtui fork` copies one)"
-        )
-    view = open_view(args)
-    res = salvage(view, dry_run=args.dry_run)
+    t = target if target is not None else write_target(args)
+    if not t.source.supports("salvage"):  # never a file of one agent written into another's home
+        raise UsageError(t.source.unsupported("salvage", args.session))
+    view = t.open()
+    res = t.source.salvage(view, dry_run=args.dry_run)
     if args.json:
         print_json(res.to_json())
         return 0

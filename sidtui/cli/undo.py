@@ -23,20 +23,9 @@ def register(subparsers, parents) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sidtui.cli.claude_dispatch import claude_target
-
-    target = claude_target(args)
-    if target is not None:
-        from sidtui.cli import claude_verbs
-
-        return claude_verbs.undo(args, target)
-    mgr, done = prepare(args)
+    st, done = prepare(args, "undo")
     if done is not None:
         return done
-    if args.file:
-        from sidtui.cli.checkpoint_args import match_path
-
-        res = mgr.undo_file(match_path(mgr, args.file), dry_run=args.dry_run, force=args.force)
-    else:
-        res = mgr.undo(dry_run=args.dry_run, force=args.force)
-    return report(args, res, "undo")
+    path = st.match_path(args.file) if args.file else None
+    res = st.undo(dry_run=args.dry_run, force=args.force, path=path)
+    return report(args, res, "undo", st)

@@ -198,7 +198,7 @@ def test_an_edit_saved_during_a_sid_code_restore_is_never_overwritten(
         _full("a.txt", "A old\n"),
         _full("b.txt", "B old\n"),
     )
-    _save_meanwhile(monkeypatch, CheckpointManager, "_save_safety", project / "a.txt", b"saved\n")
+    _save_meanwhile(monkeypatch, CheckpointManager, "save_safety", project / "a.txt", b"saved\n")
     rc, _, err = run(capsys, "--home", str(home), "restore", sid, "--before", "s1", "--force")
     assert rc == 1 and "a.txt: changed since sidtui read it" in err, err
     assert (project / "a.txt").read_bytes() == b"saved\n"

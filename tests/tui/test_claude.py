@@ -12,8 +12,8 @@ from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.find import entry_text, loaded_bytes
 from sidtui.tui.screens.browser import BrowserScreen, filter_rows, project_key
-from sidtui.tui.screens.claude_fork import ClaudeForkScreen
-from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
+from sidtui.tui.screens.fork import ForkScreen
+from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.session import SessionScreen
 from tests.helpers import short_folder
 from tests.tui_support import (
@@ -135,7 +135,7 @@ async def test_opening_a_claude_session_shows_its_resumed_conversation(demo):
         # r opens the rewind dialog (a preview; Esc closes it, nothing written)
         await pilot.press("r")
         await settle(app, pilot)
-        assert isinstance(app.screen, ClaudeRewindScreen)
+        assert isinstance(app.screen, RewindScreen)
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is s
@@ -155,7 +155,7 @@ async def test_fork_key_from_the_browser_opens_the_fork_dialog(demo):
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         f = app.screen
-        assert isinstance(f, ClaudeForkScreen) and f.view.session_id == sid
+        assert isinstance(f, ForkScreen) and f.view.session_id == sid
         await pilot.press("escape")
         await settle(app, pilot)
         assert isinstance(app.screen, SessionScreen)

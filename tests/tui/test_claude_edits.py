@@ -12,10 +12,10 @@ from sidtui.core.claude.code_restore import CodeRestorer
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
-from sidtui.tui.screens.claude_fork import ClaudeForkScreen
-from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
-from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
 from sidtui.tui.screens.confirm import ConfirmScreen
+from sidtui.tui.screens.fork import ForkScreen
+from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+from sidtui.tui.screens.rewind import RewindScreen
 from sidtui.tui.screens.session import SessionScreen
 from tests.tui_support import (
     fresh_demo,
@@ -82,7 +82,7 @@ async def test_code_rewind_previews_drift_then_asks_and_redo_takes_it_back(demo)
         await pilot.press("r")
         await settle(app, pilot)
         m = app.screen
-        assert isinstance(m, ClaudeRewindScreen) and len(m.points) == 4
+        assert isinstance(m, RewindScreen) and len(m.points) == 4
         await _pick_point(app, pilot, 2)
         await pilot.press("m")  # conversation → code
         await settle(app, pilot)
@@ -107,7 +107,7 @@ async def test_code_rewind_previews_drift_then_asks_and_redo_takes_it_back(demo)
         await pilot.press("U")  # redo: the files as they were before the rewind
         await settle(app, pilot)
         r = app.screen
-        assert isinstance(r, ClaudeRestorePreviewScreen)
+        assert isinstance(r, RestorePreviewScreen)
         assert "Redo" in widget_text(app, r.query_one("#undo-summary"))
         await pilot.press("y")
         await settle(app, pilot)
@@ -152,7 +152,7 @@ async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
         await pilot.press("u")
         await settle(app, pilot)
         u = app.screen
-        assert isinstance(u, ClaudeRestorePreviewScreen)
+        assert isinstance(u, RestorePreviewScreen)
         summary = widget_text(app, u.query_one("#undo-summary"))
         assert "Undo takes back" in summary and "safety snapshot" in summary
         assert u.query_one("#undo-files").row_count >= 1
@@ -164,7 +164,7 @@ async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
         await pilot.press("R")
         await settle(app, pilot)
         r = app.screen
-        assert isinstance(r, ClaudeRestorePreviewScreen) and r.snapshot_id == "c1"
+        assert isinstance(r, RestorePreviewScreen) and r.snapshot_id == "c1"
         await pilot.press("y")  # search.py drifted: asked again
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmScreen)
@@ -175,7 +175,7 @@ async def test_undo_preview_lists_files_and_restore_before_a_checkpoint(demo):
         assert "search.py" not in after and "tests/test_search.py" not in after
 
 
-async def _undo_file(app, pilot, s: SessionScreen, name: str) -> ClaudeRestorePreviewScreen:
+async def _undo_file(app, pilot, s: SessionScreen, name: str) -> RestorePreviewScreen:
     """``u`` on ``name`` in the Checkpoints tab's file list (the latest checkpoint)."""
     await pilot.press("3")
     table = s.query_one("#fh-checkpoints")
@@ -188,7 +188,7 @@ async def _undo_file(app, pilot, s: SessionScreen, name: str) -> ClaudeRestorePr
     await pilot.press("u")
     await settle(app, pilot)
     u = app.screen
-    assert isinstance(u, ClaudeRestorePreviewScreen) and u.op == "undo-file"
+    assert isinstance(u, RestorePreviewScreen) and u.op == "undo-file"
     assert u.path == os.path.join(s.view.cwd, name)
     return u
 
@@ -302,7 +302,7 @@ async def test_fork_at_a_point_opens_the_new_session(demo):
         await pilot.press("f")
         await settle(app, pilot)
         f = app.screen
-        assert isinstance(f, ClaudeForkScreen) and not f.salvage
+        assert isinstance(f, ForkScreen) and not f.salvage
         t = f.query_one("#fork-points")
         assert t.row_count == 1 + len(f.points)
         t.move_cursor(row=2)  # the newest prompt but one: ends before it
@@ -333,7 +333,7 @@ async def test_a_stranded_branch_is_forked_from_the_tips_tab(demo):
         await pilot.press("b")
         await settle(app, pilot)
         f = app.screen
-        assert isinstance(f, ClaudeForkScreen) and f.tip is not None
+        assert isinstance(f, ForkScreen) and f.tip is not None
         summary = widget_text(app, f.query_one("#fork-summary"))
         assert "branch ending at line" in summary and "Resume never picks" in summary
         await pilot.press("y")
@@ -357,7 +357,7 @@ async def test_repair_is_the_fork_dialog_and_opens_the_new_session(demo):
         await pilot.press("M")
         await settle(app, pilot)
         f = app.screen
-        assert isinstance(f, ClaudeForkScreen) and f.repair
+        assert isinstance(f, ForkScreen) and f.repair
         summary = widget_text(app, f.query_one("#fork-summary"))
         assert "every complete record" in summary and "branch" in summary  # left in the source
         await pilot.press("y")
@@ -392,12 +392,12 @@ async def _preview(app, pilot, demo, key):
     await settle(app, pilot)
     p = app.screen
     if key == "r":
-        assert isinstance(p, ClaudeRewindScreen)
+        assert isinstance(p, RewindScreen)
         await pilot.press("m")  # conversation → code
         await settle(app, pilot)
         shown = widget_text(app, p.query_one("#rewind-preview"))
     else:
-        assert isinstance(p, ClaudeRestorePreviewScreen)
+        assert isinstance(p, RestorePreviewScreen)
         shown = widget_text(app, p.query_one("#undo-summary"))
     return p, " ".join(shown.split())
 

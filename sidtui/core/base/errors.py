@@ -19,6 +19,11 @@ class SidtuiError(Exception):
     exit_code: int = 1
 
 
+class SessionLive(SidtuiError):
+    """A running agent writes the session: the write is refused unless forced (every
+    source's writer raises a subclass; the app then asks whether to force it)."""
+
+
 class UsageError(SidtuiError):
     """Bad arguments (exit code 2)."""
 

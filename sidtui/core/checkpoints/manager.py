@@ -534,31 +534,45 @@ class CheckpointManager:
             ) from None
         return token
 
-    def _save_safety(
+    def save_safety(
         self,
         op: str,
         ids: list[str],
         todo: Sequence[FileRestore],
         token: str,
-        extra: dict[str, Any] | None,
+        extra: dict[str, Any] | None = None,
+        *,
+        summary: str | None = None,
+        message_id: str | None = None,
+        tags: dict[str, Any] | None = None,
     ) -> str | None:
-        """Append the safety snapshot (the files' current contents) before any file changes.
+        """Append the safety snapshot (the files' current contents) before any file changes:
+        every source's restore engine saves it here (one safety snapshot per write).
+
+        Args:
+            op, ids, todo, token: the operation, what it reverts, its files, its journal.
+            extra: more keys after the common ones. summary, message_id: the snapshot's
+                (default: ``sidtui OP: revert IDS``). tags: keys naming where the restore
+                comes from, after ``sidtuiOp``.
 
         Raises:
             CheckpointError: it cannot be saved (the journal is removed; no file was changed).
         """
         # Nothing is lost: the current contents go into the index before any file changes.
-        summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
+        if summary is None:
+            summary = f"sidtui {op}: revert {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
         modes = {f.path: f.old_mode for f in todo if f.old_mode is not None}
         try:
             safety = self.create_snapshot(
                 [f.path for f in todo],
                 RESTORE_TOOL,
                 summary,
+                message_id=message_id,
                 contents={f.path: f.old for f in todo},
                 extra={
                     "sidtuiReverts": ids,
                     "sidtuiOp": op,
+                    **(tags or {}),
                     "sidtuiJournal": token,
                     "sidtuiModes": modes,
                     "sidtuiTargets": {
@@ -692,7 +706,7 @@ class CheckpointManager:
             raise DriftRefused(drift_message(result), result)
         folder = self.index_path.parent
         token = result.journal_token = self._begin_journal(op, k, ids, todo, journal_extra)
-        safety = self._save_safety(op, ids, todo, token, extra)
+        safety = self.save_safety(op, ids, todo, token, extra)
         result.safety_snapshot_id = safety
         write_files(todo)
         self.drop_unwritten(safety, todo)  # saved meanwhile: kept as they are

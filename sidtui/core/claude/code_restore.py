@@ -15,12 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.errors import SessionLive, SidtuiError
 from sidtui.core.base.project import ProjectRoot, explicit_root, project_root_for, user_home
 from sidtui.core.checkpoints.drift import FileDrift, digest
 from sidtui.core.checkpoints.journal import journal_refusal, remove_journal, write_journal
-from sidtui.core.checkpoints.manager import RESTORE_TOOL, CheckpointManager
+from sidtui.core.checkpoints.manager import CheckpointManager
 from sidtui.core.checkpoints.restore import (
+    CheckpointError,
     FileRestore,
     RestoreResult,
     clean_temps,
@@ -31,6 +32,9 @@ from sidtui.core.checkpoints.restore import (
     path_refusal,
     read_current,
     write_files,
+)
+from sidtui.core.checkpoints.restore import (
+    DriftRefused as PlanDriftRefused,
 )
 from sidtui.core.claude.drift import LastEdits
 from sidtui.core.claude.file_history import Checkpoint, FileHistory, read_file_history
@@ -47,21 +51,17 @@ class CodeRestoreError(SidtuiError):
     """A code restore was refused or failed before any file was written (exit 1)."""
 
 
-class SessionIsLive(CodeRestoreError):
+class SessionIsLive(CodeRestoreError, SessionLive):
     """A running Claude Code process writes the session (refused unless forced)."""
 
 
-class DriftRefused(CodeRestoreError):
+class DriftRefused(CodeRestoreError, PlanDriftRefused):
     """Files changed after this session would be replaced; refused without ``force``.
 
     Attributes:
         result: the plan (a :class:`CodeRestoreResult` naming the drifted files; nothing
-            was written).
+            was written; the attribute of :class:`PlanDriftRefused`).
     """
-
-    def __init__(self, message: str, result: CodeRestoreResult) -> None:
-        super().__init__(message)
-        self.result = result
 
 
 def journal_path(home: ClaudeHome, session_id: str) -> Path:
@@ -455,39 +455,22 @@ class CodeRestorer:
     def _safety(
         self, res: CodeRestoreResult, cp: Checkpoint, paths: list[str] | None, op: str, token: str
     ) -> str | None:
-        """Save the current contents of every file about to change; its journal id."""
-        todo = res.changed
-        ids = res.reverts
-        summary = f"sidtui {op} (claude-code): back to before {cp.id}"
+        """Save the current contents of every file about to change (the checkpoint
+        manager's safety snapshot, in sidtui's own folder); its id."""
+        one = {"sidtuiFile": paths[0]} if paths is not None and len(paths) == 1 else {}
         try:
-            safety = self.journal.create_snapshot(
-                [f.path for f in todo],
-                RESTORE_TOOL,
-                summary,
+            return self.journal.save_safety(
+                op,
+                res.reverts,
+                res.changed,
+                token,
+                one,
+                summary=f"sidtui {op} (claude-code): back to before {cp.id}",
                 message_id=cp.message_id,
-                contents={f.path: f.old for f in todo},
-                extra={
-                    "sidtuiReverts": ids,
-                    "sidtuiOp": op,
-                    "source": "claude-code",
-                    "claudeCheckpoint": cp.id,
-                    "sidtuiJournal": token,
-                    "sidtuiModes": {f.path: f.old_mode for f in todo if f.old_mode is not None},
-                    "sidtuiTargets": {
-                        f.path: digest(f.new if f.action == "restored" else None) for f in todo
-                    },
-                    **({"sidtuiFile": paths[0]} if paths is not None and len(paths) == 1 else {}),
-                },
-                force_entries=True,
-                evict=False,
+                tags={"source": "claude-code", "claudeCheckpoint": cp.id},
             )
-        except (OSError, SidtuiError) as exc:
-            remove_journal(self.journal_path.parent)
-            raise CodeRestoreError(
-                f"cannot save the safety snapshot to {self.journal_path} "
-                f"({getattr(exc, 'strerror', None) or exc}); no file was changed"
-            ) from None
-        return safety
+        except CheckpointError as exc:
+            raise CodeRestoreError(str(exc)) from None
 
     def _write(self, res: CodeRestoreResult) -> None:
         """Write (or delete) every planned file through ``safefs`` (no symlink followed; a

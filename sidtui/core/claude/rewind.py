@@ -10,14 +10,15 @@ original; ``both`` builds and verifies the fork, restores the files, then writes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError, UsageError
 from sidtui.core.checkpoints.restore import write_failures
 from sidtui.core.claude.code_restore import CodeRestorer, CodeRestoreResult
 from sidtui.core.claude.file_history import FileHistory, read_file_history
-from sidtui.core.claude.fork import ClaudeForkResult, prepare_fork, write_fork
+from sidtui.core.claude.fork import prepare_fork, write_fork
+from sidtui.core.views.rewind_result import RewindResult, point_json
 from sidtui.core.views.rewind_text import (
     PREVIEW_CHARS,
     message_preview,
@@ -59,18 +60,16 @@ class ClaudeRewindPoint:
         """The checkpoint a code rewind restores (sid-code's name for it)."""
         return self.checkpoint
 
+    @property
+    def code_from(self) -> str:
+        """Where a code rewind restores from, in words (the points table's cell)."""
+        if not self.checkpoint:
+            return "— (no checkpoint)"
+        return self.checkpoint if self.exact else f"{self.checkpoint} (a later one)"
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "messageIndex": self.message_index,
-            "uuid": self.uuid,
-            "line": self.line,
-            "preview": self.preview,
-            "timestamp": self.timestamp,
-            "snapshotId": self.checkpoint if self.exact else "",
-            "restoreFrom": self.checkpoint,
-            "checkpointExact": self.exact,
-        }
+        doc = point_json(self, self.checkpoint if self.exact else "", self.checkpoint)
+        return {**doc, "checkpointExact": self.exact}
 
 
 def rewind_points(view: Any, fh: FileHistory | None = None) -> list[ClaudeRewindPoint]:
@@ -115,52 +114,22 @@ def get_point(view: Any, n: int, fh: FileHistory | None = None) -> ClaudeRewindP
 
 
 @dataclass
-class ClaudeRewindResult:
-    """What a rewind did (or would do); the keys of sid-code's ``RewindResult`` plus
-    ``root`` (``marker_uuid`` is always None: nothing is appended to the original);
-    ``refusal``: a dry run's file step would be refused so (live, root, drift)."""
+class ClaudeRewindResult(RewindResult):
+    """What a rewind did (or would do): sid-code's ``RewindResult`` (``marker_uuid`` is
+    always None: nothing is appended to the original) plus ``code``, the restore of the
+    file step; ``refusal``: a dry run's file step would be refused so (live, root, drift)."""
 
-    point: ClaudeRewindPoint
-    mode: str
-    session_id: str
-    dry_run: bool = False
-    messages_dropped: int = 0
-    dropped: list[dict[str, Any]] = field(default_factory=list)
-    files_restored: int = 0
-    file_restore_skipped: bool = False
-    safety_snapshot: str | None = None
-    fork: ClaudeForkResult | None = None
-    files: list[dict[str, Any]] = field(default_factory=list)
-    diffs: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
     code: CodeRestoreResult | None = None
-    root: str | None = None
-    root_refusal: str | None = None
-    drift: list[dict[str, Any]] = field(default_factory=list)
-    refusal: str | None = None
-
-    marker_uuid = None
-    resumed = None
-    abandoned_tip = None
 
     def to_json(self) -> dict[str, Any]:
+        """sid-code's keys it has, in their order, named by source; root and refusal last."""
+        doc = super().to_json()
+        head = ("session_id", "root", "rootRefused", "refusal", "drift", "resumed")
+        rest = {k: v for k, v in doc.items() if k not in head}
         return {
             "source": "claude-code",
             "session_id": self.session_id,
-            "point": self.point.to_json(),
-            "mode": self.mode,
-            "messages_dropped": self.messages_dropped,
-            "files_restored": self.files_restored,
-            "file_restore_skipped": self.file_restore_skipped,
-            "safety_snapshot": self.safety_snapshot,
-            "marker_uuid": None,
-            "fork": self.fork.to_json() if self.fork is not None else None,
-            "dropped": self.dropped,
-            "files": self.files,
-            "diffs": self.diffs,
-            "warnings": self.warnings,
-            "dry_run": self.dry_run,
-            "abandoned_tip": None,
+            **rest,
             "root": self.root,
             "refusal": self.refusal,
         }
@@ -192,7 +161,7 @@ def rewind(
     pt = get_point(view, point, fh)
     convo = mode != "code"
     code = mode != "conversation"
-    res = ClaudeRewindResult(pt, mode, view.session_id, dry_run)
+    res = ClaudeRewindResult(pt, mode, session_id=view.session_id, dry_run=dry_run)
     prepared = None
     if convo:
         res.dropped = [

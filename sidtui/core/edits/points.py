@@ -22,6 +22,7 @@ from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.scan import scan_records
 from sidtui.core.transcript.source import read_transcript
 from sidtui.core.transcript.writer import flush_pending_writes
+from sidtui.core.views.rewind_result import point_json
 from sidtui.core.views.rewind_text import PREVIEW_CHARS
 
 MAX_PICKER_POINTS = 30  # FORMAT.md §11.1: the picker shows the last 30; the CLI takes any
@@ -63,17 +64,13 @@ class RewindPoint:
     snapshot_id: str = ""
     restore_from: str | None = None
 
+    @property
+    def code_from(self) -> str:
+        """Where a code rewind restores from, in words (the points table's cell)."""
+        return self.restore_from or "— (no snapshot after it)"
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "messageIndex": self.message_index,
-            "uuid": self.uuid,
-            "line": self.line,
-            "preview": self.preview,
-            "timestamp": self.timestamp,
-            "snapshotId": self.snapshot_id,
-            "restoreFrom": self.restore_from,
-        }
+        return point_json(self, self.snapshot_id, self.restore_from)
 
 
 def iso_to_ms(ts: str | None) -> int | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sidtui.core.base.errors import SidtuiError, UsageError
+from sidtui.core.base.errors import SessionLive, SidtuiError, UsageError
 from sidtui.core.base.project import project_root_for, user_home
 from sidtui.core.checkpoints.journal import read_journal, remove_journal
 from sidtui.core.checkpoints.manager import CheckpointManager
@@ -30,6 +30,7 @@ from sidtui.core.resume.process import live_refusal
 from sidtui.core.transcript.chain import ChainResult, ancestors
 from sidtui.core.transcript.loader import load_jsonl
 from sidtui.core.transcript.writer import flush_pending_writes
+from sidtui.core.views.rewind_result import RewindResult
 from sidtui.core.views.rewind_text import (
     message_preview,
     normalize_mode,
@@ -51,72 +52,8 @@ class RewindError(SidtuiError):
         self.result = result
 
 
-class SessionIsLive(RewindError):
+class SessionIsLive(RewindError, SessionLive):
     """The session is being written by a running agent; refused unless forced (exit 1)."""
-
-
-@dataclass
-class RewindResult:
-    """What a rewind did (or would do, for a dry run).
-
-    Attributes mirror the agent's ``RewindResult`` plus sidtui's: ``point``, ``mode``,
-    ``messages_dropped``, ``files_restored``, ``file_restore_skipped`` (no snapshot for
-    the point, no checkpoints, or files skipped as uncertain), ``safety_snapshot`` (the
-    ``sidtui-restore`` snapshot id that undoes the file step), ``marker_uuid`` (the
-    ``rewind`` metadata record), ``fork`` (for ``as_fork``), ``dropped`` (the messages
-    leaving the conversation: ``{index, uuid, role, preview}``), ``files`` (per-file
-    results of the checkpoint layer), ``diffs`` (dry run: unified diffs current → after),
-    ``warnings``, ``root``/``root_refusal`` (the project root used), ``drift`` (files
-    changed after the session that the file step replaces: ``{path, source}``),
-    ``resumed`` (a :class:`sidtui.core.edits.interrupted.Finished`: this run only finished
-    an earlier, interrupted one; then ``point`` is None), ``refusal`` (a dry run: the error
-    a real run with the same flags stops at — live, drift — else None).
-    """
-
-    point: RewindPoint | None
-    mode: str
-    messages_dropped: int = 0
-    files_restored: int = 0
-    file_restore_skipped: bool = False
-    safety_snapshot: str | None = None
-    marker_uuid: str | None = None
-    fork: Any = None
-    dropped: list[dict[str, Any]] = field(default_factory=list)
-    files: list[dict[str, Any]] = field(default_factory=list)
-    diffs: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    dry_run: bool = False
-    session_id: str | None = None
-    abandoned_tip: str | None = None
-    root: str | None = None
-    root_refusal: str | None = None
-    drift: list[dict[str, Any]] = field(default_factory=list)
-    resumed: Any = None
-    refusal: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "root": self.root,
-            "rootRefused": self.root_refusal,
-            "refusal": self.refusal,
-            "drift": self.drift,
-            "resumed": self.resumed.to_json() if self.resumed is not None else None,
-            "point": self.point.to_json() if self.point is not None else None,
-            "mode": self.mode,
-            "messages_dropped": self.messages_dropped,
-            "files_restored": self.files_restored,
-            "file_restore_skipped": self.file_restore_skipped,
-            "safety_snapshot": self.safety_snapshot,
-            "marker_uuid": self.marker_uuid,
-            "fork": self.fork.to_json() if self.fork is not None else None,
-            "dropped": self.dropped,
-            "files": self.files,
-            "diffs": self.diffs,
-            "warnings": self.warnings,
-            "dry_run": self.dry_run,
-            "abandoned_tip": self.abandoned_tip,
-        }
 
 
 # --------------------------------------------------------------------------- points

@@ -19,6 +19,7 @@ from sidtui.core.sources.codex import CodexSource
 from sidtui.core.sources.sidcode import SidCodeSource
 
 __all__ = [
+    "DEFAULT",
     "MUTATIONS",
     "SOURCES",
     "ClaudeSource",
@@ -31,6 +32,7 @@ __all__ = [
     "homes",
     "homes_from_flags",
     "sniff",
+    "source_for",
     "source_of_file",
 ]
 
@@ -40,6 +42,10 @@ HEAD_BYTES = 64 << 10
 #: Every source, in listing order.
 SourceClass = type[SidCodeSource] | type[ClaudeSource] | type[CodexSource]
 SOURCES: tuple[SourceClass, ...] = (SidCodeSource, ClaudeSource, CodexSource)
+
+#: The source whose home is the default one (``--home``, ``$SID_CONFIG_DIR``): a session
+#: argument no other source claims is resolved by its rules and said in its words.
+DEFAULT = SidCodeSource
 
 
 def by_name(name: str) -> SourceClass:
@@ -52,6 +58,12 @@ def by_name(name: str) -> SourceClass:
         if cls.name == name:
             return cls
     raise KeyError(name)
+
+
+def source_for(model: SessionModel) -> Source:
+    """The source of a session read into the common model (``model.source``): the writer
+    the app's dialogs drive."""
+    return by_name(model.source).of_model(model)
 
 
 def homes(

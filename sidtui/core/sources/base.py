@@ -7,6 +7,14 @@ common model (:meth:`~Source.open` → a :class:`SessionModel`), list and count 
 (:meth:`~Source.registrations`), what its API calls used (:meth:`~Source.usage_events`), its checkpoints (:meth:`~Source.checkpoints`, None where
 the source has none yet), what killed sidtui writes left (:meth:`~Source.pending_journals`)
 and which changes it supports (:attr:`~Source.mutations`).
+
+It is also the writer the one set of write verbs drives (docs/ARCHITECTURE.md "The write
+path"): rewind points and a rewind (:meth:`~Source.rewind_points`, :meth:`~Source.rewind`),
+the code store behind undo/redo/restore (:meth:`~Source.code_store`), fork, branch switch,
+repair and salvage. What an agent does differently is a capability (a class attribute:
+:attr:`~Source.conversation_rewind`, :attr:`~Source.checkpoint_unit`,
+:attr:`~Source.rewind_finishes_interrupted`, :attr:`~Source.tags_json`), said in words
+where it shows, never a test of the source's name.
 The models themselves are the sources' own classes; :class:`SessionModel` and
 :class:`SessionRef` name what every one of them has.
 """
@@ -26,11 +34,14 @@ from sidtui.core.views.summary import SessionSummary
 
 if TYPE_CHECKING:
     from sidtui.core.checkpoints.journal import PendingJournal
+    from sidtui.core.sources.writes import CodeStore, WriteOptions
     from sidtui.core.transcript.title import Renamed
     from sidtui.core.usage.aggregate import FileUsage
 
 #: The changes a source may support (the CLI verbs that write).
-MUTATIONS = frozenset({"rewind", "fork", "branch", "salvage", "undo", "restore", "redo", "rename"})
+MUTATIONS = frozenset(
+    {"rewind", "fork", "branch", "salvage", "repair", "undo", "restore", "redo", "rename"}
+)
 
 
 @runtime_checkable
@@ -228,6 +239,20 @@ class Source(ABC):
         checker: ``(home, *, project, session, progress, **check_options()) -> report``.
         usage_reader: ``(path, project, errors) -> [UsageEvent]`` of one transcript.
         registry: ``(home, warnings) -> [Registration]``.
+
+    Capabilities of the writer (docs/ARCHITECTURE.md "The write path"):
+        conversation_rewind: how a conversation rewind (and a branch switch) is written:
+            :data:`~sidtui.core.sources.writes.MARKER` (a marker appended to the same file;
+            ``branch`` takes it back) or :data:`~sidtui.core.sources.writes.NEW_SESSION`
+            (a new session; the original is never edited).
+        checkpoint_unit: what one checkpoint is: a snapshot before each file-changing tool
+            batch (:data:`~sidtui.core.sources.writes.TOOL_BATCH`) or the files before each
+            typed prompt (:data:`~sidtui.core.sources.writes.PROMPT`).
+        rewind_finishes_interrupted: the rewind engine finishes what a killed write left
+            itself (the result's ``resumed``); False: the verb finishes the code store's
+            journal first.
+        tags_json: the writing verbs' ``--json`` objects name the source (``"source"``).
+        no_points_reason: why a session has no rewind points, in words.
     """
 
     name: ClassVar[str]
@@ -252,6 +277,10 @@ class Source(ABC):
     home_flag: ClassVar[str]
     home_env: ClassVar[str]
     usage_gaps: ClassVar[str | None] = None
+    checkpoint_unit: ClassVar[str | None] = None
+    rewind_finishes_interrupted: ClassVar[bool] = True
+    tags_json: ClassVar[bool] = False
+    no_points_reason: ClassVar[str] = "no typed prompts"
     home_class: ClassVar[type[HomeRoot]]
     discoverer: ClassVar[str]
     resolver: ClassVar[str]
@@ -508,3 +537,84 @@ class Source(ABC):
             return Path(other).expanduser().resolve() == self.root.expanduser().resolve()
         except (OSError, RuntimeError):
             return False
+
+    # ------------------------------------------------------------------ writing
+
+    def unsupported(self, mutation: str, arg: str) -> str:
+        """The one line refusing ``mutation`` on session ``arg`` of this source."""
+        return f"{arg} is a {self.label} session: sidtui cannot {mutation} it"
+
+    def _refuse(self, mutation: str, arg: str = "this") -> Any:
+        from sidtui.core.base.errors import UsageError
+
+        raise UsageError(self.unsupported(mutation, arg))
+
+    def json_head(self) -> dict[str, Any]:
+        """What a writing verb's ``--json`` object starts with (``source`` when
+        :attr:`tags_json`)."""
+        return {"source": self.name} if self.tags_json else {}
+
+    def resume_command(self, session_id: str) -> str | None:
+        """The agent's own command resuming ``session_id`` (None: not printed)."""
+        return None
+
+    def fork_copied(self, result: Any) -> str | None:
+        """What a fork copied beside the records, in words (None: the checkpoint
+        snapshots it inherited)."""
+        return None
+
+    def open_for_write(self, ref: SessionRef) -> SessionModel:
+        """Read ``ref`` for a writing verb (a transcript it cannot write: UsageError)."""
+        return self.open(ref)
+
+    def rewind_points(self, model: Any) -> list[Any]:
+        """Every rewind point of the session (:class:`~sidtui.core.sources.writes.
+        RewindPointLike`), oldest first."""
+        return self._refuse("rewind")
+
+    def rewind(self, model: Any, to: int, mode: str, options: WriteOptions) -> Any:
+        """Rewind the conversation, the code or both to before point ``to`` (``mode``:
+        ``conversation`` / ``code`` / ``both``), as :attr:`conversation_rewind` says; the
+        result has sid-code's ``RewindResult`` attributes."""
+        return self._refuse("rewind")
+
+    def fork(self, model: Any, at: int | None, *, dry_run: bool = False) -> Any:
+        """A new session with the history up to just before point ``at`` (None: all)."""
+        return self._refuse("fork")
+
+    def branch_tips(self, model: Any) -> list[dict[str, Any]]:
+        """Every leaf of the record tree with the length of its conversation."""
+        return self._refuse("branch")
+
+    def switch_branch(self, model: Any, tip: str | int, options: WriteOptions) -> Any:
+        """Make the branch ending at the record ``tip`` (a uuid prefix; an int: the
+        record's index in the model, where the source has one) the one resume picks, as
+        :attr:`conversation_rewind` says (a marker, or a new session)."""
+        return self._refuse("branch")
+
+    def repair(self, model: Any, *, dry_run: bool = False) -> Any:
+        """A new session the agent resumes whole (every complete record on disk)."""
+        return self._refuse("repair")
+
+    def salvage(self, model: Any, *, dry_run: bool = False) -> Any:
+        """A loadable copy of a session the agent cannot load or resume."""
+        return self._refuse("salvage")
+
+    def code_store(self, session: SessionRef | str, options: WriteOptions) -> CodeStore:
+        """The session's checkpoints with the restore engine (``session``: a file, or an
+        argument this source resolves by its own rules)."""
+        return self._refuse("restore")
+
+    def restore_store(self, model: Any, checkpoints: Any = None) -> CodeStore:
+        """The code store of a session open in the app (``checkpoints``: what
+        :meth:`checkpoints` or the Checkpoints tab already read for it, else read now)."""
+        return self._refuse("restore")
+
+    @classmethod
+    def of_model(cls, model: Any) -> Source:
+        """The source of an open session (the writer the app's dialogs drive)."""
+        return cls(model.home)
+
+    def rewind_unavailable(self, model: Any) -> str:
+        """Why a session has no rewind point, for the app's rewind dialog."""
+        return self.no_points_reason

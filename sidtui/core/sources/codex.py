@@ -60,7 +60,7 @@ class CodexSource(Source):
         current_cwd: Path | None = None,
         terminal_tool_names: frozenset[str] | None = None,
         warn: Callable[[str], None] | None = None,
-    ) -> CodexSessionView:
+    ) -> Any:  # a CodexSessionView: not yet the whole SessionModel (export, the app's reading)
         assert isinstance(ref, CodexFile)
         return open_codex_session(ref, read_locks(self._home), self._home)
 

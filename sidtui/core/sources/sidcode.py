@@ -14,6 +14,7 @@ from typing import Any
 
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.sources.base import SessionRef, Source
+from sidtui.core.sources.writes import MARKER, TOOL_BATCH, WriteOptions
 from sidtui.core.transcript.records import claims_record
 
 
@@ -27,7 +28,11 @@ class SidCodeSource(Source):
     )
     short = "sid"
     views = frozenset({"records", "state", "sidechains", "snapshots"})
-    conversation_rewind = "marker"
+    conversation_rewind = MARKER
+    checkpoint_unit = TOOL_BATCH
+    rewind_finishes_interrupted = True
+    tags_json = False
+    no_points_reason = "no human prompts on the live chain"
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
     usage_gaps = (
@@ -121,3 +126,107 @@ class SidCodeSource(Source):
         from sidtui.core.base.discover import project_folders
 
         return project_folders(self._home)
+
+    # ------------------------------------------------------------------ writing
+
+    def open_for_write(self, ref: SessionRef) -> Any:
+        """The session without its sidechains, after flushing sidtui's own queued writes."""
+        from sidtui.core.transcript.writer import flush_pending_writes
+        from sidtui.core.views.session import open_session
+
+        assert isinstance(ref, SessionFile)
+        flush_pending_writes(ref.path)
+        return open_session(self._home, ref, with_sidechains=False)
+
+    def rewind_points(self, model: Any) -> list[Any]:
+        from sidtui.core.edits.points import rewind_points
+
+        return rewind_points(model)
+
+    def rewind(self, model: Any, to: int, mode: str, options: WriteOptions) -> Any:
+        from sidtui.core.base.project import explicit_root, user_home
+        from sidtui.core.edits.rewind import rewind
+
+        root = options.root
+        return rewind(
+            model,
+            to,
+            mode,
+            as_fork=options.as_fork,
+            force=options.force,
+            dry_run=options.dry_run,
+            allow_outside_root=options.allow_outside_root,
+            root=explicit_root(root, user_home(os.environ)) if root else None,
+        )
+
+    def fork(self, model: Any, at: int | None, *, dry_run: bool = False) -> Any:
+        from sidtui.core.edits.fork import fork
+        from sidtui.core.edits.points import get_point
+
+        point = get_point(model, at) if at is not None else None
+        return fork(model, point, dry_run=dry_run)
+
+    def branch_tips(self, model: Any) -> list[dict[str, Any]]:
+        """Every tip of the record tree with the length of its conversation (``live``: the
+        agent loads it; ``last_line``: the tip of the last line)."""
+        from sidtui.core.transcript.chain import ancestors
+
+        rf = model.rf
+        if rf is None or model.chain.linear:
+            return []
+        out = []
+        kinds = ("user_message", "assistant_message", "tool_result")
+        for tip in model.tree.tips:
+            rec = rf.records[tip]
+            chain = ancestors(rf, tip)
+            out.append(
+                {
+                    "uuid": rec.uuid,
+                    "line": rec.line,
+                    "type": rec.type,
+                    "live": tip == model.chain.tail and model.loaded.loadable,
+                    "last_line": tip == model.chain.tail,
+                    "messages": sum(1 for i in chain if rf.records[i].type in kinds),
+                }
+            )
+        return out
+
+    def switch_branch(self, model: Any, tip: str | int, options: WriteOptions) -> Any:
+        from sidtui.core.edits.rewind import switch_branch
+
+        return switch_branch(model, str(tip), force=options.force, dry_run=options.dry_run)
+
+    def salvage(self, model: Any, *, dry_run: bool = False) -> Any:
+        from sidtui.core.edits.salvage import salvage
+
+        return salvage(model, dry_run=dry_run)
+
+    def code_store(self, session: SessionRef | str, options: WriteOptions) -> Any:
+        """A transcript, or an id (or unique prefix) with only a checkpoint folder."""
+        from sidtui.core.edits.store import SidCodeStore
+
+        arg = session if isinstance(session, str) else str(session.path)
+        return SidCodeStore(
+            self._home,
+            arg,
+            writes=options.writes,
+            root=options.root,
+            allow_outside_root=options.allow_outside_root,
+            force=options.force,
+            dry_run=options.dry_run,
+        )
+
+    def restore_store(self, model: Any, checkpoints: Any = None) -> Any:
+        from sidtui.core.edits.store import SidCodeStore
+
+        return SidCodeStore.of_view(model, checkpoints)
+
+    def rewind_unavailable(self, model: Any) -> str:
+        if not model.loaded.loadable:
+            return str(model.loaded.load_failure)
+        return "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
+
+    @classmethod
+    def of_model(cls, model: Any) -> SidCodeSource:
+        """The source of an open session (its home)."""
+        return cls(model.home)

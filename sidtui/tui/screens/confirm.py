@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from sidtui.fmt import printable
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Ask ``question``; dismiss with True (``y``/Yes) or False (``n``/Esc/No).
@@ -45,3 +47,26 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+
+def ask_force(screen, reason: str | None, verb: str, summary: str, run) -> None:
+    """A live session refused a write: ask whether to force it. Yes calls ``run()``; no
+    says the refusal in the ``summary`` widget (a ``Static`` id) and enables ``#apply``."""
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            run()
+            return
+        screen.query_one(summary, Static).update(
+            Text(printable(f"Refused: {reason}"), style="bold red")
+        )
+        screen.query_one("#apply", Button).disabled = False
+
+    screen.app.push_screen(
+        ConfirmScreen(
+            f"{reason}\n\n{verb} anyway (force)? The running agent may overwrite it.",
+            yes=f"Force {verb.lower()}",
+            danger=True,
+        ),
+        answered,
+    )

@@ -1,7 +1,8 @@
 """Undo, redo and restore previews (Checkpoints ``u``, ``U``, ``R``): the diffs, then confirm.
 
-Every variant goes through :class:`sidtui.core.checkpoints.manager.CheckpointManager`
-with ``dry_run=True`` for the preview, then the same call for real after the user
+One dialog for every source: every variant goes through the session's code store
+(:meth:`sidtui.core.sources.base.Source.restore_store`, the one restore engine of the
+source) with ``dry_run=True`` for the preview, then the same call for real after the user
 confirms: ``undo`` (the latest agent batch not yet rolled back), ``undo_file`` (one
 file), ``redo`` (take back the last undo or restore), ``restore_before`` (every file back
 to before the selected snapshot). Each dialog is titled and its button named after what
@@ -27,7 +28,7 @@ from textual.widgets import Button, DataTable, Static
 
 from sidtui.core.checkpoints.drift import DRIFT_WORDING
 from sidtui.core.checkpoints.manager import known_ids
-from sidtui.fmt import plural, printable, project_relative
+from sidtui.fmt import plural, printable, project_relative, refused_line
 from sidtui.tui.fmt import cell, plain
 from sidtui.tui.messages import RestorePlanned
 from sidtui.tui.widgets.diff_view import DiffData, DiffView
@@ -51,11 +52,15 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
     """Preview then apply an undo, a redo or a restore; dismisses with whether it wrote.
 
     Args:
-        manager: the session's ``CheckpointManager``.
-        op: ``"undo"``, ``"undo-file"`` (with ``path``), ``"redo"`` or ``"restore"``
-            (with ``snapshot_id``).
-        home: the session's home, to finish an interrupted earlier run before applying
-            (without it such a run is refused by the core, and said).
+        source: the session's source (:func:`sidtui.core.sources.source_for`).
+        view: the session, read into the common model.
+        op: ``"undo"``, ``"undo-file"`` (with ``path``, a tracked path as the store keys
+            it), ``"redo"`` or ``"restore"`` (with ``snapshot_id``, a checkpoint id).
+        checkpoints: what the Checkpoints tab already read for the session (else read
+            in the worker).
+
+    A live session refused by the store is asked about again (force); an interrupted
+    earlier write is finished first, and then only that (as the CLI does).
     """
 
     CSS_PATH = "modal.tcss"
@@ -69,21 +74,23 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def __init__(
         self,
-        manager,
+        source,
+        view,
         op: str,
         *,
         path: str | None = None,
         snapshot_id: str | None = None,
-        home=None,
+        checkpoints=None,
     ) -> None:
         super().__init__()
         if op not in OPS:
             raise ValueError(f"unknown restore operation {op!r}")
-        self.manager = manager
+        self.source = source
+        self.view = view
+        self.store = source.restore_store(view, checkpoints)
         self.op = op
         self.path = path
         self.snapshot_id = snapshot_id
-        self.home = home
         self.plan = None
         self.drift: dict[str, str] = {}
         self.applied = False
@@ -124,43 +131,47 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
         description="planning the restore",
     )
     def compute(self, dry_run: bool, force: bool = False) -> None:
-        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.base.errors import SessionLive, SidtuiError
         from sidtui.core.checkpoints.restore import DriftRefused
-        from sidtui.core.edits.interrupted import finish_interrupted
 
-        mgr = self.manager
-        warnings: list[str] = []
+        st = self.store
+        first: list[str] = []
         try:
-            if self.home is None:  # the core refuses a real run while a journal is pending
-                mgr.require_no_journal()
-            else:
-                done = finish_interrupted(
-                    self.home, mgr.session_id, dry_run=dry_run, project_root=mgr.project_root
-                )
-                if done is not None and done.changed:
-                    if dry_run:  # the preview is the finish: applying does only that
-                        self.post_message(RestorePlanned(done.restore, finishing=done.describe()))
-                    else:
-                        self.post_message(
-                            RestorePlanned(done.restore, applied=True, finished=done.describe())
-                        )
-                    return
-                if done is not None and dry_run:
-                    warnings.append(done.describe())
+            done = st.finish_interrupted(dry_run=dry_run)
+            if done is not None and done.changed:
+                # as `sidtui undo`: finishing it is all this run does (a preview: would do)
+                if dry_run:  # the preview is the finish: applying does only that
+                    self.post_message(RestorePlanned(done.files, finishing=done.said))
+                else:
+                    self.post_message(
+                        RestorePlanned(done.files, applied=True, finished=done.finished)
+                    )
+                return
+            if done is not None and dry_run:
+                first = [done.said]  # it had changed nothing: a real run drops it first
             if self.op == "restore":
-                res = mgr.restore_before(self.snapshot_id, dry_run=dry_run, force=force)
-            elif self.op == "undo-file":
-                res = mgr.undo_file(self.path, dry_run=dry_run, force=force)
+                res = st.restore_before(self.snapshot_id or "", dry_run=dry_run, force=force)
             elif self.op == "redo":
-                res = mgr.redo(dry_run=dry_run, force=force)
+                res = st.redo(dry_run=dry_run, force=force)
+            elif self.op == "undo-file":  # `sidtui undo --file`
+                res = st.undo(dry_run=dry_run, force=force, path=self.path)
             else:
-                res = mgr.undo(dry_run=dry_run, force=force)
+                res = st.undo(dry_run=dry_run, force=force)
+        except SessionLive as exc:
+            self.post_message(RestorePlanned(None, str(exc), live=True))
+            return
         except DriftRefused as exc:  # a file changed since the preview: nothing written
             self.post_message(RestorePlanned(exc.result, drift=drift_of(exc.result), stale=True))
             return
         except (SidtuiError, OSError, ValueError) as exc:
             self.post_message(RestorePlanned(None, str(exc)))
             return
+        # drift is said per file; the core's per-file notes are the file list's reasons
+        paths = {f.path for f in res.files}
+        warnings = first + [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
+        refusal = getattr(res, "refusal", None)
+        if refusal and DRIFT_WORDING not in refusal and "changed after this session" not in refusal:
+            warnings.append(refused_line(refusal))
         self.post_message(
             RestorePlanned(res, applied=not dry_run, drift=drift_of(res), warnings=warnings)
         )
@@ -284,25 +295,9 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def _ask_force(self, reason: str) -> None:
         """A live session refused the real run: ask whether to force it."""
-        from sidtui.tui.screens.confirm import ConfirmScreen
+        from sidtui.tui.screens.confirm import ask_force
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._run(force=True)
-            else:
-                self.query_one("#undo-summary", Static).update(
-                    Text(printable(f"Refused: {reason}"), style="bold red")
-                )
-                self.query_one("#apply", Button).disabled = False
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"{reason}\n\n{self.verb} anyway (force)? The running agent may overwrite it.",
-                yes=f"Force {self.verb.lower()}",
-                danger=True,
-            ),
-            answered,
-        )
+        ask_force(self, reason, self.verb, "#undo-summary", lambda: self._run(force=True))
 
     def _finished(self, described: str) -> None:
         """Applying only finished an interrupted earlier run (as the CLI does)."""
@@ -343,8 +338,7 @@ class RestorePreviewScreen(ReportsWorkerErrors, ModalScreen[bool]):
 
     def _shown(self, path: str) -> str:
         """A path as the checkpoint listings print it: relative to the project."""
-        root = self.manager.project_root
-        return project_relative(path, str(root) if root else None)
+        return project_relative(path, self.store.shown_root)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "apply":

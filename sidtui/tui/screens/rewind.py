@@ -1,14 +1,19 @@
 """Rewind modal (``Esc Esc`` or ``r``): pick a point and a mode, see what changes, confirm.
 
-Points are :func:`sidtui.core.edits.points.rewind_points` (the last 30 shown, as the agent's
-picker); the live preview is :func:`sidtui.core.edits.rewind.rewind` with ``dry_run=True`` in a
-worker, re-run whenever the point or the mode changes; confirming runs the same call for
-real (files first, then the append-only conversation marker). A live session is refused
-with the reason; the user may then confirm a forced rewind. Files no longer what this
-session left there (drift, the core's check) are named in the preview and asked about
-again on confirm; one that changes after the preview is refused by the core and the
-preview redone. A run that only finished an interrupted earlier one says so. At 100
-columns or fewer the points, the mode and the preview are stacked.
+One dialog for every source, driven through its writer
+(:class:`sidtui.core.sources.base.Source`): points are ``source.rewind_points`` (the last
+30 shown, as the agent's picker); the live preview is ``source.rewind`` with
+``dry_run=True`` in a worker, re-run whenever the point or the mode changes; confirming
+runs the same call for real. Where the sources differ it is a capability, said in the
+dialog's words: a conversation rewind **appends a marker** to the same file (the old
+branch stays; the Chain tab switches back) or **writes a new session** (the original file
+is never changed; the result names the new session and how to resume it). A source whose
+rewind does not finish an interrupted earlier write itself has its code store finish it
+first (and only that), as ``sidtui rewind`` does. A live session is refused with the
+reason; the user may then confirm a forced rewind. Files no longer what this session left
+there (drift, the core's check) are named in the preview and asked about again on
+confirm; one that changes after the preview is refused by the core and the preview
+redone. At 100 columns or fewer the points, the mode and the preview are stacked.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
 from sidtui.core.checkpoints.drift import DRIFT_WORDING
+from sidtui.core.edits.points import MAX_PICKER_POINTS
+from sidtui.core.sources.writes import MARKER, NEW_SESSION
 from sidtui.fmt import plural, printable, project_relative, refused_line
 from sidtui.tui.fmt import PathCell, cell, one_line, plain, short_time
 from sidtui.tui.messages import RewindComputed, RewindPointsListed
@@ -38,8 +45,16 @@ MODE_LABELS = (
 )
 
 
-class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
-    """Rewind conversation, code or both to just before a prompt."""
+class RewindScreen(ReportsWorkerErrors, ModalScreen):
+    """Rewind conversation, code or both to just before a prompt.
+
+    Args:
+        source: the session's source (:func:`sidtui.core.sources.source_for`).
+        view: the session, read into the common model.
+
+    Dismisses with the real run's result, True when applying only finished an
+    interrupted earlier write, None when nothing was written.
+    """
 
     CSS_PATH = "modal.tcss"
     BINDINGS = [
@@ -48,12 +63,17 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         Binding("y", "apply", "Rewind"),
     ]
 
-    #: How a conversation rewind keeps what it drops (the preview's words).
-    CONVERSATION_NOTE = " (append-only: a rewind marker; the old branch stays in the file)\n"
+    #: How a conversation rewind keeps what it drops (the preview's words), per capability.
+    CONVERSATION_NOTES = {
+        MARKER: " (append-only: a rewind marker; the old branch stays in the file)\n",
+        NEW_SESSION: " (a new session without them; this file is not changed)\n",
+    }
 
-    def __init__(self, view) -> None:
+    def __init__(self, source, view) -> None:
         super().__init__()
+        self.source = source
         self.view = view
+        self.new_session = source.conversation_rewind == NEW_SESSION
         self.points = []
         self.mode = "conversation"
         self.applied = False
@@ -91,17 +111,9 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         description="listing the rewind points",
     )
     def _list_points(self, view) -> None:
-        """The last prompts of the live chain (the checkpoint index says which restore files)."""
-        from sidtui.core.edits.points import MAX_PICKER_POINTS, rewind_points
-
-        points = rewind_points(view)[-MAX_PICKER_POINTS:]
-        why = None
-        if not points:
-            why = (
-                view.loaded.load_failure
-                if not view.loaded.loadable
-                else "no human prompt on the live chain (v1 files and sidechains cannot be rewound)"
-            )
+        """The last prompts of the conversation (the checkpoints say which restore files)."""
+        points = self.source.rewind_points(view)[-MAX_PICKER_POINTS:]
+        why = None if points else self.source.rewind_unavailable(view)
         self.post_message(RewindPointsListed(points, why))
 
     def on_rewind_points_listed(self, msg: RewindPointsListed) -> None:
@@ -152,13 +164,30 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         description="computing the rewind",
     )
     def run_rewind(self, point: int, mode: str, *, dry_run: bool, force: bool) -> None:
-        from sidtui.core.base.errors import SidtuiError
+        from sidtui.core.base.errors import SessionLive, SidtuiError
         from sidtui.core.checkpoints.restore import DriftRefused
-        from sidtui.core.edits.rewind import SessionIsLive, rewind
+        from sidtui.core.sources.writes import WriteOptions
 
+        src = self.source
         try:
-            res = rewind(self.view, point, mode, dry_run=dry_run, force=force)
-        except SessionIsLive as exc:
+            if mode != "conversation" and not src.rewind_finishes_interrupted:
+                done = src.restore_store(self.view).finish_interrupted(dry_run=dry_run)
+                if done is not None and done.changed:
+                    # as `sidtui rewind`: that is all this run does (a preview: would do)
+                    if dry_run:
+                        self.post_message(
+                            RewindComputed(
+                                None, finishing=done.said, finishing_files=done.files.files
+                            )
+                        )
+                    else:
+                        self.post_message(
+                            RewindComputed(None, applied=True, finished=done.finished)
+                        )
+                    return
+            opts = WriteOptions(force=force, dry_run=dry_run)
+            res = src.rewind(self.view, point, mode, opts)
+        except SessionLive as exc:
             self.post_message(RewindComputed(None, str(exc), live=True))
             return
         except DriftRefused as exc:  # a file changed since the preview: nothing written
@@ -268,6 +297,18 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         return Group(*parts)
 
     def _preview_renderable(self, res):
+        """The preview; the core's per-file notes (drift, skips) are left to the Files
+        table and the drift line, which already say them relative to the root."""
+        import copy
+
+        paths = {f.get("path") for f in res.files}
+        shown = copy.copy(res)
+        shown.warnings = [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
+        if res.drift and res.refusal and "changed after this session" in res.refusal:
+            shown.refusal = None  # the drift line says it (and confirming asks)
+        return self._preview_of(shown)
+
+    def _preview_of(self, res):
         parts = []
         head = Text.assemble(
             ("Preview ", "bold"),
@@ -277,7 +318,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
             head.append(
                 f"{plural(res.messages_dropped, 'message')} leave the conversation", style="yellow"
             )
-            head.append(self.CONVERSATION_NOTE, style="dim")
+            head.append(self.CONVERSATION_NOTES[self.source.conversation_rewind], style="dim")
         if res.mode != "conversation":
             changing = [f for f in res.files if f.get("action") in ("restored", "deleted")]
             skipped = [f for f in res.files if f.get("action") == "skipped"]
@@ -343,16 +384,36 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         t = Text()
         t.append("Rewound.\n", style="bold green")
         t.append(f"point {res.point.id}, mode {res.mode}\n")
-        t.append(f"messages dropped: {res.messages_dropped}\n")
-        t.append(f"files restored: {res.files_restored}\n")
-        skipped = [f for f in res.files if f.get("action") == "skipped"]
-        t.append(f"files skipped: {len(skipped)}\n")
-        for f in skipped:
+        if not self.new_session:  # the same file: its messages dropped behind a marker
+            t.append(f"messages dropped: {res.messages_dropped}\n")
+        elif res.fork is not None:  # a new session: say it and how to resume it
             t.append(
-                printable(f"  {self._shown(res, f.get('path'))}: {f.get('reason')}\n"), style="dim"
+                printable(
+                    f"new session {res.fork.session_id}: "
+                    f"{plural(res.fork.message_count, 'message')} "
+                    f"({plural(res.messages_dropped, 'message')} left out); "
+                    "this session is unchanged\n"
+                )
             )
+            resume = self.source.resume_command(res.fork.session_id)
+            if resume:
+                t.append(printable(f"resume it with: {resume}\n"))
+        if not self.new_session or res.mode != "conversation":
+            t.append(f"files restored: {res.files_restored}\n")
+            skipped = [f for f in res.files if f.get("action") == "skipped"]
+            t.append(f"files skipped: {len(skipped)}\n")
+            for f in skipped:
+                t.append(
+                    printable(f"  {self._shown(res, f.get('path'))}: {f.get('reason')}\n"),
+                    style="dim",
+                )
         if res.safety_snapshot:
-            t.append(f"safety snapshot: {res.safety_snapshot} (restore it to undo the file step)\n")
+            undo = (
+                "U on the session screen takes the files back"
+                if self.new_session
+                else "restore it to undo the file step"
+            )
+            t.append(f"safety snapshot: {res.safety_snapshot} ({undo})\n")
         if res.marker_uuid:
             t.append(
                 f"rewind marker: {res.marker_uuid} (switch back to the old branch from the Chain tab)\n",
@@ -363,27 +424,16 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         return t
 
     def _ask_force(self, reason: str | None) -> None:
-        from sidtui.tui.screens.confirm import ConfirmScreen
+        from sidtui.tui.screens.confirm import ask_force
 
         p = self.selected_point()
+        if p is None:
+            return
 
-        def answered(yes: bool | None) -> None:
-            if yes and p is not None:
-                self.run_rewind(p.id, self.mode, dry_run=False, force=True)
-            else:
-                self.query_one("#rewind-preview", Static).update(
-                    Text(printable(f"Refused: {reason}"), style="bold red")
-                )
-                self.query_one("#apply", Button).disabled = False
+        def run() -> None:
+            self.run_rewind(p.id, self.mode, dry_run=False, force=True)
 
-        self.app.push_screen(
-            ConfirmScreen(
-                f"{reason}\n\nRewind anyway (force)? The running agent may overwrite it.",
-                yes="Force rewind",
-                danger=True,
-            ),
-            answered,
-        )
+        ask_force(self, reason, "Rewind", "#rewind-preview", run)
 
     # ------------------------------------------------------------------ events
 
@@ -445,7 +495,10 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen[bool]):
         self.run_rewind(point, self.mode, dry_run=False, force=force)
 
     def action_cancel(self) -> None:
-        self.dismiss(self.applied)
+        if self.applied and self.last_result is not None:
+            self.dismiss(self.last_result)
+        else:
+            self.dismiss(True if self.applied else None)
 
     @staticmethod
     def _shown(res, path) -> str:

@@ -673,38 +673,27 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
     # One method per dialog: what it opens for this source's writer.
 
     def rewind_dialog(self):
-        """The Rewind dialog for this session."""
-        if self.source.conversation_rewind == "marker":
-            from sidtui.tui.screens.rewind import RewindScreen
+        """The Rewind dialog for this session (one for every source)."""
+        from sidtui.tui.screens.rewind import RewindScreen
 
-            return RewindScreen(self.view)
-        from sidtui.tui.screens.claude_rewind import ClaudeRewindScreen
-
-        return ClaudeRewindScreen(self.view)
+        return RewindScreen(self.source, self.view)
 
     def fork_dialog(self, *, tip: dict | None = None, repair: bool = False):
         """The Fork dialog (``tip``: fork that leaf; ``repair``: a copy resumed whole)."""
-        if self.source.conversation_rewind == "marker":
-            from sidtui.tui.screens.fork import ForkScreen
+        from sidtui.tui.screens.fork import ForkScreen
 
-            return ForkScreen(self.view)
-        from sidtui.tui.screens.claude_fork import ClaudeForkScreen
-
-        return ClaudeForkScreen(self.view, tip=tip, repair=repair)
+        return ForkScreen(self.source, self.view, tip=tip, repair=repair)
 
     def restore_dialog(self, op: str, *, snapshot_id: str | None = None, path: str | None = None):
         """The restore preview (``undo``, ``undo-file`` of ``path``, ``redo``, ``restore``
-        before ``snapshot_id``)."""
-        if self.has("snapshots"):
-            from sidtui.tui.screens.restore_preview import RestorePreviewScreen
+        before ``snapshot_id``), with what the Checkpoints tab already read."""
+        from sidtui.tui.screens.restore_preview import RestorePreviewScreen
 
-            manager = self.query_one("#checkpoints-panel", CheckpointsPanel).manager
-            return RestorePreviewScreen(
-                manager, op, path=path, snapshot_id=snapshot_id, home=self.view.home
-            )
-        from sidtui.tui.screens.claude_restore import ClaudeRestorePreviewScreen
-
-        return ClaudeRestorePreviewScreen(self.view, op, snapshot_id=snapshot_id, path=path)
+        panel = self.query_one("#checkpoints-panel")
+        checkpoints = panel.history if isinstance(panel, FileHistoryPanel) else panel.manager
+        return RestorePreviewScreen(
+            self.source, self.view, op, path=path, snapshot_id=snapshot_id, checkpoints=checkpoints
+        )
 
     def action_rewind(self) -> None:
         if not self._require_view():

@@ -325,7 +325,7 @@ def test_search_project_when_sessions_cannot_be_searched(real_home_copy, capsys,
 
 
 def test_symlink_loop_in_checkpoints_hides_no_other(tmp_path):
-    from sidtui.cli.checkpoint_args import _checkpoint_ids
+    from sidtui.core.edits.store import checkpoint_ids as _checkpoint_ids
 
     cps = tmp_path / "checkpoints"
     (cps / "abc").mkdir(parents=True)

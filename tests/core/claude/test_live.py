@@ -111,7 +111,7 @@ def test_sources_from_flags_and_environment(tmp_path):
     found, _ = homes(None, None, {"HOME": str(tmp_path)})
     assert [type(s) for s in found] == [SidCodeSource]  # none there: the sid-code default
     claude = homes(None, str(CLAUDE_HOME), env)[0][0]
-    assert claude.supports("rewind") and not claude.supports("salvage")  # cli/claude_verbs
+    assert claude.supports("rewind") and not claude.supports("salvage")  # cli/salvage refuses
     assert SidCodeSource(Home(REAL_HOME)).supports("rewind")
     assert source_of_file(CC_PROJECTS / SPOTTER / f"{SHORT}.jsonl") == "claude-code"
     assert (
