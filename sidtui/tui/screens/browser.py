@@ -755,11 +755,14 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         self.query_one("#sessions", SessionTable).focus()
 
     def action_cycle_source(self) -> None:
-        """Filter by source in turn: every source, then each source's (the filter box's
-        ``source:`` word, so what is shown is what is typed)."""
+        """Filter by source in turn: every source, then each listed source's (the filter
+        box's ``source:`` word, so what is shown is what is typed)."""
         inp = self.query_one("#filter", Input)
         wanted, rest = split_source(inp.value)
-        label = {"": "every source"} | {f"source:{c.short}": c.label for c in _sources()}
+        listed = {s.source for s in self.summaries.values()}
+        label = {"": "every source"} | {
+            f"source:{c.short}": c.label for c in _sources() if c.name in listed
+        }
         order = list(label)
         now = f"source:{wanted[0]}" if len(wanted) == 1 else ""
         nxt = order[(order.index(now) + 1) % len(order)] if now in order else ""
