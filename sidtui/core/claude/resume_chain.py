@@ -59,7 +59,7 @@ def loaded_chain(
     """The walk of ``objs`` as Claude Code does it (see the module docstring); ``gone``:
     the records Claude Code does not read (on damaged lines). Never raises."""
     out = LoadedChain()
-    # the leaf written last in the file (not the display's, the latest in time: lab)
+    # the leaf written last in the file, not the latest in time (lab; the display's too)
     loaded = _loaded(objs, gone)
     by_uuid: dict[str, int] = {}
     for i in loaded:
