@@ -60,11 +60,13 @@ def loaded_chain(
     the records Claude Code does not read (on damaged lines). Never raises."""
     out = LoadedChain()
     # the leaf written last in the file, not the latest in time (lab; the display's too)
-    loaded = _loaded(objs, gone)
-    by_uuid: dict[str, int] = {}
-    for i in loaded:
-        by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
-    leaf = _leaf(objs, loaded, by_uuid)
+    leaf = _tree_leaf(objs, gone, tree)
+    if leaf is None:
+        loaded = _loaded(objs, gone)
+        by_uuid: dict[str, int] = {}
+        for i in loaded:
+            by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
+        leaf = _leaf(objs, loaded, by_uuid)
     if leaf is None:
         return out
     out.leaf = leaf
@@ -389,6 +391,24 @@ def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> li
         i = j
     out.reverse()
     return out
+
+
+def _tree_leaf(objs: list[CRecord], gone: set[int], tree: ClaudeTree) -> int | None:
+    """The display tree's leaf when it is surely :func:`_leaf`'s too (the usual file): the
+    last main user/assistant record written, loaded, and no record names it as its parent.
+    None: not sure (then :func:`_leaf` finds it)."""
+    leaf = tree.leaf
+    if leaf is None or leaf in gone:
+        return None
+    for i in range(len(objs) - 1, leaf, -1):
+        o = objs[i]
+        if o.type in ("user", "assistant") and o.isSidechain is not True:
+            return None
+    o = objs[leaf]
+    u = o.uuid
+    if o.isSidechain is True or not isinstance(u, str):
+        return None
+    return None if any(r.parentUuid == u for r in objs) else leaf
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:

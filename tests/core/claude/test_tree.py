@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidtui.core.claude.resume_chain import loaded_chain
+from sidtui.core.claude.resume_chain import _leaf, _loaded, _tree_leaf, loaded_chain
 from sidtui.core.claude.scan import scan
 from sidtui.core.claude.tree import BRANCH, PARALLEL, RESUME, SIDECHAIN, build_tree
 from tests.helpers import (
@@ -404,7 +404,13 @@ def test_the_tree_leaf_is_the_leaf_claude_code_resumes(recs):
     # Code writes them; the timestamps in any order, so the latest leaf is often not the
     # one written last)
     sc, t = _tree(*recs)
-    assert loaded_chain(sc.objs, set(), t, None).leaf == t.leaf
+    loaded = _loaded(sc.objs, set())
+    by_uuid: dict = {}
+    for i in loaded:
+        by_uuid.setdefault(sc.objs[i].uuid, i)
+    walked = _leaf(sc.objs, loaded, by_uuid)  # the resume's own search, every record
+    assert walked == t.leaf == loaded_chain(sc.objs, set(), t, None).leaf
+    assert _tree_leaf(sc.objs, set(), t) in (None, walked)  # its shortcut, when sure
 
 
 @settings(max_examples=150, deadline=None)
