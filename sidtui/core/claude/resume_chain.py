@@ -395,8 +395,9 @@ def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> li
 
 def _tree_leaf(objs: list[CRecord], gone: set[int], tree: ClaudeTree) -> int | None:
     """The display tree's leaf when it is surely :func:`_leaf`'s too (the usual file): the
-    last main user/assistant record written, loaded, and no record names it as its parent.
-    None: not sure (then :func:`_leaf` finds it)."""
+    last main user/assistant record written, loaded, and below it at most records nothing
+    hangs off (a system note, a hook's record). None: not sure (then :func:`_leaf` finds
+    it)."""
     leaf = tree.leaf
     if leaf is None or leaf in gone:
         return None
@@ -408,7 +409,11 @@ def _tree_leaf(objs: list[CRecord], gone: set[int], tree: ClaudeTree) -> int | N
     u = o.uuid
     if o.isSidechain is True or not isinstance(u, str):
         return None
-    return None if any(r.parentUuid == u for r in objs) else leaf
+    below = [r for r in objs if r.parentUuid == u]
+    if any(r.type in ("user", "assistant") or not isinstance(r.uuid, str) for r in below):
+        return None
+    names = {r.uuid for r in below}
+    return None if any(type(r.parentUuid) is str and r.parentUuid in names for r in objs) else leaf
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:
