@@ -59,12 +59,14 @@ def loaded_chain(
     """The walk of ``objs`` as Claude Code does it (see the module docstring); ``gone``:
     the records Claude Code does not read (on damaged lines). Never raises."""
     out = LoadedChain()
-    # the leaf written last in the file (not the display's, the latest in time: lab)
-    loaded = _loaded(objs, gone)
-    by_uuid: dict[str, int] = {}
-    for i in loaded:
-        by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
-    leaf = _leaf(objs, loaded, by_uuid)
+    # the leaf written last in the file, not the latest in time (lab; the display's too)
+    leaf = _tree_leaf(objs, gone, tree)
+    if leaf is None:
+        loaded = _loaded(objs, gone)
+        by_uuid: dict[str, int] = {}
+        for i in loaded:
+            by_uuid.setdefault(objs[i].uuid, i)  # type: ignore[arg-type]
+        leaf = _leaf(objs, loaded, by_uuid)
     if leaf is None:
         return out
     out.leaf = leaf
@@ -389,6 +391,29 @@ def _head_to_tail(objs: list[CRecord], head: int | None, tail: int | None) -> li
         i = j
     out.reverse()
     return out
+
+
+def _tree_leaf(objs: list[CRecord], gone: set[int], tree: ClaudeTree) -> int | None:
+    """The display tree's leaf when it is surely :func:`_leaf`'s too (the usual file): the
+    last main user/assistant record written, loaded, and below it at most records nothing
+    hangs off (a system note, a hook's record). None: not sure (then :func:`_leaf` finds
+    it)."""
+    leaf = tree.leaf
+    if leaf is None or leaf in gone:
+        return None
+    for i in range(len(objs) - 1, leaf, -1):
+        o = objs[i]
+        if o.type in ("user", "assistant") and o.isSidechain is not True:
+            return None
+    o = objs[leaf]
+    u = o.uuid
+    if o.isSidechain is True or not isinstance(u, str):
+        return None
+    below = [r for r in objs if r.parentUuid == u]
+    if any(r.type in ("user", "assistant") or not isinstance(r.uuid, str) for r in below):
+        return None
+    names = {r.uuid for r in below}
+    return None if any(type(r.parentUuid) is str and r.parentUuid in names for r in objs) else leaf
 
 
 def _leaf(objs: list[CRecord], loaded: list[int], by_uuid: dict[str, int]) -> int | None:

@@ -13,7 +13,8 @@ Only ``user``/``assistant``/``system``/``attachment``/``progress`` records with 
    it for display, unless that record is one of its own descendants (the walk would cycle);
 4. **leaves**: user/assistant records with no user/assistant descendant — ``system``,
    ``attachment`` and ``progress`` records are transparent links, never a leaf;
-5. **the leaf resume picks**: the leaf with the latest timestamp (then the later line),
+5. **the leaf resume picks**: the leaf written last in the file (not the latest in time:
+   Claude Code 2.1.332 resumes an older branch appended after the conversation),
    sidechain leaves excluded in a main file; the **chain** is the parent walk from it;
 6. **parallel tool calls**: a side branch made only of more parts of a response already on
    the path (same ``message.id``), tool results for its tool uses and injected (``isMeta``)
@@ -411,7 +412,9 @@ def _conversation(
         keys: dict[int, tuple[Any, int]] = {i: (t, i) for i, t in zip(leaves, stamps, strict=True)}
     else:
         keys = {i: (time_key(t), i) for i, t in zip(leaves, stamps, strict=True)}
-    leaf = max(cands, key=keys.__getitem__)
+    # the leaf written last in the file, not the latest in time: the one --resume loads
+    # (lab: an older branch appended after the conversation is what Claude Code resumes)
+    leaf = max(cands)
     tree.leaf = leaf
     chain = tree.walk(leaf)
     tree.chain = chain

@@ -101,11 +101,15 @@ def test_title_precedence(tmp_path):
     v = _built(tmp_path / "2", own, *base)
     assert (v.title, v.title_source) == ("Fix the parser", "summary")
     stale = [
-        *base,
+        base[0],
         cc_user("old", "a", "old branch", ts=0.5),
+        base[1],  # written last: the conversation resume loads
         {"type": "summary", "summary": "Old branch", "leafUuid": "old"},
     ]
     assert _built(tmp_path / "3", *stale).title == "the first prompt"  # its leaf is on a branch
+    # the same branch written after the conversation is what Claude Code resumes: its title
+    appended = [*base, cc_user("old", "a", "old branch", ts=0.5), stale[-1]]
+    assert _built(tmp_path / "6", *appended).title == "Old branch"
     ai = {"type": "ai-title", "aiTitle": "Parser work", "sessionId": CC_SESSION}
     custom = {"type": "custom-title", "customTitle": "my name", "sessionId": CC_SESSION}
     assert _built(tmp_path / "4", own, *base, ai).title_source == "ai-title"

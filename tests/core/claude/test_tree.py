@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sidtui.core.claude.resume_chain import _leaf, _loaded, _tree_leaf, loaded_chain
 from sidtui.core.claude.scan import scan
 from sidtui.core.claude.tree import BRANCH, PARALLEL, RESUME, SIDECHAIN, build_tree
 from tests.helpers import (
@@ -47,8 +48,10 @@ def test_a_linear_session_resumes_at_its_last_message():
     assert [x.kind for x in t.tips] == [RESUME] and not t.branch_points
 
 
-def test_resume_picks_the_latest_leaf_not_the_last_line():
-    # a second writer appended an old branch after the newest one: the last line is stale
+def test_resume_picks_the_leaf_written_last_not_the_latest():
+    # a second writer appended an old branch after the newest one: Claude Code 2.1.332
+    # resumes it (lab: tests/fixtures/claude-code-lab/ cases with an appended branch), so
+    # the tree's conversation is that branch and the newer turns are the branch
     sc, t = _tree(
         cc_user("a", None, ts=0),
         cc_assistant("b", "a", ts=1),
@@ -56,10 +59,11 @@ def test_resume_picks_the_latest_leaf_not_the_last_line():
         cc_assistant("new-r", "new", ts=51),
         cc_user("old", "b", "older prompt", ts=10),
     )
-    assert sc.objs[t.leaf].uuid == "new-r"
-    assert _kinds(sc, t) == {"new-r": RESUME, "old": BRANCH}
+    assert sc.objs[t.leaf].uuid == "old"
+    assert _uuids(sc, t.chain) == ["a", "b", "old"]
+    assert _kinds(sc, t) == {"old": RESUME, "new-r": BRANCH}
     (br,) = t.branches
-    assert _uuids(sc, br.records) == ["old"] and sc.objs[br.joins_at].uuid == "b"
+    assert _uuids(sc, br.records) == ["new", "new-r"] and sc.objs[br.joins_at].uuid == "b"
     assert br.rewind  # a typed prompt where the conversation goes on with one too
 
 
@@ -383,10 +387,30 @@ def _shape(sc, t):
 
 @settings(max_examples=150, deadline=None)
 @given(dags(), st.randoms(use_true_random=False))
-def test_the_order_of_lines_does_not_change_the_tree(recs, rnd):
+def test_the_order_of_lines_changes_the_tree_only_through_the_leaf_written_last(recs, rnd):
+    sc, t = _tree(*recs)
     shuffled = list(recs)
     rnd.shuffle(shuffled)
-    assert _shape(*_tree(*recs)) == _shape(*_tree(*shuffled))
+    if t.leaf is not None:  # the same leaf written last: the same tree
+        last = next(r for r in shuffled if r["uuid"] == sc.objs[t.leaf].uuid)
+        shuffled = [r for r in shuffled if r is not last] + [last]
+    assert _shape(sc, t) == _shape(*_tree(*shuffled))
+
+
+@settings(max_examples=300, deadline=None)
+@given(dags())
+def test_the_tree_leaf_is_the_leaf_claude_code_resumes(recs):
+    # one rule for the display and the resume prediction (parents written first, as Claude
+    # Code writes them; the timestamps in any order, so the latest leaf is often not the
+    # one written last)
+    sc, t = _tree(*recs)
+    loaded = _loaded(sc.objs, set())
+    by_uuid: dict = {}
+    for i in loaded:
+        by_uuid.setdefault(sc.objs[i].uuid, i)
+    walked = _leaf(sc.objs, loaded, by_uuid)  # the resume's own search, every record
+    assert walked == t.leaf == loaded_chain(sc.objs, set(), t, None).leaf
+    assert _tree_leaf(sc.objs, set(), t) in (None, walked)  # its shortcut, when sure
 
 
 @settings(max_examples=150, deadline=None)
