@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.transcript.messages import tool_name_text
-from sidtui.fmt import printable
+from sidtui.fmt import cut_path, printable
 from sidtui.tui.fmt import clock_time, one_line, pretty_json
 
 #: Lines of a text block shown before "… N more lines".
@@ -103,6 +103,8 @@ class ConversationModel:
         if results > 1:
             self.entries[-1].note = ((note + "; ") if note else "") + f"{results} parallel results"
         for bi, b in enumerate(m.blocks):
+            if b.type == "text" and isinstance(b.text, str) and (not b.text or b.text.isspace()):
+                continue  # a blank text block ("\n\n") says nothing: no blank lines drawn
             kind = b.type if b.type in COLLAPSED_KINDS or b.type == "text" else "other"
             self.entries.append(
                 Entry(
@@ -175,6 +177,21 @@ class ConversationModel:
             return printable(f"✗ dropped by {e.dropped}").expandtabs(4)
         return None
 
+    def header_path(self, e: Entry) -> str | None:
+        """The path a tool use's header line ends with (a view that must cut the line
+        cuts the path's middle, never its file name); None for any other line."""
+        if e.kind != "tool_use" or e.msg is None or self._own_drop(e):
+            return None
+        raw = self.raw_block(e.msg, e.block) or {}
+        inp = raw.get("input")
+        if not isinstance(inp, dict):
+            return None
+        for key in PATH_KEYS:
+            v = inp.get(key)
+            if isinstance(v, str) and v and "\n" not in v:
+                return printable(v).expandtabs(4)
+        return None
+
     def _own_drop(self, e: Entry) -> bool:
         """A block drop that its message's header does not already say."""
         if not e.dropped or e.msg is None:
@@ -199,7 +216,7 @@ class ConversationModel:
             return "  ".join(p for p in parts if p)
         b = m.blocks[e.block]
         if e.kind == "text":
-            return one_line(b.text, 200)
+            return one_line(self.text_of(e.msg, b.text_like or ""), 200)
         if e.kind == "thinking":
             t = b.text_like or ""
             return f"thinking ({len(t)} chars)  {one_line(t, 100)}"
@@ -214,6 +231,14 @@ class ConversationModel:
             status = "error" if (b.is_error or raw.get("is_error")) else "ok"
             return f"⮑ {name} {status}  {one_line(result_text(raw.get('content')), 120)}"
         return f"{b.type or '(no type)'} block"
+
+    def text_of(self, msg: int, text: str) -> str:
+        """A text block as drawn: as the reader shows it (``text_shown``: a command record
+        as typed), without the blank lines around it."""
+        shown = getattr(self.reading, "text_shown", None)
+        if shown is not None:
+            text = shown(msg, text)
+        return text.strip("\n")
 
     def body(self, e: Entry) -> str:
         """The full text an expanded entry shows (control characters shown as ``\\xNN``);
@@ -230,7 +255,9 @@ class ConversationModel:
             return ""
         m = self.messages[e.msg]
         b = m.blocks[e.block]
-        if e.kind in ("text", "thinking"):
+        if e.kind == "text":
+            return self.text_of(e.msg, b.text_like or "")
+        if e.kind == "thinking":
             return b.text_like or ""
         raw = self.raw_block(e.msg, e.block) or {}
         if e.kind == "tool_use":
@@ -240,11 +267,19 @@ class ConversationModel:
         return pretty_json(raw)
 
 
+#: Tool input keys holding the path a tool acts on (its summary keeps the file name).
+PATH_KEYS = ("file_path", "path", "notebook_path")
+
+
 def tool_input_summary(inp: Any, width: int = 100) -> str:
     """One line for a tool input: the path, command or pattern it acts on."""
     if not isinstance(inp, dict):
         return one_line(str(inp) if inp is not None else "", width)
-    for key in ("file_path", "path", "command", "pattern", "url", "query", "description", "prompt"):
+    for key in PATH_KEYS:
+        v = inp.get(key)
+        if isinstance(v, str) and v and "\n" not in v:
+            return cut_path(printable(v), width)  # the file name kept, the middle cut
+    for key in ("command", "pattern", "url", "query", "description", "prompt"):
         v = inp.get(key)
         if isinstance(v, str) and v:
             return one_line(v, width)
