@@ -74,6 +74,10 @@ class ConversationModel:
     banner: list[str] = field(default_factory=list)
     banner_kind: str = "none"
     reading: Any = None
+    #: sub-agents known from the session that opened this one (a sub-agent's own
+    #: transcript names none of the agents it spawned: its session does)
+    inherited: list[Any] = field(default_factory=list)
+    _links: list[Any] | None = None
 
     def __repr__(self) -> str:  # the default would print every entry
         return f"ConversationModel({len(self.messages)} messages, {len(self.entries)} entries)"
@@ -177,6 +181,39 @@ class ConversationModel:
             return printable(f"✗ dropped by {e.dropped}").expandtabs(4)
         return None
 
+    def subagent_links(self) -> list[Any]:
+        """The session's sub-agents (``SessionModel.subagent_links``), then those it
+        inherited; read on first use."""
+        if self._links is None:
+            try:
+                own = list(self.view.subagent_links()) if self.view is not None else []
+            except (OSError, ValueError):
+                own = []
+            self._links = own + [x for x in self.inherited if x not in own]
+        return self._links
+
+    def subagent_of(self, e: Entry) -> Any:
+        """The sub-agent a tool use (or its result) spawned, with a transcript to open:
+        linked by the tool use's id, else (a source that records no id) by the call's
+        description; None for any other entry."""
+        if e.kind not in ("tool_use", "tool_result") or e.msg is None or e.block is None:
+            return None
+        b = self.messages[e.msg].blocks[e.block]
+        spawn = b.id if e.kind == "tool_use" else b.tool_use_id
+        if not spawn:
+            return None
+        links = [x for x in self.subagent_links() if x.ref is not None]
+        if not links:
+            return None
+        hit = next((x for x in links if x.spawn_id == spawn), None)
+        if hit is not None or e.kind != "tool_use":
+            return hit
+        inp = (self.raw_block(e.msg, e.block) or {}).get("input")
+        what = inp.get("description") if isinstance(inp, dict) else None
+        if not isinstance(what, str) or not what:
+            return None
+        return next((x for x in links if x.spawn_id is None and x.description == what), None)
+
     def header_path(self, e: Entry) -> str | None:
         """The path a tool use's header line ends with (a view that must cut the line
         cuts the path's middle, never its file name); None for any other line."""
@@ -224,7 +261,10 @@ class ConversationModel:
             return "redacted thinking"
         if e.kind == "tool_use":
             raw = self.raw_block(e.msg, e.block) or {}
-            return f"⚙ {tool_name_text(b.name) or '?'}  {tool_input_summary(raw.get('input'))}"
+            line = f"⚙ {tool_name_text(b.name) or '?'}  {tool_input_summary(raw.get('input'))}"
+            if self.subagent_of(e) is not None:
+                line = f"{line}  ↵ sub-agent"  # Enter opens its transcript
+            return line
         if e.kind == "tool_result":
             raw = self.raw_block(e.msg, e.block) or {}
             name = self.tool_name_for(b.tool_use_id) or "tool"

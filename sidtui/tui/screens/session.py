@@ -51,6 +51,7 @@ from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
 from sidtui.tui.widgets.file_history_panel import FileHistoryPanel
 from sidtui.tui.widgets.follow_line import FollowLine
+from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from sidtui.tui.widgets.state_panel import StatePanel
 from sidtui.tui.widgets.tips_panel import TipsPanel
@@ -103,6 +104,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         find: words to find in the conversation once loaded (a search hit's query).
         at_line: the file line to open at (a search hit's record); with ``find``, the
             match in that message.
+        inherited: sub-agent links of the session that opened this sub-agent.
     """
 
     CSS_PATH = "session.tcss"
@@ -143,9 +145,13 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         then: str | None = None,
         find: str | None = None,
         at_line: int | None = None,
+        inherited: list | None = None,
     ) -> None:
         super().__init__()
         self.sf = sf
+        #: the sub-agents of the session that opened this one (a sub-agent's transcript:
+        #: Enter on the agents it spawned opens theirs too)
+        self.inherited = list(inherited or ())
         self._source = source
         self.view = None
         self.pending: list = []  # journals killed sidtui writes of this session left
@@ -327,6 +333,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         self.sub_title = printable(msg.conversation.reading.where)
         self._show_head(msg.conversation.reading)
         conv = self._conv
+        msg.conversation.inherited = self.inherited
         conv.set_model(
             msg.conversation, keep_position=msg.reload, starts=msg.starts, width=msg.width
         )
@@ -475,7 +482,46 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         if sf is None:
             self.notify(f"{event.path} is not a transcript", severity="error", markup=False)
             return
-        self.app.open_session(sf)
+        self.open_subagent(sf)
+
+    @on(ConversationView.SubagentChosen)
+    def _subagent_chosen(self, event: ConversationView.SubagentChosen) -> None:
+        event.stop()
+        self.open_subagent(event.link.ref)
+
+    @on(RowTable.RowSelected, "#tips-table")
+    def _tip_chosen(self, event: RowTable.RowSelected) -> None:
+        """Enter on a sidechain tip (a sub-agent written inside the session's file):
+        its transcript, as Enter on its call opens it."""
+        tip = self.query_one("#tips-panel", TipsPanel).selected()
+        model = self._conv.model
+        if tip is None or tip["kind"] != "sidechain" or model is None:
+            return
+        event.stop()
+        line = tip["line"]
+        link = next(
+            (
+                x
+                for x in model.subagent_links()
+                if x.ref is not None and line in (getattr(x.ref, "inline_lines", None) or ())
+            ),
+            None,
+        )
+        if link is None:
+            self.notify(
+                f"the sidechain ending at line {line} is no sub-agent sidtui can open",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.open_subagent(link.ref)
+
+    def open_subagent(self, ref) -> None:
+        """A sub-agent's transcript in a session screen of its own, over this one (Esc
+        comes back); it knows this session's sub-agents, so nested ones open too."""
+        model = self._conv.model
+        links = model.subagent_links() if model is not None else list(self.inherited)
+        self.app.push_screen(SessionScreen(ref, source=self.source, inherited=links))
 
     # ------------------------------------------------------------------ find
 

@@ -200,7 +200,8 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home,g", "first", "Top", show=False),
         Binding("end,G", "last", "End", show=False),
-        Binding("enter,space", "toggle", "Expand"),
+        Binding("enter", "activate", "Expand / open sub-agent"),
+        Binding("space", "toggle", "Expand", show=False),
         Binding("[", "prev_message", "Prev message", show=False),
         Binding("]", "next_message", "Next message", show=False),
     ]
@@ -215,6 +216,14 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         def __init__(self, entry: int) -> None:
             super().__init__()
             self.entry = entry
+
+    class SubagentChosen(Message):
+        """Enter on a sub-agent's call: open its transcript (``link``: a
+        :class:`~sidtui.core.base.conversation.SubagentLink` with a ``ref``)."""
+
+        def __init__(self, link) -> None:
+            super().__init__()
+            self.link = link
 
     class LineNotShown(Message):
         """File line ``line`` holds no message of the conversation (off the live chain)."""
@@ -549,6 +558,15 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
 
     def action_next_message(self) -> None:
         self._jump_message(1)
+
+    def action_activate(self) -> None:
+        """Enter: a sub-agent's call opens its transcript; any other entry folds."""
+        if self.model and self.model.entries:
+            link = self.model.subagent_of(self.model.entries[self.cursor])
+            if link is not None:
+                self.post_message(self.SubagentChosen(link))
+                return
+        self.action_toggle()
 
     def action_toggle(self) -> None:
         """Expand or collapse the selected entry."""
