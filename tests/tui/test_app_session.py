@@ -4,6 +4,8 @@ reply's preview is its text (not its thinking)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sidtui.core.claude.layout import ClaudeHome
@@ -22,6 +24,9 @@ COMMAND = (
     "<command-message>init is analyzing your codebase…</command-message>\n"
     "<command-name>/init</command-name>\n<command-args>--fast</command-args>"
 )
+
+#: a time cut short (``04:0``) in a dialog's row
+RE_TIME_CUT = re.compile(r"\b\d\d:\d(?!\d)|\b\d\d:\d\d:\d(?!\d)")
 
 
 def _session(tmp_path):
@@ -116,3 +121,69 @@ async def test_a_new_theme_reaches_the_open_conversation(tmp_path):
         # the first line (drawn before the switch) and the blank ones below, in the new colours
         assert list(conv.render_line(0))[0].style.bgcolor == light
         assert list(conv.render_line(conv.size.height - 1))[0].style.bgcolor == light
+
+
+def _row_texts(app, widget) -> list[str]:
+    r = widget.region
+    return [line[r.x : r.right] for line in screen_lines(app)[r.y : r.bottom]]
+
+
+def _shown_whole_or_cut(prompt: str, rows: list[str]) -> bool:
+    """``prompt`` drawn whole, or cut with an ellipsis (never at the pane's edge)."""
+    for row in rows:
+        if prompt in row:
+            return True
+        for n in range(len(prompt), 8, -1):
+            if prompt[: n - 1] + "…" in row:
+                return True
+    return False
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_rewind_dialogs_prompts_end_before_the_preview(size):
+    from sidtui.core.base.resolve import resolve_session
+    from sidtui.tui.fmt import one_line
+    from tests.tui_support import demo_home_fixed
+
+    home, cases = demo_home_fixed()
+    app = make_app(home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        app.open_session(resolve_session(app.home, cases["checkpoints"]))
+        await settle(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        points = app.screen.query_one("#rewind-points")
+        right = app.screen.query_one("#rewind-right")
+        if size[0] > 100:  # side by side, with a gap between them
+            assert right.region.x > points.region.right
+        rows = _row_texts(app, points)
+        for p in app.screen.points[-5:]:
+            assert _shown_whole_or_cut(one_line(p.preview, 200), rows), p.preview
+        for row in rows:  # the time column whole: hh:mm:ss
+            assert not RE_TIME_CUT.search(row), row
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_fork_dialog_shows_whole_times_and_prompts(size):
+    from sidtui.core.base.resolve import resolve_session
+    from sidtui.tui.fmt import one_line
+    from tests.tui_support import demo_home_fixed
+
+    home, cases = demo_home_fixed()
+    app = make_app(home, poll_interval=0, catalog_path=":memory:")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        app.open_session(resolve_session(app.home, cases["checkpoints"]))
+        await settle(app, pilot)
+        await pilot.press("f")
+        await settle(app, pilot)
+        table = app.screen.query_one("#fork-points")
+        rows = _row_texts(app, table)
+        shown = [p for p in reversed(app.screen.points)][: max(1, table.region.height - 3)]
+        for p in shown:
+            assert _shown_whole_or_cut(one_line(p.preview, 200), rows), p.preview
+        for row in rows:
+            assert not RE_TIME_CUT.search(row), row

@@ -200,7 +200,12 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home,g", "first", "Top", show=False),
         Binding("end,G", "last", "End", show=False),
-        Binding("enter", "activate", "Expand / open sub-agent"),
+        Binding(
+            "enter",
+            "activate",
+            "Expand",
+            tooltip="Expand or fold; on a sub-agent's call, open its transcript",
+        ),
         Binding("space", "toggle", "Expand", show=False),
         Binding("[", "prev_message", "Prev message", show=False),
         Binding("]", "next_message", "Next message", show=False),
