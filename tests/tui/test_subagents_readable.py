@@ -196,3 +196,25 @@ async def test_enter_on_an_inline_call_and_on_its_sidechain_tip(tmp_path, size):
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is not parent and app.screen.sf.layout == "inline"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", SIZES)
+async def test_claude_codes_sub_agents_tab_lists_them_and_enter_opens_one(demo, size):
+    root, _, cc = demo
+    src = ClaudeSource(ClaudeHome(root / "claude"))
+    app = _app(root)
+    async with app.run_test(size=size) as pilot:
+        parent = await _open(app, pilot, src, cc["subagents"])
+        await pilot.press("5")
+        await settle(app, pilot)
+        table = parent.query_one("#sidechains-table")
+        assert app.screen.focused is table
+        links = parent.query_one(ConversationView).model.subagent_links()
+        assert table.row_count == len(links) == 3  # the nested one too
+        text = "\n".join(screen_lines(app))
+        assert "Sub-agents" in text and links[-1].label in text
+        table.move_cursor(row=len(links) - 1)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is not parent and app.screen.sf.path == links[-1].ref.path

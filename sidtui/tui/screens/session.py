@@ -66,7 +66,7 @@ ALL_TABS = (
     ("tips", "Tips", "leaves"),
     ("checkpoints", "Checkpoints", None),
     ("state", "State", "state"),
-    ("sidechains", "Sidechains", "sidechains"),
+    ("sidechains", "Sidechains", None),
 )
 #: What a tab key focuses in each tab (the pane it names).
 TAB_FOCUS = {
@@ -209,11 +209,12 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             if self.has("state"):
                 with TabPane("State", id="state"):
                     yield StatePanel(id="state-panel")
-            if self.has("sidechains"):
-                with TabPane("Sidechains", id="sidechains"):
-                    with Vertical():
-                        yield SidechainsTable(id="sidechains-table")
-                        yield Static("", id="sidechains-note")
+            # sid-code's sidechain files, or any source's sub-agents (subagent_links)
+            title = "Sidechains" if self.has("sidechains") else "Sub-agents"
+            with TabPane(title, id="sidechains"):
+                with Vertical():
+                    yield SidechainsTable(id="sidechains-table")
+                    yield Static("", id="sidechains-note")
         with Horizontal(id="find-bar"):
             yield Input(placeholder="find in this session: words…", id="find")
             yield Static("", id="find-status")
@@ -366,11 +367,20 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             self.query_one("#tips-panel", TipsPanel).show(msg.tips or [])
         if self.has("state"):
             self.query_one("#state-panel", StatePanel).show(view)
+        table = self.query_one("#sidechains-table", SidechainsTable)
         if self.has("sidechains"):
-            self.query_one("#sidechains-table", SidechainsTable).show(view)
-            self.query_one("#sidechains-note", Static).update(
-                "" if view.sidechains else " no sub-agent transcripts for this session"
-            )
+            table.show(view)
+            none = not view.sidechains
+        else:
+            links = msg.conversation.subagent_links()
+            table.show_links(links)
+            none = not links
+        self.query_one("#sidechains-note", Static).update(
+            " no sub-agent transcripts for this session"
+            if none
+            else " Enter opens a sub-agent's transcript (so does Enter on its call in the "
+            "conversation)"
+        )
         panel = self.query_one("#checkpoints-panel")
         if isinstance(panel, FileHistoryPanel):
             panel.show(msg.history, msg.history_error, getattr(view, "cwd", None))
@@ -478,6 +488,9 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     @on(SidechainsTable.SidechainOpened)
     def _open_sidechain(self, event: SidechainsTable.SidechainOpened) -> None:
+        if event.ref is not None:
+            self.open_subagent(event.ref)
+            return
         sf = self.source.file_at(Path(event.path), self.sf.project)
         if sf is None:
             self.notify(f"{event.path} is not a transcript", severity="error", markup=False)
