@@ -185,8 +185,9 @@ class ConversationModel:
         """The session's sub-agents (``SessionModel.subagent_links``), then those it
         inherited; read on first use."""
         if self._links is None:
+            links = getattr(self.view, "subagent_links", None)  # a reader may have none
             try:
-                own = list(self.view.subagent_links()) if self.view is not None else []
+                own = list(links()) if links is not None else []
             except (OSError, ValueError):
                 own = []
             self._links = own + [x for x in self.inherited if x not in own]
