@@ -104,10 +104,11 @@ async def test_the_session_screen_draws_text_as_said(tmp_path, size):
 
 
 @pytest.mark.asyncio
-async def test_a_new_theme_reaches_the_open_conversation(tmp_path):
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_new_theme_reaches_the_open_conversation(tmp_path, size):
     src, sf = _session(tmp_path)
     app = make_app(tmp_path / "none", poll_interval=0, catalog_path=":memory:", theme="dark")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         app.push_screen(SessionScreen(sf, source=src))
         await settle(app, pilot)
