@@ -2,8 +2,10 @@
 
 Without ``--dir`` the demo goes to a fresh folder under the user's cache directory
 (platformdirs) and says where. ``--no-open`` only builds and prints the home path on stdout.
-``--live`` also starts the simulated agent in the background (its PID and how to stop it
-are printed). ``--scale N`` / ``--huge`` write benchmark-sized homes instead of the case
+``--live`` also starts the simulated agent in the background: the app says so (a toast
+and a line in its help) and stops the agent when it quits, unless ``--keep-live`` asks to
+leave it running (its PID and how to stop it are printed after the app). Without the app
+(``--no-open``, no terminal) the agent keeps running and the PID line is printed. ``--scale N`` / ``--huge`` write benchmark-sized homes instead of the case
 catalogue. When stdout is not a terminal the app cannot run full screen, so the listing is
 printed instead (docs/DECISIONS.md, "Demo").
 """
@@ -39,6 +41,11 @@ def register(subparsers, parents) -> None:
         "--live",
         action="store_true",
         help="also run a simulated agent in the background until stopped",
+    )
+    p.add_argument(
+        "--keep-live",
+        action="store_true",
+        help="with --live: leave the simulated agent running after the app quits",
     )
     p.add_argument(
         "--scale",
@@ -201,19 +208,33 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
             )
         if demo.codex_home is not None:
             _err(f"  Codex CLI:   {demo.codex_home} ({len(demo.codex_cases)} sessions)")
-    if args.live:
-        pid = start_live(root, home, args.seed, args.rate).pid
-        _err(
-            f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})"
-        )
+    live = start_live(root, home, args.seed, args.rate) if args.live else None
     both = f" --claude-home {shlex.quote(str(claude_home))}" if claude_home is not None else ""
     _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}{both}")
-    if args.no_open:
-        print(home)
-        return 0
+    from sidtui.cli.app import has_terminal
+
+    if args.no_open or not has_terminal():
+        if live is not None:  # no app to say it in: said here, and the agent keeps running
+            _err(live_line(live.pid, root, running=True))
+        if args.no_open:
+            print(home)
+            return 0
+    h = Home(home)
+    theme = getattr(args, "theme", None)
+    if live is None or not has_terminal():
+        return _open(h, theme, claude_home, ())
+    return run_with_live(
+        live,
+        root,
+        args.keep_live,
+        lambda notices: _open(h, theme, claude_home, notices),
+    )
+
+
+def _open(h, theme: str | None, claude_home, notices: tuple[str, ...]) -> int:
+    """The app on ``h`` (the listing when there is no terminal or no app)."""
     from sidtui.cli.app import has_terminal, listing_instead
 
-    h = Home(home)
     if not has_terminal():
         return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", claude_home)
     try:
@@ -221,4 +242,45 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
     except ImportError:
         return listing_instead(h, "the app is not available", claude_home)
     # the demo's own Claude Code home only (never the user's ~/.claude)
-    return run_tui(h, theme=getattr(args, "theme", None), claude_home=claude_home)
+    return run_tui(h, theme=theme, claude_home=claude_home, notices=notices)
+
+
+def live_line(pid: int, root: Path, *, running: bool, keep: bool = True) -> str:
+    """What is said of the live agent: running and how to stop it, or stopped with the app."""
+    log = root / "live-agent.log"
+    if not running:
+        return f"the simulated agent (pid {pid}) stopped with the app (log: {log})"
+    if keep:
+        return f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {log})"
+    return (
+        f"a simulated agent (pid {pid}) writes the live-app session; it stops when the app "
+        f"quits (demo --live --keep-live leaves it running). Log: {log}"
+    )
+
+
+def run_with_live(proc, root: Path, keep: bool, open_app) -> int:
+    """Run ``open_app(notices)`` (the app) while the live agent ``proc`` runs; the app says
+    it (a toast, its help), and the agent is stopped when the app returns unless ``keep``
+    (then the way to stop it is printed, where it can be read: after the app)."""
+    import subprocess
+
+    notice = live_line(proc.pid, root, running=True, keep=False)
+    if keep:
+        notice = (
+            f"a simulated agent (pid {proc.pid}) writes the live-app session and keeps "
+            f"running after the app (stop it with: kill {proc.pid})"
+        )
+    try:
+        return open_app((notice,))
+    finally:
+        if keep:
+            _err(live_line(proc.pid, root, running=True))
+        else:
+            proc.terminate()  # SIGTERM: the agent ends its turn cleanly (demo/live.py)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            (root / "live-agent.pid").unlink(missing_ok=True)
+            _err(live_line(proc.pid, root, running=False))

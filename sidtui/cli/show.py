@@ -42,6 +42,13 @@ def register(subparsers, parents) -> None:
         "--json always has every message)",
     )
     p.add_argument(
+        "--subagent",
+        metavar="ID",
+        default=None,
+        help="show one of the session's sub-agents instead (its id or a unique prefix, as "
+        "the subagents table lists it; nested ones too)",
+    )
+    p.add_argument(
         "--terminal-tools",
         metavar="NAMES",
         default=None,
@@ -79,6 +86,14 @@ def run(args: argparse.Namespace) -> int:
         terminal_tool_names=terminal,
         warn=lambda line: print(f"sidtui: warning: {line}", file=sys.stderr),
     )
+    if args.subagent is not None:
+        ref = subagent_ref(view, args.subagent)
+        view = source.open(
+            ref,
+            current_cwd=Path.cwd(),
+            terminal_tool_names=terminal,
+            warn=lambda line: print(f"sidtui: warning: {line}", file=sys.stderr),
+        )
     args.keep = view  # read-only: the process exit frees it (sidtui.cli.entry)
     if args.json:
         from sidtui.core.views.show_json import write_json_stream
@@ -89,6 +104,37 @@ def run(args: argparse.Namespace) -> int:
     renderer = next(fn for kind, fn in RENDERERS if kind in source.views)
     renderer(view, max_messages)
     return 0
+
+
+def subagent_ref(view: Any, wanted: str) -> Any:
+    """The transcript of ``view``'s sub-agent ``wanted`` (``SessionModel.subagent_links``):
+    its label or agent id, whole or a unique prefix.
+
+    Raises:
+        UsageError: no sub-agent or several match, or its transcript is not on disk.
+    """
+    from sidtui.core.base.errors import UsageError
+
+    links = list(view.subagent_links())
+
+    def names(x: Any) -> list[str]:
+        ids = [x.label, getattr(x.ref, "agent_id", None), getattr(x.ref, "session_id", None)]
+        return [n for n in ids if isinstance(n, str) and n]
+
+    exact = [x for x in links if wanted in names(x)]
+    hits = exact or [x for x in links if any(n.startswith(wanted) for n in names(x))]
+    if not hits:
+        have = ", ".join(x.label for x in links) or "none"
+        raise UsageError(f"no sub-agent {wanted!r} in this session (have: {have})")
+    if len(hits) > 1:
+        raise UsageError(
+            f"{wanted!r} names {len(hits)} sub-agents: "
+            + ", ".join(x.label for x in hits)
+            + " (give more of the id)"
+        )
+    if hits[0].ref is None:
+        raise UsageError(f"sub-agent {hits[0].label}: its transcript is not on disk")
+    return hits[0].ref
 
 
 def _with_pending(doc: dict, args: argparse.Namespace) -> dict:

@@ -80,6 +80,9 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self._watchers: list = []
         self._warm_rows: Future | None = None
         self.theme = THEMES.get(theme or "dark", theme or "textual-dark")
+        #: What the person must know while the app runs (``demo --live``: the agent the
+        #: demo started and how it stops): a toast at start, a line in the help.
+        self.notices: list[str] = []
 
     def on_load(self) -> None:
         # Read the catalog's cached rows while Textual starts and mounts the browser: the
@@ -108,6 +111,8 @@ class SidtuiApp(ReportsWorkerErrors, App):
 
         self.add_mode("browser", BrowserScreen)
         self.switch_mode("browser")
+        for notice in self.notices:
+            self.notify(notice, timeout=12, markup=False)
 
     # ------------------------------------------------------------------ navigation
 
@@ -455,7 +460,9 @@ def _claude_home(path: str | os.PathLike[str]):
     return ClaudeSource.resolve_home(path, {}).home
 
 
-def run(home: Home, theme: str | None = None, claude_home=None) -> int:
+def run(
+    home: Home, theme: str | None = None, claude_home=None, notices: tuple[str, ...] = ()
+) -> int:
     """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code.
 
     A missing sid-code home is no refusal: the app lists the Claude Code home alone, and
@@ -472,5 +479,6 @@ def run(home: Home, theme: str | None = None, claude_home=None) -> int:
     if not home.root.exists() and claude_home is not None and claude_home.exists:
         label = f"{claude_home.root} (Claude Code)"
     app = make_app(home, theme=theme, claude_home=claude_home, home_label=label)
+    app.notices = list(notices)
     app.run()
     return app.return_code or 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.transcript.messages import tool_name_text
-from sidtui.fmt import printable
+from sidtui.fmt import cut_path, printable
 from sidtui.tui.fmt import clock_time, one_line, pretty_json
 
 #: Lines of a text block shown before "… N more lines".
@@ -74,6 +74,10 @@ class ConversationModel:
     banner: list[str] = field(default_factory=list)
     banner_kind: str = "none"
     reading: Any = None
+    #: sub-agents known from the session that opened this one (a sub-agent's own
+    #: transcript names none of the agents it spawned: its session does)
+    inherited: list[Any] = field(default_factory=list)
+    _links: list[Any] | None = None
 
     def __repr__(self) -> str:  # the default would print every entry
         return f"ConversationModel({len(self.messages)} messages, {len(self.entries)} entries)"
@@ -103,6 +107,8 @@ class ConversationModel:
         if results > 1:
             self.entries[-1].note = ((note + "; ") if note else "") + f"{results} parallel results"
         for bi, b in enumerate(m.blocks):
+            if b.type == "text" and isinstance(b.text, str) and (not b.text or b.text.isspace()):
+                continue  # a blank text block ("\n\n") says nothing: no blank lines drawn
             kind = b.type if b.type in COLLAPSED_KINDS or b.type == "text" else "other"
             self.entries.append(
                 Entry(
@@ -175,6 +181,55 @@ class ConversationModel:
             return printable(f"✗ dropped by {e.dropped}").expandtabs(4)
         return None
 
+    def subagent_links(self) -> list[Any]:
+        """The session's sub-agents (``SessionModel.subagent_links``), then those it
+        inherited; read on first use."""
+        if self._links is None:
+            links = getattr(self.view, "subagent_links", None)  # a reader may have none
+            try:
+                own = list(links()) if links is not None else []
+            except (OSError, ValueError):
+                own = []
+            self._links = own + [x for x in self.inherited if x not in own]
+        return self._links
+
+    def subagent_of(self, e: Entry) -> Any:
+        """The sub-agent a tool use (or its result) spawned, with a transcript to open:
+        linked by the tool use's id, else (a source that records no id) by the call's
+        description; None for any other entry."""
+        if e.kind not in ("tool_use", "tool_result") or e.msg is None or e.block is None:
+            return None
+        b = self.messages[e.msg].blocks[e.block]
+        spawn = b.id if e.kind == "tool_use" else b.tool_use_id
+        if not spawn:
+            return None
+        links = [x for x in self.subagent_links() if x.ref is not None]
+        if not links:
+            return None
+        hit = next((x for x in links if x.spawn_id == spawn), None)
+        if hit is not None or e.kind != "tool_use":
+            return hit
+        inp = (self.raw_block(e.msg, e.block) or {}).get("input")
+        what = inp.get("description") if isinstance(inp, dict) else None
+        if not isinstance(what, str) or not what:
+            return None
+        return next((x for x in links if x.spawn_id is None and x.description == what), None)
+
+    def header_path(self, e: Entry) -> str | None:
+        """The path a tool use's header line ends with (a view that must cut the line
+        cuts the path's middle, never its file name); None for any other line."""
+        if e.kind != "tool_use" or e.msg is None or self._own_drop(e):
+            return None
+        raw = self.raw_block(e.msg, e.block) or {}
+        inp = raw.get("input")
+        if not isinstance(inp, dict):
+            return None
+        for key in PATH_KEYS:
+            v = inp.get(key)
+            if isinstance(v, str) and v and "\n" not in v:
+                return printable(v).expandtabs(4)
+        return None
+
     def _own_drop(self, e: Entry) -> bool:
         """A block drop that its message's header does not already say."""
         if not e.dropped or e.msg is None:
@@ -199,7 +254,7 @@ class ConversationModel:
             return "  ".join(p for p in parts if p)
         b = m.blocks[e.block]
         if e.kind == "text":
-            return one_line(b.text, 200)
+            return one_line(self.text_of(e.msg, b.text_like or ""), 200)
         if e.kind == "thinking":
             t = b.text_like or ""
             return f"thinking ({len(t)} chars)  {one_line(t, 100)}"
@@ -207,13 +262,24 @@ class ConversationModel:
             return "redacted thinking"
         if e.kind == "tool_use":
             raw = self.raw_block(e.msg, e.block) or {}
-            return f"⚙ {tool_name_text(b.name) or '?'}  {tool_input_summary(raw.get('input'))}"
+            line = f"⚙ {tool_name_text(b.name) or '?'}  {tool_input_summary(raw.get('input'))}"
+            if self.subagent_of(e) is not None:
+                line = f"{line}  ↵ sub-agent"  # Enter opens its transcript
+            return line
         if e.kind == "tool_result":
             raw = self.raw_block(e.msg, e.block) or {}
             name = self.tool_name_for(b.tool_use_id) or "tool"
             status = "error" if (b.is_error or raw.get("is_error")) else "ok"
             return f"⮑ {name} {status}  {one_line(result_text(raw.get('content')), 120)}"
         return f"{b.type or '(no type)'} block"
+
+    def text_of(self, msg: int, text: str) -> str:
+        """A text block as drawn: as the reader shows it (``text_shown``: a command record
+        as typed), without the blank lines around it."""
+        shown = getattr(self.reading, "text_shown", None)
+        if shown is not None:
+            text = shown(msg, text)
+        return text.strip("\n")
 
     def body(self, e: Entry) -> str:
         """The full text an expanded entry shows (control characters shown as ``\\xNN``);
@@ -230,7 +296,9 @@ class ConversationModel:
             return ""
         m = self.messages[e.msg]
         b = m.blocks[e.block]
-        if e.kind in ("text", "thinking"):
+        if e.kind == "text":
+            return self.text_of(e.msg, b.text_like or "")
+        if e.kind == "thinking":
             return b.text_like or ""
         raw = self.raw_block(e.msg, e.block) or {}
         if e.kind == "tool_use":
@@ -240,11 +308,19 @@ class ConversationModel:
         return pretty_json(raw)
 
 
+#: Tool input keys holding the path a tool acts on (its summary keeps the file name).
+PATH_KEYS = ("file_path", "path", "notebook_path")
+
+
 def tool_input_summary(inp: Any, width: int = 100) -> str:
     """One line for a tool input: the path, command or pattern it acts on."""
     if not isinstance(inp, dict):
         return one_line(str(inp) if inp is not None else "", width)
-    for key in ("file_path", "path", "command", "pattern", "url", "query", "description", "prompt"):
+    for key in PATH_KEYS:
+        v = inp.get(key)
+        if isinstance(v, str) and v and "\n" not in v:
+            return cut_path(printable(v), width)  # the file name kept, the middle cut
+    for key in ("command", "pattern", "url", "query", "description", "prompt"):
         v = inp.get(key)
         if isinstance(v, str) and v:
             return one_line(v, width)

@@ -117,6 +117,20 @@ def test_claude_tips(snap_compare, demo, size):
 
 
 @SIZES
+def test_claude_subagents(snap_compare, demo, size):
+    """The Sub-agents tab: every sub-agent of the session, nested ones too."""
+    assert snap_compare(make(demo), terminal_size=size, run_before=opener("subagents", "5"))
+
+
+@SIZES
+def test_claude_subagent_opened(snap_compare, demo, size):
+    """Enter on the last (nested) sub-agent: its transcript in a session screen."""
+    assert snap_compare(
+        make(demo), terminal_size=size, run_before=opener("subagents", "5", "end", "enter")
+    )
+
+
+@SIZES
 def test_claude_checkpoints(snap_compare, demo, size):
     assert snap_compare(make(demo), terminal_size=size, run_before=opener("checkpoints", "3"))
 

@@ -31,9 +31,9 @@ CASES = {
         "Fork/Salvage",
     ),
     "claude-code": (
-        ["conversation", "tips", "checkpoints"],
-        {"fork_branch", "repair", "restore_before", "show_tab('tips')"},
-        {"show_tab('chain')", "show_tab('state')", "show_tab('sidechains')", "fork"},
+        ["conversation", "tips", "checkpoints", "sidechains"],  # its sub-agents
+        {"fork_branch", "repair", "restore_before", "show_tab('tips')", "show_tab('sidechains')"},
+        {"show_tab('chain')", "show_tab('state')", "fork"},
         "Fork",
     ),
 }

@@ -116,11 +116,12 @@ def _added_reason(a: dict[str, Any]) -> str:
 
 
 def subagent_links(view: Any) -> list[SubagentLink]:
-    """The session's sub-agents, each with the tool use that spawned it."""
+    """The session's sub-agents, each with the tool use that spawned it; an inline
+    sidechain (before 2.0) is a transcript of its own made of its records in the file."""
     return [
         SubagentLink(
             a.spawn.tool_use_id if a.spawn is not None else None,
-            a.file,
+            a.file if a.file is not None else _inline_ref(view, a),
             a.label,
             a.agent_type,
             a.description,
@@ -128,6 +129,26 @@ def subagent_links(view: Any) -> list[SubagentLink]:
         )
         for a in view.subagents
     ]
+
+
+def _inline_ref(view: Any, a: Any) -> Any:
+    """The :class:`ClaudeFile` of inline sidechain ``a`` (None: no inline records)."""
+    from dataclasses import replace
+
+    if not a.inline:
+        return None
+    f = view.file
+    lines = tuple(view.transcript.scan.lines[i] for i in a.inline)
+    name = f"agent-{a.agent_id}" if a.agent_id else f"inline-{a.inline_line}"
+    return replace(
+        f,
+        session_id=name,
+        kind="sidechain",
+        parent_session_id=f.session_id,
+        agent_id=a.agent_id,
+        layout="inline",
+        inline_lines=lines,
+    )
 
 
 def facts(view: Any) -> SessionFacts:

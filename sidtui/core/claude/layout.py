@@ -112,10 +112,22 @@ class ClaudeFile(TranscriptFile):
 
     Attributes:
         layout: a subagent's place: ``"subagents"`` (``<session>/subagents/``) or
-            ``"flat"`` (beside the sessions, before 2.1.2); None for a main file.
+            ``"flat"`` (beside the sessions, before 2.1.2), ``"inline"`` (a sidechain
+            written into its session's file, before 2.0: ``path`` is that file); None for
+            a main file.
+        inline_lines: for an inline sidechain, the lines of its records in ``path``.
     """
 
     layout: str | None = None
+    inline_lines: tuple[int, ...] | None = None
+
+    def inline_bytes(self) -> bytes:
+        """An inline sidechain's records as a transcript of its own: the file's bytes with
+        every other line left blank, so line numbers stay the file's (a reader skips
+        blank lines, as Claude Code does)."""
+        keep = frozenset(self.inline_lines or ())
+        lines = self.path.read_bytes().split(b"\n")
+        return b"\n".join(ln if n in keep else b"" for n, ln in enumerate(lines, 1))
 
     @property
     def meta_path(self) -> Path | None:

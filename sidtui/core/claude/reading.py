@@ -75,6 +75,15 @@ class ClaudeReading:
     def compact_text(self, rec_index: int) -> str:
         return ""  # compactions are said on the messages they hide (dimmed)
 
+    def text_shown(self, msg: int, text: str) -> str:
+        """A text block as the conversation draws it: a user's command record as typed
+        (``/name args``), not the tags Claude Code wraps it in."""
+        if self.messages[msg].role == "user" and text.lstrip().startswith("<command-"):
+            from sidtui.core.claude.conversation import command_line
+
+            return command_line(text)
+        return text
+
     def content(self, msg: int) -> list[Any]:
         """The decoded blocks of message ``msg``, in the order of its merged ``blocks``."""
         cache = self._contents

@@ -253,6 +253,8 @@ def open_claude_session(
 
 
 def _open(home, cf, data, processes, with_subagents) -> ClaudeSessionView:
+    if data is None and cf.layout == "inline":
+        data = cf.inline_bytes()  # a sidechain inside its session's file (before 2.0)
     tr = load_transcript(cf, data)
     view = ClaudeSessionView(home, tr)
     describe(view)

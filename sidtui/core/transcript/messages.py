@@ -127,11 +127,13 @@ class Message(msgspec.Struct, gc=False):
         return self.role == "user" and not any(b.type == "tool_result" for b in self.blocks)
 
     def preview(self, width: int = 60) -> str:
-        """First ``width`` characters of the first text-like block (text or thinking)."""
-        for b in self.blocks:
-            t = b.text_like
-            if t:
-                return t[:width]
+        """First ``width`` characters of the first text block that is not only blank (a
+        reply's thinking only when it has no text: the reply is what was said)."""
+        for kinds in (("text",), ("thinking", "redacted_thinking")):
+            for b in self.blocks:
+                t = b.text_like if b.type in kinds else None
+                if t and not t.isspace():
+                    return t.strip()[:width]
         return ""
 
 

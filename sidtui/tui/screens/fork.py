@@ -26,7 +26,7 @@ from textual.widgets import Button, DataTable, Static
 
 from sidtui.core.sources.writes import PROMPT, TOOL_BATCH, WriteOptions
 from sidtui.fmt import messages_said, plural, printable
-from sidtui.tui.fmt import cell, one_line, plain, short_time
+from sidtui.tui.fmt import NARROW_MAX, cell, one_line, plain, short_time
 from sidtui.tui.messages import ForkComputed, RewindPointsListed
 from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
@@ -42,6 +42,10 @@ FORK_NOTES = {
         "backups of its prompts. The source is not changed."
     ),
 }
+
+
+#: The most a point's prompt shows (the core's previews are this long).
+PROMPT_CHARS = 60
 
 
 class ForkScreen(ReportsWorkerErrors, ModalScreen):
@@ -120,8 +124,11 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
             self.run(dry_run=True)
             return
         t = self.query_one("#fork-points", DataTable)
-        for c in ("point", "time", "fork ends before this prompt"):
-            t.add_column(c)
+        # Widths given, not measured: a column sized to its header cut the time to
+        # "04:0" and the prompt to the header's 28 characters.
+        t.add_column("point", width=5)
+        t.add_column("time", width=8)
+        t.add_column("fork ends before this prompt", width=self.prompt_width())
         t.add_row("end", "", "the whole session (default)", key="end")
         t.focus()
         summary.update(FORK_NOTES.get(self.source.checkpoint_unit, FORK_NOTES[TOOL_BATCH]))
@@ -137,14 +144,23 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
     def _list_points(self, view) -> None:
         self.post_message(RewindPointsListed(self.source.rewind_points(view)))
 
+    def prompt_width(self) -> int:
+        """Cells of the prompt column: what the dialog leaves beside the point and the
+        time (the box's border and padding, three columns' padding, a scrollbar), at most
+        the 60 characters a point's preview has."""
+        width = self.app.size.width
+        box = width if width <= NARROW_MAX else width * 9 // 10 - 4
+        return max(16, min(PROMPT_CHARS, box - 5 - 8 - 6 - 2))
+
     def on_rewind_points_listed(self, msg: RewindPointsListed) -> None:
         self.points = msg.points
         t = self.query_one("#fork-points", DataTable)
+        room = self.prompt_width()
         for p in reversed(self.points):
             t.add_row(
                 str(p.id),
                 short_time(p.timestamp)[11:],
-                cell(one_line(p.preview, 60)),
+                cell(one_line(p.preview, room)),
                 key=str(p.id),
             )
 

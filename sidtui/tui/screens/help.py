@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
-from sidtui.tui.fmt import cell
+from sidtui.tui.fmt import cell, plain
 
 
 def help_name(obj) -> str:
@@ -73,7 +73,15 @@ class HelpScreen(ModalScreen[None]):
             yield Static(f"Keys — {help_name(self.under)}", classes="modal-title")
             yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
             yield Static(
-                "Mouse works everywhere; ctrl+p opens the command palette with every action.",
+                plain(
+                    "\n".join(
+                        [
+                            *getattr(self.app, "notices", ()),
+                            "Mouse works everywhere; ctrl+p opens the command palette with "
+                            "every action.",
+                        ]
+                    )
+                ),
                 classes="modal-summary",
             )
 

@@ -32,7 +32,7 @@ from sidtui.core.checkpoints.drift import DRIFT_WORDING
 from sidtui.core.edits.points import MAX_PICKER_POINTS
 from sidtui.core.sources.writes import MARKER, NEW_SESSION
 from sidtui.fmt import plural, printable, project_relative, refused_line
-from sidtui.tui.fmt import PathCell, cell, one_line, plain, short_time
+from sidtui.tui.fmt import NARROW_MAX, PathCell, cell, one_line, plain, short_time
 from sidtui.tui.messages import RewindComputed, RewindPointsListed
 from sidtui.tui.widgets.diff_view import diff_syntax
 from sidtui.tui.widgets.row_table import RowTable
@@ -98,8 +98,11 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
 
     def on_mount(self) -> None:
         t = self.query_one("#rewind-points", DataTable)
-        for c in ("#", "time", "prompt", "files"):
-            t.add_column(c, key=c)
+        # widths given, not measured from the header: the time stays whole
+        t.add_column("#", key="#", width=3)
+        t.add_column("time", key="time", width=8)
+        t.add_column("prompt", key="prompt")
+        t.add_column("files", key="files", width=5)
         self.query_one("#rewind-preview", Static).update(Text("reading the prompts…", style="dim"))
         self._list_points(self.view)
 
@@ -124,9 +127,11 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
             )
             return
         t = self.query_one("#rewind-points", DataTable)
-        # the prompt gives way at the narrow breakpoint, so the "files" column stays drawn
+        # the prompt takes what the points pane leaves beside the other columns (their
+        # widths, four columns' padding, a scrollbar), so it never runs into the preview
         width = self.app.size.width
-        prompt = 60 if width > 100 else max(16, width - 32)
+        pane = width if width <= NARROW_MAX else min(90, (width * 9 // 10 - 5) // 2)
+        prompt = max(16, min(60, pane - 3 - 8 - 5 - 8 - 2))
         for p in self.points:
             files = Text("yes", style="green") if p.restore_from else Text("—", style="dim")
             t.add_row(

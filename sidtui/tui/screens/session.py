@@ -51,6 +51,7 @@ from sidtui.tui.widgets.checkpoints_panel import CheckpointsPanel
 from sidtui.tui.widgets.conversation_view import ConversationView, layout
 from sidtui.tui.widgets.file_history_panel import FileHistoryPanel
 from sidtui.tui.widgets.follow_line import FollowLine
+from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.widgets.sidechains_panel import SidechainsTable
 from sidtui.tui.widgets.state_panel import StatePanel
 from sidtui.tui.widgets.tips_panel import TipsPanel
@@ -65,7 +66,7 @@ ALL_TABS = (
     ("tips", "Tips", "leaves"),
     ("checkpoints", "Checkpoints", None),
     ("state", "State", "state"),
-    ("sidechains", "Sidechains", "sidechains"),
+    ("sidechains", "Sidechains", None),
 )
 #: What a tab key focuses in each tab (the pane it names).
 TAB_FOCUS = {
@@ -103,6 +104,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         find: words to find in the conversation once loaded (a search hit's query).
         at_line: the file line to open at (a search hit's record); with ``find``, the
             match in that message.
+        inherited: sub-agent links of the session that opened this sub-agent.
     """
 
     CSS_PATH = "session.tcss"
@@ -143,9 +145,13 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         then: str | None = None,
         find: str | None = None,
         at_line: int | None = None,
+        inherited: list | None = None,
     ) -> None:
         super().__init__()
         self.sf = sf
+        #: the sub-agents of the session that opened this one (a sub-agent's transcript:
+        #: Enter on the agents it spawned opens theirs too)
+        self.inherited = list(inherited or ())
         self._source = source
         self.view = None
         self.pending: list = []  # journals killed sidtui writes of this session left
@@ -203,11 +209,12 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             if self.has("state"):
                 with TabPane("State", id="state"):
                     yield StatePanel(id="state-panel")
-            if self.has("sidechains"):
-                with TabPane("Sidechains", id="sidechains"):
-                    with Vertical():
-                        yield SidechainsTable(id="sidechains-table")
-                        yield Static("", id="sidechains-note")
+            # sid-code's sidechain files, or any source's sub-agents (subagent_links)
+            title = "Sidechains" if self.has("sidechains") else "Sub-agents"
+            with TabPane(title, id="sidechains"):
+                with Vertical():
+                    yield SidechainsTable(id="sidechains-table")
+                    yield Static("", id="sidechains-note")
         with Horizontal(id="find-bar"):
             yield Input(placeholder="find in this session: words…", id="find")
             yield Static("", id="find-status")
@@ -327,6 +334,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         self.sub_title = printable(msg.conversation.reading.where)
         self._show_head(msg.conversation.reading)
         conv = self._conv
+        msg.conversation.inherited = self.inherited
         conv.set_model(
             msg.conversation, keep_position=msg.reload, starts=msg.starts, width=msg.width
         )
@@ -359,11 +367,20 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             self.query_one("#tips-panel", TipsPanel).show(msg.tips or [])
         if self.has("state"):
             self.query_one("#state-panel", StatePanel).show(view)
+        table = self.query_one("#sidechains-table", SidechainsTable)
         if self.has("sidechains"):
-            self.query_one("#sidechains-table", SidechainsTable).show(view)
-            self.query_one("#sidechains-note", Static).update(
-                "" if view.sidechains else " no sub-agent transcripts for this session"
-            )
+            table.show(view)
+            none = not view.sidechains
+        else:
+            links = msg.conversation.subagent_links()
+            table.show_links(links)
+            none = not links
+        self.query_one("#sidechains-note", Static).update(
+            " no sub-agent transcripts for this session"
+            if none
+            else " Enter opens a sub-agent's transcript (so does Enter on its call in the "
+            "conversation)"
+        )
         panel = self.query_one("#checkpoints-panel")
         if isinstance(panel, FileHistoryPanel):
             panel.show(msg.history, msg.history_error, getattr(view, "cwd", None))
@@ -471,11 +488,53 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     @on(SidechainsTable.SidechainOpened)
     def _open_sidechain(self, event: SidechainsTable.SidechainOpened) -> None:
+        if event.ref is not None:
+            self.open_subagent(event.ref)
+            return
         sf = self.source.file_at(Path(event.path), self.sf.project)
         if sf is None:
             self.notify(f"{event.path} is not a transcript", severity="error", markup=False)
             return
-        self.app.open_session(sf)
+        self.open_subagent(sf)
+
+    @on(ConversationView.SubagentChosen)
+    def _subagent_chosen(self, event: ConversationView.SubagentChosen) -> None:
+        event.stop()
+        self.open_subagent(event.link.ref)
+
+    @on(RowTable.RowSelected, "#tips-table")
+    def _tip_chosen(self, event: RowTable.RowSelected) -> None:
+        """Enter on a sidechain tip (a sub-agent written inside the session's file):
+        its transcript, as Enter on its call opens it."""
+        tip = self.query_one("#tips-panel", TipsPanel).selected()
+        model = self._conv.model
+        if tip is None or tip["kind"] != "sidechain" or model is None:
+            return
+        event.stop()
+        line = tip["line"]
+        link = next(
+            (
+                x
+                for x in model.subagent_links()
+                if x.ref is not None and line in (getattr(x.ref, "inline_lines", None) or ())
+            ),
+            None,
+        )
+        if link is None:
+            self.notify(
+                f"the sidechain ending at line {line} is no sub-agent sidtui can open",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.open_subagent(link.ref)
+
+    def open_subagent(self, ref) -> None:
+        """A sub-agent's transcript in a session screen of its own, over this one (Esc
+        comes back); it knows this session's sub-agents, so nested ones open too."""
+        model = self._conv.model
+        links = model.subagent_links() if model is not None else list(self.inherited)
+        self.app.push_screen(SessionScreen(ref, source=self.source, inherited=links))
 
     # ------------------------------------------------------------------ find
 

@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sidtui.fmt import plural
+from sidtui.fmt import cut_path, plural
 from sidtui.tui.conversation_model import TEXT_PREVIEW_LINES, ConversationModel, Entry
 from sidtui.tui.find import Finder, find_entries
 from sidtui.tui.messages import FindAnswered, LayoutMeasured
@@ -96,6 +96,21 @@ def fit(text: str, width: int) -> str:
     if len(text) <= width // 2 or cell_len(text) <= width:
         return text
     return chop_cells(text, max(1, width - 1))[0] + "…"
+
+
+def fit_tool_line(line: str, path: str | None, width: int) -> str:
+    """A tool line cut to ``width`` cells: when it ends with the ``path`` the tool acts on,
+    the path loses its middle and keeps its file name (``⚙ Edit  /home/…/src/app.py``)."""
+    if path is None or cell_len(line) <= width:
+        return fit(line, width)
+    tail = next((p for p in (path, cut_path(path, 100)) if line.endswith(p)), None)
+    if tail is None:
+        return fit(line, width)
+    head = line[: len(line) - len(tail)]
+    room = width - cell_len(head)
+    if room < 12:  # no room for "…/" and a name: cut the end as any line
+        return fit(line, width)
+    return fit(head + cut_path(path, room), width)
 
 
 def measure(model: ConversationModel, e: Entry, width: int) -> int:
@@ -185,7 +200,13 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home,g", "first", "Top", show=False),
         Binding("end,G", "last", "End", show=False),
-        Binding("enter,space", "toggle", "Expand"),
+        Binding(
+            "enter",
+            "activate",
+            "Expand",
+            tooltip="Expand or fold; on a sub-agent's call, open its transcript",
+        ),
+        Binding("space", "toggle", "Expand", show=False),
         Binding("[", "prev_message", "Prev message", show=False),
         Binding("]", "next_message", "Next message", show=False),
     ]
@@ -200,6 +221,14 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         def __init__(self, entry: int) -> None:
             super().__init__()
             self.entry = entry
+
+    class SubagentChosen(Message):
+        """Enter on a sub-agent's call: open its transcript (``link``: a
+        :class:`~sidtui.core.base.conversation.SubagentLink` with a ``ref``)."""
+
+        def __init__(self, link) -> None:
+            super().__init__()
+            self.link = link
 
     class LineNotShown(Message):
         """File line ``line`` holds no message of the conversation (off the live chain)."""
@@ -345,7 +374,7 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
                 body.append(("dim", ind + extra))
             return body
         marker = "▸ " if e.collapsed else "▾ "
-        head = [(style, fit("  " + marker + m.header_text(e), width))]
+        head = [(style, fit_tool_line("  " + marker + m.header_text(e), m.header_path(e), width))]
         if e.collapsed:
             return head
         note = m.header_note(e)
@@ -423,6 +452,12 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
         strip = Strip(segments).crop_extend(0, width, style if is_cursor else base)
         self._strips[key] = strip
         return strip
+
+    def notify_style_update(self) -> None:
+        # A new theme (ctrl+t) restyles the widget: lines drawn in the old colours go.
+        super().notify_style_update()
+        self._strips.clear()
+        self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_width()
@@ -528,6 +563,15 @@ class ConversationView(ReportsWorkerErrors, ScrollView, can_focus=True):
 
     def action_next_message(self) -> None:
         self._jump_message(1)
+
+    def action_activate(self) -> None:
+        """Enter: a sub-agent's call opens its transcript; any other entry folds."""
+        if self.model and self.model.entries:
+            link = self.model.subagent_of(self.model.entries[self.cursor])
+            if link is not None:
+                self.post_message(self.SubagentChosen(link))
+                return
+        self.action_toggle()
 
     def action_toggle(self) -> None:
         """Expand or collapse the selected entry."""

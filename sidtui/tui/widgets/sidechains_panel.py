@@ -1,4 +1,6 @@
-"""The Sidechains tab: each sub-agent transcript of a session, finished or unfinished."""
+"""The Sidechains (Sub-agents) tab: each sub-agent transcript of a session, finished or
+unfinished: sid-code's sidechain files as its reader gives them (:meth:`show`), any other
+source's from the common model's ``subagent_links()`` (:meth:`show_links`)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,15 @@ class SidechainsTable(RowTable):
     class SidechainOpened(Message):
         """The user asked to open the sidechain file at ``path``."""
 
-        def __init__(self, path: Path) -> None:
+        def __init__(self, path: Path, ref=None) -> None:
             super().__init__()
             self.path = path
+            #: the transcript to open when the source gave it (``SubagentLink.ref``)
+            self.ref = ref
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.links: list = []
 
     def on_mount(self) -> None:
         self.zebra_stripes = True
@@ -46,6 +54,45 @@ class SidechainsTable(RowTable):
                 key=str(s.path),
             )
 
+    def show_links(self, links: list) -> None:
+        """One row per sub-agent of ``links`` (``SessionModel.subagent_links()``), nested
+        ones too; one whose transcript is not on disk is listed, not opened."""
+        self.clear()
+        for key in ("messages", "started"):  # sid-code's sidechain files say these only
+            if key in self.columns:
+                self.remove_column(key)
+        self.links = list(links)
+        for i, x in enumerate(self.links):
+            status = x.status or ""
+            style = (
+                "green"
+                if status == "completed"
+                else "bold yellow"
+                if status in ("unfinished", "running")
+                else "dim"
+                if x.ref is None
+                else ""
+            )
+            self.add_row(
+                cell(x.label),
+                cell(x.agent_type or ""),
+                Text(status if x.ref is not None else f"{status} (no transcript)", style=style),
+                cell(one_line(x.description, 60)),
+                key=f"link-{i}",
+            )
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.post_message(self.SidechainOpened(Path(event.row_key.value)))
+        key = event.row_key.value or ""
+        if key.startswith("link-"):
+            x = self.links[int(key[len("link-") :])]
+            if x.ref is None:
+                self.notify(
+                    f"sub-agent {x.label}: its transcript is not on disk",
+                    severity="warning",
+                    markup=False,
+                )
+                return
+            self.post_message(self.SidechainOpened(Path(x.ref.path), x.ref))
+            return
+        self.post_message(self.SidechainOpened(Path(key)))
