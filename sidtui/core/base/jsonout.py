@@ -175,7 +175,7 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: A
             raise TypeError(f"cannot stringify {type(obj).__name__}")
 
 
-def _raw_fragment(obj: Any) -> Any:
+def raw_fragment(obj: Any) -> Any:
     """orjson's ``default``: a :class:`RawValue` is written as its bytes."""
     if isinstance(obj, RawValue):
         return orjson.Fragment(obj.data)
@@ -194,7 +194,7 @@ def stringify(obj: Any, *, line: bool = False) -> bytes:
     """
     try:
         opt = orjson.OPT_APPEND_NEWLINE if line else None
-        out = orjson.dumps(obj, default=_raw_fragment, option=opt)
+        out = orjson.dumps(obj, default=raw_fragment, option=opt)
     except TypeError:
         pass  # lone surrogates, ints beyond 64 bits, ...: the exact path decides
     else:
