@@ -263,7 +263,7 @@ def render_result(
     from rich.text import Text
 
     from sidtui.cli.common import followup, followups_in, session_word
-    from sidtui.core.checkpoints.drift import DRIFT_WORDING
+    from sidtui.core.checkpoints.drift import drift_lines, drift_said, replaced_kinds
 
     args = args or argparse.Namespace()
     c = stdout_console()
@@ -288,8 +288,9 @@ def render_result(
         if r.drift:
             names = ", ".join(d["path"] for d in r.drift)
             if r.dry_run:
-                if "changed after this session" not in (r.refusal or ""):  # else it says them
-                    print(f"{len(r.drift)} file(s) {DRIFT_WORDING}: {names}", file=sys.stderr)
+                if not drift_said(r.refusal):  # else the refusal says them
+                    for line in drift_lines((d["path"], d.get("status")) for d in r.drift):
+                        print(line, file=sys.stderr)
                 if not r.refusal:
                     print(
                         "--force: a real run replaces them (kept in its safety snapshot)",
@@ -297,7 +298,7 @@ def render_result(
                     )
             else:
                 print(
-                    f"replaced {len(r.drift)} file(s) changed after this session (kept in "
+                    f"replaced {replaced_kinds(d.get('status') for d in r.drift)} (kept in "
                     f"safety snapshot {r.safety_snapshot}): {names}",
                     file=sys.stderr,
                 )

@@ -42,7 +42,10 @@ from sidtui.cli import main
 from sidtui.core.base import safefs
 from tests.helpers import (
     CC_SESSION,
+    cc_assistant,
     cc_edit_session,
+    cc_lines,
+    cc_user,
     file_tree,
     lost_bytes,
     run_forked,
@@ -100,6 +103,9 @@ CC_VERBS: dict[str, tuple[list[list[str]], list[str]]] = {
     "rewind-both": ([], ["rewind", CC_SESSION, "--to", "2", "--mode", "both", *_CC]),
     "fork": ([], ["fork", CC_SESSION]),
     "fork-at": ([], ["fork", CC_SESSION, "--at", "3"]),
+    # the branch a /rewind abandoned (its tip: a4b, the last prompt's answer), forked into a
+    # session of its own with its checkpoints and their blobs (build() makes the rewind)
+    "branch": ([], ["branch", CC_SESSION, "--tip", "a4b"]),
 }
 
 
@@ -137,7 +143,11 @@ def build(case: Case, name: str) -> None:
         session = (LEGACY, S16) if name == "salvage" else (WEBAPP, S01)
         small_home(case.run, [session], ["legacy-proj" if name == "salvage" else "webapp"])
     else:
-        cc_edit_session(case.home, case.projects / "app")
+        made = cc_edit_session(case.home, case.projects / "app")
+        if name == "branch":  # a /rewind to before prompt 3, then another prompt there
+            again = cc_user("u3b", "a3b", "edit a another way", 50)
+            with open(made["path"], "ab") as fh:
+                fh.write(cc_lines(again, cc_assistant("a5", "u3b", "not now", 51)))
 
 
 # --------------------------------------------------------------------------- the state

@@ -8,6 +8,7 @@ not valid UTF-8 is refused by the dry run as by the real run.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
@@ -281,3 +282,34 @@ def test_a_file_whose_last_batch_cannot_be_proven_needs_force(real_home_with_pro
     # worded as what is known: its change after this session is not proven
     assert "replaced 1 file(s) whose last change by this session cannot be proven" in err
     assert "changed after this session" not in err
+
+
+def test_a_rewind_words_an_unproven_file_as_what_is_known(real_home_with_projects, capsys):
+    """The rewind header and its forced run say "cannot be proven" for a file whose last
+    batch is unproven, never "changed after this session" (nobody changed it)."""
+    from sidtui.tui.screens.rewind import rewind_drift
+
+    home, projects = real_home_with_projects
+    css = projects / "webapp" / "src" / "styles.css"
+    code = ["rewind", S10, "--to", "2", "--mode", "code", "--allow-outside-root"]
+    rc, out, err = run(capsys, "--home", str(home), *code, "--force", "--dry-run", "--json")
+    assert rc == 0, err
+    drift = json.loads(out)["drift"]
+    assert [(d["path"], d["status"]) for d in drift] == [(str(css), "unknown")]
+    (kind,) = rewind_drift(argparse.Namespace(drift=drift))
+    assert kind[1].startswith("its last change by this session cannot be proven (s2 (edit)")
+    rc, _, err = run(capsys, "--home", str(home), *code, "--force", "--dry-run")
+    assert rc == 0, err
+    assert "1 file(s) whose last change by this session cannot be proven" in err
+    assert "changed after this session" not in err
+    before = css.read_bytes()
+    rc, _, err = run(capsys, "--home", str(home), *code, "--force")
+    assert rc == 0, err
+    assert css.read_bytes() != before
+    assert "replaced 1 file(s) whose last change by this session cannot be proven" in err
+    assert "changed after this session" not in err
+    # a file edited after the session is still said so
+    css.write_bytes(css.read_bytes() + b"/* mine */\n")
+    rc, _, err = run(capsys, "--home", str(home), *code, "--force", "--dry-run")
+    assert rc == 0, err
+    assert "1 file(s) changed after this session (by you or another session)" in err

@@ -226,10 +226,27 @@ def test_a_killed_claude_code_fork_leaves_nothing_the_next_run_does_not_clean(tm
     rc, _ = run_forked(argv, _kill_at("link", ".jsonl"))  # the transcript's link
     assert rc == -signal.SIGKILL
     assert _leftovers(home, folder)  # a blob folder, the temp transcript, the journal
+    (journal,) = (home / "sidtui" / "forks").glob("*/sidtui-journal.json")
+    copy = journal.parent.name
+    # the read verbs say it pending (ls: once; show: of its source session only)
+    capsys.readouterr()
+    home_arg = ["--claude-home", str(home)]
+    assert main([*home_arg, "ls"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("sidtui: warning: an interrupted sidtui rewind of ") == 1, err
+    assert f"of {CC_SESSION} is pending (process " in err
+    assert f"its copy {copy} is incomplete" in err
+    assert "the next sidtui fork, branch, rewind or repair in this Claude Code home" in err
+    assert main([*home_arg, "show", CC_SESSION]) == 0
+    assert f"its copy {copy} is incomplete" in capsys.readouterr().err
+    assert main([*home_arg, "check", "--session", CC_SESSION, "--json"]) in (0, 1)
+    assert f'"{copy}"' in capsys.readouterr().out  # check --json names it pending
     capsys.readouterr()
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "removed the incomplete copy" in err, err
+    assert main([*home_arg, "ls"]) == 0
+    assert "pending" not in capsys.readouterr().err
     assert not _leftovers(home, folder)
     assert len(list(folder.glob("*.jsonl"))) == 2  # the source and one fork
 

@@ -175,21 +175,26 @@ def _encode(obj: Any, indent: str | None, level: int, out: list[str], default: A
             raise TypeError(f"cannot stringify {type(obj).__name__}")
 
 
-def _raw_fragment(obj: Any) -> Any:
+def raw_fragment(obj: Any) -> Any:
     """orjson's ``default``: a :class:`RawValue` is written as its bytes."""
     if isinstance(obj, RawValue):
         return orjson.Fragment(obj.data)
     raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
-def stringify(obj: Any) -> bytes:
+def stringify(obj: Any, *, line: bool = False) -> bytes:
     """Compact ``JSON.stringify(obj)`` as UTF-8 bytes (no trailing newline).
+
+    Args:
+        line: end it with ``\n`` (a JSONL line), written in place: a huge record is
+            never copied to add it.
 
     Raises:
         TypeError: for values JSON cannot hold (sets, bytes, objects).
     """
     try:
-        out = orjson.dumps(obj, default=_raw_fragment)
+        opt = orjson.OPT_APPEND_NEWLINE if line else None
+        out = orjson.dumps(obj, default=raw_fragment, option=opt)
     except TypeError:
         pass  # lone surrogates, ints beyond 64 bits, ...: the exact path decides
     else:
@@ -200,6 +205,8 @@ def stringify(obj: Any) -> bytes:
             return out
     parts: list[str] = []
     _encode(obj, None, 0, parts)
+    if line:
+        parts.append("\n")
     return "".join(parts).encode("utf-8", "surrogatepass")
 
 

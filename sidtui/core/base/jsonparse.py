@@ -265,6 +265,9 @@ _NOT_QUOTING = bytes(b for b in range(256) if b not in b'"\\')
 _SMALL_LINE = 64 * 1024  # bytes: a shorter line is never bounded (it builds ~32 K values at most)
 _SCALAR_START = frozenset(b'"-0123456789tfn')
 _MAX_SHALLOW_DEPTH = 8
+_JSON_WS = b" \t\r\n"
+#: :func:`value_count` reads a view this many bytes at a time
+_COUNT_WINDOW = 4 << 20
 
 
 def values_ceiling() -> int:
@@ -295,14 +298,27 @@ def value_count(raw: Any, limit: int) -> int:
     alone prove more than ``limit`` values (each string is a key or a value, so at most
     ``2 * limit + 2`` strings are visited: about a second at the default ceiling).
     """
-    data = raw if isinstance(raw, bytes) else bytes(raw)
-    n = len(data.translate(None, _NOT_STRUCTURAL)) + 1  # one pass (bytes.count is three)
-    if n <= limit:
-        return n
-    quoting = data.translate(None, _NOT_QUOTING)
-    if (quoting.count(b'"') - quoting.count(b"\\")) // 2 > 2 * limit + 2:
+    if isinstance(raw, bytes):
+        data = raw
+        n = len(data.translate(None, _NOT_STRUCTURAL)) + 1  # one pass (bytes.count is three)
+        if n <= limit:
+            return n
+        quoting = data.translate(None, _NOT_QUOTING)
+        quotes, slashes = quoting.count(b'"'), quoting.count(b"\\")
+        del quoting
+    else:  # a view (a field of a bigger value): counted a window at a time, not copied
+        n, quotes, slashes = 1, 0, 0
+        for i in range(0, len(raw), _COUNT_WINDOW):
+            w = bytes(raw[i : i + _COUNT_WINDOW])
+            n += len(w.translate(None, _NOT_STRUCTURAL))
+            quoting = w.translate(None, _NOT_QUOTING)
+            quotes += quoting.count(b'"')
+            slashes += quoting.count(b"\\")
+        if n <= limit:
+            return n
+    if (quotes - slashes) // 2 > 2 * limit + 2:
         return n  # more strings than that prove more than limit values: no need to look
-    del quoting
+    data = raw if isinstance(raw, bytes) else bytes(raw)
     inside = strings = 0
     find, count = data.find, data.count
     i = find(b'"')
@@ -346,11 +362,19 @@ def parse_bounded(raw: Any, limit: int, count: int | None = None) -> Any:
 
 
 def _bounded(raw: memoryview, budget: list[int], depth: int, count: int | None = None) -> Any:
+    """One value of :func:`parse_bounded`: ``raw`` is a view into the line, never copied
+    but for what is kept (a :class:`RawValue`): a 110 MB prompt was four copies at once,
+    one per level."""
     import msgspec
 
-    data = bytes(raw).strip(b" \t\r\n")
-    if not data:
+    a, b = 0, len(raw)
+    while a < b and raw[a] in _JSON_WS:
+        a += 1
+    while b > a and raw[b - 1] in _JSON_WS:
+        b -= 1
+    if a == b:
         raise JSONParseError("expecting value")
+    data = raw[a:b]
     first = data[0]
     if first in _SCALAR_START:
         return _whole(data)
@@ -365,7 +389,7 @@ def _bounded(raw: memoryview, budget: list[int], depth: int, count: int | None =
             raise JSONParseError(
                 f"{exc} (a value of more than {budget[0]:,} JSON values)"
             ) from None
-        return RawValue(data)
+        return RawValue(bytes(data))
     try:
         fields = _RAW_FIELDS.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -375,13 +399,13 @@ def _bounded(raw: memoryview, budget: list[int], depth: int, count: int | None =
     return {k: _bounded(memoryview(v), budget, depth + 1) for k, v in fields.items()}
 
 
-def _whole(data: bytes) -> Any:
+def _whole(data: Any) -> Any:
     import orjson
 
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return parse_line_slow(data)
+        return parse_line_slow(bytes(data))
 
 
 def _raw_fields_decoder() -> Any:

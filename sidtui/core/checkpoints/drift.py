@@ -11,7 +11,7 @@ Design notes: docs/ARCHITECTURE.md, “core/checkpoints/drift.py”.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,3 +165,49 @@ DRIFT_WORDING = (
     "changed after this session (by you or another session) — these changes will be "
     "replaced (kept in the safety snapshot)"
 )
+#: the files whose last change by this session cannot be proven (a shell command ran, a
+#: result is missing): what is known of them, never "changed" for a change not proven
+UNPROVEN_WORDING = (
+    "whose last change by this session cannot be proven — any later edits in them will be "
+    "replaced (kept in the safety snapshot)"
+)
+
+
+def drift_groups(drifted: Iterable[tuple[str, str | None]]) -> list[tuple[list[str], str]]:
+    """The drifted files by what is known of them, each group with its wording:
+    ``(names, DRIFT_WORDING)`` for those changed after this session (status ``changed``,
+    proven), then ``(names, UNPROVEN_WORDING)`` for the others; empty groups left out.
+
+    Args:
+        drifted: ``(name as shown, FileDrift.status)`` of each file a write would replace.
+    """
+    drifted = list(drifted)
+    changed = [n for n, status in drifted if status == "changed"]
+    unproven = [n for n, status in drifted if status != "changed"]
+    return [(g, w) for g, w in ((changed, DRIFT_WORDING), (unproven, UNPROVEN_WORDING)) if g]
+
+
+def drift_lines(drifted: Iterable[tuple[str, str | None]]) -> list[str]:
+    """``N file(s) <wording>: names``, one line per group of :func:`drift_groups`."""
+    return [f"{len(g)} file(s) {w}: {', '.join(g)}" for g, w in drift_groups(drifted)]
+
+
+def replaced_kinds(statuses: Iterable[str | None]) -> str:
+    """What is known of the files a forced write replaced: ``N file(s) changed after this
+    session`` (proven) and/or ``N file(s) whose last change by this session cannot be
+    proven``."""
+    statuses = list(statuses)
+    changed = sum(1 for s in statuses if s == "changed")
+    parts = [f"{changed} file(s) changed after this session"] if changed else []
+    if len(statuses) - changed:
+        parts.append(
+            f"{len(statuses) - changed} file(s) whose last change by this session cannot be proven"
+        )
+    return " and ".join(parts)
+
+
+def drift_said(text: str | None) -> bool:
+    """``text`` (a refusal) already names the drifted files, in either wording
+    (:func:`drift_lines`, ``restore.drift_message``)."""
+    text = text or ""
+    return "changed after this session" in text or "by this session cannot be proven" in text

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from sidtui.core.base.errors import SidtuiError, UnreadableInput
-from sidtui.core.base.jsonout import stringify_pretty
+from sidtui.core.base.jsonout import raw_fragment, stringify_pretty
 from sidtui.core.base.jsonparse import JSONParseError, parse_line
 from sidtui.core.base.regular import ceiling, read_regular
 from sidtui.core.base.safefs import write_atomic
@@ -41,6 +41,27 @@ class CorruptIndex(SidtuiError):
 
 class CorruptEntry(SidtuiError):
     """A stored entry's content cannot be decoded (bad base64/gzip)."""
+
+
+#: the UTF-8 continuation bytes, and the lead bytes of 4-byte sequences, deleted by
+#: ``translate`` to count the others
+_NOT_CONTINUATION = bytes(b for b in range(256) if not 0x80 <= b <= 0xBF)
+_NOT_LEAD4 = bytes(b for b in range(256) if not 0xF0 <= b <= 0xF7)
+_WINDOW = 4 << 20
+
+
+def utf16_len_of_utf8(data: bytes) -> int:
+    """:func:`utf16_len` of ``data.decode("utf-8", "surrogatepass")``, counted on the bytes
+    a window at a time (no str of a 450 MB index, nor its UTF-16 copy): one unit per
+    character, two for one past U+FFFF (a 4-byte sequence)."""
+    if data.isascii():
+        return len(data)
+    n = 0
+    for i in range(0, len(data), _WINDOW):
+        w = data[i : i + _WINDOW]
+        n += len(w) - len(w.translate(None, _NOT_CONTINUATION))
+        n += len(w.translate(None, _NOT_LEAD4))
+    return n
 
 
 def utf16_len(text: str) -> int:
@@ -420,7 +441,9 @@ class CheckpointIndex:
         string holds a lone surrogate; otherwise the exact encoder runs (≈ 8× slower).
         """
         try:
-            out = orjson.dumps(self.data, option=orjson.OPT_INDENT_2)
+            # a RawValue (a field too big to decode) is written verbatim either way: by
+            # orjson as a fragment, never as a str of it in the exact encoder (3 copies)
+            out = orjson.dumps(self.data, option=orjson.OPT_INDENT_2, default=raw_fragment)
         except TypeError:  # lone surrogates, ints beyond 64 bits
             pass
         else:
@@ -434,7 +457,7 @@ class CheckpointIndex:
 
     def serialized_size(self) -> int:
         """``JSON.stringify(index, null, 2).length`` (UTF-16 units, as the agent measures)."""
-        return utf16_len(self.to_text())
+        return utf16_len_of_utf8(self.to_bytes())
 
     def write(self, path: Path | None = None) -> Path:
         """Write atomically: temp in the same folder, fsync, ``os.replace``, fsync folder.

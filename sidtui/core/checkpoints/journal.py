@@ -238,6 +238,8 @@ class PendingJournal:
         files: how many files it was writing (None: it names none).
         fork_of: for a fork's journal, the source session (the one a user knows).
         invalid: why it is not a journal sidtui wrote (the other fields then unknown).
+        then: what finishes it, when not its kind's usual verbs (a source's own words).
+        complete: a fork's copy was written whole (only the journal is left).
     """
 
     session_id: str
@@ -248,6 +250,8 @@ class PendingJournal:
     files: int | None = None
     fork_of: str | None = None
     invalid: str | None = None
+    then: str | None = None
+    complete: bool = False
 
     @property
     def session(self) -> str:
@@ -266,11 +270,10 @@ class PendingJournal:
         killed = f" (process {self.pid} was killed)" if self.pid is not None else ""
         files = f": {self.files} file(s) may be half restored" if self.files else ""
         if self.fork_of is not None:
-            copy = "" if self.files else f": its copy {self.session_id} is incomplete"
-            return (
-                f"an interrupted sidtui {self.op} of {self.fork_of} is pending{killed}"
-                f"{files or copy}; the next fork or rewind in its project finishes it first"
-            )
+            state = "was written complete" if self.complete else "is incomplete"
+            copy = "" if self.files else f": its copy {self.session_id} {state}"
+            then = self.then or "the next fork or rewind in its project finishes it first"
+            return f"an interrupted sidtui {self.op} of {self.fork_of} is pending{killed}{files or copy}; {then}"
         return (
             f"an interrupted sidtui {self.op} of {self.session_id} is pending{killed}{files}; "
             "the next undo, redo, restore or rewind of it finishes it first"

@@ -2,17 +2,33 @@
 
 :func:`~sidtui.core.claude.fork.write_fork` keeps a journal in
 ``<claude home>/sidtui/forks/<new id>/`` while it writes (:func:`forks_dir`); the next fork
-removes what a dead writer left (:func:`clean_dead_forks`) and says so.
+removes what a dead writer left (:func:`clean_dead_forks`) and says so; until then the
+read verbs say it pending (:func:`pending_forks`, through ``Source.pending_journals``).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sidtui.core.base import safefs
-from sidtui.core.checkpoints.journal import read_journal, remove_journal, writer_running
+from sidtui.core.checkpoints.journal import (
+    JOURNAL_NAME,
+    read_journal,
+    remove_journal,
+    writer_running,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from sidtui.core.checkpoints.journal import PendingJournal
+
+#: what removes a killed fork's leftovers (:func:`clean_dead_forks` runs first in each)
+FINISHED_BY = (
+    "the next sidtui fork, branch, rewind or repair in this Claude Code home removes it first"
+)
 
 
 def forks_dir(blob_dir: Path) -> Path:
@@ -77,3 +93,51 @@ def clean_dead_forks(
         drop_journal(folder)
     safefs.remove_stale_temps(sessions_folder)
     return notes, complete
+
+
+def pending_forks(folder: Path, session_ids: Iterable[str] | None = None) -> list[PendingJournal]:
+    """The journals killed (or running) forks left in ``folder`` (a home's
+    ``sidtui/forks/``), each as a pending fork of its source session; with
+    ``session_ids``, only the forks of (or into) those sessions. Never raises; a home
+    without the folder costs one ``scandir``.
+    """
+    from sidtui.core.checkpoints.journal import PendingJournal
+
+    try:
+        with os.scandir(folder) as it:
+            names = sorted(e.name for e in it)
+    except OSError:
+        return []
+    wanted = None if session_ids is None else set(session_ids)
+    found = []
+    for name in names:
+        path = folder / name / JOURNAL_NAME
+        j = read_journal(path.parent)
+        if j is None:  # no journal (a dead writer's temp only), or finished meanwhile
+            continue
+        if "invalid" in j:
+            if wanted is None or name in wanted:
+                found.append(PendingJournal(name, path, invalid=str(j["invalid"])))
+            continue
+        part = j.get("claudeFork")
+        part = part if isinstance(part, dict) else {}
+        source = part.get("source")
+        source = str(source) if source else None
+        if wanted is not None and name not in wanted and source not in wanted:
+            continue
+        pid = j.get("pid")
+        pid = pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+        transcript = part.get("transcript")
+        found.append(
+            PendingJournal(
+                name,
+                path,
+                op=str(j.get("op") or "fork"),
+                pid=pid,
+                running=pid is not None and pid != os.getpid() and writer_running(j, path.parent),
+                fork_of=source or name,
+                then=FINISHED_BY,
+                complete=isinstance(transcript, str) and os.path.lexists(transcript),
+            )
+        )
+    return found

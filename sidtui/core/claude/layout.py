@@ -85,6 +85,9 @@ class ClaudeHome(HomeRoot):
     #: ``<session>/`` the safety snapshots of sidtui's restores and the journal of one in
     #: progress.
     restores_dir = Folder("sidtui", "restores")
+    #: ``sidtui/forks/``: per ``<new id>/`` the journal of a fork being written
+    #: (:mod:`sidtui.core.claude.fork_journal`).
+    forks_dir = Folder("sidtui", "forks")
 
     def restore_folder(self, session_id: str) -> Path:
         """``sidtui/restores/<sessionId>/``.

@@ -221,7 +221,9 @@ def rewind(
             res.safety_snapshot = step.safety_snapshot_id
             res.warnings.extend(step.warnings)
             res.drift = [
-                {"path": f.path, "source": f.drift.source} for f in step.drifted if f.drift
+                {"path": f.path, "source": f.drift.source, "status": f.drift.status}
+                for f in step.drifted
+                if f.drift
             ]
             for f in step.skipped:
                 res.file_restore_skipped = True

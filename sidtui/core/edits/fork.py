@@ -188,9 +188,11 @@ def _copy_records(
     fixes: list[dict[str, Any]] = [] if repairs is None else repairs
     for i in indexes:
         rec = rf.records[i]
+        m = by_record.get(i) if rec.type in MESSAGE_RECORD_TYPES else None
+        if m is not None:  # its _meta read (and kept) first: the line it reads is freed
+            m.meta  # noqa: B018 -- before the record is decoded whole beside it
         d = rf.decode(rec)
         if rec.type in MESSAGE_RECORD_TYPES:
-            m = by_record.get(i)
             msg = d.get("message")
             if m is None or not isinstance(msg, dict):
                 if m is not None or msg is not None or "message" in d:

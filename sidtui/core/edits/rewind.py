@@ -178,7 +178,11 @@ def _files_step(
     step.files = [f.to_json() for f in res.files]
     step.restored = len(res.changed)
     step.safety = res.safety_snapshot_id
-    step.drift = [{"path": f.path, "source": f.drift.source} for f in res.drifted if f.drift]
+    step.drift = [
+        {"path": f.path, "source": f.drift.source, "status": f.drift.status}
+        for f in res.drifted
+        if f.drift
+    ]
     if res.from_position is None:
         # No snapshot at or after the prompt: no file change was recorded after it.
         step.skipped = True
@@ -271,7 +275,8 @@ def rewind(
     Raises:
         UnknownPoint / UsageError: bad point or mode, v1/v2/sidechain/unloadable file.
         SessionIsLive: a running agent writes this session (unless ``force``).
-        DriftRefused: files changed after this session would be replaced (unless ``force``).
+        DriftRefused: files changed after this session, or whose last change by it cannot be
+            proven, would be replaced (unless ``force``).
         RewindError: a write failed; files first, so a failed file step leaves the
             conversation untouched.
         InterruptedError_: a pending journal cannot be finished (dry runs too: the real

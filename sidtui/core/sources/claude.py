@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,14 @@ class ClaudeSource(Source):
     def journals_dir(self) -> Path:
         """``sidtui/restores/``: sidtui's journal of a restore of a session is there."""
         return self._home.restores_dir
+
+    def pending_journals(self, session_ids: Iterable[str] | None = None) -> list[Any]:
+        """The restores' journals (``sidtui/restores/``) and those killed forks left
+        (``sidtui/forks/``, each said as a pending fork of its source session)."""
+        from sidtui.core.claude.fork_journal import pending_forks
+
+        found = super().pending_journals(session_ids)
+        return found + pending_forks(self._home.forks_dir, session_ids)
 
     def checkpoints(self, model: Any) -> Any:
         """The session's :class:`~sidtui.core.claude.file_history.FileHistory`."""

@@ -23,12 +23,13 @@ from sidtui.core.transcript.source import (
 )
 from sidtui.core.transcript.structs import (
     FAST_DECODE_ERRORS,
+    ITEM_DECODER_OF,
     LIST_DECODER_OF,
+    SHARED_NAMES,
+    SHARED_NAMES_MAX,
 )
 
-#: Shared copies of record types and roles (a decoder makes a new str per record).
-_SHARED: dict[str, str] = {}
-_SHARED_MAX = 512
+_SHARED, _SHARED_MAX = SHARED_NAMES, SHARED_NAMES_MAX  # with the blocks' types
 
 
 def _share_names(part: list) -> None:
@@ -137,6 +138,7 @@ def decode_lines_exact(
         The structs, or None when a line is not exactly one value the typed decoder takes.
     """
     dl = list_decoder
+    one = ITEM_DECODER_OF.get(id(dl))
     out: list = []
     a = start
     with memoryview(buf) as mv:
@@ -149,6 +151,15 @@ def decode_lines_exact(
             end = b - 1 if buf[b - 1] == 10 else b
             if end <= a:
                 return None  # an empty line
+            if b - a > _EXACT_RUN and one is not None and buf.find(b"\n", a, end) < 0:
+                # one long line: decoded where it lies (the array would copy it twice);
+                # exactly one value, as msgspec refuses trailing characters
+                try:
+                    out.append(one.decode(mv[a:end]))
+                except FAST_DECODE_ERRORS:
+                    return None
+                a = b
+                continue
             run = b"".join((b"[", mv[a:end], b"]"))
             arr = run.replace(b"\n", b",\n")
             try:

@@ -117,6 +117,7 @@ def _decode_pieces(
                     tail = (a, span, skip_reason(span, nuls, limit), term)
                     break
                 piece: bytes | bytearray | None = line + b"\n" if term else line
+                line = None  # one copy of a long line while it is decoded, not two
                 cut = len(piece)
             else:
                 piece = None  # buf[1 : cut + 1]

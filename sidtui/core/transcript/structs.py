@@ -49,6 +49,12 @@ def visible_text(t: Any) -> bool:
     return t[0] not in ws or t[-1] not in ws or bool(t.strip(ws))
 
 
+#: One shared copy of each record type, role and block type (a decoder makes a new str
+#: per value): the first :data:`SHARED_NAMES_MAX` distinct ones seen.
+SHARED_NAMES: dict[str, str] = {}
+SHARED_NAMES_MAX = 512
+
+
 class Block(msgspec.Struct, gc=False):
     """One content block, with only what cleaning and listing need (msgspec-decoded).
 
@@ -71,6 +77,18 @@ class Block(msgspec.Struct, gc=False):
     text: Any = None
     is_error: Any = None
     thinking: Any = None
+
+    def __post_init__(self) -> None:
+        # One str object per distinct type: a session's blocks share a handful of types,
+        # and msgspec decodes each as a new string (53 bytes a block, 212 MB of 4 M tiny
+        # blocks). The duplicate is freed as soon as this block is decoded.
+        t = self.type
+        if t.__class__ is str:
+            shared = SHARED_NAMES.get(t)
+            if shared is not None:
+                self.type = shared
+            elif len(SHARED_NAMES) < SHARED_NAMES_MAX and len(t) <= 64:
+                SHARED_NAMES[t] = t
 
     @property
     def has_text(self) -> bool:
@@ -143,6 +161,8 @@ RECORD_DECODER = msgspec.json.Decoder(RecordS)
 RECORD_LIST_DECODER = msgspec.json.Decoder(list[RecordS])
 #: the one-value-per-line decoder of each record decoder (:func:`decode_lines_exact`)
 LIST_DECODER_OF = {id(HEAD_DECODER): HEAD_LIST_DECODER, id(RECORD_DECODER): RECORD_LIST_DECODER}
+#: the record decoder of each list decoder (a line alone is decoded in place, no copy)
+ITEM_DECODER_OF = {id(HEAD_LIST_DECODER): HEAD_DECODER, id(RECORD_LIST_DECODER): RECORD_DECODER}
 
 
 class RecordRef(msgspec.Struct, gc=False):

@@ -419,7 +419,7 @@ class SessionStore:
         rec_uuid = self._new_uuid()
         rec["uuid"] = rec_uuid
         rec["parentUuid"] = self.last_uuid
-        chunk = stringify(rec) + b"\n"  # encode before materializing: bad input writes nothing
+        chunk = stringify(rec, line=True)  # encoded before materializing: bad input writes nothing
         if not self.materialized:
             self._ensure_materialized()
         self.last_uuid = rec_uuid
@@ -571,7 +571,7 @@ class SidechainWriter:
 
     def _write(self, rec: dict[str, Any]) -> None:
         key = os.fspath(self.path)
-        chunk = stringify(rec) + b"\n"
+        chunk = stringify(rec, line=True)
         try:
             os.makedirs(self.session_dir, exist_ok=True)
         except OSError as exc:

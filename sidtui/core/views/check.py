@@ -391,13 +391,39 @@ def _spans(rf: RecordFile, most: int = 4 << 20):
         i = j
 
 
+#: :func:`_candidates_in` looks at a record's bytes this many at a time (one window's
+#: copies at once, not the whole line's: a 110 MB prompt was two more 110 MB copies)
+_WINDOW = 4 << 20
+
+
 def _candidates_in(records: list[RecordRef], data: bytes, base: int) -> list[RecordRef]:
-    """:func:`_strict_candidates` of ``records``, whose bytes are ``data`` from ``base``."""
+    """:func:`_strict_candidates` of ``records``, whose bytes are ``data`` from ``base``.
+
+    Looked at in windows of about :data:`_WINDOW` bytes, each ending just after a comma:
+    no pattern sought spans a comma, and a comma never splits a UTF-8 character.
+    """
+    offsets: list[int] = []
+    a, n = 0, len(data)
+    while a < n:
+        b = n if n - a <= _WINDOW else data.find(b",", a + _WINDOW) + 1 or n
+        found = _suspects(data if (a, b) == (0, n) else data[a:b])
+        if found is None:
+            return list(records)  # invalid UTF-8 somewhere: every line is a candidate
+        offsets += [a + o for o in found]
+        a = b
+    if not offsets:
+        return []
+    offsets.sort()
+    return _records_at(records, [base + o for o in offsets])
+
+
+def _suspects(data: bytes) -> list[int] | None:
+    """Offsets in ``data`` a strict parser may refuse there (None: invalid UTF-8)."""
     if not data.isascii():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return list(records)  # invalid UTF-8 somewhere: every line is a candidate
+            return None
     offsets = [m.end() - 1 for m in _SURROGATE.finditer(data)]
     folded = data.translate(_FOLD)
     offsets += [m.start() for m in _BIG_EXPONENT.finditer(folded)]
@@ -405,10 +431,7 @@ def _candidates_in(records: list[RecordRef], data: bytes, base: int) -> list[Rec
     while i >= 0:
         offsets.append(i)
         i = folded.find(_LONG_DIGITS, i + len(_LONG_DIGITS))
-    if not offsets:
-        return []
-    offsets.sort()
-    return _records_at(records, [base + o for o in offsets])
+    return offsets
 
 
 def _records_at(records: list[RecordRef], offsets: list[int]) -> list[RecordRef]:

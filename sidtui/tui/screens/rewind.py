@@ -28,7 +28,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, RadioButton, RadioSet, Static
 
-from sidtui.core.checkpoints.drift import DRIFT_WORDING
+from sidtui.core.checkpoints.drift import drift_groups, drift_said, replaced_kinds
 from sidtui.core.edits.points import MAX_PICKER_POINTS
 from sidtui.core.sources.writes import MARKER, NEW_SESSION
 from sidtui.fmt import plural, printable, project_relative, refused_line
@@ -309,7 +309,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
         paths = {f.get("path") for f in res.files}
         shown = copy.copy(res)
         shown.warnings = [w for w in res.warnings if w.split(": ", 1)[0] not in paths]
-        if res.drift and res.refusal and "changed after this session" in res.refusal:
+        if res.drift and drift_said(res.refusal):
             shown.refusal = None  # the drift line says it (and confirming asks)
         return self._preview_of(shown)
 
@@ -333,21 +333,18 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
             )
             drifted = [f.get("path") for f in changing if f.get("path") in self.drift]
             if drifted:
-                names = ", ".join(self._shown(res, p) for p in drifted)
-                head.append(
-                    printable(
-                        f"⚠ {plural(len(drifted), 'file')} {DRIFT_WORDING}: {names}. "
-                        "Confirming asks again.\n"
-                    ),
-                    style="bold yellow",
+                groups = drift_groups(
+                    (self._shown(res, p), self.drift_status(res, p)) for p in drifted
                 )
+                said = " ".join(f"{plural(len(g), 'file')} {w}: {', '.join(g)}." for g, w in groups)
+                head.append(printable(f"⚠ {said} Confirming asks again.\n"), style="bold yellow")
             if self.stale:
                 head.append(
                     "⚠ Nothing was written: files changed since the preview.\n", style="bold yellow"
                 )
             if res.file_restore_skipped and not res.files:
                 head.append("files are not restored for this point\n", style="dim")
-        if res.refusal and DRIFT_WORDING not in res.refusal:  # drift is said above
+        if res.refusal and not drift_said(res.refusal):  # drift is said above
             head.append(printable(f"⚠ {refused_line(res.refusal)}\n"), style="yellow")
         for w in res.warnings:
             head.append(printable(f"⚠ {w}\n"), style="yellow")
@@ -485,7 +482,8 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
         if self.view.liveness.live:
             also.append("rewinds although the session is live (the agent may overwrite it)")
         question = (
-            f"{plural(len(drifted), 'file')} {DRIFT_WORDING}:\n"
+            f"{replaced_kinds(self.drift_status(res, p) for p in drifted)} — replaced if you "
+            "rewind (kept in the safety snapshot):\n"
             + "\n".join(f"  {self._shown(res, p)}: {self.drift[p]}" for p in drifted)
             + "\n\nRewind anyway?"
             + (f"\n(As --force, this also {' and '.join(also)}.)" if also else "")
@@ -506,6 +504,11 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
             self.dismiss(True if self.applied else None)
 
     @staticmethod
+    def drift_status(res, path) -> str | None:
+        """The drift status (``changed``, ``unknown``) of ``path`` in ``res.drift``."""
+        return next((d.get("status") for d in res.drift if d.get("path") == path), None)
+
+    @staticmethod
     def _shown(res, path) -> str:
         """A path as the checkpoint listings print it: relative to the project root."""
         return project_relative(str(path), res.root)
@@ -514,15 +517,15 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
 def rewind_drift(result) -> list[tuple[str, str]]:
     """(path, warning) for each file the rewind would change that is no longer what this
     session left there (the core's drift check: ``RewindResult.drift``)."""
-    return [
-        (
-            d["path"],
-            f"changed after this session ({d['source']})"
-            if d.get("source")
-            else "changed after this session",
+    out = []
+    for d in result.drift:
+        known = (
+            "changed after this session"
+            if d.get("status") == "changed"
+            else "its last change by this session cannot be proven"
         )
-        for d in result.drift
-    ]
+        out.append((d["path"], f"{known} ({d['source']})" if d.get("source") else known))
+    return out
 
 
 def _files_table() -> Table:

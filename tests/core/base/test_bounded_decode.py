@@ -146,3 +146,48 @@ def test_value_count_is_an_upper_bound_and_exact_when_it_looked(obj, limit):
     assert n >= _values(obj) + 1
     if n > limit and _strings(obj) <= 2 * limit + 2:
         assert n == _values(obj) + 1
+
+
+def test_a_bounded_decode_copies_only_what_it_keeps(monkeypatch):
+    """A field kept as a RawValue three levels down is the one copy made of it: the
+    levels above are views into the line (a 110 MB prompt of tiny blocks held four
+    copies of itself at once, one per level)."""
+    import tracemalloc
+
+    import sidtui.core.base.jsonparse as jp
+    from sidtui.core.base.jsonparse import RawValue, parse_bounded, value_count
+
+    monkeypatch.setattr(jp, "_COUNT_WINDOW", 64 << 10)  # (4 MiB: the line is smaller)
+    blocks = b",".join([b'{"type":"text","text":"a"}'] * 120_000)
+    line = b'{"type":"user","message":{"role":"user","content":[' + blocks + b']},"n":1}'
+    tracemalloc.start()
+    try:
+        d = parse_bounded(line, 1000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    content = d["message"]["content"]
+    assert isinstance(content, RawValue) and content.data == b"[" + blocks + b"]"
+    assert (d["type"], d["n"], d["message"]["role"]) == ("user", 1, "user")
+    assert peak < 1.5 * len(line), (peak, len(line))
+    # a view is counted as its bytes are
+    for limit in (10, 400_000, 10**7):
+        assert value_count(memoryview(line), limit) == value_count(line, limit)
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.floats() | st.integers() | st.text(),
+        lambda c: st.lists(c) | st.dictionaries(st.text(), c),
+        max_leaves=8,
+    )
+)
+@example({"a": 1.0})
+@example("\udc80")
+@example(10**30)
+def test_a_line_is_the_value_and_its_newline(value):
+    """``stringify(v, line=True)`` (the writer's JSONL line, not copied to add the
+    newline) is ``stringify(v)`` and ``\\n``, on the orjson path and the exact one."""
+    assert stringify(value, line=True) == stringify(value) + b"\n"
+    raw = {"c": RawValue(b"[1, 2]")}
+    assert stringify(raw, line=True) == b'{"c":[1, 2]}\n'

@@ -387,3 +387,40 @@ def test_conversation_depths_match_the_walks():
     got = conversation_depths(parent, objs, [3, 4, 5])
     assert (got[3], got[4], got[5]) == (3, 3, 1)
     assert got[2] == 2 and got[0] == 1
+
+
+def test_pending_forks_name_their_source_and_whether_the_copy_landed(tmp_path):
+    """A killed fork's journal is said as a pending fork of its source session: its copy
+    incomplete, or written complete (only the journal left); filtered by session."""
+    import orjson
+
+    from sidtui.core.checkpoints.journal import write_journal
+    from sidtui.core.claude.fork_journal import pending_forks
+    from tests.helpers import dead_pid
+
+    forks = tmp_path / "sidtui" / "forks"
+    assert pending_forks(forks) == []  # no folder: nothing, no error
+    landed = tmp_path / "landed.jsonl"
+    landed.write_text("{}\n")
+    for new, src, transcript in (("n1", "s1", tmp_path / "gone.jsonl"), ("n2", "s2", landed)):
+        write_journal(
+            forks / new,
+            {"op": "branch", "claudeFork": {"source": src, "transcript": str(transcript)}},
+        )
+        j = forks / new / "sidtui-journal.json"
+        j.write_bytes(orjson.dumps({**orjson.loads(j.read_bytes()), "pid": dead_pid()}))
+    (forks / "n3").mkdir()  # a dead writer's folder without a journal: nothing pending
+    n1, n2 = pending_forks(forks)
+    assert (n1.session_id, n1.session, n1.op, n1.running, n1.complete) == (
+        "n1",
+        "s1",
+        "branch",
+        False,
+        False,
+    )
+    assert "an interrupted sidtui branch of s1 is pending (process" in n1.describe()
+    assert "its copy n1 is incomplete; the next sidtui fork" in n1.describe()
+    assert (n2.session, n2.complete) == ("s2", True)
+    assert "its copy n2 was written complete" in n2.describe()
+    assert [p.session_id for p in pending_forks(forks, ["s2"])] == ["n2"]
+    assert [p.session_id for p in pending_forks(forks, ["n1", "other"])] == ["n1"]

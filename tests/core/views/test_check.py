@@ -802,3 +802,48 @@ def test_unreadable_folder_is_a_fault_not_silence(real_home_copy, monkeypatch, c
     assert (
         faults and faults[0]["file"] == str(blocked) and "Permission denied" in faults[0]["detail"]
     )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_line(), min_size=1, max_size=4), st.integers(1, 64))
+def test_strict_candidates_in_windows_are_those_of_the_whole(lines, window):
+    """A record's bytes looked at in windows (each cut after a comma) find exactly what
+    one look at the whole finds."""
+    import sidtui.core.views.check as check
+    from sidtui.core.transcript.scan import scan_records
+
+    rf = scan_records(b"\n".join(lines) + b"\n")
+    whole = check._candidates_in(rf.records, rf.data, rf.base_offset)
+    saved = check._WINDOW
+    check._WINDOW = window
+    try:
+        windowed = check._candidates_in(rf.records, rf.data, rf.base_offset)
+    finally:
+        check._WINDOW = saved
+    assert windowed == whole
+
+
+def test_strict_candidates_of_a_huge_record_copy_a_window_not_the_record(monkeypatch):
+    """A strict look at one 4 MB record holds a window's copies, never a copy of the
+    record (a 110 MB prompt of tiny blocks cost two more 110 MB copies)."""
+    import tracemalloc
+
+    import sidtui.core.views.check as check
+    from sidtui.core.transcript.scan import scan_records
+
+    block = b'{"type":"text","text":"a"}'
+    line = (
+        b'{"type":"user","message":{"role":"user","content":['
+        + b",".join([block] * 150_000)
+        + b',1e0000,"\\ud800"]}}'
+    )
+    rf = scan_records(line + b"\n")
+    monkeypatch.setattr(check, "_WINDOW", 64 << 10)
+    tracemalloc.start()
+    try:
+        found = check._strict_candidates(rf)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [r.line for r in found] == [1]  # both strict-only spellings found
+    assert peak < len(line) // 4, (peak, len(line))
