@@ -40,7 +40,7 @@ def test_checkpoints_of_a_real_session(capsys):
     assert doc["source"] == "claude-code" and [s["id"] for s in doc["snapshots"]] == ["c1", "c2"]
     assert doc["files"] == [
         {
-            "filePath": "/home/marco/projects/spotter/plan.md",
+            "file_path": "/home/marco/projects/spotter/plan.md",
             "drawing": "absent → v2 ✗",
             "healthy": False,
             "entries": doc["files"][0]["entries"],
@@ -152,7 +152,7 @@ def test_rewind_points_and_modes(capsys, sess):
     h = ["--claude-home", str(sess["home"])]
     rc, out, _ = run(capsys, *h, "rewind", CC_SESSION, "--json")
     pts = json.loads(out)["points"]
-    assert rc == 0 and [(p["id"], p["restoreFrom"]) for p in pts] == [
+    assert rc == 0 and [(p["id"], p["restore_from"]) for p in pts] == [
         (1, "c1"),
         (2, "c2"),
         (3, "c3"),
