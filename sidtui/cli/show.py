@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidtui.cli.common import read_session, stdout_console
-from sidtui.fmt import short_value
+from sidtui.fmt import plural, short_value
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -639,7 +639,7 @@ def render_tree(view: Any, max_messages: int | None = 50) -> None:
         where = f"off line {lines[b.joins_at]}" if b.joins_at is not None else "a root of its own"
         t.add_row(
             "branch" + (" (rewind)" if b.rewind else ""),
-            Text(f"line {lines[b.index]}: {len(b.records)} records, {where}"),
+            Text(f"line {lines[b.index]}: {plural(len(b.records), 'record')}, {where}"),
         )
     if len(branches) > TREE_LISTED:
         t.add_row(
