@@ -1,6 +1,8 @@
 """Every verb's ``--json`` spells its keys one way: snake_case, at every depth.
 
-The walk covers each verb on the demo home of every source (sid-code, Claude Code, Codex):
+The walk covers each verb on the demo home of every source (sid-code, Claude Code, and
+Codex where the CLI reads it: ``usage --source codex``; its ids are tried with every verb
+and walked once they resolve):
 ``ls``, ``show``, ``check``, ``checkpoints``, ``search``, ``usage``, ``export --format
 json``, the write verbs with ``--dry-run`` on every session and for real on a fresh demo
 home, and ``rename``. The keys that are data, not names sidtui chose, are listed in
