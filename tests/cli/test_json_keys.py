@@ -114,8 +114,8 @@ def test_the_walk_finds_camel_case_and_leaves_data_alone():
     ]
 
 
-def test_every_read_and_dry_run_json_key_is_snake_case(demo, capsys):
-    run = Runner(capsys, demo)
+def _walk_reads(run: Runner, demo, ids: list[str]) -> None:
+    """Every read verb and a dry run of every write verb, on each of ``ids``."""
     run("ls", "--json")
     run("ls", "--json", "--sidechains")
     run("check", "--json")
@@ -125,7 +125,7 @@ def test_every_read_and_dry_run_json_key_is_snake_case(demo, capsys):
         run(
             "usage", "--by", by, "--source", "codex", "--codex-home", str(demo.codex_home), "--json"
         )
-    for sid in _ids(demo):
+    for sid in ids:
         run("show", sid, "--json")
         run("checkpoints", sid, "--json")
         run("export", sid, "--format", "json", "-o", "-")
@@ -142,6 +142,26 @@ def test_every_read_and_dry_run_json_key_is_snake_case(demo, capsys):
         "ls", "check", "search", "usage", "show", "checkpoints", "export", "rewind", "fork",
         "salvage", "repair", "branch", "undo", "redo", "restore",
     }  # fmt: skip
+
+
+def test_read_and_dry_run_json_keys_are_snake_case(demo, capsys):
+    """One session of each shape: checkpoints, a rewind, a fork, a torn line, a cycle;
+    Claude Code's checkpoints, rewind, sub-agents and torn line."""
+    sid, cc = demo.cases, demo.claude_cases
+    _walk_reads(
+        Runner(capsys, demo),
+        demo,
+        [
+            *(sid[c] for c in ("checkpoints", "clean", "rewind", "fork", "half_line", "cycle")),
+            *(cc[c] for c in ("checkpoints", "rewind", "subagents", "torn")),
+            demo.codex_cases["shell"],
+        ],
+    )
+
+
+@pytest.mark.slow  # every session of the demo home (~15 s)
+def test_every_read_and_dry_run_json_key_is_snake_case(demo, capsys):
+    _walk_reads(Runner(capsys, demo), demo, _ids(demo))
 
 
 def test_every_real_write_json_key_is_snake_case(demo, capsys):
