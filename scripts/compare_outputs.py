@@ -16,7 +16,10 @@ is shown and its checkpoints listed (``checkpoints FILE --json``; for sid-code a
 ``checkpoints/<id>/`` folder by id); each home is listed (catalog cold, ``--no-cache``,
 ``--sidechains``) and checked. A loose transcript is read with no home at all. An output is
 the exit code and stdout. ``--rev`` runs a git revision's package (``git archive`` into a temp
-folder) instead of the working tree's.
+folder) instead of the working tree's. ``--renamed-keys`` accepts an output that differs only
+in the keys the snake_case switch renamed (:data:`RENAMED_KEYS`, docs/DECISIONS.md "One
+spelling for JSON keys"): both sides are read with those keys renamed and compared as values
+(``same*``), so outputs recorded before the switch still prove nothing else moved.
 """
 
 from __future__ import annotations
@@ -44,6 +47,61 @@ NO_PID = 2**22 + 1
 BIG = 10_000_000
 #: Vendored Claude Code transcripts outside a home, shown and listed with no home flag.
 CLAUDE_FILES = ("claude-code-lab", "claude-code-repair", "claude-code-rewind")
+
+
+#: The ``--json`` keys renamed to snake_case (old → new), for ``--renamed-keys``.
+RENAMED_KEYS = {
+    "dryRun": "dry_run",
+    "rootRefused": "root_refused",
+    "safetySnapshot": "safety_snapshot",
+    "sourceSnapshot": "source_snapshot",
+    "oldBytes": "old_bytes",
+    "newBytes": "new_bytes",
+    "driftSource": "drift_source",
+    "messageId": "message_id",
+    "backupFileName": "backup_file_name",
+    "sessionId": "session_id",
+    "legacyMigrated": "legacy_migrated",
+    "nextId": "next_id",
+    "projectRoot": "project_root",
+    "folderExists": "folder_exists",
+    "filePath": "file_path",
+    "absPath": "abs_path",
+    "backupTime": "backup_time",
+    "existedBefore": "existed_before",
+    "hashMatches": "hash_matches",
+    "fromDelta": "from_delta",
+    "storedChars": "stored_chars",
+    "snapshotId": "snapshot_id",
+    "toolName": "tool_name",
+    "toolSummary": "tool_summary",
+    "promptInFile": "prompt_in_file",
+    "messageIndex": "message_index",
+    "restoreFrom": "restore_from",
+    "checkpointExact": "checkpoint_exact",
+    "badLines": "bad_lines",
+    "recordsNotCopied": "records_not_copied",
+    "resumeFailure": "resume_failure",
+    "pendingJournal": "pending_journal",
+}
+
+
+def _renamed(data: bytes) -> object:
+    """An output (``exit N`` line, then JSON) read with :data:`RENAMED_KEYS` applied at
+    every depth (None when it is not JSON)."""
+    head, _, body = data.partition(b"\n")
+
+    def walk(v: object) -> object:
+        if isinstance(v, dict):
+            return {RENAMED_KEYS.get(k, k): walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    try:
+        return (head, walk(orjson.loads(body)))
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _unpack(rev: str, dest: Path) -> None:
@@ -209,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="one more session file (its home is the folder 3 levels up)",
     )
+    ap.add_argument(
+        "--renamed-keys",
+        action="store_true",
+        help="count an output differing only in the snake_case renames as the same",
+    )
     ap.add_argument("-j", "--jobs", type=int, default=4, help="parallel runs (default 4)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,12 +304,19 @@ def main(argv: list[str] | None = None) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             continue
-        same = target.is_file() and target.read_bytes() == data
+        old = target.read_bytes() if target.is_file() else None
+        same = old == data
+        renamed = False
+        if not same and old is not None and args.renamed_keys:
+            renamed = same = (r := _renamed(data)) is not None and r == _renamed(old)
         bad += not same
         extra = ""
         if shown is not None and shown.stat().st_size > BIG:
             extra = f"  {dt:.2f} s {rss / 1024:.0f} MB (file {shown.stat().st_size / 2**20:.0f} MB)"
-        print(f"{'same' if same else 'DIFF'} {len(body):>10} B  {name}{extra}", flush=True)
+        print(
+            f"{('same*' if renamed else 'same') if same else 'DIFF'} {len(body):>10} B  {name}{extra}",
+            flush=True,
+        )
     if args.mode == "record":
         print(f"recorded {len(jobs)} outputs in {outputs}")
         return 0

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         from sidtui.cli.common import print_json
 
         if pending:
-            doc["pendingJournal"] = pending[0].to_json()
+            doc["pending_journal"] = pending[0].to_json()
         print_json(doc)
         return 0
     if t.source.checkpoint_unit == PROMPT:
@@ -82,14 +82,14 @@ def render(doc: dict) -> None:
     from sidtui.fmt import project_relative
 
     c = stdout_console()
-    root = doc["projectRoot"]
+    root = doc["project_root"]
 
     def short(p: str | None) -> str:
         if not isinstance(p, str):
             return "(entry without filePath)"
         return project_relative(p, root)
 
-    t = Table(title=f"checkpoints of {doc['sessionId']}", title_justify="left", show_lines=False)
+    t = Table(title=f"checkpoints of {doc['session_id']}", title_justify="left", show_lines=False)
     t.add_column("id", style="bold")
     t.add_column("time")
     t.add_column("tools")
@@ -97,19 +97,19 @@ def render(doc: dict) -> None:
     for s in doc["snapshots"]:
         parts = []
         for f in s["files"]:
-            kind = f["type"] if f["existedBefore"] else "absent"
+            kind = f["type"] if f["existed_before"] else "absent"
             if f["compressed"]:
                 kind += "·gz"
             bad = "" if f["rebuilds"] in (True, None) else " ✗"
-            parts.append(f"{short(f['filePath'])} ({kind}, {f['storedChars']}){bad}")
-        tools = s["toolName"]
+            parts.append(f"{short(f['file_path'])} ({kind}, {f['stored_chars']}){bad}")
+        tools = s["tool_name"]
         if s["reverts"]:
             tools += f" ↶ {', '.join(s['reverts'][:4])}"
         sid = Text(s["id"], style="dim strike" if s["reverted"] else "bold")
         t.add_row(sid, fmt_time(s["timestamp"]), Text(tools), Text("\n".join(parts)))
     c.print(t)
     render_chains(c, doc, short)
-    if doc["legacyMigrated"]:
+    if doc["legacy_migrated"]:
         c.print(Text("(legacy index format, read through the migration)", style="dim"))
 
 
@@ -121,7 +121,7 @@ def render_chains(c, doc: dict, short) -> None:
     c.print(Text("chains", style="bold"))
     for f in doc["files"]:
         style = "green" if f["healthy"] else "red"
-        c.print(Text(f"  {short(f['filePath'])}: ", style="bold"), Text(f["drawing"], style=style))
+        c.print(Text(f"  {short(f['file_path'])}: ", style="bold"), Text(f["drawing"], style=style))
         for e in f["entries"]:
             if not e["rebuilds"]:
                 c.print(Text(f"      {e['reason']}", style="red"))
@@ -138,23 +138,23 @@ def render_prompt_checkpoints(doc: dict) -> None:
     from sidtui.fmt import local_time
 
     c = stdout_console()
-    root = doc["projectRoot"]
+    root = doc["project_root"]
 
     def short(p: str) -> str:
         if root and p.startswith(root.rstrip("/") + "/"):
             return p[len(root.rstrip("/")) + 1 :]
         return p
 
-    t = Table(title=f"checkpoints of {doc['sessionId']}", title_justify="left")
+    t = Table(title=f"checkpoints of {doc['session_id']}", title_justify="left")
     for col in ("id", "time", "prompt", "files"):
         t.add_column(col, style="bold" if col == "id" else None)
     for s in doc["snapshots"]:
         parts = []
         for f in s["files"]:
-            kind = "absent" if not f["existedBefore"] else f"v{f['version']}"
+            kind = "absent" if not f["existed_before"] else f"v{f['version']}"
             bad = "" if f["rebuilds"] else " ✗"
-            parts.append(f"{short(f['absPath'] or f['filePath'])} ({kind}){bad}")
-        prompt = f"#{s['point']}" if s["point"] else ("—" if s["promptInFile"] else "(not here)")
+            parts.append(f"{short(f['abs_path'] or f['file_path'])} ({kind}){bad}")
+        prompt = f"#{s['point']}" if s["point"] else ("—" if s["prompt_in_file"] else "(not here)")
         extra = []
         if s["updates"]:
             extra.append(f"{s['updates']} update{'s' * (s['updates'] != 1)}")
@@ -170,7 +170,7 @@ def render_prompt_checkpoints(doc: dict) -> None:
         )
     c.print(t)
     render_chains(c, doc, short)
-    if not doc["folderExists"] and doc["snapshots"]:
+    if not doc["folder_exists"] and doc["snapshots"]:
         c.print(
             Text(f"(no blob folder {doc['index']}: every backup is unrecoverable)", style="dim")
         )

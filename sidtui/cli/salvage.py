@@ -43,10 +43,10 @@ def run(args: argparse.Namespace, target=None) -> int:
     render(res, "salvaged")
     c = stdout_console()
     lo = res.left_out
-    for b in lo.get("badLines", []):
+    for b in lo.get("bad_lines", []):
         c.print(Text(f"  left out: line {b['line']} ({b['reason']})"))
-    if lo.get("recordsNotCopied"):
-        c.print(f"  left out: {lo['recordsNotCopied']} records off the salvaged chain")
+    if lo.get("records_not_copied"):
+        c.print(f"  left out: {lo['records_not_copied']} records off the salvaged chain")
     for j in lo.get("joins", []):
         c.print(Text(f"  joined line {j['line']} after line {j['after_line']}: {j['reason']}"))
     for r in res.repairs:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidtui.cli.common import read_session, stdout_console
-from sidtui.fmt import short_value
+from sidtui.fmt import plural, short_value
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -590,7 +590,8 @@ def compress_block_types(types: list) -> list[str]:
 
 # ---------------------------------------------------------------- a tree of leaves
 
-#: More listed messages than this are printed as aligned lines, not a boxed table.
+#: More listed messages than this are printed by :func:`_print_long_rows` (one header,
+#: rows in batches), not one boxed table.
 TABLE_MAX_ROWS = 200
 #: Damaged lines and branches listed before "… N more".
 TREE_LISTED = 20
@@ -684,7 +685,7 @@ def render_tree(view: Any, max_messages: int | None = 50) -> None:
         where = f"off line {lines[b.joins_at]}" if b.joins_at is not None else "a root of its own"
         t.add_row(
             "branch" + (" (rewind)" if b.rewind else ""),
-            Text(f"line {lines[b.index]}: {len(b.records)} records, {where}"),
+            Text(f"line {lines[b.index]}: {plural(len(b.records), 'record')}, {where}"),
         )
     if len(branches) > TREE_LISTED:
         t.add_row(
@@ -738,9 +739,7 @@ def _print_messages(c: Any, msgs: list[Any], max_messages: int | None, pred: Any
             title += f" (the last {len(shown)} of {len(msgs):,} messages; --messages all lists every one)"
         rows = _rows(shown, pred)
         if len(rows) > TABLE_MAX_ROWS:
-            c.print(Text(title, style="italic"))
-            for r, style in rows:
-                c.print(Text("  ".join(r[:5]) + "  " + r[5], style=style), no_wrap=True, crop=True)
+            _print_long_rows(c, title, rows)
         else:
             mt = Table(title=title, title_justify="left")
             for col in ("#", "line", "role", "kind", "blocks", "preview"):
@@ -748,6 +747,44 @@ def _print_messages(c: Any, msgs: list[Any], max_messages: int | None, pred: Any
             for r, style in rows:
                 mt.add_row(*(Text(x) for x in r), style=style)
             c.print(mt)
+
+
+def _print_long_rows(c: Any, title: str, rows: list[tuple[tuple[str, ...], str]]) -> None:
+    """More rows than a Rich table measures quickly: the same columns under one header,
+    printed :data:`STREAM_BATCH` rows at a time. The first five columns get the width of
+    their widest cell (capped so the preview keeps at least a third of the line), the
+    preview the rest; so every batch lines up with the header, without measuring a cell
+    twice."""
+    from rich import box
+    from rich.cells import cell_len
+    from rich.table import Table
+    from rich.text import Text
+
+    cols = ("#", "line", "role", "kind", "blocks", "preview")
+    widths = [cell_len(col) for col in cols[:5]]
+    for r, _ in rows:
+        for i in range(5):
+            if (n := cell_len(r[i])) > widths[i]:
+                widths[i] = n
+    room = max(20, c.width * 2 // 3 - 2 * len(cols))  # what the five may take together
+    while sum(widths) > room and max(widths) > 8:
+        widths[widths.index(max(widths))] -= 1
+    for start in range(0, len(rows), STREAM_BATCH):
+        t = Table(
+            title=title if not start else None,
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            show_header=not start,
+            expand=True,
+        )
+        for col, w in zip(cols, [*widths, None], strict=True):
+            t.add_column(
+                col, no_wrap=True, overflow="ellipsis", width=w, ratio=1 if w is None else None
+            )
+        for r, style in rows[start : start + STREAM_BATCH]:
+            t.add_row(*(Text(x) for x in r), style=style)
+        c.print(t)
 
 
 def _rows(shown: list[Any], pred: Any) -> list[tuple[tuple[str, ...], str]]:

@@ -73,7 +73,7 @@ def test_invalid_diff_is_unrecoverable_everywhere(webapp, capsys, bad):
     rc, out, err = run(capsys, *h, "checkpoints", S01, "--json")
     assert rc == 0, err
     doc = json.loads(out)
-    chain = next(f for f in doc["files"] if f["filePath"].endswith("/src/login.ts"))
+    chain = next(f for f in doc["files"] if f["file_path"].endswith("/src/login.ts"))
     assert not chain["healthy"] and chain["drawing"].endswith("✗")
     assert [e["rebuilds"] for e in chain["entries"]] == [True, False]
     assert "internal error" not in err
@@ -159,7 +159,7 @@ def test_every_later_entry_built_on_a_bad_one_is_unrecoverable(webapp, capsys):
 
     _edit_index(index, corrupt)
     rc, out, _ = run(capsys, "--home", home, "checkpoints", S01, "--json")
-    chain = next(f for f in json.loads(out)["files"] if f["filePath"].endswith("/src/login.ts"))
+    chain = next(f for f in json.loads(out)["files"] if f["file_path"].endswith("/src/login.ts"))
     # s3 is bad, s4 keeps lines of it: bad too; s5 reads no base: it rebuilds
     assert [e["rebuilds"] for e in chain["entries"]] == [True, False, False, True]
     rc, out, _ = run(capsys, "--home", home, "checkpoints", S01, "--show", "src/login.ts@s5")

@@ -26,12 +26,12 @@ def test_checkpoints_json_lists_snapshots_and_health(real_home_with_projects, ca
     doc = json.loads(out)
     assert [s["id"] for s in doc["snapshots"]] == [f"s{i}" for i in (1, 2, 3, 4, 5, 7, 8, 9, 10)]
     s3 = doc["snapshots"][2]
-    assert s3["toolName"] == "edit, write"
-    assert {(f["type"], f["compressed"], f["existedBefore"]) for f in s3["files"]} == {
+    assert s3["tool_name"] == "edit, write"
+    assert {(f["type"], f["compressed"], f["existed_before"]) for f in s3["files"]} == {
         ("full", True, True),
         ("full", False, False),
     }
-    drawings = {f["filePath"].rsplit("/", 1)[1]: f["drawing"] for f in doc["files"]}
+    drawings = {f["file_path"].rsplit("/", 1)[1]: f["drawing"] for f in doc["files"]}
     assert drawings["util.py"] == "full·gz → diff"
     assert drawings["extra.py"] == "absent → diff → absent"
 
@@ -56,7 +56,7 @@ def test_undo_dry_run_then_undo_then_redo(real_home_with_projects, capsys):
     assert login.read_bytes() == current and index.read_bytes() == index_before
     rc, out, _ = run(capsys, "--home", str(home), "undo", S01, "--force", "--json")
     doc = json.loads(out)
-    assert rc == 0 and doc["target"] == "s3" and doc["safetySnapshot"] == "s4"
+    assert rc == 0 and doc["target"] == "s3" and doc["safety_snapshot"] == "s4"
     truth = json.loads((REAL_ORACLE / "checkpoints" / S01 / "index.json.oracle.json").read_text())[
         "snapshots"
     ][2]["files"]["/tmp/sidtui-fixture-projects/webapp/src/login.ts"]
@@ -83,7 +83,7 @@ def test_checkpoint_only_session_needs_a_root(real_home_with_projects, capsys):
     orphan = "20261205-000000-cafecafe"
     shutil.copytree(home / "checkpoints" / S01, home / "checkpoints" / orphan)
     rc, out, _ = run(capsys, "--home", str(home), "checkpoints", orphan, "--json")
-    assert rc == 0 and json.loads(out)["projectRoot"] is None
+    assert rc == 0 and json.loads(out)["project_root"] is None
     rc, _, err = run(capsys, "--home", str(home), "undo", orphan)
     assert rc == 1 and "no project root is known" in err
     rc, _, err = run(capsys, "--home", str(home), "undo", "20261299")
@@ -128,8 +128,8 @@ def test_v1_json_session_root_comes_from_its_directories(real_home_with_projects
         capsys, "--home", str(home), "checkpoints", "20260301-101010-1111aaaa", "--json"
     )
     doc = json.loads(out)
-    assert rc == 0 and doc["legacyMigrated"]
-    assert doc["projectRoot"] == str(projects / "legacy-proj")
+    assert rc == 0 and doc["legacy_migrated"]
+    assert doc["project_root"] == str(projects / "legacy-proj")
 
 
 def test_entry_without_file_path_is_reported_not_a_crash(real_home_copy, capsys):

@@ -40,7 +40,7 @@ def test_checkpoints_of_a_real_session(capsys):
     assert doc["source"] == "claude-code" and [s["id"] for s in doc["snapshots"]] == ["c1", "c2"]
     assert doc["files"] == [
         {
-            "filePath": "/home/marco/projects/spotter/plan.md",
+            "file_path": "/home/marco/projects/spotter/plan.md",
             "drawing": "absent → v2 ✗",
             "healthy": False,
             "entries": doc["files"][0]["entries"],
@@ -152,7 +152,7 @@ def test_rewind_points_and_modes(capsys, sess):
     h = ["--claude-home", str(sess["home"])]
     rc, out, _ = run(capsys, *h, "rewind", CC_SESSION, "--json")
     pts = json.loads(out)["points"]
-    assert rc == 0 and [(p["id"], p["restoreFrom"]) for p in pts] == [
+    assert rc == 0 and [(p["id"], p["restore_from"]) for p in pts] == [
         (1, "c1"),
         (2, "c2"),
         (3, "c3"),
@@ -554,3 +554,39 @@ def test_ls_project_in_neither_home_names_both(capsys):
     assert rc == 2 and out == ""
     assert f"under {REAL_HOME / 'sessions'} or {CLAUDE_HOME / 'projects'}" in err
     assert "sid-code: " in err and "claude-code: " in err
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_show_all_of_a_long_conversation_keeps_one_table_header(
+    tmp_path, capsys, monkeypatch, columns
+):
+    """More than TABLE_MAX_ROWS messages: still the table's columns under one header (it used
+    to print headerless rows), every row lined up with it, at 80 and 160 columns."""
+    from rich.cells import cell_len
+
+    from sidtui.cli import show as show_cli
+    from tests.helpers import CC_SESSION, cc_assistant, cc_home, cc_lines, cc_user
+
+    recs, parent = [], None
+    for i in range(130):  # 260 messages
+        recs.append(cc_user(f"u{i}", parent, text=f"prompt {i} " + "word " * 30, ts=2 * i))
+        recs.append(cc_assistant(f"a{i}", f"u{i}", text=f"reply {i}", ts=2 * i + 1))
+        parent = f"a{i}"
+    home = cc_home(tmp_path / "claude", {"-tmp-cc": {f"{CC_SESSION}.jsonl": cc_lines(*recs)}})
+    monkeypatch.setenv("COLUMNS", str(columns))  # the terminal's width
+    rc, out, err = run(capsys, "--claude-home", str(home), "show", CC_SESSION, "--messages", "all")
+    assert rc == 0, err
+    assert len(recs) > show_cli.TABLE_MAX_ROWS
+    lines = out.splitlines()
+    headers = [i for i, ln in enumerate(lines) if ln.split()[:3] == ["#", "line", "role"]]
+    assert len(headers) == 1
+    rows = [ln for ln in lines[headers[0] + 2 :] if ln.strip() and ln.split()[0].isdigit()]
+    assert len(rows) == 260
+    # each column starts where its header does
+    head = lines[headers[0]]
+    starts = [head.index(c) for c in (" line", " role ", " kind", " blocks", " preview")]
+    for ln in rows:
+        assert cell_len(ln) <= columns
+        for s in starts:
+            assert ln[s] == " ", (ln, s)
+    assert "prompt 0 word" in out and "reply 129" in out

@@ -92,8 +92,8 @@ def test_show_checkpoints_and_check_say_it(homes, capsys):
     h, _ = homes
     _kill_an_undo_of_each(h, capsys)
     for sid, op, key in (
-        (S01, "undo", "pendingJournal"),
-        (CC_SESSION, "restore", "pendingJournal"),
+        (S01, "undo", "pending_journal"),
+        (CC_SESSION, "restore", "pending_journal"),
     ):
         rc, out, err = run(capsys, *h, "show", sid)
         assert rc == 0 and len(_warned(err)) == 1 and f"{op} of {sid}" in err

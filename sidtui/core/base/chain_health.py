@@ -43,9 +43,9 @@ class LinkChain:
         return all(link.rebuilds for link in self.links)
 
     def to_json(self) -> dict[str, Any]:
-        """``filePath``, ``drawing``, ``healthy`` and each entry's own ``to_json()``."""
+        """``file_path``, ``drawing``, ``healthy`` and each entry's own ``to_json()``."""
         return {
-            "filePath": self.file_path,
+            "file_path": self.file_path,
             "drawing": self.drawing,
             "healthy": self.healthy,
             "entries": [link.to_json() for link in self.links],

@@ -17,6 +17,7 @@ from typing import Any
 
 from sidtui.core.base.home import Home
 from sidtui.core.base.jsonout import stringify_pretty
+from sidtui.core.base.words import plural
 from sidtui.core.checkpoints.index import (
     CheckpointIndex,
     CorruptIndex,
@@ -261,7 +262,7 @@ def inherit_from(
             if dst.snapshots:
                 return InheritResult(
                     0,
-                    f"inheritance skipped: {dst_id} already has {len(dst.snapshots)} snapshots "
+                    f"inheritance skipped: {dst_id} already has {plural(len(dst.snapshots), 'snapshot')} "
                     "(no insertion into an existing history)",
                 )
         src_path = home.checkpoint_index(src_id)

@@ -70,18 +70,28 @@ MAX_TOTAL_BYTES = 200 * 1024 * 1024
 
 
 def known_ids(ids: list[str]) -> str:
-    """Snapshot ids for an error line: all of a few (``s1, s2``); of many, the range when
-    they are numbered ``s1``…``sN`` in a row (``s1–s18``), else the first and last and the
-    count (``a1 … z9, 14 snapshots``). ``"none"`` for no ids."""
+    """Snapshot ids for an error line: all of a few (``s1, s2``); ids numbered ``s1``…
+    ``sN`` as runs (``s1–s18``; with gaps left by eviction ``s1, s3, s5–s18``; of more than
+    six runs the first three and the last two, ``…`` between, and the count); other ids of
+    many, the first and last and the count (``a1 … z9, 14 snapshots``). ``"none"`` for no
+    ids."""
     if not ids:
         return "none"
+    if all(i[:1] == "s" and i[1:].isdigit() for i in ids):
+        runs: list[list[int]] = []
+        for n in (int(i[1:]) for i in ids):
+            if runs and n == runs[-1][1] + 1:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        parts = [
+            f"s{a}" if a == b else (f"s{a}, s{b}" if b == a + 1 else f"s{a}–s{b}") for a, b in runs
+        ]
+        if len(parts) <= 6:
+            return ", ".join(parts)
+        return f"{', '.join(parts[:3])}, …, {', '.join(parts[-2:])} ({len(ids)} snapshots)"
     if len(ids) <= 6:
         return ", ".join(ids)
-    nums = [i[1:] for i in ids if i[:1] == "s" and i[1:].isdigit()]
-    if len(nums) == len(ids) and [int(n) for n in nums] == list(
-        range(int(nums[0]), int(nums[0]) + len(ids))
-    ):
-        return f"{ids[0]}–{ids[-1]}"
     return f"{ids[0]} … {ids[-1]}, {len(ids)} snapshots"
 
 

@@ -299,12 +299,12 @@ class ChainLink:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "snapshotId": self.snapshot_id,
+            "snapshot_id": self.snapshot_id,
             "type": self.type,
             "compressed": self.compressed,
             "binary": self.binary,
-            "existedBefore": self.existed_before,
-            "storedChars": self.stored_chars,
+            "existed_before": self.existed_before,
+            "stored_chars": self.stored_chars,
             "ops": self.ops,
             "rebuilds": self.rebuilds,
             "reason": self.reason,

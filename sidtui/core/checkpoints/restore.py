@@ -217,12 +217,12 @@ class FileRestore:
             "path": self.path,
             "action": self.action,
             "reason": self.reason,
-            "sourceSnapshot": self.source_snapshot,
+            "source_snapshot": self.source_snapshot,
             "uncertain": self.uncertain,
-            "oldBytes": None if self.old is None else len(self.old),
-            "newBytes": None if self.new is None else len(self.new),
+            "old_bytes": None if self.old is None else len(self.old),
+            "new_bytes": None if self.new is None else len(self.new),
             "drift": None if self.drift is None else self.drift.status,
-            "driftSource": None if self.drift is None else self.drift.source,
+            "drift_source": None if self.drift is None else self.drift.source,
         }
 
 
@@ -287,13 +287,13 @@ class RestoreResult:
         """The ``--json`` object of a sid-code restore."""
         return {
             "op": self.op,
-            "dryRun": self.dry_run,
+            "dry_run": self.dry_run,
             "target": self.target_snapshot_id,
             "reverts": self.reverts,
-            "safetySnapshot": self.safety_snapshot_id,
+            "safety_snapshot": self.safety_snapshot_id,
             "note": self.note,
             "root": self.root,
-            "rootRefused": self.root_refusal,
+            "root_refused": self.root_refusal,
             "resumed": self.resumed,
             "refusal": self.refusal,
             "unfinished": self.unfinished,

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from sidtui.core.base.regular import ceiling
+from sidtui.core.base.words import plural
 from sidtui.core.checkpoints.diff import compute_ops, split_lines
 
 _WORD = re.compile(r"\w+|\s+|[^\w\s]")
@@ -32,7 +33,7 @@ PREVIEW_LINE_CHARS = 1000
 
 def _fold_row(hidden: int) -> DiffRow:
     """A fold row: ``hidden`` unchanged lines left out (``1 unchanged line``)."""
-    return DiffRow("fold", None, f"{hidden} unchanged line{'s' * (hidden != 1)}", None, None)
+    return DiffRow("fold", None, plural(hidden, "unchanged line"), None, None)
 
 
 def _size(text: str | bytes | None) -> tuple[int, int]:

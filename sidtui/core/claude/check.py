@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.errors import SidtuiError
+from sidtui.core.base.words import plural
 from sidtui.core.claude.kinds import user_kind
 from sidtui.core.claude.layout import ClaudeFile, ClaudeHome, discover, subagent_files
 from sidtui.core.claude.liveness import read_processes
@@ -236,13 +237,16 @@ def _count(report: ClaudeCheckReport, f: ClaudeFile, tr: ClaudeTranscript) -> No
                 Finding(
                     "damaged_line",
                     str(f.path),
-                    f"line {b.line}: {b.lost_bytes} bytes lost ({b.recovered} records recovered)",
+                    f"line {b.line}: {plural(b.lost_bytes, 'byte')} lost "
+                    f"({plural(b.recovered, 'record')} recovered)",
                 )
             )
         else:
             report.warnings.append(
                 Finding(
-                    "salvaged_line", str(f.path), f"line {b.line}: {b.recovered} records recovered"
+                    "salvaged_line",
+                    str(f.path),
+                    f"line {b.line}: {plural(b.recovered, 'record')} recovered",
                 )
             )
     for i in tree.cycles:

@@ -120,7 +120,7 @@ class ClaudeFileRestore(FileRestore):
 
     def to_json(self) -> dict[str, Any]:
         d = super().to_json()
-        d["backupFileName"] = self.backup
+        d["backup_file_name"] = self.backup
         return d
 
 
@@ -154,14 +154,14 @@ class CodeRestoreResult(RestoreResult):
             "source": "claude-code",
             "session_id": self.session_id,
             "op": self.op,
-            "dryRun": self.dry_run,
+            "dry_run": self.dry_run,
             "target": self.target_snapshot_id,
-            "messageId": self.message_id,
+            "message_id": self.message_id,
             "reverts": self.reverts,
-            "safetySnapshot": self.safety_snapshot_id,
+            "safety_snapshot": self.safety_snapshot_id,
             "journal": str(self.journal) if self.journal else None,
             "root": self.root,
-            "rootRefused": self.root_refusal,
+            "root_refused": self.root_refusal,
             "note": self.note,
             "warnings": self.warnings,
             "refusal": self.refusal,

@@ -179,10 +179,10 @@ class ClaudeCodeStore:
         points = {p.checkpoint: p for p in rewind_points(view, fh) if p.exact}
         return {
             "source": "claude-code",
-            "sessionId": fh.session_id,
+            "session_id": fh.session_id,
             "index": str(fh.folder),
-            "folderExists": fh.folder_exists,
-            "projectRoot": view.cwd,
+            "folder_exists": fh.folder_exists,
+            "project_root": view.cwd,
             "snapshots": [
                 c.to_json(points[c.id].id if c.id in points else None) for c in fh.checkpoints
             ],

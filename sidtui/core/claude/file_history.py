@@ -167,16 +167,16 @@ class Backup:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "filePath": self.key,
-            "absPath": self.path,
-            "backupFileName": self.name,
+            "file_path": self.key,
+            "abs_path": self.path,
+            "backup_file_name": self.name,
             "version": self.version,
-            "backupTime": self.backup_time,
-            "existedBefore": self.existed,
+            "backup_time": self.backup_time,
+            "existed_before": self.existed,
             "blob": str(self.blob) if self.blob is not None else None,
             "present": self.present,
-            "hashMatches": self.hash_matches,
-            "fromDelta": self.from_delta,
+            "hash_matches": self.hash_matches,
+            "from_delta": self.from_delta,
             "rebuilds": self.restorable,
             "reason": self.reason,
         }
@@ -214,13 +214,13 @@ class Checkpoint:
     def to_json(self, point: int | None = None) -> dict[str, Any]:
         return {
             "id": self.id,
-            "messageId": self.message_id,
+            "message_id": self.message_id,
             "timestamp": self.timestamp,
             "line": self.line,
             "lines": self.lines,
             "updates": self.updates,
             "deltas": self.deltas,
-            "promptInFile": self.prompt is not None,
+            "prompt_in_file": self.prompt is not None,
             "point": point,
             "files": [b.to_json() for b in self.backups.values()],
         }
@@ -243,11 +243,11 @@ class FileChainLink:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "snapshotId": self.checkpoints[0],
+            "snapshot_id": self.checkpoints[0],
             "checkpoints": list(self.checkpoints),
-            "backupFileName": self.backup.name,
+            "backup_file_name": self.backup.name,
             "version": self.backup.version,
-            "existedBefore": self.backup.existed,
+            "existed_before": self.backup.existed,
             "rebuilds": self.backup.restorable,
             "reason": self.backup.reason,
         }

@@ -17,6 +17,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.base.words import plural
+
 #: Messages whose decoded content is kept (a screen draws a screenful at a time).
 CONTENT_CACHE = 512
 COMPACTED = "compaction: before the last compact boundary, not sent on resume"
@@ -155,7 +157,10 @@ def banner(view: Any) -> tuple[list[str], str]:
         lines.append("nothing to resume: a resume starts a new conversation")
     compacted = sum(1 for m in view.conversation if m.compacted)
     if compacted:
-        lines.append(f"{compacted} messages before the last compaction are not sent (dimmed)")
+        lines.append(
+            f"{plural(compacted, 'message')} before the last compaction "
+            f"{'is' if compacted == 1 else 'are'} not sent (dimmed)"
+        )
     lines += _resume_lines(view.resume)
     return lines, kind
 

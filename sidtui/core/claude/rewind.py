@@ -69,7 +69,7 @@ class ClaudeRewindPoint:
 
     def to_json(self) -> dict[str, Any]:
         doc = point_json(self, self.checkpoint if self.exact else "", self.checkpoint)
-        return {**doc, "checkpointExact": self.exact}
+        return {**doc, "checkpoint_exact": self.exact}
 
 
 def rewind_points(view: Any, fh: FileHistory | None = None) -> list[ClaudeRewindPoint]:

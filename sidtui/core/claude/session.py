@@ -17,6 +17,7 @@ from typing import Any
 
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.values import json_str as _s
+from sidtui.core.base.words import plural
 from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_prompt
 from sidtui.core.claude.kinds import PROMPT, checkpoint_prompt, first_text, user_kind
 from sidtui.core.claude.layout import SOURCE, ClaudeFile, ClaudeHome, subagent_files
@@ -461,7 +462,7 @@ def _warnings(view: ClaudeSessionView) -> list[str]:
         )
         what = "a rewind: " if t.rewind else ""
         out.append(
-            f"{what}branch ending at line {line(t.index)} ({len(t.records)} records) {where}; "
+            f"{what}branch ending at line {line(t.index)} ({plural(len(t.records), 'record')}) {where}; "
             "resume will not show it"
         )
     if len(branches) > MAX_LISTED:

@@ -67,7 +67,9 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
     copied into a new session with fresh uuids, a proper ``session_start`` and a
     ``forked_from`` record whose ``salvage`` field names the source file and what was
     left out: ``badLines`` ``[{line, reason}]``, ``recordsNotCopied`` (records off the
-    salvaged chain), ``joins``. The source stays untouched.
+    salvaged chain), ``joins``; :attr:`ForkResult.left_out` says the same in snake_case
+    (``bad_lines``, ``records_not_copied``, ``joins``, ``resume_failure``). The source
+    stays untouched.
 
     Raises:
         UsageError: the agent loads and resumes this file already (fork it instead), or it is a v1
@@ -101,13 +103,22 @@ def salvage(view, *, dry_run: bool = False) -> ForkResult:
             indexes, joins = longest, []
     on = set(indexes)
     left_out = {
-        "badLines": [{"line": b.line, "reason": b.reason} for b in rf.bad_lines],
-        "recordsNotCopied": sum(1 for r in rf.records if r.index not in on),
+        "bad_lines": [{"line": b.line, "reason": b.reason} for b in rf.bad_lines],
+        "records_not_copied": sum(1 for r in rf.records if r.index not in on),
         "joins": joins,
     }
     if fails:
-        left_out["resumeFailure"] = rec.failure
-    extra = {"salvage": {"sourcePath": str(view.file.path), **left_out}}
+        left_out["resume_failure"] = rec.failure
+    # the copy's ``forked_from.salvage`` is a record field: the agent's camelCase (FORMAT.md)
+    extra = {
+        "salvage": {
+            "sourcePath": str(view.file.path),
+            "badLines": left_out["bad_lines"],
+            "recordsNotCopied": left_out["records_not_copied"],
+            "joins": joins,
+            **({"resumeFailure": rec.failure} if fails else {}),
+        }
+    }
     leftovers, resumed = finish_leftovers(view, "salvage", dry_run=dry_run)
     if resumed is not None:  # an interrupted salvage of this file was finished: that is all
         resumed.left_out = left_out

@@ -300,12 +300,12 @@ class SidCodeStore:
                 link = rebuilds.get((s.id, e.get("filePath")))
                 files.append(
                     {
-                        "filePath": e.get("filePath"),
+                        "file_path": e.get("filePath"),
                         "type": e.get("type"),
-                        "existedBefore": e.get("existedBefore") is not False,
+                        "existed_before": e.get("existedBefore") is not False,
                         "compressed": bool(e.get("compressed")),
                         "binary": bool(e.get("binary")),
-                        "storedChars": link.stored_chars if link else None,
+                        "stored_chars": link.stored_chars if link else None,
                         "rebuilds": link.rebuilds if link else None,
                         "reason": link.reason if link else None,
                     }
@@ -314,8 +314,8 @@ class SidCodeStore:
                 {
                     "id": s.id,
                     "timestamp": s.timestamp,
-                    "toolName": s.tool_name,
-                    "toolSummary": s.tool_summary,
+                    "tool_name": s.tool_name,
+                    "tool_summary": s.tool_summary,
                     "reverts": list(s.reverts),
                     "reverted": s.reverted,
                     "files": files,
@@ -323,11 +323,11 @@ class SidCodeStore:
             )
         idx = mgr.index
         return {
-            "sessionId": idx.session_id,
+            "session_id": idx.session_id,
             "index": str(mgr.index_path),
-            "legacyMigrated": idx.migrated,
-            "nextId": idx.data.get("nextId"),
-            "projectRoot": str(mgr.project_root) if mgr.project_root else None,
+            "legacy_migrated": idx.migrated,
+            "next_id": idx.data.get("nextId"),
+            "project_root": str(mgr.project_root) if mgr.project_root else None,
             "snapshots": snaps,
             "files": [c.to_json() for c in health.values()],
         }

@@ -13,6 +13,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from sidtui.core.base.words import plural
 from sidtui.core.transcript.records import RecordFile
 from sidtui.core.transcript.structs import RecordRef
 from sidtui.core.transcript.tolerant import link_text
@@ -325,7 +326,7 @@ class RecordTree:
                 else "never meets the live chain"
             )
             out.append(
-                f"branch ending at line {recs[b.tip].line} ({b.skipped} records) {where}; "
+                f"branch ending at line {recs[b.tip].line} ({plural(b.skipped, 'record')}) {where}; "
                 "the agent skips it"
             )
         if more > 0:

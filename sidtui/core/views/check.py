@@ -24,6 +24,7 @@ from sidtui.core.base.jsonparse import JSONParseError, decode_text, js_json_pars
 from sidtui.core.base.jsonparse import would_strict_parser_reject as _strict_rejects
 from sidtui.core.base.pool import ordered_map
 from sidtui.core.base.regular import NotRegularFile, read_regular
+from sidtui.core.base.words import plural
 from sidtui.core.transcript.chain import rebuild_chain
 from sidtui.core.transcript.messages import LoaderFails, message_from_record
 from sidtui.core.transcript.records import DEFINED_RECORD_TYPES, RecordFile
@@ -290,7 +291,7 @@ class _Scan:
                     Finding(
                         "records_without_uuid",
                         path,
-                        f"{fc.records_without_uuid} records without a uuid in a chained file",
+                        f"{plural(fc.records_without_uuid, 'record')} without a uuid in a chained file",
                     )
                 )
             chain = rebuild_chain(rf)  # the loader's own walk, for what only it sees

@@ -46,6 +46,18 @@ def iso_from_ns(ns: int) -> str:
     )
 
 
+def _earlier(a: str | None, b: str | None) -> bool:
+    """ISO time ``a`` is before ``b`` (False when either is missing or not a time)."""
+    if not a or not b:
+        return False
+    try:
+        ta = datetime.fromisoformat(a.replace("Z", "+00:00"))
+        tb = datetime.fromisoformat(b.replace("Z", "+00:00"))
+        return ta < tb
+    except (ValueError, TypeError):  # not ISO, or one naive and one aware
+        return False
+
+
 def count_records(data: bytes) -> int:
     """Non-blank lines: a line of only whitespace is blank (``!line.trim()``, JS rules).
 
@@ -249,6 +261,10 @@ def summarize(
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
         if s.last_activity is None:
             s.last_activity = iso_from_ns(st.st_mtime_ns)
+    if _earlier(s.last_activity, s.started):
+        # a fork's copied records keep their old times after its new start: it was last
+        # active when it started (docs/DECISIONS.md, "Last activity of a fork")
+        s.last_activity = s.started
     if s.title is None and sf.kind == "main" and summary_file is not False:
         s.title = _summary_file_title(sf)
     if sf.kind == "main":

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from sidtui.core.base.words import plural
+
 
 @dataclass(repr=False)
 class SidCodeReading:
@@ -167,7 +169,8 @@ def _banner(view: Any) -> tuple[list[str], str]:
     head = f"On resume: {kind}" + (f" ({tools})" if tools and kind != "none" else "")
     lines = [
         head,
-        f"{len(rec.messages)} messages are sent; {len(rec.dropped)} removals by cleaning",
+        f"{plural(len(rec.messages), 'message')} {'is' if len(rec.messages) == 1 else 'are'} sent; "
+        f"{plural(len(rec.dropped), 'removal')} by cleaning",
     ]
     if rec.interruption.message is not None:
         preview = rec.interruption.message.message.preview(200)

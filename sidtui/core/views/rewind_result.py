@@ -9,17 +9,17 @@ from typing import Any
 
 
 def point_json(p: Any, snapshot_id: str | None, restore_from: str | None) -> dict[str, Any]:
-    """A rewind point's ``--json`` object (``snapshotId``: the checkpoint taken just
-    before it, ``restoreFrom``: the one a code rewind writes back)."""
+    """A rewind point's ``--json`` object (``snapshot_id``: the checkpoint taken just
+    before it, ``restore_from``: the one a code rewind writes back)."""
     return {
         "id": p.id,
-        "messageIndex": p.message_index,
+        "message_index": p.message_index,
         "uuid": p.uuid,
         "line": p.line,
         "preview": p.preview,
         "timestamp": p.timestamp,
-        "snapshotId": snapshot_id,
-        "restoreFrom": restore_from,
+        "snapshot_id": snapshot_id,
+        "restore_from": restore_from,
     }
 
 
@@ -66,7 +66,7 @@ class RewindResult:
         return {
             "session_id": self.session_id,
             "root": self.root,
-            "rootRefused": self.root_refusal,
+            "root_refused": self.root_refusal,
             "refusal": self.refusal,
             "drift": self.drift,
             "resumed": self.resumed.to_json() if self.resumed is not None else None,

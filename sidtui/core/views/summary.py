@@ -24,7 +24,8 @@ class SessionSummary(msgspec.Struct, omit_defaults=True):
             kind ("main"/"sidechain"), container ("jsonl"/"json").
         format_version: "3.0", "2.0", a v1 file's own version (None for sidechains).
         started: the start record's ISO timestamp; last_activity: the tail's timestamp
-            (else the file's mtime, ISO).
+            (else the file's mtime, ISO; never before ``started``: a fork's copied records
+            keep their old times).
         model, provider, cwd: from the start record.
         records: non-blank lines (messages for v1 ``.json`` files); bytes: file size;
             mtime_ns, inode: for cache keys.

@@ -221,12 +221,12 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
             )
             if lo:
                 t.append(
-                    f"left out: {len(lo.get('badLines', []))} bad line(s), "
-                    f"{lo.get('recordsNotCopied', 0)} record(s) off the salvaged chain, "
+                    f"left out: {len(lo.get('bad_lines', []))} bad line(s), "
+                    f"{lo.get('records_not_copied', 0)} record(s) off the salvaged chain, "
                     f"{len(lo.get('joins', []))} join(s)\n",
                     style="yellow",
                 )
-            for b in lo.get("badLines", [])[:5]:
+            for b in lo.get("bad_lines", [])[:5]:
                 t.append(printable(f"  line {b.get('line')}: {b.get('reason')}\n"), style="dim")
             summary.update(t)
             return

@@ -58,14 +58,14 @@ def test_both_stores_draw_and_judge_a_chain_alike():
     assert isinstance(sid, LinkChain)
     assert sid.drawing == "full·gz → diff ✗" and not sid.healthy
     doc = sid.to_json()
-    assert list(doc) == ["filePath", "drawing", "healthy", "entries"]
+    assert list(doc) == ["file_path", "drawing", "healthy", "entries"]
     assert doc["entries"][1] == {
-        "snapshotId": "s2",
+        "snapshot_id": "s2",
         "type": "diff",
         "compressed": True,
         "binary": False,
-        "existedBefore": True,
-        "storedChars": 10,
+        "existed_before": True,
+        "stored_chars": 10,
         "ops": 2,
         "rebuilds": False,
         "reason": "x",
@@ -79,8 +79,8 @@ def test_both_stores_draw_and_judge_a_chain_alike():
     assert cc.drawing == " → ".join(link.backup.label for link in links) and not cc.healthy
     assert ClaudeChain("/p", links[:1]).healthy
     entry = cc.to_json()["entries"][0]
-    assert entry["snapshotId"] == "c1" and entry["checkpoints"] == ["c1", "c2"]
-    assert entry["backupFileName"] == "h@v1" and entry["rebuilds"] is True
+    assert entry["snapshot_id"] == "c1" and entry["checkpoints"] == ["c1", "c2"]
+    assert entry["backup_file_name"] == "h@v1" and entry["rebuilds"] is True
     assert LinkChain("f", ()).healthy and LinkChain("f", ()).drawing == ""
 
 

@@ -664,4 +664,10 @@ def test_unknown_snapshot_names_the_whole_range_not_the_last_dozen(tmp_path):
     assert "(have: s1–s18)" in str(e.value)
     assert known_ids([]) == "none"
     assert known_ids(["s1", "s2"]) == "s1, s2"
-    assert known_ids([f"s{k}" for k in (1, 2, 3, 5, 6, 7, 8)]) == "s1 … s8, 7 snapshots"
+    assert known_ids([f"s{k}" for k in (1, 2, 3, 5, 6, 7, 8)]) == "s1–s3, s5–s8"
+    # s1–s6 are never hidden behind the newest ids (it said "s7, s8, … s18")
+    assert known_ids([f"s{k}" for k in range(1, 19)]) == "s1–s18"
+    assert known_ids([f"s{k}" for k in (1, 3, 4, 9, *range(11, 19))]) == "s1, s3, s4, s9, s11–s18"
+    many = [f"s{k}" for k in range(1, 40, 3)]  # 13 runs of one
+    assert known_ids(many) == "s1, s4, s7, …, s34, s37 (13 snapshots)"
+    assert known_ids(["a1", "b2"]) == "a1, b2"

@@ -42,7 +42,7 @@ def test_points_map_to_each_prompts_checkpoint(sess):
         (2, "edit all", "c2", True),
         (3, "edit a again", "c3", True),
     ]
-    assert pts[1].to_json()["restoreFrom"] == "c2" and pts[1].message_index == 4
+    assert pts[1].to_json()["restore_from"] == "c2" and pts[1].message_index == 4
 
 
 def test_a_prompt_without_its_own_checkpoint_uses_the_next(sess):
