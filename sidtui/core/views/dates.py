@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from sidtui.core.base.errors import UsageError
 from sidtui.core.usage.aggregate import parse_day
 
-_DAYS = re.compile(r"(\d{1,5})d")
+_DAYS = re.compile(r"([0-9]{1,5})d")
 
 T = TypeVar("T")
 

@@ -208,8 +208,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         Binding("ctrl+b", "toggle_projects", "Projects"),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
         Binding("ctrl+s", "fork", "Fork/Salvage"),
-        Binding("f2", "rename", "Rename", show=False),
-        Binding("ctrl+g", "resume", "Resume", show=False),
+        Binding("f2", "rename", "Rename (give the session a title)", show=False),
+        Binding("ctrl+g", "resume", "Resume it in its agent (the app waits)", show=False),
         # in the footer only when both homes are read (check_action)
         Binding(
             "ctrl+o",
