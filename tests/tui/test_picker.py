@@ -247,3 +247,40 @@ async def test_help_lists_rename_and_resume_once(demo):
         does = {k.strip(): d for _, ks, d in rows for k in ks.split(",")}
         assert keys.count("f2") == 1 and "Rename" in does["f2"], rows
         assert keys.count("^g") == 1 and "Resume" in does["^g"], rows
+
+
+async def test_the_session_header_says_its_title_and_f2_renames_it_there(demo):
+    """The header said the id, the format and the state but not the session's title."""
+    from sidtui.tui.screens.session import SessionScreen
+
+    app = _app(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot, rounds=6)
+        b = app.screen
+        _select(
+            b,
+            lambda s: (
+                s.source == "sid-code"
+                and s.loadable
+                and s.kind == "main"
+                and s.container == "jsonl"
+                and not s.live
+                and open(s.path, "rb").read().endswith(b"\n")
+            ),
+        )
+        await pilot.press("enter")
+        await settle(app, pilot)
+        s = app.screen
+        assert isinstance(s, SessionScreen)
+
+        def head() -> str:
+            return str(s.query_one("#session-head").render())
+
+        await pilot.press("f2")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RenameScreen)
+        app.screen.query_one("#rename-input").value = "Header title"
+        await pilot.press("enter")
+        await settle(app, pilot, rounds=6)
+        assert app.screen is s
+        assert head().startswith(" “Header title”"), head()

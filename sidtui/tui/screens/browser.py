@@ -849,7 +849,10 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         if not src.supports("rename"):
             self.notify(f"{src.label} sessions cannot be renamed by sidtui", severity="warning")
             return
-        self.app.push_screen(RenameScreen(src, src.file_of(s), s), self._renamed)
+        self.app.push_screen(
+            RenameScreen(src, src.file_of(s), session_id=s.session_id, title=s.title, live=s.live),
+            self._renamed,
+        )
 
     def _renamed(self, res) -> None:
         if res is None:

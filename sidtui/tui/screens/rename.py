@@ -34,24 +34,31 @@ class RenameScreen(ReportsWorkerErrors, ModalScreen):
     HELP_NAME = "rename dialog"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, source, ref, summary) -> None:
+    def __init__(
+        self, source, ref, *, session_id: str, title: str | None, live: bool = False
+    ) -> None:
+        """``ref``: the session's file; ``title``: the one it has (None: none);
+        ``live``: a running agent writes it (the rename asks first)."""
         super().__init__()
         self.source = source
         self.ref = ref
-        self.summary = summary
+        self.session_id = session_id
+        self.title = title
+        self.live = live
 
     def compose(self) -> ComposeResult:
-        s = self.summary
         with Vertical(id="rename-box", classes="modal-box"):
             yield Static(
-                Text(printable(f"Rename {self.source.label} session {s.session_id}")),
+                Text(printable(f"Rename {self.source.label} session {self.session_id}")),
                 classes="modal-title",
             )
             now = (
-                f"now: “{s.title}”" if s.title else "no title yet: the list shows its first prompt"
+                f"now: “{self.title}”"
+                if self.title
+                else "no title yet: the list shows its first prompt"
             )
             yield Static(Text(printable(now)), id="rename-now")
-            yield Input(value=s.title or "", placeholder="the new title", id="rename-input")
+            yield Input(value=self.title or "", placeholder="the new title", id="rename-input")
             yield Static("", id="rename-status")
             with Horizontal(classes="modal-buttons"):
                 yield Button("Rename", id="apply", variant="primary")
@@ -81,13 +88,13 @@ class RenameScreen(ReportsWorkerErrors, ModalScreen):
         if not title:
             self._say("a title cannot be empty")
             return
-        if title == (self.summary.title or ""):
+        if title == (self.title or ""):
             self.dismiss(None)
             return
-        if self.summary.live:
+        if self.live:
             self.app.push_screen(
                 ConfirmScreen(
-                    f"{self.summary.session_id} is being written by a running "
+                    f"{self.session_id} is being written by a running "
                     f"{self.source.label}: its title could change under it.\n\n"
                     "Rename it anyway (force)?",
                     yes="Force rename",
