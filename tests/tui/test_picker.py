@@ -284,3 +284,29 @@ async def test_the_session_header_says_its_title_and_f2_renames_it_there(demo):
         await settle(app, pilot, rounds=6)
         assert app.screen is s
         assert head().startswith(" “Header title”"), head()
+
+
+async def test_a_rewind_that_writes_a_new_session_offers_to_open_it(demo):
+    """Regression: after a Claude Code conversation rewind the dialog named the new
+    session (``claude --resume …``) but did not offer to open it."""
+    from sidtui.tui.screens.rewind import RewindScreen
+    from sidtui.tui.screens.session import SessionScreen
+    from tests.tui.test_claude_edits import _open, _pick_point
+
+    app = _app(demo)
+    async with app.run_test(size=(140, 45)) as pilot:
+        first = await _open(app, pilot, demo, "checkpoints")
+        await pilot.press("r")
+        await settle(app, pilot)
+        m = app.screen
+        assert isinstance(m, RewindScreen) and not m.query_one("#open-new").display
+        await _pick_point(app, pilot, 3)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert m.applied and m.query_one("#open-new").display
+        new = m.last_result.fork.session_id
+        await pilot.press("o")
+        await settle(app, pilot, rounds=6)
+        s = app.screen
+        assert isinstance(s, SessionScreen) and s is not first
+        assert s.sf.session_id == new
