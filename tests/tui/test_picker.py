@@ -310,3 +310,13 @@ async def test_a_rewind_that_writes_a_new_session_offers_to_open_it(demo):
         s = app.screen
         assert isinstance(s, SessionScreen) and s is not first
         assert s.sf.session_id == new
+        # the browser marks the new session with where it came from
+        from sidtui.tui.screens.browser import BrowserScreen
+
+        b = next(x for x in app.screen_stack if isinstance(x, BrowserScreen))
+        b.poll()
+        await settle(app, pilot, rounds=6)
+        row = next(v for v in b.summaries.values() if v.session_id == new)
+        assert row.forked_from == first.sf.session_id
+        cell = str(b.query_one("#sessions").get_cell(row.path, "prompt"))
+        assert cell.startswith(f"from {first.sf.session_id[:8]} · "), cell

@@ -694,6 +694,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
         if _badge(s.source):
             extra = f"  ·  {_label(s.source)}"
+        if getattr(s, "forked_from", None):
+            extra += f"  ·  forked from {printable(s.forked_from)}"
         # Session text goes in as template variables: literal, never read as markup.
         preview.update(
             Content.from_markup(

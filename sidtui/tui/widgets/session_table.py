@@ -106,14 +106,21 @@ def short_id(session_id: str, width: int = 8) -> str:
 
 def prompt_cell(s) -> Text:
     """What the session was about: its title (bold), else its first prompt, else why the
-    agent loads nothing."""
+    agent loads nothing; a fork, rewind or repair starts with where it came from
+    (``from 3d7d6def ·``)."""
     if s.title:
-        return cell(s.title, "bold")
-    if s.first_prompt:
-        return cell(" ".join(s.first_prompt.split()))
-    if not s.loadable and s.kind == "main":
-        return cell(s.load_failure or "", "dim")
-    return cell("")
+        out = cell(s.title, "bold")
+    elif s.first_prompt:
+        out = cell(" ".join(s.first_prompt.split()))
+    elif not s.loadable and s.kind == "main":
+        out = cell(s.load_failure or "", "dim")
+    else:
+        out = cell("")
+    origin = getattr(s, "forked_from", None)
+    if origin:
+        out = Text.assemble(cell(f"from {short_id(origin)} · ", "cyan"), out)
+        out.no_wrap, out.overflow, out.end = True, "ellipsis", ""
+    return out
 
 
 def all_cells(s) -> dict[str, object]:
