@@ -237,13 +237,17 @@ async def test_ctrl_g_resumes_with_the_agents_own_command_in_its_folder(
 
 
 async def test_help_lists_rename_and_resume_once(demo):
-    from tests.tui.test_polish import _help, _keys
+    from sidtui.tui.screens.help import HelpScreen
 
     app = _app(demo)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(app, pilot, rounds=6)
-        _, rows = await _help(app, pilot)
-        keys = _keys(rows)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        t = app.screen.query_one("#help-table")
+        rows = [tuple(str(t.get_cell_at((i, c))) for c in range(3)) for i in range(t.row_count)]
+        keys = [k.strip() for _, ks, _ in rows for k in ks.split(",")]
         does = {k.strip(): d for _, ks, d in rows for k in ks.split(",")}
         assert keys.count("f2") == 1 and "Rename" in does["f2"], rows
         assert keys.count("^g") == 1 and "Resume" in does["^g"], rows
@@ -289,18 +293,25 @@ async def test_the_session_header_says_its_title_and_f2_renames_it_there(demo):
 async def test_a_rewind_that_writes_a_new_session_offers_to_open_it(demo):
     """Regression: after a Claude Code conversation rewind the dialog named the new
     session (``claude --resume …``) but did not offer to open it."""
+    from sidtui.core.claude.layout import ClaudeHome
+    from sidtui.core.sources import ClaudeSource
     from sidtui.tui.screens.rewind import RewindScreen
     from sidtui.tui.screens.session import SessionScreen
-    from tests.tui.test_claude_edits import _open, _pick_point
 
     app = _app(demo)
     async with app.run_test(size=(140, 45)) as pilot:
-        first = await _open(app, pilot, demo, "checkpoints")
+        await settle(app, pilot, rounds=6)
+        src = ClaudeSource(ClaudeHome(demo.claude_home))
+        app.open_session(src.resolve(demo.claude_cases["checkpoints"]))
+        await settle(app, pilot)
+        first = app.screen
+        assert isinstance(first, SessionScreen) and first.view is not None
         await pilot.press("r")
         await settle(app, pilot)
         m = app.screen
         assert isinstance(m, RewindScreen) and not m.query_one("#open-new").display
-        await _pick_point(app, pilot, 3)
+        m.query_one("#rewind-points").move_cursor(row=2)  # before the third prompt
+        await settle(app, pilot)
         await pilot.press("y")
         await settle(app, pilot)
         assert m.applied and m.query_one("#open-new").display
