@@ -25,7 +25,7 @@ class RenameScreen(ReportsWorkerErrors, ModalScreen):
     """Ask for a session's new title (Enter renames, Esc cancels)."""
 
     CSS_PATH = "modal.tcss"
-    DEFAULT_CSS = """
+    CSS = """
     #rename-box { width: 80; height: auto; }
     #rename-input { margin: 1 0 0 0; }
     #rename-status { height: auto; padding: 0 1; }
@@ -61,8 +61,8 @@ class RenameScreen(ReportsWorkerErrors, ModalScreen):
             yield Input(value=self.title or "", placeholder="the new title", id="rename-input")
             yield Static("", id="rename-status")
             with Horizontal(classes="modal-buttons"):
-                yield Button("Rename", id="apply", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button("Rename (⏎)", id="apply", variant="primary")
+                yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#rename-input", Input).focus()
