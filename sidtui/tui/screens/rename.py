@@ -13,12 +13,22 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from sidtui.fmt import printable
 from sidtui.tui.screens.confirm import ConfirmScreen
 from sidtui.tui.worker_errors import ReportsWorkerErrors
+
+
+class RenameDone(Message):
+    """The rename worker's answer: the core's result, or why it was refused."""
+
+    def __init__(self, result=None, refusal: str | None = None) -> None:
+        super().__init__()
+        self.result = result
+        self.refusal = refusal
 
 
 class RenameScreen(ReportsWorkerErrors, ModalScreen):
@@ -117,10 +127,17 @@ class RenameScreen(ReportsWorkerErrors, ModalScreen):
         try:
             res = self.source.rename(self.ref, title, force=force)
         except (SidtuiError, OSError) as exc:
-            self.app.call_from_thread(self._refused, str(exc))
+            self.post_message(RenameDone(refusal=str(exc)))
             return
-        self.app.call_from_thread(self.dismiss, res)
+        self.post_message(RenameDone(res))
 
-    def _refused(self, why: str) -> None:
-        self._say(f"Refused: {why}")
+    def on_rename_done(self, msg: RenameDone) -> None:
+        if msg.refusal is None:
+            self.dismiss(msg.result)
+            return
+        self._say(f"Refused: {msg.refusal}")
         self.query_one("#apply", Button).disabled = False
+
+    def worker_failed(self, worker, error: BaseException) -> None:
+        self.query_one("#apply", Button).disabled = False
+        super().worker_failed(worker, error)
