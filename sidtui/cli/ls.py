@@ -43,6 +43,17 @@ def register(subparsers, parents) -> None:
         help="only the sessions of this agent (default: every home that is there)",
     )
     p.add_argument("--sidechains", action="store_true", help="also list sub-agent transcripts")
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only sessions last active on or after this local day: YYYY-MM-DD, today, "
+        "yesterday or Nd (the last N days, today included)",
+    )
+    p.add_argument(
+        "--until",
+        metavar="DATE",
+        help="only sessions last active on or before this local day (same forms)",
+    )
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.add_argument(
         "--no-cache",
@@ -54,7 +65,9 @@ def register(subparsers, parents) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import sources_from_args
+    from sidtui.core.views.dates import DayRange
 
+    days = DayRange.parse(args.since, args.until)  # a bad date: exit 2 before any read
     sources, named = sources_from_args(args)
     if args.source is not None:
         sources = [s for s in sources if s.name == args.source]
@@ -102,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         listed.append(src)
     if args.project is not None and not wheres:
         no_project_in_any(sources, args.project)
+    listed_count = len(summaries)
+    summaries = days.filter(summaries)
     if len(wheres) > 1:
         summaries.sort(key=lambda s: (s.last_activity or "", s.session_id), reverse=True)
     for e in errors:
@@ -113,9 +128,16 @@ def run(args: argparse.Namespace) -> int:
         print_json(summaries)  # orjson writes the dataclasses as to_json() would, faster
         return 0
     multi = len({s.source for s in summaries}) > 1
-    return _print_tables(
-        summaries, _empty_lines(sources, args) if not summaries else [], multi, pending
-    )
+    empty = _empty_lines(sources, args) if not listed_count else []
+    if listed_count and not summaries:  # every session is outside the dates
+        empty = [f"none of {listed_count} sessions was last active {_range_words(args)}"]
+    return _print_tables(summaries, empty, multi, pending)
+
+
+def _range_words(args: argparse.Namespace) -> str:
+    """``--since``/``--until`` in words (``since 2026-01-02 and until today``)."""
+    parts = [f"{w} {v}" for w, v in (("since", args.since), ("until", args.until)) if v]
+    return " and ".join(parts) + " (local days)"
 
 
 def _pending(sources: list, summaries: list, project: str | None) -> dict:

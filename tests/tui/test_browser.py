@@ -193,24 +193,34 @@ async def test_an_unusable_catalog_is_said_and_the_files_are_read(home, tmp_path
         assert any(m.startswith("catalog unusable, reading files directly") for m in said)
 
 
-async def test_fitted_columns_end_at_the_right_edge():
-    """Regression (the tester's layout notes): at 80×24 the "started" column showed cut
-    to "starte", at 160×48 the cost to "$0.": the columns that fit whole now fill the
-    view exactly, so the next one starts off screen."""
-    from sidtui.tui.widgets.session_table import COLUMNS, WIDTHS, fitted_widths
+async def test_fitted_columns_fill_the_view_and_keep_the_prompt_widest():
+    """Regression: the rows said nothing of what each session was about (no title, no
+    prompt) and the state column spent ~25 cells on "claude interrupted prompt". Now the
+    prompt column takes the room the others leave, an optional column joins only while
+    the prompt keeps PROMPT_MIN cells, and the columns end at the view's right edge."""
+    from sidtui.tui.widgets.session_table import (
+        ALWAYS,
+        COLUMNS,
+        OPTIONAL,
+        PROMPT_MIN,
+        WIDTHS,
+        fitted_columns,
+    )
 
-    for room in range(20, 200):
-        widths = fitted_widths(room)
-        edges, x = [], 0
-        for key, _ in COLUMNS:
-            x += widths[key] + 2
-            edges.append(x)
-        if edges[0] > room or edges[-1] <= room:
-            assert widths == WIDTHS, room  # nothing fits whole, or all fit: as they are
-        else:
-            assert room in edges, room
-            grown = [k for k in WIDTHS if widths[k] != WIDTHS[k]]
-            assert len(grown) <= 1 and widths["state"] >= WIDTHS["state"], room
+    order = [k for k, _ in COLUMNS]
+    for room in range(20, 260):
+        keys, widths = fitted_columns(room)
+        assert set(ALWAYS) <= set(keys), room
+        assert list(keys) == sorted(keys, key=order.index), room
+        extra = [k for k in keys if k not in ALWAYS]
+        assert set(extra) == set(OPTIONAL[: len(extra)]), room  # they join in their order
+        used = sum(w + 2 for w in widths.values())
+        if widths["prompt"] > WIDTHS["prompt"]:
+            assert used == room, room  # the last column ends at the right edge
+        if extra:
+            assert widths["prompt"] >= PROMPT_MIN, room
+            assert widths["prompt"] == max(widths.values()), room
+        assert widths["id"] == 8 and widths["state"] <= 11, room
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
@@ -225,8 +235,13 @@ async def test_no_column_is_drawn_cut(home, size):
         r = table.content_region
         header = screen_lines(app)[r.y][r.x : r.x + r.width]
         drawn = [w.strip() for w in header.split("  ") if w.strip()]
-        assert drawn == [label for _, label in COLUMNS][: len(drawn)]
-        assert ("cost" in drawn) == (size == (160, 48))
+        labels = dict(COLUMNS)
+        assert drawn == [labels[k] for k in table.shown]
+        if size == (80, 24):  # id, agent, state and what the session was about
+            assert drawn == ["id", "agent", "state", "title / first prompt"]
+        else:
+            assert drawn[:5] == ["id", "agent", "state", "title / first prompt", "last active"]
+            assert "model" in drawn
 
 
 async def test_enter_in_the_filter_opens_the_highlighted_session(home):

@@ -61,10 +61,10 @@ async def test_browser_lists_both_sources_grouped_and_marked(demo):
         labels = [str(projects.get_option_at_index(i).prompt) for i in range(projects.option_count)]
         assert any(lbl.startswith("claude·") for lbl in labels)
         assert projects.option_count == 1 + len({project_key(s) for s in b.summaries.values()})
-        # the row marker: the state cell of a Claude Code row starts with "claude"
+        # the row marker: a Claude Code row says its agent in a badge of its own
         table = b.query_one("#sessions")
         sid = demo.claude_cases["checkpoints"]
-        assert str(table.get_cell(_key(b, sid), "state")).startswith("claude ")
+        assert str(table.get_cell(_key(b, sid), "agent")) == "claude"  # its own badge
         sid_code = next(s for s in b.summaries.values() if s.source == "sid-code")
         assert not str(table.get_cell(str(sid_code.path), "state")).startswith("claude")
 

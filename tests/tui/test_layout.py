@@ -75,7 +75,7 @@ async def test_80_columns_browser_hides_projects_until_asked(demo):
         b = app.screen
         projects, table = b.query_one("#projects"), b.query_one("#sessions")
         assert b.has_class("-narrow") and projects.region.width == 0
-        assert "last activity" in " ".join(screen_lines(app))
+        assert "title / first prompt" in " ".join(screen_lines(app))
         await pilot.press("ctrl+b")
         await settle(app, pilot)
         assert projects.region.width == 22 and app.focused is projects
@@ -277,13 +277,13 @@ async def test_the_conversation_is_rewrapped_after_a_resize_on_another_tab(demo)
 async def test_long_cells_end_in_an_ellipsis_and_the_full_id_is_shown(demo):
     """Regression: long ids and model names were cut without an ellipsis and the full
     session id was shown nowhere."""
-    from sidtui.tui.widgets.session_table import row_cells
+    from sidtui.tui.widgets.session_table import all_cells
 
     app = _app(demo[0])
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         b = app.screen
         s = b.current_summary()
-        cells = row_cells(s)
-        assert (cells[0].overflow, cells[4].overflow) == ("ellipsis", "ellipsis")  # id, model
+        cells = all_cells(s)
+        assert all(cells[k].overflow == "ellipsis" for k in ("id", "model", "prompt"))
         assert s.session_id in str(b.query_one("#preview").render())

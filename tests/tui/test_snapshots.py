@@ -72,6 +72,23 @@ def test_browser(snap_compare, demo, size):
     assert snap_compare(make(demo), terminal_size=size, run_before=_browser)
 
 
+async def _rename(pilot):
+    """The rename dialog (F2) of the browser's first row with a title (nothing written)."""
+    app = pilot.app
+    await settle(app, pilot)
+    b = app.screen
+    table = b.query_one("#sessions")
+    row = next(i for i, r in enumerate(table.rows) if b.summaries[r.value].title)
+    table.move_cursor(row=row, animate=False)
+    await pilot.press("f2")
+    await settle(app, pilot)
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_rename_dialog(snap_compare, demo, size):
+    assert snap_compare(make(demo), terminal_size=size, run_before=_rename)
+
+
 def test_browser_light(snap_compare, demo):
     assert snap_compare(make(demo, "light"), terminal_size=SIZE, run_before=_browser)
 

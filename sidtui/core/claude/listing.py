@@ -78,6 +78,8 @@ def summarize(
         source="claude-code",
         resume_lost=view.resume.lost_messages if view.resume is not None else None,
     )
+    if cf.kind == "main":
+        s.forked_from = forked_from(_head(data, cf.path), cf.session_id)
     if st is not None:
         s.mtime_ns, s.inode = st.st_mtime_ns, st.st_ino
         if s.last_activity is None:
@@ -86,6 +88,42 @@ def summarize(
         lv = session_liveness(cf.session_id, processes or [])
         s.live, s.stale = lv.live, lv.stale
     return s
+
+
+#: How much of a large transcript's start is searched for ``forkedFrom`` (a copy's first
+#: copied record carries it).
+HEAD_BYTES = 1 << 18
+
+
+def _head(data: bytes | FileSource, path: Path) -> bytes:
+    """The transcript's bytes (a large one read in pieces: its first :data:`HEAD_BYTES`)."""
+    if isinstance(data, bytes | bytearray):
+        return bytes(data)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(HEAD_BYTES)
+    except OSError:
+        return b""
+
+
+def forked_from(data: bytes, own: str) -> str | None:
+    """The session a transcript was copied from: the ``forkedFrom.sessionId`` of its first
+    record that has one (what a fork, a conversation rewind or a repair writes on every
+    record it copies); None when none names another session."""
+    import orjson
+
+    at = data.find(b'"forkedFrom"')
+    if at < 0:
+        return None
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    try:
+        d = orjson.loads(data[start : len(data) if end < 0 else end])
+    except orjson.JSONDecodeError:
+        return None
+    ff = d.get("forkedFrom") if isinstance(d, dict) else None
+    sid = ff.get("sessionId") if isinstance(ff, dict) else None
+    return sid if isinstance(sid, str) and sid and sid != own else None
 
 
 def _read(path: str | os.PathLike[str]) -> tuple[bytes | FileSource, os.stat_result]:

@@ -50,7 +50,7 @@ from sidtui.core.views.listing import CHUNK_FILES, Summarized
 from sidtui.core.views.summary import SessionSummary
 
 #: Bump when the schema or the meaning of a stored row changes: older caches are rebuilt.
-FORMAT = "sidtui-catalog/6"  # 6: Claude Code rows say what --resume loses (resume_lost)
+FORMAT = "sidtui-catalog/7"  # 7: Claude Code rows name the session they were forked from
 #: Files per transaction and per progress report (reports come at the end of the chunk
 #: that reaches each multiple; chunks are at most this many files).
 BATCH = 200

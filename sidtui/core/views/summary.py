@@ -40,6 +40,8 @@ class SessionSummary(msgspec.Struct, omit_defaults=True):
         parent_session_id: for sidechains.
         source: the agent that wrote it (``"sid-code"``, ``"claude-code"``:
             :mod:`sidtui.core.sources`).
+        forked_from: the session this one was copied from (a Claude Code fork, rewind or
+            repair: its records' ``forkedFrom.sessionId``); None: none (or not known).
         resume_lost: a Claude Code main session's conversation messages on disk that
             Claude Code will not load on ``--resume`` (a broken chain, damaged lines; not
             compacted ones): 0 = it loads them all; None = not known (sid-code, sidechains).
@@ -74,6 +76,7 @@ class SessionSummary(msgspec.Struct, omit_defaults=True):
     trace_ids: list[str] | None = None
     source: str = "sid-code"
     resume_lost: int | None = None
+    forked_from: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return msgspec.structs.asdict(self)

@@ -11,6 +11,7 @@ and new sessions appear without a refresh key. Rows come from
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -28,7 +29,7 @@ from textual.widgets.option_list import Option
 from sidtui.fmt import plural, printable
 from sidtui.tui.fmt import one_line, plain, short_time, state_badge
 from sidtui.tui.messages import SessionsScanned
-from sidtui.tui.widgets.session_table import COLUMNS, SessionTable, row_cells
+from sidtui.tui.widgets.session_table import SessionTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
 
 ALL = "__all__"
@@ -106,6 +107,31 @@ def split_source(query: str) -> tuple[list[str], str]:
     return words, " ".join(rest)
 
 
+def split_dates(query: str):
+    """``(day range, the rest, error)`` of a filter query: ``since:D`` / ``until:D`` (D:
+    ``YYYY-MM-DD``, ``today``, ``yesterday``, ``7d``) keep the rows last active in that
+    range of local days (:class:`~sidtui.core.views.dates.DayRange`, as ``ls --since``);
+    ``error``: why a word is no date (its rows are then not narrowed by it)."""
+    from sidtui.core.base.errors import UsageError
+    from sidtui.core.views.dates import DayRange
+
+    since = until = None
+    rest = []
+    for tok in query.split():
+        low = tok.lower()
+        if low.startswith("since:"):  # "since:" alone (still typing): no bound yet
+            since = tok[6:] or None
+        elif low.startswith("until:"):
+            until = tok[6:] or None
+        else:
+            rest.append(tok)
+    try:
+        days = DayRange.parse(since, until, names=("since:", "until:"))
+    except UsageError as exc:
+        return DayRange(), " ".join(rest), str(exc)
+    return days, " ".join(rest), None
+
+
 def empty_state(home, claude_home) -> str:
     """What the browser says when it lists nothing: per home, what was looked for where
     (a missing sid-code or Claude Code home named with its flag), and how to get one."""
@@ -130,10 +156,14 @@ def empty_state(home, claude_home) -> str:
 def filter_rows(query: str, rows: list) -> list:
     """The rows whose id, project, title or first prompt contain ``query`` or match it
     fuzzily (rapidfuzz ``partial_ratio`` ≥ 85, computed in C over all rows at once);
-    ``source:NAME`` words keep only the rows of the sources whose name starts with one."""
+    ``source:NAME`` words keep only the rows of the sources whose name starts with one,
+    ``since:D`` / ``until:D`` those last active in that range (:func:`split_dates`)."""
     wanted, query = split_source(query)
     if wanted:
         rows = [s for s in rows if any(getattr(s, "source", "").startswith(w) for w in wanted)]
+    days, query, _ = split_dates(query)
+    if days:
+        rows = days.filter(rows)
     q = query.lower().strip()
     if not q:
         return rows
@@ -178,6 +208,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         Binding("ctrl+b", "toggle_projects", "Projects"),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
         Binding("ctrl+s", "fork", "Fork/Salvage"),
+        Binding("f2", "rename", "Rename (give the session a title)", show=False),
+        Binding("ctrl+g", "resume", "Resume it in its agent (the app waits)", show=False),
         # in the footer only when both homes are read (check_action)
         Binding(
             "ctrl+o",
@@ -214,7 +246,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             yield OptionList(id="projects")
             with Vertical(id="browser-right"):
                 yield Input(
-                    placeholder="type to filter: id, project, first prompt",
+                    placeholder="type to filter: id, title, prompt · since:7d until:2026-01-31",
                     id="filter",
                     select_on_focus=False,
                 )
@@ -492,7 +524,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         for key in new_keys:
             s = self.summaries[key]
             if self._visible(s, q):
-                table.add_row(*row_cells(s), key=key)
+                table.add_session(s)
         self.shown_count = table.row_count
         if self.first_rows_at is None and table.row_count:
             self.first_rows_at = time.perf_counter()
@@ -517,6 +549,9 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         parts = [sessions, plural(projects, "project")]
         if self.errors:
             parts.append(f"{len(self.errors)} unreadable")
+        bad_date = split_dates(self.query_one("#filter", Input).value)[2]
+        if bad_date:
+            parts.append(bad_date)
         if self._progress:
             parts.append(self._progress)
         self.query_one("#scan-status", Static).update(" " + " · ".join(parts))
@@ -534,11 +569,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             )
 
     def _update_row(self, table: SessionTable, s) -> None:
-        key = str(s.path)
-        if key not in table.rows:
-            return
-        for (col, _), value in zip(COLUMNS, row_cells(s), strict=True):
-            table.update_cell(key, col, value)
+        table.update_session(s)
 
     def _project_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -623,7 +654,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         for s in rows[start:end]:
             key = str(s.path)
             if key not in table.rows:
-                table.add_row(*row_cells(s), key=key)
+                table.add_session(s)
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current), animate=False)
             current = None
@@ -663,6 +694,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         extra = "" if s.loadable else "  ·  the agent cannot load it: ctrl+s salvages a copy"
         if _badge(s.source):
             extra = f"  ·  {_label(s.source)}"
+        if getattr(s, "forked_from", None):
+            extra += f"  ·  forked from {printable(s.forked_from)}"
         # Session text goes in as template variables: literal, never read as markup.
         preview.update(
             Content.from_markup(
@@ -809,6 +842,89 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         if sf is not None:
             self.app.open_session(sf, then="fork")
 
+    def action_rename(self) -> None:
+        """Give the highlighted session a title (:class:`~sidtui.tui.screens.rename.
+        RenameScreen`, the core's ``Source.rename``)."""
+        from sidtui.tui.screens.rename import RenameScreen
+
+        s = self.current_summary()
+        if s is None:
+            return
+        src = self.app.source_named(s.source)
+        if not src.supports("rename"):
+            self.notify(f"{src.label} sessions cannot be renamed by sidtui", severity="warning")
+            return
+        self.app.push_screen(
+            RenameScreen(src, src.file_of(s), session_id=s.session_id, title=s.title, live=s.live),
+            self._renamed,
+        )
+
+    def _renamed(self, res) -> None:
+        if res is None:
+            return
+        import msgspec
+
+        key = next((k for k, v in self.summaries.items() if v.session_id == res.session_id), None)
+        if key is not None:  # the row says it at once; the next poll reads the file again
+            s = msgspec.structs.replace(self.summaries[key], title=res.title)
+            self.summaries[key] = s
+            self._update_row(self.query_one("#sessions", SessionTable), s)
+            self._update_preview()
+        self.notify(printable(f"renamed {res.session_id} to “{res.title}”"), markup=False)
+        self.poll()
+
+    def resume_refusal(self, s) -> str | None:
+        """Why the highlighted session cannot be resumed from here (None: it can)."""
+        import shlex
+        import shutil
+
+        src = self.app.source_named(s.source)
+        command = src.resume_command(s.session_id)
+        if command is None:
+            return f"sidtui does not know how to resume a {src.label} session"
+        if s.kind != "main":
+            return "a sub-agent's transcript is resumed with the session that spawned it"
+        if s.live:
+            return f"{s.session_id} is live: a running {src.label} writes it now"
+        program = shlex.split(command)[0]
+        if shutil.which(program) is None:
+            return f"{program!r} is not on PATH: is {src.label} installed?"
+        if s.cwd and not os.path.isdir(s.cwd):
+            return f"its project folder {s.cwd} is gone"
+        return None
+
+    def action_resume(self) -> None:
+        """Suspend the app and run the agent's own resume command for the highlighted
+        session in its project folder; back in the app when it exits."""
+        import shlex
+
+        s = self.current_summary()
+        if s is None:
+            return
+        why = self.resume_refusal(s)
+        if why is not None:
+            self.notify(printable(f"cannot resume: {why}"), severity="warning", markup=False)
+            return
+        command = self.app.source_named(s.source).resume_command(s.session_id)
+        self.run_resume(shlex.split(command), s.cwd or None)
+        self.poll()
+
+    def run_resume(self, argv: list[str], cwd: str | None) -> None:
+        """Run ``argv`` in ``cwd`` with the app suspended (tests replace this)."""
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.app.suspend():
+                subprocess.run(argv, cwd=cwd, check=False)
+        except SuspendNotSupported:
+            self.notify(
+                "this terminal cannot hand the screen to another program", severity="warning"
+            )
+        except OSError as exc:
+            self.notify(printable(f"cannot run {argv[0]}: {exc}"), severity="error", markup=False)
+
     def command_entries(self):
         """(title, help, callback) for the command palette on this screen."""
         return [
@@ -822,6 +938,12 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
                 "Filter sessions",
                 "Type to filter by id, project or first prompt",
                 self.action_focus_filter,
+            ),
+            ("Rename session", "Give the highlighted session a title (F2)", self.action_rename),
+            (
+                "Resume session",
+                "Run the agent's own resume of the highlighted session (ctrl+g)",
+                self.action_resume,
             ),
             ("Show / hide projects", "The projects pane (ctrl+b)", self.action_toggle_projects),
             ("Rescan home", "Check every session file again (ctrl+r)", self.action_rescan),

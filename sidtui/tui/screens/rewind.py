@@ -61,6 +61,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
         Binding("escape", "cancel", "Cancel"),
         Binding("m", "cycle_mode", "Mode"),
         Binding("y", "apply", "Rewind"),
+        Binding("o", "open_new", "Open the new session", show=False),
     ]
 
     #: How a conversation rewind keeps what it drops (the preview's words), per capability.
@@ -94,9 +95,12 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
                         yield Static("", id="rewind-preview")
             with Horizontal(classes="modal-buttons"):
                 yield Button("Rewind (y)", id="apply", variant="error", disabled=True)
+                # a rewind that wrote a new session offers to open it (shown then)
+                yield Button("Open new session (o)", id="open-new", variant="primary")
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
+        self.query_one("#open-new", Button).display = False
         t = self.query_one("#rewind-points", DataTable)
         # widths given, not measured from the header: the time stays whole
         t.add_column("#", key="#", width=3)
@@ -249,6 +253,9 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
             self.query_one("#apply", Button).disabled = True
             self.query_one("#apply", Button).display = False  # done: nothing to press
             self.query_one("#cancel", Button).label = "Close (Esc)"
+            if self._new_file(res) is not None:
+                self.query_one("#open-new", Button).display = True
+                self.query_one("#open-new", Button).focus()
             out.update(self._result_renderable(res))
             self.notify(
                 f"rewound to point {res.point.id}: {plural(res.messages_dropped, 'message')} "
@@ -400,6 +407,7 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
             resume = self.source.resume_command(res.fork.session_id)
             if resume:
                 t.append(printable(f"resume it with: {resume}\n"))
+            t.append("o opens it here\n", style="bold")
         if not self.new_session or res.mode != "conversation":
             t.append(f"files restored: {res.files_restored}\n")
             skipped = [f for f in res.files if f.get("action") == "skipped"]
@@ -456,6 +464,8 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "apply":
             self.action_apply()
+        elif event.button.id == "open-new":
+            self.action_open_new()
         else:
             self.action_cancel()
 
@@ -496,6 +506,24 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
     def _run(self, point: int, force: bool = False) -> None:
         self.query_one("#apply", Button).disabled = True
         self.run_rewind(point, self.mode, dry_run=False, force=force)
+
+    def _new_file(self, res):
+        """The session file a real rewind wrote (None: none, or it cannot be read)."""
+        fork = getattr(res, "fork", None)
+        if not self.new_session or fork is None or getattr(fork, "path", None) is None:
+            return None
+        try:
+            return self.source.file_at(fork.path, getattr(self.view.file, "project", None))
+        except (OSError, ValueError):
+            return None
+
+    def action_open_new(self) -> None:
+        """Close the dialog and open the session the rewind wrote."""
+        sf = self._new_file(self.last_result) if self.applied else None
+        if sf is None:
+            return
+        self.dismiss(self.last_result)
+        self.app.call_later(self.app.open_session, sf)
 
     def action_cancel(self) -> None:
         if self.applied and self.last_result is not None:

@@ -37,7 +37,7 @@ from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPan
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.fmt import plural, printable
 from sidtui.tui.conversation_model import ConversationModel
-from sidtui.tui.fmt import human_size, plain, pretty_json, short_time
+from sidtui.tui.fmt import human_size, one_line, plain, pretty_json, short_time
 from sidtui.tui.live_session import FOLLOW_BINDING, LiveSessionScreen, load_error_text
 from sidtui.tui.messages import (
     BranchSwitched,
@@ -132,6 +132,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         Binding("4", "show_tab('state')", "State", show=False),
         Binding("5", "show_tab('sidechains')", "Sidechains", show=False),
         Binding("ctrl+r", "reload", "Reload", show=False),
+        Binding("f2", "rename", "Rename (give the session a title)", show=False),
         Binding("b", "fork_branch", "Fork branch", show=False),
         Binding("M", "repair", "Repair…", show=False),
         Binding("R", "restore_before", "Restore before…", show=False),
@@ -243,6 +244,8 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             return not self.has("file-history")
         if action == "repair":
             return self.source.conversation_rewind != "new-session"
+        if action == "rename":
+            return not self.source.supports("rename") or self.sf.kind != "main"
         return False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -433,6 +436,9 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         the file's size and the pending journals said as ``ls`` says them."""
         title, facts = reading.head
         title = list(title)
+        name = self.source.title_of(self.view) if self.view is not None else None
+        if name:  # what the session was about, as the browser's row says it
+            title.insert(0, (f" “{one_line(name, 60)}”", "strong"))
         if self.pending and title:  # as `ls` says
             text, _tone = title[-1]
             title[-1] = (text + " (restore pending)", "pending")
@@ -709,6 +715,24 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
 
     def action_reload(self) -> None:
         self.load(True)
+
+    def action_rename(self) -> None:
+        """Give the session a title (the browser's F2 dialog); read again after."""
+        from sidtui.tui.screens.rename import RenameScreen
+
+        if self.view is None:
+            self.notify("the session is still loading", severity="warning")
+            return
+        self.app.push_screen(
+            RenameScreen(
+                self.source,
+                self.sf,
+                session_id=self.view.session_id,
+                title=self.source.title_of(self.view),
+                live=bool(self.view.liveness.live),
+            ),
+            lambda res: self.action_reload() if res is not None else None,
+        )
 
     def _require_view(self) -> bool:
         """The session is read and is one a write may change (no sub-agent transcript)."""
