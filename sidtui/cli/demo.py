@@ -212,13 +212,15 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
         print(home)
         return 0
     from sidtui.cli.app import has_terminal, listing_instead
+    from sidtui.core.sources import ClaudeSource
 
     h = Home(home)
+    # the demo's own Claude Code home only (never the user's ~/.claude)
+    others = [ClaudeSource.resolve_home(claude_home, {})] if claude_home is not None else []
     if not has_terminal():
-        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", claude_home)
+        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", others)
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:
-        return listing_instead(h, "the app is not available", claude_home)
-    # the demo's own Claude Code home only (never the user's ~/.claude)
-    return run_tui(h, theme=getattr(args, "theme", None), claude_home=claude_home)
+        return listing_instead(h, "the app is not available", others)
+    return run_tui(h, theme=getattr(args, "theme", None), others=others)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from sidtui.cli.common import (
     has_project_folder,
-    no_claude_project,
+    no_project,
     no_project_in_any,
     print_json,
     registrations_warned,
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             if args.project is not None and not has_project_folder(src, args.project):
                 if len(sources) > 1:
                     continue
-                no_claude_project(src, args.project)
+                no_project(src, args.project)
             rows, errs = _claude_summaries(src, args)
             errors += errs
             wheres.append(str(src.home.projects_dir))

@@ -41,7 +41,7 @@ def _progress(label: str):
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import (
         has_project_folder,
-        no_claude_project,
+        no_project,
         no_project_in_any,
         print_json,
         require_project,
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         if src.name == "sid-code":
             require_project(home, args.project)  # never raises OSError (sessions/ unsearchable)
         elif args.project is not None and not has_project_folder(src, args.project):
-            no_claude_project(src, args.project)
+            no_project(src, args.project)
         cat = Catalog(home)
         for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
             if note:

@@ -337,6 +337,28 @@ class Source(ABC):
         """A file whose content does not tell (empty) is this agent's by where it lies."""
         return False
 
+    def resume_agent(self) -> str | None:
+        """The agent's own resume named for people with the version whose rules the reader
+        follows (``show`` says what it sends "as Claude Code 2.1.332 does"); None: the
+        reader predicts no resume."""
+        return None
+
+    def lost_notice(self, group: Any) -> str:
+        """One sentence about a group of messages on disk its resume will not load
+        (``show`` prints it below the group)."""
+        return f"{group.messages} messages above are not loaded on resume"
+
+    def lost_counts(self, group: Any) -> bool:
+        """The group counts among the messages a resume loses (a compaction's summary
+        stands in for its messages: they do not)."""
+        return True
+
+    @classmethod
+    def home_of_file(cls, path: Path) -> Path | None:
+        """The root of the home a transcript at ``path`` lies in, from its place alone
+        (None: it tells nothing): a path given without a home flag is read in that home."""
+        return None
+
     def check_options(self) -> dict[str, Any]:
         """More keyword arguments for the checker (none by default)."""
         return {}

@@ -51,6 +51,27 @@ class ClaudeSource(Source):
         normal session with no messages)."""
         return path.suffix == ".jsonl" and home_of(path) is not None
 
+    @classmethod
+    def home_of_file(cls, path: Path) -> Path | None:
+        """``<root>`` of ``<root>/projects/<slug>/…`` (:func:`~sidtui.core.claude.layout.home_of`)."""
+        place = home_of(path)
+        return place[0] if place is not None else None
+
+    def resume_agent(self) -> str:
+        from sidtui.core.claude.resume import AGENT_VERSION
+
+        return f"{self.label} {AGENT_VERSION}"
+
+    def lost_notice(self, group: Any) -> str:
+        from sidtui.core.claude.resume import lost_notice
+
+        return lost_notice(group)
+
+    def lost_counts(self, group: Any) -> bool:
+        from sidtui.core.claude.resume import COMPACTED
+
+        return bool(group.reason != COMPACTED)
+
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts
 
