@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import re
 import sys
@@ -246,54 +245,12 @@ def _SafeConsole(base):
     return SafeConsole
 
 
-def require_project(home: Home, project: str | None) -> None:
-    """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/."""
-    if project is not None and ("/" in project or project in ("", ".", "..")):
-        from sidtui.core.base.errors import UsageError
-
-        what = "an empty name" if not project else "a path"
-        raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not {what}")
-    if project is None:
-        return
-    try:
-        if (home.sessions_dir / project).is_dir():
-            return
-    except OSError as exc:  # sessions/ itself may not be searched
-        if exc.errno != errno.ENAMETOOLONG:  # (a name too long is no folder: usage error)
-            from sidtui.core.base.errors import UnreadableInput
-
-            raise UnreadableInput(
-                f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
-            ) from None
-    from sidtui.core.base.discover import project_folders
-    from sidtui.core.base.errors import UsageError
-
-    raise UsageError(
-        f"no project folder {project!r} under {home.sessions_dir} "
-        f"(projects: {', '.join(project_folders(home)) or 'none'})"
-    )
-
-
 def has_project_folder(src, project: str) -> bool:
     """Whether ``src`` (a source) has the project folder ``project`` (False: unreadable)."""
     try:
         return (src.projects_dir / project).is_dir()
     except OSError:
         return False
-
-
-def no_project(src, project: str) -> None:
-    """Raise the usage error (exit 2) for a ``--project`` no folder of the source ``src``
-    has, listing its folders."""
-    from sidtui.core.base.errors import UsageError
-
-    if "/" in project or project in ("", ".", ".."):
-        raise UsageError(f"--project takes a folder name under {src.projects_dir}, not a path")
-    names = src.project_folders()
-    shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
-    raise UsageError(
-        f"no project folder {project!r} under {src.projects_dir} (projects: {shown or 'none'})"
-    )
 
 
 def no_project_in_any(sources: list, project: str) -> None:

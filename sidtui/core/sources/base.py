@@ -281,6 +281,11 @@ class Source(ABC):
     rewind_finishes_interrupted: ClassVar[bool] = True
     tags_json: ClassVar[bool] = False
     no_points_reason: ClassVar[str] = "no typed prompts"
+    #: what its ``ls`` rows record beyond every source's columns (``cost``, ``ended``)
+    row_fields: ClassVar[frozenset[str]] = frozenset()
+    #: a transcript with no message is a normal session of it (dimmed in ``ls``), not a
+    #: file its agent fails to load
+    quiet_empty: ClassVar[bool] = False
     home_class: ClassVar[type[HomeRoot]]
     discoverer: ClassVar[str]
     resolver: ClassVar[str]
@@ -539,6 +544,37 @@ class Source(ABC):
     @abstractmethod
     def project_folders(self) -> list[str]:
         """The names of its project folders, sorted."""
+
+    def require_project(self, project: str | None) -> None:
+        """Raise :class:`~sidtui.core.base.errors.UsageError` (exit 2) when ``--project``
+        names no folder of this source, its folders listed (None: nothing to check)."""
+        from sidtui.core.base.errors import UsageError
+
+        if project is None:
+            return
+        try:
+            if (self.projects_dir / project).is_dir():
+                return
+        except OSError:
+            pass
+        where = self.projects_dir
+        if "/" in project or project in ("", ".", ".."):
+            raise UsageError(f"--project takes a folder name under {where}, not a path")
+        names = self.project_folders()
+        shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+        raise UsageError(
+            f"no project folder {project!r} under {where} (projects: {shown or 'none'})"
+        )
+
+    def empty_listing(self, project: str | None) -> str:
+        """What an empty ``ls`` (of ``project``) says of this home: where it looked."""
+        folder = self.projects_dir
+        return f"no sessions under {folder / project if project else folder}"
+
+    def unreadable_folders(self, project: str | None) -> list[tuple[Path, str]]:
+        """``(folder, why)`` of each folder a listing (of ``project``) cannot read, found
+        before any file is read (none: the listing says it of each file it reads)."""
+        return []
 
     @abstractmethod
     def file_of(self, summary: SessionSummary) -> SessionRef:

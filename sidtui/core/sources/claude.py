@@ -33,6 +33,7 @@ class ClaudeSource(Source):
     checkpoint_unit = PROMPT
     rewind_finishes_interrupted = False
     tags_json = True
+    quiet_empty = True
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None

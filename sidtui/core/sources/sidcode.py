@@ -32,6 +32,7 @@ class SidCodeSource(Source):
     checkpoint_unit = TOOL_BATCH
     rewind_finishes_interrupted = True
     tags_json = False
+    row_fields = frozenset({"cost", "ended"})
     no_points_reason = "no human prompts on the live chain"
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
@@ -126,6 +127,27 @@ class SidCodeSource(Source):
         from sidtui.core.base.discover import project_folders
 
         return project_folders(self._home)
+
+    def require_project(self, project: str | None) -> None:
+        """:func:`~sidtui.core.base.discover.require_project` (``sessions/`` unsearchable:
+        UnreadableInput)."""
+        from sidtui.core.base.discover import require_project
+
+        require_project(self._home, project)
+
+    def empty_listing(self, project: str | None) -> str:
+        """:func:`~sidtui.core.base.discover.empty_home_hint` for the whole home (what was
+        looked for where, and the likely home)."""
+        from sidtui.core.base.discover import empty_home_hint
+
+        if project is None:
+            return empty_home_hint(self._home)
+        return super().empty_listing(project)
+
+    def unreadable_folders(self, project: str | None) -> list[tuple[Path, str]]:
+        from sidtui.core.base.discover import unreadable_folders
+
+        return list(unreadable_folders(self._home, project))
 
     # ------------------------------------------------------------------ writing
 
