@@ -293,6 +293,9 @@ class Source(ABC):
     checker: ClassVar[str]
     usage_reader: ClassVar[str]
     registry: ClassVar[str]
+    #: the module whose ``title_of(model)`` and ``write_title(model, title, policy=)`` read
+    #: and write a session's title (None: the source keeps none)
+    titles: ClassVar[str | None] = None
 
     def __init__(self, home: Any) -> None:
         self._home = home
@@ -480,13 +483,21 @@ class Source(ABC):
         return [] if folder is None else pending_journals(folder, session_ids)
 
     def title_of(self, model: SessionModel) -> str | None:
-        """The title the session was given (by a user or the agent), None when none was."""
-        return None
+        """The title the session was given (by a user or the agent), None when none was
+        (or the source keeps no titles: no :attr:`titles` module)."""
+        if self.titles is None:
+            return None
+        title: str | None = self.reader(f"{self.titles}:title_of")(model)
+        return title
 
     def write_title(self, model: SessionModel, title: str, *, policy: Any = None) -> int:
         """Append what the agent itself writes to rename ``model``'s session; records
-        written. Only sources with ``"rename"`` in :attr:`mutations` implement it."""
-        raise NotImplementedError
+        written. Only sources with ``"rename"`` in :attr:`mutations` implement it (their
+        :attr:`titles` module's ``write_title``)."""
+        if self.titles is None:
+            raise NotImplementedError
+        written: int = self.reader(f"{self.titles}:write_title")(model, title, policy=policy)
+        return written
 
     def rename(
         self, ref: SessionRef, title: str, *, force: bool = False, policy: Any = None

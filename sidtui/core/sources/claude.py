@@ -45,6 +45,7 @@ class ClaudeSource(Source):
     checker = "sidtui.core.claude.check:run_claude_check"
     usage_reader = "sidtui.core.claude.usage:read_usage"
     registry = "sidtui.core.claude.liveness:read_processes"
+    titles = "sidtui.core.claude.title"
 
     @staticmethod
     def claims_place(path: Path) -> bool:
@@ -112,16 +113,6 @@ class ClaudeSource(Source):
         from sidtui.core.claude.file_history import read_file_history
 
         return read_file_history(model)
-
-    def title_of(self, model: Any) -> str | None:
-        from sidtui.core.claude.title import title_of
-
-        return title_of(model)
-
-    def write_title(self, model: Any, title: str, *, policy: Any = None) -> int:
-        from sidtui.core.claude.title import write_title
-
-        return write_title(model, title, policy=policy)
 
     def owns(self, ref: Any) -> bool:
         return isinstance(ref, ClaudeFile)

@@ -48,6 +48,7 @@ class SidCodeSource(Source):
     checker = "sidtui.core.views.check:run_check"
     usage_reader = "sidtui.core.views.sidcode_usage:read_usage"
     registry = "sidtui.core.resume.process:read_registrations"
+    titles = "sidtui.core.edits.title"
 
     @property
     def home(self) -> Home:
@@ -88,16 +89,6 @@ class SidCodeSource(Source):
         from sidtui.core.checkpoints.manager import CheckpointManager
 
         return CheckpointManager.for_session(self._home, model.file.checkpoint_id)
-
-    def title_of(self, model: Any) -> str | None:
-        from sidtui.core.edits.title import title_of
-
-        return title_of(model)
-
-    def write_title(self, model: Any, title: str, *, policy: Any = None) -> int:
-        from sidtui.core.edits.title import write_title
-
-        return write_title(model, title, policy=policy)
 
     def owns(self, ref: Any) -> bool:
         return isinstance(ref, SessionFile)
