@@ -1,8 +1,10 @@
 """What every session model hands its export and its screens, from the modules its reader
-names: one definition of the calls (docs/ARCHITECTURE.md "Sources")."""
+names: one definition of the calls, and the fields every reading holds
+(docs/ARCHITECTURE.md "Sources")."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, ClassVar
 
@@ -32,3 +34,21 @@ class ModelViews:
     def reading(self) -> Any:
         """The conversation as a screen draws it."""
         return self._call(self.reading_module, "reading")
+
+
+@dataclass(repr=False)
+class ReadingFields:
+    """What every source's conversation reading holds (the fields of
+    :class:`~sidtui.core.sources.base.ConversationReading`); a source's reading adds how
+    it gets a message's content and lines."""
+
+    view: Any
+    messages: list[Any] = field(default_factory=list)
+    dropped: dict[int, str] = field(default_factory=dict)
+    block_dropped: dict[tuple[int, int], str] = field(default_factory=dict)
+    notes: dict[int, str] = field(default_factory=dict)
+    compacts: dict[int, list[int]] = field(default_factory=dict)
+    banner: list[str] = field(default_factory=list)
+    banner_kind: str = "none"
+    head: tuple[list[tuple[str, str | None]], list[Any]] = ([], [])
+    where: str = ""

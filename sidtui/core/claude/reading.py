@@ -17,6 +17,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.base.model_views import ReadingFields
+
 #: Messages whose decoded content is kept (a screen draws a screenful at a time).
 CONTENT_CACHE = 512
 COMPACTED = "compaction: before the last compact boundary, not sent on resume"
@@ -38,19 +40,9 @@ ENDED = {
 
 
 @dataclass(repr=False)
-class ClaudeReading:
+class ClaudeReading(ReadingFields):
     """See the module docstring and :class:`~sidtui.core.sources.base.ConversationReading`."""
 
-    view: Any
-    messages: list[Any] = field(default_factory=list)
-    dropped: dict[int, str] = field(default_factory=dict)
-    block_dropped: dict[tuple[int, int], str] = field(default_factory=dict)
-    notes: dict[int, str] = field(default_factory=dict)
-    compacts: dict[int, list[int]] = field(default_factory=dict)
-    banner: list[str] = field(default_factory=list)
-    banner_kind: str = "none"
-    head: tuple[list[tuple[str, str | None]], list[Any]] = ([], [])
-    where: str = ""
     _contents: OrderedDict = field(default_factory=OrderedDict)
 
     def span(self) -> tuple[Any, int] | None:

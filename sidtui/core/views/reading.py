@@ -12,25 +12,16 @@ from its record only when asked (:meth:`SidCodeReading.content`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from sidtui.core.base.model_views import ReadingFields
+
 
 @dataclass(repr=False)
-class SidCodeReading:
+class SidCodeReading(ReadingFields):
     """See the module docstring and :class:`~sidtui.core.sources.base.ConversationReading`."""
-
-    view: Any
-    messages: list[Any] = field(default_factory=list)
-    dropped: dict[int, str] = field(default_factory=dict)
-    block_dropped: dict[tuple[int, int], str] = field(default_factory=dict)
-    notes: dict[int, str] = field(default_factory=dict)
-    compacts: dict[int, list[int]] = field(default_factory=dict)
-    banner: list[str] = field(default_factory=list)
-    banner_kind: str = "none"
-    head: tuple[list[tuple[str, str | None]], list[Any]] = ([], [])
-    where: str = ""
 
     def __post_init__(self) -> None:
         self.content = _content_reader(self)
