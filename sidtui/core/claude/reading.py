@@ -76,19 +76,9 @@ class ClaudeReading(ReadingFields):
         m = self.messages[msg]
         out: list[Any] = []
         if not m.string_content:
-            objs = self.view.scan.objs
-            seen: list[Any] = []
-            for ri in m.records:
-                rec = self.view.full_record(ri)
-                message = rec.get("message") if isinstance(rec, dict) else None
-                raws = message.get("content") if isinstance(message, dict) else None
-                scanned = objs[ri].message.content if objs[ri].message is not None else None
-                if not isinstance(raws, list) or not isinstance(scanned, list):
-                    continue
-                for b, raw in zip(scanned, raws, strict=False):
-                    if b not in seen:  # the reader's merge rule (conversation.build_messages)
-                        seen.append(b)
-                        out.append(raw)
+            from sidtui.core.claude.export_items import merged_blocks
+
+            out = merged_blocks(self.view, m.records)
         cache[msg] = out
         if len(cache) > CONTENT_CACHE:
             cache.popitem(last=False)

@@ -293,6 +293,8 @@ class Source(ABC):
     checker: ClassVar[str]
     usage_reader: ClassVar[str]
     registry: ClassVar[str]
+    #: ``"module:function"``: ``(home) -> [project folder names]``, sorted
+    folder_lister: ClassVar[str | None] = None
     #: the module whose ``title_of(model)`` and ``write_title(model, title, policy=)`` read
     #: and write a session's title (None: the source keeps none)
     titles: ClassVar[str | None] = None
@@ -552,9 +554,12 @@ class Source(ABC):
     def projects_dir(self) -> Path:
         """The folder whose sub-folders are its projects (``--project NAME``)."""
 
-    @abstractmethod
     def project_folders(self) -> list[str]:
-        """The names of its project folders, sorted."""
+        """The names of its project folders, sorted (:attr:`folder_lister` of its home)."""
+        if self.folder_lister is None:
+            raise NotImplementedError
+        names: list[str] = self.reader(self.folder_lister)(self._home)
+        return names
 
     def require_project(self, project: str | None) -> None:
         """Raise :class:`~sidtui.core.base.errors.UsageError` (exit 2) when ``--project``

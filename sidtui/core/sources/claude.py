@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ class ClaudeSource(Source):
     usage_reader = "sidtui.core.claude.usage:read_usage"
     registry = "sidtui.core.claude.liveness:read_processes"
     titles = "sidtui.core.claude.title"
+    folder_lister = "sidtui.core.claude.layout:project_folders"
 
     @staticmethod
     def claims_place(path: Path) -> bool:
@@ -88,14 +88,9 @@ class ClaudeSource(Source):
     def exists(self) -> bool:
         return self._home.exists
 
-    def open(
-        self,
-        ref: SessionRef,
-        *,
-        current_cwd: Path | None = None,
-        terminal_tool_names: frozenset[str] | None = None,
-        warn: Callable[[str], None] | None = None,
-    ) -> ClaudeSessionView:
+    def open(self, ref: SessionRef, **_options: Any) -> ClaudeSessionView:
+        """The session read whole (the reading options of sid-code's loader mean nothing
+        to a Claude Code transcript)."""
         assert isinstance(ref, ClaudeFile)
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)
@@ -140,11 +135,6 @@ class ClaudeSource(Source):
     @property
     def projects_dir(self) -> Path:
         return self._home.projects_dir
-
-    def project_folders(self) -> list[str]:
-        from sidtui.core.claude.layout import project_folders
-
-        return project_folders(self._home)
 
     # ------------------------------------------------------------------ writing
 

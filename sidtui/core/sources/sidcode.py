@@ -49,6 +49,7 @@ class SidCodeSource(Source):
     usage_reader = "sidtui.core.views.sidcode_usage:read_usage"
     registry = "sidtui.core.resume.process:read_registrations"
     titles = "sidtui.core.edits.title"
+    folder_lister = "sidtui.core.base.discover:project_folders"
 
     @property
     def home(self) -> Home:
@@ -113,11 +114,6 @@ class SidCodeSource(Source):
     @property
     def projects_dir(self) -> Path:
         return self._home.sessions_dir
-
-    def project_folders(self) -> list[str]:
-        from sidtui.core.base.discover import project_folders
-
-        return project_folders(self._home)
 
     def require_project(self, project: str | None) -> None:
         """:func:`~sidtui.core.base.discover.require_project` (``sessions/`` unsearchable:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from sidtui.core.base.model_views import ReadingFields
+from sidtui.core.views.export_items import record_content
 
 
 @dataclass(repr=False)
@@ -187,18 +188,12 @@ def _content_reader(r: SidCodeReading):
             return None
         rec_index = getattr(m, "record", None)
         if rec_index is not None:
-            rec = rf.decode(rf.records[rec_index])
+            ref = rf.records[rec_index]
         else:
             ref = by_line.get(getattr(m, "line", -1))
             if ref is None:
                 return None
-            rec = rf.decode(ref)
-        if not isinstance(rec, dict):
-            return None
-        message = rec.get("message")
-        if isinstance(message, dict):
-            return message.get("content")
-        return rec.get("content")
+        return record_content(rf, ref)
 
     return content
 
