@@ -57,6 +57,24 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
     return home
 
 
+def finish_verb(
+    p: argparse.ArgumentParser,
+    run: Any,
+    *,
+    dry_run: str | None = None,
+    force: str | None = None,
+    json: str = "print one JSON object",
+) -> None:
+    """The flags a verb's parser ends with — ``--dry-run`` and ``--force`` when given their
+    help, then ``--json`` — and the function that runs it."""
+    if dry_run is not None:
+        p.add_argument("--dry-run", action="store_true", help=dry_run)
+    if force is not None:
+        p.add_argument("--force", action="store_true", help=force)
+    p.add_argument("--json", action="store_true", help=json)
+    p.set_defaults(func=run)
+
+
 _ROOTED_VERBS = frozenset({"undo", "redo", "restore", "rewind"})
 """Verbs that take ``--root`` and ``--allow-outside-root`` (they write project files)."""
 
