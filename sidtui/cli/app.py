@@ -16,32 +16,37 @@ def has_terminal() -> bool:
         return False
 
 
-def listing_instead(home, why: str, claude_home=None) -> int:
+def listing_instead(home, why: str, others=()) -> int:
     """Say on stderr why the app does not open, then print the home and its ``ls``
-    (with ``--claude-home`` when a Claude Code home goes with it)."""
+    (with the home flag of each other source that goes with it)."""
     from sidtui.cli import main as cli_main
 
     print(f"sidtui: {why}: printing the session list instead", file=sys.stderr)
     print(home.root)
     sys.stdout.flush()
-    extra = ["--claude-home", str(claude_home)] if claude_home is not None else []
-    if extra and not home.root.exists():  # a Claude Code home alone: list it alone
+    extra = [w for s in others for w in (s.home_flag, str(s.root))]
+    if extra and not home.root.exists():  # other homes alone: list them alone
         return cli_main([*extra, "ls"])
     return cli_main(["--home", str(home.root), *extra, "ls"])
 
 
-def claude_home_for_app(args: argparse.Namespace):
-    """The Claude Code home the app lists beside sid-code's: ``--claude-home``, else ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` when it exists; None
-    when there is none."""
+def other_sources(args: argparse.Namespace) -> list:
+    """The sources the app lists beside sid-code's: each whose home flag was given, else
+    each whose home (its variable, else its default place) exists and that is read
+    without being named."""
     import os
 
-    from sidtui.core.claude.layout import ClaudeHome
+    from sidtui.core.sources import SOURCES, flag_dest
 
-    flag = getattr(args, "claude_home", None)
-    home = ClaudeHome.resolve(flag, os.environ)
-    if flag is None and not home.exists:
-        return None
-    return home
+    out = []
+    for cls in SOURCES[1:]:
+        flag = getattr(args, flag_dest(cls.home_flag), None)
+        if flag is None and not getattr(cls, "found_unnamed", True):
+            continue
+        src = cls.resolve_home(flag, os.environ)
+        if flag is not None or src.exists():
+            out.append(src)
+    return out
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -52,12 +57,11 @@ def run_app(args: argparse.Namespace) -> int:
     printed instead (exit code of ``ls``), with a note on stderr.
     """
     home = home_from_args(args)
-    claude = claude_home_for_app(args)
-    given = claude.root if claude is not None else None
+    others = other_sources(args)
     if not has_terminal():
-        return listing_instead(home, "the app needs a terminal (stdin/stdout is not one)", given)
+        return listing_instead(home, "the app needs a terminal (stdin/stdout is not one)", others)
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:  # app not installed: show the listing instead
-        return listing_instead(home, "the app is not available", given)
-    return run_tui(home, theme=getattr(args, "theme", None), claude_home=claude)
+        return listing_instead(home, "the app is not available", others)
+    return run_tui(home, theme=getattr(args, "theme", None), others=others)

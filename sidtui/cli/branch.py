@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.common import print_json, stdout_console
+from sidtui.cli.common import finish_verb, print_json, stdout_console
 
 
 def register(subparsers, parents) -> None:
@@ -19,10 +19,12 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("--tip", metavar="UUID_PREFIX", help="uuid (or unique prefix) of the record")
-    p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
-    p.add_argument("--force", action="store_true", help="switch a live session / unloadable branch")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    finish_verb(
+        p,
+        run,
+        dry_run="show what would change; write nothing",
+        force="switch a live session / unloadable branch",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,6 @@ from sidtui.cli.common import (
     has_project_folder,
     no_project_in_any,
     print_json,
-    require_project,
     stdout_console,
 )
 from sidtui.fmt import pct
@@ -136,6 +135,7 @@ def _source_of(report) -> str:
 
 
 def _sid_code(args: argparse.Namespace, source, session):
+    from sidtui.core.base.discover import require_project
     from sidtui.core.base.errors import UsageError
     from sidtui.core.views.check import run_check
 

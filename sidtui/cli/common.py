@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import re
 import sys
@@ -58,26 +57,43 @@ def session_home(args: argparse.Namespace, arg: str | None = None) -> Home:
     return home
 
 
+def finish_verb(
+    p: argparse.ArgumentParser,
+    run: Any,
+    *,
+    dry_run: str | None = None,
+    force: str | None = None,
+    json: str = "print one JSON object",
+) -> None:
+    """The flags a verb's parser ends with — ``--dry-run`` and ``--force`` when given their
+    help, then ``--json`` — and the function that runs it."""
+    if dry_run is not None:
+        p.add_argument("--dry-run", action="store_true", help=dry_run)
+    if force is not None:
+        p.add_argument("--force", action="store_true", help=force)
+    p.add_argument("--json", action="store_true", help=json)
+    p.set_defaults(func=run)
+
+
 _ROOTED_VERBS = frozenset({"undo", "redo", "restore", "rewind"})
 """Verbs that take ``--root`` and ``--allow-outside-root`` (they write project files)."""
 
 
 def followup(args: argparse.Namespace, *words: object) -> str:
     """A ``sidtui …`` command to print for the user to run next, runnable as printed: with
-    ``--home`` and ``--claude-home`` (absolute) when they were given, and for a verb that
+    each home flag that was given (absolute), and for a verb that
     writes project files the ``--root`` (absolute) and ``--allow-outside-root`` this run
     was given (the follow-up writes in the same place); every word shell-quoted."""
     import shlex
 
-    from sidtui.core.claude.layout import ClaudeHome
+    from sidtui.core.sources import SOURCES, flag_dest
 
     cmd = ["sidtui"]
-    home = getattr(args, "home", None)
-    if home is not None:
-        cmd += ["--home", str(Home.resolve(home, os.environ).root)]
-    claude = getattr(args, "claude_home", None)
-    if claude is not None:
-        cmd += ["--claude-home", os.path.abspath(ClaudeHome.resolve(claude, os.environ).root)]
+    for cls in SOURCES:
+        value = getattr(args, flag_dest(cls.home_flag), None)
+        if value is not None:
+            root = cls.home_class.resolve(value, os.environ).root
+            cmd += [cls.home_flag, os.path.abspath(root)]
     cmd += [str(w) for w in words]
     if words and str(words[0]) in _ROOTED_VERBS:
         root = getattr(args, "root", None)
@@ -247,55 +263,12 @@ def _SafeConsole(base):
     return SafeConsole
 
 
-def require_project(home: Home, project: str | None) -> None:
-    """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/."""
-    if project is not None and ("/" in project or project in ("", ".", "..")):
-        from sidtui.core.base.errors import UsageError
-
-        what = "an empty name" if not project else "a path"
-        raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not {what}")
-    if project is None:
-        return
-    try:
-        if (home.sessions_dir / project).is_dir():
-            return
-    except OSError as exc:  # sessions/ itself may not be searched
-        if exc.errno != errno.ENAMETOOLONG:  # (a name too long is no folder: usage error)
-            from sidtui.core.base.errors import UnreadableInput
-
-            raise UnreadableInput(
-                f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
-            ) from None
-    from sidtui.core.base.discover import project_folders
-    from sidtui.core.base.errors import UsageError
-
-    raise UsageError(
-        f"no project folder {project!r} under {home.sessions_dir} "
-        f"(projects: {', '.join(project_folders(home)) or 'none'})"
-    )
-
-
 def has_project_folder(src, project: str) -> bool:
     """Whether ``src`` (a source) has the project folder ``project`` (False: unreadable)."""
     try:
         return (src.projects_dir / project).is_dir()
     except OSError:
         return False
-
-
-def no_claude_project(src, project: str) -> None:
-    """Raise the usage error (exit 2) for a ``--project`` no folder of the Claude Code
-    source ``src`` has, listing its folders."""
-    from sidtui.core.base.errors import UsageError
-    from sidtui.core.claude.layout import project_folders
-
-    if "/" in project or project in ("", ".", ".."):
-        raise UsageError(f"--project takes a folder name under {src.home.projects_dir}, not a path")
-    names = project_folders(src.home)
-    shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
-    raise UsageError(
-        f"no project folder {project!r} under {src.home.projects_dir} (projects: {shown or 'none'})"
-    )
 
 
 def no_project_in_any(sources: list, project: str) -> None:
@@ -342,49 +315,43 @@ def unescape_arg(value: str) -> str:
 def sources_from_args(args: argparse.Namespace) -> tuple[list[Any], bool]:
     """The sources a read verb covers (:func:`sidtui.core.sources.homes`): the homes the
     flags name, else every home that exists. Returns ``(sources, named by a flag)``."""
-    from sidtui.core.sources import homes
+    from sidtui.core.sources import SOURCES, flag_dest, homes_from_flags
 
-    return homes(
-        getattr(args, "home", None),
-        getattr(args, "claude_home", None),
-        os.environ,
-        getattr(args, "codex_home", None),
-    )
+    flags = {cls.home_flag: getattr(args, flag_dest(cls.home_flag), None) for cls in SOURCES}
+    return homes_from_flags(flags, os.environ)
 
 
 def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any, Any]:
     """``(source, file)`` of a read verb's SESSION argument, whichever agent wrote it.
 
     A path names its own source by its content (:func:`sidtui.core.sources.source_of_file`;
-    a Claude Code transcript anywhere on disk is read as one: its home from its place,
-    else ``--claude-home``/``$CLAUDE_CONFIG_DIR`` when that exists). An id, prefix or
-    ``latest`` is looked up in the homes :func:`sources_from_args` gives: in the sid-code
-    home exactly as before when it is the only one; else in each, and a match in more than
-    one is ambiguous (``latest``: the newer file).
+    a transcript of a source other than the default one is read as its own anywhere on
+    disk: its home from its place, else its flag or variable — :func:`path_source`). An
+    id, prefix or ``latest`` is looked up in the homes :func:`sources_from_args` gives: in
+    the default source's home exactly as before when it is the only one; else in each,
+    and a match in more than one is ambiguous (``latest``: the newer file).
 
     Raises:
         SessionNotFound, AmbiguousSession, UsageError: exit 2; UnreadableInput: exit 1.
     """
     from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput
-    from sidtui.core.base.resolve import path_exists
-    from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
+    from sidtui.core.base.resolve import path_exists, resolve_session
+    from sidtui.core.sources import DEFAULT, source_of_file
 
     if arg is None:
         arg = args.session
-    claude_flag = getattr(args, "claude_home", None)
-    from sidtui.core.base.resolve import resolve_session
-
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
     if arg != "latest" and looks_like_path and path_exists(arg):
         p = os.path.expanduser(arg)
-        if os.path.isfile(p) and source_of_file(p) == "claude-code":
-            return _claude_path(arg, claude_flag)
-        home = session_home(args, arg)  # a sid-code transcript: its own rules and messages
-        return SidCodeSource(home), resolve_session(home, arg)
+        name = source_of_file(p) if os.path.isfile(p) else None
+        if name is not None and name != DEFAULT.name:
+            return path_source(args, name, arg)
+        home = session_home(args, arg)  # the default source's own rules and messages
+        return DEFAULT(home), resolve_session(home, arg)
     sources, _named = sources_from_args(args)
-    if not any(isinstance(s, ClaudeSource) for s in sources):
-        home = session_home(args, arg)  # the sid-code home alone, as before
-        return SidCodeSource(home), resolve_session(home, arg)
+    if all(isinstance(s, DEFAULT) for s in sources):
+        home = session_home(args, arg)  # the default home alone, as before
+        return DEFAULT(home), resolve_session(home, arg)
     hits: list[tuple[Any, Any]] = []
     first_error: Exception | None = None
     unreadable: Exception | None = None  # a name that is no regular file: says more
@@ -403,8 +370,9 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
     if len(hits) > 1:
         if arg == "latest":
             return max(hits, key=lambda h: _mtime(h[1].path))
+        flags = " or ".join(s.home_flag for s, _f in hits)
         raise AmbiguousSession(
-            f"{arg!r} names sessions of several agents; pass --home or --claude-home",
+            f"{arg!r} names sessions of several agents; pass {flags}",
             [f"{s.name}: {f.session_id}  {f.path}" for s, f in hits],
         )
     return hits[0]
@@ -417,22 +385,20 @@ def _mtime(path: Any) -> float:
         return 0.0
 
 
-def _claude_path(arg: str, flag: str | None) -> tuple[Any, Any]:
-    """A Claude Code transcript given by path: its home from its place, else the given one."""
+def path_source(args: argparse.Namespace, name: str, arg: str) -> tuple[Any, Any]:
+    """``(source, file)`` of a transcript of the source ``name`` given by path: the home
+    its flag names, else the home it lies in (:meth:`~sidtui.core.sources.base.Source.home_of_file`),
+    else its variable's or default place."""
     from pathlib import Path
 
-    from sidtui.core.claude.layout import ClaudeHome, file_for_path, home_of
-    from sidtui.core.sources import ClaudeSource
+    from sidtui.core.sources import by_name, flag_dest
 
+    cls = by_name(name)
     p = Path(arg).expanduser()
-    place = home_of(p)
-    if flag is not None:
-        home = ClaudeHome.resolve(flag, os.environ)
-    elif place is not None:
-        home = ClaudeHome(place[0])
-    else:
-        home = ClaudeHome.resolve(None, os.environ)
-    return ClaudeSource(home), file_for_path(p)
+    flag = getattr(args, flag_dest(cls.home_flag), None)
+    root = cls.home_of_file(p) if flag is None else None
+    src = cls(cls.home_class(root)) if root is not None else cls.resolve_home(flag, os.environ)
+    return src, src.file_at(p)
 
 
 def stdout_is_terminal() -> bool:

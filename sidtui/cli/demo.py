@@ -234,15 +234,17 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
 def _open(h, theme: str | None, claude_home, notices: tuple[str, ...]) -> int:
     """The app on ``h`` (the listing when there is no terminal or no app)."""
     from sidtui.cli.app import has_terminal, listing_instead
+    from sidtui.core.sources import ClaudeSource
 
+    # the demo's own Claude Code home only (never the user's ~/.claude)
+    others = [ClaudeSource.resolve_home(claude_home, {})] if claude_home is not None else []
     if not has_terminal():
-        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", claude_home)
+        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", others)
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:
-        return listing_instead(h, "the app is not available", claude_home)
-    # the demo's own Claude Code home only (never the user's ~/.claude)
-    return run_tui(h, theme=theme, claude_home=claude_home, notices=notices)
+        return listing_instead(h, "the app is not available", others)
+    return run_tui(h, theme=theme, others=others, notices=notices)
 
 
 def live_line(pid: int, root: Path, *, running: bool, keep: bool = True) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.common import print_json, stdout_console
+from sidtui.cli.common import finish_verb, print_json, stdout_console
 from sidtui.fmt import messages_said, plural
 
 
@@ -19,9 +19,7 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("--at", type=int, metavar="N", help="end just before rewind point N")
-    p.add_argument("--dry-run", action="store_true", help="show what would be written")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    finish_verb(p, run, dry_run="show what would be written")
 
 
 def run(args: argparse.Namespace) -> int:

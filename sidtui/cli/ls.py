@@ -9,11 +9,8 @@ from typing import TYPE_CHECKING
 
 from sidtui.cli.common import (
     has_project_folder,
-    no_claude_project,
     no_project_in_any,
     print_json,
-    registrations_warned,
-    require_project,
     stdout_console,
 )
 from sidtui.fmt import human_size, local_time
@@ -82,35 +79,21 @@ def run(args: argparse.Namespace) -> int:
     wheres: list[str] = []
     listed: list = []
     for src in sources:
-        if src.name == "sid-code":
-            home = src.home.require()
-            if (
-                len(sources) > 1
-                and args.project is not None
-                and not has_project_folder(src, args.project)
-            ):
-                continue  # --project names a folder of the other home
-            require_project(home, args.project)
-            # folders the listing cannot read: checked first, so nothing else is read
-            # when every folder asked for is unreadable
-            folder_errors = _folder_errors(home, args.project)
-            registrations_warned(home)  # one warning per registration that cannot be read
-            rows, errs = _summaries(home, args)
-            errors += [*folder_errors, *(e for e in errs if e not in folder_errors)]
-            wheres.append(str(home.sessions_dir))
-        else:
-            src.require()
-            reg_warnings: list[str] = []
-            src.registrations(reg_warnings)  # one warning per registration not readable
-            for line in reg_warnings:
-                print(f"sidtui: warning: {line}", file=sys.stderr)
-            if args.project is not None and not has_project_folder(src, args.project):
-                if len(sources) > 1:
-                    continue
-                no_claude_project(src, args.project)
-            rows, errs = _claude_summaries(src, args)
-            errors += errs
-            wheres.append(str(src.home.projects_dir))
+        src.require()
+        if (
+            len(sources) > 1
+            and args.project is not None
+            and not has_project_folder(src, args.project)
+        ):
+            continue  # --project names a folder of another home
+        src.require_project(args.project)
+        # folders the listing cannot read: checked first, so nothing else is read when
+        # every folder asked for is unreadable
+        folder_errors = _folder_errors(src, args.project)
+        _registrations_warned(src)  # one warning per registration that cannot be read
+        rows, errs = _summaries(src, args)
+        errors += [*folder_errors, *(e for e in errs if e not in folder_errors)]
+        wheres.append(str(src.projects_dir))
         summaries += rows
         listed.append(src)
     if args.project is not None and not wheres:
@@ -160,43 +143,19 @@ def _with_pending(s, p):
     return s if p is None else {**s.to_json(), "pending_journal": p.to_json()}
 
 
-def _claude_summaries(src, args):
-    """A Claude Code home's rows: from its catalog (warm: only changed files are read),
-    else a direct scan."""
-    if not args.no_cache:
-        try:
-            from sidtui.core.index.catalog import Catalog
-
-            cat = Catalog(src.home)
-            try:
-                res = cat.refresh()
-                errors = res.errors
-                if args.project is not None:
-                    folder = f"{src.home.projects_dir / args.project}{os.sep}"
-                    errors = [e for e in errors if folder in e]
-                return cat.rows(args.project, include_sidechains=args.sidechains), errors
-            finally:
-                cat.close()
-        except Exception as exc:  # noqa: BLE001 - an unusable cache never blocks a listing
-            print(
-                f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr
-            )
-    return src.list_sessions(args.project, include_sidechains=args.sidechains)
+def _registrations_warned(src) -> None:
+    """Say each registration of ``src`` that cannot be read, one warning line each."""
+    warnings: list[str] = []
+    src.registrations(warnings)
+    for line in warnings:
+        print(f"sidtui: warning: {line}", file=sys.stderr)
 
 
 def _empty_lines(sources: list, args: argparse.Namespace) -> list[str]:
     """What an empty listing says on stderr: per home, what was looked for and where."""
-    from sidtui.core.base.discover import empty_home_hint
-
     lines: list[str] = []
     for src in sources:
-        if src.name == "sid-code" and args.project is None:
-            lines += empty_home_hint(src.home).splitlines()
-        elif src.name == "sid-code":
-            lines.append(f"no sessions under {src.home.sessions_dir / args.project}")
-        else:
-            folder = src.home.projects_dir
-            lines.append(f"no sessions under {folder / args.project if args.project else folder}")
+        lines += src.empty_listing(args.project).splitlines()
     return lines
 
 
@@ -206,6 +165,7 @@ def _print_tables(
     from rich.table import Table
     from rich.text import Text
 
+    from sidtui.core.sources import DEFAULT, by_name
     from sidtui.fmt import state_badge
 
     console = stdout_console()
@@ -229,7 +189,7 @@ def _print_tables(
     for s in summaries:
         by_project.setdefault((s.source, s.project or "(flat)"), []).append(s)
     seen_states: set[str] = set()
-    for key in sorted(by_project, key=lambda k: (k[0] != "sid-code", k)):
+    for key in sorted(by_project, key=lambda k: (k[0] != DEFAULT.name, k)):
         source, project = key
         rows = by_project[key]
         noun = "session" if len(rows) == 1 else "sessions"
@@ -250,10 +210,11 @@ def _print_tables(
             # user text is never read as Rich markup (a prompt may hold "[/]")
             note = Text((s.first_prompt or s.title or "").replace("\n", " "))
             if not s.loadable and s.kind == "main":
-                style = "dim" if s.source == "claude-code" else "red"  # an empty session
+                # an empty session: a normal one of an agent that writes them, else a failure
+                style = "dim" if by_name(s.source).quiet_empty else "red"
                 note = Text(s.load_failure or "the agent loads nothing", style=style)
             values = {
-                "source": Text(SOURCE_LABELS.get(s.source, s.source)),
+                "source": Text(by_name(s.source).label),
                 "id": Text(s.session_id),
                 "state": Text(label, style=colour),
                 "started": Text(local_time(s.started)),
@@ -262,12 +223,14 @@ def _print_tables(
                 "records": Text(str(s.records)),
                 "size": Text(human_size(s.bytes)),
                 "cost": Text(f"${s.cost_usd:.4f}" if s.cost_usd is not None else ""),
-                "ended": Text("" if s.source == "claude-code" else "yes" if s.ended else "no"),
+                "ended": Text(
+                    ("yes" if s.ended else "no") if "ended" in by_name(s.source).row_fields else ""
+                ),
             }
             cells.append([*(values[n] for n in names), *([note] if show_prompt else [])])
         title = f"{project}  ({len(rows)} {noun})"
         if multi:
-            title += f"  [{SOURCE_LABELS.get(source, source)}]"
+            title += f"  [{by_name(source).label}]"
         plain = len(rows) > TABLE_MAX_ROWS
         heading: str | None = title  # in the table (a terminal: wrapped to its width)
         if getattr(console, "piped", False):  # piped: a long project key is one line, whole
@@ -310,6 +273,7 @@ def _columns(
 ) -> tuple[list[tuple[str, int, str]], bool, int]:
     """``(columns, show the prompt, its width)`` of one project's table at ``width``:
     ``(name, width, justify)`` in display order."""
+    from sidtui.core.sources import by_name
     from sidtui.fmt import state_badge
 
     # Columns by terminal width. The id and the state always show (the id whole: it
@@ -343,8 +307,8 @@ def _columns(
         return width - sum(w for _, w, _ in cs) - 3 * (len(cs) + 1) - 1
 
     cols = list(base)
-    if all(s.source == "claude-code" for s in rows):  # Claude Code writes neither
-        optional = [c for c in optional if c[0] not in ("cost", "ended")]
+    written = set().union(*(by_name(s.source).row_fields for s in rows))
+    optional = [c for c in optional if c[0] not in ("cost", "ended") or c[0] in written]
     for col in optional:
         if spare_for([*cols, col]) >= 24:
             cols.append(col)
@@ -411,8 +375,6 @@ def _plain_table(
     return Text("\n").join(lines)
 
 
-SOURCE_LABELS = {"sid-code": "sid-code", "claude-code": "Claude Code"}
-
 #: The state suffix of a session a killed sidtui undo/redo/restore/rewind left pending.
 PENDING = "restore pending"
 LOSES = "resume loses"
@@ -440,7 +402,7 @@ def _tz_name() -> str:
     return f"{now.tzname()}, UTC{now.strftime('%z')[:3]}:{now.strftime('%z')[3:]}"
 
 
-def _folder_errors(home, project: str | None) -> list[str]:
+def _folder_errors(src, project: str | None) -> list[str]:
     """One line per folder of the listing that cannot be read (the wording of
     :func:`sidtui.core.base.discover.candidate_files`), without listing any file.
 
@@ -449,17 +411,16 @@ def _folder_errors(home, project: str | None) -> list[str]:
             ``--project`` folder, or every project folder): exit 1 with the reason.
             Some readable and some not is a partial listing (warnings, exit 0).
     """
-    from sidtui.core.base.discover import project_folders, unreadable_folders
     from sidtui.core.base.errors import UnreadableInput
 
-    bad = unreadable_folders(home, project)
+    bad = src.unreadable_folders(project)
     lines = [f"cannot read folder {folder}: {why}" for folder, why in bad]
     if not bad:
         return lines
-    base = home.sessions_dir
+    base = src.projects_dir
     if project is None:
         bad_paths = {folder for folder, _ in bad}
-        folders = [base / name for name in project_folders(home)]
+        folders = [base / name for name in src.project_folders()]
         fatal = base in bad_paths or (
             all(f in bad_paths for f in folders) and not _has_flat_files(base)
         )
@@ -485,20 +446,19 @@ def _has_flat_files(base) -> bool:
         return False
 
 
-def _summaries(home, args):
-    """Rows from the catalog (warm: only changed files are re-read), else a direct scan."""
-    from sidtui.core.views.listing import list_sessions
-
+def _summaries(src, args):
+    """Rows from the source's catalog (warm: only changed files are re-read), else a
+    direct scan."""
     if not args.no_cache:
         try:
             from sidtui.core.index.catalog import Catalog
 
-            cat = Catalog(home)
+            cat = Catalog(src.home)
             try:
                 res = cat.refresh()
                 errors = res.errors
                 if args.project is not None:  # the refresh saw every folder: keep this one's
-                    folder = f"{home.sessions_dir / args.project}{os.sep}"
+                    folder = f"{src.projects_dir / args.project}{os.sep}"
                     errors = [e for e in errors if folder in e]
                 return cat.rows(args.project, include_sidechains=args.sidechains), errors
             finally:
@@ -507,4 +467,4 @@ def _summaries(home, args):
             print(
                 f"sidtui: warning: catalog cache unusable ({exc}); reading files", file=sys.stderr
             )
-    return list_sessions(home, args.project, include_sidechains=args.sidechains)
+    return src.list_sessions(args.project, include_sidechains=args.sidechains)

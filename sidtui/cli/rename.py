@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sidtui.cli.common import print_json, stdout_console
+from sidtui.cli.common import finish_verb, print_json, stdout_console
 
 
 def register(subparsers, parents) -> None:
@@ -20,9 +20,7 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument("session", metavar="SESSION")
     p.add_argument("title", metavar="TITLE", help="the new title (one line)")
-    p.add_argument("--force", action="store_true", help="rename even while the agent runs")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    finish_verb(p, run, force="rename even while the agent runs")
 
 
 def run(args: argparse.Namespace) -> int:

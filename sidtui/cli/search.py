@@ -41,10 +41,8 @@ def _progress(label: str):
 def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import (
         has_project_folder,
-        no_claude_project,
         no_project_in_any,
         print_json,
-        require_project,
         sources_from_args,
         stdout_console,
     )
@@ -64,10 +62,7 @@ def run(args: argparse.Namespace) -> int:
     found: list[tuple[str, object]] = []  # (source, hit)
     for src in sources:
         home = src.require().home
-        if src.name == "sid-code":
-            require_project(home, args.project)  # never raises OSError (sessions/ unsearchable)
-        elif args.project is not None and not has_project_folder(src, args.project):
-            no_claude_project(src, args.project)
+        src.require_project(args.project)  # never raises OSError (a folder unsearchable)
         cat = Catalog(home)
         for note in (cat.warning, cat.rebuilt and f"catalog cache rebuilt: {cat.rebuilt}"):
             if note:

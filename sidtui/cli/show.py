@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     renderer = next(fn for kind, fn in RENDERERS if kind in source.views)
-    renderer(view, max_messages)
+    renderer(view, max_messages, source)
     return 0
 
 
@@ -144,7 +144,7 @@ def _with_pending(doc: dict, args: argparse.Namespace) -> dict:
     return doc
 
 
-def render(view, max_messages: int | None = DEFAULT_MESSAGES) -> None:
+def render(view, max_messages: int | None = DEFAULT_MESSAGES, source: Any = None) -> None:
     """Human output of a session view (Rich).
 
     Args:
@@ -603,10 +603,11 @@ INTERRUPTION = {
 }
 
 
-def render_tree(view: Any, max_messages: int | None = 50) -> None:
+def render_tree(view: Any, max_messages: int | None = 50, source: Any = None) -> None:
     """Print a session whose reader gives every leaf (``leaves`` in
     :attr:`~sidtui.core.sources.base.Source.views`: Claude Code's
-    :class:`~sidtui.core.claude.session.ClaudeSessionView`) for people.
+    ``ClaudeSessionView``) for people; ``source`` (its source, by default the view's)
+    names the resume it predicts and words what that resume loses.
 
     Session text is printed as text, never read as Rich markup.
     """
@@ -616,6 +617,10 @@ def render_tree(view: Any, max_messages: int | None = 50) -> None:
 
     from sidtui.cli.common import stdout_console
 
+    if source is None:
+        from sidtui.core.sources import source_for
+
+        source = source_for(view)
     c = stdout_console()
     tr = view.transcript
     sc, tree = tr.scan, tr.tree
@@ -646,7 +651,7 @@ def render_tree(view: Any, max_messages: int | None = 50) -> None:
         head.add_row("on resume", Text(label, style=colour))
     pred = view.resume
     if pred is not None:
-        head.add_row("Claude Code", _resume_line(pred))
+        head.add_row(source.label, _resume_line(pred, source))
     lv = view.liveness
     head.add_row(
         "process",
@@ -702,22 +707,20 @@ def render_tree(view: Any, max_messages: int | None = 50) -> None:
         t.add_row(f"damaged line {b.line}", Text(f"byte {b.offset}: {b.reason}"))
     c.print(Panel(t, title="records and leaves", title_align="left"))
 
-    _print_messages(c, view.messages, max_messages, pred)
+    _print_messages(c, view.messages, max_messages, pred, source)
     _print_subagents(c, view.subagents)
     for w in view.warnings:
         c.print(Text.assemble(("warning:", "yellow"), " ", w))
 
 
-def _resume_line(pred: Any) -> Any:
-    """The head row: what Claude Code sends on ``--resume``, or its refusal."""
+def _resume_line(pred: Any, source: Any) -> Any:
+    """The head row: what the agent sends on ``--resume``, or its refusal."""
     from rich.text import Text
-
-    from sidtui.core.claude.resume import AGENT_VERSION, COMPACTED
 
     if pred.error:
         return Text(f"refuses to resume: {pred.error}", style="red")
-    text = f"--resume sends {len(pred.messages):,} turns (as Claude Code {AGENT_VERSION} does)"
-    lost = sum(g.messages for g in pred.lost if g.reason != COMPACTED)
+    text = f"--resume sends {len(pred.messages):,} turns (as {source.resume_agent()} does)"
+    lost = sum(g.messages for g in pred.lost if source.lost_counts(g))
     if pred.added:
         text += f"; it adds {len(pred.added)} of its own"
     if lost:
@@ -725,7 +728,9 @@ def _resume_line(pred: Any) -> Any:
     return Text(text)
 
 
-def _print_messages(c: Any, msgs: list[Any], max_messages: int | None, pred: Any = None) -> None:
+def _print_messages(
+    c: Any, msgs: list[Any], max_messages: int | None, pred: Any = None, source: Any = None
+) -> None:
     """The conversation resume loads: the last ``max_messages`` (None: all), one row each,
     with Claude Code's own view: messages it will not send marked, each lost group's
     notice below it, its own additions at their place."""
@@ -737,7 +742,7 @@ def _print_messages(c: Any, msgs: list[Any], max_messages: int | None, pred: Any
         title = "the conversation on disk, as Claude Code resumes it"
         if len(shown) < len(msgs):
             title += f" (the last {len(shown)} of {len(msgs):,} messages; --messages all lists every one)"
-        rows = _rows(shown, pred)
+        rows = _rows(shown, pred, source)
         if len(rows) > TABLE_MAX_ROWS:
             _print_long_rows(c, title, rows)
         else:
@@ -787,16 +792,14 @@ def _print_long_rows(c: Any, title: str, rows: list[tuple[tuple[str, ...], str]]
         c.print(t)
 
 
-def _rows(shown: list[Any], pred: Any) -> list[tuple[tuple[str, ...], str]]:
+def _rows(shown: list[Any], pred: Any, source: Any) -> list[tuple[tuple[str, ...], str]]:
     """Table rows (cells, style): each message, then each lost group's notice after its
     last message, and Claude Code's additions after the message they follow."""
-    from sidtui.core.claude.resume import lost_notice
-
     if pred is None:
         return [(_cells(m), "") for m in shown]
     after: dict[int, list[str]] = {}
     for g in pred.lost:
-        after.setdefault(g.records[-1], []).append(lost_notice(g))
+        after.setdefault(g.records[-1], []).append(source.lost_notice(g))
     sent = pred.sent
     adds = _added_after(shown, pred)
     out: list[tuple[tuple[str, ...], str]] = []

@@ -56,7 +56,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         home_label: str | None = None,
         poll_interval: float = 2.0,
         catalog_path: str | None = None,
-        claude_home=None,
+        others: Iterable = (),
     ) -> None:
         super().__init__()
         # One spelling of the home for every path the app compares (catalog rows, watcher
@@ -64,15 +64,13 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self.home = Home(Path(os.path.realpath(home.root)))
         self.catalog_path = catalog_path
         self._catalog = None
-        # The Claude Code home read beside the sid-code one (None: none given or found).
-        self.claude_home = (
-            type(claude_home)(Path(os.path.realpath(claude_home.root))) if claude_home else None
-        )
-        self._claude_catalog = None
+        # The sources read beside sid-code's (their homes resolved as the sid-code one is),
+        # in SOURCES order: each given, or found where its flag's variable or default says.
+        self.others: list = [type(s)(type(s.home)(Path(os.path.realpath(s.root)))) for s in others]
+        self._catalogs: dict[str, object] = {}  # by source name: the others' catalogs
         self._search = None
         self._search_filled = False
-        self._claude_search = None
-        self._claude_search_filled = False
+        self._searches: dict[str, tuple[object, bool]] = {}  # by source name: (index, filled)
         self._lock = threading.Lock()
         self.home_label = home_label if home_label is not None else str(home.root)
         self.poll_interval = poll_interval
@@ -93,7 +91,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
     def _prefetch_rows(self) -> None:
         assert self._warm_rows is not None
         try:
-            self._warm_rows.set_result(self.catalog().rows() + self.claude_rows(refresh=False)[0])
+            self._warm_rows.set_result(self.catalog().rows() + self.other_rows(refresh=False)[0])
         except BaseException as exc:  # noqa: BLE001 - handed to the browser's worker
             self._warm_rows.set_exception(exc)
 
@@ -102,7 +100,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         it is done), a fresh read after."""
         fut, self._warm_rows = self._warm_rows, None
         if fut is None:
-            return self.catalog().rows() + self.claude_rows(refresh=False)[0]
+            return self.catalog().rows() + self.other_rows(refresh=False)[0]
         return fut.result()
 
     def on_mount(self) -> None:
@@ -135,13 +133,23 @@ class SidtuiApp(ReportsWorkerErrors, App):
     @property
     def sources(self) -> list:
         """The :class:`~sidtui.core.sources.base.Source` of each home the app reads
-        (sid-code's, then the Claude Code one's when there is one)."""
-        from sidtui.core.sources import ClaudeSource, SidCodeSource
+        (sid-code's, then each other one the app reads)."""
+        from sidtui.core.sources import DEFAULT
 
-        out: list = [SidCodeSource(self.home)]
-        if self.claude_home is not None:
-            out.append(ClaudeSource(self.claude_home))
-        return out
+        return [DEFAULT(self.home), *self.others]
+
+    def other_homes(self) -> list:
+        """``(source class, home or None)`` of every source the app would read beside
+        sid-code's (one found without being named, or one it was given): what the
+        browser's empty state names."""
+        from sidtui.core.sources import SOURCES
+
+        given = {s.name: s.home for s in self.others}
+        return [
+            (cls, given.get(cls.name))
+            for cls in SOURCES[1:]
+            if cls.name in given or getattr(cls, "found_unnamed", True)
+        ]
 
     def source_for(self, sf):
         """The source whose session file ``sf`` is."""
@@ -213,32 +221,34 @@ class SidtuiApp(ReportsWorkerErrors, App):
                 self._catalog = Catalog(self.home, self.catalog_path)
             return self._catalog
 
-    def claude_catalog(self):
-        """The Claude Code home's catalog (None without one; opened on first use, any thread)."""
-        if self.claude_home is None:
-            return None
+    def catalog_of(self, src):
+        """The catalog of ``src``, one of :attr:`others` (opened on first use, any thread)."""
         with self._lock:
-            if self._claude_catalog is None:
+            cat = self._catalogs.get(src.name)
+            if cat is None:
                 from sidtui.core.index import Catalog
 
                 path = self.catalog_path
                 if path is not None and path != ":memory:":
-                    path = f"{path}.claude"
-                self._claude_catalog = Catalog(self.claude_home, path)
-            return self._claude_catalog
+                    path = f"{path}.{src.short}"
+                cat = self._catalogs[src.name] = Catalog(src.home, path)
+            return cat
 
-    def claude_rows(self, *, refresh: bool = True) -> tuple[list, list[str]]:
-        """``(rows, errors)`` of the Claude Code home (``([], [])`` without one); with
-        ``refresh`` its changed files are read first. Blocking: call in a worker.
+    def other_rows(self, *, refresh: bool = True) -> tuple[list, list[str]]:
+        """``(rows, errors)`` of the homes read beside sid-code's (``([], [])`` without
+        one); with ``refresh`` their changed files are read first. Blocking: call in a
+        worker.
 
         Raises:
-            sqlite3.Error, OSError, SidtuiError: the cache cannot be used.
+            sqlite3.Error, OSError, SidtuiError: a cache cannot be used.
         """
-        cat = self.claude_catalog()
-        if cat is None:
-            return [], []
-        errors = cat.refresh().errors if refresh else []
-        return cat.rows(), list(errors)
+        rows: list = []
+        errors: list[str] = []
+        for src in self.others:
+            cat = self.catalog_of(src)
+            errors += cat.refresh().errors if refresh else []
+            rows += cat.rows()
+        return rows, errors
 
     def search_index(self, progress=None):
         """The FTS index, filled (incrementally) before first use. Blocking: call in a worker."""
@@ -256,24 +266,25 @@ class SidtuiApp(ReportsWorkerErrors, App):
         return idx
 
     def search_indexes(self, progress=None) -> list[tuple[str, object]]:
-        """``(source, SearchIndex)`` of every home: sid-code's (when it exists) and the
-        Claude Code one's, each filled before first use. Blocking: call in a worker."""
+        """``(source, SearchIndex)`` of every home: sid-code's (when it exists or is the
+        only one) and each other one's, each filled before first use. Blocking: call in a
+        worker."""
         from sidtui.core.index import SearchIndex
+        from sidtui.core.sources import DEFAULT
 
         out: list[tuple[str, object]] = []
-        if self.home.root.is_dir() or self.claude_home is None:
-            out.append(("sid-code", self.search_index(progress)))
-        cat = self.claude_catalog()
-        if cat is not None:
+        if self.home.root.is_dir() or not self.others:
+            out.append((DEFAULT.name, self.search_index(progress)))
+        for src in self.others:
+            cat = self.catalog_of(src)
             with self._lock:
-                if self._claude_search is None:
-                    self._claude_search = SearchIndex(cat)
-                idx = self._claude_search
-            if not self._claude_search_filled:
+                idx, filled = self._searches.get(src.name) or (SearchIndex(cat), False)
+                self._searches[src.name] = (idx, filled)
+            if not filled:
                 cat.refresh()
                 idx.fill(progress=progress)
-                self._claude_search_filled = True
-            out.append(("claude-code", idx))
+                self._searches[src.name] = (idx, True)
+            out.append((src.name, idx))
         return out
 
     def started_by_path(self) -> dict[str, str | None]:
@@ -291,7 +302,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         next poll."""
         if self.poll_interval and self._watcher is None:
             self._watcher = False  # starting
-            homes = [h for h in (self.home, self.claude_home) if h is not None]
+            homes = [self.home, *(s.home for s in self.others)]
             self._start_watcher([h for h in homes if h.root.is_dir()])
 
     @work(
@@ -354,7 +365,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
                 w.stop(1.0)
             except Exception:  # noqa: BLE001
                 pass
-        for cat in (self._catalog, self._claude_catalog):
+        for cat in (self._catalog, *self._catalogs.values()):
             if cat is not None:
                 try:
                     cat.close()
@@ -442,43 +453,51 @@ def make_app(home: Home | str, **opts) -> SidtuiApp:
         **opts: ``theme`` ("dark"/"light"), ``home_label`` (what the header shows instead
             of the path: snapshot tests pass a fixed one), ``poll_interval`` (seconds
             between live checks; 0 turns polling off), ``catalog_path`` (the catalog
-            database; default: the user's cache directory), ``claude_home`` (a
-            :class:`ClaudeHome` or a path: its sessions are listed beside sid-code's).
+            database; default: the user's cache directory), ``others`` (the other
+            sources to read), and per other source its home option (its flag's name:
+            ``claude_home``, a home object or a path: its sessions are listed beside
+            sid-code's).
     """
     if not isinstance(home, Home):
         home = Home(home)
-    ch = opts.get("claude_home")
-    if isinstance(ch, (str, os.PathLike)):
-        opts["claude_home"] = _claude_home(ch)
+    opts["others"] = [*opts.get("others", ()), *_named_sources(opts)]
     return SidtuiApp(home, **opts)
 
 
-def _claude_home(path: str | os.PathLike[str]):
-    """The Claude Code home at ``path`` (through its source)."""
-    from sidtui.core.sources import ClaudeSource
+def _named_sources(opts: dict) -> list:
+    """The sources whose home option is in ``opts`` (taken out of it), in SOURCES order."""
+    from sidtui.core.sources import SOURCES, flag_dest
 
-    return ClaudeSource.resolve_home(path, {}).home
+    out = []
+    for cls in SOURCES[1:]:
+        h = opts.pop(flag_dest(cls.home_flag), None)
+        if isinstance(h, (str, os.PathLike)):
+            out.append(cls.resolve_home(h, {}))
+        elif h is not None:
+            out.append(cls(h))
+    return out
 
 
 def run(
-    home: Home, theme: str | None = None, claude_home=None, notices: tuple[str, ...] = ()
+    home: Home, theme: str | None = None, others: Iterable = (), notices: tuple[str, ...] = ()
 ) -> int:
-    """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code.
+    """Run the app full screen (with the ``others`` sources' sessions beside); return the
+    exit code.
 
-    A missing sid-code home is no refusal: the app lists the Claude Code home alone, and
-    with neither home says in its empty state where it looked.
+    A missing sid-code home is no refusal: the app lists the other homes alone, and with
+    none says in its empty state where it looked.
 
     Raises:
         UsageError: the sid-code home is there but is no directory (exit 2).
     """
     if home.root.exists():
         home.require()
-    if isinstance(claude_home, (str, os.PathLike)):
-        claude_home = _claude_home(claude_home)
+    others = list(others)
     label = str(home.root)
-    if not home.root.exists() and claude_home is not None and claude_home.exists:
-        label = f"{claude_home.root} (Claude Code)"
-    app = make_app(home, theme=theme, claude_home=claude_home, home_label=label)
+    there = [s for s in others if s.exists()]
+    if not home.root.exists() and there:
+        label = f"{there[0].root} ({there[0].label})"
+    app = make_app(home, theme=theme, others=others, home_label=label)
     app.notices = list(notices)
     app.run()
     return app.return_code or 0

@@ -212,15 +212,17 @@ async def test_the_app_gets_the_claude_home_from_the_flag_or_the_environment(
 ):
     import argparse
 
-    from sidtui.cli.app import claude_home_for_app
+    from sidtui.cli.app import other_sources
+
+    def claude(flag):
+        return [s.home for s in other_sources(argparse.Namespace(claude_home=flag))]
 
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.claude there
-    assert claude_home_for_app(argparse.Namespace(claude_home=None)) is None
+    assert claude(None) == []
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(demo.claude_home))
-    assert claude_home_for_app(argparse.Namespace(claude_home=None)).root == demo.claude_home
-    flag = claude_home_for_app(argparse.Namespace(claude_home=str(tmp_path / "x")))
-    assert flag is not None and flag.root == tmp_path / "x"
+    assert [h.root for h in claude(None)] == [demo.claude_home]
+    assert [h.root for h in claude(str(tmp_path / "x"))] == [tmp_path / "x"]
 
 
 async def test_a_claude_home_alone_opens_and_lists_its_sessions(demo, tmp_path):
@@ -254,8 +256,10 @@ async def test_with_neither_home_the_empty_state_names_both(tmp_path):
 async def test_without_a_terminal_a_claude_home_alone_is_listed(demo, tmp_path, capsys):
     from sidtui.cli.app import listing_instead
     from sidtui.core.base.home import Home
+    from sidtui.core.sources import ClaudeSource
 
-    rc = listing_instead(Home(tmp_path / "no-sid-code"), "no terminal", demo.claude_home)
+    others = [ClaudeSource.resolve_home(demo.claude_home, {})]
+    rc = listing_instead(Home(tmp_path / "no-sid-code"), "no terminal", others)
     out = capsys.readouterr()
     assert rc == 0 and demo.claude_cases["rewind"][:8] in out.out
     assert "no terminal" in out.err
@@ -404,7 +408,7 @@ async def test_the_watcher_brings_appended_records_on_screen(short_tmp_path):
         await settle(app, pilot)
         s = app.screen
         assert isinstance(s, SessionScreen) and s.view is not None
-        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher = Watcher(app.others[0].home, app._on_live_batch, force_polling=True)
         watcher.prime()  # what the app's watcher does when it starts
         records = claude_live_records(s.view)
         append_lines(s.sf.path, records)
@@ -445,7 +449,7 @@ async def test_a_watcher_batch_during_the_first_read_is_not_lost(short_tmp_path,
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         b = app.screen
-        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher = Watcher(app.others[0].home, app._on_live_batch, force_polling=True)
         watcher.prime()
         b.open_key(_key(b, demo.claude_cases["rewind"]))
         assert await asyncio.to_thread(read.wait, 30)
@@ -494,7 +498,7 @@ async def test_a_live_session_follows_the_end_or_counts_new_records(short_tmp_pa
         assert "live: " in widget_text(app, s.query_one("#session-head"))
         assert " t Follow " in screen_lines(app)[-1]
         assert widget_text(app, line) == "following the end (t)"
-        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher = Watcher(app.others[0].home, app._on_live_batch, force_polling=True)
         watcher.prime()
         try:
             await _append_and_deliver(app, pilot, s, watcher, 0)
@@ -545,7 +549,7 @@ async def test_the_header_and_follow_key_follow_the_process_starting_and_ending(
         s = app.screen
         assert isinstance(s, SessionScreen) and not s.is_live()
         head, line = s.query_one("#session-head"), s.query_one("#new-records")
-        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher = Watcher(app.others[0].home, app._on_live_batch, force_polling=True)
         watcher.prime()
         try:
             register_claude_live(demo.claude_home, sid, cwd)  # Claude Code starts on it
@@ -613,7 +617,7 @@ async def test_a_session_nothing_writes_offers_no_follow_but_counts_what_arrives
         assert conv.follow
         await pilot.press("home")
         assert not conv.is_vertical_scroll_end  # scrolled up (the whole of it does not fit)
-        watcher = Watcher(app.claude_home, app._on_live_batch, force_polling=True)
+        watcher = Watcher(app.others[0].home, app._on_live_batch, force_polling=True)
         watcher.prime()
         try:
             await _append_and_deliver(app, pilot, s, watcher, 0)

@@ -65,7 +65,7 @@ def opener(case: str, *keys: str):
     async def run_before(pilot):
         app = pilot.app
         await settle(app, pilot)
-        app.open_session(ClaudeSource(ClaudeHome(app.claude_home.root)).resolve(app._cases[case]))
+        app.open_session(ClaudeSource(ClaudeHome(app.others[0].root)).resolve(app._cases[case]))
         await settle(app, pilot)
         for k in keys:
             await pilot.press(k)

@@ -369,3 +369,33 @@ def session_ids(sf: SessionFile) -> set[str]:
         if own:
             ids.add(own)
     return ids
+
+
+def require_project(home: Home, project: str | None) -> None:
+    """Raise a usage error (exit 2) when ``--project KEY`` names no folder under sessions/.
+
+    Raises:
+        UsageError: no such folder (the folders listed), or a path or empty name.
+        UnreadableInput: ``sessions/`` cannot be searched (exit 1).
+    """
+    import errno
+
+    from sidtui.core.base.errors import UnreadableInput, UsageError
+
+    if project is not None and ("/" in project or project in ("", ".", "..")):
+        what = "an empty name" if not project else "a path"
+        raise UsageError(f"--project takes a folder name under {home.sessions_dir}, not {what}")
+    if project is None:
+        return
+    try:
+        if (home.sessions_dir / project).is_dir():
+            return
+    except OSError as exc:  # sessions/ itself may not be searched
+        if exc.errno != errno.ENAMETOOLONG:  # (a name too long is no folder: usage error)
+            raise UnreadableInput(
+                f"cannot read folder {home.sessions_dir / project}: {exc.strerror or exc}"
+            ) from None
+    raise UsageError(
+        f"no project folder {project!r} under {home.sessions_dir} "
+        f"(projects: {', '.join(project_folders(home)) or 'none'})"
+    )

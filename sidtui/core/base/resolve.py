@@ -238,3 +238,21 @@ def _near(key: str, files: list[SessionFile]) -> list[str]:
 
     ids = [f.session_id for f in files if f.kind == "main"]
     return difflib.get_close_matches(key, ids, n=5, cutoff=0.5)
+
+
+def given_file(arg: str) -> Path:
+    """The transcript file a session argument names as a path (``~`` expanded).
+
+    Raises:
+        SessionNotFound: nothing is there. UsageError: it is no file.
+        UnreadableInput: it cannot be looked at.
+    """
+    p = Path(arg).expanduser()
+    try:
+        if not p.exists():
+            raise SessionNotFound(f"no such file: {arg}")
+        if not p.is_file():
+            raise UsageError(f"{arg} is not a file")
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {arg}: {exc.strerror or exc}") from None
+    return p

@@ -92,6 +92,26 @@ class Current(NamedTuple):
     st: os.stat_result | None = None
 
 
+def read_in_root(
+    fr: FileRestore, path: str, root: Path | None, allow_outside: bool
+) -> Current | None:
+    """The current file at ``path`` for a restore plan's entry ``fr``: confined to
+    ``root`` (:func:`confine`) and read (:func:`read_current`), ``fr.real_path``,
+    ``fr.old`` and ``fr.old_mode`` filled. None when it is refused or cannot be read,
+    ``fr.reason`` saying why (every writer's plan words it so)."""
+    reason, real = confine(path, root, allow_outside)
+    fr.real_path = real
+    if reason is not None:
+        fr.reason = f"refused: {reason}"
+        return None
+    found = read_current(real)
+    fr.old_mode, fr.old = found.mode, found.data
+    if found.error is not None:
+        fr.reason = f"cannot read the current file: {found.error}"
+        return None
+    return found
+
+
 def current_ceiling() -> int:
     """The largest current file read for a restore: what an entry may unpack to
     (``SIDTUI_MAX_INFLATE_BYTES``, 1 GiB), since a bigger one could not be given back."""
@@ -373,16 +393,10 @@ def plan_files(
         if (refused := path_refusal(p)) is not None:
             fr.reason = refused
             continue
-        reason, real = confine(p, project_root, allow_outside_root)
-        fr.real_path = real
-        if reason is not None:
-            fr.reason = f"refused: {reason}"
+        if (found := read_in_root(fr, p, project_root, allow_outside_root)) is None:
             continue
-        exists, cur, err, fr.old_mode, st = read_current(real)
-        fr.old = cur
-        if err is not None:
-            fr.reason = f"cannot read the current file: {err}"
-            continue
+        exists, cur, _err, _mode, st = found
+        real = str(fr.real_path)  # set by read_in_root
         if not target.recoverable:
             fr.reason = f"unrecoverable: {target.reason}"
             continue

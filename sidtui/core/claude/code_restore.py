@@ -25,12 +25,11 @@ from sidtui.core.checkpoints.restore import (
     FileRestore,
     RestoreResult,
     clean_temps,
-    confine,
     existing_components,
     hard_link_refusal,
     mark_unfinished,
     path_refusal,
-    read_current,
+    read_in_root,
     write_files,
 )
 from sidtui.core.checkpoints.restore import (
@@ -325,16 +324,10 @@ class CodeRestorer:
             except OSError as exc:
                 fr.reason = f"cannot look at the current file: {exc.strerror or exc}"
                 continue
-            reason, real = confine(b.path, self.root, self.allow_outside_root)
-            fr.real_path = real
-            if reason is not None:
-                fr.reason = f"refused: {reason}"
+            if (found := read_in_root(fr, b.path, self.root, self.allow_outside_root)) is None:
                 continue
-            exists, cur, err, fr.old_mode, now = read_current(real)
-            fr.old = cur
-            if err is not None:
-                fr.reason = f"cannot read the current file: {err}"
-                continue
+            exists, cur, _err, _mode, now = found
+            real = str(fr.real_path)  # set by read_in_root
             if not b.existed:
                 fr.action = "deleted" if exists else "unchanged"
             else:

@@ -40,10 +40,17 @@ def blocks_of(view: Any, m: Any) -> list[Any]:
         message = rec.get("message") if isinstance(rec, dict) else None
         raws = message.get("content") if isinstance(message, dict) else None
         return raws if isinstance(raws, list) else []
+    return merged_blocks(view, m.records)
+
+
+def merged_blocks(view: Any, records: Any) -> list[Any]:
+    """The decoded blocks of a response written as one record per block (``records``),
+    merged by the reader's rule (:func:`~sidtui.core.claude.conversation.build_messages`:
+    a block equal to one already taken is the same block)."""
     objs = view.scan.objs
     seen: list[Any] = []
     out: list[Any] = []
-    for ri in m.records:
+    for ri in records:
         rec = view.full_record(ri)
         message = rec.get("message") if isinstance(rec, dict) else None
         raws = message.get("content") if isinstance(message, dict) else None
@@ -51,7 +58,7 @@ def blocks_of(view: Any, m: Any) -> list[Any]:
         if not isinstance(raws, list) or not isinstance(scanned, list):
             continue
         for b, raw in zip(scanned, raws, strict=False):
-            if b not in seen:  # the reader's merge rule (conversation.build_messages)
+            if b not in seen:
                 seen.append(b)
                 out.append(raw)
     return out

@@ -23,9 +23,9 @@ from typing import Any
 
 import orjson
 
-from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput, UsageError
+from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UsageError
 from sidtui.core.base.home import require_plain_name
-from sidtui.core.base.resolve import refuse_unreadable
+from sidtui.core.base.resolve import given_file, refuse_unreadable
 from sidtui.core.base.roots import Folder, HomeRoot, TranscriptFile
 
 #: Bytes of a transcript's head read to sniff its format or find its ``cwd``/``sessionId``.
@@ -421,15 +421,7 @@ def resolve_session(
             )
         return found
     if "/" in arg or arg.endswith(".jsonl"):
-        p = Path(arg).expanduser()
-        try:
-            if not p.exists():
-                raise SessionNotFound(f"no such file: {arg}")
-            if not p.is_file():
-                raise UsageError(f"{arg} is not a file")
-        except OSError as exc:
-            raise UnreadableInput(f"cannot read {arg}: {exc.strerror or exc}") from None
-        return file_for_path(p)
+        return file_for_path(given_file(arg))
     if files is None:
         files = discover(home)
     key = arg.removesuffix(".jsonl")

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidtui.core.base.model_views import ReadingFields
 from sidtui.core.base.words import plural
 
 #: Messages whose decoded content is kept (a screen draws a screenful at a time).
@@ -40,19 +41,9 @@ ENDED = {
 
 
 @dataclass(repr=False)
-class ClaudeReading:
+class ClaudeReading(ReadingFields):
     """See the module docstring and :class:`~sidtui.core.sources.base.ConversationReading`."""
 
-    view: Any
-    messages: list[Any] = field(default_factory=list)
-    dropped: dict[int, str] = field(default_factory=dict)
-    block_dropped: dict[tuple[int, int], str] = field(default_factory=dict)
-    notes: dict[int, str] = field(default_factory=dict)
-    compacts: dict[int, list[int]] = field(default_factory=dict)
-    banner: list[str] = field(default_factory=list)
-    banner_kind: str = "none"
-    head: tuple[list[tuple[str, str | None]], list[Any]] = ([], [])
-    where: str = ""
     _contents: OrderedDict = field(default_factory=OrderedDict)
 
     def span(self) -> tuple[Any, int] | None:
@@ -95,19 +86,9 @@ class ClaudeReading:
         m = self.messages[msg]
         out: list[Any] = []
         if not m.string_content:
-            objs = self.view.scan.objs
-            seen: list[Any] = []
-            for ri in m.records:
-                rec = self.view.full_record(ri)
-                message = rec.get("message") if isinstance(rec, dict) else None
-                raws = message.get("content") if isinstance(message, dict) else None
-                scanned = objs[ri].message.content if objs[ri].message is not None else None
-                if not isinstance(raws, list) or not isinstance(scanned, list):
-                    continue
-                for b, raw in zip(scanned, raws, strict=False):
-                    if b not in seen:  # the reader's merge rule (conversation.build_messages)
-                        seen.append(b)
-                        out.append(raw)
+            from sidtui.core.claude.export_items import merged_blocks
+
+            out = merged_blocks(self.view, m.records)
         cache[msg] = out
         if len(cache) > CONTENT_CACHE:
             cache.popitem(last=False)

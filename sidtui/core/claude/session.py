@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidtui.core.base.gcpause import gc_paused
+from sidtui.core.base.model_views import ModelViews
 from sidtui.core.base.values import json_str as _s
 from sidtui.core.base.words import plural
 from sidtui.core.claude.conversation import ClaudeMessage, Interruption, first_prompt
@@ -92,7 +93,7 @@ class SnapshotRecord:
 
 
 @dataclass
-class ClaudeSessionView:
+class ClaudeSessionView(ModelViews):
     """Everything known about one Claude Code session file.
 
     Attributes:
@@ -109,6 +110,9 @@ class ClaudeSessionView:
         liveness: which registrations match (``sessions/<pid>.json``).
         warnings: every warning, worded for users.
     """
+
+    export_items = "sidtui.core.claude.export_items"
+    reading_module = "sidtui.core.claude.reading"
 
     home: ClaudeHome | None
     transcript: ClaudeTranscript
@@ -204,27 +208,6 @@ class ClaudeSessionView:
     def to_json(self, lazy: bool = False) -> dict[str, Any]:
         """The ``sidtui show --json`` object of a Claude Code session (built whole)."""
         return session_to_json(self)
-
-    def conversation_items(self) -> Any:  # export's walk (:mod:`.export_items`)
-        from sidtui.core.claude.export_items import conversation_items
-
-        return conversation_items(self)
-
-    def subagent_links(self) -> Any:
-        from sidtui.core.claude.export_items import subagent_links
-
-        return subagent_links(self)
-
-    def facts(self) -> Any:
-        from sidtui.core.claude.export_items import facts
-
-        return facts(self)
-
-    def reading(self) -> Any:
-        """The conversation as a screen draws it (:mod:`.reading`)."""
-        from sidtui.core.claude.reading import reading
-
-        return reading(self)
 
 
 def open_claude_session(

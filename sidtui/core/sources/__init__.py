@@ -29,6 +29,7 @@ __all__ = [
     "SidCodeSource",
     "Source",
     "by_name",
+    "flag_dest",
     "homes",
     "homes_from_flags",
     "sniff",
@@ -58,6 +59,12 @@ def by_name(name: str) -> SourceClass:
         if cls.name == name:
             return cls
     raise KeyError(name)
+
+
+def flag_dest(flag: str) -> str:
+    """The option name a home flag goes by (``--claude-home`` → ``claude_home``): the
+    parsed arguments' attribute, the app's keyword."""
+    return flag.lstrip("-").replace("-", "_")
 
 
 def source_for(model: SessionModel) -> Source:

@@ -281,6 +281,11 @@ class Source(ABC):
     rewind_finishes_interrupted: ClassVar[bool] = True
     tags_json: ClassVar[bool] = False
     no_points_reason: ClassVar[str] = "no typed prompts"
+    #: what its ``ls`` rows record beyond every source's columns (``cost``, ``ended``)
+    row_fields: ClassVar[frozenset[str]] = frozenset()
+    #: a transcript with no message is a normal session of it (dimmed in ``ls``), not a
+    #: file its agent fails to load
+    quiet_empty: ClassVar[bool] = False
     home_class: ClassVar[type[HomeRoot]]
     discoverer: ClassVar[str]
     resolver: ClassVar[str]
@@ -288,6 +293,11 @@ class Source(ABC):
     checker: ClassVar[str]
     usage_reader: ClassVar[str]
     registry: ClassVar[str]
+    #: ``"module:function"``: ``(home) -> [project folder names]``, sorted
+    folder_lister: ClassVar[str | None] = None
+    #: the module whose ``title_of(model)`` and ``write_title(model, title, policy=)`` read
+    #: and write a session's title (None: the source keeps none)
+    titles: ClassVar[str | None] = None
 
     def __init__(self, home: Any) -> None:
         self._home = home
@@ -336,6 +346,28 @@ class Source(ABC):
     def claims_place(path: Path) -> bool:
         """A file whose content does not tell (empty) is this agent's by where it lies."""
         return False
+
+    def resume_agent(self) -> str | None:
+        """The agent's own resume named for people with the version whose rules the reader
+        follows (``show`` says what it sends "as Claude Code 2.1.332 does"); None: the
+        reader predicts no resume."""
+        return None
+
+    def lost_notice(self, group: Any) -> str:
+        """One sentence about a group of messages on disk its resume will not load
+        (``show`` prints it below the group)."""
+        return f"{group.messages} messages above are not loaded on resume"
+
+    def lost_counts(self, group: Any) -> bool:
+        """The group counts among the messages a resume loses (a compaction's summary
+        stands in for its messages: they do not)."""
+        return True
+
+    @classmethod
+    def home_of_file(cls, path: Path) -> Path | None:
+        """The root of the home a transcript at ``path`` lies in, from its place alone
+        (None: it tells nothing): a path given without a home flag is read in that home."""
+        return None
 
     def check_options(self) -> dict[str, Any]:
         """More keyword arguments for the checker (none by default)."""
@@ -453,13 +485,21 @@ class Source(ABC):
         return [] if folder is None else pending_journals(folder, session_ids)
 
     def title_of(self, model: SessionModel) -> str | None:
-        """The title the session was given (by a user or the agent), None when none was."""
-        return None
+        """The title the session was given (by a user or the agent), None when none was
+        (or the source keeps no titles: no :attr:`titles` module)."""
+        if self.titles is None:
+            return None
+        title: str | None = self.reader(f"{self.titles}:title_of")(model)
+        return title
 
     def write_title(self, model: SessionModel, title: str, *, policy: Any = None) -> int:
         """Append what the agent itself writes to rename ``model``'s session; records
-        written. Only sources with ``"rename"`` in :attr:`mutations` implement it."""
-        raise NotImplementedError
+        written. Only sources with ``"rename"`` in :attr:`mutations` implement it (their
+        :attr:`titles` module's ``write_title``)."""
+        if self.titles is None:
+            raise NotImplementedError
+        written: int = self.reader(f"{self.titles}:write_title")(model, title, policy=policy)
+        return written
 
     def rename(
         self, ref: SessionRef, title: str, *, force: bool = False, policy: Any = None
@@ -514,9 +554,43 @@ class Source(ABC):
     def projects_dir(self) -> Path:
         """The folder whose sub-folders are its projects (``--project NAME``)."""
 
-    @abstractmethod
     def project_folders(self) -> list[str]:
-        """The names of its project folders, sorted."""
+        """The names of its project folders, sorted (:attr:`folder_lister` of its home)."""
+        if self.folder_lister is None:
+            raise NotImplementedError
+        names: list[str] = self.reader(self.folder_lister)(self._home)
+        return names
+
+    def require_project(self, project: str | None) -> None:
+        """Raise :class:`~sidtui.core.base.errors.UsageError` (exit 2) when ``--project``
+        names no folder of this source, its folders listed (None: nothing to check)."""
+        from sidtui.core.base.errors import UsageError
+
+        if project is None:
+            return
+        try:
+            if (self.projects_dir / project).is_dir():
+                return
+        except OSError:
+            pass
+        where = self.projects_dir
+        if "/" in project or project in ("", ".", ".."):
+            raise UsageError(f"--project takes a folder name under {where}, not a path")
+        names = self.project_folders()
+        shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
+        raise UsageError(
+            f"no project folder {project!r} under {where} (projects: {shown or 'none'})"
+        )
+
+    def empty_listing(self, project: str | None) -> str:
+        """What an empty ``ls`` (of ``project``) says of this home: where it looked."""
+        folder = self.projects_dir
+        return f"no sessions under {folder / project if project else folder}"
+
+    def unreadable_folders(self, project: str | None) -> list[tuple[Path, str]]:
+        """``(folder, why)`` of each folder a listing (of ``project``) cannot read, found
+        before any file is read (none: the listing says it of each file it reads)."""
+        return []
 
     @abstractmethod
     def file_of(self, summary: SessionSummary) -> SessionRef:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ class ClaudeSource(Source):
     checkpoint_unit = PROMPT
     rewind_finishes_interrupted = False
     tags_json = True
+    quiet_empty = True
     home_flag = "--claude-home"
     home_env = "CLAUDE_CONFIG_DIR"
     usage_gaps = None
@@ -44,12 +45,35 @@ class ClaudeSource(Source):
     checker = "sidtui.core.claude.check:run_claude_check"
     usage_reader = "sidtui.core.claude.usage:read_usage"
     registry = "sidtui.core.claude.liveness:read_processes"
+    titles = "sidtui.core.claude.title"
+    folder_lister = "sidtui.core.claude.layout:project_folders"
 
     @staticmethod
     def claims_place(path: Path) -> bool:
         """A ``.jsonl`` in a Claude Code home's ``projects/<slug>/`` (an empty transcript is a
         normal session with no messages)."""
         return path.suffix == ".jsonl" and home_of(path) is not None
+
+    @classmethod
+    def home_of_file(cls, path: Path) -> Path | None:
+        """``<root>`` of ``<root>/projects/<slug>/…`` (:func:`~sidtui.core.claude.layout.home_of`)."""
+        place = home_of(path)
+        return place[0] if place is not None else None
+
+    def resume_agent(self) -> str:
+        from sidtui.core.claude.resume import AGENT_VERSION
+
+        return f"{self.label} {AGENT_VERSION}"
+
+    def lost_notice(self, group: Any) -> str:
+        from sidtui.core.claude.resume import lost_notice
+
+        return lost_notice(group)
+
+    def lost_counts(self, group: Any) -> bool:
+        from sidtui.core.claude.resume import COMPACTED
+
+        return bool(group.reason != COMPACTED)
 
     def __init__(self, home: ClaudeHome, backups: BackupCheck | None = None) -> None:
         from sidtui.core.claude.file_history import backup_counts
@@ -65,14 +89,9 @@ class ClaudeSource(Source):
     def exists(self) -> bool:
         return self._home.exists
 
-    def open(
-        self,
-        ref: SessionRef,
-        *,
-        current_cwd: Path | None = None,
-        terminal_tool_names: frozenset[str] | None = None,
-        warn: Callable[[str], None] | None = None,
-    ) -> ClaudeSessionView:
+    def open(self, ref: SessionRef, **_options: Any) -> ClaudeSessionView:
+        """The session read whole (the reading options of sid-code's loader mean nothing
+        to a Claude Code transcript)."""
         assert isinstance(ref, ClaudeFile)
         home = self._home if self._home.exists else None
         return open_claude_session(home, ref)
@@ -98,16 +117,6 @@ class ClaudeSource(Source):
         from sidtui.core.claude.file_history import read_file_history
 
         return read_file_history(model)
-
-    def title_of(self, model: Any) -> str | None:
-        from sidtui.core.claude.title import title_of
-
-        return title_of(model)
-
-    def write_title(self, model: Any, title: str, *, policy: Any = None) -> int:
-        from sidtui.core.claude.title import write_title
-
-        return write_title(model, title, policy=policy)
 
     def owns(self, ref: Any) -> bool:
         return isinstance(ref, ClaudeFile)
@@ -135,11 +144,6 @@ class ClaudeSource(Source):
     @property
     def projects_dir(self) -> Path:
         return self._home.projects_dir
-
-    def project_folders(self) -> list[str]:
-        from sidtui.core.claude.layout import project_folders
-
-        return project_folders(self._home)
 
     # ------------------------------------------------------------------ writing
 

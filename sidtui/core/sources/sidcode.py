@@ -32,6 +32,7 @@ class SidCodeSource(Source):
     checkpoint_unit = TOOL_BATCH
     rewind_finishes_interrupted = True
     tags_json = False
+    row_fields = frozenset({"cost", "ended"})
     no_points_reason = "no human prompts on the live chain"
     home_flag = "--home"
     home_env = "SID_CONFIG_DIR"
@@ -47,6 +48,8 @@ class SidCodeSource(Source):
     checker = "sidtui.core.views.check:run_check"
     usage_reader = "sidtui.core.views.sidcode_usage:read_usage"
     registry = "sidtui.core.resume.process:read_registrations"
+    titles = "sidtui.core.edits.title"
+    folder_lister = "sidtui.core.base.discover:project_folders"
 
     @property
     def home(self) -> Home:
@@ -88,16 +91,6 @@ class SidCodeSource(Source):
 
         return CheckpointManager.for_session(self._home, model.file.checkpoint_id)
 
-    def title_of(self, model: Any) -> str | None:
-        from sidtui.core.edits.title import title_of
-
-        return title_of(model)
-
-    def write_title(self, model: Any, title: str, *, policy: Any = None) -> int:
-        from sidtui.core.edits.title import write_title
-
-        return write_title(model, title, policy=policy)
-
     def owns(self, ref: Any) -> bool:
         return isinstance(ref, SessionFile)
 
@@ -122,10 +115,26 @@ class SidCodeSource(Source):
     def projects_dir(self) -> Path:
         return self._home.sessions_dir
 
-    def project_folders(self) -> list[str]:
-        from sidtui.core.base.discover import project_folders
+    def require_project(self, project: str | None) -> None:
+        """:func:`~sidtui.core.base.discover.require_project` (``sessions/`` unsearchable:
+        UnreadableInput)."""
+        from sidtui.core.base.discover import require_project
 
-        return project_folders(self._home)
+        require_project(self._home, project)
+
+    def empty_listing(self, project: str | None) -> str:
+        """:func:`~sidtui.core.base.discover.empty_home_hint` for the whole home (what was
+        looked for where, and the likely home)."""
+        from sidtui.core.base.discover import empty_home_hint
+
+        if project is None:
+            return empty_home_hint(self._home)
+        return super().empty_listing(project)
+
+    def unreadable_folders(self, project: str | None) -> list[tuple[Path, str]]:
+        from sidtui.core.base.discover import unreadable_folders
+
+        return list(unreadable_folders(self._home, project))
 
     # ------------------------------------------------------------------ writing
 

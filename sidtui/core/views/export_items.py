@@ -26,7 +26,8 @@ def _content_blocks(content: Any) -> list[Any]:
     return [] if content is None else [content]
 
 
-def _record_content(rf: Any, ref: Any) -> Any:
+def record_content(rf: Any, ref: Any) -> Any:
+    """The ``content`` of the record ``ref`` (its ``message``'s, else its own)."""
     rec = rf.decode(ref)
     if not isinstance(rec, dict):
         return None
@@ -44,7 +45,7 @@ def blocks_of(view: Any, m: Any) -> list[Any]:
     rf = view.rf
     if rf is None or m.record is None:
         return [{"type": b.type, "text": b.text} for b in m.blocks]
-    return _content_blocks(_record_content(rf, rf.records[m.record]))
+    return _content_blocks(record_content(rf, rf.records[m.record]))
 
 
 def _model(m: Any) -> str | None:
@@ -117,7 +118,7 @@ def _sidechain_items(view: Any) -> Iterator[ConversationItem]:
     by_line = {r.line: r for r in rf.records} if rf is not None else {}
     for m in view.sidechain.messages:
         ref = by_line.get(m.line)
-        content = _record_content(rf, ref) if ref is not None else None
+        content = record_content(rf, ref) if ref is not None else None
         blocks = (
             _content_blocks(content)
             if content is not None

@@ -12,27 +12,18 @@ from its record only when asked (:meth:`SidCodeReading.content`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from sidtui.core.base.model_views import ReadingFields
 from sidtui.core.base.words import plural
+from sidtui.core.views.export_items import record_content
 
 
 @dataclass(repr=False)
-class SidCodeReading:
+class SidCodeReading(ReadingFields):
     """See the module docstring and :class:`~sidtui.core.sources.base.ConversationReading`."""
-
-    view: Any
-    messages: list[Any] = field(default_factory=list)
-    dropped: dict[int, str] = field(default_factory=dict)
-    block_dropped: dict[tuple[int, int], str] = field(default_factory=dict)
-    notes: dict[int, str] = field(default_factory=dict)
-    compacts: dict[int, list[int]] = field(default_factory=dict)
-    banner: list[str] = field(default_factory=list)
-    banner_kind: str = "none"
-    head: tuple[list[tuple[str, str | None]], list[Any]] = ([], [])
-    where: str = ""
 
     def __post_init__(self) -> None:
         self.content = _content_reader(self)
@@ -199,18 +190,12 @@ def _content_reader(r: SidCodeReading):
             return None
         rec_index = getattr(m, "record", None)
         if rec_index is not None:
-            rec = rf.decode(rf.records[rec_index])
+            ref = rf.records[rec_index]
         else:
             ref = by_line.get(getattr(m, "line", -1))
             if ref is None:
                 return None
-            rec = rf.decode(ref)
-        if not isinstance(rec, dict):
-            return None
-        message = rec.get("message")
-        if isinstance(message, dict):
-            return message.get("content")
-        return rec.get("content")
+        return record_content(rf, ref)
 
     return content
 

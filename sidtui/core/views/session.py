@@ -21,6 +21,7 @@ from typing import Any
 from sidtui.core.base.errors import UnreadableInput, unreadable
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.base.home import Home, SessionFile
+from sidtui.core.base.model_views import ModelViews
 from sidtui.core.base.regular import read_regular
 from sidtui.core.resume.interruption import TERMINAL_TOOL_NAMES
 from sidtui.core.resume.process import (
@@ -60,7 +61,7 @@ MAX_BAD_LINE_WARNINGS = 20
 
 
 @dataclass
-class SessionView:
+class SessionView(ModelViews):
     """Everything known about one session file.
 
     Attributes:
@@ -80,6 +81,9 @@ class SessionView:
         format_version: "3.0", "2.0", a v1 file's own version, None for sidechains.
         warnings: every warning, worded for users (the tree's are added on first use).
     """
+
+    export_items = "sidtui.core.views.export_items"
+    reading_module = "sidtui.core.views.reading"
 
     home: Home
     file: SessionFile
@@ -198,27 +202,6 @@ class SessionView:
     @property
     def bad_lines(self) -> list[Any]:
         return self.rf.bad_lines if self.rf is not None else []
-
-    def conversation_items(self) -> Any:  # export's walk (:mod:`.export_items`)
-        from sidtui.core.views.export_items import conversation_items
-
-        return conversation_items(self)
-
-    def subagent_links(self) -> Any:
-        from sidtui.core.views.export_items import subagent_links
-
-        return subagent_links(self)
-
-    def facts(self) -> Any:
-        from sidtui.core.views.export_items import facts
-
-        return facts(self)
-
-    def reading(self) -> Any:
-        """The conversation as a screen draws it (:mod:`.reading`)."""
-        from sidtui.core.views.reading import reading
-
-        return reading(self)
 
 
 def _read_bytes(path: Path, pieces: bool = False) -> bytes | FileSource:

@@ -132,24 +132,33 @@ def split_dates(query: str):
     return days, " ".join(rest), None
 
 
-def empty_state(home, claude_home) -> str:
+def empty_state(home, others: list) -> str:
     """What the browser says when it lists nothing: per home, what was looked for where
-    (a missing sid-code or Claude Code home named with its flag), and how to get one."""
+    (a missing home named with its flag), and how to get one. ``others``: ``(source
+    class, home or None)`` of each other source the app reads (``app.other_homes()``)."""
     from sidtui.core.base.discover import empty_home_hint
+    from sidtui.core.sources import DEFAULT
 
     lines = []
     sid = home.root.is_dir()
     if sid:
         lines.append(empty_home_hint(home))
     else:
-        lines.append(f"no sid-code home at {home.root} (--home DIR or $SID_CONFIG_DIR)")
-    if claude_home is not None and claude_home.exists:
-        lines.append(f"no Claude Code sessions under {claude_home.projects_dir}")
-    else:
-        where = claude_home.root if claude_home is not None else "$CLAUDE_CONFIG_DIR or ~/.claude"
-        lines.append(f"no Claude Code home at {where} (--claude-home DIR)")
-        if not sid:
-            lines.append("`sidtui demo` builds both homes to explore")
+        lines.append(
+            f"no {DEFAULT.label} home at {home.root} ({DEFAULT.home_flag} DIR or ${DEFAULT.home_env})"
+        )
+    for cls, other in others:
+        if other is not None and other.exists:
+            lines.append(f"no {cls.label} sessions under {other.projects_dir}")
+        else:
+            where = (
+                other.root
+                if other is not None
+                else f"${cls.home_env} or ~/{cls.home_class.default_dir}"
+            )
+            lines.append(f"no {cls.label} home at {where} ({cls.home_flag} DIR)")
+            if not sid:
+                lines.append("`sidtui demo` builds both homes to explore")
     return "\n".join(lines)
 
 
@@ -258,10 +267,9 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     def on_mount(self) -> None:
         self.sub_title = printable(self.app.home_label)
-        claude = self.app.claude_home
         #: both homes are read: the source filter (ctrl+o) is in the footer
         self.both_sources = (
-            claude is not None and claude.root.is_dir() and self.app.home.root.is_dir()
+            any(s.root.is_dir() for s in self.app.others) and self.app.home.root.is_dir()
         )
         self.query_one("#projects", OptionList).border_title = "Projects"
         self.query_one("#sessions", SessionTable).border_title = "Sessions"
@@ -338,7 +346,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             return
         rows = cat.rows()
         try:  # the Claude Code rows as cached: its refresh (maybe long) follows
-            cached = self.app.claude_rows(refresh=False)[0]
+            cached = self.app.other_rows(refresh=False)[0]
         except broken:
             cached = []
         rows += cached
@@ -359,12 +367,12 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         """Bring the Claude Code catalog up to date; post its changes against ``known``."""
         from sidtui.core.base.errors import SidtuiError
 
-        if self.app.claude_home is None:
+        if not self.app.others:
             return
         import sqlite3
 
         try:
-            rows, errors = self.app.claude_rows()
+            rows, errors = self.app.other_rows()
         except (sqlite3.Error, OSError, SidtuiError) as exc:  # the sid-code rows still show
             rows, errors = list(known.values()), [f"Claude Code catalog unusable: {exc}"]
         changed = [
@@ -383,7 +391,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
             )
 
     def _empty_hint(self) -> str:
-        return empty_state(self.app.home, self.app.claude_home)
+        return empty_state(self.app.home, self.app.other_homes())
 
     def _scan_direct(self, worker) -> None:
         from sidtui.core.base.discover import discover
@@ -442,7 +450,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         try:
             cat = self.app.catalog()
             res = cat.refresh()
-            claude, claude_errors = self.app.claude_rows()
+            claude, claude_errors = self.app.other_rows()
             rows = cat.rows() + claude
         except (sqlite3.Error, SidtuiError, OSError):  # the next poll tries again
             return

@@ -41,12 +41,34 @@ def ms_time(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%m-%d %H:%M:%S")
 
 
-def _text(data) -> str:
+def as_text(data) -> str:
     if data is None:
         return ""
     if isinstance(data, bytes):
         return data.decode("utf-8", errors="replace")
     return data
+
+
+#: The worker that computes a checkpoint diff (one at a time: a newer row cancels it).
+diff_worker = work(
+    thread=True,
+    exclusive=True,
+    group="checkpoint-diff",
+    exit_on_error=False,
+    description="computing the diff",
+)
+
+
+def disk_now(path: str, shown: str, at: str) -> tuple[str, str, str | None]:
+    """``(text, title, error)`` of the file at ``path`` on disk now, the right side of a
+    diff from checkpoint ``at`` (``shown``: the path as the title names it)."""
+    import os
+
+    from sidtui.core.checkpoints.restore import read_current
+
+    exists, data, err, _mode, _st = read_current(os.path.realpath(path))
+    new = as_text(data) if exists else ""
+    return new, f"{shown}  {at} → disk now" + ("" if exists else " (absent)"), err
 
 
 def left_cut(text: str, width: int) -> str:
@@ -290,20 +312,11 @@ class CheckpointsPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False)
             self.manager, s.id, s.position, path, self.vs_disk, self.app.current_theme.dark
         )
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="checkpoint-diff",
-        exit_on_error=False,
-        description="computing the diff",
-    )
+    @diff_worker
     def compute_diff(
         self, mgr, sid: str, position: int, path: str, vs_disk: bool, dark: bool
     ) -> None:
-        import os
-
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.checkpoints.restore import read_current
 
         root = str(mgr.project_root) if mgr.project_root else None
         shown = project_relative(path, root)
@@ -315,22 +328,20 @@ class CheckpointsPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False)
         note = None
         if not before.recoverable:
             note = f"✗ the pre-image at {sid} cannot be rebuilt: {before.reason}"
-        old = _text(before.content) if before.exists else ""
+        old = as_text(before.content) if before.exists else ""
         later = [(i, e) for i, e in mgr.index.entries_for(path) if i > position]
         if later and not vs_disk:
             nxt_pos = later[0][0]
             nxt_id = str(mgr.index.snapshots[nxt_pos].get("id"))
             after = mgr.rebuild_at(path, nxt_id)
-            new = _text(after.content) if after.exists else ""
+            new = as_text(after.content) if after.exists else ""
             title = f"{shown}  {sid} → {nxt_id}"
             if not after.recoverable:
                 note = (
                     note + "; " if note else ""
                 ) + f"✗ {nxt_id} cannot be rebuilt: {after.reason}"
         else:
-            exists, data, err, _mode, _st = read_current(os.path.realpath(path))
-            new = _text(data) if exists else ""
-            title = f"{shown}  {sid} → disk now" + ("" if exists else " (absent)")
+            new, title, err = disk_now(path, shown, sid)
             if err:
                 note = (note + "; " if note else "") + f"disk: {err}"
         self.post_message(DiffComputed(DiffData.build(title, old, new, path, dark, note)))

@@ -16,7 +16,7 @@ checkpoint, ``u`` undoes the latest prompt (with the file list focused: that fil
 
 from __future__ import annotations
 
-from textual import on, work
+from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
@@ -24,7 +24,13 @@ from textual.widgets import DataTable, Static
 from sidtui.fmt import plural, project_relative
 from sidtui.tui.fmt import cell, plain, short_time
 from sidtui.tui.messages import DiffComputed
-from sidtui.tui.widgets.checkpoints_panel import PATH_CELL, left_cut
+from sidtui.tui.widgets.checkpoints_panel import (
+    PATH_CELL,
+    as_text,
+    diff_worker,
+    disk_now,
+    left_cut,
+)
 from sidtui.tui.widgets.diff_view import DiffData, DiffPane, DiffView
 from sidtui.tui.widgets.row_table import RowTable
 from sidtui.tui.worker_errors import ReportsWorkerErrors
@@ -45,10 +51,6 @@ def checkpoint_rows(history) -> list[tuple]:
             )
         )
     return rows
-
-
-def _text(data: bytes | None) -> str:
-    return "" if data is None else data.decode("utf-8", errors="replace")
 
 
 class FileHistoryPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False):
@@ -186,18 +188,10 @@ class FileHistoryPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False)
             self.history, cp.position, path, self.vs_disk, self.app.current_theme.dark
         )
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="checkpoint-diff",
-        exit_on_error=False,
-        description="computing the diff",
-    )
+    @diff_worker
     def compute_diff(self, history, position: int, path: str, vs_disk: bool, dark: bool) -> None:
         """The file before checkpoint ``position`` against its next backup, or the disk."""
         import os
-
-        from sidtui.core.checkpoints.restore import read_current
 
         cps = history.checkpoints
         cp = cps[position]
@@ -206,7 +200,7 @@ class FileHistoryPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False)
         notes = []
         old = ""
         try:
-            old = _text(b.read()) if b.existed else ""
+            old = as_text(b.read()) if b.existed else ""
         except OSError as exc:
             notes.append(f"✗ the backup at {cp.id} cannot be read: {exc}")
         later = next((c for c in cps[position + 1 :] if path in c.backups), None)
@@ -214,16 +208,14 @@ class FileHistoryPanel(DiffPane, ReportsWorkerErrors, Vertical, can_focus=False)
             after = later.backups[path]
             new = ""
             try:
-                new = _text(after.read()) if after.existed else ""
+                new = as_text(after.read()) if after.existed else ""
             except OSError as exc:
                 notes.append(f"✗ the backup at {later.id} cannot be read: {exc}")
             title = f"{shown}  {cp.id} → {later.id}"
         elif b.path is None or not os.path.isabs(b.path):
             new, title = "", f"{shown}  {cp.id} → disk now (the path is unknown)"
         else:
-            exists, data, err, _mode, _st = read_current(os.path.realpath(b.path))
-            new = _text(data) if exists else ""
-            title = f"{shown}  {cp.id} → disk now" + ("" if exists else " (absent)")
+            new, title, err = disk_now(b.path, shown, cp.id)
             if err:
                 notes.append(f"disk: {err}")
         note = "; ".join(notes) or None

@@ -256,7 +256,7 @@ def test_a_failed_write_is_reported_and_the_rest_goes_on(sess, monkeypatch):
 
 
 def test_a_folder_swapped_between_the_check_and_the_read_is_not_followed(sess, tmp_path):
-    from sidtui.core.claude import code_restore
+    from sidtui.core.checkpoints import restore as plan  # the plan's confine + read
 
     project = Path(sess["cwd"])
     outside = tmp_path / "outside"
@@ -264,7 +264,7 @@ def test_a_folder_swapped_between_the_check_and_the_read_is_not_followed(sess, t
     for n in ("a.txt", "b.txt", "new.txt"):
         (outside / n).write_bytes(b"outside\n")
     moved = project.with_name("app.real")
-    real_confine = code_restore.confine
+    real_confine = plan.confine
     swaps = []
 
     def confine(path, *a, **kw):  # the project is a symlink to outside/ from just after
@@ -279,7 +279,7 @@ def test_a_folder_swapped_between_the_check_and_the_read_is_not_followed(sess, t
         return out
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(code_restore, "confine", confine)
+        mp.setattr(plan, "confine", confine)
         res = _restorer(sess).restore_before("c2", force=True)
     assert swaps and not project.is_symlink()
     a = next(f for f in res.files if f.path.endswith("a.txt"))

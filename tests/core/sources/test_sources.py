@@ -136,3 +136,34 @@ def test_an_empty_transcript_is_claimed_by_its_place(tmp_path):
     assert not ClaudeSource.claims_place(tmp_path / "s.jsonl")
     assert not SidCodeSource.claims_place(home / "projects" / "p" / "s.jsonl")
     assert source_of_file(tmp_path / "missing.jsonl") is None
+
+
+def test_a_project_no_folder_of_a_source_has_is_its_usage_error(tmp_path):
+    from sidtui.core.base.errors import UsageError
+
+    home = tmp_path / "cc"
+    (home / "projects" / "-home-me-app").mkdir(parents=True)
+    src = ClaudeSource(ClaudeHome(home))
+    src.require_project(None)
+    src.require_project("-home-me-app")
+    src.require_project("")  # the projects folder itself is a folder: not refused
+    with pytest.raises(
+        UsageError, match=r"no project folder 'nope' under .*\(projects: -home-me-app\)"
+    ):
+        src.require_project("nope")
+    with pytest.raises(UsageError, match="not a path"):
+        src.require_project("a/b")
+    sid = SidCodeSource(Home(tmp_path / "sid"))
+    (tmp_path / "sid" / "sessions").mkdir(parents=True)
+    with pytest.raises(UsageError, match="not an empty name"):
+        sid.require_project("")
+
+
+def test_a_transcript_given_by_path_is_read_in_the_home_it_lies_in(tmp_path):
+    from sidtui.core.sources import flag_dest
+
+    assert [flag_dest(c.home_flag) for c in SOURCES] == ["home", "claude_home", "codex_home"]
+    f = tmp_path / "cc" / "projects" / "-p" / "s.jsonl"
+    assert ClaudeSource.home_of_file(f) == (tmp_path / "cc").resolve()
+    assert ClaudeSource.home_of_file(tmp_path / "s.jsonl") is None
+    assert SidCodeSource.home_of_file(f) is None  # sid-code's rules find its home themselves
