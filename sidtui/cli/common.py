@@ -277,8 +277,8 @@ def require_project(home: Home, project: str | None) -> None:
 
 def has_project_folder(src, project: str) -> bool:
     """Whether ``src`` (a source) has the project folder ``project`` (False: unreadable)."""
-    try:
-        return (src.projects_dir / project).is_dir()
+    try:  # a source whose projects are no folders (Codex: the sessions' cwd) lists them
+        return (src.projects_dir / project).is_dir() or project in src.project_folders()
     except OSError:
         return False
 
@@ -367,7 +367,7 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
     """
     from sidtui.core.base.errors import AmbiguousSession, SessionNotFound, UnreadableInput
     from sidtui.core.base.resolve import path_exists
-    from sidtui.core.sources import ClaudeSource, SidCodeSource, source_of_file
+    from sidtui.core.sources import SidCodeSource, source_of_file
 
     if arg is None:
         arg = args.session
@@ -377,12 +377,15 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
     looks_like_path = "/" in arg or arg.endswith((".jsonl", ".json"))
     if arg != "latest" and looks_like_path and path_exists(arg):
         p = os.path.expanduser(arg)
-        if os.path.isfile(p) and source_of_file(p) == "claude-code":
+        found = source_of_file(p) if os.path.isfile(p) else None
+        if found == "claude-code":
             return _claude_path(arg, claude_flag)
+        if found is not None and found != SidCodeSource.name:
+            return _source_path(found, p, args)
         home = session_home(args, arg)  # a sid-code transcript: its own rules and messages
         return SidCodeSource(home), resolve_session(home, arg)
     sources, _named = sources_from_args(args)
-    if not any(isinstance(s, ClaudeSource) for s in sources):
+    if all(isinstance(s, SidCodeSource) for s in sources):
         home = session_home(args, arg)  # the sid-code home alone, as before
         return SidCodeSource(home), resolve_session(home, arg)
     hits: list[tuple[Any, Any]] = []
@@ -404,7 +407,8 @@ def read_session(args: argparse.Namespace, arg: str | None = None) -> tuple[Any,
         if arg == "latest":
             return max(hits, key=lambda h: _mtime(h[1].path))
         raise AmbiguousSession(
-            f"{arg!r} names sessions of several agents; pass --home or --claude-home",
+            f"{arg!r} names sessions of several agents; pass one home flag "
+            f"({', '.join(s.home_flag for s, _f in hits)})",
             [f"{s.name}: {f.session_id}  {f.path}" for s, f in hits],
         )
     return hits[0]
@@ -415,6 +419,19 @@ def _mtime(path: Any) -> float:
         return os.stat(path).st_mtime
     except OSError:
         return 0.0
+
+
+def _source_path(name: str, path: str, args: argparse.Namespace) -> tuple[Any, Any]:
+    """A transcript of source ``name`` given by path: its home from its home flag, else
+    from its place (:meth:`Source.home_of_path`), else the environment's."""
+    from pathlib import Path
+
+    from sidtui.core.sources import by_name
+
+    cls = by_name(name)
+    flag = getattr(args, cls.home_flag.lstrip("-").replace("-", "_"), None)
+    src = cls.resolve_home(flag if flag is not None else cls.home_of_path(Path(path)), os.environ)
+    return src, src.file_at(path)
 
 
 def _claude_path(arg: str, flag: str | None) -> tuple[Any, Any]:

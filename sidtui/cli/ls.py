@@ -38,7 +38,7 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument(
         "--source",
-        choices=["sid-code", "claude-code"],
+        choices=["sid-code", "claude-code", "codex"],
         default=None,
         help="only the sessions of this agent (default: every home that is there)",
     )
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                 no_claude_project(src, args.project)
             rows, errs = _claude_summaries(src, args)
             errors += errs
-            wheres.append(str(src.home.projects_dir))
+            wheres.append(str(src.projects_dir))
         summaries += rows
         listed.append(src)
     if args.project is not None and not wheres:
@@ -150,7 +150,7 @@ def _claude_summaries(src, args):
                 res = cat.refresh()
                 errors = res.errors
                 if args.project is not None:
-                    folder = f"{src.home.projects_dir / args.project}{os.sep}"
+                    folder = f"{src.projects_dir / args.project}{os.sep}"
                     errors = [e for e in errors if folder in e]
                 return cat.rows(args.project, include_sidechains=args.sidechains), errors
             finally:
@@ -173,7 +173,7 @@ def _empty_lines(sources: list, args: argparse.Namespace) -> list[str]:
         elif src.name == "sid-code":
             lines.append(f"no sessions under {src.home.sessions_dir / args.project}")
         else:
-            folder = src.home.projects_dir
+            folder = src.projects_dir
             lines.append(f"no sessions under {folder / args.project if args.project else folder}")
     return lines
 

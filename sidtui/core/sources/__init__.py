@@ -85,8 +85,7 @@ def homes_from_flags(
     ``flags`` maps a source's :attr:`~.base.Source.home_flag` to the flag's value (None or
     absent: not given). A home flag names its source (several flags: each, in
     :data:`SOURCES` order). With none, every source whose home (from its environment
-    variable, else its default place) exists and that is read without being named (a source
-    may say ``found_unnamed = False``); when none exists, the first source's (so the
+    variable, else its default place) exists; when none exists, the first source's (so the
     usual "no home" message names it).
 
     Returns:
@@ -100,11 +99,7 @@ def homes_from_flags(
     if named:
         return named, True
     found: list[Source] = [
-        s
-        for s in (
-            cls.resolve_home(None, env) for cls in SOURCES if getattr(cls, "found_unnamed", True)
-        )
-        if s.exists()
+        s for s in (cls.resolve_home(None, env) for cls in SOURCES) if s.exists()
     ]
     return (found or [SOURCES[0].resolve_home(None, env)]), False
 
