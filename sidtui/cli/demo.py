@@ -173,6 +173,7 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
 
     home = root / "home"
     claude_home = None
+    homes: list = []  # the demo's further homes (its Codex CLI one)
     if args.scale is not None or args.huge:
         from sidtui.demo.scale import huge_session_path, write_huge_session, write_scale_home
 
@@ -200,6 +201,9 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
                 f"{root / 'claude-projects'})"
             )
         if demo.codex_home is not None:
+            from sidtui.core.sources import CodexSource
+
+            homes.append(CodexSource.resolve_home(demo.codex_home, {}).home)
             _err(f"  Codex CLI:   {demo.codex_home} ({len(demo.codex_cases)} sessions)")
     if args.live:
         pid = start_live(root, home, args.seed, args.rate).pid
@@ -207,6 +211,7 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
             f"live agent running (pid {pid}); stop it with: kill {pid}   (log: {root / 'live-agent.log'})"
         )
     both = f" --claude-home {shlex.quote(str(claude_home))}" if claude_home is not None else ""
+    both += "".join(f" {_flag(h)} {shlex.quote(str(h.root))}" for h in homes)
     _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}{both}")
     if args.no_open:
         print(home)
@@ -215,10 +220,19 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
 
     h = Home(home)
     if not has_terminal():
-        return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", claude_home)
+        return listing_instead(
+            h, "the app needs a terminal (stdin/stdout is not one)", claude_home, homes
+        )
     try:
         from sidtui.tui.app import run as run_tui
     except ImportError:
-        return listing_instead(h, "the app is not available", claude_home)
+        return listing_instead(h, "the app is not available", claude_home, homes)
     # the demo's own Claude Code home only (never the user's ~/.claude)
-    return run_tui(h, theme=getattr(args, "theme", None), claude_home=claude_home)
+    return run_tui(h, theme=getattr(args, "theme", None), claude_home=claude_home, homes=homes)
+
+
+def _flag(home) -> str:
+    """The home flag of ``home``'s source (``--codex-home``)."""
+    from sidtui.core.sources import source_of_home
+
+    return source_of_home(home).home_flag

@@ -57,6 +57,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         poll_interval: float = 2.0,
         catalog_path: str | None = None,
         claude_home=None,
+        homes=(),
     ) -> None:
         super().__init__()
         # One spelling of the home for every path the app compares (catalog rows, watcher
@@ -68,11 +69,14 @@ class SidtuiApp(ReportsWorkerErrors, App):
         self.claude_home = (
             type(claude_home)(Path(os.path.realpath(claude_home.root))) if claude_home else None
         )
-        self._claude_catalog = None
+        # Every home read beside the sid-code one (any source's; the Claude Code one first).
+        self.other_homes = [type(h)(Path(os.path.realpath(h.root))) for h in homes if h is not None]
+        if self.claude_home is not None:
+            self.other_homes.insert(0, self.claude_home)
+        self._other_catalogs: dict[str, object] = {}
         self._search = None
         self._search_filled = False
-        self._claude_search = None
-        self._claude_search_filled = False
+        self._other_search: dict[str, object] = {}
         self._lock = threading.Lock()
         self.home_label = home_label if home_label is not None else str(home.root)
         self.poll_interval = poll_interval
@@ -130,13 +134,10 @@ class SidtuiApp(ReportsWorkerErrors, App):
     @property
     def sources(self) -> list:
         """The :class:`~sidtui.core.sources.base.Source` of each home the app reads
-        (sid-code's, then the Claude Code one's when there is one)."""
-        from sidtui.core.sources import ClaudeSource, SidCodeSource
+        (sid-code's, then each other home's)."""
+        from sidtui.core.sources import SidCodeSource, source_of_home
 
-        out: list = [SidCodeSource(self.home)]
-        if self.claude_home is not None:
-            out.append(ClaudeSource(self.claude_home))
-        return out
+        return [SidCodeSource(self.home), *(source_of_home(h) for h in self.other_homes)]
 
     def source_for(self, sf):
         """The source whose session file ``sf`` is."""
@@ -208,32 +209,41 @@ class SidtuiApp(ReportsWorkerErrors, App):
                 self._catalog = Catalog(self.home, self.catalog_path)
             return self._catalog
 
-    def claude_catalog(self):
-        """The Claude Code home's catalog (None without one; opened on first use, any thread)."""
-        if self.claude_home is None:
-            return None
+    def other_catalog(self, home):
+        """The catalog of one of :attr:`other_homes` (opened on first use, any thread)."""
+        from sidtui.core.sources import source_of_home
+
+        key = str(home.root)
         with self._lock:
-            if self._claude_catalog is None:
+            cat = self._other_catalogs.get(key)
+            if cat is None:
                 from sidtui.core.index import Catalog
 
                 path = self.catalog_path
                 if path is not None and path != ":memory:":
-                    path = f"{path}.claude"
-                self._claude_catalog = Catalog(self.claude_home, path)
-            return self._claude_catalog
+                    path = f"{path}.{source_of_home(home).short}"
+                cat = self._other_catalogs[key] = Catalog(home, path)
+            return cat
+
+    def claude_catalog(self):
+        """The Claude Code home's catalog (None without one; opened on first use, any thread)."""
+        return None if self.claude_home is None else self.other_catalog(self.claude_home)
 
     def claude_rows(self, *, refresh: bool = True) -> tuple[list, list[str]]:
-        """``(rows, errors)`` of the Claude Code home (``([], [])`` without one); with
-        ``refresh`` its changed files are read first. Blocking: call in a worker.
+        """``(rows, errors)`` of every home beside the sid-code one (``([], [])`` without
+        one); with ``refresh`` their changed files are read first. Blocking: call in a
+        worker.
 
         Raises:
-            sqlite3.Error, OSError, SidtuiError: the cache cannot be used.
+            sqlite3.Error, OSError, SidtuiError: a cache cannot be used.
         """
-        cat = self.claude_catalog()
-        if cat is None:
-            return [], []
-        errors = cat.refresh().errors if refresh else []
-        return cat.rows(), list(errors)
+        rows: list = []
+        errors: list[str] = []
+        for home in self.other_homes:
+            cat = self.other_catalog(home)
+            errors += cat.refresh().errors if refresh else []
+            rows += cat.rows()
+        return rows, errors
 
     def search_index(self, progress=None):
         """The FTS index, filled (incrementally) before first use. Blocking: call in a worker."""
@@ -254,21 +264,23 @@ class SidtuiApp(ReportsWorkerErrors, App):
         """``(source, SearchIndex)`` of every home: sid-code's (when it exists) and the
         Claude Code one's, each filled before first use. Blocking: call in a worker."""
         from sidtui.core.index import SearchIndex
+        from sidtui.core.sources import source_of_home
 
         out: list[tuple[str, object]] = []
-        if self.home.root.is_dir() or self.claude_home is None:
+        if self.home.root.is_dir() or not self.other_homes:
             out.append(("sid-code", self.search_index(progress)))
-        cat = self.claude_catalog()
-        if cat is not None:
+        for home in self.other_homes:
+            cat = self.other_catalog(home)
+            key = str(home.root)
             with self._lock:
-                if self._claude_search is None:
-                    self._claude_search = SearchIndex(cat)
-                idx = self._claude_search
-            if not self._claude_search_filled:
+                idx = self._other_search.get(key)
+                fresh = idx is None
+                if idx is None:
+                    idx = self._other_search[key] = SearchIndex(cat)
+            if fresh:
                 cat.refresh()
                 idx.fill(progress=progress)
-                self._claude_search_filled = True
-            out.append(("claude-code", idx))
+            out.append((source_of_home(home).name, idx))
         return out
 
     def started_by_path(self) -> dict[str, str | None]:
@@ -286,7 +298,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
         next poll."""
         if self.poll_interval and self._watcher is None:
             self._watcher = False  # starting
-            homes = [h for h in (self.home, self.claude_home) if h is not None]
+            homes = [self.home, *self.other_homes]
             self._start_watcher([h for h in homes if h.root.is_dir()])
 
     @work(
@@ -349,7 +361,7 @@ class SidtuiApp(ReportsWorkerErrors, App):
                 w.stop(1.0)
             except Exception:  # noqa: BLE001
                 pass
-        for cat in (self._catalog, self._claude_catalog):
+        for cat in (self._catalog, *self._other_catalogs.values()):
             if cat is not None:
                 try:
                     cat.close()
@@ -438,7 +450,8 @@ def make_app(home: Home | str, **opts) -> SidtuiApp:
             of the path: snapshot tests pass a fixed one), ``poll_interval`` (seconds
             between live checks; 0 turns polling off), ``catalog_path`` (the catalog
             database; default: the user's cache directory), ``claude_home`` (a
-            :class:`ClaudeHome` or a path: its sessions are listed beside sid-code's).
+            :class:`ClaudeHome` or a path: its sessions are listed beside sid-code's),
+            ``homes`` (the homes of further sources, listed beside them).
     """
     if not isinstance(home, Home):
         home = Home(home)
@@ -455,7 +468,7 @@ def _claude_home(path: str | os.PathLike[str]):
     return ClaudeSource.resolve_home(path, {}).home
 
 
-def run(home: Home, theme: str | None = None, claude_home=None) -> int:
+def run(home: Home, theme: str | None = None, claude_home=None, homes=()) -> int:
     """Run the app full screen (with ``claude_home``'s sessions beside); return the exit code.
 
     A missing sid-code home is no refusal: the app lists the Claude Code home alone, and
@@ -469,8 +482,12 @@ def run(home: Home, theme: str | None = None, claude_home=None) -> int:
     if isinstance(claude_home, (str, os.PathLike)):
         claude_home = _claude_home(claude_home)
     label = str(home.root)
-    if not home.root.exists() and claude_home is not None and claude_home.exists:
-        label = f"{claude_home.root} (Claude Code)"
-    app = make_app(home, theme=theme, claude_home=claude_home, home_label=label)
+    if not home.root.exists():
+        from sidtui.core.sources import source_of_home
+
+        there = [h for h in (claude_home, *homes) if h is not None and h.exists]
+        if there:
+            label = f"{there[0].root} ({source_of_home(there[0]).label})"
+    app = make_app(home, theme=theme, claude_home=claude_home, home_label=label, homes=homes)
     app.run()
     return app.return_code or 0

@@ -108,9 +108,46 @@ class _ClaudeLayout:
         return False
 
 
-def _layout_of(home: Any) -> _SidCodeLayout | _ClaudeLayout:
-    from sidtui.core.claude.layout import ClaudeHome
+class _CodexLayout:
+    """Where a Codex CLI home keeps rollouts and writer locks (docs/CODEX.md §1, §6):
+    ``sessions/YYYY/MM/DD/rollout-*.jsonl`` is three levels down; no checkpoints, no
+    file intents, no sub-agent files; a rollout has no record tree to follow."""
 
+    chain = False
+    depth = 3
+    checkpoints = None
+    intents_dir = None
+
+    def __init__(self, home: Any) -> None:
+        from sidtui.core.codex.liveness import LOCKS_DIR
+
+        self.home = home
+        self.transcripts = home.sessions_dir
+        self.registrations_dir = home.root / LOCKS_DIR
+
+    def registrations(self) -> list:
+        from sidtui.core.codex.liveness import read_locks
+
+        return read_locks(self.home)
+
+    def intents(self) -> list:
+        return []
+
+    def classify(self, p: str) -> Any:
+        from sidtui.core.codex.layout import file_for_path
+
+        return file_for_path(Path(p))
+
+    def wanted(self, session: Any, p: str) -> bool:
+        return p == str(session.path)
+
+
+def _layout_of(home: Any) -> _SidCodeLayout | _ClaudeLayout | _CodexLayout:
+    from sidtui.core.claude.layout import ClaudeHome
+    from sidtui.core.codex.layout import CodexHome
+
+    if isinstance(home, CodexHome):
+        return _CodexLayout(home)
     return _ClaudeLayout(home) if isinstance(home, ClaudeHome) else _SidCodeLayout(home)
 
 

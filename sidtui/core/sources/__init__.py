@@ -34,6 +34,7 @@ __all__ = [
     "sniff",
     "source_for",
     "source_of_file",
+    "source_of_home",
 ]
 
 #: Bytes of a transcript's head read to tell its agent.
@@ -64,6 +65,18 @@ def source_for(model: SessionModel) -> Source:
     """The source of a session read into the common model (``model.source``): the writer
     the app's dialogs drive."""
     return by_name(model.source).of_model(model)
+
+
+def source_of_home(home: object) -> Source:
+    """The source reading ``home`` (a home object of one of :data:`SOURCES`).
+
+    Raises:
+        KeyError: no source reads such a home.
+    """
+    for cls in SOURCES:
+        if isinstance(home, cls.home_class):
+            return cls(home)
+    raise KeyError(type(home).__name__)
 
 
 def homes(

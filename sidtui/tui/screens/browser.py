@@ -226,11 +226,9 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     def on_mount(self) -> None:
         self.sub_title = printable(self.app.home_label)
-        claude = self.app.claude_home
-        #: both homes are read: the source filter (ctrl+o) is in the footer
-        self.both_sources = (
-            claude is not None and claude.root.is_dir() and self.app.home.root.is_dir()
-        )
+        #: several homes are read: the source filter (ctrl+o) is in the footer
+        there = [h for h in (self.app.home, *self.app.other_homes) if h.root.is_dir()]
+        self.both_sources = len(there) > 1
         self.query_one("#projects", OptionList).border_title = "Projects"
         self.query_one("#sessions", SessionTable).border_title = "Sessions"
         self.query_one("#sessions", SessionTable).focus()
@@ -327,7 +325,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         """Bring the Claude Code catalog up to date; post its changes against ``known``."""
         from sidtui.core.base.errors import SidtuiError
 
-        if self.app.claude_home is None:
+        if not self.app.other_homes:
             return
         import sqlite3
 

@@ -82,7 +82,7 @@ class UsageScreen(ReportsWorkerErrors, ModalScreen[None]):
                 yield Static("", id="usage-session")
 
     def on_mount(self) -> None:
-        self.count(self.app.home, self.app.claude_home, self.session_id, self.app.catalog_path)
+        self.count(self.app.sources, self.session_id, self.app.catalog_path)
 
     @work(
         thread=True,
@@ -91,19 +91,14 @@ class UsageScreen(ReportsWorkerErrors, ModalScreen[None]):
         exit_on_error=False,
         description="counting usage",
     )
-    def count(self, home, claude_home, session_id: str | None, catalog_path) -> None:
+    def count(self, sources, session_id: str | None, catalog_path) -> None:
         """Every home's usage through the engine (cached per file as ``sidtui usage``)."""
         import sqlite3
 
         from sidtui.core.base.errors import SidtuiError
-        from sidtui.core.sources import ClaudeSource, SidCodeSource
         from sidtui.core.sources.usage import usage_report
 
-        sources = [
-            s
-            for s in (SidCodeSource(home), claude_home and ClaudeSource(claude_home))
-            if s and s.exists()
-        ]
+        sources = [s for s in sources if s.exists()]
         cache = catalog_path != ":memory:"
         try:
             every = usage_report(sources, "day", use_cache=cache)
