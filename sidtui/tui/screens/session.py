@@ -247,7 +247,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         if action == "restore_before":
             return not self.has("file-history")
         if action == "repair":
-            return self.source.conversation_rewind != "new-session"
+            return not self.source.supports("repair")
         return False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
