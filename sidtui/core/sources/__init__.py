@@ -75,7 +75,8 @@ def source_of_home(home: object) -> Source:
     """
     for cls in SOURCES:
         if isinstance(home, cls.home_class):
-            return cls(home)
+            src: Source = cls.resolve_home(home.root, {})
+            return src
     raise KeyError(type(home).__name__)
 
 

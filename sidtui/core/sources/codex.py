@@ -25,7 +25,7 @@ class CodexSource(Source):
     mutations = frozenset({"fork", "rewind"})
     short = "codex"
     badge = "codex"
-    views: frozenset[str] = frozenset()  # one history, no record tree: no Tips tab
+    views = frozenset[str]()  # one history, no record tree: no Tips tab
     conversation_rewind = NEW_SESSION
     checkpoint_unit = None  # Codex keeps no file states: no code rewind, undo or restore
     home_flag = "--codex-home"
