@@ -757,7 +757,7 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         ``source:`` word, so what is shown is what is typed)."""
         inp = self.query_one("#filter", Input)
         wanted, rest = split_source(inp.value)
-        label = {"": "every source"} | {f"source:{c.short}": c.label for c in _sources()}
+        label = {"": "every source"} | {f"source:{c.short}": c.label for c in self.app.sources}
         order = list(label)
         now = f"source:{wanted[0]}" if len(wanted) == 1 else ""
         nxt = order[(order.index(now) + 1) % len(order)] if now in order else ""
