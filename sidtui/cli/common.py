@@ -287,14 +287,13 @@ def no_claude_project(src, project: str) -> None:
     """Raise the usage error (exit 2) for a ``--project`` no folder of the Claude Code
     source ``src`` has, listing its folders."""
     from sidtui.core.base.errors import UsageError
-    from sidtui.core.claude.layout import project_folders
 
-    if "/" in project or project in ("", ".", ".."):
-        raise UsageError(f"--project takes a folder name under {src.home.projects_dir}, not a path")
-    names = project_folders(src.home)
+    names = src.project_folders()  # a source whose projects are paths (Codex: the cwd)
+    if project in ("", ".", "..") or ("/" in project and not any("/" in n for n in names)):
+        raise UsageError(f"--project takes a folder name under {src.projects_dir}, not a path")
     shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
     raise UsageError(
-        f"no project folder {project!r} under {src.home.projects_dir} (projects: {shown or 'none'})"
+        f"no project folder {project!r} under {src.projects_dir} (projects: {shown or 'none'})"
     )
 
 

@@ -178,3 +178,13 @@ def test_the_code_verbs_say_codex_keeps_no_file_states(capsys, home, argv) -> No
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "keeps no file states" in err and "Traceback" not in err
     assert _rollouts(home) == before
+
+
+def test_project_is_the_sessions_cwd(capsys, home) -> None:
+    rows = _json(
+        capsys, "--codex-home", str(home), "ls", "--project", "/tmp/cxlab2/fork/work", "--json"
+    )
+    assert len(rows) == 2 and {r["project"] for r in rows} == {"/tmp/cxlab2/fork/work"}
+    code, out, err = _run(capsys, "--codex-home", str(home), "ls", "--project", "nope")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "no project folder 'nope'" in err and "/tmp/cxlab2/hello/work" in err
