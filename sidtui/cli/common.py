@@ -78,6 +78,14 @@ def followup(args: argparse.Namespace, *words: object) -> str:
     claude = getattr(args, "claude_home", None)
     if claude is not None:
         cmd += ["--claude-home", os.path.abspath(ClaudeHome.resolve(claude, os.environ).root)]
+    from sidtui.core.sources import DEFAULT, SOURCES, ClaudeSource
+
+    for cls in SOURCES:  # every further source's home flag, as given
+        if cls is DEFAULT or cls is ClaudeSource:
+            continue
+        flag = getattr(args, cls.home_flag.lstrip("-").replace("-", "_"), None)
+        if flag is not None:
+            cmd += [cls.home_flag, os.path.abspath(cls.resolve_home(flag, os.environ).root)]
     cmd += [str(w) for w in words]
     if words and str(words[0]) in _ROOTED_VERBS:
         root = getattr(args, "root", None)
