@@ -53,7 +53,7 @@ async def test_the_browser_lists_three_agents(demo):
         assert isinstance(b, BrowserScreen)
         assert {s.source for s in b.summaries.values()} == {"sid-code", "claude-code", "codex"}
         codex = {s.session_id for s in b.summaries.values() if s.source == "codex"}
-        assert codex == set(demo.codex_cases.values())
+        assert set(demo.codex_cases.values()) <= codex
         assert b.both_sources  # the source filter is offered
 
 
@@ -119,3 +119,30 @@ async def test_rewind_offers_the_conversation_only_and_fork_writes_a_new_rollout
         original = src.open(src.resolve(sid))
         assert forked.resume.bases[0]["session_id"] == sid
         assert forked.resume.payloads() == original.resume.payloads()[: len(forked.resume.items)]
+
+
+async def test_a_codex_home_alone_opens_and_lists_its_sessions(demo, tmp_path):
+    app = make_app(
+        tmp_path / "no-sid-code",
+        poll_interval=0,
+        catalog_path=":memory:",
+        homes=[_source(demo).home],
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        assert isinstance(b, BrowserScreen)
+        # (the demo's sessions, and any fork a test before wrote into the module's demo)
+        assert set(demo.codex_cases.values()) <= {s.session_id for s in b.summaries.values()}
+        assert {s.source for s in b.summaries.values()} == {"codex"}
+        assert not b.has_class("-empty")
+
+
+async def test_without_a_terminal_the_codex_home_is_listed_with_its_flag(demo, tmp_path, capsys):
+    from sidtui.cli.app import listing_instead
+    from sidtui.core.base.home import Home
+
+    home = _source(demo).home
+    rc = listing_instead(Home(tmp_path / "no-sid-code"), "no terminal", None, [home])
+    out = capsys.readouterr()
+    assert rc == 0 and demo.codex_cases["shell"][:8] in out.out and "no terminal" in out.err
