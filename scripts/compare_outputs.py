@@ -9,7 +9,8 @@ Usage::
 projects remapped and its PIDs pointed at one that cannot exist; the demo home and the demo's
 Claude Code home; a copy of the vendored Claude Code home ``tests/fixtures/claude-code``; and the
 vendored loose Claude Code transcripts of ``claude-code-lab/``, ``claude-code-repair/`` and
-``claude-code-rewind/``) and writes every output to ``OUT/outputs``; ``compare`` reruns them on
+``claude-code-rewind/``; the vendored Codex CLI lab home and the demo's Codex home, listed,
+checked and each rollout shown) and writes every output to ``OUT/outputs``; ``compare`` reruns them on
 the same inputs (same paths, inodes, mtimes, working directory) and prints ``same``/``DIFF`` per
 output (wall time and peak RSS for files over 10 MB), exit 1 if any differs. Every session file
 is shown and its checkpoints listed (``checkpoints FILE --json``; for sid-code also every
@@ -134,6 +135,7 @@ def _build_inputs(pythonpath: Path, inputs: Path) -> None:
     (inputs / "cwd").mkdir(parents=True)
     _fixture_home(inputs)
     shutil.copytree(FIXTURES / "claude-code", inputs / "claude-code")
+    shutil.copytree(FIXTURES / "codex-lab" / "home", inputs / "codex-lab")
     for name in CLAUDE_FILES:
         shutil.copytree(FIXTURES / name, inputs / "claude-files" / name)
     demo = inputs / "demo"
@@ -153,6 +155,14 @@ def _claude_homes(inputs: Path) -> list[tuple[str, Path]]:
     return homes
 
 
+def _codex_homes(inputs: Path) -> list[tuple[str, Path]]:
+    """The vendored Codex CLI lab home and the demo's Codex home (when built)."""
+    homes = [("codex-lab", inputs / "codex-lab")] if (inputs / "codex-lab").is_dir() else []
+    if (inputs / "demo" / "codex").is_dir():
+        homes.append(("demo-codex", inputs / "demo" / "codex"))
+    return homes
+
+
 def _claude_files(inputs: Path) -> list[Path]:
     return sorted((inputs / "claude-files").rglob("*.jsonl"))
 
@@ -169,6 +179,7 @@ def _run(pythonpath: Path, inputs: Path, args: list[str]) -> tuple[int, bytes, f
     )
     env.pop("SID_CONFIG_DIR", None)
     env.pop("CLAUDE_CONFIG_DIR", None)
+    env.pop("CODEX_HOME", None)
     code = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
@@ -207,6 +218,7 @@ def _jobs(
     claude_homes: Sequence[tuple[str, Path]] = (),
     claude_files: Sequence[Path] = (),
     claude_root: Path | None = None,
+    codex_homes: Sequence[tuple[str, Path]] = (),
 ) -> list[tuple[str, list[str], Path | None]]:
     """(output name, sidtui arguments, the shown file or None) for every output."""
     jobs: list[tuple[str, list[str], Path | None]] = []
@@ -243,6 +255,12 @@ def _jobs(
         listings(name, h)
         for p in sorted((home / "projects").rglob("*.jsonl")):
             per_file(name, h, p, p.relative_to(home / "projects"))
+    for name, home in codex_homes:  # a rollout has no checkpoints: show only
+        h = ["--codex-home", str(home)]
+        listings(name, h)
+        for p in sorted((home / "sessions").rglob("rollout-*.jsonl")):
+            rel = p.relative_to(home / "sessions")
+            jobs.append((f"{name}/show/{rel}.json", [*h, "show", str(p), "--json"], p))
     for p in claude_files:
         assert claude_root is not None
         per_file("claude-files", [], p, p.relative_to(claude_root))
@@ -293,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
             _claude_homes(inputs),
             _claude_files(inputs),
             inputs / "claude-files",
+            _codex_homes(inputs),
         )
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda j: _run(pythonpath, inputs, j[1]), jobs))

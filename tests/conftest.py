@@ -83,6 +83,7 @@ def _no_real_home(monkeypatch, tmp_path_factory, request):
     # test that wants a width sets COLUMNS itself.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)  # ~/.codex: under the fake HOME
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SID_CONFIG_DIR", str(fake / ".sid-code-must-not-be-used"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(fake / ".cache"))

@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
     )
+    common.add_argument(
+        "--codex-home",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="Codex CLI home to read (default: $CODEX_HOME, else ~/.codex)",
+    )
     parser = _Parser(
         prog="sidtui",
         description="Look inside sid-code's saved sessions and undo what the agent did.",
@@ -108,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="Claude Code home to read (default: $CLAUDE_CONFIG_DIR, else ~/.claude); "
         "with no home flag, every home that exists is read",
+    )
+    parser.add_argument(
+        "--codex-home",
+        default=None,
+        metavar="DIR",
+        help="Codex CLI home to read (default: $CODEX_HOME, else ~/.codex)",
     )
     parser.add_argument(
         "--theme", choices=["dark", "light"], default=None, help="app theme (no subcommand)"

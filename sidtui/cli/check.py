@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             if not pairs:
                 no_project_in_any(sources, args.project)
     reports = []
+    names: list[str] = []  # per report: its source's name
     pending: list[list] = []  # per report: the journals killed sidtui writes left
     for source, ref in pairs:
         if source.name == "sid-code":
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             rep = _claude(args, source, ref, len(pairs) > 1)
         if rep is not None:
             reports.append(rep)
+            names.append(source.name)
             pending.append(_pending(source, ref, args.project))
     code = max((r.exit_code for r in reports), default=0)
     args.exit_code = code  # kept when stdout is closed early (`| head -1`)
@@ -91,15 +93,12 @@ def run(args: argparse.Namespace) -> int:
         if len(reports) == 1:
             print_json(docs[0])
         else:  # several homes: one object per source
-            print_json({_source_of(r): d for r, d in zip(reports, docs, strict=True)})
+            print_json(dict(zip(names, docs, strict=True)))
     else:
         from rich.text import Text
 
-        for r, p in zip(reports, pending, strict=True):
-            if _source_of(r) == "claude-code":
-                _print_claude(r)
-            else:
-                _print(r)
+        for r, name, p in zip(reports, names, pending, strict=True):
+            PRINTERS.get(name, _print_counts)(r)
             c = stdout_console()
             for x in p:  # not a fault of the transcripts: the exit code stays
                 c.print(Text(f"pending       {x.describe()}", style="yellow"))
@@ -112,7 +111,7 @@ def _pending(source, ref, project: str | None) -> list:
     if ref is not None:
         return source.pending_journals([ref.session_id])
     found = source.pending_journals()
-    if project is None:
+    if project is None or not found:
         return found
     folder = source.home.sessions_dir if source.name == "sid-code" else source.home.projects_dir
     folder = folder / project
@@ -130,8 +129,31 @@ def _with_pending(doc: dict, pending: list) -> dict:
     return doc
 
 
-def _source_of(report) -> str:
-    return "claude-code" if type(report).__name__ == "ClaudeCheckReport" else "sid-code"
+def _print_counts(report) -> None:
+    """The human output of a source's counts that has no printer of its own: each count
+    of its ``--json`` object on a line (nested counts joined), then its faults."""
+    from rich.markup import escape as esc
+
+    c = stdout_console()
+    j = report.to_json()
+    c.print(
+        f"[bold]sidtui check[/] {esc(str(getattr(report, 'home', '')))} ({esc(str(j.get('source', '')))})"
+    )
+    faults = j.get("faults") or []
+    for k, v in j.items():
+        if k in ("source", "faults", "exit_code"):
+            continue
+        if isinstance(v, dict):
+            v = ", ".join(f"{a} {b}" for a, b in v.items()) or "—"
+        elif isinstance(v, list):
+            v = len(v)
+        c.print(f"{k.replace('_', ' '):<17} {esc(str(v))}")
+    if faults:
+        c.print(f"[bold red]{len(faults)} structural fault(s)[/]")
+        for x in faults:
+            c.print(f"[red]fault[/] {esc(str(x))}")
+    else:
+        c.print("[green]no structural faults[/]")
 
 
 def _sid_code(args: argparse.Namespace, source, session):
@@ -159,10 +181,10 @@ def _claude(args: argparse.Namespace, source, session, several: bool):
     from sidtui.core.base.errors import UsageError
 
     source.require()
-    if args.project is not None and not (source.home.projects_dir / args.project).is_dir():
+    if args.project is not None and not has_project_folder(source, args.project):
         if several:
             return None
-        raise UsageError(f"no project folder {args.project!r} under {source.home.projects_dir}")
+        raise UsageError(f"no project folder {args.project!r} under {source.projects_dir}")
     if session is not None and args.project is not None and session.project != args.project:
         raise UsageError(f"session {args.session!r} is not in project {args.project!r}")
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
@@ -366,3 +388,7 @@ def _print(report) -> None:
             c.print(f"[red]fault[/] {f['kind']}: {esc(f['file'])}: {esc(f['detail'])}")
     else:
         c.print("[green]no structural faults[/]")
+
+
+#: The human output of each source's counts (any other: :func:`_print_counts`).
+PRINTERS = {"sid-code": _print, "claude-code": _print_claude}

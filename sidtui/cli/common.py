@@ -265,8 +265,8 @@ def _SafeConsole(base):
 
 def has_project_folder(src, project: str) -> bool:
     """Whether ``src`` (a source) has the project folder ``project`` (False: unreadable)."""
-    try:
-        return (src.projects_dir / project).is_dir()
+    try:  # a source whose projects are no folders (Codex: the sessions' cwd) lists them
+        return (src.projects_dir / project).is_dir() or project in src.project_folders()
     except OSError:
         return False
 

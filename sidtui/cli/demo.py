@@ -180,6 +180,7 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
 
     home = root / "home"
     claude_home = None
+    homes: list = []  # the demo's further homes (its Codex CLI one)
     if args.scale is not None or args.huge:
         from sidtui.demo.scale import huge_session_path, write_huge_session, write_scale_home
 
@@ -207,9 +208,13 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
                 f"{root / 'claude-projects'})"
             )
         if demo.codex_home is not None:
+            from sidtui.core.sources import CodexSource
+
+            homes.append(CodexSource.resolve_home(demo.codex_home, {}))
             _err(f"  Codex CLI:   {demo.codex_home} ({len(demo.codex_cases)} sessions)")
     live = start_live(root, home, args.seed, args.rate) if args.live else None
     both = f" --claude-home {shlex.quote(str(claude_home))}" if claude_home is not None else ""
+    both += "".join(f" {s.home_flag} {shlex.quote(str(s.root))}" for s in homes)
     _err(f"open it any time with: sidtui --home {shlex.quote(str(home))}{both}")
     from sidtui.cli.app import has_terminal
 
@@ -222,22 +227,23 @@ def _build_and_open(args: argparse.Namespace, root: Path) -> int:
     h = Home(home)
     theme = getattr(args, "theme", None)
     if live is None or not has_terminal():
-        return _open(h, theme, claude_home, ())
+        return _open(h, theme, claude_home, homes, ())
     return run_with_live(
         live,
         root,
         args.keep_live,
-        lambda notices: _open(h, theme, claude_home, notices),
+        lambda notices: _open(h, theme, claude_home, homes, notices),
     )
 
 
-def _open(h, theme: str | None, claude_home, notices: tuple[str, ...]) -> int:
-    """The app on ``h`` (the listing when there is no terminal or no app)."""
+def _open(h, theme: str | None, claude_home, homes: list, notices: tuple[str, ...]) -> int:
+    """The app on ``h`` (the listing when there is no terminal or no app): the demo's own
+    Claude Code home and ``homes`` (further sources) only, never the user's."""
     from sidtui.cli.app import has_terminal, listing_instead
     from sidtui.core.sources import ClaudeSource
 
-    # the demo's own Claude Code home only (never the user's ~/.claude)
     others = [ClaudeSource.resolve_home(claude_home, {})] if claude_home is not None else []
+    others += homes
     if not has_terminal():
         return listing_instead(h, "the app needs a terminal (stdin/stdout is not one)", others)
     try:

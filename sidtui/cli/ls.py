@@ -35,7 +35,7 @@ def register(subparsers, parents) -> None:
     )
     p.add_argument(
         "--source",
-        choices=["sid-code", "claude-code"],
+        choices=["sid-code", "claude-code", "codex"],
         default=None,
         help="only the sessions of this agent (default: every home that is there)",
     )

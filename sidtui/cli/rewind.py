@@ -219,9 +219,14 @@ def render_points(view, points, src) -> None:
         t.add_row(*cells, *([Text(p.preview or "")] if with_prompt else []))
     c.print(t)
     if src.conversation_rewind == NEW_SESSION:
+        code = (
+            f"{heads[2]}: the checkpoint whose backups a code rewind writes back"
+            if src.checkpoint_unit is not None
+            else f"{src.label} keeps no file states: no code rewind"
+        )
         c.print(
             "[dim]a conversation rewind writes a new session (the original is never edited); "
-            f"{heads[2]}: the checkpoint whose backups a code rewind writes back[/]"
+            f"{code}[/]"
         )
         return
     c.print(

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         write_json_stream(_with_pending(view.to_json(lazy=True), args), sys.stdout.buffer)
         sys.stdout.flush()
         return 0
-    renderer = next(fn for kind, fn in RENDERERS if kind in source.views)
+    renderer = next((fn for kind, fn in RENDERERS if kind in source.views), render_reading)
     renderer(view, max_messages, source)
     return 0
 
@@ -882,7 +882,66 @@ def _print_subagents(c: Any, subagents: list[Any]) -> None:
         c.print(st)
 
 
+def render_reading(
+    view: Any, max_messages: int | None = DEFAULT_MESSAGES, source: Any = None
+) -> None:
+    """Print a session from its :meth:`~sidtui.core.sources.base.SessionModel.reading`
+    alone (a source whose reader gives neither the record chain nor a record tree): the
+    screen's header, the conversation a resume sends with each message's note, the banner
+    and the warnings. Session text is printed as text, never read as Rich markup."""
+    from rich.table import Table
+    from rich.text import Text
+
+    c = stdout_console()
+    r = view.reading()
+    title, facts = r.head
+    c.print(Text("".join(t for t, _tone in title).strip(), style="bold"))
+    said = []
+    for f in facts:
+        if isinstance(f, str):
+            said.append(f)
+        elif f[0] == "started":
+            said.append(f"started {f[1]}")
+        elif f[0] == "warnings":
+            said.append(f"{f[1]} warnings")
+    c.print(Text("  " + " · ".join(said)))
+    c.print(Text(f"  {view.file.path}"))
+    msgs = r.messages
+    shown = range(len(msgs))
+    if max_messages is not None and len(msgs) > max_messages:
+        shown = range(len(msgs) - max_messages, len(msgs))
+    t = Table(
+        title="the conversation a resume sends"
+        + (
+            f" (the last {len(shown)} of {len(msgs):,} messages; --messages all lists every one)"
+            if len(shown) < len(msgs)
+            else ""
+        ),
+        title_justify="left",
+    )
+    for col in ("#", "line", "role", "blocks", "preview"):
+        t.add_column(col, overflow="ellipsis", no_wrap=col != "preview")
+    for i in shown:
+        m = msgs[i]
+        preview = m.preview(70).replace("\n", " ")
+        note = r.notes.get(i)
+        dropped = r.dropped.get(i)
+        t.add_row(
+            str(i),
+            str(m.line) if m.line is not None else "—",
+            Text(m.role or "?"),
+            ", ".join(compress_block_types(m.block_types)),
+            Text(preview + (f"  [{note}]" if note else "")),
+            style="dim" if dropped else "",
+        )
+    c.print(t)
+    for line in r.banner:
+        c.print(Text(line))
+    for w in view.warnings:
+        c.print(Text.assemble(("warning:", "yellow"), " ", w))
+
+
 #: The human output by what the source's reader gives (:attr:`Source.views`): the record
 #: chain with its skipped branches and cleaning, or every leaf of the tree and the one a
-#: resume picks.
+#: resume picks; else the conversation as the session screen reads it.
 RENDERERS = (("records", render), ("leaves", render_tree))

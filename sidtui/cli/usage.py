@@ -42,11 +42,6 @@ def register(subparsers, parents) -> None:
         default=None,
         help="only this agent's sessions (default: every home that is there)",
     )
-    p.add_argument(
-        "--codex-home",
-        metavar="DIR",
-        help="Codex CLI home to read (only this verb reads one yet)",
-    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
         "--no-cache", action="store_true", help="read every transcript now (touch no cache)"

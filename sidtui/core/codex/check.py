@@ -19,6 +19,8 @@ from sidtui.core.codex.session import open_codex_session
 
 @dataclass
 class CodexCheckReport:
+    home: str = ""
+    scope: str = "all sessions"
     sessions: int = 0
     records: int = 0
     bad_lines: int = 0
@@ -40,6 +42,8 @@ class CodexCheckReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "source": "codex",
+            "home": self.home,
+            "scope": self.scope,
             "sessions": self.sessions,
             "records": self.records,
             "bad_lines": self.bad_lines,
@@ -64,7 +68,14 @@ def run_codex_check(
     session: CodexFile | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> CodexCheckReport:
-    rep = CodexCheckReport()
+    scope = (
+        f"session {session.session_id}"
+        if session is not None
+        else f"project {project}"
+        if project is not None
+        else "all sessions"
+    )
+    rep = CodexCheckReport(str(home.root), scope)
     errors: list[str] = []
     files = [session] if session is not None else discover(home, project, errors)
     rep.unreadable += errors

@@ -46,6 +46,23 @@ class Block:
     call_id: str | None = None
     input: Any = None
 
+    # the names screens read a block by (core/transcript/structs.Block's)
+    @property
+    def id(self) -> str | None:
+        return self.call_id if self.type == "tool_use" else None
+
+    @property
+    def tool_use_id(self) -> str | None:
+        return self.call_id if self.type == "tool_result" else None
+
+    @property
+    def is_error(self) -> None:
+        return None  # Codex's outputs carry no error flag
+
+    @property
+    def text_like(self) -> str | None:
+        return self.text if self.type in ("text", "thinking") else None
+
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type}
         for k in ("text", "name", "call_id", "input"):
@@ -328,3 +345,24 @@ def first_prompt(messages: list[CodexMessage]) -> str | None:
             if p:
                 return p
     return None
+
+
+def search_documents(rec: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(kind, text)`` search documents of one rollout record: a typed prompt
+    (``prompt``), the model's text (``assistant``), a call with its arguments (``tool``);
+    context Codex writes itself is not indexed."""
+    p = rec.get("payload")
+    if rec.get("type") != "response_item" or not isinstance(p, dict):
+        return []
+    role, blocks = blocks_of(p)
+    if p.get("type") == "message" and role in ("user", "assistant"):
+        if role == "user" and is_context(p, p):
+            return []
+        text = "\n".join(b.text for b in blocks if b.type == "text" and b.text and b.text.strip())
+        return [("assistant" if role == "assistant" else "prompt", text)] if text else []
+    calls = [b for b in blocks if b.type == "tool_use"]
+    if calls:
+        b = calls[0]
+        inp = b.input if isinstance(b.input, str) else json.dumps(b.input, ensure_ascii=False)
+        return [("tool", f"{b.name} {inp}")]
+    return []

@@ -126,6 +126,26 @@ def discover(
     return found
 
 
+def discover_paths(home: CodexHome, errors: list[str] | None = None) -> list[str]:
+    """The path of every rollout under ``sessions/``, path order, no file opened."""
+    found: list[str] = []
+
+    def onerror(exc: OSError) -> None:
+        if errors is not None:
+            errors.append(f"cannot list {exc.filename}: {exc.strerror or exc}")
+
+    if not home.sessions_dir.is_dir():
+        return found
+    for dirpath, dirnames, filenames in os.walk(home.sessions_dir, onerror=onerror):
+        dirnames.sort()
+        found += [
+            os.path.join(dirpath, n)
+            for n in sorted(filenames)
+            if n.startswith("rollout-") and n.endswith(".jsonl")
+        ]
+    return found
+
+
 def find_rollout(home: CodexHome, session_id: str) -> Path | None:
     """The rollout of ``session_id`` under ``sessions/`` (else ``archived_sessions/``), by
     its file name alone (None: not there)."""

@@ -10,10 +10,12 @@ record into the rollout).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.gcpause import gc_paused
 from sidtui.core.codex.conversation import (
@@ -57,6 +59,7 @@ class CodexSessionView:
     title: str | None = None
     liveness: Liveness = field(default_factory=Liveness)
     warnings: list[str] = field(default_factory=list)
+    _home: CodexHome | None = field(default=None, repr=False)
 
     source = SOURCE
 
@@ -157,8 +160,34 @@ class CodexSessionView:
             resume_lost=len(self.resume.lost) + len(self.rollout.bad_lines),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``sidtui show --json`` object of a Codex CLI session (``format: "codex"``)."""
+    @property
+    def home(self) -> CodexHome | None:
+        """The home it was read from (a fork's base sessions are found there)."""
+        return self._home
+
+    def reading(self) -> Any:
+        """The conversation as a screen draws it (:mod:`.reading`)."""
+        from sidtui.core.codex.reading import reading
+
+        return reading(self)
+
+    def conversation_items(self) -> Iterator[ConversationItem]:
+        from sidtui.core.codex.reading import conversation_items
+
+        return conversation_items(self)
+
+    def subagent_links(self) -> list[SubagentLink]:
+        return []  # Codex keeps no sub-agent transcripts
+
+    def facts(self) -> SessionFacts:
+        from sidtui.core.codex.reading import facts
+
+        return facts(self)
+
+    def to_json(self, lazy: bool = False) -> dict[str, Any]:
+        """The ``sidtui show --json`` object of a Codex CLI session (``format: "codex"``);
+        ``lazy``: the messages as an iterator (streamed)."""
+        messages: Any = (m.to_json() for m in self.messages)
         return {
             "format": SOURCE,
             "session_id": self.session_id,
@@ -181,7 +210,7 @@ class CodexSessionView:
             "tips": self.tip_rows,
             "live": self.liveness.live,
             "stale": self.liveness.stale,
-            "messages": [m.to_json() for m in self.messages],
+            "messages": messages if lazy else list(messages),
             "warnings": self.warnings,
         }
 
@@ -199,7 +228,9 @@ def open_codex_session(
     """
     with gc_paused(freeze=True, freeze_above=FREEZE_ABOVE):
         ro = read_rollout(Path(cf.path))
-        return view_of(cf, ro, registrations or [], loader(home) if home is not None else None)
+        view = view_of(cf, ro, registrations or [], loader(home) if home is not None else None)
+        view._home = home
+        return view
 
 
 def loader(home: CodexHome) -> Loader:
@@ -314,3 +345,29 @@ def list_sessions(
         progress(len(files), len(files))
     rows.sort(key=lambda r: (r.last_activity or "", r.session_id), reverse=True)
     return rows, errors
+
+
+def summarize_files(
+    home: CodexHome, items: list[tuple[str, str]], regs: list[Registration], chunk_files: int
+) -> Iterator[list[Any]]:
+    """The catalog's rows of ``(path, project)`` items, chunk by chunk: a
+    :class:`~sidtui.core.views.listing.Summarized` per rollout, else its error line."""
+    from sidtui.core.codex.layout import file_for_path
+    from sidtui.core.views.listing import Summarized
+
+    n = max(1, chunk_files)
+    for i in range(0, len(items), n):
+        out: list[Any] = []
+        for path, project in items[i : i + n]:
+            try:
+                st = Path(path).stat()
+                cf = file_for_path(Path(path), project or None)
+                s = open_codex_session(cf, regs, home).summary()
+            except OSError as exc:
+                out.append(f"cannot read {path}: {exc.strerror or exc}")
+                continue
+            except UnreadableInput as exc:
+                out.append(str(exc))
+                continue
+            out.append(Summarized(s, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)))
+        yield out

@@ -29,6 +29,7 @@ from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.base.jsonout import dumps_lenient
 from sidtui.core.base.jsonparse import parse_line_slow
 from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.codex.layout import CodexHome
 from sidtui.core.index.database import (
     SCHEMA,
     canonical_path,
@@ -38,9 +39,8 @@ from sidtui.core.index.database import (
     register_functions,
 )
 from sidtui.core.index.files import (
-    ClaudeFiles,
-    SidCodeFiles,
     files_digest,
+    files_for,
     scanned_digest,
     stat_key,
 )
@@ -130,6 +130,8 @@ def summaries_from_blobs(blobs: list[bytes]) -> list[SessionSummary]:
 def _root_key(home: Home | ClaudeHome) -> str:
     """The resolved root; a Claude Code home's is marked as one (its own database)."""
     root = str(Path(home.root).expanduser().resolve())
+    if isinstance(home, CodexHome):
+        return f"codex:{root}"
     return f"claude-code:{root}" if isinstance(home, ClaudeHome) else root
 
 
@@ -219,12 +221,8 @@ class Catalog:
     ) -> None:
         # every path kept is under the resolved root (see canonical_path)
         root = Path(home.root).expanduser().resolve()
-        self.home: Home | ClaudeHome = (
-            ClaudeHome(root) if isinstance(home, ClaudeHome) else Home(root)
-        )
-        self._files = (
-            ClaudeFiles(self.home) if isinstance(self.home, ClaudeHome) else SidCodeFiles(self.home)
-        )
+        self.home: Any = type(home)(root)
+        self._files = files_for(self.home)
         self.db_path = Path(db_path) if db_path not in (None, ":memory:") else None
         if db_path is None:
             self.db_path = default_db_path(home)

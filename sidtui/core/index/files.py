@@ -1,8 +1,9 @@
 """What the catalog reads from a home's disk: the transcript files of each source (stat'ed,
 never opened on the warm path), their cache keys and the one digest of them all.
 
-:class:`SidCodeFiles` and :class:`ClaudeFiles` give the catalog one shape per source: scan,
-summarize, registrations, the project of a path and the session file of a row.
+:class:`SidCodeFiles`, :class:`ClaudeFiles` and :class:`CodexFiles` give the catalog one
+shape per source (:func:`files_for`): scan, summarize, registrations, the project of a path
+and the session file of a row.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from sidtui.core.base.discover import odd_transcript_entry
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.claude.layout import ClaudeHome
+from sidtui.core.codex.layout import CodexHome
 from sidtui.core.resume.process import read_registrations
 from sidtui.core.views.listing import CHUNK_FILES, summarize_files
 from sidtui.core.views.summary import SessionSummary
@@ -174,3 +176,73 @@ class ClaudeFiles:
         from sidtui.core.claude.layout import file_for_path
 
         return file_for_path(Path(s.path))
+
+
+class CodexFiles:
+    """What the catalog reads from a Codex CLI home (:mod:`sidtui.core.codex`): a rollout's
+    project is its ``cwd``, read from its first line (kept per stat key in memory, so a
+    warm scan opens only the files that changed)."""
+
+    def __init__(self, home: CodexHome) -> None:
+        self.home = home
+        self._projects: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+    def scan(
+        self, stat: bool, errors: list[str] | None
+    ) -> list[tuple[str, str, os.stat_result | None]]:
+        from sidtui.core.codex.layout import discover_paths
+
+        out: list[tuple[str, str, os.stat_result | None]] = []
+        for path in discover_paths(self.home, errors):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                if errors is not None:
+                    errors.append(f"cannot read {path}: {exc.strerror or exc}")
+                continue
+            out.append((path, self._project(path, st), st if stat else None))
+        return out
+
+    def _project(self, path: str, st: os.stat_result) -> str:
+        key = stat_key(st)
+        hit = self._projects.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        project = self.project_of(path)
+        self._projects[path] = (key, project)
+        return project
+
+    def summarize(self, items: list[tuple[str, str]], regs: list, chunk_files: int = CHUNK_FILES):
+        from sidtui.core.codex.session import summarize_files as codex_summaries
+
+        return codex_summaries(self.home, items, regs, chunk_files)
+
+    def registrations(self) -> list:
+        from sidtui.core.codex.liveness import read_locks
+
+        return read_locks(self.home)
+
+    def project_of(self, path: str) -> str:
+        from sidtui.core.codex.layout import read_meta
+
+        cwd = read_meta(Path(path)).get("cwd")
+        return cwd if isinstance(cwd, str) else ""
+
+    def session_file(self, s: SessionSummary) -> Any:
+        from sidtui.core.codex.layout import CodexFile
+
+        return CodexFile(Path(s.path), s.session_id, s.project or "")
+
+
+HomeFiles = SidCodeFiles | ClaudeFiles | CodexFiles
+
+
+def files_for(home: Any) -> HomeFiles:
+    """The catalog's file layout of ``home`` (by its kind of home)."""
+    if isinstance(home, ClaudeHome):
+        return ClaudeFiles(home)
+    if isinstance(home, CodexHome):
+        return CodexFiles(home)
+    return SidCodeFiles(home)

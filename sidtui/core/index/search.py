@@ -136,6 +136,10 @@ def documents_of(rec: Any) -> list[tuple[str, str]]:
         return []
     t = rec.get("type")
     out: list[tuple[str, str]] = []
+    if t == "response_item":  # Codex CLI's history items (its adapter reads them)
+        from sidtui.core.codex.conversation import search_documents
+
+        return [(k, _cap(x)) for k, x in search_documents(rec)]
     if t in ("user", "assistant") and rec.get("isMeta") is not True:
         t = "message_record"  # Claude Code's records: the message shape of sid-code's
     if t in ("user_message", "assistant_message", "tool_result", "message", "message_record"):

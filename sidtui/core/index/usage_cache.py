@@ -25,7 +25,7 @@ from sidtui.core.base.pool import cores, ordered_map
 from sidtui.core.base.regular import NotRegularFile
 from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.index.database import db_text, py_text
-from sidtui.core.index.files import ClaudeFiles, SidCodeFiles, stat_key
+from sidtui.core.index.files import files_for, stat_key
 from sidtui.core.usage.aggregate import FileUsage, Part, prepare
 from sidtui.core.usage.events import UsageEvent
 from sidtui.core.usage.pricing import default_table
@@ -138,7 +138,7 @@ def cache_format() -> str:
 
 def home_files(home: Home | ClaudeHome) -> Any:
     """What the catalog reads from ``home`` (its files' scan), by the home's type."""
-    return ClaudeFiles(home) if isinstance(home, ClaudeHome) else SidCodeFiles(home)
+    return files_for(home)
 
 
 class _Job:

@@ -1,11 +1,11 @@
-"""Watch a sid-code home, or a Claude Code one, as agents write it (FORMAT.md §1, §8, §12).
+"""Watch any source's home as agents write it (FORMAT.md §1, §8, §12).
 
 :class:`Watcher` turns file changes under the home (watchfiles/notify, or its own stat
 polling where notify cannot watch) and PID polls into batches of
 :mod:`~sidtui.core.live.events`, delivered on its thread or as an async iterator.
 
-A Claude Code home is followed through its own layout (docs/CLAUDE-CODE.md §1, §8: no
-checkpoint index, no intents, no sid-code chain). Design notes: docs/ARCHITECTURE.md,
+Each home is followed through its own layout (:mod:`.layouts`: a Claude Code or Codex CLI
+home has no checkpoint index, no intents, no sid-code chain). Design notes: docs/ARCHITECTURE.md,
 “core/live/watcher.py”.
 """
 
@@ -17,101 +17,22 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sidtui.core.base.discover import classify_file
 from sidtui.core.base.errors import UnreadableInput
 from sidtui.core.base.home import Home, SessionFile
 from sidtui.core.live import events as ev
+from sidtui.core.live.layouts import layout_of
 from sidtui.core.live.tail import SETTLE_S, FileTail
 from sidtui.core.resume.process import (
     find_conflicts,
-    read_file_intents,
     read_json_tolerant,
-    read_registrations,
 )
 
 if TYPE_CHECKING:
     from sidtui.core.claude.layout import ClaudeFile, ClaudeHome
 
 Batch = list[ev.Event]
-
-
-class _SidCodeLayout:
-    """Where a sid-code home keeps what the watcher follows (FORMAT.md §1)."""
-
-    chain = True  # the loader's chain: branched / rewind events
-    depth = 2  # sessions/<project>/<file>
-
-    def __init__(self, home: Home) -> None:
-        self.home = home
-        self.transcripts = home.sessions_dir
-        self.checkpoints: Path | None = home.checkpoints_dir
-        self.registrations_dir = home.active_sessions_dir
-        self.intents_dir: Path | None = home.file_intents_dir
-
-    def registrations(self) -> list:
-        return read_registrations(self.home)
-
-    def intents(self) -> list:
-        return read_file_intents(self.home)
-
-    def classify(self, p: str) -> Any:
-        parent = Path(p).parent
-        return classify_file(Path(p), "" if parent == self.home.sessions_dir else parent.name)
-
-    def wanted(self, session: Any, p: str) -> bool:
-        own = str(session.path)
-        return p == own or p.startswith(own[: -len(".jsonl")] + "-")  # its sidechains
-
-
-class _ClaudeLayout:
-    """Where a Claude Code home keeps transcripts and registrations (docs/CLAUDE-CODE.md
-    §1, §8): ``projects/<slug>/<session>/subagents/agent-*.jsonl`` is three levels down;
-    no checkpoint index and no file intents; Claude Code resumes by its own leaf rule, so
-    the sid-code chain is not followed."""
-
-    chain = False
-    depth = 3
-    checkpoints = None
-    intents_dir = None
-
-    def __init__(self, home: Any) -> None:
-        self.home = home
-        self.transcripts = home.projects_dir
-        self.registrations_dir = home.sessions_dir
-
-    def registrations(self) -> list:
-        from sidtui.core.claude.liveness import read_processes
-
-        return read_processes(self.home)
-
-    def intents(self) -> list:
-        return []
-
-    def classify(self, p: str) -> Any:
-        from sidtui.core.claude.layout import file_for_path
-
-        return file_for_path(Path(p))
-
-    def wanted(self, session: Any, p: str) -> bool:
-        own = session.path
-        if p == str(own):
-            return True
-        q = Path(p)
-        if q.parent == own.parent / own.stem / "subagents":
-            return True
-        if q.parent == own.parent and q.name.startswith("agent-"):  # the older layout
-            from sidtui.core.claude.layout import head_session_id, read_head
-
-            return head_session_id(read_head(q, 4096)) == session.session_id
-        return False
-
-
-def _layout_of(home: Any) -> _SidCodeLayout | _ClaudeLayout:
-    from sidtui.core.claude.layout import ClaudeHome
-
-    return _ClaudeLayout(home) if isinstance(home, ClaudeHome) else _SidCodeLayout(home)
 
 
 #: Checkpoint indexes above this size are not parsed to count snapshots (FORMAT.md §14: 4 MB).
@@ -210,7 +131,7 @@ class Watcher:
         poll_delay_ms: int = 250,
     ) -> None:
         self.home = home
-        self._layout = _layout_of(home)
+        self._layout = layout_of(home)
         self.session = session
         self.poll_interval = poll_interval
         self.settle_s = settle_s

@@ -35,6 +35,7 @@ __all__ = [
     "sniff",
     "source_for",
     "source_of_file",
+    "source_of_home",
 ]
 
 #: Bytes of a transcript's head read to tell its agent.
@@ -73,6 +74,19 @@ def source_for(model: SessionModel) -> Source:
     return by_name(model.source).of_model(model)
 
 
+def source_of_home(home: object) -> Source:
+    """The source reading ``home`` (a home object of one of :data:`SOURCES`).
+
+    Raises:
+        KeyError: no source reads such a home.
+    """
+    for cls in SOURCES:
+        if isinstance(home, cls.home_class):
+            src: Source = cls.resolve_home(home.root, {})
+            return src
+    raise KeyError(type(home).__name__)
+
+
 def homes(
     sid_home: str | os.PathLike[str] | None,
     claude_home: str | os.PathLike[str] | None,
@@ -92,8 +106,7 @@ def homes_from_flags(
     ``flags`` maps a source's :attr:`~.base.Source.home_flag` to the flag's value (None or
     absent: not given). A home flag names its source (several flags: each, in
     :data:`SOURCES` order). With none, every source whose home (from its environment
-    variable, else its default place) exists and that is read without being named (a source
-    may say ``found_unnamed = False``); when none exists, the first source's (so the
+    variable, else its default place) exists; when none exists, the first source's (so the
     usual "no home" message names it).
 
     Returns:
@@ -107,11 +120,7 @@ def homes_from_flags(
     if named:
         return named, True
     found: list[Source] = [
-        s
-        for s in (
-            cls.resolve_home(None, env) for cls in SOURCES if getattr(cls, "found_unnamed", True)
-        )
-        if s.exists()
+        s for s in (cls.resolve_home(None, env) for cls in SOURCES) if s.exists()
     ]
     return (found or [SOURCES[0].resolve_home(None, env)]), False
 

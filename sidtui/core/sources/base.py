@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from sidtui.core.transcript.title import Renamed
     from sidtui.core.usage.aggregate import FileUsage
 
+#: The verbs that write a session's files back from its checkpoints.
+CODE_MUTATIONS = frozenset({"undo", "redo", "restore"})
 #: The changes a source may support (the CLI verbs that write).
 MUTATIONS = frozenset(
     {"rewind", "fork", "branch", "salvage", "repair", "undo", "restore", "redo", "rename"}
@@ -615,7 +617,13 @@ class Source(ABC):
     # ------------------------------------------------------------------ writing
 
     def unsupported(self, mutation: str, arg: str) -> str:
-        """The one line refusing ``mutation`` on session ``arg`` of this source."""
+        """The one line refusing ``mutation`` on session ``arg`` of this source (a source
+        with no :attr:`checkpoint_unit` keeps no file states: said so for the code verbs)."""
+        if self.checkpoint_unit is None and mutation in CODE_MUTATIONS:
+            return (
+                f"{arg} is a {self.label} session: {self.label} keeps no file states, "
+                "so there is nothing to undo, redo or restore"
+            )
         return f"{arg} is a {self.label} session: sidtui cannot {mutation} it"
 
     def _refuse(self, mutation: str, arg: str = "this") -> Any:
@@ -677,12 +685,13 @@ class Source(ABC):
     def code_store(self, session: SessionRef | str, options: WriteOptions) -> CodeStore:
         """The session's checkpoints with the restore engine (``session``: a file, or an
         argument this source resolves by its own rules)."""
-        return self._refuse("restore")
+        arg = session if isinstance(session, str) else session.session_id
+        return self._refuse("restore", arg)
 
     def restore_store(self, model: Any, checkpoints: Any = None) -> CodeStore:
         """The code store of a session open in the app (``checkpoints``: what
         :meth:`checkpoints` or the Checkpoints tab already read for it, else read now)."""
-        return self._refuse("restore")
+        return self._refuse("restore", model.session_id)
 
     @classmethod
     def of_model(cls, model: Any) -> Source:

@@ -14,6 +14,7 @@ from sidtui.core.codex.layout import CodexFile, CodexHome, discover
 from sidtui.core.codex.liveness import read_locks
 from sidtui.core.codex.session import CodexSessionView, open_codex_session
 from sidtui.core.sources.base import SessionRef, Source
+from sidtui.core.sources.writes import NEW_SESSION, WriteOptions
 
 
 class CodexSource(Source):
@@ -21,16 +22,15 @@ class CodexSource(Source):
 
     name = "codex"
     label = "Codex CLI"
-    mutations = frozenset({"fork"})
+    mutations = frozenset({"fork", "rewind"})
     short = "codex"
     badge = "codex"
-    views = frozenset({"leaves"})
-    conversation_rewind = "new-session"
+    views = frozenset[str]()  # one history, no record tree: no Tips tab
+    conversation_rewind = NEW_SESSION
+    checkpoint_unit = None  # Codex keeps no file states: no code rewind, undo or restore
     home_flag = "--codex-home"
     home_env = "CODEX_HOME"
-    #: only when ``--codex-home`` names it, until every read verb is source-blind (the
-    #: verbs that still branch on the sid-code and Claude Code homes cannot read it)
-    found_unnamed = False
+    no_points_reason = "no typed prompt in the history a resume sends"
     usage_gaps = "Codex records no request ids: a response copied into two rollouts counts twice"
 
     home_class = CodexHome
@@ -60,7 +60,7 @@ class CodexSource(Source):
         current_cwd: Path | None = None,
         terminal_tool_names: frozenset[str] | None = None,
         warn: Callable[[str], None] | None = None,
-    ) -> Any:  # a CodexSessionView: not yet the whole SessionModel (export, the app's reading)
+    ) -> CodexSessionView:
         assert isinstance(ref, CodexFile)
         return open_codex_session(ref, read_locks(self._home), self._home)
 
@@ -114,3 +114,40 @@ class CodexSource(Source):
     def project_folders(self) -> list[str]:
         """The projects its sessions name (their ``cwd``: Codex keeps no project folders)."""
         return sorted({f.project for f in discover(self._home) if f.project})
+
+    @classmethod
+    def home_of_file(cls, path: Path) -> Path | None:
+        """The home a rollout lies in (``HOME/sessions/YYYY/MM/DD/rollout-….jsonl``)."""
+        parts = Path(path).expanduser().absolute().parents
+        if len(parts) > 4 and parts[3].name == "sessions":
+            return parts[4]
+        return None
+
+    # ------------------------------------------------------------------ writing
+
+    def resume_command(self, session_id: str) -> str:
+        return f"codex resume {session_id}"
+
+    def fork_copied(self, result: Any) -> str:
+        return "the history stays in the original, which the new rollout names (Codex's fork)"
+
+    def rewind_points(self, model: Any) -> list[Any]:
+        from sidtui.core.codex.writer import rewind_points
+
+        return list(rewind_points(model))
+
+    def fork(self, model: Any, at: int | None, *, dry_run: bool = False) -> Any:
+        from sidtui.core.codex.writer import fork
+
+        return fork(self._home, model, at, dry_run=dry_run)
+
+    def rewind(self, model: Any, to: int, mode: str, options: WriteOptions) -> Any:
+        """A conversation rewind is a fork before the prompt (``--fork`` changes nothing)."""
+        from sidtui.core.codex.writer import rewind
+
+        return rewind(self._home, model, to, mode, options.dry_run)
+
+    @classmethod
+    def of_model(cls, model: Any) -> CodexSource:
+        home = model.home if model.home is not None else CodexHome.resolve(None, {})
+        return cls(home)

@@ -267,10 +267,9 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
 
     def on_mount(self) -> None:
         self.sub_title = printable(self.app.home_label)
-        #: both homes are read: the source filter (ctrl+o) is in the footer
-        self.both_sources = (
-            any(s.root.is_dir() for s in self.app.others) and self.app.home.root.is_dir()
-        )
+        #: several homes are read: the source filter (ctrl+o) is in the footer
+        there = [r for r in (self.app.home.root, *(s.root for s in self.app.others)) if r.is_dir()]
+        self.both_sources = len(there) > 1
         self.query_one("#projects", OptionList).border_title = "Projects"
         self.query_one("#sessions", SessionTable).border_title = "Sessions"
         self.query_one("#sessions", SessionTable).focus()

@@ -41,6 +41,10 @@ FORK_NOTES = {
         "A new session gets the conversation up to the chosen point, and the file-history "
         "backups of its prompts. The source is not changed."
     ),
+    None: (  # an agent that keeps no file states
+        "A new session gets the history up to the chosen point; there are no checkpoints "
+        "to take along (the agent keeps no file states). The source is not changed."
+    ),
 }
 
 
@@ -131,7 +135,7 @@ class ForkScreen(ReportsWorkerErrors, ModalScreen):
         t.add_column("fork ends before this prompt", width=self.prompt_width())
         t.add_row("end", "", "the whole session (default)", key="end")
         t.focus()
-        summary.update(FORK_NOTES.get(self.source.checkpoint_unit, FORK_NOTES[TOOL_BATCH]))
+        summary.update(FORK_NOTES[self.source.checkpoint_unit])
         self._list_points(self.view)
 
     @work(

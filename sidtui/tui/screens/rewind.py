@@ -81,6 +81,8 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
         self.last_result = None
         self.drift: dict[str, str] = {}
         self.stale = False  # the last real run was refused: a file changed after the preview
+        # a source that keeps no file states (no checkpoint unit) rewinds the conversation only
+        self.modes = MODE_LABELS if source.checkpoint_unit is not None else MODE_LABELS[:1]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-box", classes="modal-box"):
@@ -89,8 +91,16 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
                 yield RowTable(id="rewind-points")
                 with Vertical(id="rewind-right"):
                     with RadioSet(id="rewind-mode"):
-                        for i, (key, label) in enumerate(MODE_LABELS):
+                        for i, (key, label) in enumerate(self.modes):
                             yield RadioButton(label, value=i == 0, id=f"mode-{key}")
+                    if len(self.modes) < len(MODE_LABELS):
+                        yield Static(
+                            plain(
+                                f"{self.source.label} keeps no file states: "
+                                "no code rewind (the files are left as they are)"
+                            ),
+                            id="rewind-no-code",
+                        )
                     with VerticalScroll(classes="modal-scroll"):
                         yield Static("", id="rewind-preview")
             with Horizontal(classes="modal-buttons"):
@@ -453,11 +463,11 @@ class RewindScreen(ReportsWorkerErrors, ModalScreen):
 
     @on(RadioSet.Changed, "#rewind-mode")
     def _mode_changed(self, event: RadioSet.Changed) -> None:
-        self.mode = MODE_LABELS[event.index][0]
+        self.mode = self.modes[event.index][0]
         self.refresh_preview()
 
     def action_cycle_mode(self) -> None:
-        keys = [k for k, _ in MODE_LABELS]
+        keys = [k for k, _ in self.modes]
         nxt = keys[(keys.index(self.mode) + 1) % len(keys)]
         self.query_one(f"#mode-{nxt}", RadioButton).value = True
 

@@ -91,6 +91,8 @@ TONES = {
 }
 #: Keys of the actions that need a reader's view or a capability (see ``check_action``).
 NEEDS_VIEW = {"switch_branch": "records", "fork_branch": "leaves"}
+#: The actions that write files back from checkpoints (off where a source has none).
+CODE_ACTIONS = frozenset({"undo_preview", "redo_preview", "restore_before"})
 
 
 class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
@@ -203,7 +205,15 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
                 with TabPane("Tips", id="tips"):
                     yield TipsPanel(id="tips-panel")
             with TabPane("Checkpoints", id="checkpoints"):
-                if self.has("file-history"):
+                if self.source.checkpoint_unit is None:  # the agent keeps no file states
+                    yield Static(
+                        plain(
+                            f" {self.source.label} keeps no file states: no checkpoints, "
+                            "no code rewind, undo or restore"
+                        ),
+                        id="checkpoints-panel",
+                    )
+                elif self.has("file-history"):
                     yield FileHistoryPanel(id="checkpoints-panel")
                 else:
                     yield CheckpointsPanel(id="checkpoints-panel")
@@ -238,12 +248,14 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
             return bool(parameters) and parameters[0] not in self.tabs
         if action in NEEDS_VIEW:
             return not self.has(NEEDS_VIEW[action])
+        if action in CODE_ACTIONS and self.source.checkpoint_unit is None:
+            return True  # the agent keeps no file states
         if action in ("fork", "fork_session"):
             return self.source.supports("salvage") != (action == "fork")
         if action == "restore_before":
             return not self.has("file-history")
         if action == "repair":
-            return self.source.conversation_rewind != "new-session"
+            return not self.source.supports("repair")
         if action == "rename":
             return not self.source.supports("rename") or self.sf.kind != "main"
         return False
@@ -387,7 +399,7 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         panel = self.query_one("#checkpoints-panel")
         if isinstance(panel, FileHistoryPanel):
             panel.show(msg.history, msg.history_error, getattr(view, "cwd", None))
-        else:
+        elif isinstance(panel, CheckpointsPanel):
             panel.show(view)
 
     def _place_reader(self, conv: ConversationView) -> None:
@@ -829,6 +841,13 @@ class SessionScreen(ReportsWorkerErrors, LiveSessionScreen, Screen):
         if not self._require_view():
             return
         panel = self.query_one("#checkpoints-panel")
+        if self.source.checkpoint_unit is None:
+            self.notify(
+                printable(f"{self.source.label} keeps no file states: nothing to {op}"),
+                severity="warning",
+                markup=False,
+            )
+            return
         if isinstance(panel, CheckpointsPanel):
             self.query_one("#tabs", TabbedContent).active = "checkpoints"
             if op == "undo":

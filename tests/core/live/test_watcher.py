@@ -313,3 +313,32 @@ def test_following_a_sidechain_watches_its_parents_checkpoint_folder(home):
     other.parent.mkdir(parents=True)
     other.write_bytes(orjson.dumps({"sessionId": "x", "snapshots": []}))
     assert w.process_paths([str(other)]) == []  # another session's index: not followed
+
+
+def test_a_codex_home_is_followed_through_its_layout(tmp_path):
+    """Rollouts three folders down (``sessions/YYYY/MM/DD``); an appended line is one
+    record of that session; a new rollout is a new session with its ``cwd`` as project."""
+    import shutil
+
+    from sidtui.core.codex.layout import CodexHome
+    from tests.helpers import FIXTURES
+
+    root = tmp_path / "codex"
+    shutil.copytree(FIXTURES / "codex-lab" / "home", root)
+    w = Watcher(CodexHome(root), force_polling=True)
+    w.prime()
+    day = root / "sessions" / "2026" / "12" / "02"
+    p = str(next(day.glob("*01a23620-82d0-7a90-a3de-26e5efe19e46.jsonl")))
+    rec = {"timestamp": "2026-12-02T09:41:00.000Z", "type": "event_msg", "payload": {}}
+    _append(p, orjson.dumps(rec) + b"\n")
+    batch = w.process_paths([p])
+    assert _names(batch) == ["RecordsAppended"]
+    assert batch[0].session_id == "01a23620-82d0-7a90-a3de-26e5efe19e46"
+    assert [r.record["type"] for r in batch[0].records] == ["event_msg"]
+    new = day / "rollout-2026-12-02T09-42-00-01a23620-ffff-7000-8000-000000000001.jsonl"
+    meta = {"type": "session_meta", "payload": {"id": "x", "cwd": "/tmp/proj"}}
+    new.write_bytes(orjson.dumps(meta) + b"\n")
+    batch = w.process_paths([str(new)])
+    assert _names(batch) == ["SessionCreated", "RecordsAppended"]
+    assert batch[0].session_id == "01a23620-ffff-7000-8000-000000000001"
+    assert batch[0].project == "/tmp/proj"
