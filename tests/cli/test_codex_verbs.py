@@ -148,7 +148,7 @@ def test_fork_text_dry_run_and_refusals(capsys, home) -> None:
 
 def test_rewind_points_and_a_conversation_rewind_as_a_new_session(capsys, home) -> None:
     doc = _json(capsys, "--codex-home", str(home), "rewind", HELLO, "--json")
-    assert [(p["id"], p["preview"], p["restoreFrom"]) for p in doc["points"]] == [
+    assert [(p["id"], p["preview"], p["restore_from"]) for p in doc["points"]] == [
         (1, "say hello", None),
         (2, "and again", None),
     ]

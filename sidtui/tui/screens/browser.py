@@ -149,7 +149,7 @@ def empty_state(home, others: list) -> str:
         )
     for cls, other in others:
         if other is not None and other.exists:
-            lines.append(f"no {cls.label} sessions under {other.projects_dir}")
+            lines.append(f"no {cls.label} sessions under {cls(other).projects_dir}")
         else:
             where = (
                 other.root

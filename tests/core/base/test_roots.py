@@ -95,7 +95,7 @@ def test_both_file_classes_share_the_fields_in_order():
         "agent_id",
     ]
     assert [f.name for f in dataclasses.fields(SessionFile)] == base
-    assert [f.name for f in dataclasses.fields(ClaudeFile)] == [*base, "layout"]
+    assert [f.name for f in dataclasses.fields(ClaudeFile)] == [*base, "layout", "inline_lines"]
     sf = SessionFile(Path("/s/p/a-b.jsonl"), "a-b", "p", kind="sidechain", agent_id="b")
     cf = ClaudeFile(Path("/c/p/x.jsonl"), "x", "p")
     assert sf.checkpoint_id == "a" and cf.source == "claude-code" and cf.meta_path is None

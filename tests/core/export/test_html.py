@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sidtui.core.export import Document
 from sidtui.core.export.html import CSP, SCRIPT, e, script_json, write_html
-from sidtui.core.sources.base import ConversationItem, SessionFacts, SubagentLink
+from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
 from tests.core.export.support import (
     HOSTILE_PROMPT,
     HOSTILE_RESULT,
