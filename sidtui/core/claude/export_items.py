@@ -1,4 +1,4 @@
-"""A Claude Code session in the common export model (:class:`~sidtui.core.sources.base.ConversationItem`).
+"""A Claude Code session in the common export model (:class:`~sidtui.core.base.conversation.ConversationItem`).
 
 The conversation on the display tree, message by message, each with its content decoded
 whole from its records (a response written over several lines is merged by the reader's

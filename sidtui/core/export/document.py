@@ -3,7 +3,7 @@
 :class:`Document` wraps a :class:`~sidtui.core.sources.base.Source` and the
 :class:`~sidtui.core.sources.base.SessionModel` it opened, and gives every writer (HTML,
 Markdown, JSON) the same things: the session's facts and usage (:class:`Head`), its
-conversation as :class:`~sidtui.core.sources.base.ConversationItem` s one at a time
+conversation as :class:`~sidtui.core.base.conversation.ConversationItem` s one at a time
 (:meth:`Document.items`, decoded as they are read: a 100 MB session is never held as
 output), and its sub-agents opened on demand as documents of their own, nested under the
 tool use that spawned them (:meth:`Document.subagents_of`) or listed after the

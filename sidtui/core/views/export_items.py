@@ -1,4 +1,4 @@
-"""A sid-code session in the common export model (:class:`~sidtui.core.sources.base.ConversationItem`).
+"""A sid-code session in the common export model (:class:`~sidtui.core.base.conversation.ConversationItem`).
 
 A main session: the loader's messages in order (FORMAT.md §4), each with its content
 decoded whole from its record, and what the agent's resume does with it (§6): ``loaded``
