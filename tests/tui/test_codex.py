@@ -142,7 +142,6 @@ async def test_without_a_terminal_the_codex_home_is_listed_with_its_flag(demo, t
     from sidtui.cli.app import listing_instead
     from sidtui.core.base.home import Home
 
-    home = _source(demo).home
     rc = listing_instead(Home(tmp_path / "no-sid-code"), "no terminal", [_source(demo)])
     out = capsys.readouterr()
     assert rc == 0 and demo.codex_cases["shell"][:8] in out.out and "no terminal" in out.err

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
 from sidtui.core.export import Document
 from sidtui.core.export.html import CSP, SCRIPT, e, script_json, write_html
-from sidtui.core.base.conversation import ConversationItem, SessionFacts, SubagentLink
 from tests.core.export.support import (
     HOSTILE_PROMPT,
     HOSTILE_RESULT,
