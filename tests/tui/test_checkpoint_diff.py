@@ -10,14 +10,15 @@ from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.widgets.diff_view import DiffView
+from tests.helpers import short_folder
 from tests.tui_support import fresh_demo, settle
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return fresh_demo(tmp_path_factory.mktemp("ckdiff"), claude=True)
+def demo(short_base):
+    return fresh_demo(short_folder(short_base, "ckdiff"), claude=True)
 
 
 async def test_a_file_history_checkpoint_shows_the_diff_of_the_selected_file(demo):

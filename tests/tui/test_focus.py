@@ -12,14 +12,15 @@ from sidtui.core.claude.layout import ClaudeHome
 from sidtui.core.sources import ClaudeSource, SidCodeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.widgets.conversation_view import ConversationView
+from tests.helpers import short_folder
 from tests.tui_support import fresh_demo, settle
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return fresh_demo(tmp_path_factory.mktemp("focus"), claude=True)
+def demo(short_base):
+    return fresh_demo(short_folder(short_base, "focus"), claude=True)
 
 
 def _app(demo):

@@ -12,14 +12,15 @@ from sidtui.core.sources import ClaudeSource, SidCodeSource
 from sidtui.tui.app import make_app
 from sidtui.tui.screens.help import bindings_of
 from sidtui.tui.screens.session import SessionScreen
+from tests.helpers import short_folder
 from tests.tui_support import fresh_demo, settle
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return fresh_demo(tmp_path_factory.mktemp("one-screen"), claude=True)
+def demo(short_base):
+    return fresh_demo(short_folder(short_base, "one-screen"), claude=True)
 
 
 CASES = {

@@ -45,7 +45,11 @@ class Browser:
 
     def __init__(self, exe: str, width: int = 1000, height: int = 800, timeout: float = 60) -> None:
         self.timeout = timeout
-        self._profile = tempfile.TemporaryDirectory(prefix="sidtui-chromium-")
+        # short paths: Chromium's singleton socket lives under $TMPDIR, and a socket path
+        # holds ~108 bytes (a TMPDIR 200 characters deep made it exit at start)
+        short = "/tmp" if os.path.isdir("/tmp") else None
+        env = {**os.environ, "TMPDIR": short} if short else None
+        self._profile = tempfile.TemporaryDirectory(prefix="sidtui-chromium-", dir=short)
         to_child_r, self._w = os.pipe()
         self._r, from_child_w = os.pipe()
         # the child's fd 3 reads commands, fd 4 writes replies
@@ -68,6 +72,7 @@ class Browser:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=env,
             pass_fds=(3, 4),
             preexec_fn=lambda: _onto_3_and_4(to_child_r, from_child_w),
         )
