@@ -33,8 +33,16 @@ def register(subparsers, parents) -> None:
         default="day",
         help="one row per … (default: day; weeks are ISO weeks, YYYY-Www)",
     )
-    p.add_argument("--since", metavar="DATE", help="from this local date (YYYY-MM-DD), inclusive")
-    p.add_argument("--until", metavar="DATE", help="to this local date (YYYY-MM-DD), inclusive")
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        help="from this local date (YYYY-MM-DD, today, yesterday, 7d), inclusive",
+    )
+    p.add_argument(
+        "--until",
+        metavar="DATE",
+        help="to this local date (YYYY-MM-DD, today, yesterday, 7d), inclusive",
+    )
     p.add_argument("--project", metavar="KEY", help="only this project folder")
     p.add_argument(
         "--source",
@@ -53,10 +61,11 @@ def run(args: argparse.Namespace) -> int:
     from sidtui.cli.common import sources_from_args
     from sidtui.core.base.errors import UsageError
     from sidtui.core.sources.usage import usage_report
-    from sidtui.core.usage.aggregate import parse_day
+    from sidtui.core.views.dates import parse_date_word
 
-    since = parse_day(args.since, "--since") if args.since is not None else None
-    until = parse_day(args.until, "--until") if args.until is not None else None
+    # the same words as ls --since and the browser's since: (today, yesterday, 7d)
+    since = parse_date_word(args.since, "--since") if args.since is not None else None
+    until = parse_date_word(args.until, "--until") if args.until is not None else None
     if since is not None and until is not None and since > until:
         raise UsageError(f"--since {args.since} is after --until {args.until}")
     sources, _ = sources_from_args(args)

@@ -151,3 +151,17 @@ def test_format_from_the_output_suffix(tmp_path, capsys) -> None:
         == 0
     )
     assert (tmp_path / "b.json").read_text().startswith("# first prompt")  # --format wins
+
+
+def test_a_missing_output_folder_is_refused_not_made(tmp_path, capsys) -> None:
+    """Regression: ``-o /nonexisting/dir/x.html`` made both folders (a typo made folders
+    at the root); the single file and the ``--all`` folder's parent must exist."""
+    home = claude_home(tmp_path / "cc")
+    missing = tmp_path / "nope" / "deeper"
+    assert (
+        _run(["export", "--claude-home", str(home), CC_SESSION, "-o", str(missing / "x.html")]) == 2
+    )
+    assert _run(["export", "--claude-home", str(home), "--all", "-o", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count(f"no folder {missing}") == 1 and f"no folder {missing.parent}" in err
+    assert not (tmp_path / "nope").exists()

@@ -157,3 +157,18 @@ def test_any_verbs_bad_arguments_are_one_line(capsys, argv) -> None:
     assert _exit(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "error:" in err and "--help" in err, err
+
+
+def test_since_takes_the_words_ls_takes(capsys, monkeypatch) -> None:
+    """Regression: ``usage --since 7d`` was refused while ``ls --since 7d`` and the
+    browser's ``since:7d`` took it; one parser (``core/views/dates``) for all three."""
+    from sidtui.core.views.dates import parse_date_word, today_ordinal
+
+    monkeypatch.setenv("TZ", "UTC")
+    every = _json(capsys, "usage", "--claude-home", str(CLAUDE_HOME), "--json", "--no-cache")
+    first = min(r["key"] for r in every["rows"])  # the oldest day with usage
+    days = today_ordinal() - parse_date_word(first, "x") + 1
+    d = _json(capsys, "usage", "--claude-home", str(CLAUDE_HOME), "--json", "--no-cache",
+              "--since", f"{days}d", "--until", "today")  # fmt: skip
+    assert d["rows"] == every["rows"]
+    assert _exit(["usage", "--claude-home", str(CLAUDE_HOME), "--since", "1d", "--json"]) == 0

@@ -331,3 +331,19 @@ async def test_a_rewind_that_writes_a_new_session_offers_to_open_it(demo):
         assert row.forked_from == first.sf.session_id
         cell = str(b.query_one("#sessions").get_cell(row.path, "prompt"))
         assert cell.startswith(f"from {first.sf.session_id[:8]} · "), cell
+
+
+async def test_an_unreadable_file_is_warned_about_once_across_refreshes(demo):
+    """Regression: every catalog refresh warned again about the same unreadable file (a
+    FIFO), the warnings piled up over the list; one warning per file, however many scans."""
+    fifo = next((demo.home / "sessions").iterdir()) / "20260101-000000-ffffffff.jsonl"
+    os.mkfifo(fifo)
+    app = _app(demo)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        b = app.screen
+        for _ in range(2):
+            b.action_rescan()
+            await settle(app, pilot)
+        warned = [m for m in app.said if str(fifo.name) in m]
+        assert len(warned) == 1 and len([e for e in b.errors if fifo.name in e]) == 1

@@ -28,8 +28,27 @@ def file_stem(session_id: str) -> str:
     return stem or "session"
 
 
+def existing_parent(path: str | Path) -> None:
+    """Refuse an output path whose folder does not exist: export never makes folders a
+    typo named (``-o /nonexisting/dir/x.html``).
+
+    Raises:
+        UsageError: the folder is missing or no folder (exit 2).
+    """
+    from sidtui.core.base.errors import UsageError
+
+    parent = Path(path).expanduser().parent
+    if not parent.is_dir():
+        raise UsageError(f"no folder {parent}: create it first (export writes into a folder)")
+
+
 def export_file(doc: Document, fmt: str, path: str | Path, *, jsonl: bool = False) -> Tally:
-    """Write ``doc`` to ``path`` (replaced whole when complete, see the module docstring)."""
+    """Write ``doc`` to ``path`` (replaced whole when complete, see the module docstring).
+
+    Raises:
+        UsageError: ``path``'s folder does not exist (:func:`existing_parent`).
+    """
+    existing_parent(path)
     with streamed_replace(path) as out:
         return write(doc, fmt, out, jsonl=jsonl)
 
@@ -50,12 +69,16 @@ def export_folder(
 
     Returns:
         The index's entries, in the order written.
+
+    Raises:
+        UsageError: ``folder``'s parent does not exist.
     """
     from sidtui.core.base.errors import SidtuiError
     from sidtui.core.base.safefs import make_dirs
 
     errs: list[str] = errors if errors is not None else []
     folder = Path(folder)
+    existing_parent(folder)  # the folder itself is made, never its parents
     make_dirs(folder)
     suffix = SUFFIX["jsonl" if jsonl else fmt]
     todo: list[tuple[Source, Any, dict[str, Usage]]] = []

@@ -497,6 +497,8 @@ class BrowserScreen(ReportsWorkerErrors, Screen):
         for key in msg.removed:
             self.summaries.pop(key, None)
         for e in msg.errors:
+            if e in self.errors:  # a refresh reports the same file again: said once
+                continue
             self.errors.append(e)
             self.notify(e, title="unreadable session", severity="warning", markup=False)
         if msg.incremental:
