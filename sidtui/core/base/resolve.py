@@ -30,7 +30,8 @@ def resolve_session(
     files: list[SessionFile] | None = None,
     cwd: Path | None = None,
 ) -> SessionFile:
-    """Resolve a session argument: a path, a full id, a unique id prefix, or ``latest``.
+    """Resolve a session argument: a path, a full id, a unique id prefix, the short id the
+    app's list shows (a unique prefix of the id's last ``-`` part), or ``latest``.
 
     Main sessions win over sidechains: ``20261130-052917-0c88f996`` names the main file
     even though its sidechains share the prefix. ``latest`` is the agent's ``-c``: the most
@@ -100,6 +101,21 @@ def resolve_session(
                 [_describe(f) for f in hits],
             )
     refuse_unreadable(arg, [u for u in unread if _stem(u[0]).startswith(key)])
+    if "-" not in key and len(key) >= 4:  # the short id the app's list shows: the id's tail
+        hits = [
+            f
+            for f in files
+            if f.kind == "main"
+            and "-" in f.session_id
+            and f.session_id.rsplit("-", 1)[1].startswith(key)
+        ]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise AmbiguousSession(
+                f"{key!r} ends {len(hits)} session ids; give more of the id",
+                [_describe(f) for f in hits],
+            )
     near = _near(key, files)
     why = ""
     folders = [str(f) for f, _ in unreadable_folders(home)] if searched_all else []
